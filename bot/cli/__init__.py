@@ -1,0 +1,47 @@
+"""The `evalbot` command.
+
+Each subcommand lives in its own module under `bot.cli` and exposes
+`register(subparsers) -> None`, which adds its parser and sets `run=<callable(args) -> int>`.
+Registration must stay cheap: heavy imports (starlette, celery, huggingface_hub) belong inside
+the `run` callables, so `evalbot validate` in a pre-commit hook starts fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from bot import __version__
+
+#: Modules that provide subcommands, in the order `evalbot --help` lists them.
+COMMAND_MODULES: tuple[str, ...] = ()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="evalbot",
+        description="Validate and verify evaluation results for the Hugging Face Hub.",
+    )
+    parser.add_argument("--version", action="version", version=f"evalbot {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module_name in COMMAND_MODULES:
+        importlib.import_module(module_name).register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the process exit status (0 ok, 1 findings, 2 usage/I-O)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    run = getattr(args, "run", None)
+    if run is None:
+        parser.print_help(sys.stderr)
+        return 2
+    status: int = run(args)
+    return status
+
+
+if __name__ == "__main__":  # pragma: no cover - `python -m bot.cli`
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""The webhook receiver: authenticate, parse, filter, dedupe, enqueue; never the work itself."""

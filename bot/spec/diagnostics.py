@@ -1,0 +1,51 @@
+"""Diagnostics: what every check in evalbot reports, in the one shape all outputs share.
+
+The JSON form is a public interface (`evalbot validate --format json`, DESIGN.md), so the field
+names here are fixed; `code` values are stable and documented in `docs/diagnostics.md`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+
+class Severity(StrEnum):
+    """An error fails validation; a warning never does, unless `--strict` is given."""
+
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One finding about one place in one file.
+
+    `line` and `column` are 1-based (None when the finding concerns the whole file, or a
+    field that is missing and so has no position of its own). `field` is a dotted path inside
+    the entry or document, e.g. `dataset.task_id` or `metrics[1].value`.
+    """
+
+    code: str
+    severity: Severity
+    message: str
+    line: int | None = None
+    column: int | None = None
+    field: str | None = None
+    hint: str | None = None
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "severity": self.severity.value,
+            "message": self.message,
+            "line": self.line,
+            "column": self.column,
+            "field": self.field,
+            "hint": self.hint,
+        }

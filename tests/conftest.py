@@ -1,0 +1,63 @@
+"""Suite-wide guards: no network beyond loopback, and shared fixtures for real servers."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.redis_server import RedisServer
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SHARED = REPO_ROOT.parent / "shared"
+REAL_WORLD = SHARED / "fixtures" / "real-world"
+
+
+class NetworkBlocked(RuntimeError):
+    """A test tried to reach a non-loopback address."""
+
+
+def _is_loopback(address: Any) -> bool:
+    if isinstance(address, tuple) and address:
+        host = address[0]
+    else:
+        return True  # AF_UNIX paths and the like never leave the machine
+    if host in ("localhost", ""):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a host name other than localhost would need DNS: not allowed
+
+
+@pytest.fixture(autouse=True)
+def _block_non_loopback(monkeypatch: pytest.MonkeyPatch) -> None:
+    real_connect = socket.socket.connect
+    real_connect_ex = socket.socket.connect_ex
+
+    def guarded_connect(self: socket.socket, address: Any) -> None:
+        if not _is_loopback(address):
+            raise NetworkBlocked(f"tests may only reach loopback, not {address!r}")
+        real_connect(self, address)
+
+    def guarded_connect_ex(self: socket.socket, address: Any) -> int:
+        if not _is_loopback(address):
+            raise NetworkBlocked(f"tests may only reach loopback, not {address!r}")
+        return real_connect_ex(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded_connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", guarded_connect_ex)
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
+    """A fresh redis-server for one test (AOF on, so restart tests see what production sees)."""
+    server = RedisServer(directory=tmp_path / "redis", appendonly=True).start()
+    try:
+        yield server
+    finally:
+        server.stop(kill=True)

@@ -1,0 +1,91 @@
+"""A real `redis-server` on a free loopback port, for integration tests.
+
+Each server gets its own directory, so tests can turn AOF on, kill and restart the server and
+see what survives, as production would.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import redis
+
+from tests.support.waiting import free_port, wait_until
+
+
+def redis_server_binary() -> str:
+    binary = shutil.which("redis-server")
+    if binary is None:
+        raise RuntimeError(
+            "redis-server is not installed: `.ci/run` installs it (apt-get install redis-server)"
+        )
+    return binary
+
+
+@dataclass
+class RedisServer:
+    """A redis-server child process. `start()` and `stop()` may be called repeatedly."""
+
+    directory: Path
+    port: int = field(default_factory=free_port)
+    appendonly: bool = False
+    process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> RedisServer:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        command = [
+            redis_server_binary(),
+            "--port",
+            str(self.port),
+            "--bind",
+            "127.0.0.1",
+            "--dir",
+            str(self.directory),
+            "--save",
+            "",
+            "--appendonly",
+            "yes" if self.appendonly else "no",
+            "--appendfsync",
+            "always",
+            "--protected-mode",
+            "yes",
+            "--loglevel",
+            "warning",
+        ]
+        self.process = subprocess.Popen(
+            command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        client = self.client()
+        try:
+            wait_until(client.ping, timeout=10, what=f"redis-server on port {self.port}")
+        finally:
+            client.close()
+        return self
+
+    def client(self) -> redis.Redis:
+        return redis.Redis.from_url(self.url, socket_timeout=5)
+
+    def stop(self, *, kill: bool = False) -> None:
+        if self.process is None:
+            return
+        if kill:
+            self.process.kill()
+        else:
+            self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=10)
+        self.process = None
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()

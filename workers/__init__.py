@@ -1,0 +1,1 @@
+"""Celery app, thin tasks, and the pipeline tying hub, spec, tokens and report together."""
