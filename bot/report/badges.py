@@ -1,0 +1,42 @@
+"""Provenance badges: what the Hub shows next to a result, decided from the checks' verdicts.
+
+The four badges follow the Hub's own table (reference/eval-specs.md §1.2): `verified` only for a
+token that passed every check; `community` for any result that rests on its submitter's word
+(every unverified result in a PR, or checked before pushing); `leaderboard` when the result
+links to a known benchmark, so it will appear on that benchmark's leaderboard; `source` when it
+cites an http(s) source. A result with errors earns no badge: it cannot be published as is.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from bot.spec.model import EntryReport, VerificationStatus
+
+
+class Badge(StrEnum):
+    VERIFIED = "verified"
+    COMMUNITY = "community"
+    LEADERBOARD = "leaderboard"
+    SOURCE = "source"
+
+
+def badges_for(report: EntryReport) -> list[Badge]:
+    """Badges in display order; empty for an entry with errors."""
+    if not report.ok:
+        return []
+    badges: list[Badge] = []
+    if report.verification.status is VerificationStatus.VERIFIED:
+        badges.append(Badge.VERIFIED)
+    else:
+        badges.append(Badge.COMMUNITY)
+    if report.benchmark is not None:
+        badges.append(Badge.LEADERBOARD)
+    source = report.entry.data.get("source")
+    if isinstance(source, dict) and _is_http_url(source.get("url")):
+        badges.append(Badge.SOURCE)
+    return badges
+
+
+def _is_http_url(value: object) -> bool:
+    return isinstance(value, str) and value.lower().startswith(("https://", "http://"))

@@ -1,0 +1,166 @@
+"""The shared vocabulary of the core: benchmarks, result entries, verdicts and reports.
+
+Every layer speaks these types: `bot.spec` builds them, `bot.tokens` adds verifications,
+`bot.report` turns them into badges and markdown, the CLI into text/JSON/annotations, and the
+workers into a PR comment. They hold plain data only (no I/O handles), so they are cheap to
+build in tests and safe to pass between processes as JSON.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Literal, Protocol
+
+from bot.spec.diagnostics import Diagnostic
+
+
+class Dialect(StrEnum):
+    """Which of the two result-file dialects an entry is written in (DESIGN.md)."""
+
+    TARGET = "target"  # metrics[] of {metric_id, value}, framework, verify_token
+    LIVE = "live"  # one scalar value, verifyToken, as real Hub repos carry today
+
+
+@dataclass(frozen=True, slots=True)
+class MetricDef:
+    """A metric a benchmark declares in its eval.yaml `metrics[]` (target spec only)."""
+
+    id: str
+    display_name: str
+    higher_is_better: bool
+    primary: bool = False
+    min_score: float | None = None
+    max_score: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TaskDef:
+    id: str
+    display_name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Benchmark:
+    """A benchmark as its own eval.yaml defines it, at one revision.
+
+    `repo_id` is the canonical spelling (as the Hub or the offline store has it); lookups are
+    case-insensitive, so an entry may spell it differently.
+    """
+
+    repo_id: str
+    tasks: tuple[TaskDef, ...]
+    metrics: tuple[MetricDef, ...] = ()
+    evaluation_framework: str | None = None
+    revision: str | None = None  # the commit the eval.yaml was read at, when known
+
+    @property
+    def primary_metric(self) -> MetricDef | None:
+        """The metric a live entry's scalar `value` stands for; None when none is declared."""
+        if len(self.metrics) == 1:
+            return self.metrics[0]
+        return next((metric for metric in self.metrics if metric.primary), None)
+
+    def task(self, task_id: str) -> TaskDef | None:
+        return next((task for task in self.tasks if task.id == task_id), None)
+
+    def metric(self, metric_id: str) -> MetricDef | None:
+        return next((metric for metric in self.metrics if metric.id == metric_id), None)
+
+
+@dataclass(frozen=True, slots=True)
+class BenchmarkNotFound:
+    """The benchmark source has no usable eval.yaml for the id; `reason` says why."""
+
+    dataset_id: str
+    reason: str
+    diagnostics: tuple[Diagnostic, ...] = ()  # problems of the eval.yaml itself, if it exists
+
+
+BenchmarkLookup = Benchmark | BenchmarkNotFound
+
+
+class BenchmarkSource(Protocol):
+    """Where benchmark definitions come from: an offline folder, the Hub, a cache in front.
+
+    Implementations do their own I/O; the core only calls this method, so validation itself
+    stays pure. `revision` is the entry's `dataset.revision` (None: the default branch).
+    """
+
+    def lookup(self, dataset_id: str, revision: str | None) -> BenchmarkLookup: ...
+
+
+class VerificationStatus(StrEnum):
+    VERIFIED = "verified"
+    UNVERIFIED = "unverified"
+    ABSENT = "absent"  # the entry carries no token
+
+
+@dataclass(frozen=True, slots=True)
+class Verification:
+    """The verdict on an entry's token; `reason` is a documented code when unverified."""
+
+    status: VerificationStatus
+    reason: str | None = None
+
+    @classmethod
+    def absent(cls) -> Verification:
+        return cls(VerificationStatus.ABSENT)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"status": self.status.value, "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
+class ResultEntry:
+    """One entry of a results file, as loaded: plain JSON-compatible data plus where it stood.
+
+    `data` is the entry exactly as the strict loader constructed it (YAML 1.2 core types:
+    str, int, float, bool, None, lists and str-keyed mappings), token included; the token
+    verifier computes its digest from it. `index` is 0-based, `line` the 1-based line of `-`.
+    """
+
+    index: int
+    line: int
+    data: Mapping[str, Any]
+    dialect: Dialect
+    dataset_id: str | None = None
+    task_id: str | None = None
+    token: str | None = None  # from `verify_token` or `verifyToken`
+    lines: Mapping[str, int] = field(default_factory=dict)  # dotted field path -> 1-based line
+
+    def field_line(self, path: str) -> int | None:
+        """Line of a dotted field path inside the entry, when the loader recorded it."""
+        return self.lines.get(path)
+
+
+@dataclass(slots=True)
+class EntryReport:
+    """Everything known about one entry after the checks that have run so far."""
+
+    entry: ResultEntry
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    benchmark: Benchmark | None = None
+    verification: Verification = field(default_factory=Verification.absent)
+
+    @property
+    def ok(self) -> bool:
+        return not any(diagnostic.is_error for diagnostic in self.diagnostics)
+
+
+FileKind = Literal["results", "benchmark"]
+
+
+@dataclass(slots=True)
+class FileReport:
+    """The verdict on one file: file-level diagnostics plus one report per entry."""
+
+    path: str
+    kind: FileKind
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    entries: list[EntryReport] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not any(d.is_error for d in self.diagnostics) and all(e.ok for e in self.entries)
