@@ -129,6 +129,10 @@ class ResultEntry:
     task_id: str | None = None
     token: str | None = None  # from `verify_token` or `verifyToken`
     lines: Mapping[str, int] = field(default_factory=dict)  # dotted field path -> 1-based line
+    #: Dotted paths of plain scalars that a YAML 1.1 reader (PyYAML's safe_load, which the Hub's
+    #: own tooling uses) would read as another value or type: `1e3`, `012`, `on`, `1:20`, an
+    #: unquoted date. Valid under YAML 1.2, but a signed claim must not rest on them.
+    ambiguous_fields: frozenset[str] = frozenset()
 
     def field_line(self, path: str) -> int | None:
         """Line of a dotted field path inside the entry, when the loader recorded it."""
