@@ -48,3 +48,13 @@ def test_comment_matches_golden(name: str) -> None:
 
 def test_help_matches_golden() -> None:
     check_golden("help", render_help("evalbot"))
+
+
+def test_docs_example_is_current() -> None:
+    """docs/comment.md shows a real rendering; regenerate it when the comment changes."""
+    docs = (Path(__file__).parents[3] / "docs" / "comment.md").read_text(encoding="utf-8")
+    example = render_comment(
+        [cases.target_verified(), cases.with_errors(), cases.unverified_token()],
+        cases.context(removed_files=[".eval_results/old.yaml"]),
+    )
+    assert f"````markdown\n{example}\n````" in docs
