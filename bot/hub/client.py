@@ -29,113 +29,52 @@ Why these choices:
 - Files come through one plain GET on the resolve URL, not `hf_hub_download`, which would add a
   HEAD and write a disk cache for a file the bot reads once. The body is capped (the validator
   rejects files over 1 MiB; reading one byte more is enough for it to say so).
-- Comment author flags (`isOwner`, `isOrgMember`) are only in the raw events
-  (`DiscussionEvent._event`), which the details call already returns (hub-api.md §3).
+- The details are fetched with the very request `HfApi.get_discussion_details` sends and
+  parsed leniently by `bot.hub.pulls`: the client's parser raises on shapes it does not know
+  and drops the comment authors' `isOwner`/`isOrgMember` flags and ids (hub-api.md §3).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime
-from enum import StrEnum
 from typing import Any, Protocol, TypeVar
 
 from huggingface_hub import get_session, hf_hub_url, hf_raise_for_status
 from huggingface_hub.errors import RemoteEntryNotFoundError
 from huggingface_hub.utils._headers import build_hf_headers
 
-from bot.hub.diff import Change, DiffFile, parse_diff
+from bot.hub.diff import Change, DiffFile
 from bot.hub.errors import HubError, HubPermanentError, to_hub_error
 from bot.hub.paths import RESULTS_DIR, PathKind, classify_path
+from bot.hub.pulls import (
+    PrComment,
+    PrCommit,
+    PrStatus,
+    PullRequest,
+    parse_pull_request,
+    with_files,
+)
+
+__all__ = [
+    "DEFAULT_MAX_FILE_BYTES",
+    "DatasetRevision",
+    "HfHubClient",
+    "HubClient",
+    "PrComment",
+    "PrCommit",
+    "PrStatus",
+    "PullRequest",
+    "RepoCommit",
+    "hub_errors",
+]
 
 #: The validator's file size cap (DESIGN.md, edge cases); `read_file` reads one byte past it.
 DEFAULT_MAX_FILE_BYTES = 1024 * 1024
 
 T = TypeVar("T")
-
-
-class PrStatus(StrEnum):
-    OPEN = "open"
-    DRAFT = "draft"
-    MERGED = "merged"
-    CLOSED = "closed"
-
-
-@dataclass(frozen=True, slots=True)
-class PrCommit:
-    """A `commit` event of the PR timeline: `created_at` is when the Hub recorded the push."""
-
-    oid: str
-    created_at: datetime
-    parents: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class PrComment:
-    """A comment of the PR timeline, with the author flags the Hub computes for this repo."""
-
-    id: str
-    author: str
-    created_at: datetime
-    raw: str
-    hidden: bool = False
-    edited: bool = False
-    is_owner: bool = False
-    is_org_member: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class PullRequest:
-    """One PR (or discussion) as read at one moment, with its files classified.
-
-    `head_sha` is None only for a discussion (not a PR). `result_files` are the
-    `.eval_results/*.yaml` files present at the head that the PR adds, changes or renames into
-    place; `removed_result_files` those it deletes or renames away; `misplaced_files` paths
-    under `.eval_results` the Hub will not read (`bot.hub.paths`).
-    """
-
-    repo_id: str
-    num: int
-    is_pull_request: bool
-    status: PrStatus
-    head_sha: str | None
-    target_branch: str | None = None
-    author: str | None = None
-    commits: tuple[PrCommit, ...] = ()
-    comments: tuple[PrComment, ...] = ()
-    result_files: tuple[str, ...] = ()
-    removed_result_files: tuple[str, ...] = ()
-    misplaced_files: tuple[str, ...] = ()
-    diff_files: tuple[DiffFile, ...] = field(default=(), repr=False)
-
-    @property
-    def touches_results(self) -> bool:
-        return bool(self.result_files or self.removed_result_files or self.misplaced_files)
-
-    def comment(self, comment_id: str) -> PrComment | None:
-        """The comment with this id (webhooks carry only the id; ids compare case-insensitively)."""
-        wanted = comment_id.lower()
-        return next((c for c in self.comments if c.id.lower() == wanted), None)
-
-    def find_bot_comment(self, bot_name: str, marker: str) -> PrComment | None:
-        """The bot's own report: the latest visible comment by `bot_name` holding `marker`.
-
-        Both conditions matter: anyone can paste the marker, and the bot writes other comments
-        (help replies) without it.
-        """
-        for candidate in reversed(self.comments):
-            if candidate.author == bot_name and not candidate.hidden and marker in candidate.raw:
-                return candidate
-        return None
-
-    def added_text(self, path: str) -> str | None:
-        """The lines the PR adds to `path`; None when the diff does not show the file."""
-        for diff_file in self.diff_files:
-            if diff_file.new_path == path:
-                return diff_file.added_text
-        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +91,7 @@ class RepoCommit:
     """A commit of a branch's history, newest first as the Hub lists them."""
 
     oid: str
-    created_at: datetime
+    created_at: datetime | None
 
 
 class HubClient(Protocol):
@@ -205,69 +144,6 @@ def hub_errors() -> Iterator[None]:
         raise mapped from exc
 
 
-def _flag(author: Mapping[str, Any] | None, name: str) -> bool:
-    return bool(author.get(name)) if isinstance(author, Mapping) else False
-
-
-def _events_of(details: Any) -> tuple[list[PrCommit], list[PrComment]]:
-    commits: list[PrCommit] = []
-    comments: list[PrComment] = []
-    for event in details.events:
-        raw: Mapping[str, Any] = getattr(event, "_event", {}) or {}
-        data = raw.get("data") or {}
-        author = raw.get("author")
-        if event.type == "commit":
-            parents = data.get("parents") or ()
-            commits.append(
-                PrCommit(
-                    oid=str(data.get("oid", getattr(event, "oid", ""))),
-                    created_at=event.created_at,
-                    parents=tuple(str(p) for p in parents if isinstance(p, str)),
-                )
-            )
-        elif event.type == "comment":
-            comments.append(
-                PrComment(
-                    id=str(event.id),
-                    author=str(event.author),
-                    created_at=event.created_at,
-                    raw=str(getattr(event, "content", "") or ""),
-                    hidden=bool(getattr(event, "hidden", False)),
-                    edited=bool(getattr(event, "edited", False)),
-                    is_owner=_flag(author, "isOwner"),
-                    is_org_member=_flag(author, "isOrgMember"),
-                )
-            )
-    return commits, comments
-
-
-def classify_changes(
-    files: Sequence[DiffFile],
-) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
-    """(result files present at head, result files removed, misplaced paths), each sorted.
-
-    A rename counts twice: its old path is removed, its new path is present (a rename out of
-    `.eval_results` removes a result; a rename into it adds one).
-    """
-    present: set[str] = set()
-    removed: set[str] = set()
-    misplaced: set[str] = set()
-    for diff_file in files:
-        if diff_file.new_path is not None:
-            kind = classify_path(diff_file.new_path)
-            if kind is PathKind.RESULTS:
-                present.add(diff_file.new_path)
-            elif kind is PathKind.MISPLACED:
-                misplaced.add(diff_file.new_path)
-        if (
-            diff_file.old_path is not None
-            and diff_file.change in (Change.REMOVED, Change.RENAMED)
-            and classify_path(diff_file.old_path) is PathKind.RESULTS
-        ):
-            removed.add(diff_file.old_path)
-    return tuple(sorted(present)), tuple(sorted(removed - present)), tuple(sorted(misplaced))
-
-
 class HfHubClient:
     """`HubClient` over `huggingface_hub.HfApi` (endpoint and token come from the `HfApi`)."""
 
@@ -280,38 +156,36 @@ class HfHubClient:
             return function()
 
     def pull_request(self, repo_id: str, num: int) -> PullRequest:
-        details = self._call(lambda: self._api.get_discussion_details(repo_id, num))
-        commits, comments = _events_of(details)
+        url = f"{self._api.endpoint}/api/models/{repo_id}/discussions/{num}"
+
+        def fetch() -> object:
+            response = get_session().get(url, params={"diff": "1"}, headers=self._headers())
+            hf_raise_for_status(response)
+            return response.json()
+
+        details = self._call(fetch)
         try:
-            status = PrStatus(details.status)
-        except ValueError:
-            status = PrStatus.OPEN  # a status this code does not know yet: treat as live
-        pr = PullRequest(
-            repo_id=repo_id,
-            num=num,
-            is_pull_request=bool(details.is_pull_request),
-            status=status,
-            head_sha=None,
-            target_branch=details.target_branch,
-            author=details.author,
-            commits=tuple(commits),
-            comments=tuple(comments),
-        )
-        if not details.is_pull_request:
+            pr = parse_pull_request(repo_id, num, details)
+        except ValueError as error:
+            raise HubPermanentError(f"unreadable discussion details: {error}") from error
+        if not pr.is_pull_request:
             return pr
-        head_sha = commits[-1].oid if commits else self._ref_sha(repo_id, f"refs/pr/{num}")
-        if details.diff is not None:
-            diff_files = parse_diff(details.diff)
-        else:
-            diff_files = self._tree_changes(repo_id, commits, details.target_branch, head_sha)
-        present, removed, misplaced = classify_changes(diff_files)
-        return replace(
-            pr,
-            head_sha=head_sha,
-            result_files=present,
-            removed_result_files=removed,
-            misplaced_files=misplaced,
-            diff_files=tuple(diff_files),
+        if pr.head_sha is None:
+            pr = replace(pr, head_sha=self._ref_sha(repo_id, f"refs/pr/{num}"))
+        if not pr.has_diff:
+            assert pr.head_sha is not None
+            pr = with_files(
+                pr, self._tree_changes(repo_id, pr.commits, pr.target_branch, pr.head_sha)
+            )
+        return pr
+
+    def _headers(self) -> dict[str, str]:
+        return build_hf_headers(
+            token=self._api.token,
+            library_name=self._api.library_name,
+            library_version=self._api.library_version,
+            user_agent=self._api.user_agent,
+            headers=self._api.headers,
         )
 
     def _ref_sha(self, repo_id: str, revision: str) -> str:
@@ -376,13 +250,7 @@ class HfHubClient:
             revision=revision,
             endpoint=self._api.endpoint,
         )
-        headers = build_hf_headers(
-            token=self._api.token,
-            library_name=self._api.library_name,
-            library_version=self._api.library_version,
-            user_agent=self._api.user_agent,
-            headers=self._api.headers,
-        )
+        headers = self._headers()
 
         def fetch() -> bytes:
             with get_session().stream("GET", url, headers=headers) as response:

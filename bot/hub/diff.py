@@ -167,7 +167,9 @@ def parse_diff(diff: str) -> list[DiffFile]:
     """Every file of a git unified diff, in diff order."""
     files: list[DiffFile] = []
     block: _Block | None = None
-    for line in diff.splitlines():
+    # Split on "\n" only: git separates lines so, and a form feed or U+2028 inside a file's
+    # content must not start a new (possibly header-looking) line.
+    for line in diff.split("\n"):
         if line.startswith("diff --git "):
             if block is not None:
                 files.append(block.finish())

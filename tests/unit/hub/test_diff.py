@@ -71,6 +71,16 @@ def test_empty_diff() -> None:
     assert parse_diff("") == []
 
 
+def test_form_feed_in_content_does_not_split_a_line() -> None:
+    diff = (
+        "diff --git a/x.yaml b/x.yaml\n--- a/x.yaml\n+++ b/x.yaml\n@@ -1 +1 @@\n"
+        "+a\x0cdiff --git a/evil b/evil\n"
+    )
+    [only] = parse_diff(diff)
+    assert only.new_path == "x.yaml"
+    assert only.added_text == "a\x0cdiff --git a/evil b/evil"
+
+
 def _git_quote(path: str) -> str:
     out = []
     for byte in path.encode("utf-8"):
@@ -112,3 +122,34 @@ def test_added_files_round_trip(stems: list[str]) -> None:
     files = parse_diff("".join(blocks))
     assert [f.new_path for f in files] == [f".eval_results/{stem}.yaml" for stem in stems]
     assert all(f.change is Change.ADDED and f.added_text == "- value: 1" for f in files)
+
+
+diff_lines = st.lists(
+    st.one_of(
+        st.sampled_from(
+            [
+                "diff --git ",
+                "--- ",
+                "+++ ",
+                "@@ -1 +1 @@",
+                "rename from ",
+                "rename to ",
+                "new file mode 100644",
+                "deleted file mode 100644",
+                "copy from ",
+                "+",
+                "-",
+                " ",
+            ]
+        ).flatmap(lambda prefix: st.text(max_size=20).map(lambda rest: prefix + rest)),
+        st.text(max_size=30),
+    ),
+    max_size=20,
+)
+
+
+@given(diff_lines)
+def test_any_text_parses_without_crashing(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    files = parse_diff(text)
+    assert len(files) == sum(1 for line in text.split("\n") if line.startswith("diff --git "))
