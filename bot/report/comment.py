@@ -32,7 +32,7 @@ from bot.spec.model import (
     VerificationStatus,
 )
 
-PrState = Literal["open", "merged", "closed"]
+PrState = Literal["open", "draft", "merged", "closed"]
 
 MAX_METRICS_SHOWN = 6
 _HEAD_RE = re.compile(r"<!-- evalbot:head=([0-9a-f]{40}) -->")
@@ -264,9 +264,11 @@ def _section(report: FileReport, hub_url: str) -> _FileSection:
 
 
 def _file_list(heading: str, paths: Sequence[str]) -> str:
-    items = [texts.LIST_ITEM.format(item=escape_text(p, 200)) for p in paths[:100]]
-    if len(paths) > 100:
-        items.append(texts.LIST_ITEM.format(item=texts.MORE_METRICS.format(count=len(paths) - 100)))
+    shown = paths[: texts.MAX_LISTED_FILES]
+    items = [texts.LIST_ITEM.format(item=escape_text(p, 120)) for p in shown]
+    if len(paths) > len(shown):
+        more = texts.MORE_ITEMS.format(count=len(paths) - len(shown))
+        items.append(texts.LIST_ITEM.format(item=more))
     return heading + "\n\n" + "\n".join(items)
 
 

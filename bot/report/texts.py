@@ -42,6 +42,10 @@ SUMMARY = (
 SUMMARY_NO_RESULTS = "**No results to check in this PR.**"
 
 STATE_BANNERS = {
+    "draft": (
+        "> " + GLYPH_INFO + " This PR is a **draft**: the report is updated as it changes; "
+        "publish it when the results are ready for review."
+    ),
     "merged": (
         "> " + GLYPH_INFO + " This PR has been **merged**. The report below reflects its last "
         "head; the results now live on the main branch."
@@ -89,6 +93,9 @@ MISPLACED_HEADING = (
     "one level deep, is read):"
 )
 LIST_ITEM = "- {item}"
+MORE_ITEMS = "… and {count} more"
+#: Removed and misplaced files listed by name, at most this many each (the rest are counted).
+MAX_LISTED_FILES = 20
 
 TRIMMED = (
     "> " + GLYPH_WARNING + " This report was trimmed to fit a Hub comment: "

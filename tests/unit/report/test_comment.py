@@ -213,3 +213,54 @@ def test_help_lists_the_commands() -> None:
     assert "`@evalbot help`" in reply
     assert texts.REPORT_MARKER not in reply  # never mistaken for the report
     assert texts.HELP_MARKER in reply
+
+
+def test_draft_banner() -> None:
+    comment = render_comment([cases.live_valid()], cases.context(pr_state="draft"))
+    assert "**draft**" in comment
+
+
+def test_long_lists_of_files_are_counted_not_listed() -> None:
+    removed = [f".eval_results/r{i}.yaml" for i in range(25)]
+    comment = render_comment([], cases.context(removed_files=removed))
+    assert "r19.\u200byaml" in comment
+    assert "r20.\u200byaml" not in comment
+    assert "- … and 5 more" in comment
+
+
+def test_worst_case_strings_everywhere_stay_under_the_cap() -> None:
+    """Every field at its length cap, made of the characters that expand most when escaped."""
+    worst = "&" * 1000
+    reports = [hostile_report(worst, reason=worst) for _ in range(40)]
+    context = cases.context(removed_files=[worst] * 500, misplaced_files=[worst] * 500)
+    comment = render_comment(reports, context)
+    assert len(comment) <= texts.MAX_COMMENT_CHARS
+    assert "trimmed to fit" in comment
+    check_inert(comment, context)
+
+
+def test_metrics_beyond_six_are_counted() -> None:
+    report = cases.target_verified()
+    data = dict(report.entries[0].entry.data)
+    data["metrics"] = [{"metric_id": f"m{i}", "value": i} for i in range(9)]
+    report.entries[0] = cases.entry(data, benchmark=cases.HLE)
+    comment = render_comment([report], cases.context())
+    assert "m5: 5<br>+3 more" in comment
+    assert "m6" not in comment
+
+
+def test_file_that_could_not_be_read_shows_its_problem() -> None:
+    broken = FileReport(
+        path=".eval_results/broken.yaml",
+        kind="results",
+        diagnostics=[
+            Diagnostic(
+                "E-YAML-DUPLICATE-KEY", Severity.ERROR, "duplicate key 'value'", line=4, hint="x"
+            )
+        ],
+    )
+    comment = render_comment([broken], cases.context())
+    assert "**0 results in 1 file:** 0 verified, 0 community, 0 with errors · 1 error" in comment
+    assert "❌ **file, line 4** `E-YAML-DUPLICATE-KEY`: duplicate key 'value'" in comment
+    empty = FileReport(path=".eval_results/empty.yaml", kind="results")
+    assert texts.NO_ENTRIES in render_comment([empty], cases.context())
