@@ -291,21 +291,44 @@ def render_comment(reports: Sequence[FileReport], context: CommentContext) -> st
         tail.append(_file_list(texts.MISPLACED_HEADING, context.misplaced_files))
     tail.append(texts.FOOTER.format(bot=context.bot_name, short_sha=context.head_sha[:7]))
 
-    sections = [_section(report, hub_url) for report in result_reports]
+    # Sections are built one by one and building stops at the first that overflows: the
+    # files after it are only counted, so a PR of 100 files x 10,000 entries costs one file.
     fixed = "\n\n".join(head) + "\n\n" + "\n\n".join(tail)
-    full = [s.render() for s in sections]
-    body = "\n\n".join([*head, *full, *tail])
-    if len(body) <= context.max_chars:
-        return body
-    return _trimmed(head, sections, tail, budget=context.max_chars - len(fixed))
+    sections: list[_FileSection] = []
+    rendered: list[str] = []
+    length = len(fixed)
+    for index, report in enumerate(result_reports):
+        section = _section(report, hub_url)
+        sections.append(section)
+        rendered.append(section.render())
+        length += len(rendered[-1]) + 2
+        if length > context.max_chars:
+            rest = result_reports[index + 1 :]
+            return _trimmed(
+                head,
+                sections,
+                tail,
+                budget=context.max_chars - len(fixed),
+                unrendered=(sum(len(r.entries) for r in rest), len(rest)),
+            )
+    return "\n\n".join([*head, *rendered, *tail])
 
 
-def _trimmed(head: list[str], sections: list[_FileSection], tail: list[str], budget: int) -> str:
-    """Keep whole entries, file by file, while they fit; then say how many were left out."""
+def _trimmed(
+    head: list[str],
+    sections: list[_FileSection],
+    tail: list[str],
+    budget: int,
+    unrendered: tuple[int, int],
+) -> str:
+    """Keep whole entries, file by file, while they fit; then say how many were left out.
+
+    `unrendered` counts (entries, files) of the reports after `sections`, never built.
+    """
     notice_reserve = len(texts.TRIMMED) + 40
     budget -= notice_reserve
     kept: list[str] = []
-    dropped_entries = dropped_files = 0
+    dropped_entries, dropped_files = unrendered
     for index, section in enumerate(sections):
         total = len(section.rows)
         rendered = section.render()
