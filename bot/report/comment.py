@@ -265,7 +265,7 @@ def _section(report: FileReport, hub_url: str) -> _FileSection:
 
 def _file_list(heading: str, paths: Sequence[str]) -> str:
     shown = paths[: texts.MAX_LISTED_FILES]
-    items = [texts.LIST_ITEM.format(item=escape_text(p, 120)) for p in shown]
+    items = [texts.LIST_ITEM.format(item=escape_text(p, 120, block_start=True)) for p in shown]
     if len(paths) > len(shown):
         more = texts.MORE_ITEMS.format(count=len(paths) - len(shown))
         items.append(texts.LIST_ITEM.format(item=more))

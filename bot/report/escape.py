@@ -6,7 +6,8 @@ comment. The Hub renders comments as GitHub-flavoured markdown with some HTML an
 a hostile string could otherwise ping people, inject HTML, links or images, forge a badge or
 the bot's hidden markers, or break the table it sits in. After `escape_text`:
 
-- no newline or control character: the string stays on its line and in its table cell;
+- no newline or control character, no leading or trailing whitespace: the string stays on
+  its line and in its table cell, and cannot open an indented code block in a list item;
   bidi overrides and zero-width characters are dropped (they could disguise text);
 - `<`, `>` and `&` are HTML entities: no tag, no comment (`<!--`), no autolink `<http://…>`,
   no entity trick (`&#64;` for `@`);
@@ -69,9 +70,19 @@ def truncate(text: str, max_chars: int) -> str:
     return text[: max(0, max_chars - 1)] + ELLIPSIS
 
 
-def escape_text(value: object, max_chars: int = DEFAULT_MAX_CHARS) -> str:
-    """`value` as inert, single-line markdown text, at most `max_chars` visible characters."""
-    text = truncate(_normalise(str(value)), max_chars)
+_BLOCK_START = re.compile(r"^(?:([-+])|(\d{1,9})([.)]))")
+
+
+def escape_text(
+    value: object, max_chars: int = DEFAULT_MAX_CHARS, *, block_start: bool = False
+) -> str:
+    """`value` as inert, single-line markdown text, at most `max_chars` visible characters.
+
+    `block_start`: the text opens a block (a list item's content), where `-`, `+` or `1.`
+    would start a nested list; their punctuation is escaped too.
+    """
+    # Stripped: leading spaces after a list marker would open an indented code block.
+    text = truncate(_normalise(str(value)).strip(), max_chars)
     out: list[str] = []
     for char in text:
         if char == "&":
@@ -88,7 +99,13 @@ def escape_text(value: object, max_chars: int = DEFAULT_MAX_CHARS) -> str:
             out.append(char)
     escaped = "".join(out)
     escaped = escaped.replace("://", ":" + ZWSP + "//")
-    return _DOT_BEFORE_LETTER.sub("." + ZWSP, escaped)
+    escaped = _DOT_BEFORE_LETTER.sub("." + ZWSP, escaped)
+    if block_start:
+        escaped = _BLOCK_START.sub(
+            lambda m: "\\" + m.group(1) if m.group(1) else m.group(2) + "\\" + m.group(3),
+            escaped,
+        )
+    return escaped
 
 
 def is_repo_id(value: str) -> bool:

@@ -101,7 +101,7 @@ def test_hostile_strings_in_every_field(text: str) -> None:
 
 
 @given(st.text(max_size=40))
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 def test_any_string_in_every_field(text: str) -> None:
     context = cases.context(removed_files=[text])
     check_inert(render_comment([hostile_report(text, reason=text)], context), context)
