@@ -146,6 +146,20 @@ def test_what_the_user_wrote_is_what_a_reader_sees(text: str) -> None:
     assert visible(out).strip("\n") == ("x " + expected.strip()).rstrip(), out
 
 
+@given(hostile_text | st.from_regex(r"\A(?:[-+*>#=]|\d{1,3}[.)]) ?\w*\Z"))
+@settings(max_examples=300)
+def test_a_list_item_stays_a_plain_item(text: str) -> None:
+    out = rendered("- " + escape_text(text, block_start=True))
+    assert [m.group(2) for m in TAG.finditer(out)] == ["ul", "li", "li", "ul"], out
+
+
+@pytest.mark.parametrize("text", ["- x", "+ y", "1. z", "12. w"])
+def test_list_markers_are_caught(text: str) -> None:
+    """Without `block_start` these open a nested list: the reason the option exists."""
+    assert "<ul>\n<li>\n<" in rendered("- " + escape_text(text))
+    assert "<li>\n" not in rendered("- " + escape_text(text, block_start=True))
+
+
 def test_hostile_examples_render_as_text() -> None:
     for text in HOSTILE:
         out = rendered("x " + escape_text(text))
