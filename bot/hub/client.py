@@ -48,7 +48,7 @@ from huggingface_hub.utils._headers import build_hf_headers
 
 from bot.hub.diff import Change, DiffFile
 from bot.hub.errors import HubError, HubPermanentError, to_hub_error
-from bot.hub.paths import RESULTS_DIR, PathKind, classify_path
+from bot.hub.paths import RESULTS_DIR
 from bot.hub.pulls import (
     PrComment,
     PrCommit,
@@ -241,8 +241,10 @@ class HfHubClient:
         repo_type: str = "model",
         max_bytes: int = DEFAULT_MAX_FILE_BYTES,
     ) -> bytes:
-        if classify_path(path) is PathKind.MISPLACED and ".." in path.split("/"):
-            raise HubPermanentError(f"refusing to read a path with '..': {path!r}")
+        if any(segment in ("", ".", "..") for segment in path.split("/")):
+            raise HubPermanentError(
+                f"refusing to read a path with an empty, . or .. part: {path!r}"
+            )
         url = hf_hub_url(
             repo_id,
             path,

@@ -125,9 +125,14 @@ def test_dataset_file_and_missing_file(client: HfHubClient, hub: FakeHub) -> Non
     assert caught.value.code == "EntryNotFound"
 
 
-def test_path_with_dotdot_is_never_fetched(client: HfHubClient, hub: FakeHub) -> None:
+@pytest.mark.parametrize(
+    "path", [".eval_results/../secrets.yaml", "../x.yaml", ".eval_results//a.yaml", "./a.yaml"]
+)
+def test_path_with_dot_segments_is_never_fetched(
+    client: HfHubClient, hub: FakeHub, path: str
+) -> None:
     with pytest.raises(HubPermanentError):
-        client.read_file(REPO, ".eval_results/../secrets.yaml", HEAD)
+        client.read_file(REPO, path, HEAD)
     assert hub.calls == []
 
 
