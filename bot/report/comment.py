@@ -35,7 +35,7 @@ from bot.spec.model import (
 PrState = Literal["open", "draft", "merged", "closed"]
 
 MAX_METRICS_SHOWN = 6
-_HEAD_RE = re.compile(r"<!-- evalbot:head=([0-9a-f]{40}) -->")
+_HEAD_RE = re.compile(r"<!-- evalbot:head=([0-9a-f]{7,64}) -->")
 _BOT_NAME_RE = re.compile(r"[A-Za-z0-9][\w-]{0,95}")
 
 
