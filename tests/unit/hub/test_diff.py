@@ -4,7 +4,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.hub.diff import Change, DiffFile, parse_diff, unquote_git_path
-from tests.unit.hub.fake_hub import sample_details
+from bot.hub.pulls import classify_changes
+from tests.unit.hub.fake_hub import SAMPLES, sample_details
 
 
 def test_sample_diff_of_a_real_shaped_pr() -> None:
@@ -153,3 +154,26 @@ def test_any_text_parses_without_crashing(lines: list[str]) -> None:
     text = "\n".join(lines)
     files = parse_diff(text)
     assert len(files) == sum(1 for line in text.split("\n") if line.startswith("diff --git "))
+
+
+def test_real_git_output() -> None:
+    files = parse_diff((SAMPLES / "real_git.diff").read_text(encoding="utf-8"))
+    assert [(f.old_path, f.new_path, f.change) for f in files] == [
+        (".eval_results/blob.bin", ".eval_results/blob.bin", Change.MODIFIED),
+        (".eval_results/aime_2026.yaml", ".eval_results/gpqa.yaml", Change.RENAMED),
+        (".eval_results/hle.yaml", ".eval_results/hle.yaml", Change.MODIFIED),
+        (".eval_results/MMLU_Pro.yaml", ".eval_results/mmlu_pro.yaml", Change.RENAMED),
+        (None, ".eval_results/mmmu pro é.yaml", Change.ADDED),
+        (None, ".eval_results/sub.yml", Change.ADDED),
+    ]
+    assert files[2].added_text == "  value: 20.1"
+    assert files[4].added_text.startswith("- dataset:\n    id: MMMU/MMMU_Pro")
+    present, removed, misplaced = classify_changes(files)
+    assert present == (
+        ".eval_results/gpqa.yaml",
+        ".eval_results/hle.yaml",
+        ".eval_results/mmlu_pro.yaml",
+        ".eval_results/mmmu pro é.yaml",
+    )
+    assert removed == (".eval_results/MMLU_Pro.yaml", ".eval_results/aime_2026.yaml")
+    assert misplaced == (".eval_results/blob.bin", ".eval_results/sub.yml")
