@@ -38,7 +38,9 @@ class DiffFile:
     old_path: str | None
     new_path: str | None
     change: Change
-    added_text: str = ""  # the `+` lines of its hunks, joined by newlines, without the `+`
+    #: The `+` lines of its hunks, joined by newlines, without the `+`; None when unknown (a
+    #: change found by comparing trees rather than read from a diff).
+    added_text: str | None = None
 
 
 _ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}

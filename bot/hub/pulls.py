@@ -98,7 +98,7 @@ class PullRequest:
         return None
 
     def added_text(self, path: str) -> str | None:
-        """The lines the PR adds to `path`; None when the diff does not show the file."""
+        """The lines the PR adds to `path`; None when unknown (no diff, or not in it)."""
         for diff_file in self.diff_files:
             if diff_file.new_path == path:
                 return diff_file.added_text

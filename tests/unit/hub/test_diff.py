@@ -17,7 +17,7 @@ def test_sample_diff_of_a_real_shaped_pr() -> None:
         (None, ".eval_results/mmlu.yml", Change.ADDED),
         ("README.md", "README.md", Change.MODIFIED),
     ]
-    assert "verifyToken: eyJhbGciOiJFZERTQSJ9" in files[0].added_text
+    assert "verifyToken: eyJhbGciOiJFZERTQSJ9" in (files[0].added_text or "")
     assert files[1].added_text == "  value: 0.12"
 
 
@@ -34,7 +34,7 @@ def test_pure_rename_has_no_minus_plus_lines() -> None:
         "rename to .eval_results/gpqa.yaml\n"
     )
     assert parse_diff(diff) == [
-        DiffFile(".eval_results/GPQA.yaml", ".eval_results/gpqa.yaml", Change.RENAMED)
+        DiffFile(".eval_results/GPQA.yaml", ".eval_results/gpqa.yaml", Change.RENAMED, "")
     ]
 
 
@@ -65,7 +65,7 @@ def test_binary_file_without_headers_uses_the_git_line() -> None:
 
 def test_deleted_binary_file() -> None:
     diff = "diff --git a/x.bin b/x.bin\ndeleted file mode 100644\nindex 1..0\n"
-    assert parse_diff(diff) == [DiffFile("x.bin", None, Change.REMOVED)]
+    assert parse_diff(diff) == [DiffFile("x.bin", None, Change.REMOVED, "")]
 
 
 def test_empty_diff() -> None:
@@ -167,7 +167,7 @@ def test_real_git_output() -> None:
         (None, ".eval_results/sub.yml", Change.ADDED),
     ]
     assert files[2].added_text == "  value: 20.1"
-    assert files[4].added_text.startswith("- dataset:\n    id: MMMU/MMMU_Pro")
+    assert (files[4].added_text or "").startswith("- dataset:\n    id: MMMU/MMMU_Pro")
     present, removed, misplaced = classify_changes(files)
     assert present == (
         ".eval_results/gpqa.yaml",

@@ -100,3 +100,18 @@ def test_token_nowhere_gives_none(client: HfHubClient, hub: FakeHub) -> None:
     hub.commits[(REPO, "0" * 40)] = []
     assert token_commit_time(client, pr, ".eval_results/hle.yaml", TOKEN) is None
     assert token_commit_time(client, pr, PATH, "") is None
+
+
+def test_without_a_diff_the_pr_commits_are_searched_first(
+    client: HfHubClient, hub: FakeHub
+) -> None:
+    """Tree comparison tells what changed, not which lines: the PR's own commits are bisected."""
+    del hub.details[(REPO, 3)]["diff"]
+    hub.trees[(REPO, "b" * 40)] = [{"type": "file", "path": PATH, "oid": "1", "size": 1}]
+    line = f"  verifyToken: {TOKEN}\n".encode()
+    hub.files[(REPO, "a" * 40, PATH)] = line
+    hub.files[(REPO, "b" * 40, PATH)] = line
+    pr = client.pull_request(REPO, 3)
+    assert pr.result_files == (PATH,)
+    assert pr.added_text(PATH) is None
+    assert token_commit_time(client, pr, PATH, TOKEN) == datetime(2026, 1, 10, 12, 0, 1, tzinfo=UTC)
