@@ -11,7 +11,7 @@ the bot needs, so `HfHubClient` sends the same request and parses the JSON here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
@@ -50,6 +50,21 @@ class PrComment:
     edited: bool = False
     is_owner: bool = False
     is_org_member: bool = False
+
+    def by_maintainer(self, repo_id: str, allow_list: Collection[str] = ()) -> bool:
+        """Whether the author may command the bot on `repo_id` (DESIGN.md, comment commands).
+
+        The repo owner (the Hub's `isOwner` flag, or the user the repo's namespace names), a
+        member of the owning org (`isOrgMember`; note it does not imply write access,
+        reference/hub-api.md §3), or a user on the configured allow-list. Names compare
+        case-insensitively, as the Hub treats them; a deleted author never qualifies.
+        """
+        if self.author == "deleted":
+            return False
+        name = self.author.lower()
+        namespace = repo_id.split("/", 1)[0].lower()
+        allowed = {user.lower() for user in allow_list}
+        return self.is_owner or self.is_org_member or name == namespace or name in allowed
 
 
 @dataclass(frozen=True, slots=True)

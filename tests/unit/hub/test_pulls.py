@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -115,3 +116,17 @@ json_values: st.SearchStrategy[Any] = st.recursive(
 def test_any_json_shape_parses_without_crashing(details: dict[str, Any]) -> None:
     pr = parse_pull_request("a/b", 1, details)
     assert pr.is_pull_request is details["isPullRequest"]
+
+
+def test_who_may_command_the_bot() -> None:
+    pr = parse_pull_request("acme/model-7b", 3, sample_details())
+    author, bot, org_member = pr.comments
+    assert org_member.by_maintainer("acme/model-7b")
+    assert not author.by_maintainer("acme/model-7b")
+    assert author.by_maintainer("acme/model-7b", allow_list=["Alice"])
+    assert author.by_maintainer("ALICE/model-7b")  # her own namespace
+    assert not bot.by_maintainer("acme/model-7b")
+    owner = replace(author, is_owner=True)
+    assert owner.by_maintainer("acme/model-7b")
+    deleted = replace(author, author="deleted")
+    assert not deleted.by_maintainer("deleted/x", allow_list=["deleted"])
