@@ -112,6 +112,20 @@ class PullRequest:
                 return candidate
         return None
 
+    def may_replace(self, existing_head: str | None, new_head: str) -> bool:
+        """Whether a report for `new_head` may overwrite one for `existing_head`.
+
+        A report never goes back in time: it may replace one whose head is unknown (no marker,
+        or a commit this timeline no longer lists, e.g. after a force-push), the same head (a
+        recheck), or an older commit of the timeline; not a newer one.
+        """
+        order = {commit.oid: index for index, commit in enumerate(self.commits)}
+        if existing_head is None or existing_head not in order:
+            return True
+        if new_head not in order:
+            return False  # ours is not in the timeline the existing report's head is in
+        return order[new_head] >= order[existing_head]
+
     def added_text(self, path: str) -> str | None:
         """The lines the PR adds to `path`; None when unknown (no diff, or not in it)."""
         for diff_file in self.diff_files:

@@ -130,3 +130,14 @@ def test_who_may_command_the_bot() -> None:
     assert owner.by_maintainer("acme/model-7b")
     deleted = replace(author, author="deleted")
     assert not deleted.by_maintainer("deleted/x", allow_list=["deleted"])
+
+
+def test_a_report_never_goes_back_in_time() -> None:
+    pr = parse_pull_request("acme/model-7b", 3, sample_details())
+    first, head = "a" * 40, "b" * 40
+    assert pr.may_replace(None, head)
+    assert pr.may_replace(first, head)
+    assert pr.may_replace(head, head)  # a recheck
+    assert not pr.may_replace(head, first)  # a late task for an older head
+    assert pr.may_replace("f" * 40, head)  # the existing head is gone (force-push)
+    assert not pr.may_replace(head, "f" * 40)
