@@ -35,14 +35,14 @@ ZWSP = "\u200b"
 ELLIPSIS = "…"
 DEFAULT_MAX_CHARS = 200
 
-#: The characters that can start or shape inline markdown where an escaped string lands (inside
-#: a paragraph, list item or table cell, never at a line start): emphasis, code, links and
-#: images, table cells, strikethrough, math (`$`), and the escape character itself. Other
-#: punctuation is left alone so the raw text stays readable.
+#: The characters that shape inline markdown where an escaped string lands (inside a
+#: paragraph, heading, list item or table cell): emphasis, code, links and images, table
+#: cells, strikethrough, math (`$`), and the escape character itself. Other punctuation is left
+#: alone so the raw text stays readable; block starts are handled by `block_start`.
 _MARKDOWN_PUNCTUATION = frozenset("\\`*_[]()!|~$#^=")
 _INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
-# Escaped text holds `\.` for a dot; a zero-width space after a dot that precedes a letter
-# breaks fuzzy domain links (`evil.com`, `README.md`: `.md` is a TLD) and `www.` links.
+# A zero-width space after a dot that precedes a letter breaks fuzzy domain links
+# (`evil.com`, `README.md`: `.md` is a TLD) and `www.` links.
 _DOT_BEFORE_LETTER = re.compile(r"\.(?=[^\W\d_])")
 
 
