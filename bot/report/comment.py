@@ -263,6 +263,15 @@ def _section(report: FileReport, hub_url: str) -> _FileSection:
     )
 
 
+def _head_link(context: CommentContext, hub_url: str) -> str:
+    """The checked head, linked to its commit page when the repo id is a plain `owner/name`."""
+    short_sha = context.head_sha[:7]
+    if not is_repo_id(context.repo_id):
+        return texts.HEAD_PLAIN.format(short_sha=short_sha)
+    url = f"{hub_url}/{quote(context.repo_id, safe='/')}/commit/{context.head_sha}"
+    return texts.HEAD_LINKED.format(short_sha=short_sha, url=url)
+
+
 def _file_list(heading: str, paths: Sequence[str]) -> str:
     shown = paths[: texts.MAX_LISTED_FILES]
     items = [texts.LIST_ITEM.format(item=escape_text(p, 120, block_start=True)) for p in shown]
@@ -289,7 +298,7 @@ def render_comment(reports: Sequence[FileReport], context: CommentContext) -> st
         tail.append(_file_list(texts.REMOVED_HEADING, context.removed_files))
     if context.misplaced_files:
         tail.append(_file_list(texts.MISPLACED_HEADING, context.misplaced_files))
-    tail.append(texts.FOOTER.format(bot=context.bot_name, short_sha=context.head_sha[:7]))
+    tail.append(texts.FOOTER.format(bot=context.bot_name, head=_head_link(context, hub_url)))
 
     # Sections are built one by one and building stops at the first that overflows: the
     # files after it are only counted, so a PR of 100 files x 10,000 entries costs one file.

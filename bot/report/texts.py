@@ -103,10 +103,12 @@ TRIMMED = (
     "PR's files for the full report."
 )
 
+HEAD_PLAIN = "`{short_sha}`"
+HEAD_LINKED = "[`{short_sha}`]({url})"
 FOOTER = (
     "---\n"
     "<sub>🤖 Automated check by {bot}, updated as this PR changes. Checked head "
-    "`{short_sha}`. A maintainer can re-run it by commenting `@{bot} recheck`; "
+    "{head}. A maintainer can re-run it by commenting `@{bot} recheck`; "
     "`@{bot} help` lists the commands.</sub>"
 )
 

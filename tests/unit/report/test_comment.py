@@ -86,8 +86,9 @@ def check_inert(comment: str, context: CommentContext) -> None:
     html = MD.render(comment)
     tags = {m.group(1).lower() for m in re.finditer(r"<(?:/)?([a-zA-Z][\w-]*)", html)}
     assert tags <= ALLOWED_TAGS, tags - ALLOWED_TAGS
+    commit_page = f"{context.hub_url}/{context.repo_id}/commit/{context.head_sha}"
     for href in re.findall(r'href="([^"]*)"', html):
-        assert href.startswith(f"{context.hub_url}/datasets/"), href
+        assert href.startswith(f"{context.hub_url}/datasets/") or href == commit_page, href
     assert "<img" not in html
     text = re.sub(r"<[^>]+>", "", html)
     mentions = set(re.findall(r"@[\w-]+", text))
@@ -111,8 +112,13 @@ def test_repo_id_that_is_no_repo_id_is_not_linked() -> None:
     evil = "a/b)](https://evil.example"
     report = cases.live_valid()
     report.entries[0].benchmark = Benchmark(repo_id=evil, tasks=(TaskDef("diamond"),))
-    html = MD.render(render_comment([report], cases.context()))
+    html = MD.render(render_comment([report], cases.context(repo_id=evil)))
     assert "href" not in html
+
+
+def test_footer_links_the_checked_commit() -> None:
+    html = MD.render(render_comment([], cases.context()))
+    assert f'href="https://huggingface.co/acme/model-7b/commit/{cases.HEAD}"' in html
 
 
 def test_summary_counts() -> None:
