@@ -1,0 +1,286 @@
+"""The one seam between the bot and the Hub: the calls the pipeline makes, and nothing else.
+
+`HubClient` is the Protocol the workers code against; `HfHubClient` implements it over the real
+`huggingface_hub` client (2.x, HTTP through `httpx2`). Every exception leaves this module as a
+`HubTransientError` or a `HubPermanentError` (`bot.hub.errors`).
+
+Call budget for one PR event (Hub HTTP requests; the benchmark target is at most 4 for a PR
+with one results file whose benchmark is cached):
+
+- PR status, is-PR, head SHA, changed and removed files, comments with author flags:
+  `GET /api/models/{repo}/discussions/{n}?diff=1`: 1.
+- each results file at the head SHA: `GET /{repo}/resolve/{sha}/{path}` (resolver bucket,
+  cheaper than `/api`): 1 per file.
+- each benchmark, canonical id and SHA of the requested revision:
+  `GET /api/datasets/{id}/revision/{rev}`: 1 per benchmark.
+- eval.yaml, only on a cache miss for (dataset, SHA):
+  `GET /datasets/{id}/resolve/{sha}/eval.yaml`: 0 when cached.
+- post the report, or edit the existing one: `POST …/discussions/{n}/comment[/{id}/edit]`: 1.
+
+So a one-file PR costs 1 + 1 + 1 + 1 = 4 once its benchmark is cached. Extra calls happen only
+in rare cases: `model_info(refs/pr/N)` when the details list no commit (an empty draft PR), two
+tree listings when the Hub sends no diff, and the token provenance lookups of
+`bot.hub.provenance` (none for a single-commit PR).
+
+Why these choices:
+- The head SHA is the `oid` of the last `commit` event of the details, so the files are read at
+  exactly the commit the diff and the comment list describe, with no second call; a push landing
+  mid-run changes neither. Files are read by SHA, never by `refs/pr/N`.
+- Files come through one plain GET on the resolve URL, not `hf_hub_download`, which would add a
+  HEAD and write a disk cache for a file the bot reads once. The body is capped (the validator
+  rejects files over 1 MiB; reading one byte more is enough for it to say so).
+- The details are fetched with the very request `HfApi.get_discussion_details` sends and
+  parsed leniently by `bot.hub.pulls`: the client's parser raises on shapes it does not know
+  and drops the comment authors' `isOwner`/`isOrgMember` flags and ids (hub-api.md §3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any, Protocol, TypeVar
+
+from huggingface_hub import get_session, hf_hub_url, hf_raise_for_status
+from huggingface_hub.errors import RemoteEntryNotFoundError
+from huggingface_hub.utils._headers import build_hf_headers
+
+from bot.hub.diff import Change, DiffFile
+from bot.hub.errors import HubError, HubPermanentError, to_hub_error
+from bot.hub.paths import RESULTS_DIR
+from bot.hub.pulls import (
+    PrComment,
+    PrCommit,
+    PrStatus,
+    PullRequest,
+    parse_pull_request,
+    with_files,
+)
+
+__all__ = [
+    "DEFAULT_MAX_FILE_BYTES",
+    "DatasetRevision",
+    "HfHubClient",
+    "HubClient",
+    "PrComment",
+    "PrCommit",
+    "PrStatus",
+    "PullRequest",
+    "RepoCommit",
+    "hub_errors",
+]
+
+#: The validator's file size cap (DESIGN.md, edge cases); `read_file` reads one byte past it.
+DEFAULT_MAX_FILE_BYTES = 1024 * 1024
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class DatasetRevision:
+    """A dataset at a revision: its canonical id (the Hub's spelling) and the commit SHA."""
+
+    repo_id: str
+    sha: str
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RepoCommit:
+    """A commit of a branch's history, newest first as the Hub lists them."""
+
+    oid: str
+    created_at: datetime | None
+
+
+class HubClient(Protocol):
+    """Exactly the Hub calls the pipeline makes. Each raises only `HubError` subclasses."""
+
+    def pull_request(self, repo_id: str, num: int) -> PullRequest:
+        """The PR with head SHA, files and comments (1 call; see the module's budget)."""
+        ...
+
+    def read_file(
+        self,
+        repo_id: str,
+        path: str,
+        revision: str,
+        *,
+        repo_type: str = "model",
+        max_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    ) -> bytes:
+        """The file's bytes at `revision` (a SHA), at most `max_bytes + 1` of them (1 call)."""
+        ...
+
+    def dataset_revision(self, dataset_id: str, revision: str | None) -> DatasetRevision:
+        """Canonical id and SHA of a dataset at `revision` (None: default branch) (1 call)."""
+        ...
+
+    def list_commits(self, repo_id: str, revision: str) -> list[RepoCommit]:
+        """The history reachable from `revision`, newest first (1 call per 50 commits)."""
+        ...
+
+    def post_comment(self, repo_id: str, num: int, body: str) -> str:
+        """Post a new comment; returns its id (1 call)."""
+        ...
+
+    def edit_comment(self, repo_id: str, num: int, comment_id: str, body: str) -> None:
+        """Replace a comment's content (1 call)."""
+        ...
+
+
+@contextmanager
+def hub_errors() -> Iterator[None]:
+    """Turn any Hub or transport exception raised inside into a `HubError`."""
+    try:
+        yield
+    except HubError:
+        raise
+    except Exception as exc:
+        mapped = to_hub_error(exc)
+        if mapped is None:
+            raise
+        raise mapped from exc
+
+
+class HfHubClient:
+    """`HubClient` over `huggingface_hub.HfApi` (endpoint and token come from the `HfApi`)."""
+
+    def __init__(self, api: Any) -> None:
+        # `Any`: HfApi's own annotations are partial; this class is the typed face of it.
+        self._api = api
+
+    def _call(self, function: Callable[[], T]) -> T:
+        with hub_errors():
+            return function()
+
+    def pull_request(self, repo_id: str, num: int) -> PullRequest:
+        url = f"{self._api.endpoint}/api/models/{repo_id}/discussions/{num}"
+
+        def fetch() -> object:
+            response = get_session().get(url, params={"diff": "1"}, headers=self._headers())
+            hf_raise_for_status(response)
+            return response.json()
+
+        details = self._call(fetch)
+        try:
+            pr = parse_pull_request(repo_id, num, details)
+        except ValueError as error:
+            raise HubPermanentError(f"unreadable discussion details: {error}") from error
+        if not pr.is_pull_request:
+            return pr
+        if pr.head_sha is None:
+            pr = replace(pr, head_sha=self._ref_sha(repo_id, f"refs/pr/{num}"))
+        if not pr.has_diff:
+            assert pr.head_sha is not None
+            pr = with_files(
+                pr, self._tree_changes(repo_id, pr.commits, pr.target_branch, pr.head_sha)
+            )
+        return pr
+
+    def _headers(self) -> dict[str, str]:
+        return build_hf_headers(
+            token=self._api.token,
+            library_name=self._api.library_name,
+            library_version=self._api.library_version,
+            user_agent=self._api.user_agent,
+            headers=self._api.headers,
+        )
+
+    def _ref_sha(self, repo_id: str, revision: str) -> str:
+        info = self._call(lambda: self._api.model_info(repo_id, revision=revision))
+        if not info.sha:
+            raise HubPermanentError(f"the Hub gave no commit for {repo_id}@{revision}")
+        return str(info.sha)
+
+    def _tree_changes(
+        self, repo_id: str, commits: Sequence[PrCommit], target: str | None, head_sha: str
+    ) -> list[DiffFile]:
+        """Fallback when the details carry no diff: compare `.eval_results` at base and head.
+
+        The base is the parent of the PR's first commit when the timeline names it (so changes
+        merged into main since do not count as the PR's), else the target branch.
+        """
+        base = commits[0].parents[0] if commits and commits[0].parents else target or "main"
+        before = self._results_tree(repo_id, base)
+        after = self._results_tree(repo_id, head_sha)
+        files: list[DiffFile] = []
+        for path, oid in sorted(after.items()):
+            if path not in before:
+                files.append(DiffFile(None, path, Change.ADDED))
+            elif before[path] != oid:
+                files.append(DiffFile(path, path, Change.MODIFIED))
+        files.extend(
+            DiffFile(path, None, Change.REMOVED) for path in sorted(before.keys() - after.keys())
+        )
+        return files
+
+    def _results_tree(self, repo_id: str, revision: str) -> dict[str, str]:
+        def listing() -> dict[str, str]:
+            try:
+                entries = list(
+                    self._api.list_repo_tree(
+                        repo_id, path_in_repo=RESULTS_DIR, revision=revision, recursive=True
+                    )
+                )
+            except RemoteEntryNotFoundError:
+                return {}  # no .eval_results folder at this revision
+            return {
+                e.path: str(getattr(e, "blob_id", "")) for e in entries if hasattr(e, "blob_id")
+            }
+
+        return self._call(listing)
+
+    def read_file(
+        self,
+        repo_id: str,
+        path: str,
+        revision: str,
+        *,
+        repo_type: str = "model",
+        max_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    ) -> bytes:
+        if any(segment in ("", ".", "..") for segment in path.split("/")):
+            raise HubPermanentError(
+                f"refusing to read a path with an empty, . or .. part: {path!r}"
+            )
+        url = hf_hub_url(
+            repo_id,
+            path,
+            repo_type=None if repo_type == "model" else repo_type,
+            revision=revision,
+            endpoint=self._api.endpoint,
+        )
+        headers = self._headers()
+
+        def fetch() -> bytes:
+            with get_session().stream("GET", url, headers=headers) as response:
+                if response.is_error:
+                    response.read()
+                    hf_raise_for_status(response)
+                chunks = bytearray()
+                for chunk in response.iter_bytes():
+                    chunks.extend(chunk)
+                    if len(chunks) > max_bytes:
+                        break
+                return bytes(chunks[: max_bytes + 1])
+
+        return self._call(fetch)
+
+    def dataset_revision(self, dataset_id: str, revision: str | None) -> DatasetRevision:
+        info = self._call(lambda: self._api.dataset_info(dataset_id, revision=revision))
+        if not info.sha:
+            raise HubPermanentError(f"the Hub gave no commit for dataset {dataset_id}")
+        return DatasetRevision(repo_id=str(info.id), sha=str(info.sha), tags=tuple(info.tags or ()))
+
+    def list_commits(self, repo_id: str, revision: str) -> list[RepoCommit]:
+        commits = self._call(lambda: list(self._api.list_repo_commits(repo_id, revision=revision)))
+        return [RepoCommit(oid=c.commit_id, created_at=c.created_at) for c in commits]
+
+    def post_comment(self, repo_id: str, num: int, body: str) -> str:
+        posted = self._call(lambda: self._api.comment_discussion(repo_id, num, body))
+        return str(posted.id)
+
+    def edit_comment(self, repo_id: str, num: int, comment_id: str, body: str) -> None:
+        self._call(lambda: self._api.edit_discussion_comment(repo_id, num, comment_id, body))

@@ -1,0 +1,256 @@
+"""A PR as the Hub's discussion details describe it: types and a lenient, pure parser.
+
+`GET /api/models/{repo}/discussions/{num}?diff=1` returns everything the bot needs about a PR
+in one response (reference/hub-api.md §2.2, §3). `parse_pull_request` reads it leniently:
+unknown event types and fields are ignored, a missing optional field never raises, and a
+malformed payload (not an object, no `isPullRequest`) raises `ValueError`. The client's own
+`get_discussion_details` is stricter (a hidden comment without `latest.raw`, or a new event
+shape, would raise `KeyError` and stall the PR for good) and drops the author flags and ids
+the bot needs, so `HfHubClient` sends the same request and parses the JSON here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from bot.hub.diff import Change, DiffFile, parse_diff
+from bot.hub.paths import PathKind, classify_path
+
+
+class PrStatus(StrEnum):
+    OPEN = "open"
+    DRAFT = "draft"
+    MERGED = "merged"
+    CLOSED = "closed"
+
+
+@dataclass(frozen=True, slots=True)
+class PrCommit:
+    """A `commit` event of the PR timeline: `created_at` is when the Hub recorded the push."""
+
+    oid: str
+    created_at: datetime | None  # None only if the Hub sent an unreadable time
+    parents: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PrComment:
+    """A comment of the PR timeline, with the author flags the Hub computes for this repo."""
+
+    id: str
+    author: str  # user name; "deleted" when the Hub gives none
+    raw: str  # the markdown source of the latest version ("" when hidden)
+    created_at: datetime | None = None
+    author_id: str | None = None  # the ObjectId webhooks name authors by
+    hidden: bool = False
+    edited: bool = False
+    is_owner: bool = False
+    is_org_member: bool = False
+
+    def by_maintainer(self, repo_id: str, allow_list: Collection[str] = ()) -> bool:
+        """Whether the author may command the bot on `repo_id` (DESIGN.md, comment commands).
+
+        The repo owner (the Hub's `isOwner` flag, or the user the repo's namespace names), a
+        member of the owning org (`isOrgMember`; note it does not imply write access,
+        reference/hub-api.md §3), or a user on the configured allow-list. Names compare
+        case-insensitively, as the Hub treats them; a deleted author never qualifies.
+        """
+        if self.author == "deleted":
+            return False
+        name = self.author.lower()
+        namespace = repo_id.split("/", 1)[0].lower()
+        allowed = {user.lower() for user in allow_list}
+        return self.is_owner or self.is_org_member or name == namespace or name in allowed
+
+
+@dataclass(frozen=True, slots=True)
+class PullRequest:
+    """One PR (or discussion) as read at one moment, with its files classified.
+
+    `head_sha` is None for a discussion (not a PR). `result_files` are the
+    `.eval_results/*.yaml` files present at the head that the PR adds, changes or renames into
+    place; `removed_result_files` those it deletes or renames away; `misplaced_files` paths
+    under `.eval_results` the Hub will not read (`bot.hub.paths`).
+    """
+
+    repo_id: str
+    num: int
+    is_pull_request: bool
+    status: PrStatus
+    head_sha: str | None
+    target_branch: str | None = None
+    author: str | None = None
+    commits: tuple[PrCommit, ...] = ()
+    comments: tuple[PrComment, ...] = ()
+    result_files: tuple[str, ...] = ()
+    removed_result_files: tuple[str, ...] = ()
+    misplaced_files: tuple[str, ...] = ()
+    diff_files: tuple[DiffFile, ...] = field(default=(), repr=False)
+    has_diff: bool = True
+
+    @property
+    def touches_results(self) -> bool:
+        return bool(self.result_files or self.removed_result_files or self.misplaced_files)
+
+    def comment(self, comment_id: str) -> PrComment | None:
+        """The comment with this id (webhooks carry only the id; ids compare case-insensitively)."""
+        wanted = comment_id.lower()
+        return next((c for c in self.comments if c.id.lower() == wanted), None)
+
+    def find_bot_comment(self, bot_name: str, marker: str) -> PrComment | None:
+        """The bot's own report: the latest visible comment by `bot_name` holding `marker`.
+
+        Both conditions matter: anyone can paste the marker, and the bot writes other comments
+        (help replies) without it.
+        """
+        for candidate in reversed(self.comments):
+            if candidate.author == bot_name and not candidate.hidden and marker in candidate.raw:
+                return candidate
+        return None
+
+    def may_replace(self, existing_head: str | None, new_head: str) -> bool:
+        """Whether a report for `new_head` may overwrite one for `existing_head`.
+
+        A report never goes back in time: it may replace one whose head is unknown (no marker,
+        or a commit this timeline no longer lists, e.g. after a force-push), the same head (a
+        recheck), or an older commit of the timeline; not a newer one.
+        """
+        order = {commit.oid: index for index, commit in enumerate(self.commits)}
+        if existing_head is None or existing_head not in order:
+            return True
+        if new_head not in order:
+            return False  # ours is not in the timeline the existing report's head is in
+        return order[new_head] >= order[existing_head]
+
+    def added_text(self, path: str) -> str | None:
+        """The lines the PR adds to `path`; None when unknown (no diff, or not in it)."""
+        for diff_file in self.diff_files:
+            if diff_file.new_path == path:
+                return diff_file.added_text
+        return None
+
+
+def parse_time(value: object) -> datetime | None:
+    """The Hub's `2026-01-10T12:00:00.000Z`; None for anything unreadable."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        return None
+
+
+def _mapping(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _events(events: object) -> tuple[list[PrCommit], list[PrComment]]:
+    commits: list[PrCommit] = []
+    comments: list[PrComment] = []
+    for item in events if isinstance(events, list) else []:
+        event = _mapping(item)
+        data = _mapping(event.get("data"))
+        author = _mapping(event.get("author"))
+        if event.get("type") == "commit" and isinstance(data.get("oid"), str):
+            parents = data.get("parents")
+            commits.append(
+                PrCommit(
+                    oid=data["oid"],
+                    created_at=parse_time(event.get("createdAt")),
+                    parents=tuple(p for p in parents if isinstance(p, str))
+                    if isinstance(parents, list)
+                    else (),
+                )
+            )
+        elif event.get("type") == "comment" and isinstance(event.get("id"), str):
+            raw = _mapping(data.get("latest")).get("raw")
+            comments.append(
+                PrComment(
+                    id=event["id"],
+                    author=str(author.get("name") or "deleted"),
+                    raw=raw if isinstance(raw, str) else "",
+                    created_at=parse_time(event.get("createdAt")),
+                    author_id=author.get("_id") if isinstance(author.get("_id"), str) else None,
+                    hidden=data.get("hidden") is True,
+                    edited=data.get("edited") is True,
+                    is_owner=author.get("isOwner") is True,
+                    is_org_member=author.get("isOrgMember") is True,
+                )
+            )
+    return commits, comments
+
+
+def classify_changes(
+    files: Sequence[DiffFile],
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """(result files present at head, result files removed, misplaced paths), each sorted.
+
+    A rename counts twice: its old path is removed, its new path is present (a rename out of
+    `.eval_results` removes a result; a rename into it adds one).
+    """
+    present: set[str] = set()
+    removed: set[str] = set()
+    misplaced: set[str] = set()
+    for diff_file in files:
+        if diff_file.new_path is not None:
+            kind = classify_path(diff_file.new_path)
+            if kind is PathKind.RESULTS:
+                present.add(diff_file.new_path)
+            elif kind is PathKind.MISPLACED:
+                misplaced.add(diff_file.new_path)
+        if (
+            diff_file.old_path is not None
+            and diff_file.change in (Change.REMOVED, Change.RENAMED)
+            and classify_path(diff_file.old_path) is PathKind.RESULTS
+        ):
+            removed.add(diff_file.old_path)
+    return tuple(sorted(present)), tuple(sorted(removed - present)), tuple(sorted(misplaced))
+
+
+def with_files(pr: PullRequest, files: Sequence[DiffFile]) -> PullRequest:
+    """`pr` with its changed files classified."""
+    present, removed, misplaced = classify_changes(files)
+    return replace(
+        pr,
+        result_files=present,
+        removed_result_files=removed,
+        misplaced_files=misplaced,
+        diff_files=tuple(files),
+    )
+
+
+def parse_pull_request(repo_id: str, num: int, details: object) -> PullRequest:
+    """The PR in a discussion-details response.
+
+    `head_sha` is the `oid` of the last `commit` event (None when there is none, e.g. an empty
+    draft, or for a discussion). Files are classified from `diff` when present; when it is
+    absent, `diff_files` is empty and `has_diff` False, and the caller compares trees.
+    """
+    if not isinstance(details, Mapping) or not isinstance(details.get("isPullRequest"), bool):
+        raise ValueError("not a discussion-details object")
+    commits, comments = _events(details.get("events"))
+    try:
+        status = PrStatus(str(details.get("status")))
+    except ValueError:
+        status = PrStatus.OPEN  # a status this code does not know yet: treat the PR as live
+    is_pr = details["isPullRequest"]
+    diff = details.get("diff")
+    pr = PullRequest(
+        repo_id=repo_id,
+        num=num,
+        is_pull_request=is_pr,
+        status=status,
+        head_sha=commits[-1].oid if is_pr and commits else None,
+        target_branch=_mapping(details.get("changes")).get("base") if is_pr else None,
+        author=_mapping(details.get("author")).get("name"),
+        commits=tuple(commits),
+        comments=tuple(comments),
+        has_diff=isinstance(diff, str),
+    )
+    if is_pr and isinstance(diff, str):
+        return with_files(pr, parse_diff(diff))
+    return pr

@@ -1,0 +1,391 @@
+"""The PR comment: every `FileReport` of one PR head turned into one markdown comment.
+
+Pure: reports and a `CommentContext` in, a string out. The workers post it once and then edit
+it in place; they find it again by `REPORT_MARKER` (and its author), and `head_of_comment`
+tells which head an existing comment reflects, so a result for an older head never replaces a
+newer one.
+
+Layout: the hidden markers; a title; a banner for merged/closed PRs; a summary line (results
+verified, community, with errors; error and warning counts); one section per file with a table
+(entry number, line, benchmark linked to its Hub page where its leaderboard lives, task,
+metrics with values, badges, verdict) and a collapsible list of problems (line, code, message,
+fix) including unverified tokens and their reason codes; removed and misplaced files; a
+footer (automated, head SHA, how to re-run). Every user string goes through `escape_text`.
+A comment over `MAX_COMMENT_CHARS` is trimmed entry by entry, with a count of what was left out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+from urllib.parse import quote
+
+from bot.report import texts
+from bot.report.badges import badges_for
+from bot.report.escape import escape_text, is_repo_id
+from bot.spec.diagnostics import Diagnostic, Severity
+from bot.spec.model import (
+    EntryReport,
+    FileReport,
+    VerificationStatus,
+)
+
+PrState = Literal["open", "draft", "merged", "closed"]
+
+MAX_METRICS_SHOWN = 6
+_HEAD_RE = re.compile(r"<!-- evalbot:head=([0-9a-f]{7,64}) -->")
+_BOT_NAME_RE = re.compile(r"[A-Za-z0-9][\w-]{0,95}")
+
+
+@dataclass(frozen=True, slots=True)
+class CommentContext:
+    """What the comment needs besides the reports. `hub_url` has no trailing slash."""
+
+    repo_id: str
+    pr_num: int
+    head_sha: str
+    bot_name: str
+    pr_state: PrState = "open"
+    removed_files: Sequence[str] = ()
+    misplaced_files: Sequence[str] = ()  # under .eval_results but not read by the Hub
+    hub_url: str = "https://huggingface.co"
+    max_chars: int = texts.MAX_COMMENT_CHARS
+
+    def __post_init__(self) -> None:
+        if not _BOT_NAME_RE.fullmatch(self.bot_name):
+            raise ValueError(f"bot name must be a Hub user name, not {self.bot_name!r}")
+        if not re.fullmatch(r"[0-9a-f]{7,64}", self.head_sha):
+            raise ValueError(f"head_sha must be a hex commit id, not {self.head_sha!r}")
+
+
+def head_of_comment(body: str) -> str | None:
+    """The head SHA a report comment reflects, from its hidden marker (None if absent).
+
+    Only the bot writes `<!--` into the comment (user strings are escaped), so the first match
+    is the bot's own.
+    """
+    match = _HEAD_RE.search(body)
+    return match.group(1) if match else None
+
+
+@dataclass(frozen=True, slots=True)
+class _Counts:
+    results: int = 0
+    verified: int = 0
+    community: int = 0
+    invalid: int = 0
+    errors: int = 0
+    warnings: int = 0
+
+
+def _count(reports: Sequence[FileReport]) -> _Counts:
+    results = verified = community = invalid = errors = warnings = 0
+    for report in reports:
+        diagnostics: list[Diagnostic] = list(report.diagnostics)
+        for entry in report.entries:
+            results += 1
+            diagnostics.extend(entry.diagnostics)
+            if not entry.ok:
+                invalid += 1
+            elif entry.verification.status is VerificationStatus.VERIFIED:
+                verified += 1
+            else:
+                community += 1
+        errors += sum(1 for d in diagnostics if d.is_error)
+        warnings += sum(1 for d in diagnostics if not d.is_error)
+    return _Counts(results, verified, community, invalid, errors, warnings)
+
+
+def _summary(counts: _Counts, files: int) -> str:
+    if counts.results == 0 and counts.errors == 0 and counts.warnings == 0:
+        return texts.SUMMARY_NO_RESULTS
+    return texts.SUMMARY.format(
+        results=counts.results,
+        results_word=texts.plural(counts.results, "result"),
+        files=files,
+        files_word=texts.plural(files, "file"),
+        verified=counts.verified,
+        community=counts.community,
+        invalid=counts.invalid,
+        errors=counts.errors,
+        errors_word=texts.plural(counts.errors, "error"),
+        warnings=counts.warnings,
+        warnings_word=texts.plural(counts.warnings, "warning"),
+    )
+
+
+def _format_value(value: Any) -> str:
+    if isinstance(value, bool) or value is None:
+        return escape_text(value, 20)
+    if isinstance(value, float):
+        return escape_text(repr(value), 32)
+    return escape_text(value, 32)
+
+
+def _metrics(entry: EntryReport) -> str:
+    data = entry.entry.data
+    pairs: list[tuple[str, str]] = []
+    metrics = data.get("metrics")
+    if isinstance(metrics, list):
+        for item in metrics:
+            if isinstance(item, dict):
+                pairs.append(
+                    (escape_text(item.get("metric_id", "?"), 48), _format_value(item.get("value")))
+                )
+    if "value" in data:
+        name = "value"
+        primary = entry.benchmark.primary_metric if entry.benchmark is not None else None
+        if primary is not None:
+            name = primary.display_name or primary.id
+        pairs.append((escape_text(name, 48), _format_value(data.get("value"))))
+    if not pairs:
+        return texts.UNKNOWN
+    shown = [f"{name}: {value}" for name, value in pairs[:MAX_METRICS_SHOWN]]
+    if len(pairs) > MAX_METRICS_SHOWN:
+        shown.append(texts.MORE_METRICS.format(count=len(pairs) - MAX_METRICS_SHOWN))
+    return "<br>".join(shown)
+
+
+def _benchmark(entry: EntryReport, hub_url: str) -> str:
+    if entry.benchmark is not None and is_repo_id(entry.benchmark.repo_id):
+        repo_id = entry.benchmark.repo_id
+        url = f"{hub_url}/datasets/{quote(repo_id, safe='/')}"
+        return f"[{escape_text(repo_id, 100)}]({url})"
+    if entry.entry.dataset_id:
+        return escape_text(entry.entry.dataset_id, 100)
+    return texts.UNKNOWN
+
+
+def _verdict(entry: EntryReport) -> str:
+    errors = sum(1 for d in entry.diagnostics if d.is_error)
+    warnings = len(entry.diagnostics) - errors
+    if errors:
+        verdict = texts.VERDICT_INVALID.format(
+            count=errors, errors_word=texts.plural(errors, "error")
+        )
+    elif warnings:
+        verdict = texts.VERDICT_WARNINGS.format(
+            count=warnings, warnings_word=texts.plural(warnings, "warning")
+        )
+    else:
+        verdict = texts.VERDICT_VALID
+    if entry.verification.status is VerificationStatus.UNVERIFIED:
+        reason = escape_text(entry.verification.reason or texts.REASON_UNKNOWN, 60)
+        verdict += "<br>" + texts.UNVERIFIED_NOTE.format(reason=reason)
+    return verdict
+
+
+def _row(entry: EntryReport, hub_url: str) -> str:
+    badges = " ".join(texts.BADGE_LABELS[badge] for badge in badges_for(entry))
+    return texts.TABLE_ROW.format(
+        number=entry.entry.index + 1,
+        line=entry.entry.line,
+        benchmark=_benchmark(entry, hub_url),
+        task=escape_text(entry.entry.task_id, 60) if entry.entry.task_id else texts.UNKNOWN,
+        metrics=_metrics(entry),
+        badges=badges or texts.UNKNOWN,
+        verdict=_verdict(entry),
+    )
+
+
+def _problem(diagnostic: Diagnostic, where: str) -> str:
+    if diagnostic.line is not None:
+        where += texts.PROBLEM_AT_LINE.format(line=diagnostic.line)
+    glyph = texts.GLYPH_ERROR if diagnostic.severity is Severity.ERROR else texts.GLYPH_WARNING
+    text = texts.PROBLEM_LINE.format(
+        glyph=glyph,
+        where=where,
+        code=re.sub(r"[^\w.-]", "", diagnostic.code)[:60] or "?",
+        message=escape_text(diagnostic.message, 300),
+    )
+    if diagnostic.hint:
+        text += texts.PROBLEM_HINT.format(hint=escape_text(diagnostic.hint, 300))
+    return text
+
+
+def _entry_problems(entry: EntryReport) -> list[str]:
+    where = texts.PROBLEM_ENTRY_WHERE.format(number=entry.entry.index + 1)
+    problems = [_problem(d, where) for d in entry.diagnostics]
+    if entry.verification.status is VerificationStatus.UNVERIFIED:
+        problems.append(
+            texts.TOKEN_PROBLEM.format(
+                line=entry.entry.line,
+                number=entry.entry.index + 1,
+                reason=re.sub(r"[^\w.-]", "", entry.verification.reason or "")[:60]
+                or texts.REASON_UNKNOWN,
+            )
+        )
+    return problems
+
+
+@dataclass
+class _FileSection:
+    """A file's section, built from parts so the trimmer can drop entries from the end."""
+
+    heading: str
+    file_problems: list[str]
+    rows: list[str] = field(default_factory=list)
+    entry_problems: list[list[str]] = field(default_factory=list)
+
+    def render(self, entries: int | None = None) -> str:
+        count = len(self.rows) if entries is None else entries
+        parts = [self.heading]
+        if self.rows:
+            parts.append(texts.TABLE_HEADER + "\n" + "\n".join(self.rows[:count]))
+        elif not self.file_problems:
+            parts.append(texts.NO_ENTRIES)
+        problems = self.file_problems + [p for ps in self.entry_problems[:count] for p in ps]
+        if problems:
+            has_errors = any(p.startswith("- " + texts.GLYPH_ERROR) for p in problems)
+            summary = texts.PROBLEMS_SUMMARY.format(
+                count=len(problems),
+                problems_word=texts.plural(len(problems), "problem"),
+            )
+            open_attr = " open" if has_errors else ""
+            parts.append(
+                f"<details{open_attr}><summary>{summary}</summary>\n\n"
+                + "\n".join(problems)
+                + "\n\n</details>"
+            )
+        return "\n\n".join(parts)
+
+
+def _section(report: FileReport, hub_url: str) -> _FileSection:
+    path = escape_text(report.path, 200)
+    heading = (texts.FILE_HEADING_OK if report.ok else texts.FILE_HEADING_ERRORS).format(path=path)
+    return _FileSection(
+        heading=heading,
+        file_problems=[_problem(d, texts.PROBLEM_FILE_WHERE) for d in report.diagnostics],
+        rows=[_row(entry, hub_url) for entry in report.entries],
+        entry_problems=[_entry_problems(entry) for entry in report.entries],
+    )
+
+
+def _head_link(context: CommentContext, hub_url: str) -> str:
+    """The checked head, linked to its commit page when the repo id is a plain `owner/name`."""
+    short_sha = context.head_sha[:7]
+    if not is_repo_id(context.repo_id):
+        return texts.HEAD_PLAIN.format(short_sha=short_sha)
+    url = f"{hub_url}/{quote(context.repo_id, safe='/')}/commit/{context.head_sha}"
+    return texts.HEAD_LINKED.format(short_sha=short_sha, url=url)
+
+
+def _file_list(heading: str, paths: Sequence[str]) -> str:
+    shown = paths[: texts.MAX_LISTED_FILES]
+    items = [texts.LIST_ITEM.format(item=escape_text(p, 120, block_start=True)) for p in shown]
+    if len(paths) > len(shown):
+        more = texts.MORE_ITEMS.format(count=len(paths) - len(shown))
+        items.append(texts.LIST_ITEM.format(item=more))
+    return heading + "\n\n" + "\n".join(items)
+
+
+def render_comment(reports: Sequence[FileReport], context: CommentContext) -> str:
+    """The whole comment for one PR head; at most `context.max_chars` characters."""
+    hub_url = context.hub_url.rstrip("/")
+    markers = texts.REPORT_MARKER + "\n" + texts.HEAD_MARKER.format(sha=context.head_sha)
+    head = [markers, texts.TITLE]
+    banner = texts.STATE_BANNERS.get(context.pr_state)
+    if banner:
+        head.append(banner)
+    result_reports = [r for r in reports if r.kind == "results"] + [
+        r for r in reports if r.kind != "results"
+    ]
+    head.append(_summary(_count(result_reports), len(result_reports)))
+    tail: list[str] = []
+    if context.removed_files:
+        tail.append(_file_list(texts.REMOVED_HEADING, context.removed_files))
+    if context.misplaced_files:
+        tail.append(_file_list(texts.MISPLACED_HEADING, context.misplaced_files))
+    tail.append(texts.FOOTER.format(bot=context.bot_name, head=_head_link(context, hub_url)))
+
+    # Sections are built one by one and building stops at the first that overflows: the
+    # files after it are only counted, so a PR of 100 files x 10,000 entries costs one file.
+    fixed = "\n\n".join(head) + "\n\n" + "\n\n".join(tail)
+    sections: list[_FileSection] = []
+    rendered: list[str] = []
+    length = len(fixed)
+    for index, report in enumerate(result_reports):
+        section = _section(report, hub_url)
+        sections.append(section)
+        rendered.append(section.render())
+        length += len(rendered[-1]) + 2
+        if length > context.max_chars:
+            rest = result_reports[index + 1 :]
+            return _trimmed(
+                head,
+                sections,
+                tail,
+                budget=context.max_chars - len(fixed),
+                unrendered=(sum(len(r.entries) for r in rest), len(rest)),
+            )
+    return "\n\n".join([*head, *rendered, *tail])
+
+
+def _trimmed(
+    head: list[str],
+    sections: list[_FileSection],
+    tail: list[str],
+    budget: int,
+    unrendered: tuple[int, int],
+) -> str:
+    """Keep whole entries, file by file, while they fit; then say how many were left out.
+
+    `unrendered` counts (entries, files) of the reports after `sections`, never built.
+    """
+    notice_reserve = len(texts.TRIMMED) + 40
+    budget -= notice_reserve
+    kept: list[str] = []
+    dropped_entries, dropped_files = unrendered
+    for index, section in enumerate(sections):
+        total = len(section.rows)
+        rendered = section.render()
+        if len(rendered) + 2 <= budget:
+            kept.append(rendered)
+            budget -= len(rendered) + 2
+            continue
+        count = _entries_that_fit(section, budget - 2)
+        if count is not None:
+            rendered = section.render(count)
+            kept.append(rendered)
+            budget -= len(rendered) + 2
+        dropped_entries += total - (count or 0)
+        dropped_files += 1
+        for later in sections[index + 1 :]:
+            dropped_entries += len(later.rows)
+            dropped_files += 1
+        break
+    notice = texts.TRIMMED.format(
+        entries=dropped_entries,
+        entries_word=texts.plural(dropped_entries, "entry", "entries"),
+        files=dropped_files,
+        files_word=texts.plural(dropped_files, "file"),
+    )
+    return "\n\n".join([*head, *kept, notice, *tail])
+
+
+def _entries_that_fit(section: _FileSection, budget: int) -> int | None:
+    """The most entries of `section` whose rendering fits `budget`; None when not even one does
+    (a section of file-level problems only is all or nothing).
+
+    Rendering length grows with the entry count, so a binary search finds it in log(n) renders.
+    """
+    smallest = 1 if section.rows else 0
+    if len(section.render(smallest)) > budget:
+        return None
+    low, high = smallest, len(section.rows)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if len(section.render(middle)) <= budget:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def render_help(bot_name: str) -> str:
+    """The reply to `@<bot> help`: the commands, who may use them, what the badges mean."""
+    if not _BOT_NAME_RE.fullmatch(bot_name):
+        raise ValueError(f"bot name must be a Hub user name, not {bot_name!r}")
+    return texts.HELP.format(marker=texts.HELP_MARKER, bot=bot_name)

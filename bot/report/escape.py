@@ -1,0 +1,115 @@
+"""Make any user-supplied string inert in the PR comment's markdown.
+
+Everything a PR author controls (dataset ids, task ids, metric ids, values, notes, file paths,
+diagnostic messages that quote them) passes through `escape_text` before it reaches the
+comment. The Hub renders comments as GitHub-flavoured markdown with some HTML and mentions, so
+a hostile string could otherwise ping people, inject HTML, links or images, forge a badge or
+the bot's hidden markers, or break the table it sits in. After `escape_text`:
+
+- no newline or control character, no leading or trailing whitespace: the string stays on
+  its line and in its table cell, and cannot open an indented code block in a list item;
+  bidi overrides and zero-width characters are dropped (they could disguise text);
+- `<`, `>` and `&` are HTML entities: no tag, no comment (`<!--`), no autolink `<http://…>`,
+  no entity trick (`&#64;` for `@`);
+- the markdown punctuation that matters inline is backslash-escaped (CommonMark: a backslash
+  before ASCII punctuation makes it literal): no emphasis, link, image, code span, math, and
+  `|` cannot end a table cell (GFM honours `\\|` in tables);
+- `@` is followed by a zero-width space: no mention (`@user`) and no email autolink;
+- `://`, and a dot before a letter, get a zero-width space: no bare-URL or domain autolink
+  (`https://x`, `www.x.org`, `evil.com`: linkify's fuzzy links);
+- the glyphs the comment uses for badges and verdicts are replaced, so a note cannot pose as
+  a badge;
+- the length is capped (before escaping) with an ellipsis.
+
+The visible text is what the user wrote, minus those glyphs and invisible characters.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from bot.report.texts import RESERVED_GLYPHS
+
+ZWSP = "\u200b"
+ELLIPSIS = "…"
+DEFAULT_MAX_CHARS = 200
+
+#: The characters that shape inline markdown where an escaped string lands (inside a
+#: paragraph, heading, list item or table cell): emphasis, code, links and images, table
+#: cells, strikethrough, math (`$`), and the escape character itself. Other punctuation is left
+#: alone so the raw text stays readable; block starts are handled by `block_start`.
+_MARKDOWN_PUNCTUATION = frozenset("\\`*_[]()!|~$#^=")
+_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+# A zero-width space after a dot that precedes a letter breaks fuzzy domain links
+# (`evil.com`, `README.md`: `.md` is a TLD) and `www.` links.
+_DOT_BEFORE_LETTER = re.compile(r"\.(?=[^\W\d_])")
+
+
+def _normalise(text: str) -> str:
+    text = _INVISIBLE.sub("", text)
+    out = []
+    for char in text:
+        category = unicodedata.category(char)
+        if category in ("Cc", "Zl", "Zp"):
+            out.append(" ")  # newlines, tabs, NUL...: one line, one cell
+        elif category in ("Cs", "Co", "Cn"):
+            out.append("\ufffd")
+        else:
+            out.append(char)
+    cleaned = "".join(out)
+    for glyph in RESERVED_GLYPHS:
+        cleaned = cleaned.replace(glyph, "?")
+    # A stray variation selector left behind a removed glyph is harmless but noisy.
+    return cleaned.replace("?\ufe0f", "?")
+
+
+def truncate(text: str, max_chars: int) -> str:
+    if len(text) <= max_chars:
+        return text
+    return text[: max(0, max_chars - 1)] + ELLIPSIS
+
+
+_BLOCK_START = re.compile(r"^(?:([-+])|(\d{1,9})([.)]))")
+
+
+def escape_text(
+    value: object, max_chars: int = DEFAULT_MAX_CHARS, *, block_start: bool = False
+) -> str:
+    """`value` as inert, single-line markdown text, at most `max_chars` visible characters.
+
+    `block_start`: the text opens a block (a list item's content), where `-`, `+` or `1.`
+    would start a nested list; their punctuation is escaped too.
+    """
+    # Stripped: leading spaces after a list marker would open an indented code block.
+    text = truncate(_normalise(str(value)).strip(), max_chars)
+    out: list[str] = []
+    for char in text:
+        if char == "&":
+            out.append("&amp;")
+        elif char == "<":
+            out.append("&lt;")
+        elif char == ">":
+            out.append("&gt;")
+        elif char == "@":
+            out.append("@" + ZWSP)
+        elif char in _MARKDOWN_PUNCTUATION:
+            out.append("\\" + char)
+        else:
+            out.append(char)
+    escaped = "".join(out)
+    escaped = escaped.replace("://", ":" + ZWSP + "//")
+    escaped = _DOT_BEFORE_LETTER.sub("." + ZWSP, escaped)
+    if block_start:
+        escaped = _BLOCK_START.sub(
+            lambda m: "\\" + m.group(1) if m.group(1) else m.group(2) + "\\" + m.group(3),
+            escaped,
+        )
+    return escaped
+
+
+def is_repo_id(value: str) -> bool:
+    """A Hub repo id safe to put in a URL path: `owner/name` of the Hub's allowed characters."""
+    return re.fullmatch(r"[A-Za-z0-9][\w.-]{0,95}/[\w.-]{1,96}", value) is not None and (
+        ".." not in value
+    )

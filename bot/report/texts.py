@@ -1,0 +1,136 @@
+"""Every user-facing text of the PR comment and the `help` reply, in one place to review.
+
+Templates use `str.format` fields; `bot.report.comment` fills them with values that are
+already escaped (`bot.report.escape`) or produced by the bot itself (counts, SHAs, codes).
+"""
+
+from __future__ import annotations
+
+from bot.report.badges import Badge
+
+#: Hidden marker by which the bot finds its own report comment again (with the author check).
+REPORT_MARKER = "<!-- evalbot:pr-report -->"
+#: Hidden marker naming the head SHA the report reflects: `<!-- evalbot:head=<40-hex> -->`.
+HEAD_MARKER = "<!-- evalbot:head={sha} -->"
+
+#: The Hub documents no size limit for comment markdown (reference/hub-api.md §8, unknowns).
+#: 60,000 characters is a safe cap, well under GitHub's 65,536 that similar bots design for.
+MAX_COMMENT_CHARS = 60_000
+
+BADGE_LABELS: dict[Badge, str] = {
+    Badge.VERIFIED: "✅ verified",
+    Badge.COMMUNITY: "👥 community",
+    Badge.LEADERBOARD: "🏆 leaderboard",
+    Badge.SOURCE: "🔗 source",
+}
+GLYPH_ERROR = "❌"
+GLYPH_WARNING = "⚠️"
+GLYPH_OK = "✔️"
+GLYPH_INFO = "\u2139\ufe0f"  # information source
+GLYPH_REMOVED = "🗑️"
+
+#: Glyphs a user string may not contain: they would let a note pose as a badge or verdict.
+RESERVED_GLYPHS: tuple[str, ...] = ("✅", "👥", "🏆", "🔗", "❌", "⚠", "✔", "\u2139", "🗑", "🤖")
+
+TITLE = "### Evaluation results check"
+
+SUMMARY = (
+    "**{results} {results_word} in {files} {files_word}:** {verified} verified, "
+    "{community} community, {invalid} with errors · {errors} {errors_word}, "
+    "{warnings} {warnings_word}"
+)
+SUMMARY_NO_RESULTS = "**No results to check in this PR.**"
+
+STATE_BANNERS = {
+    "draft": (
+        "> " + GLYPH_INFO + " This PR is a **draft**: the report is updated as it changes; "
+        "publish it when the results are ready for review."
+    ),
+    "merged": (
+        "> " + GLYPH_INFO + " This PR has been **merged**. The report below reflects its last "
+        "head; the results now live on the main branch."
+    ),
+    "closed": (
+        "> " + GLYPH_INFO + " This PR is **closed**. Its results are not shown on the model "
+        "page; the report below reflects its last head."
+    ),
+}
+
+FILE_HEADING_OK = "#### " + GLYPH_OK + " {path}"
+FILE_HEADING_ERRORS = "#### " + GLYPH_ERROR + " {path}"
+TABLE_HEADER = (
+    "| # | line | benchmark | task | metrics | badges | verdict |\n|---|---|---|---|---|---|---|"
+)
+TABLE_ROW = "| {number} | {line} | {benchmark} | {task} | {metrics} | {badges} | {verdict} |"
+NO_ENTRIES = "_No entries could be read from this file._"
+UNKNOWN = "—"
+MORE_METRICS = "+{count} more"
+
+VERDICT_VALID = GLYPH_OK + " valid"
+VERDICT_WARNINGS = GLYPH_WARNING + " valid, {count} {warnings_word}"
+VERDICT_INVALID = GLYPH_ERROR + " {count} {errors_word}"
+UNVERIFIED_NOTE = "token not verified: {reason}"
+REASON_UNKNOWN = "unknown-reason"
+
+PROBLEMS_SUMMARY = "{count} {problems_word} in this file"
+PROBLEM_ENTRY_WHERE = "entry #{number}"
+PROBLEM_FILE_WHERE = "file"
+PROBLEM_AT_LINE = ", line {line}"
+PROBLEM_LINE = "- {glyph} **{where}** `{code}`: {message}"
+PROBLEM_HINT = "<br>**Fix:** {hint}"
+TOKEN_PROBLEM = (
+    "- " + GLYPH_INFO + " **entry #{number}, line {line}** `{reason}`: the verify token "
+    "was not accepted, so this result is shown as a community claim. Look the code up in "
+    "the verification docs."
+)
+
+REMOVED_HEADING = (
+    GLYPH_REMOVED
+    + " **Result files removed by this PR** (their results leave the model page on merge):"
+)
+MISPLACED_HEADING = (
+    GLYPH_WARNING + " **Files the Hub will not read as results** (only `.eval_results/*.yaml`, "
+    "one level deep, is read):"
+)
+LIST_ITEM = "- {item}"
+MORE_ITEMS = "… and {count} more"
+#: Removed and misplaced files listed by name, at most this many each (the rest are counted).
+MAX_LISTED_FILES = 20
+
+TRIMMED = (
+    "> " + GLYPH_WARNING + " This report was trimmed to fit a Hub comment: "
+    "{entries} {entries_word} in {files} {files_word} not shown. Run `evalbot validate` on the "
+    "PR's files for the full report."
+)
+
+HEAD_PLAIN = "`{short_sha}`"
+HEAD_LINKED = "[`{short_sha}`]({url})"
+FOOTER = (
+    "---\n"
+    "<sub>🤖 Automated check by {bot}, updated as this PR changes. Checked head "
+    "{head}. A maintainer can re-run it by commenting `@{bot} recheck`; "
+    "`@{bot} help` lists the commands.</sub>"
+)
+
+HELP = """{marker}
+**{bot} commands** (from the repo owner, members of the owning organisation, or users on the
+bot's allow-list; comments from anyone else are ignored):
+
+- `@{bot} recheck` (or `/evalbot recheck`): validate the PR again at its current head and
+  update the report comment.
+- `@{bot} help` (or `/evalbot help`): show this list.
+
+The report comment checks every `.eval_results/*.yaml` file this PR adds or changes against the
+benchmark's `eval.yaml`, and verifies signed `verify_token`s. Badges: ✅ verified (a token from a
+trusted issuer matches the result), 👥 community (the submitter's claim), 🏆 leaderboard (the
+benchmark is known, the result can rank), 🔗 source (the result cites an http(s) source).
+Run the same checks before pushing with `evalbot validate`.
+
+<sub>🤖 Automated reply.</sub>"""
+
+#: Marks help replies, so they are never mistaken for the report (nor edited as one).
+HELP_MARKER = "<!-- evalbot:help -->"
+
+
+def plural(count: int, singular: str, plural_form: str | None = None) -> str:
+    return singular if count == 1 else (plural_form or singular + "s")
