@@ -1,0 +1,154 @@
+"""The content a token vouches for: canonical claims and the entry digest (pure).
+
+Both sides compute these the same way: the issuer (through `evalbot token claims` or its own
+code following docs/verification.md) before signing, the verifier when it compares. They are
+computed from *parsed* values, never from YAML text, so `20.90` and `20.9` agree while the
+string `"20.90"` does not (security.md §3.3).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import rfc8785
+
+from bot.spec.model import Dialect, EntryReport
+
+#: The entry keys that hold its token (target spec and live Hub format); never digested.
+TOKEN_KEYS: frozenset[str] = frozenset({"verify_token", "verifyToken"})
+
+#: The metric id of a live entry's `value` when its benchmark declares no metrics.
+LIVE_VALUE_METRIC_ID = "value"
+
+DIGEST_PREFIX = "sha256:"
+
+#: Content claims in the order docs and `evalbot token claims` present them.
+CONTENT_CLAIMS: tuple[str, ...] = (
+    "model_repo",
+    "model_revision",
+    "benchmark_repo",
+    "benchmark_revision",
+    "task_id",
+    "metrics",
+    "framework",
+    "digest",
+)
+
+
+class ClaimsUnavailable(ValueError):
+    """The entry lacks what its claims are built from (it is invalid, or its benchmark unknown)."""
+
+
+def _plain(value: Any) -> Any:
+    """A copy made of dict/list/scalars only, which is what RFC 8785 serialisers accept."""
+    if isinstance(value, Mapping):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    return value
+
+
+def canonical_json(value: Any) -> bytes:
+    """RFC 8785 (JCS) bytes of a JSON-compatible value; raises `ClaimsUnavailable` if it has none.
+
+    NaN, infinities, integers beyond 2^53 and non-JSON types have no canonical form.
+    """
+    try:
+        return bytes(rfc8785.dumps(_plain(value)))
+    except rfc8785.CanonicalizationError as error:
+        raise ClaimsUnavailable(f"no canonical JSON: {error}") from error
+
+
+def entry_digest(entry_data: Mapping[str, Any]) -> str:
+    """`sha256:<hex>` of the RFC 8785 canonical JSON of the entry without its token key(s)."""
+    content = {key: value for key, value in entry_data.items() if key not in TOKEN_KEYS}
+    return DIGEST_PREFIX + hashlib.sha256(canonical_json(content)).hexdigest()
+
+
+def _mapping(value: Any, what: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ClaimsUnavailable(f"{what} is not a mapping")
+    return value
+
+
+def _string(value: Any, what: str) -> str:
+    if not isinstance(value, str):
+        raise ClaimsUnavailable(f"{what} is not a string")
+    return value
+
+
+def _number(value: Any, what: str) -> int | float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ClaimsUnavailable(f"{what} is not a number")
+    return value
+
+
+def metrics_claim(report: EntryReport) -> list[dict[str, Any]]:
+    """`[{metric_id, value}]` sorted by `metric_id` (code point order), from either dialect.
+
+    A live entry's scalar `value` stands for the benchmark's primary metric, or for the
+    pseudo-metric `value` when the benchmark declares none (DESIGN.md, edge cases: Tokens).
+    """
+    data = report.entry.data
+    if report.entry.dialect is Dialect.LIVE:
+        primary = report.benchmark.primary_metric if report.benchmark is not None else None
+        metric_id = primary.id if primary is not None else LIVE_VALUE_METRIC_ID
+        return [{"metric_id": metric_id, "value": _number(data.get("value"), "value")}]
+    items = data.get("metrics")
+    if not isinstance(items, Sequence) or isinstance(items, str):
+        raise ClaimsUnavailable("metrics is not a list")
+    metrics = []
+    for position, item in enumerate(items):
+        metric = _mapping(item, f"metrics[{position}]")
+        metrics.append(
+            {
+                "metric_id": _string(metric.get("metric_id"), f"metrics[{position}].metric_id"),
+                "value": _number(metric.get("value"), f"metrics[{position}].value"),
+            }
+        )
+    metrics.sort(key=lambda metric: str(metric["metric_id"]))
+    return metrics
+
+
+def stated_framework(report: EntryReport) -> dict[str, Any] | None:
+    """The framework the entry itself states, as the token must repeat it; None if it states none.
+
+    Target entries state `framework: {name, version?, command?}`; live entries may state the
+    name only, as `evaluation_framework`.
+    """
+    data = report.entry.data
+    if "framework" in data:
+        return dict(_plain(_mapping(data["framework"], "framework")))
+    if "evaluation_framework" in data:
+        return {"name": _string(data["evaluation_framework"], "evaluation_framework")}
+    return None
+
+
+def content_claims(report: EntryReport, *, model_repo: str) -> dict[str, Any]:
+    """The content claims a token on this entry must carry, each equal to what is returned.
+
+    Optional claims (`model_revision`, `benchmark_revision`, `framework`) are present exactly
+    when the entry states the field. When the entry states no framework, the token must still
+    carry a `framework` claim with at least `name` (the issuer vouches for it), which is not
+    part of the returned mapping because the entry cannot say what it is.
+    Raises `ClaimsUnavailable` for an entry without a known benchmark or with malformed fields.
+    """
+    if report.benchmark is None:
+        raise ClaimsUnavailable("the entry's benchmark is unknown")
+    data = report.entry.data
+    dataset = _mapping(data.get("dataset"), "dataset")
+    claims: dict[str, Any] = {"model_repo": model_repo}
+    if "model_revision" in data:
+        claims["model_revision"] = _string(data["model_revision"], "model_revision")
+    claims["benchmark_repo"] = report.benchmark.repo_id
+    if "revision" in dataset:
+        claims["benchmark_revision"] = _string(dataset["revision"], "dataset.revision")
+    claims["task_id"] = _string(dataset.get("task_id"), "dataset.task_id")
+    claims["metrics"] = metrics_claim(report)
+    framework = stated_framework(report)
+    if framework is not None:
+        claims["framework"] = framework
+    claims["digest"] = entry_digest(data)
+    return claims
