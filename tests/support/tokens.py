@@ -164,7 +164,7 @@ class SigningIssuer:
         model_repo: str = MODEL_REPO,
         issued_at: int = NOW - 60,
         lifetime_s: int = 900,
-        jti: str | None = None,
+        jti: Any = None,
         framework: Mapping[str, Any] | None = None,
         **overrides: Any,
     ) -> dict[str, Any]:
@@ -177,8 +177,10 @@ class SigningIssuer:
             subject="ci:acme/evals",
             issued_at=issued_at,
             lifetime_s=lifetime_s,
-            jti=jti,
+            jti=None if jti is DROP else jti,
         )
+        if jti is DROP:
+            del claims["jti"]
         for name, value in overrides.items():
             if value is DROP:
                 claims.pop(name, None)
