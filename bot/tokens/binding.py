@@ -18,12 +18,21 @@ import hashlib
 import threading
 import time
 from collections.abc import Callable
+from enum import Enum
 from typing import Protocol
 
 import redis
 
 LEEWAY_S = 30
 DEFAULT_RETENTION_S = 400 * 24 * 3600
+
+
+class BindOutcome(Enum):
+    """How a bind attempt went; only `OTHER` is a reuse."""
+
+    NEW = "new"  # this call bound the jti
+    SAME = "same"  # already bound to the same (model repo, digest): a re-check
+    OTHER = "other"  # bound to other content or another repo
 
 
 class JtiBinder(Protocol):
@@ -56,10 +65,16 @@ class MemoryJtiBinder:
         self._lock = threading.Lock()
 
     def bind(self, *, issuer: str, jti: str, model_repo: str, digest: str, expires_at: int) -> bool:
+        outcome = self.claim(issuer=issuer, jti=jti, model_repo=model_repo, digest=digest)
+        return outcome is not BindOutcome.OTHER
+
+    def claim(self, *, issuer: str, jti: str, model_repo: str, digest: str) -> BindOutcome:
         value = binding_value(model_repo, digest)
         with self._lock:
             current = self._bound.setdefault((issuer, jti), value)
-        return current == value
+            if current is value:
+                return BindOutcome.NEW
+        return BindOutcome.SAME if current == value else BindOutcome.OTHER
 
 
 class RedisJtiBinder:
@@ -83,6 +98,15 @@ class RedisJtiBinder:
         self._clock = clock
 
     def bind(self, *, issuer: str, jti: str, model_repo: str, digest: str, expires_at: int) -> bool:
+        outcome = self.claim(
+            issuer=issuer, jti=jti, model_repo=model_repo, digest=digest, expires_at=expires_at
+        )
+        return outcome is not BindOutcome.OTHER
+
+    def claim(
+        self, *, issuer: str, jti: str, model_repo: str, digest: str, expires_at: int
+    ) -> BindOutcome:
+        """Bind or compare atomically; `NEW` for exactly one of any number of racing callers."""
         value = binding_value(model_repo, digest)
         ttl = binding_ttl_s(expires_at, now=self._clock(), retention_s=self._retention_s)
         # SET key value NX GET (Redis >= 7.0): returns None when it set the key, else the value
@@ -91,7 +115,7 @@ class RedisJtiBinder:
             binding_key(self._prefix, issuer, jti), value, nx=True, ex=ttl, get=True
         )
         if previous is None:
-            return True
+            return BindOutcome.NEW
         if isinstance(previous, str):  # a client built with decode_responses=True
             previous = previous.encode()
-        return previous == value
+        return BindOutcome.SAME if previous == value else BindOutcome.OTHER
