@@ -8,16 +8,20 @@ signature over it has been verified:
 2. the token's form: compact JWS only, size cap, strict JSON in header and payload (no duplicate
    names, no NaN), a header of exactly `alg` (= `EdDSA`), `kid` (well formed) and `typ`;
 3. the issuer: exact `iss` in the registry, then the key with this `kid` from that issuer only;
-4. the signature (PyJWT's JWS layer, algorithm pinned to EdDSA);
+4. the signature, with PyJWT's EdDSA algorithm and nothing else (the algorithm is pinned: the
+   header was already required to say `EdDSA`, and keys are Ed25519 keys only);
 5. standard claims with their types: `sub`, `jti`, `iat`, `exp`, `nbf`, `aud` when configured;
    lifetime and freshness at the caller's reference time with 30 s leeway;
 6. the issuer's policy: framework, benchmark and model globs;
 7. every content claim and the digest equal to the entry and the repo;
 8. the reuse binding of the jti, claimed only by a token that passed everything else.
 
-PyJWT's own claim validation is not used: it judges freshness at the wall clock, while a
+PyJWT's `decode` is not used. Its claim validation judges freshness at the wall clock, while a
 re-run must judge it at the time the commit was recorded, and it accepts string or float times
-(security.md §2.4). Signature checking is all it does here.
+(security.md §2.4). Its JWS layer re-parses segments this module has already parsed strictly
+(and refused: `crit`, `b64`, `jku`... never reach it), and doing so cost twice the signature
+check itself (bench/tokens.py); so only its EdDSA algorithm object is used, on the bytes this
+module parsed.
 """
 
 from __future__ import annotations
@@ -33,8 +37,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-from jwt.api_jws import PyJWS
-from jwt.exceptions import InvalidSignatureError, PyJWTError
+from jwt.algorithms import OKPAlgorithm
 
 from bot.spec.model import EntryReport, FileReport, Verification, VerificationStatus
 from bot.tokens import reasons
@@ -44,7 +47,6 @@ from bot.tokens.claims import (
     TOKEN_KEYS,
     ClaimsUnavailable,
     content_claims,
-    stated_framework,
 )
 from bot.tokens.issuers import IssuerPolicy, IssuerRegistry, KeyNotFound
 from bot.tokens.jwks import KID_PATTERN
@@ -67,7 +69,7 @@ FRAMEWORK_FIELDS: frozenset[str] = frozenset({"name", "version", "command"})
 #: the commit that introduced the token (bot), or `--at` (CLI).
 ReferenceTime = Callable[[FileReport, EntryReport], datetime]
 
-_JWS = PyJWS(algorithms=[ALGORITHM])
+_EDDSA = OKPAlgorithm()
 
 
 class Unverified(Exception):
@@ -88,13 +90,23 @@ class CheckedToken:
     digest: str
 
 
-def _segment_json(segment: str) -> dict[str, Any]:
+def _b64url_decode(segment: str) -> bytes:
+    """Decode an unpadded base64url segment (its alphabet was checked by `COMPACT_JWS`)."""
+    if len(segment) % 4 == 1:
+        raise Unverified(reasons.MALFORMED_TOKEN)
     try:
-        raw = base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4))
+        return base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4))
+    except (binascii.Error, ValueError) as error:
+        raise Unverified(reasons.MALFORMED_TOKEN) from error
+
+
+def _segment_json(segment: str) -> dict[str, Any]:
+    raw = _b64url_decode(segment)
+    try:
         value = loads_strict(raw.decode("utf-8"))
     except DuplicateNameError as error:
         raise Unverified(reasons.DUPLICATE_CLAIMS) from error
-    except (binascii.Error, ValueError) as error:
+    except ValueError as error:
         raise Unverified(reasons.MALFORMED_TOKEN) from error
     if not isinstance(value, dict):
         raise Unverified(reasons.MALFORMED_TOKEN)
@@ -141,18 +153,25 @@ def _require_string(payload: Mapping[str, Any], name: str, *, max_chars: int = 4
 
 def json_equal(left: Any, right: Any) -> bool:
     """Equality as RFC 8785 sees it: numbers by value (`20.9 == 20.90`, `21 == 21.0`), but a
-    string is never a number and a boolean never an integer (`"20.90" != 20.9`, `true != 1`)."""
-    if isinstance(left, bool) or isinstance(right, bool):
-        return isinstance(left, bool) and isinstance(right, bool) and left is right
-    if isinstance(left, int | float) and isinstance(right, int | float):
-        return left == right
-    if isinstance(left, str) or isinstance(right, str):
-        return isinstance(left, str) and isinstance(right, str) and left == right
-    if isinstance(left, list) and isinstance(right, list):
+    string is never a number and a boolean never an integer (`"20.90" != 20.9`, `true != 1`).
+
+    Both sides are plain JSON data (dict, list, str, int, float, bool, None): `expected` is
+    built by `content_claims`, the payload by the JSON parser.
+    """
+    left_kind, right_kind = type(left), type(right)
+    if left_kind is not right_kind:
+        # int and float compare by value; any other mix of kinds differs (bool is its own).
+        return left_kind in _NUMBER_KINDS and right_kind in _NUMBER_KINDS and left == right
+    if left_kind is dict:
+        if left.keys() != right.keys():
+            return False
+        return all(json_equal(item, right[key]) for key, item in left.items())
+    if left_kind is list:
         return len(left) == len(right) and all(map(json_equal, left, right))
-    if isinstance(left, Mapping) and isinstance(right, Mapping):
-        return left.keys() == right.keys() and all(json_equal(left[k], right[k]) for k in left)
-    return left is None and right is None
+    return bool(left == right)
+
+
+_NUMBER_KINDS = (int, float)
 
 
 def _check_claim_types(payload: Mapping[str, Any]) -> None:
@@ -231,7 +250,8 @@ def check_token(
     `expected` is `content_claims(...)` of the entry; `at` the reference time (epoch seconds).
     """
     header = parse_header(token)
-    payload = _segment_json(token.split(".", 2)[1])
+    signing_input, _, signature_segment = token.rpartition(".")
+    payload = _segment_json(signing_input.split(".", 1)[1])
     if "iss" not in payload:
         raise Unverified(reasons.for_claim(reasons.CLAIM_MISSING, "iss"))
     issuer = payload["iss"]
@@ -244,12 +264,9 @@ def check_token(
         key: Ed25519PublicKey = registry.key(issuer, header["kid"])
     except KeyNotFound as missing:
         raise Unverified(missing.reason) from missing
-    try:
-        _JWS.decode_complete(token, key=key, algorithms=[ALGORITHM])
-    except InvalidSignatureError as error:
-        raise Unverified(reasons.BAD_SIGNATURE) from error
-    except PyJWTError as error:
-        raise Unverified(reasons.MALFORMED_TOKEN) from error
+    signature = _b64url_decode(signature_segment)
+    if not _EDDSA.verify(signing_input.encode("ascii"), key, signature):
+        raise Unverified(reasons.BAD_SIGNATURE)
 
     _require_string(payload, "sub")
     jti = _require_string(payload, "jti", max_chars=MAX_JTI_CHARS)
@@ -306,13 +323,12 @@ def verify_entry(
             raise Unverified(reasons.AMBIGUOUS_YAML)
         try:
             expected = content_claims(report, model_repo=model_repo)
-            framework_stated = stated_framework(report) is not None
         except ClaimsUnavailable as error:
             raise Unverified(reasons.ENTRY_INVALID) from error
         checked = check_token(
             token,
             expected=expected,
-            framework_stated=framework_stated,
+            framework_stated="framework" in expected,
             registry=registry,
             at=_epoch_seconds(at),
         )

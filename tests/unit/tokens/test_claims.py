@@ -8,8 +8,9 @@ import math
 from typing import Any
 
 import pytest
+import rfc8785
 import yaml
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.spec.model import Benchmark, Dialect, MetricDef, TaskDef
@@ -179,3 +180,48 @@ def test_canonical_form_is_independent_of_key_order_and_round_trips(obj: dict[st
     canonical = canonical_json(obj)
     assert canonical == canonical_json(reordered)
     assert canonical_json(loads_strict(canonical)) == canonical
+
+
+any_json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**60), max_value=2**60)
+    | st.floats()
+    | st.sampled_from([100.0, -0.0, 1e-7, 1e21, 1e20, 123456789012345680000.0, 5e-324, 0.1 + 0.2])
+    | st.text(),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4)
+    ),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=600)
+@given(any_json_values)
+def test_canonical_json_is_byte_identical_to_rfc8785(value: Any) -> None:
+    try:
+        reference = rfc8785.dumps(value)
+    except rfc8785.CanonicalizationError:
+        with pytest.raises(ClaimsUnavailable):
+            canonical_json(value)
+        return
+    assert canonical_json(value) == reference
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"\U0001f600": 1, "\ufb33": 2, "a": 3},  # UTF-16 order differs from code point order
+        {"s": '\u2028\x7f\x00\x1f"\\é'},
+        {"lone": "\ud800"},
+        [100.0, -0.0, 1e-7, 1e21, 1e-6, 1e16, 2**53 - 1, 2.5],
+    ],
+)
+def test_canonical_json_edge_cases_match_rfc8785(value: Any) -> None:
+    try:
+        reference = rfc8785.dumps(value)
+    except rfc8785.CanonicalizationError:
+        with pytest.raises(ClaimsUnavailable):
+            canonical_json(value)
+        return
+    assert canonical_json(value) == reference
