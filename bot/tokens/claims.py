@@ -15,7 +15,7 @@ from typing import Any
 
 import rfc8785
 
-from bot.spec.model import Dialect, EntryReport
+from bot.spec.model import Dialect, EntryReport, FileReport
 
 #: The entry keys that hold its token (target spec and live Hub format); never digested.
 TOKEN_KEYS: frozenset[str] = frozenset({"verify_token", "verifyToken"})
@@ -196,3 +196,32 @@ def content_claims(report: EntryReport, *, model_repo: str) -> dict[str, Any]:
         claims["framework"] = framework
     claims["digest"] = entry_digest(data)
     return claims
+
+
+def claims_for_entry(
+    report: FileReport, index: int, *, model_repo: str, framework: str | None = None
+) -> dict[str, Any]:
+    """The claims an issuer signs for entry `index` of a validated file (`evalbot token claims`).
+
+    `framework` names the framework to vouch for when the entry states none (live entries); it
+    must agree with the entry when the entry states one. Raises `ClaimsUnavailable` for an
+    entry with errors, and IndexError for an index the file does not have.
+    """
+    entry_report = next((e for e in report.entries if e.entry.index == index), None)
+    if entry_report is None:
+        raise IndexError(f"{report.path} has no entry {index}")
+    errors = [d for d in entry_report.diagnostics if d.is_error]
+    if errors:
+        listed = "; ".join(f"{d.code}: {d.message}" for d in errors)
+        raise ClaimsUnavailable(f"entry {index} has errors, fix them first ({listed})")
+    claims = content_claims(entry_report, model_repo=model_repo)
+    stated = claims.get("framework")
+    if stated is None:
+        if framework is None:
+            raise ClaimsUnavailable(
+                f"entry {index} states no framework: name the one the issuer vouches for"
+            )
+        claims["framework"] = {"name": framework}
+    elif framework is not None and stated.get("name") != framework:
+        raise ClaimsUnavailable(f"entry {index} states framework {stated.get('name')!r}")
+    return {name: claims[name] for name in CONTENT_CLAIMS if name in claims}

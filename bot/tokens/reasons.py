@@ -45,6 +45,7 @@ DIGEST_MISMATCH = "digest-mismatch"
 TOKEN_REUSED = "token-reused"  # noqa: S105 - a reason code, not a secret
 ENTRY_INVALID = "entry-invalid"
 AMBIGUOUS_YAML = "ambiguous-yaml"
+MODEL_REPO_UNKNOWN = "model-repo-unknown"
 INTERNAL_ERROR = "internal-error"
 
 
@@ -199,6 +200,11 @@ REASONS: dict[str, ReasonText] = {
         "differently (`1e3`, `012`, `on`, an unquoted date...); a signature cannot vouch for "
         "content whose meaning depends on the reader.",
         "Quote the string, or write the number unambiguously (`1000.0`, `20.9`), and sign again.",
+    ),
+    MODEL_REPO_UNKNOWN: ReasonText(
+        "An offline run was not told which model repo the results belong to, so no token "
+        "can be matched to its `model_repo` claim.",
+        "Pass `--model-repo OWNER/NAME` to `evalbot validate`.",
     ),
     INTERNAL_ERROR: ReasonText(
         "The verifier failed unexpectedly on this token; it is treated as unverified.",

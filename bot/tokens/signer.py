@@ -16,6 +16,7 @@ import jwt
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from bot.tokens.claims import CONTENT_CLAIMS
 from bot.tokens.jwks import KID_PATTERN
 
 TOKEN_TYPE = "eval-result+jwt"  # noqa: S105 - the JWT `typ`, not a secret
@@ -101,3 +102,26 @@ def sign(claims: Mapping[str, Any], *, key: Ed25519PrivateKey, kid: str) -> str:
         algorithm="EdDSA",
         headers={"kid": check_kid(kid), "typ": TOKEN_TYPE},
     )
+
+
+#: Claims the signer sets itself; content may not carry them (it could not override `iss`).
+REGISTERED_CLAIMS = frozenset({"iss", "sub", "aud", "iat", "nbf", "exp", "jti"})
+REQUIRED_CONTENT = ("model_repo", "benchmark_repo", "task_id", "metrics", "framework", "digest")
+
+
+def validate_content(content: Any) -> None:
+    """Refuse content claims the verifier could never accept; raises ValueError saying why."""
+    if not isinstance(content, dict):
+        raise ValueError("expected a JSON object of content claims")
+    registered = sorted(REGISTERED_CLAIMS & set(content))
+    if registered:
+        raise ValueError(f"registered claims are set by the signer, not the content: {registered}")
+    unknown = sorted(set(content) - set(CONTENT_CLAIMS))
+    if unknown:
+        raise ValueError(f"unknown content claims {unknown}")
+    missing = [name for name in REQUIRED_CONTENT if name not in content]
+    if missing:
+        raise ValueError(f"missing content claims {missing}")
+    framework = content["framework"]
+    if not isinstance(framework, dict) or not isinstance(framework.get("name"), str):
+        raise ValueError("framework must be an object with a name")
