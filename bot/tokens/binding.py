@@ -27,6 +27,15 @@ LEEWAY_S = 30
 DEFAULT_RETENTION_S = 400 * 24 * 3600
 
 
+class VerificationUnavailable(RuntimeError):
+    """The shared state verification depends on (Redis) is unreachable: retry the whole run.
+
+    Raised instead of a verdict because an outage is not a property of the token: reporting
+    `unverified` would publish a wrong answer, and reporting `verified` without the reuse check
+    would fail open (security.md §1.7: replay protection is mandatory).
+    """
+
+
 class BindOutcome(Enum):
     """How a bind attempt went; only `OTHER` is a reuse."""
 
@@ -111,9 +120,12 @@ class RedisJtiBinder:
         ttl = binding_ttl_s(expires_at, now=self._clock(), retention_s=self._retention_s)
         # SET key value NX GET (Redis >= 7.0): returns None when it set the key, else the value
         # already bound; both happen atomically, so two workers racing cannot both claim.
-        previous = self._client.set(
-            binding_key(self._prefix, issuer, jti), value, nx=True, ex=ttl, get=True
-        )
+        try:
+            previous = self._client.set(
+                binding_key(self._prefix, issuer, jti), value, nx=True, ex=ttl, get=True
+            )
+        except redis.RedisError as error:
+            raise VerificationUnavailable(f"jti bindings unavailable: {error}") from error
         if previous is None:
             return BindOutcome.NEW
         if isinstance(previous, str):  # a client built with decode_responses=True

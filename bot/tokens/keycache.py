@@ -16,6 +16,8 @@ from typing import Protocol
 
 import redis
 
+from bot.tokens.binding import VerificationUnavailable
+
 
 class KeyCache(Protocol):
     """The last good JWKS body per issuer, and the refetch budget per issuer."""
@@ -67,16 +69,25 @@ class RedisKeyCache:
         self._prefix = prefix
 
     def load(self, issuer: str) -> bytes | None:
-        body = self._client.get(f"{self._prefix}body:{issuer}")
+        try:
+            body = self._client.get(f"{self._prefix}body:{issuer}")
+        except redis.RedisError as error:
+            raise VerificationUnavailable(f"key cache unavailable: {error}") from error
         if isinstance(body, str):  # a client built with decode_responses=True
             return body.encode()
         return body if isinstance(body, bytes) else None
 
     def store(self, issuer: str, body: bytes) -> None:
-        self._client.set(f"{self._prefix}body:{issuer}", body)
+        try:
+            self._client.set(f"{self._prefix}body:{issuer}", body)
+        except redis.RedisError as error:
+            raise VerificationUnavailable(f"key cache unavailable: {error}") from error
 
     def claim_refetch(self, issuer: str, interval_s: float) -> bool:
-        claimed = self._client.set(
-            f"{self._prefix}refetch:{issuer}", b"1", nx=True, ex=max(1, math.ceil(interval_s))
-        )
+        try:
+            claimed = self._client.set(
+                f"{self._prefix}refetch:{issuer}", b"1", nx=True, ex=max(1, math.ceil(interval_s))
+            )
+        except redis.RedisError as error:
+            raise VerificationUnavailable(f"key cache unavailable: {error}") from error
         return bool(claimed)

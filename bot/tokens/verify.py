@@ -41,7 +41,7 @@ from jwt.algorithms import OKPAlgorithm
 
 from bot.spec.model import EntryReport, FileReport, Verification, VerificationStatus
 from bot.tokens import reasons
-from bot.tokens.binding import LEEWAY_S, JtiBinder
+from bot.tokens.binding import LEEWAY_S, JtiBinder, VerificationUnavailable
 from bot.tokens.claims import (
     CONTENT_CLAIMS,
     TOKEN_KEYS,
@@ -312,7 +312,10 @@ def verify_entry(
     binder: JtiBinder,
     at: datetime,
 ) -> Verification:
-    """The verdict on one entry's token (see the module docstring for the order of checks)."""
+    """The verdict on one entry's token (see the module docstring for the order of checks).
+
+    Raises `VerificationUnavailable` when Redis (bindings, key cache) is unreachable.
+    """
     token = report.entry.token
     if token is None:
         return Verification.absent()
@@ -343,6 +346,8 @@ def verify_entry(
             raise Unverified(reasons.TOKEN_REUSED)
     except Unverified as verdict:
         return Verification(VerificationStatus.UNVERIFIED, verdict.reason)
+    except VerificationUnavailable:
+        raise  # an outage of shared state: the caller retries, no verdict is published
     except Exception:
         # Like Warehouse: an exception we did not foresee is a bug to see in the logs, and the
         # token stays unverified rather than crashing the run.
@@ -363,7 +368,8 @@ def verify_reports(
 
     Files are taken in sorted path order and entries in file order (DESIGN.md), so when two
     entries carry the same jti the first one binds it and the verdicts do not depend on the
-    order the caller listed the files in.
+    order the caller listed the files in. Raises `VerificationUnavailable` when Redis is
+    unreachable (a Celery task should retry).
     """
     for file_report in sorted(reports, key=lambda report: report.path):
         for entry_report in file_report.entries:

@@ -9,16 +9,19 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+import redis
 
 from bot.spec.model import EntryReport, Verification, VerificationStatus
 from bot.tokens.binding import (
     DEFAULT_RETENTION_S,
     BindOutcome,
     RedisJtiBinder,
+    VerificationUnavailable,
     binding_key,
 )
 from bot.tokens.issuers import IssuerRegistry
-from bot.tokens.verify import verify_entry
+from bot.tokens.keycache import RedisKeyCache
+from bot.tokens.verify import verify_entry, verify_reports
 from tests.support.redis_server import RedisServer
 from tests.support.tokens import (
     ISSUER,
@@ -27,6 +30,7 @@ from tests.support.tokens import (
     TARGET_FILE,
     SigningIssuer,
     entries_from_yaml,
+    file_report,
     signed_report,
 )
 
@@ -189,3 +193,38 @@ def test_two_workers_racing_with_one_token_on_two_repos_have_exactly_one_winner(
         later = RecordingBinder(RedisJtiBinder(redis_server.client()))
         assert verify_on_worker(on_a, registry, later, "acme/a")() == verdicts[0]
         assert verify_on_worker(on_b, registry, later, "acme/b")() == verdicts[1]
+
+
+def test_redis_down_raises_for_a_retry_instead_of_publishing_a_verdict(
+    redis_server: RedisServer,
+) -> None:
+    issuer = SigningIssuer()
+    data = entries_from_yaml(TARGET_FILE)[0]
+    report = signed_report(issuer, data)
+    client = redis.Redis.from_url(redis_server.url, socket_timeout=2, socket_connect_timeout=2)
+    jwks_issuer = issuer.config(inline=False) | {"jwks_url": "https://tokens.example.org/jwks"}
+    with_inline_keys = IssuerRegistry.from_mapping({"issuers": [issuer.config()]})
+    with_redis_keys = IssuerRegistry.from_mapping(
+        {"issuers": [jwks_issuer]}, cache=RedisKeyCache(client)
+    )
+    binder = RedisJtiBinder(client)
+    redis_server.stop(kill=True)
+    for registry in (with_inline_keys, with_redis_keys):
+        with pytest.raises(VerificationUnavailable):
+            verify_reports(
+                [file_report("f.yaml", report)],
+                model_repo=MODEL_REPO,
+                registry=registry,
+                binder=binder,
+                reference_time=lambda _file, _entry: datetime.fromtimestamp(NOW, tz=UTC),
+            )
+    assert report.verification == Verification.absent()  # nothing was published
+    redis_server.start()
+    verify_reports(
+        [file_report("f.yaml", report)],
+        model_repo=MODEL_REPO,
+        registry=with_inline_keys,
+        binder=binder,
+        reference_time=lambda _file, _entry: datetime.fromtimestamp(NOW, tz=UTC),
+    )
+    assert report.verification == VERIFIED

@@ -500,6 +500,11 @@ def test_edited_entry_after_signing_is_digest_mismatch(
         assert verdict(with_token(edited, token), registry) == unverified("digest-mismatch")
     reordered = {**target, "metrics": list(reversed(target["metrics"]))}
     assert verdict(with_token(reordered, token), registry) == unverified("digest-mismatch")
+    improved = {
+        **target,
+        "metrics": [target["metrics"][0], {"metric_id": "accuracy", "value": 25.0}],
+    }
+    assert verdict(with_token(improved, token), registry) == unverified("claim-mismatch:metrics")
 
 
 @pytest.mark.parametrize(
