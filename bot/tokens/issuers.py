@@ -22,6 +22,7 @@ import yaml
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from bot.tokens import reasons
+from bot.tokens.binding import VerificationUnavailable
 from bot.tokens.jwks import (
     HttpxJwksFetcher,
     JwksFetcher,
@@ -173,11 +174,15 @@ class IssuerRegistry:
         fetcher: JwksFetcher | None = None,
         cache: KeyCache | None = None,
         refetch_interval_s: float = REFETCH_INTERVAL_S,
+        unavailable_keys_raise: bool = False,
     ) -> None:
         self._policies = {policy.issuer: policy for policy in policies}
         self._fetcher: JwksFetcher = fetcher if fetcher is not None else HttpxJwksFetcher()
         self._cache: KeyCache = cache if cache is not None else MemoryKeyCache()
         self._refetch_interval_s = refetch_interval_s
+        # The bot sets this: with a shared cache, "no keys yet" may mean another worker is
+        # fetching them right now, so it must not become a published `keys-unavailable`.
+        self._unavailable_keys_raise = unavailable_keys_raise
         # Parsed keys per issuer, memoised on the digest of the cached body: parsing a JWK
         # costs more than verifying a signature, and the body rarely changes.
         self._parsed: dict[str, tuple[bytes, dict[str, Ed25519PublicKey]]] = {}
@@ -191,12 +196,14 @@ class IssuerRegistry:
         fetcher: JwksFetcher | None = None,
         cache: KeyCache | None = None,
         refetch_interval_s: float = REFETCH_INTERVAL_S,
+        unavailable_keys_raise: bool = False,
     ) -> IssuerRegistry:
         return cls(
             policies_from_mapping(data),
             fetcher=fetcher,
             cache=cache,
             refetch_interval_s=refetch_interval_s,
+            unavailable_keys_raise=unavailable_keys_raise,
         )
 
     @classmethod
@@ -207,6 +214,7 @@ class IssuerRegistry:
         fetcher: JwksFetcher | None = None,
         cache: KeyCache | None = None,
         refetch_interval_s: float = REFETCH_INTERVAL_S,
+        unavailable_keys_raise: bool = False,
     ) -> IssuerRegistry:
         """Load `issuers.yaml` (an operator's file, trusted; still parsed with safe_load)."""
         try:
@@ -215,7 +223,11 @@ class IssuerRegistry:
             raise IssuerConfigError(f"{path}: not valid YAML: {error}") from error
         try:
             return cls.from_mapping(
-                data, fetcher=fetcher, cache=cache, refetch_interval_s=refetch_interval_s
+                data,
+                fetcher=fetcher,
+                cache=cache,
+                refetch_interval_s=refetch_interval_s,
+                unavailable_keys_raise=unavailable_keys_raise,
             )
         except IssuerConfigError as error:
             raise IssuerConfigError(f"{path}: {error}") from error
@@ -229,7 +241,12 @@ class IssuerRegistry:
         return self._policies.get(issuer)
 
     def key(self, issuer: str, kid: str) -> Ed25519PublicKey:
-        """The issuer's public key with this kid; raises `KeyNotFound` with a reason code."""
+        """The issuer's public key with this kid; raises `KeyNotFound` with a reason code.
+
+        With `unavailable_keys_raise` (the bot), an issuer whose JWKS was never fetched
+        successfully raises `VerificationUnavailable` instead of `keys-unavailable`, so the task
+        retries rather than publishing a verdict that depends on an outage or a race.
+        """
         policy = self._policies.get(issuer)
         if policy is None:
             raise KeyNotFound(reasons.ISSUER_UNTRUSTED)
@@ -253,7 +270,9 @@ class IssuerRegistry:
                 fetched = self._cached_keys(issuer)
                 if kid in fetched:
                     return fetched[kid]
-        if not fetched and not policy.keys and self._cache.load(issuer) is None:
+        if not fetched and self._cache.load(issuer) is None:
+            if self._unavailable_keys_raise:
+                raise VerificationUnavailable(f"no keys of {issuer} could be fetched yet")
             raise KeyNotFound(reasons.KEYS_UNAVAILABLE)
         raise KeyNotFound(reasons.KID_UNKNOWN)
 

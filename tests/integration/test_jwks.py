@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from bot.spec.model import EntryReport, Verification, VerificationStatus
-from bot.tokens.binding import MemoryJtiBinder
+from bot.tokens.binding import MemoryJtiBinder, VerificationUnavailable
 from bot.tokens.issuers import IssuerRegistry
 from bot.tokens.jwks import HttpxJwksFetcher
 from bot.tokens.keycache import MemoryKeyCache, RedisKeyCache
@@ -255,3 +255,25 @@ def test_workers_share_the_redis_cache_and_its_refetch_budget(
     assert server.fetches == 2
     ttl = client.ttl("evalbot:jwks:refetch:https://tokens.example.org")
     assert 0 < ttl <= 60
+
+
+def test_bot_mode_retries_instead_of_publishing_keys_unavailable(
+    server: JwksServer, redis_server: RedisServer
+) -> None:
+    k1 = SigningIssuer(kid="k1")
+    server.respond(jwks(k1))
+    issuer_config = k1.config(inline=False) | {"jwks_url": server.url()}
+    cache = RedisKeyCache(redis_server.client())
+    # Another worker has just claimed the refetch and is still fetching: nothing cached yet.
+    assert cache.claim_refetch(k1.issuer, 60)
+    bot = IssuerRegistry.from_mapping(
+        {"issuers": [issuer_config]}, cache=cache, unavailable_keys_raise=True
+    )
+    with pytest.raises(VerificationUnavailable):
+        verdict(signed(k1), bot)
+    cli = IssuerRegistry.from_mapping({"issuers": [issuer_config]}, cache=cache)
+    assert verdict(signed(k1), cli) == unverified("keys-unavailable")
+    assert server.fetches == 0
+    # The other worker's fetch lands in the shared cache: the retried task verifies.
+    cache.store(k1.issuer, json.dumps({"keys": [k1.jwk()]}).encode())
+    assert verdict(signed(k1), bot) == VERIFIED
