@@ -29,7 +29,7 @@ from bot.spec.model import (
 from bot.tokens.claims import content_claims
 from bot.tokens.signer import generate_private_key, public_jwk, sign, token_claims
 
-#: A fixed reference time (2026-09-21T...Z): tokens are issued a minute before it.
+#: A fixed reference time (2026-09-21T14:13:20Z): tokens are issued a minute before it.
 NOW = 1_790_000_000
 ISSUER = "https://tokens.example.org"
 MODEL_REPO = "acme/llama-9b"
