@@ -115,7 +115,9 @@ def _segment_json(segment: str) -> dict[str, Any]:
 
 def parse_header(token: str) -> dict[str, Any]:
     """The header of a compact JWS, checked: form, strict JSON, alg, allowed params, typ, kid."""
-    if len(token) > MAX_TOKEN_CHARS or not COMPACT_JWS.fullmatch(token):
+    if not isinstance(token, str) or len(token) > MAX_TOKEN_CHARS:
+        raise Unverified(reasons.MALFORMED_TOKEN)
+    if not COMPACT_JWS.fullmatch(token):
         raise Unverified(reasons.MALFORMED_TOKEN)
     header = _segment_json(token.split(".", 1)[0])
     if header.get("alg") != ALGORITHM:
@@ -231,8 +233,13 @@ def _check_content(
             raise Unverified(reasons.for_claim(reasons.CLAIM_MISSING, name))
         if not json_equal(payload[name], expected[name]):
             raise Unverified(reasons.for_claim(reasons.CLAIM_MISMATCH, name))
-    if not framework_stated and set(payload["framework"]) - FRAMEWORK_FIELDS:
-        raise Unverified(reasons.for_claim(reasons.CLAIM_INVALID, "framework"))
+    if not framework_stated:
+        # The entry states no framework: the issuer's own statement must still be well formed.
+        framework = payload["framework"]
+        if set(framework) - FRAMEWORK_FIELDS or not all(
+            isinstance(value, str) for value in framework.values()
+        ):
+            raise Unverified(reasons.for_claim(reasons.CLAIM_INVALID, "framework"))
     if payload["digest"] != expected["digest"]:
         raise Unverified(reasons.DIGEST_MISMATCH)
 

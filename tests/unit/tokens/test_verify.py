@@ -12,7 +12,7 @@ import hmac
 import json
 import unicodedata
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import jwt
 import pytest
@@ -539,6 +539,7 @@ def test_framework_claim_is_required_and_checked_when_the_entry_states_none(
         ({"name": ""}, unverified("claim-invalid:framework")),
         ("inspect-ai", unverified("claim-invalid:framework")),
         ({"name": "inspect-ai", "seed": 1}, unverified("claim-invalid:framework")),
+        ({"name": "inspect-ai", "version": 3}, unverified("claim-invalid:framework")),
     ]
     for framework, expected in cases:
         token = issuer.sign(
@@ -711,3 +712,11 @@ def test_token_verification_is_deterministic_across_spellings_of_the_token_key(
     snake = entry_report(target, token=token, token_key="verify_token")
     camel = entry_report(target, token=token, token_key="verifyToken")
     assert verdict(snake, registry) == verdict(camel, registry) == VERIFIED
+
+
+def test_a_token_that_is_not_a_string_is_malformed(
+    registry: IssuerRegistry, target: dict[str, Any]
+) -> None:
+    # The loader keeps YAML types: `verify_token: 12345` reaches the verifier as an int.
+    report = entry_report(target, token=cast(str, 12345))
+    assert verdict(report, registry) == unverified("malformed-token")
