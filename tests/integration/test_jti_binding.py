@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import threading
 import time
 from collections.abc import Callable
@@ -228,3 +229,40 @@ def test_redis_down_raises_for_a_retry_instead_of_publishing_a_verdict(
         reference_time=lambda _file, _entry: datetime.fromtimestamp(NOW, tz=UTC),
     )
     assert report.verification == VERIFIED
+
+
+def _claim_in_process(url: str, model_repo: str, rounds: int, barrier: Any, results: Any) -> None:
+    """A worker process: for each round, wait for the other process, then claim the same jti."""
+    binder = RedisJtiBinder(redis.Redis.from_url(url, socket_timeout=5))
+    for round_number in range(rounds):
+        barrier.wait(timeout=30)
+        outcome = binder.claim(
+            issuer=ISSUER,
+            jti=f"process-race-{round_number}",
+            model_repo=model_repo,
+            digest=DIGEST_A,
+            expires_at=int(time.time()) + 900,
+        )
+        results.put((round_number, model_repo, outcome.value))
+
+
+def test_two_processes_racing_have_exactly_one_winner_per_jti(redis_server: RedisServer) -> None:
+    context = multiprocessing.get_context("spawn")
+    rounds = 50
+    barrier = context.Barrier(2)
+    results = context.Queue()
+    workers = [
+        context.Process(
+            target=_claim_in_process, args=(redis_server.url, repo, rounds, barrier, results)
+        )
+        for repo in ("acme/a", "acme/b")
+    ]
+    for worker in workers:
+        worker.start()
+    outcomes = [results.get(timeout=60) for _ in range(2 * rounds)]
+    for worker in workers:
+        worker.join(timeout=30)
+        assert worker.exitcode == 0
+    for round_number in range(rounds):
+        this_round = sorted(value for number, _, value in outcomes if number == round_number)
+        assert this_round == ["new", "other"], round_number
