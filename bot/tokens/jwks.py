@@ -157,7 +157,9 @@ class HttpxJwksFetcher:
     def _get_once(
         self, client: httpx.Client, url: str, deadline: float
     ) -> tuple[bytes, str | None]:
-        with client.stream("GET", url, headers={"Accept": "application/json"}) as response:
+        # identity encoding: the size cap then bounds what is read, not a decompressed bomb
+        headers = {"Accept": "application/json", "Accept-Encoding": "identity"}
+        with client.stream("GET", url, headers=headers) as response:
             if response.is_redirect:
                 return b"", response.headers.get("location", "")
             if response.status_code != 200:
