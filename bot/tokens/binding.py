@@ -1,0 +1,133 @@
+"""Reuse protection by binding: one (issuer, jti) belongs to one (model repo, entry digest).
+
+A verify token is legitimately seen many times (webhook retries, re-runs, PR updates that do
+not touch the result), so "single use" would be wrong. What must not happen is the same token
+vouching for other content or another repo (security.md §2.7). The first verification that
+passes every other check claims the jti atomically; later ones pass only with the same
+(model repo, digest).
+
+Bindings are kept far longer than the token lives (`retention_s`, default 400 days, and never
+less than `exp` + leeway + 5 s: Warehouse #19627), because the verdict must not change on a
+re-run a week later: if the binding expired, the token could be bound afresh to whichever repo
+is re-checked first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections.abc import Callable
+from enum import Enum
+from typing import Protocol
+
+import redis
+
+LEEWAY_S = 30
+DEFAULT_RETENTION_S = 400 * 24 * 3600
+
+
+class VerificationUnavailable(RuntimeError):
+    """The shared state verification depends on (Redis) is unreachable: retry the whole run.
+
+    Raised instead of a verdict because an outage is not a property of the token: reporting
+    `unverified` would publish a wrong answer, and reporting `verified` without the reuse check
+    would fail open (security.md §1.7: replay protection is mandatory).
+    """
+
+
+class BindOutcome(Enum):
+    """How a bind attempt went; only `OTHER` is a reuse."""
+
+    NEW = "new"  # this call bound the jti
+    SAME = "same"  # already bound to the same (model repo, digest): a re-check
+    OTHER = "other"  # bound to other content or another repo
+
+
+class JtiBinder(Protocol):
+    def bind(self, *, issuer: str, jti: str, model_repo: str, digest: str, expires_at: int) -> bool:
+        """True when this (issuer, jti) is new or already bound to the same (model_repo, digest)."""
+        ...
+
+
+def binding_value(model_repo: str, digest: str) -> bytes:
+    """What a jti is bound to; repo ids hold no newline, so the encoding is unambiguous."""
+    return f"{model_repo}\n{digest}".encode()
+
+
+def binding_key(prefix: str, issuer: str, jti: str) -> str:
+    """A fixed-size key: jti and issuer are attacker-chosen strings of up to a few hundred bytes."""
+    material = hashlib.sha256(issuer.encode() + b"\0" + jti.encode()).hexdigest()
+    return f"{prefix}{material}"
+
+
+def binding_ttl_s(expires_at: int, *, now: float, retention_s: int) -> int:
+    """Seconds to keep a binding: the retention, and always beyond `exp` + leeway + 5 s."""
+    return max(retention_s, int(expires_at - now) + LEEWAY_S + 5, 1)
+
+
+class MemoryJtiBinder:
+    """Bindings for one process (the CLI: a run sees each jti in file and entry order)."""
+
+    def __init__(self) -> None:
+        self._bound: dict[tuple[str, str], bytes] = {}
+        self._lock = threading.Lock()
+
+    def bind(self, *, issuer: str, jti: str, model_repo: str, digest: str, expires_at: int) -> bool:
+        outcome = self.claim(issuer=issuer, jti=jti, model_repo=model_repo, digest=digest)
+        return outcome is not BindOutcome.OTHER
+
+    def claim(self, *, issuer: str, jti: str, model_repo: str, digest: str) -> BindOutcome:
+        value = binding_value(model_repo, digest)
+        with self._lock:
+            current = self._bound.setdefault((issuer, jti), value)
+            if current is value:
+                return BindOutcome.NEW
+        return BindOutcome.SAME if current == value else BindOutcome.OTHER
+
+
+class RedisJtiBinder:
+    """Bindings shared by every worker: `SET NX GET` claims and compares in one atomic step.
+
+    The TTL is relative (`EX`) and computed from the worker's clock, so a skewed Redis clock
+    cannot shorten it (security.md §7(b) 9).
+    """
+
+    def __init__(
+        self,
+        client: redis.Redis,
+        *,
+        prefix: str = "evalbot:jti:",
+        retention_s: int = DEFAULT_RETENTION_S,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._client = client
+        self._prefix = prefix
+        self._retention_s = retention_s
+        self._clock = clock
+
+    def bind(self, *, issuer: str, jti: str, model_repo: str, digest: str, expires_at: int) -> bool:
+        outcome = self.claim(
+            issuer=issuer, jti=jti, model_repo=model_repo, digest=digest, expires_at=expires_at
+        )
+        return outcome is not BindOutcome.OTHER
+
+    def claim(
+        self, *, issuer: str, jti: str, model_repo: str, digest: str, expires_at: int
+    ) -> BindOutcome:
+        """Bind or compare atomically; `NEW` for exactly one of any number of racing callers."""
+        value = binding_value(model_repo, digest)
+        ttl = binding_ttl_s(expires_at, now=self._clock(), retention_s=self._retention_s)
+        # SET key value NX GET (Redis >= 7.0): returns None when it set the key, else the value
+        # already bound; both happen atomically, so two workers racing cannot both claim.
+        try:
+            previous = self._client.set(
+                binding_key(self._prefix, issuer, jti), value, nx=True, ex=ttl, get=True
+            )
+        except redis.RedisError as error:
+            raise VerificationUnavailable(f"jti bindings unavailable: {error}") from error
+        if previous is None:
+            return BindOutcome.NEW
+        if isinstance(previous, str):  # a client built with decode_responses=True
+            previous = previous.encode()
+        return BindOutcome.SAME if previous == value else BindOutcome.OTHER

@@ -1,0 +1,294 @@
+"""Trusted issuers: who may sign tokens, with which keys, for which frameworks and repos.
+
+The registry is looked up by the token's exact `iss` first; keys are then taken only from that
+issuer's own key set, so a key of issuer B can never verify a token claiming issuer A, and no
+token header can select a key source (security.md §1.6, §2.7). Keys come inline from the
+configuration and/or from the issuer's JWKS URL, fetched through an injectable fetcher and
+cached in a `KeyCache` (memory for the CLI, Redis for the bot). An unknown `kid` triggers at
+most one refetch per issuer per `refetch_interval_s`; a failed fetch keeps the cached keys.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from bot.tokens import reasons
+from bot.tokens.binding import VerificationUnavailable
+from bot.tokens.jwks import (
+    HttpxJwksFetcher,
+    JwksFetcher,
+    JwksFetchError,
+    KeyFormatError,
+    check_jwks_url,
+    parse_ed25519_jwk,
+    parse_jwks,
+)
+from bot.tokens.keycache import KeyCache, MemoryKeyCache
+
+DEFAULT_MAX_LIFETIME_S = 3600
+REFETCH_INTERVAL_S = 60.0
+
+
+class IssuerConfigError(ValueError):
+    """`config/issuers.yaml` is not a valid issuer list; the message says where."""
+
+
+class KeyNotFound(LookupError):
+    """No key for (issuer, kid); `reason` is the documented reason code."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _glob_match(value: str, patterns: Sequence[str]) -> bool:
+    # fnmatchcase: shell-style and case-sensitive over canonical repo ids (DESIGN.md).
+    return any(fnmatch.fnmatchcase(value, pattern) for pattern in patterns)
+
+
+@dataclass(frozen=True)
+class IssuerPolicy:
+    """One trusted issuer as configured (DESIGN.md, "Trusted issuers")."""
+
+    issuer: str
+    frameworks: tuple[str, ...]
+    keys: Mapping[str, Ed25519PublicKey] = field(default_factory=dict)
+    jwks_url: str | None = None
+    audience: str | None = None
+    benchmarks: tuple[str, ...] = ("*",)
+    models: tuple[str, ...] = ("*",)
+    max_lifetime_s: int = DEFAULT_MAX_LIFETIME_S
+
+    def allows_framework(self, name: str) -> bool:
+        return name in self.frameworks
+
+    def allows_benchmark(self, repo_id: str) -> bool:
+        return _glob_match(repo_id, self.benchmarks)
+
+    def allows_model(self, repo_id: str) -> bool:
+        return _glob_match(repo_id, self.models)
+
+
+def _string_list(raw: Any, where: str, *, default: tuple[str, ...] | None) -> tuple[str, ...]:
+    if raw is None and default is not None:
+        return default
+    if not isinstance(raw, list) or not all(isinstance(item, str) and item for item in raw):
+        raise IssuerConfigError(f"{where}: expected a list of non-empty strings")
+    return tuple(raw)
+
+
+def _policy_from_mapping(raw: Any, position: int) -> IssuerPolicy:
+    where = f"issuers[{position}]"
+    if not isinstance(raw, dict):
+        raise IssuerConfigError(f"{where}: expected a mapping")
+    known = {
+        "issuer",
+        "audience",
+        "keys",
+        "jwks_url",
+        "frameworks",
+        "benchmarks",
+        "models",
+        "max_lifetime_s",
+    }
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise IssuerConfigError(f"{where}: unknown keys {unknown}")
+    issuer = raw.get("issuer")
+    if not isinstance(issuer, str) or not issuer:
+        raise IssuerConfigError(f"{where}.issuer: expected a non-empty string")
+    audience = raw.get("audience")
+    if audience is not None and (not isinstance(audience, str) or not audience):
+        raise IssuerConfigError(f"{where}.audience: expected a non-empty string")
+    keys: dict[str, Ed25519PublicKey] = {}
+    raw_keys = raw.get("keys", [])
+    if not isinstance(raw_keys, list):
+        raise IssuerConfigError(f"{where}.keys: expected a list of public JWKs")
+    for key_position, jwk in enumerate(raw_keys):
+        try:
+            kid, key = parse_ed25519_jwk(jwk)
+        except KeyFormatError as error:
+            raise IssuerConfigError(f"{where}.keys[{key_position}]: {error}") from error
+        if kid in keys:
+            raise IssuerConfigError(f"{where}.keys[{key_position}]: kid {kid!r} twice")
+        keys[kid] = key
+    jwks_url = raw.get("jwks_url")
+    if jwks_url is not None:
+        if not isinstance(jwks_url, str):
+            raise IssuerConfigError(f"{where}.jwks_url: expected a URL")
+        try:
+            check_jwks_url(jwks_url)
+        except JwksFetchError as error:
+            raise IssuerConfigError(f"{where}.jwks_url: {error}") from error
+    if not keys and jwks_url is None:
+        raise IssuerConfigError(f"{where}: needs `keys`, `jwks_url` or both")
+    lifetime = raw.get("max_lifetime_s", DEFAULT_MAX_LIFETIME_S)
+    if isinstance(lifetime, bool) or not isinstance(lifetime, int) or lifetime <= 0:
+        raise IssuerConfigError(f"{where}.max_lifetime_s: expected a positive integer")
+    return IssuerPolicy(
+        issuer=issuer,
+        audience=audience,
+        keys=keys,
+        jwks_url=jwks_url,
+        frameworks=_string_list(raw.get("frameworks"), f"{where}.frameworks", default=None),
+        benchmarks=_string_list(raw.get("benchmarks"), f"{where}.benchmarks", default=("*",)),
+        models=_string_list(raw.get("models"), f"{where}.models", default=("*",)),
+        max_lifetime_s=lifetime,
+    )
+
+
+def policies_from_mapping(data: Any) -> list[IssuerPolicy]:
+    """Parse the `issuers.yaml` document; raises `IssuerConfigError` on the first problem."""
+    if data is None:
+        return []
+    if not isinstance(data, dict) or set(data) - {"issuers"}:
+        raise IssuerConfigError("expected a mapping with one key, `issuers`")
+    raw_issuers = data.get("issuers") or []
+    if not isinstance(raw_issuers, list):
+        raise IssuerConfigError("issuers: expected a list")
+    policies = [_policy_from_mapping(raw, position) for position, raw in enumerate(raw_issuers)]
+    seen: set[str] = set()
+    for policy in policies:
+        if policy.issuer in seen:
+            raise IssuerConfigError(f"issuer {policy.issuer!r} is configured twice")
+        seen.add(policy.issuer)
+    return policies
+
+
+class IssuerRegistry:
+    """Issuer policies by exact `iss`, and their public keys by `kid`."""
+
+    def __init__(
+        self,
+        policies: Sequence[IssuerPolicy],
+        *,
+        fetcher: JwksFetcher | None = None,
+        cache: KeyCache | None = None,
+        refetch_interval_s: float = REFETCH_INTERVAL_S,
+        unavailable_keys_raise: bool = False,
+    ) -> None:
+        self._policies = {policy.issuer: policy for policy in policies}
+        self._fetcher: JwksFetcher = fetcher if fetcher is not None else HttpxJwksFetcher()
+        self._cache: KeyCache = cache if cache is not None else MemoryKeyCache()
+        self._refetch_interval_s = refetch_interval_s
+        # The bot sets this: with a shared cache, "no keys yet" may mean another worker is
+        # fetching them right now, so it must not become a published `keys-unavailable`.
+        self._unavailable_keys_raise = unavailable_keys_raise
+        # Parsed keys per issuer, memoised on the digest of the cached body: parsing a JWK
+        # costs more than verifying a signature, and the body rarely changes.
+        self._parsed: dict[str, tuple[bytes, dict[str, Ed25519PublicKey]]] = {}
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_mapping(
+        cls,
+        data: Any,
+        *,
+        fetcher: JwksFetcher | None = None,
+        cache: KeyCache | None = None,
+        refetch_interval_s: float = REFETCH_INTERVAL_S,
+        unavailable_keys_raise: bool = False,
+    ) -> IssuerRegistry:
+        return cls(
+            policies_from_mapping(data),
+            fetcher=fetcher,
+            cache=cache,
+            refetch_interval_s=refetch_interval_s,
+            unavailable_keys_raise=unavailable_keys_raise,
+        )
+
+    @classmethod
+    def from_file(
+        cls,
+        path: str | Path,
+        *,
+        fetcher: JwksFetcher | None = None,
+        cache: KeyCache | None = None,
+        refetch_interval_s: float = REFETCH_INTERVAL_S,
+        unavailable_keys_raise: bool = False,
+    ) -> IssuerRegistry:
+        """Load `issuers.yaml` (an operator's file, trusted; still parsed with safe_load)."""
+        try:
+            data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        except yaml.YAMLError as error:
+            raise IssuerConfigError(f"{path}: not valid YAML: {error}") from error
+        try:
+            return cls.from_mapping(
+                data,
+                fetcher=fetcher,
+                cache=cache,
+                refetch_interval_s=refetch_interval_s,
+                unavailable_keys_raise=unavailable_keys_raise,
+            )
+        except IssuerConfigError as error:
+            raise IssuerConfigError(f"{path}: {error}") from error
+
+    @property
+    def issuers(self) -> tuple[str, ...]:
+        return tuple(self._policies)
+
+    def policy(self, issuer: str) -> IssuerPolicy | None:
+        """The policy for exactly this `iss` (no normalisation: case, slashes and all)."""
+        return self._policies.get(issuer)
+
+    def key(self, issuer: str, kid: str) -> Ed25519PublicKey:
+        """The issuer's public key with this kid; raises `KeyNotFound` with a reason code.
+
+        With `unavailable_keys_raise` (the bot), an issuer whose JWKS was never fetched
+        successfully raises `VerificationUnavailable` instead of `keys-unavailable`, so the task
+        retries rather than publishing a verdict that depends on an outage or a race.
+        """
+        policy = self._policies.get(issuer)
+        if policy is None:
+            raise KeyNotFound(reasons.ISSUER_UNTRUSTED)
+        inline = policy.keys.get(kid)
+        if inline is not None:
+            return inline
+        if policy.jwks_url is None:
+            raise KeyNotFound(reasons.KID_UNKNOWN)
+        fetched = self._cached_keys(issuer)
+        if kid in fetched:
+            return fetched[kid]
+        # Unknown kid: the issuer may have rotated. Refetch, within the per-issuer budget.
+        if self._cache.claim_refetch(issuer, self._refetch_interval_s):
+            try:
+                body = self._fetcher(policy.jwks_url)
+                parse_jwks(body)
+            except JwksFetchError:
+                body = None
+            if body is not None:
+                self._cache.store(issuer, body)
+                fetched = self._cached_keys(issuer)
+                if kid in fetched:
+                    return fetched[kid]
+        if not fetched and self._cache.load(issuer) is None:
+            if self._unavailable_keys_raise:
+                raise VerificationUnavailable(f"no keys of {issuer} could be fetched yet")
+            raise KeyNotFound(reasons.KEYS_UNAVAILABLE)
+        raise KeyNotFound(reasons.KID_UNKNOWN)
+
+    def _cached_keys(self, issuer: str) -> dict[str, Ed25519PublicKey]:
+        body = self._cache.load(issuer)
+        if body is None:
+            return {}
+        fingerprint = hashlib.sha256(body).digest()
+        with self._lock:
+            memo = self._parsed.get(issuer)
+            if memo is not None and memo[0] == fingerprint:
+                return memo[1]
+        try:
+            keys = parse_jwks(body)
+        except JwksFetchError:
+            keys = {}
+        with self._lock:
+            self._parsed[issuer] = (fingerprint, keys)
+        return keys

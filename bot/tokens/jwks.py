@@ -1,0 +1,179 @@
+"""Issuer public keys: JWK parsing (pure) and the one place that fetches a JWKS over HTTP.
+
+Only Ed25519 keys (`kty: OKP`, `crv: Ed25519`) are ever accepted: each key is used with exactly
+one algorithm (RFC 8725 §3.1), so no token can choose how its key is interpreted. The JWKS URL
+comes from `config/issuers.yaml` only, never from a token header.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import ipaddress
+import json
+import re
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import httpx
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+#: What a well-formed `kid` looks like; anything else is refused before any lookup.
+KID_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,128}")
+
+#: Caps on what one JWKS response may cost us.
+MAX_JWKS_BYTES = 64 * 1024
+MAX_JWKS_KEYS = 64
+FETCH_TIMEOUT_S = 5.0
+MAX_REDIRECTS = 3
+
+#: A fetcher returns the raw body of the JWKS at a URL or raises `JwksFetchError`.
+JwksFetcher = Callable[[str], bytes]
+
+
+class KeyFormatError(ValueError):
+    """A JWK that is not a usable Ed25519 public key."""
+
+
+class JwksFetchError(RuntimeError):
+    """The JWKS could not be fetched or is not a usable key set; the cache must be kept."""
+
+
+def _b64url_decode(text: str) -> bytes:
+    if not re.fullmatch(r"[A-Za-z0-9_-]*", text):
+        raise KeyFormatError("not unpadded base64url")
+    try:
+        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    except (binascii.Error, ValueError) as error:
+        raise KeyFormatError("not base64url") from error
+
+
+def parse_ed25519_jwk(jwk: Mapping[str, Any]) -> tuple[str, Ed25519PublicKey]:
+    """(kid, key) of a public Ed25519 JWK; raises `KeyFormatError` for anything else.
+
+    Private keys (`d`) are refused: a published or configured key set must never hold one.
+    """
+    if not isinstance(jwk, Mapping):
+        raise KeyFormatError("a JWK must be a mapping")
+    if jwk.get("kty") != "OKP" or jwk.get("crv") != "Ed25519":
+        raise KeyFormatError("only kty OKP with crv Ed25519 is accepted")
+    if "d" in jwk:
+        raise KeyFormatError("a private key must not be published or configured")
+    if jwk.get("use", "sig") != "sig" or jwk.get("alg", "EdDSA") != "EdDSA":
+        raise KeyFormatError("the key is not for EdDSA signatures")
+    kid = jwk.get("kid")
+    if not isinstance(kid, str) or not KID_PATTERN.fullmatch(kid):
+        raise KeyFormatError(f"kid must match {KID_PATTERN.pattern}")
+    x = jwk.get("x")
+    if not isinstance(x, str):
+        raise KeyFormatError("x is missing")
+    raw = _b64url_decode(x)
+    if len(raw) != 32:
+        raise KeyFormatError("x must hold 32 bytes")
+    return kid, Ed25519PublicKey.from_public_bytes(raw)
+
+
+def parse_jwks(body: bytes) -> dict[str, Ed25519PublicKey]:
+    """The usable keys of a JWKS document by kid; raises `JwksFetchError` when there are none.
+
+    Keys of other types are skipped (an issuer may publish RSA keys for other purposes); a
+    document without a single usable key is garbage and must not replace a cached one.
+    """
+    try:
+        document = json.loads(body)
+    except ValueError as error:
+        raise JwksFetchError("the JWKS is not JSON") from error
+    keys = document.get("keys") if isinstance(document, dict) else None
+    if not isinstance(keys, list):
+        raise JwksFetchError("the JWKS has no `keys` list")
+    usable: dict[str, Ed25519PublicKey] = {}
+    for jwk in keys[:MAX_JWKS_KEYS]:
+        try:
+            kid, key = parse_ed25519_jwk(jwk)
+        except KeyFormatError:
+            continue
+        usable.setdefault(kid, key)
+    if not usable:
+        raise JwksFetchError("the JWKS holds no usable Ed25519 key")
+    return usable
+
+
+def _host_is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_jwks_url(url: str) -> None:
+    """Refuse URLs a JWKS must not come from: anything but https (http on loopback only)."""
+    parts = urlsplit(url)
+    if parts.scheme == "https" and parts.hostname:
+        return
+    if parts.scheme == "http" and parts.hostname and _host_is_loopback(parts.hostname):
+        return
+    raise JwksFetchError(f"refusing JWKS URL {url!r}: https only (http on loopback)")
+
+
+def _origin(url: str) -> tuple[str, str | None, int | None]:
+    parts = urlsplit(url)
+    return parts.scheme, parts.hostname, parts.port
+
+
+@dataclass
+class HttpxJwksFetcher:
+    """Fetches a JWKS with httpx: same-origin redirects only, size and total-time caps."""
+
+    timeout_s: float = FETCH_TIMEOUT_S
+    max_bytes: int = MAX_JWKS_BYTES
+    client: httpx.Client | None = None
+
+    def __call__(self, url: str) -> bytes:
+        check_jwks_url(url)
+        deadline = time.monotonic() + self.timeout_s
+        client = self.client or httpx.Client(follow_redirects=False, timeout=self.timeout_s)
+        try:
+            current = url
+            for _ in range(MAX_REDIRECTS + 1):
+                body, location = self._get_once(client, current, deadline)
+                if location is None:
+                    return body
+                target = urljoin(current, location)
+                if _origin(target) != _origin(url):
+                    raise JwksFetchError(f"refusing redirect to another host: {target}")
+                current = target
+            raise JwksFetchError("too many redirects")
+        except httpx.HTTPError as error:
+            raise JwksFetchError(f"fetching {url} failed: {error}") from error
+        finally:
+            if self.client is None:
+                client.close()
+
+    def _get_once(
+        self, client: httpx.Client, url: str, deadline: float
+    ) -> tuple[bytes, str | None]:
+        # identity encoding: the size cap then bounds what is read, not a decompressed bomb
+        headers = {"Accept": "application/json", "Accept-Encoding": "identity"}
+        with client.stream("GET", url, headers=headers) as response:
+            if response.is_redirect:
+                return b"", response.headers.get("location", "")
+            if response.status_code != 200:
+                raise JwksFetchError(f"{url} answered {response.status_code}")
+            declared = response.headers.get("content-length")
+            if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
+                raise JwksFetchError(f"{url} is larger than {self.max_bytes} bytes")
+            chunks: list[bytes] = []
+            size = 0
+            for chunk in response.iter_bytes():
+                size += len(chunk)
+                if size > self.max_bytes:
+                    raise JwksFetchError(f"{url} is larger than {self.max_bytes} bytes")
+                if time.monotonic() > deadline:
+                    raise JwksFetchError(f"{url} took longer than {self.timeout_s} s")
+                chunks.append(chunk)
+            return b"".join(chunks), None

@@ -1,0 +1,93 @@
+"""Where fetched JWKS documents are kept: in memory for the CLI, in Redis for the bot's workers.
+
+Shared by every worker when in Redis, so one refetch serves them all and the refetch budget
+(at most one per issuer per interval) holds across the fleet, as in Warehouse (security.md
+§1.3). Only documents that parsed into at least one usable key are ever stored: a failed or
+garbage fetch never replaces a good cache.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Callable
+from typing import Protocol
+
+import redis
+
+from bot.tokens.binding import VerificationUnavailable
+
+
+class KeyCache(Protocol):
+    """The last good JWKS body per issuer, and the refetch budget per issuer."""
+
+    def load(self, issuer: str) -> bytes | None:
+        """The last JWKS body stored for the issuer, None if none was ever stored."""
+        ...
+
+    def store(self, issuer: str, body: bytes) -> None:
+        """Keep `body` (already known to hold usable keys) as the issuer's JWKS."""
+        ...
+
+    def claim_refetch(self, issuer: str, interval_s: float) -> bool:
+        """True when a fetch for the issuer may start now; then False for `interval_s`."""
+        ...
+
+
+class MemoryKeyCache:
+    """A process-local cache; the clock is injectable so tests can step through cooldowns."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._bodies: dict[str, bytes] = {}
+        self._next_fetch: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def load(self, issuer: str) -> bytes | None:
+        with self._lock:
+            return self._bodies.get(issuer)
+
+    def store(self, issuer: str, body: bytes) -> None:
+        with self._lock:
+            self._bodies[issuer] = body
+
+    def claim_refetch(self, issuer: str, interval_s: float) -> bool:
+        with self._lock:
+            now = self._clock()
+            if now < self._next_fetch.get(issuer, -math.inf):
+                return False
+            self._next_fetch[issuer] = now + interval_s
+            return True
+
+
+class RedisKeyCache:
+    """JWKS bodies in Redis without expiry (a stale key set beats none), cooldown by `SET NX EX`."""
+
+    def __init__(self, client: redis.Redis, *, prefix: str = "evalbot:jwks:") -> None:
+        self._client = client
+        self._prefix = prefix
+
+    def load(self, issuer: str) -> bytes | None:
+        try:
+            body = self._client.get(f"{self._prefix}body:{issuer}")
+        except redis.RedisError as error:
+            raise VerificationUnavailable(f"key cache unavailable: {error}") from error
+        if isinstance(body, str):  # a client built with decode_responses=True
+            return body.encode()
+        return body if isinstance(body, bytes) else None
+
+    def store(self, issuer: str, body: bytes) -> None:
+        try:
+            self._client.set(f"{self._prefix}body:{issuer}", body)
+        except redis.RedisError as error:
+            raise VerificationUnavailable(f"key cache unavailable: {error}") from error
+
+    def claim_refetch(self, issuer: str, interval_s: float) -> bool:
+        try:
+            claimed = self._client.set(
+                f"{self._prefix}refetch:{issuer}", b"1", nx=True, ex=max(1, math.ceil(interval_s))
+            )
+        except redis.RedisError as error:
+            raise VerificationUnavailable(f"key cache unavailable: {error}") from error
+        return bool(claimed)

@@ -1,0 +1,68 @@
+"""Strict JSON for token segments: I-JSON (RFC 7493) as RFC 8785 assumes it.
+
+`json.loads` keeps the last of two duplicate names, accepts `NaN`/`Infinity`, turns `1e400`
+into `inf` and accepts integers no double can hold. PyJWT decodes payloads with it, so a token
+whose payload says `task_id` twice would be read one way by a verifier and another way by a
+human or another library (security.md §2.4). Every token segment is re-parsed here instead.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+#: Integers beyond this are not exactly representable as IEEE-754 doubles (RFC 7493 §2.2).
+MAX_SAFE_INTEGER = 2**53 - 1
+
+
+class DuplicateNameError(ValueError):
+    """An object names the same member twice."""
+
+
+class NotIJsonError(ValueError):
+    """Valid JSON that is not I-JSON: NaN, an infinite float, an integer beyond 2^53."""
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for name, value in pairs:
+        if name in result:
+            raise DuplicateNameError(name)
+        result[name] = value
+    return result
+
+
+def _reject_constant(name: str) -> Any:
+    raise NotIJsonError(f"{name} is not JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise NotIJsonError(f"{text} does not fit a double")
+    return value
+
+
+def _safe_int(text: str) -> int:
+    # Python refuses >4300 digits on its own (sys.int_max_str_digits); bound it far earlier.
+    if len(text) > 20:
+        raise NotIJsonError("integer too large")
+    value = int(text)
+    if abs(value) > MAX_SAFE_INTEGER:
+        raise NotIJsonError(f"integer {value} does not fit a double exactly")
+    return value
+
+
+def loads_strict(data: bytes | str) -> Any:
+    """Parse JSON, refusing duplicate names, NaN/Infinity, and numbers a double cannot hold.
+
+    Raises `DuplicateNameError`, `NotIJsonError` or `ValueError` (invalid JSON or UTF-8).
+    """
+    return json.loads(
+        data,
+        object_pairs_hook=_no_duplicates,
+        parse_constant=_reject_constant,
+        parse_float=_finite_float,
+        parse_int=_safe_int,
+    )

@@ -1,0 +1,279 @@
+"""Issuer keys fetched from a real JWKS server on 127.0.0.1: rotation, outage, garbage, floods.
+
+The registry uses the real httpx fetcher; only the cooldown clock is injected (MemoryKeyCache)
+so the "at most one refetch per issuer per minute" rule can be stepped through without waiting.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from bot.spec.model import EntryReport, Verification, VerificationStatus
+from bot.tokens.binding import MemoryJtiBinder, VerificationUnavailable
+from bot.tokens.issuers import IssuerRegistry
+from bot.tokens.jwks import HttpxJwksFetcher
+from bot.tokens.keycache import MemoryKeyCache, RedisKeyCache
+from bot.tokens.verify import verify_entry
+from tests.support.jwks_server import Answer, FakeClock, JwksServer, running_jwks_server
+from tests.support.redis_server import RedisServer
+from tests.support.tokens import (
+    MODEL_REPO,
+    NOW,
+    TARGET_FILE,
+    SigningIssuer,
+    entries_from_yaml,
+    entry_report,
+)
+
+pytestmark = pytest.mark.integration
+
+VERIFIED = Verification(VerificationStatus.VERIFIED)
+
+
+def unverified(reason: str) -> Verification:
+    return Verification(VerificationStatus.UNVERIFIED, reason)
+
+
+def jwks(*issuers: SigningIssuer, extra: list[dict[str, Any]] | None = None) -> Answer:
+    keys: list[dict[str, Any]] = [issuer.jwk() for issuer in issuers]
+    document = {"keys": [*(extra or []), *keys]}
+    return Answer(body=json.dumps(document).encode(), headers={"Content-Type": "application/json"})
+
+
+@pytest.fixture
+def server() -> Iterator[JwksServer]:
+    with running_jwks_server() as running:
+        yield running
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+def make_registry(
+    server: JwksServer,
+    *,
+    cache: Any = None,
+    clock: FakeClock | None = None,
+    url: str | None = None,
+    fetcher: HttpxJwksFetcher | None = None,
+) -> IssuerRegistry:
+    issuer = SigningIssuer()
+    config = issuer.config(inline=False) | {"jwks_url": url or server.url()}
+    return IssuerRegistry.from_mapping(
+        {"issuers": [config]},
+        cache=cache if cache is not None else MemoryKeyCache(clock or FakeClock()),
+        fetcher=fetcher or HttpxJwksFetcher(timeout_s=2.0),
+    )
+
+
+def signed(issuer: SigningIssuer) -> EntryReport:
+    data = entries_from_yaml(TARGET_FILE)[0]
+    token = issuer.token_for(entry_report(data))
+    return entry_report(data, token=token)
+
+
+def verdict(report: EntryReport, registry: IssuerRegistry) -> Verification:
+    return verify_entry(
+        report,
+        model_repo=MODEL_REPO,
+        registry=registry,
+        binder=MemoryJtiBinder(),
+        at=datetime.fromtimestamp(NOW, tz=UTC),
+    )
+
+
+def test_keys_are_fetched_once_and_served_from_the_cache(server: JwksServer) -> None:
+    k1 = SigningIssuer(kid="k1")
+    server.respond(jwks(k1, extra=[{"kty": "RSA", "kid": "rsa", "n": "AQAB", "e": "AQAB"}]))
+    registry = make_registry(server)
+    for _ in range(5):
+        assert verdict(signed(k1), registry) == VERIFIED
+    assert server.fetches == 1
+
+
+def test_rotation_refetches_once_per_interval(server: JwksServer, clock: FakeClock) -> None:
+    k1, k2, k3 = (SigningIssuer(kid=kid) for kid in ("k1", "k2", "k3"))
+    server.respond(jwks(k1))
+    registry = make_registry(server, clock=clock)
+    assert verdict(signed(k1), registry) == VERIFIED
+    clock.advance(61)
+    server.respond(jwks(k1, k2))  # the issuer rotates in k2
+    assert verdict(signed(k2), registry) == VERIFIED
+    assert server.fetches == 2
+    server.respond(jwks(k2, k3))  # ... and k3, 10 s later: still in the cooldown
+    clock.advance(10)
+    assert verdict(signed(k3), registry) == unverified("kid-unknown")
+    assert server.fetches == 2
+    clock.advance(51)
+    assert verdict(signed(k3), registry) == VERIFIED
+    assert verdict(signed(k1), registry) == unverified("kid-unknown")  # k1 was retired
+    assert server.fetches == 3
+
+
+def test_unknown_kid_flood_fetches_at_most_once_per_minute(
+    server: JwksServer, clock: FakeClock
+) -> None:
+    k1 = SigningIssuer(kid="k1")
+    server.respond(jwks(k1))
+    registry = make_registry(server, clock=clock)
+    assert verdict(signed(k1), registry) == VERIFIED
+    clock.advance(61)
+    report = signed(k1)
+    claims = k1.claims_for(entry_report(entries_from_yaml(TARGET_FILE)[0]))
+    for _ in range(1000):
+        sprayed = k1.sign(claims, kid=secrets.token_hex(8))
+        report = entry_report(report.entry.data, token=sprayed)
+        assert verdict(report, registry) == unverified("kid-unknown")
+    assert server.fetches == 2  # the first fetch, then one refetch for the whole flood
+    clock.advance(61)
+    assert verdict(signed(SigningIssuer(kid="zz")), registry) == unverified("kid-unknown")
+    assert server.fetches == 3
+    assert verdict(signed(k1), registry) == VERIFIED  # the flood did not evict the real key
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [
+        Answer(status=500, body=b"oops"),
+        Answer(status=404),
+        Answer(body=b"<html>not json</html>"),
+        Answer(body=b'{"keys": []}'),
+        Answer(body=b'{"keys": "k1"}'),
+        Answer(body=b"[]"),
+        Answer(
+            body=json.dumps(
+                {"keys": [{"kty": "OKP", "crv": "Ed448", "kid": "k9", "x": "AA"}]}
+            ).encode()
+        ),
+        Answer(
+            body=json.dumps(
+                {"keys": [{"kty": "OKP", "crv": "Ed25519", "kid": "k9", "x": "AAAA"}]}
+            ).encode()
+        ),
+    ],
+)
+def test_outage_or_garbage_never_empties_the_cache(
+    fault: Answer, server: JwksServer, clock: FakeClock
+) -> None:
+    k1 = SigningIssuer(kid="k1")
+    server.respond(jwks(k1))
+    registry = make_registry(server, clock=clock)
+    assert verdict(signed(k1), registry) == VERIFIED
+    server.respond(fault)
+    clock.advance(61)
+    assert verdict(signed(SigningIssuer(kid="k9")), registry) == unverified("kid-unknown")
+    assert server.fetches == 2
+    assert verdict(signed(k1), registry) == VERIFIED
+
+
+def test_server_down_with_a_warm_cache_keeps_verifying(clock: FakeClock) -> None:
+    k1 = SigningIssuer(kid="k1")
+    with running_jwks_server() as server:
+        server.respond(jwks(k1))
+        registry = make_registry(server, clock=clock)
+        assert verdict(signed(k1), registry) == VERIFIED
+    clock.advance(61)
+    assert verdict(signed(SigningIssuer(kid="new")), registry) == unverified("kid-unknown")
+    assert verdict(signed(k1), registry) == VERIFIED
+
+
+def test_never_fetched_and_down_is_keys_unavailable(server: JwksServer, clock: FakeClock) -> None:
+    k1 = SigningIssuer(kid="k1")
+    server.respond(Answer(status=503))
+    registry = make_registry(server, clock=clock)
+    assert verdict(signed(k1), registry) == unverified("keys-unavailable")
+    assert verdict(signed(k1), registry) == unverified("keys-unavailable")
+    assert server.fetches == 1  # the second attempt waits for the cooldown
+    server.respond(jwks(k1))
+    clock.advance(61)
+    assert verdict(signed(k1), registry) == VERIFIED
+
+
+def test_redirects_stay_on_the_same_host(server: JwksServer, clock: FakeClock) -> None:
+    k1 = SigningIssuer(kid="k1")
+    elsewhere = server.url("/keys", host="localhost")  # same port, another host name
+    server.respond(Answer(status=302, headers={"Location": elsewhere}))
+    registry = make_registry(server, clock=clock)
+    assert verdict(signed(k1), registry) == unverified("keys-unavailable")
+    assert server.fetches == 1  # the redirect was not followed
+
+    server.respond(Answer(status=301, headers={"Location": "/v2/jwks.json"}), path="/old")
+    server.respond(jwks(k1), path="/v2/jwks.json")
+    same_origin = make_registry(server, clock=clock, url=server.url("/old"))
+    assert verdict(signed(k1), same_origin) == VERIFIED
+    assert server.requests[-2:] == ["/old", "/v2/jwks.json"]
+
+    server.respond(Answer(status=302, headers={"Location": "/old"}), path="/loop")
+    server.respond(Answer(status=302, headers={"Location": "/loop"}), path="/old")
+    looping = make_registry(server, clock=clock, url=server.url("/loop"))
+    assert verdict(signed(k1), looping) == unverified("keys-unavailable")
+
+
+def test_size_and_time_caps(server: JwksServer, clock: FakeClock) -> None:
+    k1 = SigningIssuer(kid="k1")
+    document = {"keys": [k1.jwk()], "padding": "x" * 70_000}
+    server.respond(Answer(body=json.dumps(document).encode()))
+    registry = make_registry(server, clock=clock)
+    assert verdict(signed(k1), registry) == unverified("keys-unavailable")
+
+    server.respond(Answer(body=json.dumps({"keys": [k1.jwk()]}).encode(), delay_s=1.5))
+    slow = make_registry(server, clock=clock, fetcher=HttpxJwksFetcher(timeout_s=0.3))
+    assert verdict(signed(k1), slow) == unverified("keys-unavailable")
+
+
+def test_workers_share_the_redis_cache_and_its_refetch_budget(
+    server: JwksServer, redis_server: RedisServer
+) -> None:
+    k1, k2 = SigningIssuer(kid="k1"), SigningIssuer(kid="k2")
+    server.respond(jwks(k1))
+    client = redis_server.client()
+    worker_a = make_registry(server, cache=RedisKeyCache(client))
+    worker_b = make_registry(server, cache=RedisKeyCache(redis_server.client()))
+    assert verdict(signed(k1), worker_a) == VERIFIED
+    assert verdict(signed(k1), worker_b) == VERIFIED
+    assert server.fetches == 1  # worker b read what worker a fetched
+    server.respond(jwks(k1, k2))
+    for _ in range(50):  # a flood over both workers inside the cooldown
+        assert verdict(signed(SigningIssuer(kid=secrets.token_hex(6))), worker_a).reason == (
+            "kid-unknown"
+        )
+        assert verdict(signed(SigningIssuer(kid=secrets.token_hex(6))), worker_b).reason == (
+            "kid-unknown"
+        )
+    assert server.fetches == 1
+    client.delete("evalbot:jwks:refetch:https://tokens.example.org")  # the minute is over
+    assert verdict(signed(k2), worker_b) == VERIFIED
+    assert verdict(signed(k2), worker_a) == VERIFIED
+    assert server.fetches == 2
+    ttl = client.ttl("evalbot:jwks:refetch:https://tokens.example.org")
+    assert 0 < ttl <= 60
+
+
+def test_bot_mode_retries_instead_of_publishing_keys_unavailable(
+    server: JwksServer, redis_server: RedisServer
+) -> None:
+    k1 = SigningIssuer(kid="k1")
+    server.respond(jwks(k1))
+    issuer_config = k1.config(inline=False) | {"jwks_url": server.url()}
+    cache = RedisKeyCache(redis_server.client())
+    # Another worker has just claimed the refetch and is still fetching: nothing cached yet.
+    assert cache.claim_refetch(k1.issuer, 60)
+    bot = IssuerRegistry.from_mapping(
+        {"issuers": [issuer_config]}, cache=cache, unavailable_keys_raise=True
+    )
+    with pytest.raises(VerificationUnavailable):
+        verdict(signed(k1), bot)
+    cli = IssuerRegistry.from_mapping({"issuers": [issuer_config]}, cache=cache)
+    assert verdict(signed(k1), cli) == unverified("keys-unavailable")
+    assert server.fetches == 0
+    # The other worker's fetch lands in the shared cache: the retried task verifies.
+    cache.store(k1.issuer, json.dumps({"keys": [k1.jwk()]}).encode())
+    assert verdict(signed(k1), bot) == VERIFIED
