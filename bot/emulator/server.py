@@ -58,7 +58,9 @@ class EmulatorServer:
         return self.emulator.endpoint
 
     def start(self) -> EmulatorServer:
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        # proto=IPPROTO_TCP matters: asyncio sets TCP_NODELAY on accepted connections only when
+        # the listening socket says TCP, and without it every response waits ~40 ms for an ACK.
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((self.host, self.port))
         sock.listen(128)
