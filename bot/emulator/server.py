@@ -13,14 +13,24 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from dataclasses import dataclass
 from types import TracebackType
 
 import uvicorn
 
 from bot.emulator.app import Emulator
-from bot.emulator.delivery import DeliverySettings, Dispatcher
+from bot.emulator.delivery import DeliveryRecord, DeliverySettings, Dispatcher
 from bot.emulator.faults import Faults
+from bot.emulator.model import RepoType
 from bot.emulator.state import HubState
+
+
+@dataclass(frozen=True)
+class CommentView:
+    id: str
+    author: str
+    content: str
+    hidden: bool
 
 
 class EmulatorServer:
@@ -86,6 +96,29 @@ class EmulatorServer:
             time.sleep(0.01)
         self.emulator.dispatcher.start()
         return self
+
+    # -- conveniences for assertions --------------------------------------------------------
+
+    def comments(self, repo_id: str, num: int, repo_type: RepoType = "model") -> list[CommentView]:
+        """The comments of a discussion or PR, oldest first (hidden ones included, flagged)."""
+        state = self.emulator.state
+        with state.locked():
+            discussion = state.discussion(state.find_repo(repo_type, repo_id), num)
+            return [
+                CommentView(
+                    event.id, event.author, str(event.data["raw"]), bool(event.data["hidden"])
+                )
+                for event in discussion.events
+                if event.type == "comment"
+            ]
+
+    def counters(self) -> dict[str, int]:
+        """Requests served so far, by route name (e.g. `discussions.comment`)."""
+        return self.emulator.faults.count_snapshot()
+
+    def deliveries(self) -> list[DeliveryRecord]:
+        """The webhook delivery log: one record per attempt, drop or final failure."""
+        return self.emulator.dispatcher.log()
 
     def wait(self) -> None:
         """Block until the server thread ends (the CLI's foreground loop; Ctrl-C interrupts)."""

@@ -147,6 +147,10 @@ class HubState:
     def repo_key(self, repo_type: str, repo_id: str) -> tuple[str, str]:
         return (repo_type, repo_id.lower())
 
+    def find_repo(self, repo_type: str, repo_id: str) -> Repo:
+        """A repo regardless of who asks (for assertions and seeding); KeyError if absent."""
+        return self.repos[self.repo_key(repo_type, repo_id)]
+
     def get_repo(self, token: Token | None, repo_type: str, repo_id: str) -> Repo:
         repo = self.repos.get(self.repo_key(repo_type, repo_id))
         if repo is None:

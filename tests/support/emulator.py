@@ -142,6 +142,20 @@ class RecordingReceiver:
             ]
 
 
+def use_emulator_endpoint(monkeypatch: pytest.MonkeyPatch, hub: EmulatorServer) -> None:
+    """Point `huggingface_hub` defaults (`HfApi()`, `hf_hub_download` without `endpoint=`) and
+    child processes (`HF_ENDPOINT`) at the emulator, as production code reads them."""
+    from huggingface_hub import constants
+
+    monkeypatch.setenv("HF_ENDPOINT", hub.url)
+    monkeypatch.setattr(constants, "ENDPOINT", hub.url)
+    monkeypatch.setattr(
+        constants,
+        "HUGGINGFACE_CO_URL_TEMPLATE",
+        hub.url + "/{repo_id}/resolve/{revision}/{filename}",
+    )
+
+
 @pytest.fixture
 def hub_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """Keep `huggingface_hub` off the internet and out of the user's cache; returns the cache dir.

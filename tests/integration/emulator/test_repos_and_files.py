@@ -16,7 +16,7 @@ from huggingface_hub.errors import (
 
 from bot.emulator.git import blob_oid
 from bot.emulator.server import EmulatorServer
-from tests.support.emulator import BENCHMARKS, MODEL, ORG_MODEL, client
+from tests.support.emulator import BENCHMARKS, MODEL, ORG_MODEL, client, use_emulator_endpoint
 
 pytestmark = pytest.mark.integration
 SHA = re.compile(r"[0-9a-f]{40}")
@@ -252,3 +252,23 @@ def test_delete_files_and_folders(emulated_hub: EmulatorServer) -> None:
     assert ".eval_results/gpqa-mini.yaml" not in api.list_repo_files(MODEL)
     with pytest.raises(EntryNotFoundError):
         api.delete_file("nope.txt", repo_id=MODEL)
+
+
+def test_default_endpoint_helper_and_assertion_helpers(
+    emulated_hub: EmulatorServer, hub_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from huggingface_hub import HfApi
+
+    use_emulator_endpoint(monkeypatch, emulated_hub)
+    api = HfApi(token="hf_bob_write")  # no endpoint: the production way
+    assert api.whoami()["name"] == "bob"
+    num = api.create_discussion(MODEL, title="t", description="first").num
+    api.comment_discussion(MODEL, num, "second")
+    path = hf_hub_download(MODEL, "README.md", token=False, cache_dir=hub_env)
+    assert Path(path).read_bytes().startswith(b"---")
+    assert [(c.author, c.content, c.hidden) for c in emulated_hub.comments(MODEL, num)] == [
+        ("bob", "first", False),
+        ("bob", "second", False),
+    ]
+    assert emulated_hub.counters()["discussions.comment"] == 1
+    assert emulated_hub.deliveries() == []  # no webhook registered
