@@ -23,17 +23,32 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=None,
         help="YAML/JSON state file: users, orgs, tokens, seed repos (default: bundled samples)",
     )
+    parser.add_argument(
+        "--benchmarks",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="also seed DIR/<org>/<name>/eval.yaml folders as benchmark datasets (repeatable)",
+    )
     parser.add_argument("--log-level", default="info", help="uvicorn log level (default info)")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     # Heavy imports stay here so `evalbot --help` and `evalbot validate` start fast.
-    from bot.emulator.seed import SAMPLE_STATE, StateFileError, load_state_file  # noqa: PLC0415
+    from bot.emulator.seed import (  # noqa: PLC0415
+        SAMPLE_STATE,
+        StateFileError,
+        load_benchmarks,
+        load_state_file,
+    )
     from bot.emulator.server import EmulatorServer  # noqa: PLC0415
 
     try:
         loaded = load_state_file(args.state or SAMPLE_STATE)
+        for folder in args.benchmarks:
+            load_benchmarks(loaded.state, folder)
     except StateFileError as exc:
         print(f"evalbot emulator: {exc}", file=sys.stderr)
         return 2

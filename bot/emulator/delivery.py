@@ -34,7 +34,9 @@ class DeliverySettings:
     backoff_s: float = 0.5
     max_backoff_s: float = 30.0
     timeout_s: float = 10.0
-    workers: int = 4
+    #: One worker sends in the order changes happened (retries aside); more workers send
+    #: faster to slow receivers but may reorder deliveries.
+    workers: int = 1
 
 
 @dataclass

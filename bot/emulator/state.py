@@ -326,6 +326,28 @@ class HubState:
             )
             return CommitOutcome(commit)
 
+    def create_ref(
+        self,
+        token: Token | None,
+        repo: Repo,
+        kind: Literal["branch", "tag"],
+        name: str,
+        revision: str,
+    ) -> Commit:
+        """A new branch or tag at `revision` (a `repo.content` change, like any new ref)."""
+        access.require_repo_write(self.members, token, repo, WRITE)
+        with self.lock:
+            refs = repo.branches if kind == "branch" else repo.tag_refs
+            if name in refs:
+                raise HubError(409, texts.REF_EXISTS.format(kind=kind, name=name))
+            target = self.resolve(repo, revision)
+            refs[name] = target.sha
+            ref = f"refs/heads/{name}" if kind == "branch" else f"refs/tags/{name}"
+            self._emit(
+                Trigger("repo.content", "update", repo, updated_refs=((ref, None, target.sha),))
+            )
+            return target
+
     def _check_parent(self, parent: str | None, head: str, revision: str) -> None:
         if parent is not None and not head.startswith(parent):
             raise HubError(

@@ -13,6 +13,7 @@ FORBIDDEN_NAMESPACE = "You don't have the rights to create a repo under the name
 FORBIDDEN_TOKEN_SCOPE = "This token does not have the '{permission}' permission"  # noqa: S105
 FORBIDDEN_DISCUSSION = "You don't have the rights to change discussion #{num} of {repo}"
 FORBIDDEN_COMMENT_EDIT = "You can only edit your own comments"
+REF_EXISTS = "The {kind} {name} already exists"
 REPO_EXISTS = "You already created this {repo_type} repo"
 DISCUSSION_NOT_FOUND = "Discussion #{num} not found"
 COMMENT_NOT_FOUND = "Comment {comment_id} not found"

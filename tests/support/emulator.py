@@ -44,7 +44,7 @@ ORG = "evals-org"
 ORG_MODEL = "evals-org/team-model"
 BENCHMARKS = ("emulator-samples/gpqa-mini", "emulator-samples/hle-mini")
 #: Fast retries so webhook tests finish quickly; the Hub's own pacing is not documented.
-FAST_DELIVERY = DeliverySettings(max_attempts=4, backoff_s=0.05, timeout_s=5.0, workers=2)
+FAST_DELIVERY = DeliverySettings(max_attempts=4, backoff_s=0.05, timeout_s=5.0, workers=1)
 
 
 def standard_state() -> HubState:

@@ -268,7 +268,29 @@ def _parse_ndjson(raw: bytes) -> tuple[dict[str, Any], list[FileChange]]:
     return header, changes
 
 
+@route("POST", "/api/{type}/{ns}/{name}/branch/{branch}", "repos.create_branch")
+async def create_branch(ctx: Ctx) -> Response:
+    repo = ctx.repo()
+    body = await ctx.json_body()
+    start = str(body.get("startingPoint") or "main")
+    ctx.state.create_ref(ctx.token, repo, "branch", ctx.params["branch"], start)
+    return json_response({})
+
+
+@route("POST", "/api/{type}/{ns}/{name}/tag/{rev}", "repos.create_tag")
+async def create_tag(ctx: Ctx) -> Response:
+    repo = ctx.repo()
+    body = await ctx.json_body()
+    tag = body.get("tag")
+    if not isinstance(tag, str) or not tag:
+        raise HubError(400, texts.BAD_REQUEST_BODY.format(detail="tag must be a non-empty string"))
+    ctx.state.create_ref(ctx.token, repo, "tag", tag, ctx.params["rev"])
+    return json_response({})
+
+
 ROUTES = [
+    create_branch,
+    create_tag,
     create,
     list_repos,
     info,

@@ -17,20 +17,15 @@ REPO_ROOT = Path(__file__).resolve().parents[3]
 SAMPLE_STATE = REPO_ROOT / "bot" / "emulator" / "samples" / "state.yaml"
 
 
-def test_cli_serves_the_sample_state(hub_env: Path) -> None:
+def test_cli_serves_the_sample_state(hub_env: Path, tmp_path: Path) -> None:
     from huggingface_hub import HfApi
 
     port = free_port()
-    command = [
-        sys.executable,
-        "-m",
-        "bot",
-        "emulator",
-        "--port",
-        str(port),
-        "--state",
-        str(SAMPLE_STATE),
-    ]
+    extra = tmp_path / "benchmarks" / "extra-org" / "extra-bench"
+    extra.mkdir(parents=True)
+    (extra / "eval.yaml").write_text("name: Extra\ntasks:\n  - id: t\n")
+    command = [sys.executable, "-m", "bot", "emulator", "--port", str(port)]
+    command += ["--state", str(SAMPLE_STATE), "--benchmarks", str(tmp_path / "benchmarks")]
     process = subprocess.Popen(
         command, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
@@ -46,6 +41,7 @@ def test_cli_serves_the_sample_state(hub_env: Path) -> None:
         assert sorted(d.id for d in api.list_datasets(benchmark=True)) == [
             "emulator-samples/gpqa-mini",
             "emulator-samples/hle-mini",
+            "extra-org/extra-bench",
         ]
         files = api.list_repo_files("alice/model")
         assert ".eval_results/gpqa-mini.yaml" in files

@@ -272,3 +272,23 @@ def test_default_endpoint_helper_and_assertion_helpers(
     ]
     assert emulated_hub.counters()["discussions.comment"] == 1
     assert emulated_hub.deliveries() == []  # no webhook registered
+
+
+def test_branches_and_tags(emulated_hub: EmulatorServer) -> None:
+    api = client(emulated_hub, "alice")
+    main = api.model_info(MODEL).sha
+    api.create_tag(MODEL, tag="v1.0")
+    api.create_branch(MODEL, branch="dev")
+    api.upload_file(path_or_fileobj=b"dev", path_in_repo="dev.txt", repo_id=MODEL, revision="dev")
+    refs = api.list_repo_refs(MODEL)
+    assert [(t.name, t.target_commit) for t in refs.tags] == [("v1.0", main)]
+    assert sorted(b.name for b in refs.branches) == ["dev", "main"]
+    assert api.model_info(MODEL, revision="v1.0").sha == main
+    assert api.model_info(MODEL, revision="refs/heads/dev").sha != main
+    with pytest.raises(HfHubHTTPError) as caught:
+        api.create_tag(MODEL, tag="v1.0")
+    assert caught.value.response.status_code == 409
+    api.create_tag(MODEL, tag="v1.0", exist_ok=True)
+    with pytest.raises(HfHubHTTPError) as caught:
+        client(emulated_hub, "bob").create_branch(MODEL, branch="evil")
+    assert caught.value.response.status_code == 403

@@ -218,8 +218,7 @@ def test_faults_drop_duplicate_reorder(
 
 
 def test_reorder_and_delay(hub_env: object, webhook_receiver: RecordingReceiver) -> None:
-    # One worker, so the release order is the arrival order.
-    with running_emulator(delivery=DeliverySettings(backoff_s=0.05, workers=1)) as hub:
+    with running_emulator(delivery=DeliverySettings(backoff_s=0.05)) as hub:
         register(hub, webhook_receiver, domains=["discussion"])
         num = client(hub, "bob").create_discussion(MODEL, title="t", description="d").num
         arrived(webhook_receiver, 1)
