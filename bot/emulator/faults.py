@@ -139,6 +139,10 @@ class Faults:
         now = time.time()
         window = int(now // self.quota.window_s)
         key = (bucket, caller, window)
+        if key not in self._windows:
+            # A new window for this caller: forget the finished ones (fixed windows).
+            for stale in [k for k in self._windows if k[2] < window]:
+                del self._windows[stale]
         used = self._windows.get(key, 0) + 1
         self._windows[key] = used
         if used <= limit:

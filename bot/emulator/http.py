@@ -8,6 +8,7 @@ that follows it. Each segment is decoded after matching.
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -22,6 +23,8 @@ from bot.emulator.errors import HubError
 from bot.emulator.faults import Faults
 from bot.emulator.model import Repo, Token
 from bot.emulator.state import HubState
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -160,6 +163,10 @@ class HubRouter:
             response = await hub_route.handler(ctx)
         except HubError as error:
             return error_response(error)
+        except Exception:
+            # A bug in the emulator: answer like the Hub's 500s (JSON, X-Error-Message) and log it.
+            logger.exception("emulator route %s failed", hub_route.name)
+            return error_response(HubError(500, texts.INTERNAL_ERROR))
         if decision.after_write is not None:
             status, message = decision.after_write
             return error_response(HubError(status, message))

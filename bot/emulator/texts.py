@@ -32,6 +32,7 @@ RATE_LIMITED = (
     "You have exceeded our rate limits for the '{bucket}' bucket (emulated). "
     "Retry in {reset} seconds."
 )
+INTERNAL_ERROR = "Internal Error - the Hub emulator failed; see its log"
 INJECTED_SERVER_ERROR = "Internal Error (injected by the Hub emulator)"
 INJECTED_TIMEOUT = "Gateway Timeout (injected after the write was applied)"
 COMMIT_ON_PR_TITLE = "Upload {n} files"

@@ -242,6 +242,8 @@ def _parse_ndjson(raw: bytes) -> tuple[dict[str, Any], list[FileChange]]:
         try:
             item = json.loads(line)
             key, value = item["key"], item["value"]
+            if not isinstance(value, dict):
+                raise TypeError("value must be an object")
             if key == "header":
                 header = dict(value)
             elif key == "file":

@@ -90,14 +90,16 @@ async def update(ctx: Ctx) -> Response:
 @route("POST", _BASE + "/{webhook_id}/enable", "webhooks.enable")
 async def enable(ctx: Ctx) -> Response:
     webhook = _own(ctx)
-    webhook.disabled = False
+    with ctx.state.locked():
+        webhook.disabled = False
     return json_response({"webhook": views.webhook(webhook)})
 
 
 @route("POST", _BASE + "/{webhook_id}/disable", "webhooks.disable")
 async def disable(ctx: Ctx) -> Response:
     webhook = _own(ctx)
-    webhook.disabled = True
+    with ctx.state.locked():
+        webhook.disabled = True
     return json_response({"webhook": views.webhook(webhook)})
 
 
