@@ -65,6 +65,8 @@ def routes(emulator: Emulator) -> list[Route]:
 
     async def webhooks(request: Request) -> JSONResponse:
         body: dict[str, Any] = await request.json()
+        if not isinstance(body.get("url"), str) or body.get("owner") not in emulator.state.accounts:
+            return JSONResponse({"error": "owner (a known user) and url are required"}, 400)
         webhook = emulator.state.add_webhook(
             str(body["owner"]),
             str(body["url"]),

@@ -142,6 +142,7 @@ def test_admin_api_from_another_process(
         },
     ).json()["webhook"]
     assert hook["domains"] == ["repo", "discussion"]
+    assert admin.post("/webhooks", json={"owner": "ghost", "url": "http://x"}).status_code == 400
     with pytest.raises(HfHubHTTPError):
         client(emulated_hub, "alice").model_info(MODEL)
     client(emulated_hub, "bob").create_discussion(MODEL, title="t", description="d")
