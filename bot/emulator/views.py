@@ -57,23 +57,21 @@ def whoami(state: HubState, token: Token) -> JSON:
                 "displayName": token.display_name,
                 "role": token.role,
                 "createdAt": hub_format(_TOKENS_CREATED),
-                **(
-                    {
-                        "fineGrained": {
-                            "scoped": [
-                                {
-                                    "entity": {"type": "user", "name": token.user},
-                                    "permissions": sorted(token.permissions),
-                                }
-                            ]
-                        }
-                    }
-                    if token.role == "fineGrained"
-                    else {}
-                ),
+                **_fine_grained(token),
             },
         },
     }
+
+
+def _fine_grained(token: Token) -> JSON:
+    """The scoped permissions a fine-grained token reports (nothing for read/write tokens)."""
+    if token.role != "fineGrained":
+        return {}
+    scope = {
+        "entity": {"type": "user", "name": token.user},
+        "permissions": sorted(token.permissions),
+    }
+    return {"fineGrained": {"scoped": [scope]}}
 
 
 _TOKENS_CREATED = datetime(2026, 1, 1, tzinfo=UTC)
