@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from bot.emulator import texts
-from bot.emulator.errors import REPO_NOT_FOUND, HubError
+from bot.emulator.errors import GATED_REPO, REPO_NOT_FOUND, HubError
 from bot.emulator.model import WRITE_ROLES, Repo, Token
 
 Members = Mapping[str, Mapping[str, str]]
@@ -37,6 +37,19 @@ def check_readable(members: Members, token: Token | None, repo: Repo) -> None:
     """Raise the Hub's "not found" for a repo the caller may not see: private repos stay hidden."""
     if not can_read(members, token, repo):
         raise not_found(token)
+
+
+def check_file_access(members: Members, token: Token | None, repo: Repo) -> None:
+    """Files of a gated repo need granted access: the Hub answers `GatedRepo` otherwise."""
+    if not repo.gated:
+        return
+    if token is not None and (
+        token.user in repo.granted or can_write_namespace(members, token.user, repo.namespace)
+    ):
+        return
+    raise HubError(
+        401 if token is None else 403, texts.GATED_REPO.format(repo=repo.full_name), GATED_REPO
+    )
 
 
 def not_found(token: Token | None) -> HubError:

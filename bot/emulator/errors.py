@@ -29,3 +29,4 @@ class HubError(Exception):
 REPO_NOT_FOUND = "RepoNotFound"
 REVISION_NOT_FOUND = "RevisionNotFound"
 ENTRY_NOT_FOUND = "EntryNotFound"
+GATED_REPO = "GatedRepo"

@@ -88,6 +88,10 @@ class Repo:
     created_at: datetime
     last_modified: datetime
     tags: list[str] = field(default_factory=list)
+    #: Gated repos: info is public, files need access ("auto" or "manual" as the Hub reports).
+    gated: Literal[False, "auto", "manual"] = False
+    #: Users granted access to a gated repo (besides those who can write to it).
+    granted: set[str] = field(default_factory=set)
     blobs: dict[str, bytes] = field(default_factory=dict)
     commits: dict[str, Commit] = field(default_factory=dict)
     branches: dict[str, str] = field(default_factory=dict)

@@ -26,6 +26,12 @@ _ROLES: dict[str, Literal["read", "write", "fineGrained"]] = {
     "write": "write",
     "fineGrained": "fineGrained",
 }
+_GATES: dict[object, Literal[False, "auto", "manual"]] = {
+    False: False,
+    True: "auto",
+    "auto": "auto",
+    "manual": "manual",
+}
 _SKIPPED_DIRS = {".git", "__pycache__", ".mypy_cache", ".pytest_cache"}
 
 
@@ -76,7 +82,7 @@ def load_state_file(path: Path) -> LoadedState:
         raise StateFileError(f"{path}: the top level must be a mapping")
     try:
         return build_state(data, base=path.parent)
-    except (KeyError, TypeError) as exc:
+    except (KeyError, TypeError) as exc:  # an unknown `gated` value is a KeyError too
         raise StateFileError(f"{path}: malformed entry ({exc!r})") from exc
 
 
@@ -122,6 +128,8 @@ def build_state(data: Mapping[str, Any], *, base: Path) -> LoadedState:
             files,
             private=bool(repo.get("private", False)),
             tags=[str(tag) for tag in repo.get("tags") or []],
+            gated=_GATES[repo.get("gated", False)],
+            granted=[str(user) for user in repo.get("granted") or []],
         )
     for benchmarks in data.get("benchmarks") or []:
         load_benchmarks(state, base / benchmarks["dir"], private=bool(benchmarks.get("private")))

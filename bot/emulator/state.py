@@ -186,6 +186,8 @@ class HubState:
         *,
         private: bool = False,
         tags: Iterable[str] = (),
+        gated: Literal[False, "auto", "manual"] = False,
+        granted: Iterable[str] = (),
         author: str | None = None,
         message: str = "Initial commit",
     ) -> Repo:
@@ -197,6 +199,8 @@ class HubState:
                 repo_type, namespace, name, private=private, author=author or namespace
             )
             repo.tags.extend(tags)
+            repo.gated = gated
+            repo.granted.update(granted)
             if files:
                 changes = [FileChange(path, content) for path, content in sorted(files.items())]
                 self._apply_commit(

@@ -5,6 +5,10 @@ from __future__ import annotations
 INVALID_CREDENTIALS = "Invalid credentials in Authorization header"
 AUTH_REQUIRED = "You must be authenticated to access this resource"
 REPO_NOT_FOUND = "Repository not found"
+GATED_REPO = (
+    "Access to model {repo} is restricted. You must have access to it and be authenticated "
+    "to access it. Please log in."
+)
 REVISION_NOT_FOUND = "Invalid rev id: {revision}"
 ENTRY_NOT_FOUND = "Entry not found"
 FOLDER_NOT_FOUND = "The path {path} does not exist at revision {revision}"

@@ -92,7 +92,7 @@ def repo_info(state: HubState, repo: Repo, commit: Commit, *, blobs: bool) -> JS
         "createdAt": hub_format(repo.created_at),
         "lastModified": hub_format(commit.date),
         "private": repo.private,
-        "gated": False,
+        "gated": repo.gated,
         "disabled": False,
         "downloads": 0,
         "likes": 0,

@@ -10,7 +10,8 @@ The standard cast (see `standard_state`):
 - `carol` is a write member and `dave` a read member of org `evals-org` (`evals-org/team-model`);
 - `evalbot` is the bot: a fine-grained token with `repo.content.read` + `discussion.write`;
 - benchmark datasets from `bot/emulator/samples/benchmarks`: `emulator-samples/hle-mini`
-  (target spec) and `emulator-samples/gpqa-mini` (live format), tagged `benchmark:official`.
+  (target spec) and `emulator-samples/gpqa-mini` (live format), tagged `benchmark:official`,
+  and a gated one, `emulator-samples/gated-bench`, that `evalbot` may read and `bob` may not.
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ MODEL = "alice/model"
 ORG = "evals-org"
 ORG_MODEL = "evals-org/team-model"
 BENCHMARKS = ("emulator-samples/gpqa-mini", "emulator-samples/hle-mini")
+#: A gated benchmark: `evalbot` was granted access, `bob` was not.
+GATED_BENCHMARK = "emulator-samples/gated-bench"
 #: Fast retries so webhook tests finish quickly; the Hub's own pacing is not documented.
 FAST_DELIVERY = DeliverySettings(max_attempts=4, backoff_s=0.05, timeout_s=5.0, workers=1)
 
@@ -62,6 +65,14 @@ def standard_state() -> HubState:
     state.seed_repo("model", MODEL, read_folder(SAMPLES / "repos" / "alice" / "model"))
     state.seed_repo("model", ORG_MODEL, {"README.md": b"# team model\n"})
     load_benchmarks(state, SAMPLES / "benchmarks")
+    state.seed_repo(
+        "dataset",
+        GATED_BENCHMARK,
+        {"eval.yaml": b"name: Gated\ntasks:\n  - id: t\n"},
+        tags=[state.benchmark_tag],
+        gated="auto",
+        granted=["evalbot"],
+    )
     return state
 
 

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
+from bot.emulator import access
 from bot.emulator.errors import HubError
 from bot.emulator.http import Ctx, HubRoute, error_response, route
 
 
 async def _resolve(ctx: Ctx) -> Response:
     repo = ctx.repo()
+    access.check_file_access(ctx.state.members, ctx.token, repo)
     commit = ctx.state.resolve(repo, ctx.params["rev"])
     headers = {"X-Repo-Commit": commit.sha}
     try:

@@ -16,7 +16,15 @@ from huggingface_hub.errors import (
 
 from bot.emulator.git import blob_oid
 from bot.emulator.server import EmulatorServer
-from tests.support.emulator import BENCHMARKS, MODEL, ORG_MODEL, client, use_emulator_endpoint
+from tests.support.emulator import (
+    BENCHMARKS,
+    GATED_BENCHMARK,
+    MODEL,
+    ORG_MODEL,
+    TOKENS,
+    client,
+    use_emulator_endpoint,
+)
 
 pytestmark = pytest.mark.integration
 SHA = re.compile(r"[0-9a-f]{40}")
@@ -243,7 +251,33 @@ def test_info_at_revision_tree_refs_commits_paths(emulated_hub: EmulatorServer) 
 
 def test_list_datasets_filters_benchmarks(emulated_hub: EmulatorServer) -> None:
     found = sorted(d.id for d in client(emulated_hub, None).list_datasets(benchmark=True))
-    assert found == sorted(BENCHMARKS)
+    assert found == sorted([*BENCHMARKS, GATED_BENCHMARK])
+
+
+def test_gated_repo_files_need_access(emulated_hub: EmulatorServer, hub_env: Path) -> None:
+    from huggingface_hub.errors import GatedRepoError
+
+    info = client(emulated_hub, "bob").dataset_info(GATED_BENCHMARK)
+    assert info.gated == "auto"
+    for token in (TOKENS["bob"], False):
+        with pytest.raises(GatedRepoError):
+            hf_hub_download(
+                GATED_BENCHMARK,
+                "eval.yaml",
+                repo_type="dataset",
+                endpoint=emulated_hub.url,
+                token=token,
+                cache_dir=hub_env,
+            )
+    path = hf_hub_download(
+        GATED_BENCHMARK,
+        "eval.yaml",
+        repo_type="dataset",
+        endpoint=emulated_hub.url,
+        token=TOKENS["evalbot"],
+        cache_dir=hub_env,
+    )
+    assert Path(path).read_bytes().startswith(b"name: Gated")
 
 
 def test_delete_files_and_folders(emulated_hub: EmulatorServer) -> None:

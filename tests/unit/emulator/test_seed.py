@@ -38,6 +38,7 @@ def test_sample_state_loads_users_orgs_repos_and_benchmarks() -> None:
         ("- just a list\n", "must be a mapping"),
         ("users:\n  - fullname: nameless\n", "malformed entry"),
         ("users: [\n", "cannot read"),
+        ("repos:\n  - id: a/b\n    gated: sometimes\n", "malformed entry"),
     ],
 )
 def test_broken_state_files(tmp_path: Path, text: str, message: str) -> None:
@@ -50,8 +51,10 @@ def test_broken_state_files(tmp_path: Path, text: str, message: str) -> None:
 def test_json_state_files_are_accepted(tmp_path: Path) -> None:
     state = tmp_path / "state.json"
     state.write_text(
-        '{"users": [{"name": "a", "tokens": ["t"]}], "repos": [{"id": "a/m", "files": {"x": "y"}}]}'
+        '{"users": [{"name": "a", "tokens": ["t"]}],'
+        ' "repos": [{"id": "a/m", "files": {"x": "y"}, "gated": true, "granted": ["a"]}]}'
     )
     loaded = load_state_file(state)
     repo = loaded.state.get_repo(None, "model", "a/m")
+    assert (repo.gated, repo.granted) == ("auto", {"a"})
     assert loaded.state.read_file(repo, loaded.state.resolve(repo, "main"), "x")[1] == b"y"
