@@ -10,6 +10,7 @@ the Hub's fixed-window rate limits per caller and bucket (hub-api.md §6).
 from __future__ import annotations
 
 import fnmatch
+import random
 import threading
 import time
 from collections import Counter
@@ -25,6 +26,8 @@ class RouteFault:
     latency_s: float = 0.0
     #: Answer this status instead of running the handler (or after it, with `after_write`).
     status: int | None = None
+    #: Up to this much more latency, uniformly at random (seeded by `Faults.seed`).
+    jitter_s: float = 0.0
     #: How many matching requests get the status; None means every one.
     times: int | None = None
     after_write: bool = False
@@ -33,7 +36,7 @@ class RouteFault:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RouteFault:
-        allowed = {"pattern", "latency_s", "status", "times", "after_write", "reset_s"}
+        allowed = set(cls.__dataclass_fields__)
         unknown = set(data) - allowed
         if unknown:
             raise ValueError(f"unknown route fault keys: {sorted(unknown)}")
@@ -75,8 +78,13 @@ class Faults:
     rules: list[RouteFault] = field(default_factory=list)
     quota: Quota = field(default_factory=Quota)
     counters: Counter[str] = field(default_factory=Counter)
+    seed: int = 0
     _windows: dict[tuple[str, str, int], int] = field(default_factory=dict)
+    _random: random.Random = field(init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def __post_init__(self) -> None:
+        self._random = random.Random(self.seed)  # noqa: S311 - reproducible jitter, not crypto
 
     def set_rules(self, rules: list[RouteFault]) -> None:
         with self._lock:
@@ -115,7 +123,9 @@ class Faults:
             for rule in self.rules:
                 if not fnmatch.fnmatchcase(route, rule.pattern):
                     continue
-                latency += rule.latency_s
+                latency += rule.latency_s + (
+                    self._random.uniform(0, rule.jitter_s) if rule.jitter_s else 0
+                )
                 if rule.status is None or rule.times == 0:
                     continue
                 if rule.times is not None:

@@ -153,7 +153,7 @@ class HubRouter:
             return error_response(error)
         caller = token.user if token else (request.client.host if request.client else "anonymous")
         decision = self.faults.decide(hub_route.name, hub_route.bucket, caller)
-        if decision.latency_s:
+        if decision.latency_s and decision.after_write is None:
             await asyncio.sleep(decision.latency_s)
         if decision.reject is not None:
             status, headers, message = decision.reject
@@ -168,6 +168,8 @@ class HubRouter:
             logger.exception("emulator route %s failed", hub_route.name)
             return error_response(HubError(500, texts.INTERNAL_ERROR))
         if decision.after_write is not None:
+            # The write has landed; the answer is late (the latency) and a failure.
+            await asyncio.sleep(decision.latency_s)
             status, message = decision.after_write
             return error_response(HubError(status, message))
         return response
