@@ -16,7 +16,11 @@ from collections.abc import Sequence
 from bot import __version__
 
 #: Modules that provide subcommands, in the order `evalbot --help` lists them.
-COMMAND_MODULES: tuple[str, ...] = ("bot.cli.keys", "bot.cli.token")
+COMMAND_MODULES: tuple[str, ...] = (
+    "bot.cli.keys",
+    "bot.cli.token",
+    "bot.cli.emulator",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,82 @@
+"""`evalbot emulator`: serve the local Hub emulator until interrupted."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from pathlib import Path
+from types import FrameType
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "emulator",
+        help="serve a local Hugging Face Hub emulator (development, demos, tests)",
+        description="Serve a local Hub emulator that huggingface_hub accepts via HF_ENDPOINT.",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=7860, help="port to bind (default 7860)")
+    parser.add_argument(
+        "--state",
+        type=Path,
+        default=None,
+        help="YAML/JSON state file: users, orgs, tokens, seed repos (default: bundled samples)",
+    )
+    parser.add_argument(
+        "--benchmarks",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="also seed DIR/<org>/<name>/eval.yaml folders as benchmark datasets (repeatable)",
+    )
+    parser.add_argument("--log-level", default="info", help="uvicorn log level (default info)")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    # Heavy imports stay here so `evalbot --help` and `evalbot validate` start fast.
+    from bot.emulator.seed import (  # noqa: PLC0415
+        SAMPLE_STATE,
+        StateFileError,
+        load_benchmarks,
+        load_state_file,
+    )
+    from bot.emulator.server import EmulatorServer  # noqa: PLC0415
+
+    try:
+        loaded = load_state_file(args.state or SAMPLE_STATE)
+        for folder in args.benchmarks:
+            load_benchmarks(loaded.state, folder)
+    except StateFileError as exc:
+        print(f"evalbot emulator: {exc}", file=sys.stderr)
+        return 2
+    server = EmulatorServer(
+        loaded.state,
+        host=args.host,
+        port=args.port,
+        delivery=loaded.delivery,
+        log_level=args.log_level,
+    )
+    try:
+        server.start()
+    except OSError as exc:
+        print(f"evalbot emulator: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        return 2
+    signal.signal(signal.SIGTERM, _interrupt)
+    print(
+        f"Hub emulator serving at {server.url} (HF_ENDPOINT={server.url}); Ctrl-C to stop",
+        flush=True,
+    )
+    try:
+        server.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    return 0
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt

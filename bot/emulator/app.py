@@ -1,0 +1,32 @@
+"""The emulator assembled: state, faults, webhook dispatcher and the Starlette app serving them."""
+
+from __future__ import annotations
+
+from starlette.applications import Starlette
+from starlette.routing import Route
+
+from bot.emulator import admin
+from bot.emulator.delivery import DeliverySettings, Dispatcher
+from bot.emulator.faults import Faults
+from bot.emulator.http import HubRouter
+from bot.emulator.routes import all_routes
+from bot.emulator.state import HubState
+
+_METHODS = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH"]
+
+
+class Emulator:
+    """One emulated Hub. `endpoint` must be set (e.g. `http://127.0.0.1:PORT`) before serving,
+    because payloads and URLs in answers are built from it."""
+
+    def __init__(
+        self, state: HubState | None = None, delivery: DeliverySettings | None = None
+    ) -> None:
+        self.state = state or HubState()
+        self.endpoint = "http://127.0.0.1"
+        self.faults = Faults()
+        self.dispatcher = Dispatcher(self.state, lambda: self.endpoint, delivery)
+        router = HubRouter(self.state, self.faults, all_routes(), lambda: self.endpoint)
+        self.app = Starlette(
+            routes=[*admin.routes(self), Route("/{anything:path}", router.handle, methods=_METHODS)]
+        )

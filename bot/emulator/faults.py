@@ -1,0 +1,187 @@
+"""Fault injection and request accounting, configurable while the emulator runs.
+
+Route faults match route names (e.g. `discussions.comment`, `files.resolve`) with shell-style
+patterns. A fault may add latency, answer a status instead of running the handler (429 with the
+Hub's `RateLimit` headers, 5xx bursts), or answer a status *after* the handler ran (a write that
+was applied but whose response the client never sees: a timeout behind a proxy). Quotas emulate
+the Hub's fixed-window rate limits per caller and bucket (hub-api.md §6).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import random
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.emulator import texts
+
+
+@dataclass
+class RouteFault:
+    pattern: str = "*"
+    latency_s: float = 0.0
+    #: Answer this status instead of running the handler (or after it, with `after_write`).
+    status: int | None = None
+    #: Up to this much more latency, uniformly at random (seeded by `Faults.seed`).
+    jitter_s: float = 0.0
+    #: How many matching requests get the status; None means every one.
+    times: int | None = None
+    after_write: bool = False
+    #: For 429: the `t=` of the `RateLimit` header (seconds until the window resets).
+    reset_s: int = 1
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RouteFault:
+        allowed = set(cls.__dataclass_fields__)
+        unknown = set(data) - allowed
+        if unknown:
+            raise ValueError(f"unknown route fault keys: {sorted(unknown)}")
+        return cls(**data)
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class Decision:
+    latency_s: float = 0.0
+    #: (status, headers, message) to answer without running the handler.
+    reject: tuple[int, dict[str, str], str] | None = None
+    #: (status, message) to answer after the handler has applied its write.
+    after_write: tuple[int, str] | None = None
+
+
+@dataclass
+class Quota:
+    """Fixed-window quotas per caller, as the Hub counts them (`api`, `resolvers` buckets)."""
+
+    api: int | None = None
+    resolvers: int | None = None
+    window_s: int = 300
+
+
+def _rate_limit_headers(
+    bucket: str, remaining: int, reset_s: int, quota: int, window_s: int
+) -> dict[str, str]:
+    return {
+        "RateLimit": f'"{bucket}";r={remaining};t={reset_s}',
+        "RateLimit-Policy": f'"fixed window";"{bucket}";q={quota};w={window_s}',
+    }
+
+
+@dataclass
+class Faults:
+    rules: list[RouteFault] = field(default_factory=list)
+    quota: Quota = field(default_factory=Quota)
+    counters: Counter[str] = field(default_factory=Counter)
+    seed: int = 0
+    _windows: dict[tuple[str, str, int], int] = field(default_factory=dict)
+    _random: random.Random = field(init=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def __post_init__(self) -> None:
+        self._random = random.Random(self.seed)  # noqa: S311 - reproducible jitter, not crypto
+
+    def set_rules(self, rules: list[RouteFault]) -> None:
+        with self._lock:
+            self.rules = list(rules)
+
+    def add_rule(self, rule: RouteFault) -> None:
+        with self._lock:
+            self.rules.append(rule)
+
+    def clear(self) -> None:
+        with self._lock:
+            self.rules = []
+            self.quota = Quota()
+            self._windows.clear()
+
+    def set_quota(self, quota: Quota) -> None:
+        with self._lock:
+            self.quota = quota
+            self._windows.clear()
+
+    def count_snapshot(self) -> dict[str, int]:
+        with self._lock:
+            return dict(self.counters)
+
+    def reset_counters(self) -> None:
+        with self._lock:
+            self.counters.clear()
+
+    def decide(self, route: str, bucket: str, caller: str) -> Decision:
+        """Count the request and decide what happens to it (called once per request)."""
+        with self._lock:
+            self.counters[route] += 1
+            if (limited := self._over_quota(bucket, caller)) is not None:
+                return Decision(reject=limited)
+            latency = 0.0
+            for rule in self.rules:
+                if not fnmatch.fnmatchcase(route, rule.pattern):
+                    continue
+                latency += rule.latency_s + (
+                    self._random.uniform(0, rule.jitter_s) if rule.jitter_s else 0
+                )
+                if rule.status is None or rule.times == 0:
+                    continue
+                if rule.times is not None:
+                    rule.times -= 1
+                if rule.after_write:
+                    return Decision(latency, after_write=(rule.status, texts.INJECTED_TIMEOUT))
+                return Decision(latency, reject=self._status_answer(rule, bucket))
+            return Decision(latency)
+
+    def _status_answer(self, rule: RouteFault, bucket: str) -> tuple[int, dict[str, str], str]:
+        status = rule.status or 500
+        if status == 429:
+            headers = _rate_limit_headers(bucket, 0, rule.reset_s, 1000, 300)
+            return 429, headers, texts.RATE_LIMITED.format(bucket=bucket, reset=rule.reset_s)
+        return status, {}, texts.INJECTED_SERVER_ERROR
+
+    def _over_quota(self, bucket: str, caller: str) -> tuple[int, dict[str, str], str] | None:
+        limit = self.quota.api if bucket == "api" else self.quota.resolvers
+        if limit is None:
+            return None
+        now = time.time()
+        window = int(now // self.quota.window_s)
+        key = (bucket, caller, window)
+        if key not in self._windows:
+            # A new window for this caller: forget the finished ones (fixed windows).
+            for stale in [k for k in self._windows if k[2] < window]:
+                del self._windows[stale]
+        used = self._windows.get(key, 0) + 1
+        self._windows[key] = used
+        if used <= limit:
+            return None
+        reset = max(1, int((window + 1) * self.quota.window_s - now))
+        headers = _rate_limit_headers(bucket, 0, reset, limit, self.quota.window_s)
+        return 429, headers, texts.RATE_LIMITED.format(bucket=bucket, reset=reset)
+
+
+@dataclass
+class WebhookFaults:
+    """How deliveries misbehave: delay, drop, duplicate, reorder (counts, or seeded rates)."""
+
+    delay_s: float = 0.0
+    drop_next: int = 0
+    duplicate_next: int = 0
+    drop_rate: float = 0.0
+    duplicate_rate: float = 0.0
+    #: Hold this many deliveries and send them in reverse order (0 or 1: keep order).
+    reorder_window: int = 0
+    seed: int = 0
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> WebhookFaults:
+        allowed = set(cls.__dataclass_fields__)
+        unknown = set(data) - allowed
+        if unknown:
+            raise ValueError(f"unknown webhook fault keys: {sorted(unknown)}")
+        return cls(**data)
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)

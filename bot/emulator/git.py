@@ -1,0 +1,120 @@
+"""Git-like objects: blobs named by their git oid, immutable snapshots, commits with 40-hex SHAs.
+
+The emulator does not store real git trees. A commit holds a snapshot (path -> blob oid); its SHA
+is the SHA-1 of a git-style commit text over a digest of that snapshot, its parents, author,
+time and message, so every distinct commit gets a distinct, stable 40-hex id.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from types import MappingProxyType
+
+Snapshot = Mapping[str, str]
+"""A tree at one commit: file path -> blob oid. Folders are implied by the paths."""
+
+
+def blob_oid(content: bytes) -> str:
+    """The git blob id (what the Hub sends as a regular file's `oid` and download `ETag`)."""
+    return hashlib.sha1(b"blob %d\x00" % len(content) + content, usedforsecurity=False).hexdigest()
+
+
+def tree_oid(entries: Iterable[tuple[str, str]]) -> str:
+    """A stable id for a folder (or a whole snapshot) from its sorted (path, oid) pairs."""
+    digest = hashlib.sha1(b"tree\x00", usedforsecurity=False)
+    for path, oid in sorted(entries):
+        digest.update(path.encode() + b"\x00" + oid.encode() + b"\n")
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class Commit:
+    sha: str
+    parents: tuple[str, ...]
+    author: str
+    date: datetime
+    title: str
+    message: str
+    files: Snapshot = field(repr=False)
+
+
+def make_commit(
+    *,
+    files: Mapping[str, str],
+    parents: Iterable[str],
+    author: str,
+    date: datetime,
+    title: str,
+    message: str,
+) -> Commit:
+    frozen = MappingProxyType(dict(files))
+    parent_list = tuple(parents)
+    text = "tree " + tree_oid(frozen.items()) + "\n"
+    text += "".join(f"parent {parent}\n" for parent in parent_list)
+    text += f"author {author} {date.timestamp():.6f}\n\n{title}\n\n{message}"
+    sha = hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()
+    return Commit(sha, parent_list, author, date, title, message, frozen)
+
+
+def changed_paths(before: Snapshot, after: Snapshot) -> set[str]:
+    """Paths added, removed or modified between two snapshots."""
+    return {path for path in before.keys() | after.keys() if before.get(path) != after.get(path)}
+
+
+def three_way(base: Snapshot, ours: Snapshot, theirs: Snapshot) -> tuple[dict[str, str], list[str]]:
+    """Apply `theirs`' changes since `base` onto `ours`, file by file.
+
+    Returns the merged snapshot and the sorted paths changed on both sides in different ways
+    (the Hub's `filesWithConflicts`). A merge with conflicts must not be applied.
+    """
+    merged = dict(ours)
+    conflicts: list[str] = []
+    ours_changed = changed_paths(base, ours)
+    for path in changed_paths(base, theirs):
+        if path in ours_changed and ours.get(path) != theirs.get(path):
+            conflicts.append(path)
+            continue
+        new_oid = theirs.get(path)
+        if new_oid is None:
+            merged.pop(path, None)
+        else:
+            merged[path] = new_oid
+    return merged, sorted(conflicts)
+
+
+def unified_diff(before: Snapshot, after: Snapshot, blobs: Mapping[str, bytes]) -> str:
+    """A `git diff`-style text of the changes between two snapshots (what PR details carry)."""
+    chunks: list[str] = []
+    for path in sorted(changed_paths(before, after)):
+        old_oid, new_oid = before.get(path), after.get(path)
+        header = f"diff --git a/{path} b/{path}\n"
+        if old_oid is None:
+            header += "new file mode 100644\n"
+        elif new_oid is None:
+            header += "deleted file mode 100644\n"
+        old_lines = _text_lines(blobs.get(old_oid, b"") if old_oid else b"")
+        new_lines = _text_lines(blobs.get(new_oid, b"") if new_oid else b"")
+        if old_lines is None or new_lines is None:
+            chunks.append(header + f"Binary files a/{path} and b/{path} differ\n")
+            continue
+        body = difflib.unified_diff(
+            old_lines,
+            new_lines,
+            fromfile=f"a/{path}" if old_oid else "/dev/null",
+            tofile=f"b/{path}" if new_oid else "/dev/null",
+        )
+        chunks.append(
+            header + "".join(line if line.endswith("\n") else line + "\n" for line in body)
+        )
+    return "".join(chunks)
+
+
+def _text_lines(content: bytes) -> list[str] | None:
+    try:
+        return content.decode("utf-8").splitlines(keepends=True)
+    except UnicodeDecodeError:
+        return None

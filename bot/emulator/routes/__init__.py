@@ -1,0 +1,11 @@
+"""Route tables of the emulated Hub API, one module per area, in matching order."""
+
+from __future__ import annotations
+
+from bot.emulator.http import HubRoute
+from bot.emulator.routes import discussions, files, identity, repos, webhooks
+
+
+def all_routes() -> list[HubRoute]:
+    # Specific API routes first; the model `resolve` route (no prefix) must come last.
+    return identity.ROUTES + webhooks.ROUTES + discussions.ROUTES + repos.ROUTES + files.ROUTES

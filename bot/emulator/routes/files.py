@@ -1,0 +1,43 @@
+"""File downloads: HEAD/GET `resolve`, exactly as `hf_hub_download` needs them.
+
+The HEAD answer must carry `X-Repo-Commit` and an `ETag` (the git blob oid), and an exact
+`Content-Length` that the GET then honours; no redirects, no xet headers (hub-api.md §2.5).
+A missing file is 404 `EntryNotFound` *with* `X-Repo-Commit`, so the client caches the miss.
+"""
+
+from __future__ import annotations
+
+from starlette.responses import Response
+
+from bot.emulator import access
+from bot.emulator.errors import HubError
+from bot.emulator.http import Ctx, HubRoute, error_response, route
+
+
+async def _resolve(ctx: Ctx) -> Response:
+    repo = ctx.repo()
+    access.check_file_access(ctx.state.members, ctx.token, repo)
+    commit = ctx.state.resolve(repo, ctx.params["rev"])
+    headers = {"X-Repo-Commit": commit.sha}
+    try:
+        oid, content = ctx.state.read_file(repo, commit, ctx.params["path"])
+    except HubError as error:
+        return error_response(error, headers)
+    headers.update(
+        {"ETag": f'"{oid}"', "Accept-Ranges": "bytes", "Cache-Control": "private, max-age=0"}
+    )
+    return Response(content, headers=headers, media_type="application/octet-stream")
+
+
+def _typed(repo_type: str) -> HubRoute:
+    async def handler(ctx: Ctx) -> Response:
+        ctx.params["type"] = repo_type
+        return await _resolve(ctx)
+
+    prefix = "" if repo_type == "model" else f"/{repo_type}s"
+    return route(
+        "GET", prefix + "/{ns}/{name}/resolve/{rev}/{path}", "files.resolve", bucket="resolvers"
+    )(handler)
+
+
+ROUTES = [_typed("dataset"), _typed("space"), _typed("model")]

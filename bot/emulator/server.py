@@ -1,0 +1,147 @@
+"""Run an emulator under uvicorn in a background thread, on a free 127.0.0.1 port.
+
+    with EmulatorServer(state) as hub:
+        api = HfApi(endpoint=hub.url, token="hf_alice")
+        ...
+        hub.state, hub.faults, hub.dispatcher   # direct access for assertions and faults
+
+The socket is bound before uvicorn starts, so the URL is known and there is no port race.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from dataclasses import dataclass
+from types import TracebackType
+
+import uvicorn
+
+from bot.emulator.app import Emulator
+from bot.emulator.delivery import DeliveryRecord, DeliverySettings, Dispatcher
+from bot.emulator.faults import Faults
+from bot.emulator.model import RepoType
+from bot.emulator.state import HubState
+
+
+@dataclass(frozen=True)
+class CommentView:
+    id: str
+    author: str
+    content: str
+    hidden: bool
+
+
+class EmulatorServer:
+    def __init__(
+        self,
+        state: HubState | None = None,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        delivery: DeliverySettings | None = None,
+        log_level: str = "warning",
+    ) -> None:
+        self.emulator = Emulator(state, delivery)
+        self.host = host
+        self.port = port
+        self.log_level = log_level
+        self._socket: socket.socket | None = None
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def state(self) -> HubState:
+        return self.emulator.state
+
+    @property
+    def faults(self) -> Faults:
+        return self.emulator.faults
+
+    @property
+    def dispatcher(self) -> Dispatcher:
+        return self.emulator.dispatcher
+
+    @property
+    def url(self) -> str:
+        return self.emulator.endpoint
+
+    def start(self) -> EmulatorServer:
+        # proto=IPPROTO_TCP matters: asyncio sets TCP_NODELAY on accepted connections only when
+        # the listening socket says TCP, and without it every response waits ~40 ms for an ACK.
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((self.host, self.port))
+        sock.listen(128)
+        self._socket = sock
+        self.port = sock.getsockname()[1]
+        self.emulator.endpoint = f"http://{self.host}:{self.port}"
+        config = uvicorn.Config(
+            self.emulator.app,
+            log_level=self.log_level,
+            access_log=False,
+            lifespan="off",
+            timeout_graceful_shutdown=2,
+        )
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [sock]}, name="hub-emulator", daemon=True
+        )
+        self._thread.start()
+        deadline = time.monotonic() + 10
+        while not self._server.started:
+            if time.monotonic() > deadline or not self._thread.is_alive():
+                raise RuntimeError("the Hub emulator did not start")
+            time.sleep(0.01)
+        self.emulator.dispatcher.start()
+        return self
+
+    # -- conveniences for assertions --------------------------------------------------------
+
+    def comments(self, repo_id: str, num: int, repo_type: RepoType = "model") -> list[CommentView]:
+        """The comments of a discussion or PR, oldest first (hidden ones included, flagged)."""
+        state = self.emulator.state
+        with state.locked():
+            discussion = state.discussion(state.find_repo(repo_type, repo_id), num)
+            return [
+                CommentView(
+                    event.id, event.author, str(event.data["raw"]), bool(event.data["hidden"])
+                )
+                for event in discussion.events
+                if event.type == "comment"
+            ]
+
+    def counters(self) -> dict[str, int]:
+        """Requests served so far, by route name (e.g. `discussions.comment`)."""
+        return self.emulator.faults.count_snapshot()
+
+    def deliveries(self) -> list[DeliveryRecord]:
+        """The webhook delivery log: one record per attempt, drop or final failure."""
+        return self.emulator.dispatcher.log()
+
+    def wait(self) -> None:
+        """Block until the server thread ends (the CLI's foreground loop; Ctrl-C interrupts)."""
+        while self._thread is not None and self._thread.is_alive():
+            self._thread.join(timeout=0.5)
+
+    def stop(self) -> None:
+        self.emulator.dispatcher.stop()
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        if self._socket is not None:
+            self._socket.close()
+        self._server = self._thread = self._socket = None
+
+    def __enter__(self) -> EmulatorServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()

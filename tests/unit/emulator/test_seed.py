@@ -1,0 +1,60 @@
+"""The state file: the bundled sample loads, and mistakes are reported as StateFileError."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.emulator.errors import HubError
+from bot.emulator.seed import SAMPLE_STATE, StateFileError, load_state_file
+
+
+def test_sample_state_loads_users_orgs_repos_and_benchmarks() -> None:
+    loaded = load_state_file(SAMPLE_STATE)
+    state = loaded.state
+    assert state.authenticate("Bearer hf_alice_write") is not None
+    assert state.members["evals-org"] == {"alice": "admin", "carol": "write"}
+    model = state.get_repo(None, "model", "alice/model")
+    head = state.resolve(model, "main")
+    assert ".eval_results/gpqa-mini.yaml" in head.files
+    benchmark = state.get_repo(None, "dataset", "emulator-samples/hle-mini")
+    assert benchmark.tags == ["benchmark:official"]
+    assert "eval.yaml" in state.resolve(benchmark, "main").files
+    assert loaded.delivery.send_webhook_id is True
+    with pytest.raises(HubError) as caught:
+        state.authenticate("Bearer hf_unknown")
+    assert caught.value.status == 401
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("users:\n  - name: a\n    tokens: [{value: t, role: admin}]\n", "unknown token role"),
+        ("orgs:\n  - name: o\n    members: [ghost]\n", "unknown member ghost"),
+        ("repos:\n  - id: a/b\n    dir: nowhere\n", "does not exist"),
+        ("repos:\n  - id: a/b\n    type: kernel\n", "unknown type"),
+        ("benchmarks:\n  - dir: .\n", "no <org>/<name>/eval.yaml"),
+        ("- just a list\n", "must be a mapping"),
+        ("users:\n  - fullname: nameless\n", "malformed entry"),
+        ("users: [\n", "cannot read"),
+        ("repos:\n  - id: a/b\n    gated: sometimes\n", "malformed entry"),
+    ],
+)
+def test_broken_state_files(tmp_path: Path, text: str, message: str) -> None:
+    state = tmp_path / "state.yaml"
+    state.write_text(text)
+    with pytest.raises(StateFileError, match=message):
+        load_state_file(state)
+
+
+def test_json_state_files_are_accepted(tmp_path: Path) -> None:
+    state = tmp_path / "state.json"
+    state.write_text(
+        '{"users": [{"name": "a", "tokens": ["t"]}],'
+        ' "repos": [{"id": "a/m", "files": {"x": "y"}, "gated": true, "granted": ["a"]}]}'
+    )
+    loaded = load_state_file(state)
+    repo = loaded.state.get_repo(None, "model", "a/m")
+    assert (repo.gated, repo.granted) == ("auto", {"a"})
+    assert loaded.state.read_file(repo, loaded.state.resolve(repo, "main"), "x")[1] == b"y"
