@@ -154,8 +154,8 @@ def _check_score(
                 "ENTRY-VALUE-RANGE",
                 path,
                 value=messages.shown(value),
-                low="-inf" if low is None else low,
-                high="inf" if high is None else high,
+                low="-inf" if low is None else f"{low:g}",
+                high="inf" if high is None else f"{high:g}",
             )
         ]
     if not 0 < abs(value) < 1:

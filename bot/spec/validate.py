@@ -17,6 +17,7 @@ from bot.spec.crosscheck import (
     file_name_diagnostic,
     file_path_diagnostic,
 )
+from bot.spec.diagnostics import Diagnostic
 from bot.spec.entries import read_entry
 from bot.spec.formats import is_repo_id
 from bot.spec.limits import DEFAULT_LIMITS, Limits
@@ -139,11 +140,17 @@ class _Run:
             if duplicate is not None:
                 diagnostics.append(duplicate)
             benchmark_id = benchmark.repo_id if benchmark else entry.dataset_id
-            entry_report.diagnostics = [
-                self.policy.apply(diagnostic, benchmark_id) for diagnostic in diagnostics
-            ]
+            entry_report.diagnostics = sorted(
+                (self.policy.apply(diagnostic, benchmark_id) for diagnostic in diagnostics),
+                key=_reading_order,
+            )
             report.entries.append(entry_report)
         return report
+
+
+def _reading_order(diagnostic: Diagnostic) -> tuple[int, int]:
+    """Diagnostics of an entry in the order a reader meets them in the file (stable)."""
+    return (diagnostic.line or 0, diagnostic.column or 0)
 
 
 def _dataset_revision(item: object) -> str | None:

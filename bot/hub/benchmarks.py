@@ -1,0 +1,62 @@
+"""Benchmarks read from the Hub: a dataset's `eval.yaml` at the entry's revision.
+
+The id is resolved to its canonical spelling and commit with `dataset_info`, and parsed
+eval.yaml files are cached by (lower-cased id, commit sha): a commit never changes, so a cached
+answer is never stale, and many entries on one benchmark cost one download. A repo, revision or
+file that does not exist is a permanent answer (`BenchmarkNotFound`); anything else (network,
+5xx, rate limits) propagates for the caller to retry or report.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from huggingface_hub import HfApi
+from huggingface_hub.errors import (
+    EntryNotFoundError,
+    GatedRepoError,
+    RepositoryNotFoundError,
+    RevisionNotFoundError,
+)
+
+from bot.spec.benchmark import benchmark_from_eval_yaml
+from bot.spec.model import BenchmarkLookup, BenchmarkNotFound
+
+EVAL_YAML = "eval.yaml"
+
+
+class HubBenchmarkSource:
+    """A `BenchmarkSource` over the Hub (or the emulator: whatever `api.endpoint` points at)."""
+
+    def __init__(self, api: HfApi) -> None:
+        self.api = api
+        self._cache: dict[tuple[str, str], BenchmarkLookup] = {}
+
+    def lookup(self, dataset_id: str, revision: str | None) -> BenchmarkLookup:
+        try:
+            info = self.api.dataset_info(dataset_id, revision=revision)
+        except GatedRepoError:
+            return BenchmarkNotFound(dataset_id, "the dataset is gated; evalbot cannot read it")
+        except RevisionNotFoundError:
+            return BenchmarkNotFound(dataset_id, f"the dataset has no revision {revision!r}")
+        except RepositoryNotFoundError:
+            return BenchmarkNotFound(dataset_id, "no such dataset on the Hub")
+        canonical = info.id
+        sha = info.sha or revision or "main"
+        key = (canonical.lower(), sha)
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        try:
+            local = self.api.hf_hub_download(
+                repo_id=canonical, filename=EVAL_YAML, repo_type="dataset", revision=sha
+            )
+        except EntryNotFoundError:
+            found: BenchmarkLookup = BenchmarkNotFound(
+                canonical, "the dataset has no eval.yaml, so it is not a benchmark"
+            )
+        else:
+            content = Path(str(local)).read_bytes()
+            found = benchmark_from_eval_yaml(canonical, content, info.sha)
+        self._cache[key] = found
+        return found
