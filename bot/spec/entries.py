@@ -9,7 +9,7 @@ one (scalar `value`, `verifyToken`) and the target one (`metrics[]`, `framework`
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from bot.spec import messages
@@ -25,7 +25,7 @@ from bot.spec.formats import (
 from bot.spec.located import Locator
 from bot.spec.model import Dialect, ResultEntry
 from bot.spec.yaml11 import describe, yaml11_reading
-from bot.spec.yamlload import Path, Position, dotted, resolve_plain
+from bot.spec.yamlload import LoadedYaml, Path, Position, dotted, resolve_plain
 
 # Known keys per mapping; `None` means free-form below that key (not checked further).
 ENTRY_KEYS = frozenset(
@@ -80,29 +80,42 @@ VALUE_TYPES = ("float", "int", "percentage", "rank")
 TOKEN_KEYS = ("verify_token", "verifyToken")
 
 
-def read_entry(
-    index: int,
-    data: Any,
-    positions: Mapping[Path, Position],
-    ambiguous: Mapping[Path, str],
-    hexadecimal: Mapping[Path, str] | None = None,
-) -> tuple[ResultEntry, list[Diagnostic]]:
+@dataclass(slots=True)
+class ItemPositions:
+    """What the loader recorded about one list item, keyed by paths relative to the item."""
+
+    positions: dict[Path, Position] = field(default_factory=dict)
+    ambiguous: dict[Path, str] = field(default_factory=dict)
+    hexadecimal: dict[Path, str] = field(default_factory=dict)
+
+
+def split_by_item(loaded: LoadedYaml, count: int) -> list[ItemPositions]:
+    """Split a top-level list's position maps per item, in one pass over each map."""
+    items = [ItemPositions() for _ in range(count)]
+    for source, attribute in (
+        (loaded.positions, "positions"),
+        (loaded.ambiguous, "ambiguous"),
+        (loaded.hexadecimal, "hexadecimal"),
+    ):
+        for path, value in source.items():
+            if path and isinstance(path[0], int) and path[0] < count:
+                getattr(items[path[0]], attribute)[path[1:]] = value
+    return items
+
+
+def read_entry(index: int, data: Any, item: ItemPositions) -> tuple[ResultEntry, list[Diagnostic]]:
     """Build the `ResultEntry` for list item `index` and check everything local to it."""
-    prefix: Path = (index,)
-    line = positions.get(prefix, (0, 0))[0]
-    where = Locator(positions, prefix)
-    checker = _EntryChecker(where)
+    line = item.positions.get((), (0, 0))[0]
+    checker = _EntryChecker(Locator(item.positions))
     if not isinstance(data, dict):
         checker.report("ENTRY-NOT-MAPPING", (), kind=messages.kind_of(data))
         entry = ResultEntry(index=index, line=line, data={}, dialect=Dialect.LIVE)
         return entry, checker.diagnostics
     dialect = checker.check(data)
-    lines, ambiguous_fields = _relative(index, positions, ambiguous)
-    for field_path, text in ambiguous_fields.items():
-        checker.ambiguity(field_path, text)
-    for path, text in (hexadecimal or {}).items():
-        if path[:1] == (index,):
-            checker.report("ENTRY-NUMBER-NOTATION", path[1:], text=text, value=int(text, 16))
+    for path, text in item.ambiguous.items():
+        checker.ambiguity(path, text)
+    for path, text in item.hexadecimal.items():
+        checker.report("ENTRY-NUMBER-NOTATION", path, text=text, value=int(text, 16))
     dataset = data.get("dataset")
     dataset_id = task_id = None
     if isinstance(dataset, dict):
@@ -117,22 +130,10 @@ def read_entry(
         dataset_id=dataset_id,
         task_id=task_id,
         token=token,
-        lines=lines,
-        ambiguous_fields=frozenset(dotted(path) for path in ambiguous_fields),
+        lines={dotted(path): position[0] for path, position in item.positions.items() if path},
+        ambiguous_fields=frozenset(dotted(path) for path in item.ambiguous),
     )
     return entry, checker.diagnostics
-
-
-def _relative(
-    index: int, positions: Mapping[Path, Position], ambiguous: Mapping[Path, str]
-) -> tuple[dict[str, int], dict[Path, str]]:
-    """Positions and ambiguous scalars of entry `index`, keyed relative to the entry."""
-    lines: dict[str, int] = {}
-    for path, (line, _column) in positions.items():
-        if len(path) > 1 and path[0] == index:
-            lines[dotted(path[1:])] = line
-    relative = {path[1:]: text for path, text in ambiguous.items() if path[:1] == (index,)}
-    return lines, relative
 
 
 class _EntryChecker:

@@ -12,17 +12,16 @@ from bot.spec.yamlload import Path, Position, dotted
 class Locator:
     """Finds the line and column of a path; a missing field falls back to its parent's line.
 
-    `prefix` is prepended to every path given, so an entry's checks can speak in paths
-    relative to the entry (`dataset.id`) while positions are kept for the whole file.
+    Entry checks get the positions of their own entry (`bot.spec.entries.split_by_item`), so
+    they speak in paths relative to the entry (`dataset.id`), as diagnostics show them.
     """
 
-    def __init__(self, positions: Mapping[Path, Position], prefix: Path = ()) -> None:
+    def __init__(self, positions: Mapping[Path, Position]) -> None:
         self.positions = positions
-        self.prefix = prefix
 
     def at(self, path: Path) -> tuple[int | None, int | None]:
         """(line, column) of `path`; for a missing field, the line of the nearest parent."""
-        full = (*self.prefix, *path)
+        full = path
         position = self.positions.get(full)
         if position is not None:
             return position

@@ -18,7 +18,7 @@ from bot.spec.crosscheck import (
     file_path_diagnostic,
 )
 from bot.spec.diagnostics import Diagnostic
-from bot.spec.entries import read_entry
+from bot.spec.entries import read_entry, split_by_item
 from bot.spec.formats import is_repo_id
 from bot.spec.limits import DEFAULT_LIMITS, Limits
 from bot.spec.located import Locator
@@ -115,14 +115,13 @@ class _Run:
             )
             return report
         named: set[str] = set()
+        items = split_by_item(loaded, len(data))
         for index, item in enumerate(data):
-            entry, diagnostics = read_entry(
-                index, item, loaded.positions, loaded.ambiguous, loaded.hexadecimal
-            )
+            entry, diagnostics = read_entry(index, item, items[index])
             entry_report = EntryReport(entry=entry, diagnostics=diagnostics)
             if entry.token is not None:
                 entry_report.verification = NOT_CHECKED
-            where = Locator(loaded.positions, (index,))
+            where = Locator(items[index].positions)
             benchmark: Benchmark | None = None
             if entry.dataset_id is not None and is_repo_id(entry.dataset_id):
                 revision = _dataset_revision(item)
