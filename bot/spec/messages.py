@@ -122,7 +122,6 @@ CATALOGUE: dict[str, Message] = {
         "file name `{name}` does not follow the naming rule for `{dataset_id}`",
         "name it `{expected}` (benchmark repo name, lower-cased, `-` as `_`)",
     ),
-    "FILE-READ": Message(E, "cannot read file: {problem}", None),
     # --- one result entry ------------------------------------------------------------------
     "ENTRY-NOT-MAPPING": Message(
         E, "entry must be a mapping, not {kind}", "write `- dataset: ...` with indented fields"
