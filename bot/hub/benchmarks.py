@@ -10,8 +10,8 @@ file that does not exist is a permanent answer (`BenchmarkNotFound`); anything e
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Protocol
 
-from huggingface_hub import HfApi
 from huggingface_hub.errors import (
     EntryNotFoundError,
     GatedRepoError,
@@ -25,10 +25,25 @@ from bot.spec.model import BenchmarkLookup, BenchmarkNotFound
 EVAL_YAML = "eval.yaml"
 
 
+class DatasetReader(Protocol):
+    """The two `huggingface_hub.HfApi` calls this source makes (HfApi satisfies it)."""
+
+    def dataset_info(self, repo_id: str, *, revision: str | None = None) -> Any: ...
+
+    def hf_hub_download(
+        self,
+        repo_id: str,
+        filename: str,
+        *,
+        repo_type: str | None = None,
+        revision: str | None = None,
+    ) -> Any: ...
+
+
 class HubBenchmarkSource:
     """A `BenchmarkSource` over the Hub (or the emulator: whatever `api.endpoint` points at)."""
 
-    def __init__(self, api: HfApi) -> None:
+    def __init__(self, api: DatasetReader) -> None:
         self.api = api
         self._cache: dict[tuple[str, str], BenchmarkLookup] = {}
 
