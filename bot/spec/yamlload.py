@@ -150,7 +150,7 @@ def load_yaml(content: bytes, limits: Limits = DEFAULT_LIMITS) -> LoadedYaml:
     if content.startswith(_BOM):
         content = content[len(_BOM) :]
     try:
-        content.decode("utf-8")
+        text = content.decode("utf-8")
     except UnicodeDecodeError as error:
         line, column = _line_column(content, error.start)
         return _failed(messages.make("YAML-NOT-UTF8", line=line, column=column, offset=error.start))
@@ -160,7 +160,10 @@ def load_yaml(content: bytes, limits: Limits = DEFAULT_LIMITS) -> LoadedYaml:
         return _failed(messages.make("YAML-NUL-BYTE", line=line, column=column))
     result = LoadedYaml()
     try:
-        result.data = _Builder(limits, result).build(content)
+        builder = _Builder(limits, result)
+        result.data = builder.build(content)
+        if builder.root_is_block_list:
+            _point_items_at_their_dash(result.positions, text)
     except _Fatal as fatal:
         result.diagnostics.append(fatal.diagnostic)
     except yaml.MarkedYAMLError as error:
@@ -190,6 +193,29 @@ def load_yaml(content: bytes, limits: Limits = DEFAULT_LIMITS) -> LoadedYaml:
     return result
 
 
+def _point_items_at_their_dash(positions: dict[Path, Position], text: str) -> None:
+    """Make each top-level item's position the line of its `-` (DESIGN.md: an entry's line).
+
+    libyaml reports where an item's content starts; in the usual `- dataset:` layout that is
+    the dash's line, but an item may start on a later line (`-` alone, or a comment between).
+    """
+    lines: list[str] | None = None
+    index = 0
+    while (position := positions.get((index,))) is not None:
+        line, column = position
+        if lines is None:
+            lines = text.split("\n")
+        if "-" not in lines[line - 1][: column - 1]:
+            for earlier in range(line - 2, -1, -1):
+                content = lines[earlier].split("#", 1)[0].strip()
+                if not content:
+                    continue
+                if content == "-":
+                    positions[(index,)] = (earlier + 1, lines[earlier].index("-") + 1)
+                break
+        index += 1
+
+
 def _failed(diagnostic: Diagnostic) -> LoadedYaml:
     return LoadedYaml(diagnostics=[diagnostic])
 
@@ -205,6 +231,7 @@ class _Builder:
         # anchor -> (value, expanded size, height)
         self.anchors: dict[str, tuple[Any, int, int]] = {}
         self.alias_nodes = 0
+        self.root_is_block_list = False
 
     def build(self, content: bytes) -> Any:
         parser = yaml.CSafeLoader(content)
@@ -272,6 +299,8 @@ class _Builder:
                         messages.make("YAML-TOO-DEEP", line=line, column=column, limit=max_depth)
                     )
                 path, position = self._place_path(stack, event)
+                if not stack and kind is sequence_start:
+                    self.root_is_block_list = not event.flow_style
                 frame = _Frame({} if kind is mapping_start else [], path, event.anchor)
                 positions[path] = position
                 stack.append(frame)

@@ -217,3 +217,15 @@ def test_ambiguous_scalars_are_recorded_by_path() -> None:
 )
 def test_dotted_paths(path: tuple[str | int, ...], expected: str) -> None:
     assert dotted(path) == expected
+
+
+def test_an_item_position_is_its_dash_even_when_content_starts_later() -> None:
+    loaded = load_yaml(b"- a: 1\n-\n  # note\n  b: 2\n-   # trailing\n  c: 3\n- [1]\n")
+    assert loaded.ok
+    assert [loaded.positions[(index,)][0] for index in range(4)] == [1, 2, 5, 7]
+    assert loaded.positions[(1, "b")] == (4, 3)
+
+
+def test_flow_list_items_keep_their_own_positions() -> None:
+    loaded = load_yaml(b"[\n  {a: 1},\n  {b: 2}\n]\n")
+    assert [loaded.positions[(index,)] for index in range(2)] == [(2, 3), (3, 3)]
