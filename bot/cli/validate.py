@@ -21,10 +21,12 @@ from bot.cli import messages
 
 if TYPE_CHECKING:
     from bot.spec.model import BenchmarkSource, FileReport
+    from bot.spec.policy import Policy
 
 EVAL_RESULTS = ".eval_results"
 BENCHMARK_FILE = "eval.yaml"
 DEFAULT_ISSUERS = Path("config") / "issuers.yaml"
+DEFAULT_POLICY_FILE = Path("config") / "policy.yaml"
 _DATE_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
 
 
@@ -195,6 +197,7 @@ def validate_inputs(inputs: Inputs, benchmarks_dir: str | None) -> list[FileRepo
     from bot.spec.validate import validate_benchmark_file, validate_results_files
 
     source = _benchmark_source(benchmarks_dir) if inputs.results else None
+    policy = _policy()
     reports: list[FileReport] = []
     for kind, key in inputs.order:
         if kind == "benchmark":
@@ -204,7 +207,7 @@ def validate_inputs(inputs: Inputs, benchmarks_dir: str | None) -> list[FileRepo
         assert source is not None
         contents = {relative: content for relative, (_shown, content) in group.files.items()}
         try:
-            file_reports = validate_results_files(contents, source)
+            file_reports = validate_results_files(contents, source, policy=policy)
         except Exception as error:  # the Hub source: network, HTTP 5xx, rate limits
             if benchmarks_dir is not None:
                 raise
@@ -213,6 +216,20 @@ def validate_inputs(inputs: Inputs, benchmarks_dir: str | None) -> list[FileRepo
             report.path = group.files[report.path][0]
         reports.extend(file_reports)
     return reports
+
+
+def _policy() -> Policy:
+    """The benchmark policy: `config/policy.yaml` in the working directory, as the bot reads it."""
+    from bot.spec.policy import DEFAULT_POLICY, PolicyError, policy_from_yaml
+
+    if not DEFAULT_POLICY_FILE.is_file():
+        return DEFAULT_POLICY
+    try:
+        return policy_from_yaml(DEFAULT_POLICY_FILE.read_bytes())
+    except (OSError, PolicyError) as error:
+        raise UsageError(
+            messages.UNREADABLE.format(path=DEFAULT_POLICY_FILE, problem=error)
+        ) from error
 
 
 def _benchmark_source(benchmarks_dir: str | None) -> BenchmarkSource:

@@ -2,13 +2,15 @@
 
 The id is resolved to its canonical spelling and commit with `dataset_info`, and parsed
 eval.yaml files are cached by (lower-cased id, commit sha): a commit never changes, so a cached
-answer is never stale, and many entries on one benchmark cost one download. A repo, revision or
+answer is never stale, and many entries on one benchmark cost one download. The cache keeps the
+`cache_size` most recently used answers, so a long-running worker stays bounded. A repo, revision or
 file that does not exist is a permanent answer (`BenchmarkNotFound`); anything else (network,
 5xx, rate limits) propagates for the caller to retry or report.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -43,9 +45,10 @@ class DatasetReader(Protocol):
 class HubBenchmarkSource:
     """A `BenchmarkSource` over the Hub (or the emulator: whatever `api.endpoint` points at)."""
 
-    def __init__(self, api: DatasetReader) -> None:
+    def __init__(self, api: DatasetReader, *, cache_size: int = 512) -> None:
         self.api = api
-        self._cache: dict[tuple[str, str], BenchmarkLookup] = {}
+        self.cache_size = cache_size
+        self._cache: OrderedDict[tuple[str, str], BenchmarkLookup] = OrderedDict()
 
     def lookup(self, dataset_id: str, revision: str | None) -> BenchmarkLookup:
         try:
@@ -61,6 +64,7 @@ class HubBenchmarkSource:
         key = (canonical.lower(), sha)
         cached = self._cache.get(key)
         if cached is not None:
+            self._cache.move_to_end(key)
             return cached
         try:
             local = self.api.hf_hub_download(
@@ -74,4 +78,6 @@ class HubBenchmarkSource:
             content = Path(str(local)).read_bytes()
             found = benchmark_from_eval_yaml(canonical, content, info.sha)
         self._cache[key] = found
+        if len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)  # least recently used
         return found

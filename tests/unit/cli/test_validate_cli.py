@@ -258,3 +258,16 @@ def test_subprocess_good_example() -> None:
     )
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.endswith("0 errors, 0 warnings\n")
+
+
+def test_policy_in_the_working_directory_applies(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_repo(tmp_path / "repo", {"results.yaml": GPQA})  # FILE-NAME: a warning
+    (tmp_path / "config").mkdir()
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "config" / "policy.yaml").write_bytes(b"errors: [FILE-NAME]\n")
+    assert main(["validate", "repo", "--benchmarks", BENCHMARKS]) == 1
+    (tmp_path / "config" / "policy.yaml").write_bytes(b"errors: [NO-SUCH-CODE]\n")
+    assert main(["validate", "repo", "--benchmarks", BENCHMARKS]) == 2
+    assert "NO-SUCH-CODE" in capsys.readouterr().err

@@ -147,3 +147,12 @@ def test_transient_errors_propagate(hub: FakeHub) -> None:
 def test_hfapi_satisfies_the_reader_protocol() -> None:
     reader: DatasetReader = HfApi(endpoint="http://127.0.0.1:9")
     assert HubBenchmarkSource(reader).api is reader
+
+
+def test_cache_keeps_the_most_recently_used(hub: FakeHub) -> None:
+    source = HubBenchmarkSource(hub, cache_size=1)
+    source.lookup("Idavidrein/gpqa", None)
+    source.lookup("someone/broken", None)  # evicts gpqa
+    source.lookup("Idavidrein/gpqa", None)
+    downloads = [call[1] for call in hub.calls if call[0] == "hf_hub_download"]
+    assert downloads == ["Idavidrein/gpqa", "someone/broken", "Idavidrein/gpqa"]
