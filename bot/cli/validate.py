@@ -208,14 +208,21 @@ def validate_inputs(inputs: Inputs, benchmarks_dir: str | None) -> list[FileRepo
         contents = {relative: content for relative, (_shown, content) in group.files.items()}
         try:
             file_reports = validate_results_files(contents, source, policy=policy)
-        except Exception as error:  # the Hub source: network, HTTP 5xx, rate limits
-            if benchmarks_dir is not None:
-                raise
+        except _transient_errors(benchmarks_dir) as error:  # network, HTTP 5xx, rate limits
             raise UsageError(messages.HUB_FAILED.format(problem=error)) from error
         for report in file_reports:
             report.path = group.files[report.path][0]
         reports.extend(file_reports)
     return reports
+
+
+def _transient_errors(benchmarks_dir: str | None) -> tuple[type[BaseException], ...]:
+    """Errors that mean "the Hub failed" (exit 2); none for an offline folder."""
+    if benchmarks_dir is not None:
+        return ()
+    from bot.hub.benchmarks import TRANSIENT_ERRORS
+
+    return TRANSIENT_ERRORS
 
 
 def _policy() -> Policy:

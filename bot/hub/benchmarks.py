@@ -14,6 +14,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Protocol
 
+import huggingface_hub.errors
 from huggingface_hub.errors import (
     EntryNotFoundError,
     GatedRepoError,
@@ -25,6 +26,14 @@ from bot.spec.benchmark import benchmark_from_eval_yaml
 from bot.spec.model import BenchmarkLookup, BenchmarkNotFound
 
 EVAL_YAML = "eval.yaml"
+
+#: What a Hub call raises when the Hub is unreachable or fails (connection errors, 5xx, 429):
+#: huggingface_hub's HTTP errors (its HTTP client's base error) and OS-level errors.
+#: (huggingface_hub 2.x names its client's base error `errors.HTTPError` without exporting it.)
+TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
+    getattr(huggingface_hub.errors, "HTTPError", OSError),
+    OSError,
+)
 
 
 class DatasetReader(Protocol):
