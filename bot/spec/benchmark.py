@@ -12,7 +12,13 @@ from typing import Any
 
 from bot.spec import messages
 from bot.spec.diagnostics import Diagnostic
-from bot.spec.formats import did_you_mean, is_number, is_repo_id, is_sha40, suggestion_suffix
+from bot.spec.formats import (
+    did_you_mean,
+    is_finite_number,
+    is_repo_id,
+    is_sha40,
+    suggestion_suffix,
+)
 from bot.spec.limits import DEFAULT_LIMITS, Limits
 from bot.spec.located import Locator
 from bot.spec.model import Benchmark, BenchmarkLookup, BenchmarkNotFound, MetricDef, TaskDef
@@ -116,8 +122,8 @@ class _EvalYamlChecker:
         value = mapping.get(str(path[-1]))
         if value is None:
             return None
-        if not is_number(value):
-            self.type_error(path, value, "a number", "write a plain number, unquoted")
+        if not is_finite_number(value):
+            self.type_error(path, value, "a finite number", "write a plain number, unquoted")
             return None
         return float(value)
 

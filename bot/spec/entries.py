@@ -8,13 +8,13 @@ one (scalar `value`, `verifyToken`) and the target one (`metrics[]`, `framework`
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 from bot.spec import messages
 from bot.spec.diagnostics import Diagnostic
 from bot.spec.formats import (
+    is_finite_number,
     is_http_url,
     is_iso8601,
     is_number,
@@ -325,7 +325,7 @@ class _EntryChecker:
                     hint = "remove the quotes: the score must be a number, not a string"
             self.report("ENTRY-VALUE-NOT-NUMBER", path, kind=messages.kind_of(value), hint=hint)
             return False
-        if not math.isfinite(value):
+        if not is_finite_number(value):
             self.report("ENTRY-VALUE-NOT-FINITE", path, value=messages.shown(value))
             return False
         return True

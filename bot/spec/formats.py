@@ -9,6 +9,7 @@ import datetime
 import difflib
 import math
 import re
+import sys
 from collections.abc import Iterable
 from typing import Any, TypeGuard
 
@@ -61,7 +62,12 @@ def is_number(value: Any) -> bool:
 
 
 def is_finite_number(value: Any) -> TypeGuard[int | float]:
-    return is_number(value) and math.isfinite(value)
+    """A number a float can hold: an integer beyond float range (`9` x 400) counts as infinite."""
+    if not is_number(value):
+        return False
+    if isinstance(value, int):
+        return abs(value) <= sys.float_info.max
+    return math.isfinite(value)
 
 
 def benchmark_file_stem(dataset_id: str) -> str:

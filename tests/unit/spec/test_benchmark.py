@@ -159,6 +159,20 @@ def test_single_metric_needs_no_primary_flag() -> None:
             "BENCH-ENUM",
         ),
         (HEAD + b"tasks:\n  - id: t\n    dataset: {id: not-a-repo-id}\n", "BENCH-FIELD-TYPE"),
+        (
+            HEAD
+            + b"metrics:\n  - {id: a, display_name: A, higher_is_better: true, max_score: "
+            + b"9" * 400
+            + b"}\n"
+            + TASKS,
+            "BENCH-FIELD-TYPE",
+        ),
+        (
+            HEAD
+            + b"metrics:\n  - {id: a, display_name: A, higher_is_better: true, min_score: .nan}\n"
+            + TASKS,
+            "BENCH-FIELD-TYPE",
+        ),
         (b"a: 1\na: 2\n", "YAML-DUPLICATE-KEY"),
     ],
 )

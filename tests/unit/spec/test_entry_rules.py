@@ -91,6 +91,7 @@ def test_a_full_target_entry_is_clean(store: DirectoryBenchmarkSource) -> None:
         (GPQA_HEAD + b"  value: [78.8]\n", "ENTRY-VALUE-NOT-NUMBER"),
         (GPQA_HEAD + b"  value: .nan\n", "ENTRY-VALUE-NOT-FINITE"),
         (GPQA_HEAD + b"  value: 1e999\n", "ENTRY-VALUE-NOT-FINITE"),
+        (GPQA_HEAD + b"  value: " + b"9" * 400 + b"\n", "ENTRY-VALUE-NOT-FINITE"),
         (b"- dataset: {id: gpqa, task_id: diamond}\n  value: 50\n", "ENTRY-DATASET-ID"),
         (b"- dataset: {id: ../../etc, task_id: diamond}\n  value: 50\n", "ENTRY-DATASET-ID"),
         (GPQA_HEAD + b"  value: 50\n  date: yesterday\n", "ENTRY-DATE"),
