@@ -53,6 +53,11 @@ CATALOGUE: dict[str, Message] = {
         "file holds more than one YAML document",
         "remove the `---` separator; put all entries in one list",
     ),
+    "YAML-DIRECTIVE": Message(
+        E,
+        "`%YAML` and `%TAG` directives are not allowed",
+        "remove the directive lines; evalbot reads YAML 1.2 core",
+    ),
     "YAML-TAG": Message(
         E,
         "explicit YAML tag `{tag}` is not allowed",

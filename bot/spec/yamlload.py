@@ -246,6 +246,10 @@ class _Builder:
         event = get_event()
         if isinstance(event, yaml.StreamEndEvent):
             raise _Fatal(messages.make("YAML-EMPTY"))
+        if event.version is not None or event.tags:
+            # `%YAML 1.1` asks for the other semantics; `%TAG` only serves tags, refused anyway
+            line, column = _position(event.start_mark)
+            raise _Fatal(messages.make("YAML-DIRECTIVE", line=line, column=column))
         root = self._document(get_event)
         get_event()  # DocumentEndEvent
         event = get_event()

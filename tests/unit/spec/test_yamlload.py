@@ -112,6 +112,8 @@ def test_unicode_line_separator_inside_a_string_is_kept() -> None:
         (b"a: ! 12\n", "YAML-TAG"),
         (b"--- !!map\na: 1\n", "YAML-TAG"),
         (b"a: 1\n---\nb: 2\n", "YAML-MULTIPLE-DOCUMENTS"),
+        (b"%YAML 1.1\n---\na: on\n", "YAML-DIRECTIVE"),
+        (b"%TAG !e! tag:example.com,2000:\n---\na: 1\n", "YAML-DIRECTIVE"),
         (b"", "YAML-EMPTY"),
         (b"# only a comment\n", "YAML-EMPTY"),
         (b"a: 1\x00\n", "YAML-NUL-BYTE"),
@@ -229,3 +231,8 @@ def test_an_item_position_is_its_dash_even_when_content_starts_later() -> None:
 def test_flow_list_items_keep_their_own_positions() -> None:
     loaded = load_yaml(b"[\n  {a: 1},\n  {b: 2}\n]\n")
     assert [loaded.positions[(index,)] for index in range(2)] == [(2, 3), (3, 3)]
+
+
+def test_an_explicit_document_start_alone_is_fine() -> None:
+    loaded = load_yaml(b"---\n- a: 1\n...\n")
+    assert loaded.data == [{"a": 1}]
