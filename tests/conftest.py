@@ -49,6 +49,15 @@ def _block_non_loopback(monkeypatch: pytest.MonkeyPatch) -> None:
             raise NetworkBlocked(f"tests may only reach loopback, not {address!r}")
         return real_connect_ex(self, address)
 
+    real_getaddrinfo = socket.getaddrinfo
+
+    def guarded_getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+        name = host.decode() if isinstance(host, bytes) else host
+        if name is not None and not _is_loopback((name,)):
+            raise NetworkBlocked(f"tests may only resolve loopback names, not {name!r}")
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", guarded_getaddrinfo)
     monkeypatch.setattr(socket.socket, "connect", guarded_connect)
     monkeypatch.setattr(socket.socket, "connect_ex", guarded_connect_ex)
 

@@ -37,13 +37,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     # Heavy imports stay here so `evalbot --help` and `evalbot validate` start fast.
-    from bot.emulator.seed import (  # noqa: PLC0415
+    from bot.emulator.seed import (
         SAMPLE_STATE,
         StateFileError,
         load_benchmarks,
         load_state_file,
     )
-    from bot.emulator.server import EmulatorServer  # noqa: PLC0415
+    from bot.emulator.server import EmulatorServer
 
     try:
         loaded = load_state_file(args.state or SAMPLE_STATE)

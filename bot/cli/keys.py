@@ -27,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run_generate(args: argparse.Namespace) -> int:
-    from bot.tokens.signer import (  # noqa: PLC0415 - keep `evalbot --help` fast
+    from bot.tokens.signer import (
         check_kid,
         generate_private_key,
         private_key_pem,

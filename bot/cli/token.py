@@ -61,18 +61,10 @@ def _fail(command: str, message: str) -> int:
 
 
 def run_claims(args: argparse.Namespace) -> int:
-    from bot.tokens.claims import ClaimsUnavailable, claims_for_entry  # noqa: PLC0415
+    from bot.spec.benchmarks_offline import DirectoryBenchmarkSource
+    from bot.spec.validate import validate_results_files
+    from bot.tokens.claims import ClaimsUnavailable, claims_for_entry
 
-    try:
-        # The validator's API (bot.spec); imported here so `evalbot --help` stays fast.
-        from bot.spec.benchmarks_offline import (  # type: ignore[import-not-found,unused-ignore]  # noqa: PLC0415
-            DirectoryBenchmarkSource,
-        )
-        from bot.spec.validate import (  # type: ignore[import-not-found,unused-ignore]  # noqa: PLC0415
-            validate_results_files,
-        )
-    except ImportError:
-        return _fail("claims", "this build has no validator (bot.spec.validate)")
     if args.benchmarks is None:
         return _fail("claims", "--benchmarks DIR is required offline")
     try:
@@ -93,13 +85,13 @@ def run_claims(args: argparse.Namespace) -> int:
 
 
 def run_sign(args: argparse.Namespace) -> int:
-    from bot.tokens.signer import (  # noqa: PLC0415 - keep `evalbot --help` fast
+    from bot.tokens.signer import (
         load_private_key,
         sign,
         token_claims,
         validate_content,
     )
-    from bot.tokens.strictjson import loads_strict  # noqa: PLC0415
+    from bot.tokens.strictjson import loads_strict
 
     try:
         raw = sys.stdin.buffer.read() if args.claims == "-" else Path(args.claims).read_bytes()

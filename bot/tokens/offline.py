@@ -1,4 +1,4 @@
-"""Verification for the command line: `--issuers`, `--model-repo` and `--at` as DESIGN.md sets them.
+"""Verification for the command line: `--issuers` and `--model-repo` as DESIGN.md sets them.
 
 `evalbot validate` calls `verify_offline` after validation. Offline, keys are cached in memory
 for the run, jti bindings only span the run (in the sorted file and entry order), and the
@@ -7,9 +7,8 @@ reference time is `--at` for every entry (default: now).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from datetime import UTC, date, datetime, time
+from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 
@@ -22,25 +21,6 @@ from bot.tokens.verify import verify_reports
 
 #: Where `evalbot validate` looks for trusted issuers when `--issuers` is not given.
 WORKING_DIRECTORY_ISSUERS = Path("config") / "issuers.yaml"
-
-_DATE_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}")
-
-
-def parse_at(text: str) -> datetime:
-    """`--at`: ISO-8601; no offset means UTC, a date alone means midnight UTC (DESIGN.md).
-
-    Raises ValueError with a message fit for the user.
-    """
-    stripped = text.strip()
-    try:
-        if _DATE_ONLY.fullmatch(stripped):
-            return datetime.combine(date.fromisoformat(stripped), time(0), tzinfo=UTC)
-        moment = datetime.fromisoformat(stripped)
-    except ValueError as error:
-        raise ValueError(
-            f"--at {text!r} is not ISO-8601 (e.g. 2026-09-20 or 2026-09-20T12:00:00Z)"
-        ) from error
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _packaged_issuers() -> Path | None:

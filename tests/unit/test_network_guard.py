@@ -27,3 +27,9 @@ def test_cli_without_command_is_a_usage_error() -> None:
     from bot.cli import main
 
     assert main([]) == 2
+
+
+def test_name_resolution_beyond_loopback_is_refused() -> None:
+    with pytest.raises(NetworkBlocked):
+        socket.getaddrinfo("huggingface.co", 443)
+    assert socket.getaddrinfo("localhost", 80)

@@ -11,11 +11,12 @@ from typing import Any
 import pytest
 
 from bot.cli import main
+from bot.cli.validate import parse_at
 from bot.spec.diagnostics import Diagnostic, Severity
 from bot.spec.model import Verification, VerificationStatus
 from bot.tokens.claims import ClaimsUnavailable, claims_for_entry
 from bot.tokens.issuers import IssuerRegistry
-from bot.tokens.offline import parse_at, registry_for_cli, verify_offline
+from bot.tokens.offline import registry_for_cli, verify_offline
 from tests.support.tokens import (
     GPQA,
     LIVE_FILE,
@@ -160,25 +161,6 @@ def test_claims_refuse_entries_with_errors_or_another_framework() -> None:
     report.diagnostics.append(Diagnostic("metric-unknown", Severity.ERROR, "no such metric"))
     with pytest.raises(ClaimsUnavailable, match="metric-unknown"):
         claims_for_entry(validated, 0, model_repo=MODEL_REPO)
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("2026-09-20", datetime(2026, 9, 20, tzinfo=UTC)),
-        ("2026-09-20T12:00:00", datetime(2026, 9, 20, 12, tzinfo=UTC)),
-        ("2026-09-20T12:00:00Z", datetime(2026, 9, 20, 12, tzinfo=UTC)),
-        ("2026-09-20T14:00:00+02:00", datetime(2026, 9, 20, 12, tzinfo=UTC)),
-    ],
-)
-def test_parse_at(text: str, expected: datetime) -> None:
-    assert parse_at(text) == expected
-
-
-@pytest.mark.parametrize("text", ["yesterday", "2026-13-01", "20.9", ""])
-def test_parse_at_refuses_non_iso(text: str) -> None:
-    with pytest.raises(ValueError, match="ISO-8601"):
-        parse_at(text)
 
 
 def test_registry_for_cli_falls_back_to_the_working_directory_then_the_package(

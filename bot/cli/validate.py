@@ -1,0 +1,276 @@
+"""`evalbot validate PATH... [--benchmarks DIR] [--issuers FILE] [--model-repo ID] [--at ISO-8601]
+[--format text|json|github] [--strict]` (DESIGN.md, "Interfaces others depend on").
+
+Reads the files, hands bytes to the pure core (`bot.spec.validate`), prints one of three
+formats. Exit status: 0 no errors, 1 errors found (or warnings with --strict), 2 usage or I/O
+error. Token verification plugs in between validation and output (see `run`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bot.cli import messages
+
+if TYPE_CHECKING:
+    from bot.spec.model import BenchmarkSource, FileReport
+    from bot.spec.policy import Policy
+    from bot.tokens.issuers import IssuerRegistry
+
+EVAL_RESULTS = ".eval_results"
+BENCHMARK_FILE = "eval.yaml"
+DEFAULT_POLICY_FILE = Path("config") / "policy.yaml"
+_DATE_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
+
+
+class UsageError(Exception):
+    """A bad option or an unreadable path: exit status 2, message on stderr."""
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyOptions:
+    """What token verification will need; parsed and checked now so bad values fail early."""
+
+    registry: IssuerRegistry  # from --issuers, else config/issuers.yaml here, else packaged
+    model_repo: str | None
+    at: datetime.datetime  # timezone-aware
+
+
+@dataclass
+class _ResultsGroup:
+    """The results files of one repo: repo-relative path -> (path as shown, bytes)."""
+
+    files: dict[str, tuple[str, bytes]] = field(default_factory=dict)
+
+
+@dataclass
+class Inputs:
+    """What the PATH arguments name, in the order given: eval.yaml files and repo groups."""
+
+    order: list[tuple[str, str]] = field(default_factory=list)  # ("benchmark"|"results", key)
+    benchmarks: dict[str, bytes] = field(default_factory=dict)
+    results: dict[str, _ResultsGroup] = field(default_factory=dict)
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "validate", help=messages.VALIDATE_HELP, description=messages.VALIDATE_DESCRIPTION
+    )
+    parser.add_argument("paths", nargs="+", metavar="PATH", help=messages.PATHS_HELP)
+    parser.add_argument("--benchmarks", metavar="DIR", help=messages.BENCHMARKS_HELP)
+    parser.add_argument("--issuers", metavar="FILE", help=messages.ISSUERS_HELP)
+    parser.add_argument("--model-repo", metavar="ID", help=messages.MODEL_REPO_HELP)
+    parser.add_argument("--at", metavar="ISO-8601", help=messages.AT_HELP)
+    parser.add_argument(
+        "--format", choices=("text", "json", "github"), default="text", help=messages.FORMAT_HELP
+    )
+    parser.add_argument("--strict", action="store_true", help=messages.STRICT_HELP)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from bot.cli.validate_output import counts, render_github, render_json, render_text
+
+    try:
+        options = verify_options(args)
+        inputs = collect(args.paths)
+        reports = validate_inputs(inputs, args.benchmarks)
+    except UsageError as error:
+        print(error, file=sys.stderr)
+        return 2
+    verify(reports, options)
+    if args.format == "json":
+        print(render_json(reports, strict=args.strict))
+    elif args.format == "github":
+        text = render_github(reports)
+        if text:
+            print(text)
+    else:
+        colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+        print(render_text(reports, strict=args.strict, colour=colour))
+    errors, warnings = counts(reports)
+    return 1 if errors or (args.strict and warnings) else 0
+
+
+def verify(reports: list[FileReport], options: VerifyOptions) -> None:
+    """Set every entry's token verdict: `--issuers`, `--model-repo`, `--at` take effect here."""
+    from bot.tokens.offline import verify_offline
+
+    verify_offline(reports, model_repo=options.model_repo, registry=options.registry, at=options.at)
+
+
+def parse_at(value: str) -> datetime.datetime:
+    """ISO-8601 to an aware datetime: no offset means UTC, a date alone midnight UTC."""
+    try:
+        if _DATE_ONLY.match(value):
+            day = datetime.date.fromisoformat(value)
+            return datetime.datetime(day.year, day.month, day.day, tzinfo=datetime.UTC)
+        moment = datetime.datetime.fromisoformat(value)
+    except ValueError as error:
+        raise UsageError(messages.BAD_AT.format(value=value)) from error
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=datetime.UTC)
+    return moment
+
+
+def verify_options(args: argparse.Namespace) -> VerifyOptions:
+    from bot.spec.formats import is_repo_id
+
+    at = parse_at(args.at) if args.at is not None else datetime.datetime.now(datetime.UTC)
+    if args.model_repo is not None and not is_repo_id(args.model_repo):
+        raise UsageError(messages.BAD_MODEL_REPO.format(value=args.model_repo))
+    if args.issuers is not None:
+        issuers: Path | None = Path(args.issuers)
+        if not Path(args.issuers).is_file():
+            raise UsageError(messages.NO_ISSUERS.format(path=args.issuers))
+    else:
+        issuers = None
+    return VerifyOptions(registry=_registry(issuers), model_repo=args.model_repo, at=at)
+
+
+def _registry(issuers: Path | None) -> IssuerRegistry:
+    """Load the trusted issuers before any work, so a broken file fails fast (exit 2)."""
+    from bot.tokens.issuers import IssuerConfigError
+    from bot.tokens.offline import registry_for_cli
+
+    try:
+        return registry_for_cli(issuers)
+    except (OSError, IssuerConfigError) as error:
+        shown = issuers if issuers is not None else "the issuers file"
+        raise UsageError(messages.UNREADABLE.format(path=shown, problem=error)) from error
+
+
+def collect(paths: list[str]) -> Inputs:
+    """Tell each PATH's kind by its shape and read the bytes (DESIGN.md: kind is told by path)."""
+    inputs = Inputs()
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            _collect_folder(inputs, raw, path)
+        elif path.is_file():
+            if path.name == BENCHMARK_FILE:
+                _add_benchmark(inputs, raw, path)
+            else:
+                _add_results(inputs, raw, path)
+        else:
+            raise UsageError(messages.NO_SUCH_PATH.format(path=raw))
+    return inputs
+
+
+def _collect_folder(inputs: Inputs, raw: str, folder: Path) -> None:
+    results_folder = folder / EVAL_RESULTS
+    found = False
+    if results_folder.is_dir():
+        for candidate in sorted(results_folder.iterdir()):
+            if candidate.is_file() and candidate.suffix.lower() in (".yaml", ".yml"):
+                _add_results(inputs, os.path.join(raw, EVAL_RESULTS, candidate.name), candidate)
+                found = True
+    eval_yaml = folder / BENCHMARK_FILE
+    if eval_yaml.is_file():
+        _add_benchmark(inputs, os.path.join(raw, BENCHMARK_FILE), eval_yaml)
+        found = True
+    if not found:
+        raise UsageError(messages.NO_RESULTS.format(path=raw))
+
+
+def _read(shown: str, path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise UsageError(messages.UNREADABLE.format(path=shown, problem=error.strerror)) from error
+
+
+def _add_benchmark(inputs: Inputs, shown: str, path: Path) -> None:
+    if shown not in inputs.benchmarks:
+        inputs.benchmarks[shown] = _read(shown, path)
+        inputs.order.append(("benchmark", shown))
+
+
+def _add_results(inputs: Inputs, shown: str, path: Path) -> None:
+    """Group results files by repo, so duplicates across a repo's files are found."""
+    if path.parent.name == EVAL_RESULTS:
+        root = str(path.parent.parent.resolve())
+        relative = f"{EVAL_RESULTS}/{path.name}"
+    else:
+        root = str(path.parent.resolve())
+        relative = path.name
+    group = inputs.results.get(root)
+    if group is None:
+        group = inputs.results[root] = _ResultsGroup()
+        inputs.order.append(("results", root))
+    if relative not in group.files:
+        group.files[relative] = (shown, _read(shown, path))
+
+
+def validate_inputs(inputs: Inputs, benchmarks_dir: str | None) -> list[FileReport]:
+    """Run the pure core over everything collected; reports in the order the paths came."""
+    from bot.spec.validate import validate_benchmark_file, validate_results_files
+
+    source = _benchmark_source(benchmarks_dir) if inputs.results else None
+    policy = _policy()
+    reports: list[FileReport] = []
+    for kind, key in inputs.order:
+        if kind == "benchmark":
+            reports.append(validate_benchmark_file(key, inputs.benchmarks[key]))
+            continue
+        group = inputs.results[key]
+        assert source is not None
+        contents = {relative: content for relative, (_shown, content) in group.files.items()}
+        try:
+            file_reports = validate_results_files(contents, source, policy=policy)
+        except _transient_errors(benchmarks_dir) as error:  # network, HTTP 5xx, rate limits
+            raise UsageError(messages.HUB_FAILED.format(problem=error)) from error
+        for report in file_reports:
+            report.path = group.files[report.path][0]
+        reports.extend(file_reports)
+    return reports
+
+
+def _transient_errors(benchmarks_dir: str | None) -> tuple[type[BaseException], ...]:
+    """Errors that mean "the Hub failed" (exit 2); none for an offline folder."""
+    if benchmarks_dir is not None:
+        return ()
+    from bot.hub.errors import HubError
+
+    return (HubError,)
+
+
+def _policy() -> Policy:
+    """The benchmark policy: `config/policy.yaml` in the working directory, as the bot reads it."""
+    from bot.spec.policy import DEFAULT_POLICY, PolicyError, policy_from_yaml
+
+    if not DEFAULT_POLICY_FILE.is_file():
+        return DEFAULT_POLICY
+    try:
+        return policy_from_yaml(DEFAULT_POLICY_FILE.read_bytes())
+    except (OSError, PolicyError) as error:
+        raise UsageError(
+            messages.UNREADABLE.format(path=DEFAULT_POLICY_FILE, problem=error)
+        ) from error
+
+
+def _benchmark_source(benchmarks_dir: str | None) -> BenchmarkSource:
+    if benchmarks_dir is not None:
+        from bot.spec.benchmarks_offline import DirectoryBenchmarkSource
+
+        if not Path(benchmarks_dir).is_dir():
+            raise UsageError(messages.NOT_A_FOLDER.format(path=benchmarks_dir))
+        return DirectoryBenchmarkSource(benchmarks_dir)
+    from huggingface_hub import HfApi
+
+    from bot.hub.benchmarks import BenchmarkCache, HubBenchmarkSource
+    from bot.hub.client import HfHubClient
+    from bot.spec.benchmark import benchmark_from_eval_yaml
+
+    return HubBenchmarkSource(
+        HfHubClient(HfApi()),
+        lambda repo_id, sha, content: benchmark_from_eval_yaml(repo_id, content, sha),
+        BenchmarkCache(),
+    )
