@@ -29,7 +29,7 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from typing import Any, Literal, cast
 
 EventKind = Literal["opened", "updated", "reopened", "merged", "closed", "command"]
@@ -74,7 +74,18 @@ class PrEvent:
     head_sha: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        # Spelled out rather than dataclasses.asdict: this runs per delivery, asdict deep-copies.
+        return {
+            "kind": self.kind,
+            "repo_id": self.repo_id,
+            "pr_num": self.pr_num,
+            "delivery_id": self.delivery_id,
+            "received_at": self.received_at,
+            "command": self.command,
+            "comment_id": self.comment_id,
+            "comment_author_id": self.comment_author_id,
+            "head_sha": self.head_sha,
+        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> PrEvent:
@@ -375,10 +386,10 @@ def _dedupe_key(
     event: PrEvent, payload: Mapping[str, Any], context: RoutingContext, ttl: int, status_ttl: int
 ) -> tuple[str, DedupeKey]:
     """The event's delivery id and the key that claims it."""
-    digest = _identity_digest(payload)
     webhook_id = context.webhook_id
     if webhook_id is not None and not _WEBHOOK_ID.fullmatch(webhook_id):
         webhook_id = None  # an unusable header: fall back to the payload digest
+    digest = _identity_digest(payload) if webhook_id is None else ""
     delivery_id = webhook_id if webhook_id is not None else f"d-{digest[:32]}"
     if event.kind == "opened":
         return delivery_id, DedupeKey(f"opened:{event.repo_id}:{event.pr_num}", ttl)

@@ -1,14 +1,19 @@
 """Enqueueing events for the Celery workers: dedupe and publish in one Redis round trip.
 
 A naive `apply_async` per delivery costs a Celery/kombu publish (producer pool, exchange
-binding lookup, serialisation layers) and a separate `SET NX` for the dedupe key: two round
-trips and ~0.6-0.9 ms of Python per delivery. Here the receiver builds the Celery protocol-2
-message itself (the exact envelope kombu's Redis transport stores, see `celery_message`) and a
-small Lua script does "not seen yet? then LPUSH the message and mark it seen" atomically, in one
-round trip. Atomicity is what makes a failure safe: either both the message and the dedupe key
-are written or neither is, so a 503 never leaves a key that would make the Hub's retry look like
-a duplicate. If the reply is lost after the script ran, the retry finds the key and is answered
-as a duplicate: the event was queued exactly once either way.
+binding lookup, serialisation layers) plus a separate `SET NX` for the dedupe key: two round
+trips and most of a millisecond of Python per delivery. Here the receiver builds the Celery
+protocol-2 message itself (the envelope kombu's Redis transport stores, see `celery_message`)
+and a small Lua script does "not seen yet? then LPUSH the message and mark it seen" atomically.
+
+Deliveries that arrive while a call is in flight are sent together in the next call (group
+commit): one round trip and one script run for the whole batch, so the cost per delivery falls
+as load rises, while a lone delivery is sent at once (no timer, no added latency).
+
+Failure is safe because of how the script writes: for each event, the message first, then its
+dedupe key. A 503 therefore never leaves a key that would make the Hub's retry look like a
+duplicate (the event is not lost); if the reply is lost after the script ran, the retry finds
+the key and is answered as a duplicate (the event is queued once either way).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import base64
 import json
 import socket
 import uuid
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol
 
@@ -32,17 +38,26 @@ from bot.receiver.events import DedupeKey, PrEvent
 TASK_NAME = "evalbot.process_pr_event"
 DEDUPE_PREFIX = "evalbot:dedupe:"
 
-# The script checks before it writes and writes the queue first: Redis does not roll back a
-# script that fails half-way, and a message without its dedupe key is harmless (the worker
-# tolerates a second run) while a dedupe key without its message would lose the event.
+# KEYS = [queue, dedupe key 1..n]; ARGV = [ttl 1, message 1, delivery id 1, ttl 2, ...].
+# Per event: check, then LPUSH, then SET. Redis does not roll back a script that fails half-way
+# (say, out of memory), and a message without its key is harmless (the worker tolerates a
+# second run) while a key without its message would lose the event.
 _CLAIM_AND_PUSH = """
-if redis.call('EXISTS', KEYS[1]) == 1 then
-  return 0
+local claimed = {}
+for i = 2, #KEYS do
+  local at = (i - 2) * 3
+  if redis.call('EXISTS', KEYS[i]) == 1 then
+    claimed[i - 1] = 0
+  else
+    redis.call('LPUSH', KEYS[1], ARGV[at + 2])
+    redis.call('SET', KEYS[i], ARGV[at + 3], 'EX', tonumber(ARGV[at + 1]))
+    claimed[i - 1] = 1
+  end
 end
-redis.call('LPUSH', KEYS[2], ARGV[2])
-redis.call('SET', KEYS[1], ARGV[3], 'EX', tonumber(ARGV[1]))
-return 1
+return claimed
 """
+#: Upper bound on events per script call: keeps one call short (Redis runs scripts serially).
+MAX_BATCH = 64
 
 
 class EnqueueOutcome(StrEnum):
@@ -79,11 +94,11 @@ def celery_message(
     test has a real worker consume what this builds).
     """
     task_id = task_id or str(uuid.uuid4())
-    kwargs = {"event": event.to_json()}
-    body = [[], kwargs, {"callbacks": None, "errbacks": None, "chain": None, "chord": None}]
-    body_bytes = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    body = json.dumps(
+        [[], {"event": event.to_json()}, _EMBED], separators=(",", ":"), ensure_ascii=False
+    )
     return {
-        "body": base64.b64encode(body_bytes).decode("ascii"),
+        "body": base64.b64encode(body.encode("utf-8")).decode("ascii"),
         "content-encoding": "utf-8",
         "content-type": "application/json",
         "headers": {
@@ -100,7 +115,8 @@ def celery_message(
             "root_id": task_id,
             "parent_id": None,
             "argsrepr": "()",
-            "kwargsrepr": repr(kwargs)[:1024],
+            # Display only (celery's saferepr of the kwargs); the JSON is as readable.
+            "kwargsrepr": body[4 : -len(_EMBED_JSON) - 2][:1024],
             "origin": origin,
             "ignore_result": True,
             "replaced_task_nesting": 0,
@@ -119,6 +135,16 @@ def celery_message(
     }
 
 
+_EMBED = {"callbacks": None, "errbacks": None, "chain": None, "chord": None}
+_EMBED_JSON = json.dumps(_EMBED, separators=(",", ":"))
+
+
+def encode_celery_message(event: PrEvent, *, queue: str, origin: str) -> str:
+    """`celery_message` as the JSON text that goes into the queue list."""
+    message = celery_message(event, queue=queue, origin=origin)
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+
+
 def decode_celery_message(raw: bytes | str) -> tuple[str, dict[str, Any]]:
     """`(task name, kwargs)` of a message as stored in the queue list (tests, tooling)."""
     envelope = json.loads(raw)
@@ -128,8 +154,17 @@ def decode_celery_message(raw: bytes | str) -> tuple[str, dict[str, Any]]:
     return envelope["headers"]["task"], kwargs
 
 
+@dataclass(slots=True)
+class _Pending:
+    key: str
+    ttl_s: int
+    message: str
+    delivery_id: str
+    done: asyncio.Future[int]
+
+
 class RedisEnqueuer:
-    """Dedupe + Celery publish in one atomic Lua call over a shared async Redis client."""
+    """Dedupe + Celery publish through one atomic Lua call per batch, over one async client."""
 
     def __init__(self, client: Any, *, queue: str, timeout_s: float = 2.0) -> None:
         self._client = client
@@ -137,6 +172,8 @@ class RedisEnqueuer:
         self._timeout_s = timeout_s
         self._origin = f"evalbot-receiver@{socket.gethostname()}"
         self._script = client.register_script(_CLAIM_AND_PUSH)
+        self._pending: list[_Pending] = []
+        self._flusher: asyncio.Task[None] | None = None
 
     @classmethod
     def from_url(cls, url: str, *, queue: str, timeout_s: float = 2.0) -> RedisEnqueuer:
@@ -148,22 +185,57 @@ class RedisEnqueuer:
             # One quick retry covers a connection the server closed while idle; more would only
             # keep the Hub waiting for a 503 it should get promptly.
             retry=Retry(NoBackoff(), 1),
-            max_connections=512,
         )
         return cls(client, queue=queue, timeout_s=timeout_s)
 
     async def enqueue(self, event: PrEvent, dedupe: DedupeKey) -> EnqueueOutcome:
-        message = celery_message(event, queue=self._queue, origin=self._origin)
-        encoded = json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+        message = encode_celery_message(event, queue=self._queue, origin=self._origin)
+        done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self._pending.append(
+            _Pending(DEDUPE_PREFIX + dedupe.key, dedupe.ttl_s, message, event.delivery_id, done)
+        )
+        if self._flusher is None:
+            self._flusher = asyncio.create_task(self._flush())
         try:
             async with asyncio.timeout(self._timeout_s * 2):
-                claimed = await self._script(
-                    keys=[DEDUPE_PREFIX + dedupe.key, self._queue],
-                    args=[dedupe.ttl_s, encoded, event.delivery_id],
-                )
-        except (RedisError, OSError, TimeoutError) as error:
-            raise QueueUnavailable(f"{type(error).__name__}: {error}") from error
+                claimed = await done  # a cancelled wait cancels `done`; _send then skips it
+        except TimeoutError as error:
+            raise QueueUnavailable("timed out waiting for Redis") from error
         return EnqueueOutcome.QUEUED if claimed == 1 else EnqueueOutcome.DUPLICATE
+
+    async def _flush(self) -> None:
+        """Send what is pending, batch after batch, until nothing is left."""
+        try:
+            while self._pending:
+                batch = self._pending[:MAX_BATCH]
+                del self._pending[:MAX_BATCH]
+                await self._send(batch)
+        finally:
+            self._flusher = None
+
+    async def _send(self, batch: list[_Pending]) -> None:
+        args: list[Any] = []
+        for item in batch:
+            args += (item.ttl_s, item.message, item.delivery_id)
+        try:
+            claimed = await self._script(
+                keys=[self._queue, *(item.key for item in batch)], args=args
+            )
+            if not isinstance(claimed, list) or len(claimed) != len(batch):
+                raise QueueUnavailable(f"unexpected script reply {claimed!r:.80}")
+        except (RedisError, OSError, QueueUnavailable) as error:
+            failure = (
+                error
+                if isinstance(error, QueueUnavailable)
+                else QueueUnavailable(f"{type(error).__name__}: {error}")
+            )
+            for item in batch:
+                if not item.done.done():
+                    item.done.set_exception(failure)
+            return
+        for item, outcome in zip(batch, claimed, strict=True):
+            if not item.done.done():
+                item.done.set_result(int(outcome))
 
     async def ready(self) -> bool:
         try:
@@ -173,4 +245,6 @@ class RedisEnqueuer:
             return False
 
     async def close(self) -> None:
+        if self._flusher is not None:
+            await asyncio.wait([self._flusher], timeout=self._timeout_s * 2)
         await self._client.aclose()

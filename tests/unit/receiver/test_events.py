@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -321,6 +322,11 @@ def test_parse_command(content: str, word: str | None) -> None:
 
 
 # --- PrEvent JSON ----------------------------------------------------------------------------
+
+
+def test_event_json_has_every_field() -> None:
+    event = routed("pr_push.repo_content_update").event
+    assert set(event.to_json()) == {field.name for field in fields(PrEvent)}
 
 
 def test_event_json_round_trip() -> None:
