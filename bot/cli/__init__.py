@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from bot import __version__
 
 #: Modules that provide subcommands, in the order `evalbot --help` lists them.
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = ("bot.cli.serve", "bot.cli.worker")
 
 
 def build_parser() -> argparse.ArgumentParser:
