@@ -20,6 +20,8 @@ from tests.support.waiting import free_port, wait_until
 
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 TEST_SECRET = "integration-webhook-secret"
+#: Redis list where `tests.support.celery_recorder` appends the events its task received.
+RECORDED_EVENTS = "evalbot:test:recorded"
 
 
 def bot_environment(redis_url: str, **overrides: str) -> dict[str, str]:
