@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import hashlib
 import json
 import socket
 import uuid
@@ -27,12 +28,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol
 
-import redis.asyncio
-from redis.asyncio.retry import Retry
-from redis.backoff import NoBackoff
-from redis.exceptions import RedisError
-
 from bot.receiver.events import DedupeKey, PrEvent
+from bot.receiver.resp import RespConnection, RespError
 
 #: The Celery task the workers register (`workers.tasks`); one kwarg, `event`.
 TASK_NAME = "evalbot.process_pr_event"
@@ -164,29 +161,23 @@ class _Pending:
 
 
 class RedisEnqueuer:
-    """Dedupe + Celery publish through one atomic Lua call per batch, over one async client."""
+    """Dedupe + Celery publish through one atomic Lua call per batch, on one lean connection."""
 
-    def __init__(self, client: Any, *, queue: str, timeout_s: float = 2.0) -> None:
-        self._client = client
+    def __init__(self, url: str, *, queue: str, timeout_s: float = 2.0) -> None:
+        self._url = url
         self._queue = queue
         self._timeout_s = timeout_s
         self._origin = f"evalbot-receiver@{socket.gethostname()}"
-        self._script = client.register_script(_CLAIM_AND_PUSH)
+        self._script_sha = hashlib.sha1(_CLAIM_AND_PUSH.encode()).hexdigest()  # noqa: S324 - Redis names scripts by SHA-1
+        self._connection: RespConnection | None = None
+        self._connecting = asyncio.Lock()
         self._pending: list[_Pending] = []
         self._flusher: asyncio.Task[None] | None = None
 
     @classmethod
     def from_url(cls, url: str, *, queue: str, timeout_s: float = 2.0) -> RedisEnqueuer:
-        """One client (and connection pool) for the process, built once at start-up."""
-        client = redis.asyncio.Redis.from_url(
-            url,
-            socket_timeout=timeout_s,
-            socket_connect_timeout=timeout_s,
-            # One quick retry covers a connection the server closed while idle; more would only
-            # keep the Hub waiting for a 503 it should get promptly.
-            retry=Retry(NoBackoff(), 1),
-        )
-        return cls(client, queue=queue, timeout_s=timeout_s)
+        """Connects lazily, on the first event (or readiness check), and again after a loss."""
+        return cls(url, queue=queue, timeout_s=timeout_s)
 
     async def enqueue(self, event: PrEvent, dedupe: DedupeKey) -> EnqueueOutcome:
         message = encode_celery_message(event, queue=self._queue, origin=self._origin)
@@ -214,16 +205,18 @@ class RedisEnqueuer:
             self._flusher = None
 
     async def _send(self, batch: list[_Pending]) -> None:
-        args: list[Any] = []
+        keys = [self._queue, *(item.key for item in batch)]
+        args: list[str | int] = []
         for item in batch:
             args += (item.ttl_s, item.message, item.delivery_id)
         try:
-            claimed = await self._script(
-                keys=[self._queue, *(item.key for item in batch)], args=args
-            )
+            async with asyncio.timeout(self._timeout_s):
+                claimed = await self._run_script(keys, args)
             if not isinstance(claimed, list) or len(claimed) != len(batch):
                 raise QueueUnavailable(f"unexpected script reply {claimed!r:.80}")
-        except (RedisError, OSError, QueueUnavailable) as error:
+        except (RespError, OSError, TimeoutError, QueueUnavailable) as error:
+            if isinstance(error, TimeoutError):
+                self._drop_connection()  # a stuck connection would delay every later batch
             failure = (
                 error
                 if isinstance(error, QueueUnavailable)
@@ -237,14 +230,41 @@ class RedisEnqueuer:
             if not item.done.done():
                 item.done.set_result(int(outcome))
 
+    async def _run_script(self, keys: list[str], args: list[str | int]) -> Any:
+        connection = await self._connected()
+        try:
+            return await connection.call("EVALSHA", self._script_sha, len(keys), *keys, *args)
+        except RespError as error:
+            if not str(error).startswith("NOSCRIPT"):
+                raise
+            # First use, or Redis restarted and lost its script cache: send the body (this also
+            # caches it under the same SHA for the next batch).
+            return await connection.call("EVAL", _CLAIM_AND_PUSH, len(keys), *keys, *args)
+
+    async def _connected(self) -> RespConnection:
+        connection = self._connection
+        if connection is not None and connection.usable:
+            return connection
+        async with self._connecting:
+            if self._connection is None or not self._connection.usable:
+                self._drop_connection()
+                self._connection = await RespConnection.open(self._url, timeout_s=self._timeout_s)
+            return self._connection
+
+    def _drop_connection(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
     async def ready(self) -> bool:
         try:
             async with asyncio.timeout(self._timeout_s):
-                return bool(await self._client.ping())
-        except (RedisError, OSError, TimeoutError):
+                connection = await self._connected()
+                return bool(await connection.call("PING") == "PONG")
+        except (RespError, OSError, TimeoutError):
             return False
 
     async def close(self) -> None:
         if self._flusher is not None:
             await asyncio.wait([self._flusher], timeout=self._timeout_s * 2)
-        await self._client.aclose()
+        self._drop_connection()

@@ -120,3 +120,20 @@ def test_script_is_reloaded_after_a_restart_without_persistence(
 
     assert asyncio.run(main()) == [EnqueueOutcome.QUEUED, EnqueueOutcome.QUEUED]
     assert broker.llen("evalbot") == 2
+
+
+def test_password_and_database_from_the_url(redis_server: RedisServer, broker: redis.Redis) -> None:
+    broker.config_set("requirepass", "broker-password")
+    url = f"redis://:broker-password@127.0.0.1:{redis_server.port}/2"
+    [outcome] = run_enqueues(url, [(event(1, "auth"), DedupeKey("auth", 60))])
+    assert outcome is EnqueueOutcome.QUEUED
+    db2 = redis.Redis.from_url(url)
+    try:
+        assert db2.llen("evalbot") == 1
+        assert db2.exists(f"{DEDUPE_PREFIX}auth") == 1
+    finally:
+        db2.close()
+    [wrong] = run_enqueues(
+        f"redis://:wrong@127.0.0.1:{redis_server.port}/2", [(event(2, "x"), DedupeKey("x", 60))]
+    )
+    assert isinstance(wrong, QueueUnavailable)
