@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
@@ -113,6 +113,8 @@ def create_app(
                     chunks.append(chunk)
         except TimeoutError as error:
             raise _Rejected("timeout") from error
+        except ClientDisconnect as error:  # the sender went away mid-body: nothing to answer
+            raise _Rejected("bad_request") from error
         return b"".join(chunks)
 
     def authenticate(request: Request) -> None:

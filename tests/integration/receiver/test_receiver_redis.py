@@ -177,3 +177,22 @@ def test_declared_oversize_body_is_refused_unread(receiver: ReceiverProcess) -> 
         b"Content-Length: 10485760\r\n\r\n"
     )
     assert raw_request(receiver.port, head).startswith(b"HTTP/1.1 413")
+
+
+def test_sender_leaving_mid_body_is_logged_not_a_crash(receiver: ReceiverProcess) -> None:
+    head = (
+        b"POST /webhooks/hub HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b"X-Webhook-Secret: " + TEST_SECRET.encode() + b"\r\nWebhook-Id: gone-mid-body\r\n"
+        b"Content-Length: " + str(len(PUSH)).encode() + b"\r\n\r\n"
+    )
+    raw_request(receiver.port, head + PUSH[:50], then_wait=False)  # closes right away
+    line = wait_until(
+        lambda: next(
+            (line for line in receiver.output().splitlines() if "gone-mid-body" in line), None
+        ),
+        timeout=10,
+        what="the delivery's log line",
+    )
+    assert '"outcome": "bad_request"' in line
+    assert "Traceback" not in receiver.output()
+    assert httpx.get(f"{receiver.url}/healthz").status_code == 200
