@@ -54,6 +54,14 @@ _STATUS = {
     "unavailable": 503,
     "error": 503,
 }
+_HEADERS = {
+    # The Hub retries non-2xx answers; tell it (and any other sender) when.
+    "unavailable": {"Retry-After": "5"},
+    "error": {"Retry-After": "5"},
+    # The rest of an oversized or stalled body is not worth reading: close the connection.
+    "too_large": {"Connection": "close"},
+    "timeout": {"Connection": "close"},
+}
 _BODIES = {
     outcome: json.dumps({"status": outcome, "detail": text}).encode()
     for outcome, text in RESPONSE_TEXTS.items()
@@ -98,7 +106,7 @@ def create_app(
     async def read_body(request: Request) -> bytes:
         declared = request.headers.get("content-length")
         if declared is not None:
-            if not declared.isdigit():
+            if not (declared.isascii() and declared.isdigit()):
                 raise _Rejected("bad_request")
             if int(declared) > cap:
                 raise _Rejected("too_large")  # refused before a single body byte is read
@@ -148,12 +156,11 @@ def create_app(
         metrics.deliveries[delivery.outcome].inc()
         metrics.ack_seconds.observe(elapsed)
         _log_delivery(delivery, elapsed)
-        headers = {"Retry-After": "5"} if _STATUS[delivery.outcome] == 503 else None
         return Response(
             _BODIES[delivery.outcome],
             status_code=_STATUS[delivery.outcome],
             media_type="application/json",
-            headers=headers,
+            headers=_HEADERS.get(delivery.outcome),
         )
 
     async def handle(request: Request, delivery: _Delivery) -> None:
