@@ -12,9 +12,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from bot.receiver.app import WEBHOOK_PATH, create_app
+from bot.receiver.app import WEBHOOK_PATH, _parse_json, _Rejected, create_app
 from bot.receiver.events import DedupeKey, PrEvent
 from bot.receiver.queue import EnqueueOutcome, QueueUnavailable
 from bot.settings import Settings
@@ -385,3 +387,35 @@ def test_one_log_line_per_delivery_without_the_secret(
         7,
     )
     assert SECRET not in caplog.text
+
+
+# --- the strict JSON reader, on arbitrary input ----------------------------------------------
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(), children, max_size=4)
+    ),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.text(), JSON_VALUES, max_size=5))
+def test_every_json_object_reads_back(payload: dict[str, object]) -> None:
+    assert _parse_json(json.dumps(payload).encode()) == payload
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=300))
+def test_any_bytes_either_parse_or_are_a_400(body: bytes) -> None:
+    outcome: object
+    try:
+        outcome = _parse_json(body)
+    except _Rejected as rejected:
+        outcome = rejected.outcome
+    assert isinstance(outcome, dict) or outcome == "bad_request"
