@@ -27,6 +27,14 @@ TASK_MODULES: tuple[str, ...] = ("workers.tasks",)
 def celery_config(settings: Settings) -> dict[str, Any]:
     """The Celery configuration for `settings`, as a plain dict (inspectable in tests)."""
     visibility = {"visibility_timeout": settings.visibility_timeout_s}
+    broker_options = {
+        **visibility,
+        # kombu only looks for expired unacked messages every interval x throttle seconds
+        # (10 x 10 by default in kombu 5.7): a task lost with its worker would come back up to
+        # ~100 s after the visibility timeout. Sweep every few seconds, each time for real.
+        "unacked_restore_interval": max(1, min(10, settings.visibility_timeout_s // 4)),
+        "unacked_restore_throttle": 1,
+    }
     return {
         "broker_url": settings.redis_url,
         # Ack after the task returns, not when it is received: a worker that dies mid-task
@@ -41,7 +49,7 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         # Redis redelivers an unacked message after the visibility timeout; it must exceed the
         # hard time limit, or a task still running is started a second time elsewhere.
         # Set identically in all three places (a shared broker uses the shortest value).
-        "broker_transport_options": dict(visibility),
+        "broker_transport_options": broker_options,
         "result_backend_transport_options": dict(visibility),
         "visibility_timeout": settings.visibility_timeout_s,
         # A hung Hub call must not hold a worker forever: soft limit raises inside the task

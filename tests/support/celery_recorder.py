@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from typing import Any
 
 import redis
@@ -17,7 +18,7 @@ import redis
 from bot.receiver.events import PrEvent
 from bot.receiver.queue import TASK_NAME
 from bot.settings import Settings
-from tests.support.processes import RECORDED_EVENTS
+from tests.support.processes import RECORDED_EVENTS, SLOW_REPO
 from workers.app import create_celery_app
 
 settings = Settings.from_env(os.environ)
@@ -29,3 +30,6 @@ _recorder = redis.Redis.from_url(settings.redis_url)
 def record_event(event: dict[str, Any]) -> None:
     checked = PrEvent.from_json(event)  # raises (and the test sees no record) if malformed
     _recorder.rpush(RECORDED_EVENTS, json.dumps(checked.to_json(), sort_keys=True))
+    attempt = _recorder.incr(f"evalbot:test:attempts:{checked.delivery_id}")
+    if checked.repo_id == SLOW_REPO and attempt == 1:
+        time.sleep(120)

@@ -22,6 +22,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 TEST_SECRET = "integration-webhook-secret"
 #: Redis list where `tests.support.celery_recorder` appends the events its task received.
 RECORDED_EVENTS = "evalbot:test:recorded"
+#: Events on this repo block the recorder's task on their first attempt (a task to kill).
+SLOW_REPO = "acme-labs/slow-task"
 
 
 def bot_environment(redis_url: str, **overrides: str) -> dict[str, str]:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import signal
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +15,7 @@ import pytest
 from bot.receiver.events import PrEvent
 from tests.support.processes import (
     RECORDED_EVENTS,
+    SLOW_REPO,
     TEST_SECRET,
     ChildProcess,
     ReceiverProcess,
@@ -123,3 +126,52 @@ def test_evalbot_worker_consumes_the_receivers_queue(
     finally:
         broker.close()
         worker.stop()
+
+
+def test_task_of_a_killed_worker_is_redelivered(redis_server: RedisServer, tmp_path: Path) -> None:
+    """acks_late + reject_on_worker_lost + the restore sweep: a worker SIGKILLed mid-task loses
+    nothing; another worker runs the task once the visibility timeout has passed."""
+    env = bot_environment(
+        redis_server.url,
+        EVALBOT_TASK_SOFT_TIME_LIMIT="1",
+        EVALBOT_TASK_TIME_LIMIT="2",
+        EVALBOT_VISIBILITY_TIMEOUT="3",
+    )
+    receiver = ReceiverProcess.create(env, tmp_path).start()
+    first = celery_worker(env, "tests.support.celery_recorder", tmp_path / "first", "evalbot")
+    second = celery_worker(env, "tests.support.celery_recorder", tmp_path / "second", "evalbot")
+    broker = redis_server.client()
+    try:
+        payload = json.loads(webhook_bytes("pr_push.repo_content_update"))
+        payload["repo"]["name"] = SLOW_REPO
+        response = httpx.post(
+            f"{receiver.url}/webhooks/hub",
+            content=json.dumps(payload).encode(),
+            headers={
+                "Content-Type": "application/json",
+                "X-Webhook-Secret": TEST_SECRET,
+                "Webhook-Id": "killed-mid-task",
+            },
+        )
+        assert response.json()["status"] == "queued"
+        first.spawn()
+        wait_until(lambda: broker.llen(RECORDED_EVENTS) == 1, timeout=30, what="first attempt")
+        assert broker.hlen("unacked") == 1  # running, not acked (late ack)
+        first.stop(signal.SIGKILL)
+        killed_at = time.monotonic()
+        second.spawn()
+        wait_until(lambda: broker.llen(RECORDED_EVENTS) == 2, timeout=30, what="redelivery")
+        recovered_after = time.monotonic() - killed_at
+        wait_until(lambda: broker.hlen("unacked") == 0, timeout=10, what="the redelivery acked")
+        assert broker.llen("evalbot") == 0
+        events = [
+            PrEvent.from_json(json.loads(raw)) for raw in broker.lrange(RECORDED_EVENTS, 0, -1)
+        ]
+        assert [event.delivery_id for event in events] == ["killed-mid-task"] * 2
+        # Visibility timeout (3 s) plus one restore sweep (1 s here), with start-up slack.
+        assert recovered_after < 15
+    finally:
+        broker.close()
+        second.stop()
+        first.stop(signal.SIGKILL)
+        receiver.stop()

@@ -30,6 +30,8 @@ def test_reliability_settings() -> None:
     assert config["task_reject_on_worker_lost"] is True
     assert config["worker_prefetch_multiplier"] == 1
     assert config["broker_transport_options"]["visibility_timeout"] == 150
+    assert config["broker_transport_options"]["unacked_restore_throttle"] == 1
+    assert config["broker_transport_options"]["unacked_restore_interval"] == 10
     assert config["result_backend_transport_options"]["visibility_timeout"] == 150
     assert config["visibility_timeout"] == 150
     assert (config["task_soft_time_limit"], config["task_time_limit"]) == (80, 100)
@@ -45,7 +47,7 @@ def test_app_carries_the_configuration_and_registers_the_task() -> None:
     app = create_celery_app(SETTINGS)
     assert app.conf.broker_url == "redis://127.0.0.1:6390/3"
     assert app.conf.task_acks_late is True
-    assert app.conf.broker_transport_options == {"visibility_timeout": 150}
+    assert app.conf.broker_transport_options["visibility_timeout"] == 150
     app.loader.import_default_modules()
     assert TASK_NAME in app.tasks
 
