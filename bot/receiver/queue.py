@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import hashlib
 import json
+import os
 import socket
 import uuid
 from dataclasses import dataclass
@@ -82,7 +84,12 @@ class Enqueuer(Protocol):
 
 
 def celery_message(
-    event: PrEvent, *, queue: str, origin: str, task_id: str | None = None
+    event: PrEvent,
+    *,
+    queue: str,
+    origin: str,
+    task_id: str | None = None,
+    delivery_tag: str | None = None,
 ) -> dict[str, Any]:
     """The Celery protocol-2 message, in the JSON envelope kombu's Redis transport stores.
 
@@ -90,12 +97,30 @@ def celery_message(
     (checked against a message captured from `send_task` with celery/kombu 5.7; the integration
     test has a real worker consume what this builds).
     """
-    task_id = task_id or str(uuid.uuid4())
-    body = json.dumps(
-        [[], {"event": event.to_json()}, _EMBED], separators=(",", ":"), ensure_ascii=False
+    body, kwargsrepr = _task_body(event)
+    return _envelope(
+        body,
+        kwargsrepr,
+        queue=queue,
+        origin=origin,
+        task_id=task_id or str(uuid.uuid4()),
+        delivery_tag=delivery_tag or str(uuid.uuid4()),
     )
+
+
+def _task_body(event: PrEvent) -> tuple[str, str]:
+    """(base64 body, kwargs repr): args, kwargs and the (empty) canvas embed."""
+    kwargs = json.dumps({"event": event.to_json()}, separators=(",", ":"), ensure_ascii=False)
+    body = f"[[],{kwargs},{_EMBED_JSON}]"
+    # kwargsrepr is for display only (celery puts a saferepr there); the JSON reads as well.
+    return base64.b64encode(body.encode("utf-8")).decode("ascii"), kwargs[:1024]
+
+
+def _envelope(
+    body: str, kwargsrepr: str, *, queue: str, origin: str, task_id: str, delivery_tag: str
+) -> dict[str, Any]:
     return {
-        "body": base64.b64encode(body.encode("utf-8")).decode("ascii"),
+        "body": body,
         "content-encoding": "utf-8",
         "content-type": "application/json",
         "headers": {
@@ -112,8 +137,7 @@ def celery_message(
             "root_id": task_id,
             "parent_id": None,
             "argsrepr": "()",
-            # Display only (celery's saferepr of the kwargs); the JSON is as readable.
-            "kwargsrepr": body[4 : -len(_EMBED_JSON) - 2][:1024],
+            "kwargsrepr": kwargsrepr,
             "origin": origin,
             "ignore_result": True,
             "replaced_task_nesting": 0,
@@ -127,19 +151,51 @@ def celery_message(
             "delivery_info": {"exchange": "", "routing_key": queue},
             "priority": 0,
             "body_encoding": "base64",
-            "delivery_tag": str(uuid.uuid4()),
+            "delivery_tag": delivery_tag,
         },
     }
 
 
-_EMBED = {"callbacks": None, "errbacks": None, "chain": None, "chord": None}
-_EMBED_JSON = json.dumps(_EMBED, separators=(",", ":"))
+_EMBED_JSON = json.dumps(
+    {"callbacks": None, "errbacks": None, "chain": None, "chord": None}, separators=(",", ":")
+)
+# Placeholders for the per-message values in the cached envelope text (see encode_...).
+_ID, _TAG, _BODY, _REPR = "@evalbot-id@", "@evalbot-tag@", "@evalbot-body@", "@evalbot-repr@"
 
 
-def encode_celery_message(event: PrEvent, *, queue: str, origin: str) -> str:
-    """`celery_message` as the JSON text that goes into the queue list."""
-    message = celery_message(event, queue=queue, origin=origin)
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+@functools.lru_cache(maxsize=16)
+def _envelope_template(queue: str, origin: str) -> str:
+    envelope = _envelope(_BODY, _REPR, queue=queue, origin=origin, task_id=_ID, delivery_tag=_TAG)
+    return json.dumps(envelope, separators=(",", ":"), ensure_ascii=False)
+
+
+def encode_celery_message(
+    event: PrEvent,
+    *,
+    queue: str,
+    origin: str,
+    task_id: str | None = None,
+    delivery_tag: str | None = None,
+) -> str:
+    """`celery_message` as the JSON text that goes into the queue list.
+
+    Fills a cached envelope text instead of serialising the whole dict per delivery (this runs
+    once per webhook). Ids and base64 need no JSON escaping; the kwargs repr is escaped; the
+    repr goes in last, so nothing user-supplied is ever searched for placeholders.
+    """
+    if task_id is None or delivery_tag is None:
+        random = os.urandom(32)  # one system call for both ids
+        task_id = task_id or str(uuid.UUID(bytes=random[:16], version=4))
+        delivery_tag = delivery_tag or str(uuid.UUID(bytes=random[16:], version=4))
+    body, kwargsrepr = _task_body(event)
+    escaped_repr = json.dumps(kwargsrepr, ensure_ascii=False)[1:-1]
+    return (
+        _envelope_template(queue, origin)
+        .replace(_ID, task_id)
+        .replace(_TAG, delivery_tag)
+        .replace(_BODY, body)
+        .replace(_REPR, escaped_repr)
+    )
 
 
 def decode_celery_message(raw: bytes | str) -> tuple[str, dict[str, Any]]:
