@@ -184,7 +184,7 @@ def create_app(
         )
         if isinstance(routed, Ignored):
             delivery.outcome, delivery.reason = "ignored", routed.reason
-            metrics.ignored[routed.reason].inc()
+            metrics.count_ignored(routed.reason)
             if routed.reason in ("unknown-command", "own-comment"):
                 metrics.commands_ignored.labels(routed.reason).inc()
             return

@@ -36,7 +36,7 @@ class ReceiverMetrics:
             ["outcome"],
             registry=self.registry,
         )
-        ignored = Counter(
+        self._ignored = ignored = Counter(
             "evalbot_receiver_ignored",
             "Deliveries answered 202 without queueing, by reason.",
             ["reason"],
@@ -70,6 +70,12 @@ class ReceiverMetrics:
         self.deliveries = {outcome: deliveries.labels(outcome) for outcome in OUTCOMES}
         self.ignored = {reason: ignored.labels(reason) for reason in IGNORE_REASONS}
         self.queued = {kind: queued.labels(kind) for kind in EVENT_KINDS}
+
+    def count_ignored(self, reason: str) -> None:
+        child = self.ignored.get(reason)
+        if child is None:  # a reason added to events without a pre-made child: still counted
+            child = self.ignored[reason] = self._ignored.labels(reason)
+        child.inc()
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

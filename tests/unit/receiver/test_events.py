@@ -277,7 +277,8 @@ JSONISH = st.recursive(
 @settings(max_examples=300, deadline=None)
 @given(JSONISH)
 def test_route_never_raises_on_any_json(payload: object) -> None:
-    assert isinstance(route(payload), Routed | Ignored)
+    outcome = route(payload)
+    assert isinstance(outcome, Routed) or outcome.reason in IGNORE_REASONS
 
 
 @settings(max_examples=300, deadline=None)
@@ -291,7 +292,9 @@ def test_route_never_raises_on_mutated_samples(name: str, fields: list[str], jun
     for field in fields:
         payload[field] = junk
     outcome = route(payload)
-    if isinstance(outcome, Routed):
+    if isinstance(outcome, Ignored):
+        assert outcome.reason in IGNORE_REASONS  # a metrics label: the vocabulary is closed
+    else:
         # Whatever got through is a well-formed, JSON-round-trippable event.
         assert PrEvent.from_json(json.loads(json.dumps(outcome.event.to_json()))) == outcome.event
 
