@@ -419,3 +419,12 @@ def test_any_bytes_either_parse_or_are_a_400(body: bytes) -> None:
     except _Rejected as rejected:
         outcome = rejected.outcome
     assert isinstance(outcome, dict) or outcome == "bad_request"
+
+
+def test_every_outcome_has_a_status_a_text_and_a_metric() -> None:
+    from bot.receiver.app import _STATUS
+    from bot.receiver.metrics import OUTCOMES
+    from bot.receiver.texts import RESPONSE_TEXTS
+
+    assert set(_STATUS) == set(OUTCOMES) == set(RESPONSE_TEXTS)
+    assert not any(500 <= status < 503 or status > 503 for status in _STATUS.values())
