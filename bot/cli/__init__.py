@@ -20,6 +20,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "bot.cli.validate",
     "bot.cli.keys",
     "bot.cli.token",
+    "bot.cli.serve",
+    "bot.cli.worker",
     "bot.cli.emulator",
 )
 

@@ -1,0 +1,310 @@
+"""Receiver throughput and ack latency: evalbot vs a bare Starlette POST vs a naive Celery enqueue.
+
+Starts a redis-server and, one after the other, three servers under uvicorn (uvloop, httptools,
+one process each, as `evalbot serve` runs): the bare handler, the naive `send_task` receiver
+(bench/receiver_targets.py) and `evalbot serve`. Each is driven with valid, distinct deliveries
+(every one has its own `Webhook-Id`, so every one is queued), two ways:
+
+- closed loop, for the ceiling: `wrk` (Debian package `wrk`) with 16 connections, when installed;
+- open loop, for "holds N/s with p99 < 10 ms": an asyncio client on raw keep-alive connections
+  sends at a fixed rate; latency is measured from each request's *scheduled* time, so a server
+  that falls behind shows it (no coordinated omission). httpx is not used: at these rates its
+  own CPU cost on this 2-core machine would be the bottleneck.
+
+Prints deliveries/s, p50/p99 ack latency, the ratios, and checks that every 202 "queued" left
+exactly one message in Redis. Run: `.venv/bin/python bench/receiver.py [--rate 2000]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import redis
+import uvloop
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO_ROOT))
+
+from bench.timing import percentile  # noqa: E402
+
+SECRET = "bench-webhook-secret"
+BODY = (REPO_ROOT / "tests/samples/webhooks/pr_push.repo_content_update.json").read_bytes()
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def wait_for(probe: object, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if probe():  # type: ignore[operator]
+                return
+        except Exception:
+            pass
+        time.sleep(0.05)
+    raise RuntimeError("server did not come up")
+
+
+@contextmanager
+def redis_server() -> Iterator[str]:
+    port = free_port()
+    with tempfile.TemporaryDirectory() as directory:
+        process = subprocess.Popen(
+            [
+                *("redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", ""),
+                *("--appendonly", "yes", "--appendfsync", "everysec", "--dir", directory),
+            ],
+            stdout=subprocess.DEVNULL,
+        )
+        url = f"redis://127.0.0.1:{port}/0"
+        client = redis.Redis.from_url(url)
+        wait_for(client.ping)
+        try:
+            yield url
+        finally:
+            client.close()
+            process.terminate()
+            process.wait(timeout=10)
+
+
+@contextmanager
+def server(command: list[str], env: dict[str, str], port: int) -> Iterator[None]:
+    process = subprocess.Popen(
+        command, env=env, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        # Any answer means up (the bare server has no /healthz and answers 404).
+        wait_for(lambda: httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1) is not None)
+        yield
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def request_bytes(port: int, delivery: str) -> bytes:
+    return (
+        f"POST /webhooks/hub HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+        f"Content-Type: application/json\r\nX-Webhook-Secret: {SECRET}\r\n"
+        f"Webhook-Id: {delivery}\r\nContent-Length: {len(BODY)}\r\n\r\n"
+    ).encode() + BODY
+
+
+@dataclass
+class Result:
+    sent: int
+    ok: int
+    seconds: float
+    p50_ms: float
+    p99_ms: float
+    max_ms: float
+    client_cpu: float  # share of one core the load generator itself used
+
+    @property
+    def per_second(self) -> float:
+        return self.ok / self.seconds
+
+
+async def open_loop(port: int, rate: float, duration: float, tag: str, connections: int) -> Result:
+    """Send `rate` requests/s for `duration` s; latency from each request's scheduled time."""
+    total = int(rate * duration)
+    pending: asyncio.Queue[int] = asyncio.Queue()
+    latencies: list[float] = []
+    statuses: list[int] = []
+    clock = time.perf_counter  # uvloop's loop.time() only has millisecond resolution
+    opened = [await asyncio.open_connection("127.0.0.1", port) for _ in range(connections)]
+    start = clock() + 0.05
+
+    async def connection() -> None:
+        reader, writer = opened.pop()
+        try:
+            while True:
+                index = await pending.get()
+                if index < 0:
+                    return
+                writer.write(request_bytes(port, f"{tag}-{index}"))
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = 0
+                for line in head.split(b"\r\n"):
+                    if line.lower().startswith(b"content-length:"):
+                        length = int(line.split(b":", 1)[1])
+                await reader.readexactly(length)
+                latencies.append(clock() - (start + index / rate))
+                statuses.append(int(head[9:12]))
+        finally:
+            writer.close()
+
+    cpu_started = time.process_time()
+    workers = [asyncio.create_task(connection()) for _ in range(connections)]
+    for index in range(total):
+        delay = start + index / rate - clock()
+        if delay > 0.0005:
+            await asyncio.sleep(delay)
+        pending.put_nowait(index)
+    for _ in workers:
+        pending.put_nowait(-1)
+    await asyncio.gather(*workers)
+    elapsed = clock() - start
+    client_cpu = (time.process_time() - cpu_started) / elapsed
+    return Result(
+        client_cpu=client_cpu,
+        sent=total,
+        ok=statuses.count(202),
+        seconds=elapsed,
+        p50_ms=percentile(latencies, 0.50) * 1000,
+        p99_ms=percentile(latencies, 0.99) * 1000,
+        max_ms=max(latencies) * 1000,
+    )
+
+
+WRK_SCRIPT = """
+local body = io.open("{body}"):read("*a")
+local counter = 0
+request = function()
+  counter = counter + 1
+  return wrk.format("POST", "/webhooks/hub", {{["Content-Type"]="application/json",
+    ["X-Webhook-Secret"]="{secret}", ["Webhook-Id"]="wrk-{tag}-" .. counter}}, body)
+end
+"""
+
+
+def closed_loop(port: int, tag: str, seconds: int, connections: int) -> tuple[float, str, str]:
+    """(requests/s, p50, p99) from wrk; wrk prints latencies with their units."""
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
+        body = REPO_ROOT / "tests/samples/webhooks/pr_push.repo_content_update.json"
+        script.write(WRK_SCRIPT.format(body=body, secret=SECRET, tag=tag))
+    try:
+        output = subprocess.run(
+            [
+                "wrk",
+                "-t1",
+                f"-c{connections}",
+                f"-d{seconds}s",
+                "--latency",
+                "-s",
+                script.name,
+                f"http://127.0.0.1:{port}",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    finally:
+        os.unlink(script.name)
+    values = {}
+    for line in output.splitlines():
+        parts = line.split()
+        if line.startswith("Requests/sec:"):
+            values["rps"] = parts[1]
+        elif parts[:1] in (["50%"], ["99%"]):
+            values[parts[0]] = parts[1]
+        elif "Non-2xx" in line:
+            values["non2xx"] = parts[-1]
+    if "non2xx" in values:
+        raise RuntimeError(f"wrk saw non-2xx answers: {values['non2xx']}")
+    return float(values["rps"]), values["50%"], values["99%"]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rate", type=float, default=2000, help="open-loop deliveries/s")
+    parser.add_argument("--seconds", type=float, default=5, help="open-loop duration")
+    parser.add_argument("--connections", type=int, default=64, help="open-loop connections")
+    parser.add_argument("--wrk-seconds", type=int, default=5)
+    parser.add_argument("--wrk-connections", type=int, default=16)
+    parser.add_argument(
+        "--only", choices=("bare", "naive", "evalbot"), help="run one server (no ratios)"
+    )
+    args = parser.parse_args()
+    have_wrk = shutil.which("wrk") is not None
+    python = sys.executable
+    uvicorn = [python, "-m", "uvicorn", "--factory", "--no-access-log", "--log-level", "warning"]
+    targets = {
+        "bare Starlette POST": [*uvicorn, "bench.receiver_targets:bare_app"],
+        "naive SET NX + Celery send_task": [*uvicorn, "bench.receiver_targets:naive_app"],
+        "evalbot receiver (batched Lua)": [python, "-m", "bot", "serve"],
+    }
+    if args.only:
+        targets = {name: command for name, command in targets.items() if args.only in name}
+    rows: dict[str, tuple[Result, tuple[float, str, str] | None, int]] = {}
+    with redis_server() as url:
+        broker = redis.Redis.from_url(url)
+        for name, command in targets.items():
+            broker.flushall()
+            port = free_port()
+            env = os.environ | {
+                "HF_TOKEN": "hf_bench",
+                "REDIS_URL": url,
+                "EVALBOT_WEBHOOK_SECRET": SECRET,
+                "EVALBOT_BOT_NAME": "evalbot-ci",
+                "EVALBOT_LOG_LEVEL": "INFO",  # one log line per delivery, as in production
+                "PYTHONPATH": str(REPO_ROOT),
+            }
+            full = [*command, "--host", "127.0.0.1", "--port", str(port)]
+            tag = name.split()[0]
+            with server(full, env, port):
+                uvloop.run(open_loop(port, 500, 1, f"warm-{tag}", 8))  # warm-up
+                broker.flushall()
+                result = uvloop.run(
+                    open_loop(port, args.rate, args.seconds, f"open-{tag}", args.connections)
+                )
+                queued = int(broker.llen("evalbot"))  # every 202 "queued" is one message
+                wrk = None
+                if have_wrk:
+                    wrk = closed_loop(port, tag, args.wrk_seconds, args.wrk_connections)
+            rows[name] = (result, wrk, queued)
+        broker.close()
+
+    print(
+        f"\nopen loop: {args.rate:,.0f} deliveries/s offered for {args.seconds:g} s "
+        f"over {args.connections} connections (latency from scheduled send time)"
+    )
+    print(
+        f"{'server':<34} {'held/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'202s':>7}"
+        f" {'queued':>7} {'client CPU':>10}"
+    )
+    for name, (result, _, queued) in rows.items():
+        print(
+            f"{name:<34} {result.per_second:>9,.0f} {result.p50_ms:>8.2f} {result.p99_ms:>8.2f}"
+            f" {result.max_ms:>8.1f} {result.ok:>7} {queued:>7} {result.client_cpu:>10.0%}"
+        )
+    if have_wrk and not args.only:
+        print(
+            f"\nclosed loop (wrk, {args.wrk_connections} connections, {args.wrk_seconds} s): "
+            "the ceiling"
+        )
+        print(f"{'server':<34} {'req/s':>9} {'p50':>9} {'p99':>9}")
+        for name, (_, wrk, _) in rows.items():
+            assert wrk is not None
+            print(f"{name:<34} {wrk[0]:>9,.0f} {wrk[1]:>9} {wrk[2]:>9}")
+        bare, naive, ours = (rows[name][1] for name in targets)
+        assert bare
+        assert naive
+        assert ours
+        print(
+            f"\nratios (closed loop): evalbot/naive = {ours[0] / naive[0]:.2f}x, "
+            f"evalbot/bare = {ours[0] / bare[0]:.2f}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

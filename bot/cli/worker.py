@@ -1,0 +1,65 @@
+"""`evalbot worker`: a Celery worker for the bot's queue, settings from the environment."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "worker",
+        help="run a Celery worker that processes queued PR events",
+        description="Run a Celery worker on the queue the receiver publishes to. Settings come "
+        "from the environment (docs/operating.md); scale out by running more workers.",
+    )
+    parser.add_argument(
+        "--concurrency", type=int, default=1, help="worker processes (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--pool",
+        choices=("prefork", "solo", "threads"),
+        default="prefork",
+        help="Celery execution pool (default: %(default)s)",
+    )
+    parser.add_argument("--hostname", default=None, help="node name (default: Celery's)")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from bot.logs import configure_logging  # noqa: PLC0415 - heavy imports stay out of CLI start-up
+    from bot.settings import Settings, SettingsError  # noqa: PLC0415 - heavy imports stay out of CLI start-up
+    from workers.app import create_celery_app  # noqa: PLC0415 - heavy imports stay out of CLI start-up
+
+    if args.concurrency < 1:
+        print("evalbot worker: --concurrency must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        settings = Settings.from_env(os.environ)
+    except SettingsError as error:
+        print(f"evalbot worker: {error}", file=sys.stderr)
+        return 2
+    configure_logging(settings.log_level)
+    app = create_celery_app(settings)
+    argv = worker_argv(args, queue=settings.queue_name, log_level=settings.log_level)
+    app.worker_main(argv)  # exits the process when the worker stops
+    return 0  # type: ignore[unreachable]  # (for ruff: a function returning int returns)
+
+
+def worker_argv(args: argparse.Namespace, *, queue: str, log_level: str) -> list[str]:
+    """Celery worker arguments; mingle and gossip are off: they add broker chatter at start-up
+    and were part of the "worker stops consuming after a Redis restart" reports (security.md
+    §5.2), and a bot worker needs neither."""
+    argv = [
+        "worker",
+        f"--concurrency={args.concurrency}",
+        f"--pool={args.pool}",
+        f"--queues={queue}",
+        f"--loglevel={log_level}",
+        "--without-mingle",
+        "--without-gossip",
+    ]
+    if args.hostname:
+        argv.append(f"--hostname={args.hostname}")
+    return argv

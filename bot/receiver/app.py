@@ -1,0 +1,302 @@
+"""The webhook receiver: a thin Starlette app that authenticates, parses, routes and enqueues.
+
+`POST /webhooks/hub` checks, in the order DESIGN.md fixes ("Decisions on edge cases"):
+1. the body size, while reading it (413; a stalled body gets 408);
+2. the secret, from the `X-Webhook-Secret` header only, compared in constant time with the
+   current and the previous secret (401 missing, 403 wrong). A `?secret=` in the URL is not
+   read: URLs end up in access logs;
+3. the content type and the JSON (415, 400);
+then routes the payload (`events.route_delivery`) and enqueues (`queue.Enqueuer`): 202 once
+the event is queued, known to be a duplicate or irrelevant; 503 when it could not be queued,
+so the Hub retries. An unexpected error is logged with the delivery id and answered 503:
+never a 500, never a 2xx for work that was not queued.
+
+Each delivery produces one structured log line (JSON) with its id, outcome and timings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import Route
+
+from bot.receiver.events import Ignored, RoutingContext, route_delivery
+from bot.receiver.metrics import ReceiverMetrics
+from bot.receiver.queue import EnqueueOutcome, Enqueuer, QueueUnavailable
+from bot.receiver.texts import HEALTH_OK, READY_FAILED, READY_OK, RESPONSE_TEXTS
+from bot.settings import Settings
+
+logger = logging.getLogger("evalbot.receiver")
+
+WEBHOOK_PATH = "/webhooks/hub"
+
+_STATUS = {
+    "queued": 202,
+    "duplicate": 202,
+    "ignored": 202,
+    "too_large": 413,
+    "timeout": 408,
+    "unauthorized": 401,
+    "forbidden": 403,
+    "unsupported_media": 415,
+    "bad_request": 400,
+    "unavailable": 503,
+    "error": 503,
+}
+_HEADERS = {
+    # The Hub retries non-2xx answers; tell it (and any other sender) when.
+    "unavailable": {"Retry-After": "5"},
+    "error": {"Retry-After": "5"},
+    # The rest of an oversized or stalled body is not worth reading: close the connection.
+    "too_large": {"Connection": "close"},
+    "timeout": {"Connection": "close"},
+}
+_BODIES = {
+    outcome: json.dumps({"status": outcome, "detail": text}).encode()
+    for outcome, text in RESPONSE_TEXTS.items()
+}
+
+
+def utc_now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass(slots=True)
+class _Delivery:
+    """What happened to one delivery: the response and the fields of its log line."""
+
+    outcome: str
+    delivery_id: str = "-"
+    reason: str | None = None
+    kind: str | None = None
+    repo: str | None = None
+    pr: int | None = None
+    enqueue_ms: float | None = None
+
+
+class _Rejected(Exception):
+    def __init__(self, outcome: str) -> None:
+        super().__init__(outcome)
+        self.outcome = outcome
+
+
+def create_app(
+    settings: Settings,
+    enqueuer: Enqueuer,
+    *,
+    clock: Callable[[], str] = utc_now_iso,
+    metrics: ReceiverMetrics | None = None,
+) -> Starlette:
+    """The receiver app. `enqueuer` is owned by the app: it is closed on shutdown."""
+    metrics = metrics or ReceiverMetrics()
+    secrets = settings.webhook_secrets()
+    cap = settings.max_body_bytes
+
+    async def read_body(request: Request) -> bytes:
+        declared = request.headers.get("content-length")
+        if declared is not None:
+            if not (declared.isascii() and declared.isdigit()):
+                raise _Rejected("bad_request")
+            if int(declared) > cap:
+                raise _Rejected("too_large")  # refused before a single body byte is read
+        chunks: list[bytes] = []
+        size = 0
+        try:
+            async with asyncio.timeout(settings.body_timeout_s):
+                async for chunk in request.stream():
+                    size += len(chunk)
+                    if size > cap:  # chunked bodies declare no length: count while reading
+                        raise _Rejected("too_large")
+                    chunks.append(chunk)
+        except TimeoutError as error:
+            raise _Rejected("timeout") from error
+        except ClientDisconnect as error:  # the sender went away mid-body: nothing to answer
+            raise _Rejected("bad_request") from error
+        return b"".join(chunks)
+
+    def authenticate(request: Request) -> None:
+        presented = next(
+            (value for name, value in request.scope["headers"] if name == b"x-webhook-secret"),
+            None,
+        )
+        if presented is None:
+            raise _Rejected("unauthorized")
+        # Compare with every accepted secret, without short-circuit: the time taken does not
+        # tell which one matched (or how far a wrong one got; compare_digest is constant-time).
+        matched = [secret.matches(presented) for secret in secrets]
+        if not any(matched):
+            raise _Rejected("forbidden")
+
+    async def receive(request: Request) -> Response:
+        started = time.perf_counter()
+        delivery = _Delivery("error", delivery_id=_loggable_id(request.headers.get("webhook-id")))
+        try:
+            await handle(request, delivery)
+        except _Rejected as rejected:
+            delivery.outcome = rejected.outcome
+        except Exception:
+            delivery.outcome = "error"
+            logger.exception(
+                "unexpected error handling delivery %s",
+                delivery.delivery_id,
+                extra={"delivery": delivery.delivery_id},
+            )
+        elapsed = time.perf_counter() - started
+        metrics.deliveries[delivery.outcome].inc()
+        metrics.ack_seconds.observe(elapsed)
+        _log_delivery(delivery, elapsed)
+        return Response(
+            _BODIES[delivery.outcome],
+            status_code=_STATUS[delivery.outcome],
+            media_type="application/json",
+            headers=_HEADERS.get(delivery.outcome),
+        )
+
+    async def handle(request: Request, delivery: _Delivery) -> None:
+        body = await read_body(request)
+        authenticate(request)
+        if not _is_json_utf8(request.headers.get("content-type")):
+            raise _Rejected("unsupported_media")
+        payload = _parse_json(body)
+        webhook_id = request.headers.get("webhook-id")
+        context = RoutingContext(
+            bot_name=settings.bot_name,
+            received_at=clock(),
+            webhook_id=webhook_id,
+            bot_user_id=settings.bot_user_id,
+        )
+        routed = route_delivery(
+            payload,
+            context,
+            dedupe_ttl_s=settings.dedupe_ttl_s,
+            status_dedupe_ttl_s=settings.status_dedupe_ttl_s,
+        )
+        if isinstance(routed, Ignored):
+            delivery.outcome, delivery.reason = "ignored", routed.reason
+            metrics.count_ignored(routed.reason)
+            if routed.reason in ("unknown-command", "own-comment"):
+                metrics.commands_ignored.labels(routed.reason).inc()
+            return
+        event = routed.event
+        delivery.delivery_id = event.delivery_id
+        delivery.kind, delivery.repo, delivery.pr = event.kind, event.repo_id, event.pr_num
+        enqueue_started = time.perf_counter()
+        try:
+            outcome = await enqueuer.enqueue(event, routed.dedupe)
+        except QueueUnavailable as error:
+            delivery.outcome, delivery.reason = "unavailable", str(error)[:200]
+            return
+        finally:
+            enqueue_elapsed = time.perf_counter() - enqueue_started
+            metrics.enqueue_seconds.observe(enqueue_elapsed)
+            delivery.enqueue_ms = round(enqueue_elapsed * 1000, 3)
+        delivery.outcome = outcome.value
+        if outcome is EnqueueOutcome.QUEUED:
+            metrics.queued[event.kind].inc()
+
+    async def healthz(request: Request) -> Response:
+        return PlainTextResponse(HEALTH_OK)
+
+    async def readyz(request: Request) -> Response:
+        if await enqueuer.ready():
+            return PlainTextResponse(READY_OK)
+        return PlainTextResponse(READY_FAILED, status_code=503)
+
+    async def metrics_endpoint(request: Request) -> Response:
+        return Response(metrics.render(), media_type="text/plain; version=0.0.4; charset=utf-8")
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            await enqueuer.close()
+
+    app = Starlette(
+        routes=[
+            Route(WEBHOOK_PATH, receive, methods=["POST"]),
+            Route("/healthz", healthz, methods=["GET"]),
+            Route("/readyz", readyz, methods=["GET"]),
+            Route("/metrics", metrics_endpoint, methods=["GET"]),
+        ],
+        lifespan=lifespan,
+    )
+    app.state.metrics = metrics
+    return app
+
+
+def _is_json_utf8(content_type: str | None) -> bool:
+    """`application/json`, with no charset or a UTF-8 one (RFC 8259 §8.1: JSON is UTF-8)."""
+    if content_type is None:
+        return False
+    media_type, _, params = content_type.partition(";")
+    if media_type.strip().lower() != "application/json":
+        return False
+    for param in params.split(";"):
+        name, _, value = param.partition("=")
+        if name.strip().lower() == "charset" and value.strip().strip('"').lower() not in (
+            "utf-8",
+            "utf8",
+        ):
+            return False
+    return True
+
+
+def _reject_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    mapping = dict(pairs)
+    if len(mapping) != len(pairs):
+        raise ValueError("duplicate key in JSON object")  # which "repo" would we trust?
+    return mapping
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _parse_json(body: bytes) -> dict[str, Any]:
+    """Strict JSON: UTF-8 without BOM, no duplicate keys, no NaN/Infinity, bounded integers
+    (Python's 4,300-digit limit) and nesting (RecursionError); the top level an object."""
+    try:
+        payload = json.loads(
+            body.decode("utf-8"), object_pairs_hook=_reject_pairs, parse_constant=_reject_constant
+        )
+    except (ValueError, RecursionError) as error:  # UnicodeDecodeError is a ValueError
+        raise _Rejected("bad_request") from error
+    if not isinstance(payload, dict):
+        raise _Rejected("bad_request")
+    return payload
+
+
+def _loggable_id(webhook_id: str | None) -> str:
+    if webhook_id is None:
+        return "-"
+    return webhook_id[:100].encode("ascii", "replace").decode("ascii")
+
+
+def _log_delivery(delivery: _Delivery, elapsed: float) -> None:
+    if not logger.isEnabledFor(logging.INFO):
+        return
+    fields: dict[str, Any] = {
+        "msg": "delivery",
+        "delivery": delivery.delivery_id,
+        "outcome": delivery.outcome,
+        "status": _STATUS[delivery.outcome],
+        "ms": round(elapsed * 1000, 3),
+    }
+    for name in ("reason", "kind", "repo", "pr", "enqueue_ms"):
+        value = getattr(delivery, name)
+        if value is not None:
+            fields[name] = value
+    level = logging.WARNING if _STATUS[delivery.outcome] >= 500 else logging.INFO
+    logger.log(level, json.dumps(fields, ensure_ascii=True))

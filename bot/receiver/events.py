@@ -1,0 +1,436 @@
+"""Hub webhook payloads (version 3) to the small events the workers act on. Pure: no I/O.
+
+The parser is lenient on purpose: a payload is a *hint* (the worker re-reads the PR from the
+Hub API at an explicit revision), the Hub adds scopes and fields over time, and a receiver that
+answers anything but 2xx to a well-authenticated delivery gets it retried and, in the end, its
+webhook suspended. So `route_delivery` never raises: every input ends as a `PrEvent` to queue
+or an `Ignored` with a reason that metrics count.
+
+Routing is a small table on `(event.scope, event.action)` (hub-api.md §1.3, §1.4):
+
+| scope / action               | becomes                                                       |
+|------------------------------|---------------------------------------------------------------|
+| discussion / create          | `opened` when the discussion is a PR (drafts too)             |
+| discussion / update          | `merged`, `closed` or `reopened` from `discussion.status`      |
+| repo.content / update        | `opened` (a new `refs/pr/N`) or `updated` (a push to it)       |
+| discussion.comment / create  | `command` when the first line is a command to the bot         |
+| anything else                | `Ignored`                                                     |
+
+Dedupe (`DedupeKey`): the `Webhook-Id` header when the Hub sends one, else a digest of the
+identifying fields (hub-api.md §1.5). One exception collapses a known double: opening a PR fires
+`discussion/create` *and* `repo.content/update` (new `refs/pr/N`); both become `opened` with the
+key `opened:<repo>:<num>`, so the first to arrive is queued and the other answered as a
+duplicate. A PR number is never reused in a repo, so the collapse cannot hide a later event.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Literal, cast
+
+EventKind = Literal["opened", "updated", "reopened", "merged", "closed", "command"]
+Command = Literal["recheck", "help"]
+
+EVENT_KINDS: tuple[EventKind, ...] = (
+    "opened",
+    "updated",
+    "reopened",
+    "merged",
+    "closed",
+    "command",
+)
+COMMANDS: tuple[Command, ...] = ("recheck", "help")
+_COMMAND_WORDS: dict[str, Command] = {command: command for command in COMMANDS}
+
+_PR_REF = re.compile(r"refs/pr/([1-9][0-9]{0,8})")
+_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+_REPO_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}(/[A-Za-z0-9][A-Za-z0-9._-]{0,95})?")
+#: Dedupe ids we accept from the `Webhook-Id` header: printable, bounded (it becomes a Redis key).
+_WEBHOOK_ID = re.compile(r"[\x21-\x7e]{1,200}")
+_MAX_FIELD = 200
+
+
+@dataclass(frozen=True, slots=True)
+class PrEvent:
+    """One thing that happened to a PR on a model repo, as queued for a worker (JSON-safe).
+
+    `head_sha` is an untrusted hint from the payload (present for pushes); the worker resolves
+    the PR head itself. `delivery_id` is the `Webhook-Id` header, or `d-<digest>` without one.
+    `received_at` is the receiver's clock, ISO-8601 UTC.
+    """
+
+    kind: EventKind
+    repo_id: str
+    pr_num: int
+    delivery_id: str
+    received_at: str
+    command: Command | None = None
+    comment_id: str | None = None
+    comment_author_id: str | None = None
+    head_sha: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        # Spelled out rather than dataclasses.asdict: this runs per delivery, asdict deep-copies.
+        return {
+            "kind": self.kind,
+            "repo_id": self.repo_id,
+            "pr_num": self.pr_num,
+            "delivery_id": self.delivery_id,
+            "received_at": self.received_at,
+            "command": self.command,
+            "comment_id": self.comment_id,
+            "comment_author_id": self.comment_author_id,
+            "head_sha": self.head_sha,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> PrEvent:
+        """Rebuild an event from `to_json()` output; raises ValueError on anything else."""
+        kind = data.get("kind")
+        command = data.get("command")
+        pr_num = data.get("pr_num")
+        if kind not in EVENT_KINDS:
+            raise ValueError(f"unknown event kind {kind!r}")
+        if command is not None and command not in COMMANDS:
+            raise ValueError(f"unknown command {command!r}")
+        if (command is None) != (kind != "command"):
+            raise ValueError("a command event needs a command, and only it")
+        if not isinstance(pr_num, int) or isinstance(pr_num, bool) or pr_num < 1:
+            raise ValueError(f"pr_num must be a positive integer, got {pr_num!r}")
+        texts = {}
+        for name in ("repo_id", "delivery_id", "received_at"):
+            value = data.get(name)
+            if not isinstance(value, str) or not value:
+                raise ValueError(f"{name} must be a non-empty string")
+            texts[name] = value
+        optional = {}
+        for name in ("comment_id", "comment_author_id", "head_sha"):
+            value = data.get(name)
+            if value is not None and not isinstance(value, str):
+                raise ValueError(f"{name} must be a string or null")
+            optional[name] = value
+        return cls(
+            kind=cast(EventKind, kind),
+            repo_id=texts["repo_id"],
+            pr_num=pr_num,
+            delivery_id=texts["delivery_id"],
+            received_at=texts["received_at"],
+            command=cast("Command | None", command),
+            comment_id=optional["comment_id"],
+            comment_author_id=optional["comment_author_id"],
+            head_sha=optional["head_sha"],
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Ignored:
+    """A delivery that needs no work; `reason` is a short stable code (a metrics label)."""
+
+    reason: str
+    #: For comments: the command word when the comment addressed the bot but was not accepted.
+    command: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DedupeKey:
+    """The Redis key that marks a logical event as seen, and for how long (seconds)."""
+
+    key: str
+    ttl_s: int
+
+
+@dataclass(frozen=True, slots=True)
+class RoutingContext:
+    """What routing needs beyond the payload: who the bot is, the delivery id, the time."""
+
+    bot_name: str
+    received_at: str
+    webhook_id: str | None = None
+    bot_user_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Routed:
+    """An event to queue, with the dedupe key under which it is claimed."""
+
+    event: PrEvent
+    dedupe: DedupeKey
+
+
+#: Ignore reasons, all in one place (they are metrics labels and log values).
+IGNORE_REASONS = (
+    "malformed",
+    "unsupported-version",
+    "not-a-model-repo",
+    "unknown-scope",
+    "unknown-action",
+    "not-a-pull-request",
+    "not-a-pr-ref",
+    "ref-deleted",
+    "status-unchanged",
+    "comment-edited",
+    "comment-hidden",
+    "own-comment",
+    "not-a-command",
+    "unknown-command",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Payload:
+    """The fields routing reads, pulled out of a raw payload with type checks."""
+
+    scope: str
+    action: str
+    repo_id: str
+    data: Mapping[str, Any]
+
+
+def route_delivery(
+    payload: object,
+    context: RoutingContext,
+    *,
+    dedupe_ttl_s: int = 24 * 3600,
+    status_dedupe_ttl_s: int = 120,
+) -> Routed | Ignored:
+    """Decide what a delivery means. Never raises, whatever `payload` holds."""
+    try:
+        return _route(payload, context, dedupe_ttl_s, status_dedupe_ttl_s)
+    except (TypeError, ValueError, KeyError, AttributeError, RecursionError):
+        return Ignored("malformed")
+
+
+def _route(payload: object, context: RoutingContext, ttl: int, status_ttl: int) -> Routed | Ignored:
+    if not isinstance(payload, Mapping):
+        return Ignored("malformed")
+    webhook = _mapping(payload.get("webhook"))
+    version = webhook.get("version")
+    if version != 3 or isinstance(version, bool):
+        return Ignored("unsupported-version")
+    event = _mapping(payload.get("event"))
+    repo = _mapping(payload.get("repo"))
+    scope, action = _text(event.get("scope")), _text(event.get("action"))
+    repo_id = _text(repo.get("name"))
+    if scope is None or action is None or repo_id is None or not _REPO_ID.fullmatch(repo_id):
+        return Ignored("malformed")
+    if repo.get("type") != "model":
+        return Ignored("not-a-model-repo")
+    handlers = _ROUTES.get(scope)
+    if handlers is None:
+        return Ignored("unknown-scope")
+    handler = handlers.get(action)
+    if handler is None:
+        return Ignored("unknown-action")
+    outcome = handler(_Payload(scope, action, repo_id, payload), context)
+    if isinstance(outcome, Ignored):
+        return outcome
+    delivery_id, dedupe = _dedupe_key(outcome, payload, context, ttl, status_ttl)
+    return Routed(replace(outcome, delivery_id=delivery_id), dedupe)
+
+
+# --- handlers, one per (scope, action) -------------------------------------------------------
+
+
+def _discussion_created(payload: _Payload, context: RoutingContext) -> PrEvent | Ignored:
+    discussion = _pull_request(payload.data)
+    if isinstance(discussion, Ignored):
+        return discussion
+    num, _ = discussion
+    return _event("opened", payload.repo_id, num, context)
+
+
+def _discussion_updated(payload: _Payload, context: RoutingContext) -> PrEvent | Ignored:
+    discussion = _pull_request(payload.data)
+    if isinstance(discussion, Ignored):
+        return discussion
+    num, status = discussion
+    # An update of an open PR is a reopen, a publish of a draft or a title change: all cheap to
+    # re-run (the worker dedupes by head sha), and the first two must not be missed.
+    kinds: dict[str, EventKind] = {"merged": "merged", "closed": "closed", "open": "reopened"}
+    kind = kinds.get(status or "")
+    if kind is None:
+        return Ignored("status-unchanged")
+    return _event(kind, payload.repo_id, num, context)
+
+
+def _content_updated(payload: _Payload, context: RoutingContext) -> PrEvent | Ignored:
+    refs = payload.data.get("updatedRefs")
+    if not isinstance(refs, list):
+        return Ignored("malformed")
+    saw_deleted = False
+    for item in refs:
+        ref = _mapping(item)
+        match = _PR_REF.fullmatch(_text(ref.get("ref")) or "")
+        if match is None:
+            continue
+        new_sha = _text(ref.get("newSha"))
+        if new_sha is None:
+            saw_deleted = True
+            continue
+        # A new refs/pr/N (oldSha null) is the PR being opened: the same logical event as its
+        # discussion/create twin, so it takes the same kind (and dedupe key).
+        kind: EventKind = "opened" if ref.get("oldSha") is None else "updated"
+        head = new_sha.lower() if _SHA.fullmatch(new_sha.lower()) else None
+        return _event(kind, payload.repo_id, int(match.group(1)), context, head_sha=head)
+    return Ignored("ref-deleted" if saw_deleted else "not-a-pr-ref")
+
+
+def _comment_created(payload: _Payload, context: RoutingContext) -> PrEvent | Ignored:
+    discussion = _pull_request(payload.data)
+    if isinstance(discussion, Ignored):
+        return discussion
+    num, _ = discussion
+    comment = _mapping(payload.data.get("comment"))
+    if comment.get("hidden") is True:
+        return Ignored("comment-hidden")
+    comment_id = _text(comment.get("id"))
+    author_id = _text(_mapping(comment.get("author")).get("id"))
+    if comment_id is None:
+        return Ignored("malformed")
+    if context.bot_user_id is not None and author_id == context.bot_user_id:
+        return Ignored("own-comment")
+    content = comment.get("content")
+    if not isinstance(content, str):
+        return Ignored("not-a-command")
+    word = parse_command(content, context.bot_name)
+    if word is None:
+        return Ignored("not-a-command")
+    command = _COMMAND_WORDS.get(word)
+    if command is None:
+        return Ignored("unknown-command", command=word[:32])
+    return _event(
+        "command",
+        payload.repo_id,
+        num,
+        context,
+        command=command,
+        comment_id=comment_id,
+        comment_author_id=author_id,
+    )
+
+
+def _comment_updated(payload: _Payload, context: RoutingContext) -> PrEvent | Ignored:
+    comment = _mapping(payload.data.get("comment"))
+    return Ignored("comment-hidden" if comment.get("hidden") is True else "comment-edited")
+
+
+_Handler = Callable[[_Payload, RoutingContext], "PrEvent | Ignored"]
+
+_ROUTES: dict[str, dict[str, _Handler]] = {
+    "discussion": {"create": _discussion_created, "update": _discussion_updated},
+    "repo.content": {"update": _content_updated},
+    "discussion.comment": {"create": _comment_created, "update": _comment_updated},
+}
+
+
+# --- commands --------------------------------------------------------------------------------
+
+_COMMAND_LINE = re.compile(r"(?:@(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)|/evalbot)\s+(?P<word>\S+)")
+
+
+def parse_command(content: str, bot_name: str) -> str | None:
+    """The command word (lower-cased) when the comment's first line addresses the bot.
+
+    The first line must be exactly `@<bot_name> <word>` or `/evalbot <word>` (surrounding
+    whitespace allowed; the name and the word are case-insensitive). Anything else, including
+    more words on the line, is not a command: a sentence that mentions the bot must not run it.
+    """
+    first_line = content.lstrip("\ufeff").split("\n", 1)[0].strip()
+    match = _COMMAND_LINE.fullmatch(first_line)
+    if match is None:
+        return None
+    name = match.group("name")
+    if name is not None and name.lower() != bot_name.lower():
+        return None
+    return match.group("word").lower()
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+
+def _pull_request(data: Mapping[str, Any]) -> tuple[int, str | None] | Ignored:
+    """`(num, status)` of the payload's discussion when it is a pull request."""
+    discussion = _mapping(data.get("discussion"))
+    if not discussion:
+        return Ignored("malformed")
+    if discussion.get("isPullRequest") is not True:
+        return Ignored("not-a-pull-request")
+    num = discussion.get("num")
+    if not isinstance(num, int) or isinstance(num, bool) or not 0 < num < 10**9:
+        return Ignored("malformed")
+    return num, _text(discussion.get("status"))
+
+
+def _event(
+    kind: EventKind,
+    repo_id: str,
+    num: int,
+    context: RoutingContext,
+    **extra: Any,
+) -> PrEvent:
+    return PrEvent(
+        kind=kind,
+        repo_id=repo_id,
+        pr_num=num,
+        delivery_id="-",  # replaced once the dedupe key is known
+        received_at=context.received_at,
+        **extra,
+    )
+
+
+def _dedupe_key(
+    event: PrEvent, payload: Mapping[str, Any], context: RoutingContext, ttl: int, status_ttl: int
+) -> tuple[str, DedupeKey]:
+    """The event's delivery id and the key that claims it."""
+    webhook_id = context.webhook_id
+    if webhook_id is not None and not _WEBHOOK_ID.fullmatch(webhook_id):
+        webhook_id = None  # an unusable header: fall back to the payload digest
+    digest = _identity_digest(payload) if webhook_id is None else ""
+    delivery_id = webhook_id if webhook_id is not None else f"d-{digest[:32]}"
+    if event.kind == "opened":
+        return delivery_id, DedupeKey(f"opened:{event.repo_id}:{event.pr_num}", ttl)
+    if webhook_id is not None:
+        return delivery_id, DedupeKey(f"wid:{webhook_id}", ttl)
+    if event.kind in ("closed", "reopened"):
+        return delivery_id, DedupeKey(f"d:{digest}", status_ttl)
+    return delivery_id, DedupeKey(f"d:{digest}", ttl)
+
+
+def _identity_digest(payload: Mapping[str, Any]) -> str:
+    """sha256 over the fields that identify a logical event (hub-api.md §1.5)."""
+    event = _mapping(payload.get("event"))
+    repo = _mapping(payload.get("repo"))
+    discussion = _mapping(payload.get("discussion"))
+    comment = _mapping(payload.get("comment"))
+    refs = payload.get("updatedRefs")
+    identity = {
+        "scope": _text(event.get("scope")),
+        "action": _text(event.get("action")),
+        "repo": _text(repo.get("name")),
+        "head": _text(repo.get("headSha")),
+        "num": discussion.get("num") if isinstance(discussion.get("num"), int) else None,
+        "status": _text(discussion.get("status")),
+        "merge": _text(_mapping(discussion.get("changes")).get("mergeCommitId")),
+        "comment": _text(comment.get("id")),
+        "refs": [
+            [_text(_mapping(ref).get(field)) for field in ("ref", "oldSha", "newSha")]
+            for ref in (refs if isinstance(refs, list) else [])[:50]
+        ],
+    }
+    canonical = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(canonical.encode("ascii")).hexdigest()
+
+
+def _mapping(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _text(value: object) -> str | None:
+    """A non-empty, bounded string field, else None (keeps odd payloads out of Redis keys)."""
+    if isinstance(value, str) and value and len(value) <= _MAX_FIELD:
+        return value
+    return None

@@ -1,0 +1,213 @@
+"""The bot's settings: read once at start-up from the environment, typed, frozen, fail-fast.
+
+Every process (`evalbot serve`, `evalbot worker`, the demo) builds one `Settings` with
+`Settings.from_env(os.environ)` in its entry point and passes it down; nothing reads the
+environment inside handlers or at import time. Secrets are wrapped in `Secret`, whose `repr` and
+`str` never show the value, so a settings object can be logged safely.
+
+Every variable is documented in `docs/operating.md`; keep that table in step with `_VARIABLES`.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+DEFAULT_HF_ENDPOINT = "https://huggingface.co"
+MIB = 1024 * 1024
+
+
+class SettingsError(ValueError):
+    """The environment is missing a setting or holds a malformed one; the message says which."""
+
+
+@dataclass(frozen=True, slots=True)
+class Secret:
+    """A secret string that never shows itself in `repr`, `str`, logs or tracebacks."""
+
+    _value: str
+
+    def reveal(self) -> str:
+        """The secret itself: call it only where the value is used (a header, a comparison)."""
+        return self._value
+
+    def matches(self, candidate: bytes) -> bool:
+        """Constant-time comparison of `candidate` (raw header bytes) with the secret."""
+        return hmac.compare_digest(candidate, self._value.encode("utf-8"))
+
+    def __repr__(self) -> str:
+        return "Secret('***')"
+
+    def __str__(self) -> str:
+        return "***"
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Everything the receiver, the workers and the CLI need to know about their deployment."""
+
+    hf_endpoint: str
+    hf_token: Secret
+    #: Left out of `repr`: a Redis URL may carry a password.
+    redis_url: str = field(repr=False)
+    webhook_secret: Secret
+    #: Accepted next to `webhook_secret` while a rotation is under way (docs/operating.md).
+    webhook_secret_previous: Secret | None
+    #: The bot's Hub user name: `@<bot_name> recheck` addresses it.
+    bot_name: str
+    #: The bot's Hub user ObjectId, when known: comments whose author id equals it are the bot's
+    #: own and are ignored by the receiver (a comment webhook names its author only by id).
+    bot_user_id: str | None
+    issuers_file: Path
+    policy_file: Path
+    bot_config_file: Path
+    #: Largest webhook body accepted, in bytes (Hub payloads are a few KiB).
+    max_body_bytes: int = MIB
+    #: How long the receiver waits for a whole body before answering 408 (slow-loris guard).
+    body_timeout_s: float = 10.0
+    #: How long a dedupe key lives: a retry or replay of a delivery within it is not re-queued.
+    dedupe_ttl_s: int = 24 * 3600
+    #: Dedupe window for close/reopen deliveries without a `Webhook-Id`: their payloads cannot be
+    #: told apart from a retry, so the window is short to not swallow a real later close.
+    status_dedupe_ttl_s: int = 120
+    #: Redis socket timeouts for the receiver; beyond them it answers 503 and the Hub retries.
+    redis_timeout_s: float = 2.0
+    #: Celery queue (a Redis list of that name) the receiver publishes to and workers consume.
+    queue_name: str = "evalbot"
+    task_soft_time_limit_s: int = 240
+    task_time_limit_s: int = 300
+    #: Redis visibility timeout: an unacked task is redelivered after it; must exceed the hard
+    #: time limit or a long task runs twice.
+    visibility_timeout_s: int = 900
+    log_level: str = "INFO"
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str]) -> Settings:
+        """Build and check the settings; raise `SettingsError` naming every problem at once."""
+        reader = _Reader(environ)
+        config_dir = Path(reader.optional("EVALBOT_CONFIG_DIR") or "config")
+        settings = cls(
+            hf_endpoint=reader.url("HF_ENDPOINT", DEFAULT_HF_ENDPOINT, schemes=("http", "https")),
+            hf_token=Secret(reader.required("HF_TOKEN")),
+            redis_url=reader.url("REDIS_URL", None, schemes=("redis", "rediss", "unix")),
+            webhook_secret=Secret(reader.required("EVALBOT_WEBHOOK_SECRET")),
+            webhook_secret_previous=_maybe_secret(
+                reader.optional("EVALBOT_WEBHOOK_SECRET_PREVIOUS")
+            ),
+            bot_name=reader.required("EVALBOT_BOT_NAME").lstrip("@"),
+            bot_user_id=reader.optional("EVALBOT_BOT_USER_ID"),
+            issuers_file=Path(
+                reader.optional("EVALBOT_ISSUERS_FILE") or config_dir / "issuers.yaml"
+            ),
+            policy_file=Path(reader.optional("EVALBOT_POLICY_FILE") or config_dir / "policy.yaml"),
+            bot_config_file=Path(reader.optional("EVALBOT_BOT_CONFIG") or config_dir / "bot.yaml"),
+            max_body_bytes=reader.integer("EVALBOT_MAX_BODY_BYTES", MIB, minimum=1024),
+            body_timeout_s=reader.number("EVALBOT_BODY_TIMEOUT", 10.0, minimum=0.1),
+            dedupe_ttl_s=reader.integer("EVALBOT_DEDUPE_TTL", 24 * 3600, minimum=1),
+            status_dedupe_ttl_s=reader.integer("EVALBOT_STATUS_DEDUPE_TTL", 120, minimum=1),
+            redis_timeout_s=reader.number("EVALBOT_REDIS_TIMEOUT", 2.0, minimum=0.05),
+            queue_name=reader.optional("EVALBOT_QUEUE") or "evalbot",
+            task_soft_time_limit_s=reader.integer("EVALBOT_TASK_SOFT_TIME_LIMIT", 240, minimum=1),
+            task_time_limit_s=reader.integer("EVALBOT_TASK_TIME_LIMIT", 300, minimum=1),
+            visibility_timeout_s=reader.integer("EVALBOT_VISIBILITY_TIMEOUT", 900, minimum=1),
+            log_level=(reader.optional("EVALBOT_LOG_LEVEL") or "INFO").upper(),
+        )
+        reader.check_relations(settings)
+        reader.raise_if_any()
+        return settings
+
+    def webhook_secrets(self) -> tuple[Secret, ...]:
+        """The secrets a delivery may carry: the current one, and the previous during rotation."""
+        if self.webhook_secret_previous is None:
+            return (self.webhook_secret,)
+        return (self.webhook_secret, self.webhook_secret_previous)
+
+
+def _maybe_secret(value: str | None) -> Secret | None:
+    return None if value is None else Secret(value)
+
+
+_LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+class _Reader:
+    """Reads variables and collects every problem, so one start-up failure lists them all."""
+
+    def __init__(self, environ: Mapping[str, str]) -> None:
+        self._environ = environ
+        self.problems: list[str] = []
+
+    def optional(self, name: str) -> str | None:
+        value = self._environ.get(name, "").strip()
+        return value or None
+
+    def required(self, name: str) -> str:
+        value = self.optional(name)
+        if value is None:
+            self.problems.append(f"{name} is required but not set")
+            return "<missing>"
+        return value
+
+    def url(self, name: str, default: str | None, *, schemes: tuple[str, ...]) -> str:
+        value = self.optional(name) or default
+        if value is None:
+            self.problems.append(f"{name} is required but not set")
+            return "<missing>"
+        parts = urlsplit(value)
+        if parts.scheme not in schemes or not (parts.netloc or parts.scheme == "unix"):
+            shown = f"{parts.scheme}://{parts.hostname or ''}"  # never echo credentials
+            self.problems.append(f"{name} must be a {'/'.join(schemes)} URL, got {shown!r}")
+        return value.rstrip("/")
+
+    def integer(self, name: str, default: int, *, minimum: int) -> int:
+        raw = self.optional(name)
+        if raw is None:
+            return default
+        try:
+            value = int(raw)
+        except ValueError:
+            self.problems.append(f"{name} must be an integer, got {raw!r}")
+            return default
+        if value < minimum:
+            self.problems.append(f"{name} must be at least {minimum}, got {value}")
+        return value
+
+    def number(self, name: str, default: float, *, minimum: float) -> float:
+        raw = self.optional(name)
+        if raw is None:
+            return default
+        try:
+            value = float(raw)
+        except ValueError:
+            self.problems.append(f"{name} must be a number, got {raw!r}")
+            return default
+        if not value >= minimum:  # also rejects NaN
+            self.problems.append(f"{name} must be at least {minimum}, got {raw}")
+        return value
+
+    def check_relations(self, settings: Settings) -> None:
+        if settings.task_soft_time_limit_s >= settings.task_time_limit_s:
+            self.problems.append(
+                "EVALBOT_TASK_SOFT_TIME_LIMIT must be below EVALBOT_TASK_TIME_LIMIT"
+            )
+        if settings.visibility_timeout_s <= settings.task_time_limit_s:
+            self.problems.append(
+                "EVALBOT_VISIBILITY_TIMEOUT must exceed EVALBOT_TASK_TIME_LIMIT "
+                "(else a task still running is handed to a second worker)"
+            )
+        if settings.log_level not in _LOG_LEVELS:
+            self.problems.append(f"EVALBOT_LOG_LEVEL must be one of {', '.join(_LOG_LEVELS)}")
+        if not settings.bot_name or any(char.isspace() for char in settings.bot_name):
+            self.problems.append("EVALBOT_BOT_NAME must be a Hub user name without spaces")
+        if not settings.queue_name.replace("-", "").replace("_", "").replace(".", "").isalnum():
+            self.problems.append("EVALBOT_QUEUE may hold letters, digits, '-', '_' and '.' only")
+        secrets = [settings.webhook_secret, settings.webhook_secret_previous]
+        if any(secret is not None and not secret.reveal().isascii() for secret in secrets):
+            self.problems.append("webhook secrets must be ASCII (the Hub sends them as-is)")
+
+    def raise_if_any(self) -> None:
+        if self.problems:
+            raise SettingsError("invalid settings:\n  - " + "\n  - ".join(self.problems))

@@ -1,0 +1,139 @@
+"""`RedisEnqueuer` against a real redis-server: batching, atomicity, failures."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+
+import pytest
+import redis
+
+from bot.receiver.events import DedupeKey, PrEvent
+from bot.receiver.queue import (
+    DEDUPE_PREFIX,
+    EnqueueOutcome,
+    QueueUnavailable,
+    RedisEnqueuer,
+    decode_celery_message,
+)
+from tests.support.redis_server import RedisServer
+
+pytestmark = pytest.mark.integration
+
+
+def event(num: int, delivery: str) -> PrEvent:
+    return PrEvent(
+        kind="updated",
+        repo_id="acme-labs/tiny-llm",
+        pr_num=num,
+        delivery_id=delivery,
+        received_at="2026-11-22T08:00:00.000Z",
+        head_sha="b" * 40,
+    )
+
+
+@pytest.fixture
+def broker(redis_server: RedisServer) -> Iterator[redis.Redis]:
+    client = redis_server.client()
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+def run_enqueues(url: str, items: list[tuple[PrEvent, DedupeKey]]) -> list[object]:
+    """Enqueue all items concurrently from one enqueuer; outcomes or exceptions, in order."""
+
+    async def main() -> list[object]:
+        enqueuer = RedisEnqueuer.from_url(url, queue="evalbot", timeout_s=1.0)
+        try:
+            return list(
+                await asyncio.gather(
+                    *(enqueuer.enqueue(item, key) for item, key in items), return_exceptions=True
+                )
+            )
+        finally:
+            await enqueuer.close()
+
+    return asyncio.run(main())
+
+
+def test_concurrent_enqueues_are_batched_and_deduplicated(
+    redis_server: RedisServer, broker: redis.Redis
+) -> None:
+    items = [
+        (event(n % 150 + 1, f"id-{n % 150}"), DedupeKey(f"k{n % 150}", 60)) for n in range(300)
+    ]
+    outcomes = run_enqueues(redis_server.url, items)
+    assert outcomes.count(EnqueueOutcome.QUEUED) == 150
+    assert outcomes.count(EnqueueOutcome.DUPLICATE) == 150
+    assert outcomes[:150] == [EnqueueOutcome.QUEUED] * 150  # first come, first queued
+    messages = [decode_celery_message(raw) for raw in broker.lrange("evalbot", 0, -1)]
+    assert sorted(kwargs["event"]["pr_num"] for _, kwargs in messages) == list(range(1, 151))
+    assert broker.get(f"{DEDUPE_PREFIX}k7") == b"id-7"
+    assert 0 < broker.ttl(f"{DEDUPE_PREFIX}k7") <= 60
+    # LPUSH + BRPOP: the oldest message is consumed first.
+    assert PrEvent.from_json(messages[-1][1]["event"]).pr_num == 1
+
+
+def test_broker_down_fails_every_waiter_and_writes_nothing(
+    redis_server: RedisServer, broker: redis.Redis
+) -> None:
+    redis_server.stop()
+    outcomes = run_enqueues(
+        redis_server.url, [(event(n, f"d{n}"), DedupeKey(f"down{n}", 60)) for n in range(1, 21)]
+    )
+    assert all(isinstance(outcome, QueueUnavailable) for outcome in outcomes)
+    redis_server.start()
+    assert broker.keys(f"{DEDUPE_PREFIX}*") == []
+    assert broker.llen("evalbot") == 0
+
+
+def test_full_broker_is_unavailable_not_accepted(
+    redis_server: RedisServer, broker: redis.Redis
+) -> None:
+    """security.md §7(b) 14: maxmemory reached with noeviction must give 503, never a 2xx."""
+    broker.config_set("maxmemory-policy", "noeviction")
+    broker.config_set("maxmemory", 1)
+    [outcome] = run_enqueues(redis_server.url, [(event(1, "full"), DedupeKey("full", 60))])
+    assert isinstance(outcome, QueueUnavailable)
+    assert "OOM" in str(outcome) or "memory" in str(outcome).lower()
+    broker.config_set("maxmemory", 0)
+    assert broker.exists(f"{DEDUPE_PREFIX}full") == 0
+    assert broker.llen("evalbot") == 0
+    [retry] = run_enqueues(redis_server.url, [(event(1, "full"), DedupeKey("full", 60))])
+    assert retry is EnqueueOutcome.QUEUED
+
+
+def test_script_is_reloaded_after_a_restart_without_persistence(
+    redis_server: RedisServer, broker: redis.Redis
+) -> None:
+    async def main() -> list[EnqueueOutcome]:
+        enqueuer = RedisEnqueuer.from_url(redis_server.url, queue="evalbot", timeout_s=1.0)
+        try:
+            first = await enqueuer.enqueue(event(1, "a"), DedupeKey("a", 60))
+            broker.script_flush()  # what a restart does to the script cache
+            second = await enqueuer.enqueue(event(2, "b"), DedupeKey("b", 60))
+            return [first, second]
+        finally:
+            await enqueuer.close()
+
+    assert asyncio.run(main()) == [EnqueueOutcome.QUEUED, EnqueueOutcome.QUEUED]
+    assert broker.llen("evalbot") == 2
+
+
+def test_password_and_database_from_the_url(redis_server: RedisServer, broker: redis.Redis) -> None:
+    broker.config_set("requirepass", "broker-password")
+    url = f"redis://:broker-password@127.0.0.1:{redis_server.port}/2"
+    [outcome] = run_enqueues(url, [(event(1, "auth"), DedupeKey("auth", 60))])
+    assert outcome is EnqueueOutcome.QUEUED
+    db2 = redis.Redis.from_url(url)
+    try:
+        assert db2.llen("evalbot") == 1
+        assert db2.exists(f"{DEDUPE_PREFIX}auth") == 1
+    finally:
+        db2.close()
+    [wrong] = run_enqueues(
+        f"redis://:wrong@127.0.0.1:{redis_server.port}/2", [(event(2, "x"), DedupeKey("x", 60))]
+    )
+    assert isinstance(wrong, QueueUnavailable)

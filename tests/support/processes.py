@@ -1,0 +1,130 @@
+"""Child processes the integration tests start: the receiver (`evalbot serve`) and Celery workers.
+
+Each runs the real entry point with an environment built for the test, on 127.0.0.1, and is
+stopped (and its output kept for failure messages) when the test ends.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+from tests.support.waiting import free_port, wait_until
+
+REPO_ROOT = Path(__file__).resolve().parent.parent.parent
+TEST_SECRET = "integration-webhook-secret"
+#: Redis list where `tests.support.celery_recorder` appends the events its task received.
+RECORDED_EVENTS = "evalbot:test:recorded"
+#: Events on this repo block the recorder's task on their first attempt (a task to kill).
+SLOW_REPO = "acme-labs/slow-task"
+
+
+def bot_environment(redis_url: str, **overrides: str) -> dict[str, str]:
+    """A complete evalbot environment for a test (settings the receiver and workers read)."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("EVALBOT_", "HF_", "REDIS_"))
+    }
+    env.update(
+        {
+            "HF_TOKEN": "hf_integration_token",
+            "HF_ENDPOINT": "http://127.0.0.1:9",
+            "HF_HUB_DISABLE_TELEMETRY": "1",
+            "REDIS_URL": redis_url,
+            "EVALBOT_WEBHOOK_SECRET": TEST_SECRET,
+            "EVALBOT_BOT_NAME": "evalbot-ci",
+            "EVALBOT_BOT_USER_ID": "6640ffee00112233445566bb",
+            "EVALBOT_REDIS_TIMEOUT": "0.5",
+            "PYTHONPATH": str(REPO_ROOT),
+        }
+    )
+    env.update(overrides)
+    return env
+
+
+@dataclass
+class ChildProcess:
+    command: list[str]
+    env: Mapping[str, str]
+    log_path: Path
+    process: subprocess.Popen[bytes] | None = field(default=None, repr=False)
+
+    def spawn(self) -> None:
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        with self.log_path.open("wb") as log:
+            self.process = subprocess.Popen(
+                self.command,
+                env=dict(self.env),
+                cwd=REPO_ROOT,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+
+    def output(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def stop(self, sig: int = signal.SIGTERM) -> None:
+        if self.process is None:
+            return
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+        self.process = None
+
+
+@dataclass
+class ReceiverProcess(ChildProcess):
+    port: int = field(default_factory=free_port)
+
+    @classmethod
+    def create(cls, env: Mapping[str, str], log_dir: Path) -> ReceiverProcess:
+        port = free_port()
+        command = [sys.executable, "-m", "bot", "serve", "--host", "127.0.0.1", "--port", str(port)]
+        return cls(command=command, env=env, log_path=log_dir / "receiver.log", port=port)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> ReceiverProcess:
+        self.spawn()
+
+        def healthy() -> bool:
+            assert self.process is not None
+            if self.process.poll() is not None:
+                raise AssertionError(f"receiver exited:\n{self.output()}")
+            return httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200
+
+        wait_until(healthy, timeout=20, what="receiver /healthz")
+        return self
+
+
+def celery_worker(env: Mapping[str, str], app: str, log_dir: Path, queue: str) -> ChildProcess:
+    """`celery -A <app> worker` with the solo pool, as a real deployment would run it."""
+    command = [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        app,
+        "worker",
+        "--pool=solo",
+        "--concurrency=1",
+        f"--queues={queue}",
+        "--without-mingle",
+        "--without-gossip",
+        "--loglevel=INFO",
+    ]
+    return ChildProcess(command=command, env=env, log_path=log_dir / "worker.log")

@@ -1,0 +1,49 @@
+"""`evalbot serve` and `evalbot worker`: registration, fail-fast settings, worker arguments."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from bot.cli import build_parser, main
+from bot.cli.worker import worker_argv
+
+
+@pytest.mark.parametrize("command", [["serve"], ["worker"]])
+def test_missing_settings_exit_2_with_every_problem(
+    command: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("HF_TOKEN", "REDIS_URL", "EVALBOT_WEBHOOK_SECRET", "EVALBOT_BOT_NAME"):
+        monkeypatch.delenv(name, raising=False)
+    assert main(command) == 2
+    error = capsys.readouterr().err
+    assert f"evalbot {command[0]}: invalid settings" in error
+    assert "REDIS_URL is required" in error
+    assert "EVALBOT_WEBHOOK_SECRET is required" in error
+
+
+def test_worker_rejects_zero_concurrency(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["worker", "--concurrency", "0"]) == 2
+    assert "--concurrency must be at least 1" in capsys.readouterr().err
+
+
+def test_serve_options() -> None:
+    args = build_parser().parse_args(["serve", "--host", "0.0.0.0", "--port", "9000"])
+    assert (args.host, args.port) == ("0.0.0.0", 9000)
+    defaults = build_parser().parse_args(["serve"])
+    assert (defaults.host, defaults.port) == ("127.0.0.1", 8000)
+
+
+def test_worker_argv() -> None:
+    args = argparse.Namespace(concurrency=3, pool="prefork", hostname="w1@%h")
+    assert worker_argv(args, queue="evalbot", log_level="INFO") == [
+        "worker",
+        "--concurrency=3",
+        "--pool=prefork",
+        "--queues=evalbot",
+        "--loglevel=INFO",
+        "--without-mingle",
+        "--without-gossip",
+        "--hostname=w1@%h",
+    ]

@@ -1,0 +1,63 @@
+"""The Celery message the receiver writes: the same as the reference dict, decodable, unique."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.receiver.events import PrEvent
+from bot.receiver.queue import (
+    TASK_NAME,
+    celery_message,
+    decode_celery_message,
+    encode_celery_message,
+)
+
+TEXT = st.text(max_size=60) | st.sampled_from(
+    ["@evalbot-id@", "@evalbot-repr@", '"\\\n', "é\u2028"]
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(repo=TEXT, delivery=TEXT.filter(bool), comment=st.none() | TEXT)
+def test_fast_encoding_equals_the_reference_message(
+    repo: str, delivery: str, comment: str | None
+) -> None:
+    event = PrEvent(
+        kind="command",
+        repo_id=repo or "a/b",
+        pr_num=12,
+        delivery_id=delivery,
+        received_at="2026-11-22T08:00:00.000Z",
+        command="recheck",
+        comment_id=comment,
+    )
+    ids = {"task_id": "11111111-2222-4333-8444-555555555555", "delivery_tag": "tag-1"}
+    encoded = encode_celery_message(event, queue="evalbot", origin="receiver@host", **ids)
+    assert json.loads(encoded) == celery_message(
+        event, queue="evalbot", origin="receiver@host", **ids
+    )
+    task, kwargs = decode_celery_message(encoded)
+    assert task == TASK_NAME
+    assert PrEvent.from_json(kwargs["event"]) == event
+
+
+def test_ids_are_fresh_uuid4_per_message() -> None:
+    event = PrEvent(
+        kind="opened", repo_id="a/b", pr_num=1, delivery_id="d", received_at="2026-01-01T00:00:00Z"
+    )
+    messages = [json.loads(encode_celery_message(event, queue="q", origin="o")) for _ in range(50)]
+    ids = {m["headers"]["id"] for m in messages} | {
+        m["properties"]["delivery_tag"] for m in messages
+    }
+    assert len(ids) == 100
+    first = messages[0]
+    assert (
+        first["headers"]["id"]
+        == first["headers"]["root_id"]
+        == first["properties"]["correlation_id"]
+    )
+    assert first["headers"]["id"][14] == "4"  # a version-4 UUID, as Celery makes
+    assert first["properties"]["delivery_info"] == {"exchange": "", "routing_key": "q"}

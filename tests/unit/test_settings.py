@@ -1,0 +1,125 @@
+"""Settings from the environment: defaults, fail-fast errors, secrets kept out of repr."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.settings import MIB, Secret, Settings, SettingsError
+
+BASE = {
+    "HF_TOKEN": "hf_token_value_123",
+    "REDIS_URL": "redis://127.0.0.1:6379/0",
+    "EVALBOT_WEBHOOK_SECRET": "current-webhook-secret",
+    "EVALBOT_BOT_NAME": "evalbot-ci",
+}
+
+
+def test_minimal_environment_gets_documented_defaults() -> None:
+    settings = Settings.from_env(BASE)
+    assert settings.hf_endpoint == "https://huggingface.co"
+    assert settings.max_body_bytes == MIB
+    assert settings.queue_name == "evalbot"
+    assert settings.issuers_file == Path("config/issuers.yaml")
+    assert settings.bot_config_file == Path("config/bot.yaml")
+    assert settings.policy_file == Path("config/policy.yaml")
+    assert (
+        settings.visibility_timeout_s > settings.task_time_limit_s > settings.task_soft_time_limit_s
+    )
+    assert settings.webhook_secrets() == (Secret("current-webhook-secret"),)
+    assert settings.bot_user_id is None
+
+
+def test_every_variable_is_read() -> None:
+    env = BASE | {
+        "HF_ENDPOINT": "http://127.0.0.1:8123/",
+        "EVALBOT_WEBHOOK_SECRET_PREVIOUS": "old-secret",
+        "EVALBOT_BOT_NAME": "@evalbot-ci",
+        "EVALBOT_BOT_USER_ID": "6640ffee00112233445566bb",
+        "EVALBOT_CONFIG_DIR": "/etc/evalbot",
+        "EVALBOT_POLICY_FILE": "/srv/policy.yaml",
+        "EVALBOT_MAX_BODY_BYTES": "65536",
+        "EVALBOT_BODY_TIMEOUT": "2.5",
+        "EVALBOT_DEDUPE_TTL": "3600",
+        "EVALBOT_STATUS_DEDUPE_TTL": "30",
+        "EVALBOT_REDIS_TIMEOUT": "0.5",
+        "EVALBOT_QUEUE": "evalbot-staging",
+        "EVALBOT_TASK_SOFT_TIME_LIMIT": "50",
+        "EVALBOT_TASK_TIME_LIMIT": "60",
+        "EVALBOT_VISIBILITY_TIMEOUT": "120",
+        "EVALBOT_LOG_LEVEL": "debug",
+    }
+    settings = Settings.from_env(env)
+    assert settings.hf_endpoint == "http://127.0.0.1:8123"
+    assert settings.bot_name == "evalbot-ci"
+    assert settings.bot_user_id == "6640ffee00112233445566bb"
+    assert settings.issuers_file == Path("/etc/evalbot/issuers.yaml")
+    assert settings.policy_file == Path("/srv/policy.yaml")
+    assert (settings.max_body_bytes, settings.body_timeout_s) == (65536, 2.5)
+    assert (settings.dedupe_ttl_s, settings.status_dedupe_ttl_s) == (3600, 30)
+    assert settings.redis_timeout_s == 0.5
+    assert settings.queue_name == "evalbot-staging"
+    assert (settings.task_soft_time_limit_s, settings.task_time_limit_s) == (50, 60)
+    assert settings.visibility_timeout_s == 120
+    assert settings.log_level == "DEBUG"
+    assert [s.reveal() for s in settings.webhook_secrets()] == [
+        "current-webhook-secret",
+        "old-secret",
+    ]
+
+
+def test_all_problems_are_reported_at_once() -> None:
+    with pytest.raises(SettingsError) as caught:
+        Settings.from_env({"EVALBOT_MAX_BODY_BYTES": "lots", "REDIS_URL": "http://x"})
+    message = str(caught.value)
+    for expected in (
+        "HF_TOKEN is required",
+        "EVALBOT_WEBHOOK_SECRET is required",
+        "EVALBOT_BOT_NAME is required",
+        "REDIS_URL must be a redis/rediss/unix URL",
+        "EVALBOT_MAX_BODY_BYTES must be an integer",
+    ):
+        assert expected in message
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({"REDIS_URL": ""}, "REDIS_URL is required"),
+        ({"HF_ENDPOINT": "ftp://hub"}, "HF_ENDPOINT must be a http/https URL"),
+        ({"EVALBOT_VISIBILITY_TIMEOUT": "300"}, "must exceed EVALBOT_TASK_TIME_LIMIT"),
+        ({"EVALBOT_TASK_SOFT_TIME_LIMIT": "300"}, "must be below EVALBOT_TASK_TIME_LIMIT"),
+        ({"EVALBOT_MAX_BODY_BYTES": "10"}, "at least 1024"),
+        ({"EVALBOT_BODY_TIMEOUT": "nan"}, "EVALBOT_BODY_TIMEOUT must be at least"),
+        ({"EVALBOT_LOG_LEVEL": "LOUD"}, "EVALBOT_LOG_LEVEL must be one of"),
+        ({"EVALBOT_BOT_NAME": "evalbot ci"}, "without spaces"),
+        ({"EVALBOT_QUEUE": "evalbot queue"}, "EVALBOT_QUEUE may hold"),
+        ({"EVALBOT_WEBHOOK_SECRET": "sécret"}, "must be ASCII"),
+    ],
+)
+def test_malformed_values_fail_fast(change: dict[str, str], expected: str) -> None:
+    with pytest.raises(SettingsError, match=expected):
+        Settings.from_env(BASE | change)
+
+
+def test_secrets_never_show_in_repr_or_errors() -> None:
+    env = BASE | {
+        "EVALBOT_WEBHOOK_SECRET_PREVIOUS": "old-secret",
+        "REDIS_URL": "redis://:redis-password@127.0.0.1:6379/0",
+    }
+    settings = Settings.from_env(env)
+    text = repr(settings) + str(settings)
+    for secret in ("hf_token_value_123", "current-webhook-secret", "old-secret", "redis-password"):
+        assert secret not in text
+    with pytest.raises(SettingsError) as caught:
+        Settings.from_env(BASE | {"REDIS_URL": "http://:redis-password@host/0"})
+    assert "redis-password" not in str(caught.value)
+
+
+def test_secret_matches_in_constant_time_on_bytes() -> None:
+    secret = Secret("abc")
+    assert secret.matches(b"abc")
+    assert not secret.matches(b"abd")
+    assert not secret.matches(b"abcd")
+    assert not secret.matches(b"")

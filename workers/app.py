@@ -1,0 +1,111 @@
+"""The Celery application, built from `Settings` with settings that lose nothing.
+
+`create_celery_app(settings)` is what code calls. For `celery -A workers.app worker` the module
+also offers `app`, created on first access from the environment (`Settings.from_env`): importing
+this module reads nothing and connects to nothing, so tests import it freely.
+
+Every setting below names the failure it prevents (security.md §5.1-§5.5). Together with
+idempotent tasks (a task may run twice; the pipeline checks before it writes), they give
+at-least-once processing of every queued event.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from functools import cache
+from typing import Any
+
+from celery import Celery
+
+from bot.settings import Settings
+
+#: Modules holding the production tasks; the test suite builds apps with its own.
+TASK_MODULES: tuple[str, ...] = ("workers.tasks",)
+
+
+def celery_config(settings: Settings) -> dict[str, Any]:
+    """The Celery configuration for `settings`, as a plain dict (inspectable in tests)."""
+    visibility = {"visibility_timeout": settings.visibility_timeout_s}
+    broker_options = {
+        **visibility,
+        # kombu only looks for expired unacked messages every interval x throttle seconds
+        # (10 x 10 by default in kombu 5.7): a task lost with its worker would come back up to
+        # ~100 s after the visibility timeout. Sweep every few seconds, each time for real.
+        "unacked_restore_interval": max(1, min(10, settings.visibility_timeout_s // 4)),
+        "unacked_restore_throttle": 1,
+    }
+    return {
+        "broker_url": settings.redis_url,
+        # Ack after the task returns, not when it is received: a worker that dies mid-task
+        # (deploy, OOM, SIGKILL) must leave the message to be redelivered, not lose the PR.
+        "task_acks_late": True,
+        # ... and even when the *child process* dies, which Celery would otherwise ack to avoid
+        # poison loops; our tasks bound their own attempts instead (the lead's pipeline).
+        "task_reject_on_worker_lost": True,
+        # Reserve one message per process: with acks_late, prefetched messages of a busy or
+        # killed worker wait for the visibility timeout while idle workers could run them.
+        "worker_prefetch_multiplier": 1,
+        # Redis redelivers an unacked message after the visibility timeout; it must exceed the
+        # hard time limit, or a task still running is started a second time elsewhere.
+        # Set identically in all three places (a shared broker uses the shortest value).
+        "broker_transport_options": broker_options,
+        "result_backend_transport_options": dict(visibility),
+        "visibility_timeout": settings.visibility_timeout_s,
+        # A hung Hub call must not hold a worker forever: soft limit raises inside the task
+        # (it can log and give up cleanly), the hard limit kills the child (then requeued).
+        "task_soft_time_limit": settings.task_soft_time_limit_s,
+        "task_time_limit": settings.task_time_limit_s,
+        # JSON only: a pickle message from anyone who can write to Redis would be code execution.
+        "task_serializer": "json",
+        "result_serializer": "json",
+        "accept_content": ["json"],
+        "event_serializer": "json",
+        # No result backend: outcomes live on the PR comment and in the bot's own Redis keys;
+        # stored results would only grow Redis (and could evict broker keys under pressure).
+        "result_backend": None,
+        "task_ignore_result": True,
+        # Start even if Redis is not up yet, and keep reconnecting forever when it goes away:
+        # a worker that exits on a broker blip needs a human to come back.
+        "broker_connection_retry_on_startup": True,
+        "broker_connection_max_retries": None,
+        # With late ack, a task whose broker connection dropped cannot be acked and will be
+        # redelivered anyway: cancel it rather than let it finish and run twice in parallel.
+        "worker_cancel_long_running_tasks_on_connection_loss": True,
+        # On SIGTERM, give running tasks a warm period to finish before a cold shutdown.
+        "worker_soft_shutdown_timeout": 30.0,
+        # The queue the receiver publishes to (bot.receiver.queue builds messages for it).
+        "task_default_queue": settings.queue_name,
+        "task_default_exchange": settings.queue_name,
+        "task_default_routing_key": settings.queue_name,
+        # Keep our log handlers (structured lines), do not redirect print/stdout into logs.
+        "worker_hijack_root_logger": False,
+        "worker_redirect_stdouts": False,
+        "task_send_sent_event": False,
+        "worker_send_task_events": False,
+        "enable_utc": True,
+        "timezone": "UTC",
+    }
+
+
+def create_celery_app(
+    settings: Settings, *, task_modules: Sequence[str] = TASK_MODULES, name: str = "evalbot"
+) -> Celery:
+    """A Celery app configured from `settings`, importing `task_modules` at worker start."""
+    app = Celery(name, set_as_current=False)
+    app.conf.update(celery_config(settings))
+    app.conf.imports = tuple(task_modules)
+    return app
+
+
+@cache
+def app_from_environment() -> Celery:
+    """The process's app, from `os.environ`, built once."""
+    return create_celery_app(Settings.from_env(os.environ))
+
+
+def __getattr__(name: str) -> Any:
+    """`workers.app.app`: created from the environment on first use (for `celery -A`)."""
+    if name == "app":
+        return app_from_environment()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
