@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.redis_server import RedisServer
+from bot.devstack.redis import RedisServer
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED = REPO_ROOT.parent / "shared"

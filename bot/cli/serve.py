@@ -22,12 +22,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    import uvicorn  # noqa: PLC0415 - heavy imports stay out of CLI start-up
+    import uvicorn
 
-    from bot.logs import configure_logging  # noqa: PLC0415 - heavy imports stay out of CLI start-up
-    from bot.receiver.app import create_app  # noqa: PLC0415 - heavy imports stay out of CLI start-up
-    from bot.receiver.queue import RedisEnqueuer  # noqa: PLC0415 - heavy imports stay out of CLI start-up
-    from bot.settings import Settings, SettingsError  # noqa: PLC0415 - heavy imports stay out of CLI start-up
+    from bot.logs import configure_logging
+    from bot.receiver.app import create_app
+    from bot.receiver.queue import RedisEnqueuer
+    from bot.settings import Settings, SettingsError
 
     try:
         settings = Settings.from_env(os.environ)

@@ -28,9 +28,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from bot.logs import configure_logging  # noqa: PLC0415 - heavy imports stay out of CLI start-up
-    from bot.settings import Settings, SettingsError  # noqa: PLC0415 - heavy imports stay out of CLI start-up
-    from workers.app import create_celery_app  # noqa: PLC0415 - heavy imports stay out of CLI start-up
+    from bot.logs import configure_logging
+    from bot.settings import Settings, SettingsError
+    from workers.app import create_celery_app
 
     if args.concurrency < 1:
         print("evalbot worker: --concurrency must be at least 1", file=sys.stderr)

@@ -130,6 +130,8 @@ Run the same checks before pushing with `evalbot validate`.
 
 #: Marks help replies, so they are never mistaken for the report (nor edited as one).
 HELP_MARKER = "<!-- evalbot:help -->"
+#: Names the comment a help reply answers, so a retried task never answers twice.
+HELP_REPLY_MARKER = "<!-- evalbot:help-for={comment_id} -->"
 
 
 def plural(count: int, singular: str, plural_form: str | None = None) -> str:

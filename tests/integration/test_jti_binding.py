@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import redis
 
+from bot.devstack.redis import RedisServer
 from bot.spec.model import EntryReport, Verification, VerificationStatus
 from bot.tokens.binding import (
     DEFAULT_RETENTION_S,
@@ -23,7 +24,6 @@ from bot.tokens.binding import (
 from bot.tokens.issuers import IssuerRegistry
 from bot.tokens.keycache import RedisKeyCache
 from bot.tokens.verify import verify_entry, verify_reports
-from tests.support.redis_server import RedisServer
 from tests.support.tokens import (
     ISSUER,
     MODEL_REPO,

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from bot.devstack.redis import RedisServer
 from bot.spec.model import EntryReport, Verification, VerificationStatus
 from bot.tokens.binding import MemoryJtiBinder, VerificationUnavailable
 from bot.tokens.issuers import IssuerRegistry
@@ -21,7 +22,6 @@ from bot.tokens.jwks import HttpxJwksFetcher
 from bot.tokens.keycache import MemoryKeyCache, RedisKeyCache
 from bot.tokens.verify import verify_entry
 from tests.support.jwks_server import Answer, FakeClock, JwksServer, running_jwks_server
-from tests.support.redis_server import RedisServer
 from tests.support.tokens import (
     MODEL_REPO,
     NOW,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.redis_server import RedisServer
+from bot.devstack.redis import RedisServer
 
 pytestmark = pytest.mark.integration
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.support.waiting import free_port, wait_until
+from bot.devstack.waiting import free_port, wait_until
 
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 TEST_SECRET = "integration-webhook-secret"

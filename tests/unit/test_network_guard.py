@@ -6,8 +6,8 @@ import socket
 
 import pytest
 
+from bot.devstack.waiting import free_port
 from tests.conftest import NetworkBlocked
-from tests.support.waiting import free_port
 
 
 def test_non_loopback_connect_is_refused() -> None:

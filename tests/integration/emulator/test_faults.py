@@ -8,10 +8,10 @@ import httpx
 import pytest
 from huggingface_hub.errors import HfHubHTTPError
 
+from bot.devstack.waiting import wait_until
 from bot.emulator.faults import Quota, RouteFault
 from bot.emulator.server import EmulatorServer
 from tests.support.emulator import MODEL, RecordingReceiver, client
-from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 

@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 from huggingface_hub import CommitOperationAdd, WebhookInfo
 
+from bot.devstack.waiting import wait_until
 from bot.emulator.delivery import DeliverySettings
 from bot.emulator.faults import WebhookFaults
 from bot.emulator.server import EmulatorServer
 from tests.support.emulator import MODEL, RecordingReceiver, client, running_emulator
-from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 SECRET = "s3cret-for-tests"

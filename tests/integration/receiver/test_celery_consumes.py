@@ -12,6 +12,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from bot.devstack.redis import RedisServer
+from bot.devstack.waiting import wait_until
 from bot.receiver.events import PrEvent
 from tests.support.processes import (
     RECORDED_EVENTS,
@@ -22,9 +24,7 @@ from tests.support.processes import (
     bot_environment,
     celery_worker,
 )
-from tests.support.redis_server import RedisServer
 from tests.support.samples import webhook_bytes
-from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
+from bot.devstack.redis import RedisServer
 from bot.receiver.events import DedupeKey, PrEvent
 from bot.receiver.queue import (
     DEDUPE_PREFIX,
@@ -16,7 +17,6 @@ from bot.receiver.queue import (
     RedisEnqueuer,
     decode_celery_message,
 )
-from tests.support.redis_server import RedisServer
 
 pytestmark = pytest.mark.integration
 

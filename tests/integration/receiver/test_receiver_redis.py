@@ -11,12 +11,12 @@ import httpx
 import pytest
 import redis
 
+from bot.devstack.redis import RedisServer
+from bot.devstack.waiting import wait_until
 from bot.receiver.events import PrEvent
 from bot.receiver.queue import DEDUPE_PREFIX, TASK_NAME, decode_celery_message
 from tests.support.processes import TEST_SECRET, ReceiverProcess, bot_environment
-from tests.support.redis_server import RedisServer
 from tests.support.samples import webhook_bytes
-from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 

@@ -15,9 +15,9 @@ from bot.cli import main
 from bot.cli.validate import UsageError, parse_at
 from bot.cli.validate_output import render_text
 from bot.demo import run_demo
+from bot.devstack.waiting import free_port
 from bot.spec.validate import validate_benchmark_file
 from tests.conftest import REPO_ROOT
-from tests.support.waiting import free_port
 
 EXAMPLES = REPO_ROOT / "examples"
 BENCHMARKS = str(EXAMPLES / "benchmarks")

