@@ -86,8 +86,18 @@ class MemoryJtiBinder:
         return BindOutcome.SAME if current == value else BindOutcome.OTHER
 
 
+_CLAIM_SCRIPT = """
+local previous = redis.call('GET', KEYS[1])
+if previous then
+    return previous
+end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+return false
+"""
+
+
 class RedisJtiBinder:
-    """Bindings shared by every worker: `SET NX GET` claims and compares in one atomic step.
+    """Bindings shared by every worker: one atomic script claims and compares.
 
     The TTL is relative (`EX`) and computed from the worker's clock, so a skewed Redis clock
     cannot shorten it (security.md §7(b) 9).
@@ -102,6 +112,7 @@ class RedisJtiBinder:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self._client = client
+        self._claim = client.register_script(_CLAIM_SCRIPT)
         self._prefix = prefix
         self._retention_s = retention_s
         self._clock = clock
@@ -118,12 +129,11 @@ class RedisJtiBinder:
         """Bind or compare atomically; `NEW` for exactly one of any number of racing callers."""
         value = binding_value(model_repo, digest)
         ttl = binding_ttl_s(expires_at, now=self._clock(), retention_s=self._retention_s)
-        # SET key value NX GET (Redis >= 7.0): returns None when it set the key, else the value
-        # already bound; both happen atomically, so two workers racing cannot both claim.
+        # One Lua script: returns nil when it set the key, else the value already bound; it
+        # runs atomically, so two workers racing cannot both claim. (`SET NX GET` would do
+        # the same but needs Redis >= 7.0; managed and bundled Redis 6.2 are still common.)
         try:
-            previous = self._client.set(
-                binding_key(self._prefix, issuer, jti), value, nx=True, ex=ttl, get=True
-            )
+            previous = self._claim(keys=[binding_key(self._prefix, issuer, jti)], args=[value, ttl])
         except redis.RedisError as error:
             raise VerificationUnavailable(f"jti bindings unavailable: {error}") from error
         if previous is None:

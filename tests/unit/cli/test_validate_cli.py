@@ -14,7 +14,6 @@ import pytest
 from bot.cli import main
 from bot.cli.validate import UsageError, parse_at
 from bot.cli.validate_output import render_text
-from bot.demo import run_demo
 from bot.devstack.waiting import free_port
 from bot.spec.validate import validate_benchmark_file
 from tests.conftest import REPO_ROOT
@@ -217,13 +216,6 @@ def test_colours_only_when_asked() -> None:
     report = validate_benchmark_file("eval.yaml", b"name: X\n")
     assert "\033[31m" in render_text([report], strict=False, colour=True)
     assert "\033[" not in render_text([report], strict=False, colour=False)
-
-
-def test_demo_passes_and_fails_as_expected(capsys: pytest.CaptureFixture[str]) -> None:
-    assert run_demo() == 0
-    out = capsys.readouterr().out
-    assert "(exit status 0, expected 0)" in out
-    assert "(exit status 1, expected 1)" in out
 
 
 def test_subprocess_against_an_unreachable_hub_exits_2(tmp_path: Path) -> None:

@@ -1,0 +1,18 @@
+"""`make demo` runs the whole bot; it must keep working exactly as the README promises."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.demo import run_demo
+
+pytestmark = pytest.mark.integration
+
+
+def test_demo_runs_the_bot_end_to_end(capsys: pytest.CaptureFixture[str]) -> None:
+    status = run_demo()
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "FAIL" not in out
+    assert "✅ verified" in out
+    assert "ok   one comment, edited in place" in out
