@@ -8,9 +8,9 @@ import pytest
 
 from bot.emulator.server import EmulatorServer
 from bot.hub.client import HfHubClient
-from tests.support.emulator import MODEL, client, emulated_hub, hub_env
+from tests.support.emulator import MODEL, client, emulated_hub, hub_env, webhook_receiver
 
-__all__ = ["emulated_hub", "hub_env", "open_pr", "push_to_pr"]
+__all__ = ["emulated_hub", "hub_env", "open_pr", "push_to_pr", "webhook_receiver"]
 
 #: A live-format entry on the emulator's seeded live benchmark.
 GPQA_ENTRY = (

@@ -8,7 +8,8 @@ from bot.emulator.server import EmulatorServer
 from bot.hub.client import HfHubClient
 from bot.hub.pulls import PrStatus
 from tests.integration.hub.conftest import GPQA_ENTRY, open_pr, push_to_pr
-from tests.support.emulator import MODEL, client
+from tests.support.emulator import MODEL, RecordingReceiver, client
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 
@@ -159,3 +160,83 @@ def test_post_and_edit_a_comment_read_back(emulated_hub: EmulatorServer, bot: Hf
     assert [c.content for c in emulated_hub.comments(MODEL, num) if c.author == "evalbot"] == [
         "<!-- evalbot -->\nall good"
     ]
+
+
+def test_an_empty_draft_pr_resolves_its_head_from_the_ref(
+    emulated_hub: EmulatorServer, bot: HfHubClient
+) -> None:
+    bob = client(emulated_hub, "bob")
+    draft = bob.create_pull_request(MODEL, title="Scores soon", description="empty for now")
+    emulated_hub.faults.reset_counters()
+
+    pr = bot.pull_request(MODEL, draft.num)
+    calls = emulated_hub.counters()
+
+    assert pr.status is PrStatus.DRAFT
+    assert pr.commits == ()
+    assert pr.head_sha == pr_ref_sha(emulated_hub, draft.num)
+    assert not pr.touches_results
+    assert calls == {"discussions.details": 1, "repos.info_at_revision": 1}
+    pushed = push_to_pr(bob, draft.num, RESULTS, GPQA_ENTRY)
+    after = bot.pull_request(MODEL, draft.num)
+    assert after.head_sha == pushed
+    assert after.result_files == (RESULTS,)
+
+
+def test_without_a_diff_the_files_come_from_tree_listings(
+    emulated_hub: EmulatorServer, bot: HfHubClient
+) -> None:
+    """A closed PR whose ref was deleted: the Hub has no head to diff; the timeline still does."""
+    num = open_pr(client(emulated_hub, "bob"), {RESULTS: GPQA_ENTRY, SEEDED: None})
+    head = bot.pull_request(MODEL, num).head_sha
+    client(emulated_hub, "alice").change_discussion_status(MODEL, num, "closed")
+    with emulated_hub.state.locked() as state:
+        state.delete_pr_ref(state.find_repo("model", MODEL), num)
+    emulated_hub.faults.reset_counters()
+
+    pr = bot.pull_request(MODEL, num)
+
+    assert not pr.has_diff
+    assert pr.status is PrStatus.CLOSED
+    assert pr.head_sha == head
+    assert pr.result_files == (RESULTS,)
+    assert pr.removed_result_files == (SEEDED,)
+    assert emulated_hub.counters() == {"discussions.details": 1, "repos.tree": 2}
+
+
+def test_webhook_comment_ids_find_the_comment_and_its_flags(
+    emulated_hub: EmulatorServer, bot: HfHubClient, webhook_receiver: RecordingReceiver
+) -> None:
+    """The receiver knows a commenter only by ids (hub-api.md §3): they must match the details."""
+    emulated_hub.state.add_webhook(
+        "evalbot",
+        webhook_receiver.url,
+        [{"type": "model", "name": MODEL}],
+        ["repo", "discussion"],
+        "s3cret",
+    )
+    num = open_pr(client(emulated_hub, "bob"), {RESULTS: GPQA_ENTRY})
+    client(emulated_hub, "alice").comment_discussion(MODEL, num, "/evalbot recheck")
+    payloads = wait_until(
+        lambda: (
+            [
+                body
+                for body in webhook_receiver.bodies()
+                if body["event"]["scope"] in ("discussion", "discussion.comment")
+            ]
+            if len(webhook_receiver.bodies("discussion.comment")) == 1
+            and len(webhook_receiver.bodies("discussion")) == 1
+            else None
+        ),
+        what="the PR and the comment webhooks",
+    )
+    pr = bot.pull_request(MODEL, num)
+    for payload in payloads:
+        found = pr.comment(payload["comment"]["id"])
+        assert found is not None
+        assert found.author_id == payload["comment"]["author"]["id"]
+        assert found.raw == payload["comment"]["content"]
+    command = pr.comment(webhook_receiver.bodies("discussion.comment")[0]["comment"]["id"])
+    assert command is not None
+    assert command.author == "alice"
+    assert command.by_maintainer(MODEL)
