@@ -240,3 +240,24 @@ def test_webhook_comment_ids_find_the_comment_and_its_flags(
     assert command is not None
     assert command.author == "alice"
     assert command.by_maintainer(MODEL)
+
+
+def test_unusual_file_names_are_read_back_exactly(
+    emulated_hub: EmulatorServer, bot: HfHubClient
+) -> None:
+    """Git quotes these in the PR diff; the bot unquotes them and fetches each by its real name."""
+    names = [
+        '.eval_results/a"q.yaml',
+        ".eval_results/my résults.yaml",
+        ".eval_results/sp ace.yaml",
+        ".eval_results/tab\there.yaml",
+    ]
+    contents = {
+        name: GPQA_ENTRY + f"  notes: {index}\n".encode() for index, name in enumerate(names)
+    }
+    num = open_pr(client(emulated_hub, "bob"), dict(contents))
+    pr = bot.pull_request(MODEL, num)
+    assert pr.result_files == tuple(sorted(names))
+    assert pr.head_sha is not None
+    for name in names:
+        assert bot.read_file(MODEL, name, pr.head_sha) == contents[name]
