@@ -100,3 +100,31 @@ def test_a_quota_exhausted_answers_with_the_window_reset(
     assert caught.value.status == 429
     assert caught.value.retry_after is not None
     assert 1 <= caught.value.retry_after <= 300
+
+
+def test_a_bad_token_is_permanent_but_not_not_found(emulated_hub: EmulatorServer) -> None:
+    from huggingface_hub import HfApi
+
+    revoked = HfHubClient(HfApi(endpoint=emulated_hub.url, token="hf_revoked"))
+    with pytest.raises(HubPermanentError) as caught:
+        revoked.dataset_revision(BENCHMARKS[0], None)
+    assert caught.value.status == 401
+    assert not caught.value.not_found
+
+
+def test_a_comment_whose_answer_was_lost_is_found_on_reread(
+    emulated_hub: EmulatorServer, bot: HfHubClient
+) -> None:
+    """A 504 after the write: the retry must look for its marker first, or it posts twice."""
+    num = open_pr(client(emulated_hub, "bob"), {".eval_results/gpqa.yaml": GPQA_ENTRY})
+    emulated_hub.faults.add_rule(
+        RouteFault(pattern="discussions.comment", status=504, times=1, after_write=True)
+    )
+    with pytest.raises(HubTransientError):
+        bot.post_comment(MODEL, num, "<!-- evalbot -->\nreport")
+    found = bot.pull_request(MODEL, num).find_bot_comment("evalbot", "<!-- evalbot -->")
+    assert found is not None
+    bot.edit_comment(MODEL, num, found.id, "<!-- evalbot -->\nreport, again")
+    assert [c.content for c in emulated_hub.comments(MODEL, num) if c.author == "evalbot"] == [
+        "<!-- evalbot -->\nreport, again"
+    ]
