@@ -236,6 +236,10 @@ def test_webhook_comment_ids_find_the_comment_and_its_flags(
         assert found is not None
         assert found.author_id == payload["comment"]["author"]["id"]
         assert found.raw == payload["comment"]["content"]
+    pushed = wait_until(lambda: webhook_receiver.bodies("repo.content"), what="the ref webhook")
+    assert pushed[0]["updatedRefs"] == [
+        {"ref": f"refs/pr/{num}", "oldSha": None, "newSha": pr.head_sha}
+    ]
     command = pr.comment(webhook_receiver.bodies("discussion.comment")[0]["comment"]["id"])
     assert command is not None
     assert command.author == "alice"
