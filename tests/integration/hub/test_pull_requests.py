@@ -265,3 +265,17 @@ def test_unusual_file_names_are_read_back_exactly(
     assert pr.head_sha is not None
     for name in names:
         assert bot.read_file(MODEL, name, pr.head_sha) == contents[name]
+
+
+def test_dataset_revision_gives_the_canonical_id_and_sha(
+    emulated_hub: EmulatorServer, bot: HfHubClient
+) -> None:
+    from tests.support.emulator import BENCHMARKS
+
+    info = client(emulated_hub, "alice").dataset_info(BENCHMARKS[0])
+    found = bot.dataset_revision(BENCHMARKS[0].upper(), None)
+    assert found.repo_id == BENCHMARKS[0]
+    assert found.sha == info.sha
+    assert emulated_hub.state.benchmark_tag in found.tags
+    assert bot.dataset_revision(BENCHMARKS[0], info.sha).sha == info.sha
+    assert bot.dataset_revision(BENCHMARKS[0], info.sha[:12]).sha == info.sha
