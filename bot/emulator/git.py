@@ -86,6 +86,7 @@ def three_way(base: Snapshot, ours: Snapshot, theirs: Snapshot) -> tuple[dict[st
     return merged, sorted(conflicts)
 
 
+_NULL_OID = "0" * 7
 _C_ESCAPES = {7: "a", 8: "b", 9: "t", 10: "n", 11: "v", 12: "f", 13: "r", 34: '"', 92: "\\"}
 
 
@@ -125,10 +126,14 @@ def unified_diff(before: Snapshot, after: Snapshot, blobs: Mapping[str, bytes]) 
     for path in sorted(changed_paths(before, after)):
         old_oid, new_oid = before.get(path), after.get(path)
         header = f"diff --git {quote_path('a/' + path)} {quote_path('b/' + path)}\n"
+        old_short = old_oid[:7] if old_oid else _NULL_OID
+        new_short = new_oid[:7] if new_oid else _NULL_OID
         if old_oid is None:
-            header += "new file mode 100644\n"
+            header += f"new file mode 100644\nindex {old_short}..{new_short}\n"
         elif new_oid is None:
-            header += "deleted file mode 100644\n"
+            header += f"deleted file mode 100644\nindex {old_short}..{new_short}\n"
+        else:
+            header += f"index {old_short}..{new_short} 100644\n"
         old_lines = _text_lines(blobs.get(old_oid, b"") if old_oid else b"")
         new_lines = _text_lines(blobs.get(new_oid, b"") if new_oid else b"")
         if old_lines is None or new_lines is None:

@@ -67,11 +67,13 @@ def test_unified_diff_of_added_changed_and_removed_files() -> None:
     before = {"keep.txt": blob_oid(b"a\n"), "gone.txt": blob_oid(b"a\n")}
     after = {"keep.txt": blob_oid(b"b\n"), "new.bin": blob_oid(b"\x00\xff")}
     diff = unified_diff(before, after, blobs)
+    a, b = blob_oid(b"a\n")[:7], blob_oid(b"b\n")[:7]
     assert (
-        "diff --git a/gone.txt b/gone.txt\ndeleted file mode 100644\n"
+        f"diff --git a/gone.txt b/gone.txt\ndeleted file mode 100644\nindex {a}..0000000\n"
         "--- a/gone.txt\n+++ /dev/null\n" in diff
     )
-    assert "--- a/keep.txt\n+++ b/keep.txt\n@@ -1 +1 @@\n-a\n+b\n" in diff
+    assert f"index {a}..{b} 100644\n--- a/keep.txt\n+++ b/keep.txt\n@@ -1 +1 @@\n-a\n+b\n" in diff
+    assert "new file mode 100644\nindex 0000000..ba01f6b\nBinary files" in diff  # as git wrote it
     assert "Binary files /dev/null and b/new.bin differ" in diff  # as git says it
 
 
