@@ -48,7 +48,9 @@ def check_file_access(members: Members, token: Token | None, repo: Repo) -> None
     ):
         return
     raise HubError(
-        401 if token is None else 403, texts.GATED_REPO.format(repo=repo.full_name), GATED_REPO
+        401 if token is None else 403,
+        texts.GATED_REPO.format(kind=repo.type, repo=repo.full_name),
+        GATED_REPO,
     )
 
 

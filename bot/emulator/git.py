@@ -86,26 +86,66 @@ def three_way(base: Snapshot, ours: Snapshot, theirs: Snapshot) -> tuple[dict[st
     return merged, sorted(conflicts)
 
 
+_NULL_OID = "0" * 7
+_C_ESCAPES = {7: "a", 8: "b", 9: "t", 10: "n", 11: "v", 12: "f", 13: "r", 34: '"', 92: "\\"}
+
+
+def quote_path(prefixed: str) -> str:
+    """A path as git prints it in diffs (`core.quotePath`, on by default).
+
+    A path holding `"`, `\\`, a control character or any non-ASCII byte is put in double
+    quotes with C escapes and octal bytes (`"b/caf\\303\\251.yaml"`); other paths, spaces
+    included, stay bare.
+    """
+    raw = prefixed.encode("utf-8")
+    if not any(byte < 0x20 or byte >= 0x7F or byte in (34, 92) for byte in raw):
+        return prefixed
+    out = []
+    for byte in raw:
+        if byte in _C_ESCAPES:
+            out.append("\\" + _C_ESCAPES[byte])
+        elif byte < 0x20 or byte >= 0x7F:
+            out.append(f"\\{byte:03o}")
+        else:
+            out.append(chr(byte))
+    return '"' + "".join(out) + '"'
+
+
+def _label(prefix: str, path: str) -> str:
+    """A `---`/`+++` label: git ends it with a tab when the path has a space (for `patch`)."""
+    return quote_path(prefix + path) + ("\t" if " " in path else "")
+
+
 def unified_diff(before: Snapshot, after: Snapshot, blobs: Mapping[str, bytes]) -> str:
-    """A `git diff`-style text of the changes between two snapshots (what PR details carry)."""
+    """A `git diff` text of the changes between two snapshots (what PR details carry).
+
+    Paths are quoted as git quotes them, and `---`/`+++` labels of paths with spaces end in
+    a tab, as git writes them: the Hub's diff comes from git, and its readers must cope.
+    """
     chunks: list[str] = []
     for path in sorted(changed_paths(before, after)):
         old_oid, new_oid = before.get(path), after.get(path)
-        header = f"diff --git a/{path} b/{path}\n"
+        header = f"diff --git {quote_path('a/' + path)} {quote_path('b/' + path)}\n"
+        old_short = old_oid[:7] if old_oid else _NULL_OID
+        new_short = new_oid[:7] if new_oid else _NULL_OID
         if old_oid is None:
-            header += "new file mode 100644\n"
+            header += f"new file mode 100644\nindex {old_short}..{new_short}\n"
         elif new_oid is None:
-            header += "deleted file mode 100644\n"
+            header += f"deleted file mode 100644\nindex {old_short}..{new_short}\n"
+        else:
+            header += f"index {old_short}..{new_short} 100644\n"
         old_lines = _text_lines(blobs.get(old_oid, b"") if old_oid else b"")
         new_lines = _text_lines(blobs.get(new_oid, b"") if new_oid else b"")
         if old_lines is None or new_lines is None:
-            chunks.append(header + f"Binary files a/{path} and b/{path} differ\n")
+            old_name = quote_path("a/" + path) if old_oid else "/dev/null"
+            new_name = quote_path("b/" + path) if new_oid else "/dev/null"
+            chunks.append(header + f"Binary files {old_name} and {new_name} differ\n")
             continue
         body = difflib.unified_diff(
             old_lines,
             new_lines,
-            fromfile=f"a/{path}" if old_oid else "/dev/null",
-            tofile=f"b/{path}" if new_oid else "/dev/null",
+            fromfile=_label("a/", path) if old_oid else "/dev/null",
+            tofile=_label("b/", path) if new_oid else "/dev/null",
         )
         chunks.append(
             header + "".join(line if line.endswith("\n") else line + "\n" for line in body)

@@ -57,18 +57,36 @@ def read_folder(folder: Path) -> dict[str, bytes]:
     return files
 
 
-def load_benchmarks(state: HubState, root: Path, *, private: bool = False) -> list[str]:
-    """Seed each `root/<org>/<name>/eval.yaml` folder as dataset `org/name`; returns the ids."""
+def load_benchmarks(
+    state: HubState,
+    root: Path,
+    *,
+    private: bool = False,
+    pinned: Mapping[str, str] | None = None,
+) -> list[str]:
+    """Seed each `root/<org>/<name>/eval.yaml` folder as dataset `org/name`; returns the ids.
+
+    `pinned` maps some of those ids to the commit SHA their files get (see `seed_repo`), so
+    results files that pin a real benchmark revision resolve here as on the Hub.
+    """
     seeded = []
+    pins = dict(pinned or {})
     for eval_yaml in sorted(root.glob("*/*/eval.yaml")):
         folder = eval_yaml.parent
         repo_id = f"{folder.parent.name}/{folder.name}"
         state.seed_repo(
-            "dataset", repo_id, read_folder(folder), tags=[state.benchmark_tag], private=private
+            "dataset",
+            repo_id,
+            read_folder(folder),
+            tags=[state.benchmark_tag],
+            private=private,
+            sha=pins.pop(repo_id, None),
         )
         seeded.append(repo_id)
     if not seeded:
         raise StateFileError(f"no <org>/<name>/eval.yaml under {root}")
+    if pins:
+        raise StateFileError(f"pinned benchmarks not under {root}: {sorted(pins)}")
     return seeded
 
 
@@ -82,7 +100,9 @@ def load_state_file(path: Path) -> LoadedState:
         raise StateFileError(f"{path}: the top level must be a mapping")
     try:
         return build_state(data, base=path.parent)
-    except (KeyError, TypeError) as exc:  # an unknown `gated` value is a KeyError too
+    except StateFileError:
+        raise
+    except (KeyError, TypeError, ValueError) as exc:  # an unknown `gated` value is a KeyError too
         raise StateFileError(f"{path}: malformed entry ({exc!r})") from exc
 
 
@@ -132,7 +152,12 @@ def build_state(data: Mapping[str, Any], *, base: Path) -> LoadedState:
             granted=[str(user) for user in repo.get("granted") or []],
         )
     for benchmarks in data.get("benchmarks") or []:
-        load_benchmarks(state, base / benchmarks["dir"], private=bool(benchmarks.get("private")))
+        load_benchmarks(
+            state,
+            base / benchmarks["dir"],
+            private=bool(benchmarks.get("private")),
+            pinned={str(k): str(v) for k, v in (benchmarks.get("pinned") or {}).items()},
+        )
     for hook in data.get("webhooks") or []:
         state.add_webhook(
             str(hook["owner"]),

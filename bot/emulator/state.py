@@ -12,7 +12,7 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from bot.emulator import access, hubtime, texts
@@ -190,8 +190,16 @@ class HubState:
         granted: Iterable[str] = (),
         author: str | None = None,
         message: str = "Initial commit",
+        sha: str | None = None,
     ) -> Repo:
-        """A repo whose second commit (after the Hub's `.gitattributes` one) holds `files`."""
+        """A repo whose second commit (after the Hub's `.gitattributes` one) holds `files`.
+
+        `sha` pins that commit's id: a copy of a real repo can then be read at the revision
+        that real files name (an entry's `dataset.revision`), which no content hash here
+        would produce.
+        """
+        if sha is not None and not _SHA.fullmatch(sha):
+            raise ValueError(f"a pinned commit must be a 40-hex SHA, not {sha!r}")
         namespace, name = repo_id.split("/", 1)
         with self.lock:
             self.ensure_namespace(namespace)
@@ -211,6 +219,10 @@ class HubState:
                     summary=message,
                     description="",
                 )
+            if sha is not None:
+                head = repo.commits.pop(repo.branches["main"])
+                repo.commits[sha] = replace(head, sha=sha)
+                repo.branches["main"] = sha
             return repo
 
     def _new_repo(

@@ -6,7 +6,7 @@ INVALID_CREDENTIALS = "Invalid credentials in Authorization header"
 AUTH_REQUIRED = "You must be authenticated to access this resource"
 REPO_NOT_FOUND = "Repository not found"
 GATED_REPO = (
-    "Access to model {repo} is restricted. You must have access to it and be authenticated "
+    "Access to {kind} {repo} is restricted. You must have access to it and be authenticated "
     "to access it. Please log in."
 )
 REVISION_NOT_FOUND = "Invalid rev id: {revision}"

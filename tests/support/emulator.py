@@ -68,7 +68,7 @@ def standard_state() -> HubState:
     state.seed_repo(
         "dataset",
         GATED_BENCHMARK,
-        {"eval.yaml": b"name: Gated\ntasks:\n  - id: t\n"},
+        {"eval.yaml": b"name: Gated\ndescription: A gated benchmark.\ntasks:\n  - id: t\n"},
         tags=[state.benchmark_tag],
         gated="auto",
         granted=["evalbot"],

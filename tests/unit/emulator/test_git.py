@@ -67,9 +67,32 @@ def test_unified_diff_of_added_changed_and_removed_files() -> None:
     before = {"keep.txt": blob_oid(b"a\n"), "gone.txt": blob_oid(b"a\n")}
     after = {"keep.txt": blob_oid(b"b\n"), "new.bin": blob_oid(b"\x00\xff")}
     diff = unified_diff(before, after, blobs)
+    a, b = blob_oid(b"a\n")[:7], blob_oid(b"b\n")[:7]
     assert (
-        "diff --git a/gone.txt b/gone.txt\ndeleted file mode 100644\n"
+        f"diff --git a/gone.txt b/gone.txt\ndeleted file mode 100644\nindex {a}..0000000\n"
         "--- a/gone.txt\n+++ /dev/null\n" in diff
     )
-    assert "--- a/keep.txt\n+++ b/keep.txt\n@@ -1 +1 @@\n-a\n+b\n" in diff
-    assert "Binary files a/new.bin and b/new.bin differ" in diff
+    assert f"index {a}..{b} 100644\n--- a/keep.txt\n+++ b/keep.txt\n@@ -1 +1 @@\n-a\n+b\n" in diff
+    assert "new file mode 100644\nindex 0000000..ba01f6b\nBinary files" in diff  # as git wrote it
+    assert "Binary files /dev/null and b/new.bin differ" in diff  # as git says it
+
+
+def test_paths_are_quoted_as_git_quotes_them() -> None:
+    """Expected texts are what `git diff` 2.39 printed for the same files (core.quotePath on)."""
+    content = b"a\n"
+    oid = blob_oid(content)
+    names = ['a"q.yaml', "my résults.yaml", "sp ace.yaml", "tab\there.yaml"]
+    diff = unified_diff({}, {f".eval_results/{n}": oid for n in names}, {oid: content})
+    headers = [line for line in diff.split("\n") if line.startswith(("diff --git", "+++"))]
+    assert headers == [
+        'diff --git "a/.eval_results/a\\"q.yaml" "b/.eval_results/a\\"q.yaml"',
+        '+++ "b/.eval_results/a\\"q.yaml"',
+        'diff --git "a/.eval_results/my r\\303\\251sults.yaml"'
+        ' "b/.eval_results/my r\\303\\251sults.yaml"',
+        '+++ "b/.eval_results/my r\\303\\251sults.yaml"\t',
+        "diff --git a/.eval_results/sp ace.yaml b/.eval_results/sp ace.yaml",
+        "+++ b/.eval_results/sp ace.yaml\t",
+        'diff --git "a/.eval_results/tab\\there.yaml" "b/.eval_results/tab\\there.yaml"',
+        '+++ "b/.eval_results/tab\\there.yaml"',
+    ]
+    assert "--- /dev/null\n" in diff  # no tab after /dev/null

@@ -9,6 +9,9 @@ import pytest
 from bot.emulator.errors import HubError
 from bot.emulator.seed import SAMPLE_STATE, StateFileError, load_state_file
 
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "benchmarks"
+PIN = "bafec50ab78c16e774241f7fe89e53f242fcb5ad"
+
 
 def test_sample_state_loads_users_orgs_repos_and_benchmarks() -> None:
     loaded = load_state_file(SAMPLE_STATE)
@@ -39,6 +42,8 @@ def test_sample_state_loads_users_orgs_repos_and_benchmarks() -> None:
         ("users:\n  - fullname: nameless\n", "malformed entry"),
         ("users: [\n", "cannot read"),
         ("repos:\n  - id: a/b\n    gated: sometimes\n", "malformed entry"),
+        (f"benchmarks:\n  - dir: {EXAMPLES}\n    pinned: {{x/y: {PIN}}}\n", "not under"),
+        (f"benchmarks:\n  - dir: {EXAMPLES}\n    pinned: {{cais/hle: main}}\n", "40-hex"),
     ],
 )
 def test_broken_state_files(tmp_path: Path, text: str, message: str) -> None:
@@ -58,3 +63,18 @@ def test_json_state_files_are_accepted(tmp_path: Path) -> None:
     repo = loaded.state.get_repo(None, "model", "a/m")
     assert (repo.gated, repo.granted) == ("auto", {"a"})
     assert loaded.state.read_file(repo, loaded.state.resolve(repo, "main"), "x")[1] == b"y"
+
+
+def test_pinned_benchmarks_are_seeded_at_that_commit(tmp_path: Path) -> None:
+    state = tmp_path / "state.yaml"
+    state.write_text(
+        f"benchmarks:\n  - dir: {EXAMPLES}\n    pinned: {{MathArena/aime_2026: {PIN}}}\n"
+    )
+    loaded = load_state_file(state).state
+    pinned = loaded.get_repo(None, "dataset", "MathArena/aime_2026")
+    head = loaded.resolve(pinned, PIN)
+    assert head is loaded.resolve(pinned, "main")
+    assert "eval.yaml" in head.files
+    assert set(loaded.resolve(pinned, head.parents[0]).files) == {".gitattributes"}
+    other = loaded.get_repo(None, "dataset", "cais/hle")
+    assert loaded.resolve(other, "main").sha != PIN

@@ -1,0 +1,101 @@
+"""`HubBenchmarkSource` over benchmark datasets seeded in the emulator."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.emulator.server import EmulatorServer
+from bot.hub.benchmarks import BenchmarkCache, HubBenchmarkSource
+from bot.hub.client import HfHubClient
+from bot.spec.benchmark import benchmark_from_eval_yaml
+from bot.spec.model import Benchmark, BenchmarkNotFound
+from tests.support.emulator import BENCHMARKS, GATED_BENCHMARK, client
+
+pytestmark = pytest.mark.integration
+
+GPQA, HLE = BENCHMARKS
+
+
+def source(api_user: str, hub: EmulatorServer, cache: BenchmarkCache) -> HubBenchmarkSource:
+    return HubBenchmarkSource(
+        HfHubClient(client(hub, api_user)),
+        lambda repo_id, sha, content: benchmark_from_eval_yaml(repo_id, content, sha),
+        cache,
+    )
+
+
+def seed_dataset(hub: EmulatorServer, repo_id: str, files: dict[str, bytes]) -> None:
+    hub.state.seed_repo("dataset", repo_id, files, tags=[hub.state.benchmark_tag])
+
+
+def test_case_insensitive_id_gives_the_canonical_spelling_and_sha(
+    emulated_hub: EmulatorServer,
+) -> None:
+    cache = BenchmarkCache()
+    found = source("evalbot", emulated_hub, cache).lookup(HLE.upper(), None)
+    assert isinstance(found, Benchmark)
+    assert found.repo_id == HLE
+    main_sha = client(emulated_hub, "alice").dataset_info(HLE).sha
+    assert found.revision == main_sha
+    assert len(found.metrics) > 0  # hle-mini is a target-spec benchmark
+    assert len(cache) == 1
+
+
+def test_a_pinned_revision_is_resolved(emulated_hub: EmulatorServer) -> None:
+    sha = client(emulated_hub, "alice").dataset_info(GPQA).sha
+    found = source("evalbot", emulated_hub, BenchmarkCache()).lookup(GPQA, sha)
+    assert isinstance(found, Benchmark)
+    assert found.revision == sha
+    missing = source("evalbot", emulated_hub, BenchmarkCache()).lookup(GPQA, "0" * 40)
+    assert isinstance(missing, BenchmarkNotFound)
+    assert "revision" in missing.reason
+
+
+def test_missing_dataset(emulated_hub: EmulatorServer) -> None:
+    found = source("evalbot", emulated_hub, BenchmarkCache()).lookup("nobody/no-bench", None)
+    assert isinstance(found, BenchmarkNotFound)
+    assert "not found" in found.reason
+
+
+def test_dataset_without_eval_yaml(emulated_hub: EmulatorServer) -> None:
+    seed_dataset(emulated_hub, "someone/plain-data", {"data.csv": b"a,b\n1,2\n"})
+    found = source("evalbot", emulated_hub, BenchmarkCache()).lookup("someone/plain-data", None)
+    assert isinstance(found, BenchmarkNotFound)
+    assert found.dataset_id == "someone/plain-data"
+    assert found.reason == "no eval.yaml"
+
+
+def test_invalid_eval_yaml_keeps_its_diagnostics(emulated_hub: EmulatorServer) -> None:
+    seed_dataset(emulated_hub, "someone/Broken-Bench", {"eval.yaml": b"name: x\nmetrics: []\n"})
+    found = source("evalbot", emulated_hub, BenchmarkCache()).lookup("someone/broken-bench", None)
+    assert isinstance(found, BenchmarkNotFound)
+    assert found.dataset_id == "someone/Broken-Bench"
+    assert any(d.is_error for d in found.diagnostics)
+
+
+def test_a_cached_benchmark_costs_one_revision_check(emulated_hub: EmulatorServer) -> None:
+    cache = BenchmarkCache()
+    source("evalbot", emulated_hub, cache).lookup(GPQA, None)
+    emulated_hub.faults.reset_counters()
+    again = source("evalbot", emulated_hub, cache)
+    assert isinstance(again.lookup(GPQA.upper(), None), Benchmark)
+    assert isinstance(again.lookup(GPQA, None), Benchmark)  # memoised within the run
+    assert emulated_hub.counters() == {"repos.info": 1}
+
+
+def test_gated_benchmark_read_with_and_without_access(emulated_hub: EmulatorServer) -> None:
+    granted = source("evalbot", emulated_hub, BenchmarkCache()).lookup(GATED_BENCHMARK, None)
+    assert isinstance(granted, Benchmark)
+    refused = source("bob", emulated_hub, BenchmarkCache()).lookup(GATED_BENCHMARK, None)
+    assert isinstance(refused, BenchmarkNotFound)
+    assert "eval.yaml unreadable" in refused.reason
+
+
+def test_access_refused_is_not_cached(emulated_hub: EmulatorServer) -> None:
+    """A refusal says nothing about the content at that SHA: once access is granted, it reads."""
+    cache = BenchmarkCache()
+    refused = source("bob", emulated_hub, cache).lookup(GATED_BENCHMARK, None)
+    assert isinstance(refused, BenchmarkNotFound)
+    with emulated_hub.state.locked() as state:
+        state.find_repo("dataset", GATED_BENCHMARK).granted.add("bob")
+    assert isinstance(source("bob", emulated_hub, cache).lookup(GATED_BENCHMARK, None), Benchmark)
