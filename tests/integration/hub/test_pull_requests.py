@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from bot.devstack.waiting import wait_until
 from bot.emulator.server import EmulatorServer
 from bot.hub.client import HfHubClient
 from bot.hub.pulls import PrStatus
 from tests.integration.hub.conftest import GPQA_ENTRY, open_pr, push_to_pr
 from tests.support.emulator import MODEL, RecordingReceiver, client
-from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 
