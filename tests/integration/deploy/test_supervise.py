@@ -158,6 +158,13 @@ def _wait_ready(supervisor: RunningSupervisor) -> set[int]:
     return found
 
 
+def _image_healthcheck(port: int) -> int:
+    """The Dockerfile's HEALTHCHECK command, run against the supervised receiver."""
+    env = {**os.environ, "PORT": str(port)}
+    command = [sys.executable, "-m", "bot.supervise.healthcheck"]
+    return subprocess.run(command, env=env, cwd=REPO_ROOT, timeout=30, check=False).returncode
+
+
 def _wait_exit(supervisor: RunningSupervisor, timeout: float) -> int:
     try:
         return supervisor.process.wait(timeout=timeout)
@@ -174,8 +181,11 @@ def test_sigterm_stops_every_child_and_exits_zero(supervisor: RunningSupervisor)
     assert "bot serve" in commands
     assert commands.count("bot worker") >= WORKERS
 
+    assert _image_healthcheck(supervisor.port) == 0
+
     supervisor.process.send_signal(signal.SIGTERM)
     assert _wait_exit(supervisor, timeout=45) == 0, supervisor.output()
+    assert _image_healthcheck(supervisor.port) == 1
     wait_until(
         lambda: not any(running(pid) for pid in children),
         timeout=10,
