@@ -76,7 +76,8 @@ class Supervisor:
             if self.plan.redis is not None and not self._start_redis(self.plan.redis):
                 status = CHILD_DIED_STATUS
             else:
-                self.bot_children = [start_child(spec) for spec in self.plan.bot_children()]
+                if self._stop_signal is None:  # a SIGTERM while Redis started: start no more
+                    self.bot_children = [start_child(spec) for spec in self.plan.bot_children()]
                 status = self._watch()
         finally:
             self._stop_all()
@@ -94,7 +95,7 @@ class Supervisor:
                 self._report_death(dead)
                 return False
             if self._stop_signal is not None:
-                return True  # _watch sees the signal and returns at once
+                return True  # run() starts nothing more; _watch reports the signal
             if time.monotonic() >= deadline:
                 log.error(texts.REDIS_NOT_READY.format(seconds=self.plan.redis_start_timeout_s))
                 return False
