@@ -1,0 +1,48 @@
+# evalbot: one image for every role.
+#   docker run IMAGE                          -> evalbot serve on :7860 (the receiver)
+#   docker run IMAGE evalbot worker ...       -> a Celery worker
+#   on a Hugging Face Space (SPACE_ID set), or `docker run IMAGE supervise`
+#                                             -> everything in one container (bot.supervise)
+# Settings (and secrets) come from the environment at run time; none is baked in.
+# docs/deploy.md explains every mode.
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+# redis-server: the embedded broker of the one-container (Space) mode; tini: PID 1 that reaps
+# orphans and passes signals on.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends redis-server tini \
+    && rm -rf /var/lib/apt/lists/*
+
+# A Space runs the container as uid 1000; use the same id everywhere.
+RUN useradd --create-home --uid 1000 --shell /usr/sbin/nologin evalbot
+
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY bot ./bot
+COPY workers ./workers
+# Runtime dependencies only (no [dev] extras); the source tree is not needed afterwards.
+RUN pip install . && rm -rf build ./*.egg-info
+
+COPY config ./config
+COPY deploy/space/entrypoint.sh /usr/local/bin/evalbot-entrypoint
+# var/: the embedded Redis's AOF when no persistent /data volume is mounted.
+RUN mkdir -p /app/var && chown evalbot:evalbot /app/var
+
+USER evalbot
+
+ENV PORT=7860 \
+    EVALBOT_CONFIG_DIR=/app/config \
+    HF_HUB_DISABLE_TELEMETRY=1
+
+EXPOSE 7860
+
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+    CMD ["python", "-m", "bot.supervise.healthcheck"]
+
+ENTRYPOINT ["tini", "--", "evalbot-entrypoint"]
+CMD ["evalbot", "serve", "--host", "0.0.0.0", "--port", "7860"]

@@ -1,0 +1,215 @@
+"""What the supervisor runs, decided from the environment without touching the system.
+
+Kept free of I/O (the one probe it needs, "is this folder writable", is passed in) so every
+branch is tested with plain dictionaries.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot.supervise import texts
+
+#: The port a Hugging Face Docker Space routes to (`app_port` in the Space card).
+DEFAULT_PORT = 7860
+#: A Space's persistent storage, when the owner enabled it; else Redis keeps its AOF locally.
+PERSISTENT_ROOT = Path("/data")
+LOCAL_REDIS_DIR = Path("var/redis")
+
+
+class PlanError(ValueError):
+    """The supervisor's own variables are malformed; the message lists every problem."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChildSpec:
+    """One process to start: a name for the logs, its argv and its whole environment."""
+
+    name: str
+    argv: tuple[str, ...]
+    env: Mapping[str, str]
+
+    def command_line(self) -> str:
+        return shlex.join(self.argv)
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddedRedis:
+    """The local redis-server started when no `REDIS_URL` is given."""
+
+    port: int
+    directory: Path
+    spec: ChildSpec
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """Everything to run: Redis first (when embedded), then the receiver and the workers."""
+
+    redis: EmbeddedRedis | None
+    receiver: ChildSpec
+    workers: tuple[ChildSpec, ...]
+    #: Seconds the children get to stop after SIGTERM (a worker finishes its running task).
+    shutdown_timeout_s: float
+    #: Seconds the embedded Redis gets to answer PING before the supervisor gives up.
+    redis_start_timeout_s: float
+    #: The environment every bot process sees (with `REDIS_URL` filled in when embedded).
+    bot_env: Mapping[str, str]
+
+    def bot_children(self) -> tuple[ChildSpec, ...]:
+        return (self.receiver, *self.workers)
+
+
+def plan_from_env(
+    environ: Mapping[str, str],
+    *,
+    python: str,
+    redis_binary: str | None,
+    writable: Callable[[Path], bool],
+) -> Plan:
+    """Read the supervisor's variables (docs/deploy.md) and decide what to start.
+
+    `python` runs the bot's processes (`python -m bot serve|worker`); `redis_binary` is the
+    `redis-server` found on PATH (or None); `writable` tells whether a folder can hold the AOF.
+    """
+    problems: list[str] = []
+    port = _integer(environ, "PORT", DEFAULT_PORT, 1, problems)
+    workers = _integer(environ, "EVALBOT_WORKERS", 1, 1, problems)
+    concurrency = _integer(environ, "EVALBOT_WORKER_CONCURRENCY", 2, 1, problems)
+    shutdown_timeout = _number(environ, "EVALBOT_SHUTDOWN_TIMEOUT", 30.0, 1.0, problems)
+    redis_timeout = _number(environ, "EVALBOT_REDIS_START_TIMEOUT", 30.0, 1.0, problems)
+    host = _text(environ, "EVALBOT_HOST") or "0.0.0.0"  # noqa: S104 - a container's service port
+
+    bot_env = dict(environ)
+    redis: EmbeddedRedis | None = None
+    if _text(environ, "REDIS_URL") is None:
+        redis_port = _integer(environ, "EVALBOT_REDIS_PORT", 6379, 1, problems)
+        if redis_binary is None:
+            binary = _text(environ, "EVALBOT_REDIS_SERVER") or "redis-server"
+            problems.append(texts.NO_REDIS_BINARY.format(binary=binary))
+            redis_binary = binary
+        directory = _redis_directory(environ, writable)
+        redis = EmbeddedRedis(
+            port=redis_port,
+            directory=directory,
+            spec=ChildSpec("redis", redis_argv(redis_binary, redis_port, directory), dict(environ)),
+        )
+        bot_env["REDIS_URL"] = redis.url
+    if problems:
+        raise PlanError(
+            texts.INVALID_CONFIG.format(prefix=texts.PREFIX, problems="\n  - ".join(problems))
+        )
+
+    receiver = ChildSpec(
+        "receiver",
+        (python, "-m", "bot", "serve", "--host", host, "--port", str(port)),
+        bot_env,
+    )
+    worker_specs = tuple(
+        ChildSpec(
+            f"worker{index}",
+            (
+                python,
+                "-m",
+                "bot",
+                "worker",
+                "--concurrency",
+                str(concurrency),
+                "--hostname",
+                f"worker{index}@%h",
+            ),
+            bot_env,
+        )
+        for index in range(1, workers + 1)
+    )
+    return Plan(
+        redis=redis,
+        receiver=receiver,
+        workers=worker_specs,
+        shutdown_timeout_s=shutdown_timeout,
+        redis_start_timeout_s=redis_timeout,
+        bot_env=bot_env,
+    )
+
+
+def redis_argv(binary: str, port: int, directory: Path) -> tuple[str, ...]:
+    """The embedded broker's settings: what security.md §5.3 asks of the broker Redis.
+
+    AOF with `everysec` (a crash loses at most ~1 s of queued events and dedupe keys), no RDB
+    snapshots, `noeviction` (a full Redis refuses writes, so the receiver answers 503 and the
+    Hub retries, rather than silently dropping queued tasks), loopback only.
+    """
+    return (
+        binary,
+        "--bind",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--protected-mode",
+        "yes",
+        "--dir",
+        str(directory),
+        "--appendonly",
+        "yes",
+        "--appendfsync",
+        "everysec",
+        "--save",
+        "",
+        "--maxmemory-policy",
+        "noeviction",
+        "--daemonize",
+        "no",
+    )
+
+
+def _redis_directory(environ: Mapping[str, str], writable: Callable[[Path], bool]) -> Path:
+    configured = _text(environ, "EVALBOT_REDIS_DIR")
+    if configured is not None:
+        return Path(configured)
+    if writable(PERSISTENT_ROOT):
+        return PERSISTENT_ROOT / "evalbot-redis"
+    return LOCAL_REDIS_DIR
+
+
+def _text(environ: Mapping[str, str], name: str) -> str | None:
+    value = environ.get(name, "").strip()
+    return value or None
+
+
+def _integer(
+    environ: Mapping[str, str], name: str, default: int, minimum: int, problems: list[str]
+) -> int:
+    raw = _text(environ, name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = minimum - 1
+    if value < minimum:
+        problems.append(texts.BAD_INTEGER.format(name=name, minimum=minimum, raw=raw))
+        return default
+    return value
+
+
+def _number(
+    environ: Mapping[str, str], name: str, default: float, minimum: float, problems: list[str]
+) -> float:
+    raw = _text(environ, name)
+    if raw is None:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not value >= minimum or value == float("inf"):  # also rejects NaN
+        problems.append(texts.BAD_NUMBER.format(name=name, minimum=minimum, raw=raw))
+        return default
+    return value

@@ -1,0 +1,98 @@
+"""`bot.supervise.plan`: what the one-container supervisor starts, from plain environments."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.supervise.plan import DEFAULT_PORT, PlanError, plan_from_env
+
+PYTHON = "/usr/bin/python3"
+REDIS = "/usr/bin/redis-server"
+
+
+def _never_writable(_folder: Path) -> bool:
+    return False
+
+
+def _argv_value(argv: tuple[str, ...], flag: str) -> str:
+    return argv[argv.index(flag) + 1]
+
+
+def test_defaults_start_embedded_redis_one_receiver_on_7860_and_one_worker() -> None:
+    plan = plan_from_env({}, python=PYTHON, redis_binary=REDIS, writable=_never_writable)
+    assert plan.redis is not None
+    assert plan.redis.port == 6379
+    assert plan.redis.directory == Path("var/redis")
+    assert plan.bot_env["REDIS_URL"] == "redis://127.0.0.1:6379/0"
+    assert plan.receiver.argv == (
+        PYTHON, "-m", "bot", "serve", "--host", "0.0.0.0", "--port", str(DEFAULT_PORT),
+    )  # fmt: skip
+    assert [worker.name for worker in plan.workers] == ["worker1"]
+    assert _argv_value(plan.workers[0].argv, "--concurrency") == "2"
+    assert plan.receiver.env["REDIS_URL"] == plan.workers[0].env["REDIS_URL"] == plan.redis.url
+
+
+def test_embedded_redis_is_durable_and_refuses_to_evict() -> None:
+    plan = plan_from_env(
+        {"EVALBOT_REDIS_PORT": "7001", "EVALBOT_REDIS_DIR": "/srv/aof"},
+        python=PYTHON,
+        redis_binary=REDIS,
+        writable=_never_writable,
+    )
+    assert plan.redis is not None
+    argv = plan.redis.spec.argv
+    assert argv[0] == REDIS
+    assert _argv_value(argv, "--appendonly") == "yes"
+    assert _argv_value(argv, "--appendfsync") == "everysec"
+    assert _argv_value(argv, "--maxmemory-policy") == "noeviction"
+    assert _argv_value(argv, "--bind") == "127.0.0.1"
+    assert _argv_value(argv, "--port") == "7001"
+    assert _argv_value(argv, "--dir") == "/srv/aof"
+
+
+def test_space_persistent_storage_holds_the_aof_when_writable() -> None:
+    plan = plan_from_env(
+        {}, python=PYTHON, redis_binary=REDIS, writable=lambda folder: folder == Path("/data")
+    )
+    assert plan.redis is not None
+    assert plan.redis.directory == Path("/data/evalbot-redis")
+
+
+def test_a_given_redis_url_means_no_embedded_redis_and_is_passed_unchanged() -> None:
+    url = "rediss://:pw@redis.internal:6380/2"
+    plan = plan_from_env(
+        {"REDIS_URL": url, "PORT": "9000", "EVALBOT_WORKERS": "3", "EVALBOT_HOST": "127.0.0.1"},
+        python=PYTHON,
+        redis_binary=None,  # not needed when a Redis is given
+        writable=_never_writable,
+    )
+    assert plan.redis is None
+    assert plan.bot_env["REDIS_URL"] == url
+    assert _argv_value(plan.receiver.argv, "--port") == "9000"
+    assert _argv_value(plan.receiver.argv, "--host") == "127.0.0.1"
+    hostnames = [_argv_value(worker.argv, "--hostname") for worker in plan.workers]
+    assert hostnames == ["worker1@%h", "worker2@%h", "worker3@%h"]
+
+
+def test_every_problem_is_reported_at_once() -> None:
+    with pytest.raises(PlanError) as caught:
+        plan_from_env(
+            {"PORT": "http", "EVALBOT_WORKERS": "0", "EVALBOT_SHUTDOWN_TIMEOUT": "nan"},
+            python=PYTHON,
+            redis_binary=None,
+            writable=_never_writable,
+        )
+    message = str(caught.value)
+    assert "PORT must be an integer" in message
+    assert "EVALBOT_WORKERS must be an integer of at least 1, got '0'" in message
+    assert "EVALBOT_SHUTDOWN_TIMEOUT must be a number" in message
+    assert "no redis-server was found" in message
+
+
+def test_the_environment_is_passed_on_to_every_bot_process() -> None:
+    environ = {"HF_TOKEN": "hf_x", "EVALBOT_BOT_NAME": "evalbot", "REDIS_URL": "redis://r:6379/0"}
+    plan = plan_from_env(environ, python=PYTHON, redis_binary=None, writable=_never_writable)
+    for child in plan.bot_children():
+        assert dict(child.env) == environ
