@@ -19,8 +19,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from bot.devstack.waiting import free_port, wait_until
 from tests.support.processes import REPO_ROOT, bot_environment
-from tests.support.waiting import free_port, wait_until
 
 pytestmark = pytest.mark.integration
 
