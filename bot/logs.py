@@ -6,6 +6,7 @@ One line per record on stderr. The receiver's per-delivery lines are JSON object
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
 
@@ -18,3 +19,10 @@ def configure_logging(level: str) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
+
+
+def log_json(logger: logging.Logger, level: int, msg: str, **fields: object) -> None:
+    """One structured line: `{"msg": ..., **fields}` as JSON, like the receiver's lines, so
+    every line of a run (keyed by its delivery id) can be found and parsed the same way."""
+    if logger.isEnabledFor(level):
+        logger.log(level, json.dumps({"msg": msg, **fields}, ensure_ascii=True, default=str))

@@ -25,6 +25,7 @@ from enum import StrEnum
 from bot.hub.benchmarks import HubBenchmarkSource
 from bot.hub.provenance import token_commit_time
 from bot.hub.pulls import PullRequest
+from bot.logs import log_json
 from bot.receiver.events import PrEvent
 from bot.report.comment import (
     CommentContext,
@@ -69,17 +70,17 @@ def run_event(event: PrEvent, runtime: Runtime) -> Outcome:
     with pr_lease(runtime.redis, event.repo_id, event.pr_num, runtime.lease_ttl_s) as lease:
         pr = runtime.hub.pull_request(event.repo_id, event.pr_num)
         outcome = _run(event, pr, runtime, lease)
-    log.info(
+    log_json(
+        log,
+        logging.INFO,
         "pr event processed",
-        extra={
-            "delivery_id": event.delivery_id,
-            "repo_id": event.repo_id,
-            "pr_num": event.pr_num,
-            "kind": event.kind,
-            "head_sha": pr.head_sha,
-            "outcome": outcome.value,
-            "duration_ms": round((time.perf_counter() - started) * 1000, 1),
-        },
+        delivery=event.delivery_id,
+        repo=event.repo_id,
+        pr=event.pr_num,
+        kind=event.kind,
+        head=pr.head_sha,
+        outcome=outcome.value,
+        ms=round((time.perf_counter() - started) * 1000, 1),
     )
     return outcome
 

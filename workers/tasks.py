@@ -30,6 +30,7 @@ from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
 from bot.hub.errors import HubPermanentError, HubTransientError
+from bot.logs import log_json
 from bot.receiver.events import PrEvent
 from bot.receiver.queue import TASK_NAME
 from bot.settings import Settings
@@ -103,7 +104,7 @@ def handle(task: Task[Any, Any], event: dict[str, Any], runtime: Runtime) -> str
     except HubPermanentError as error:
         return _give_up(runtime, event, "hub-refused", str(error))
     except Exception as error:
-        log.exception("pr event failed", extra={"delivery_id": event.get("delivery_id")})
+        log.exception("pr event failed: delivery %s", event.get("delivery_id"))
         return _give_up(runtime, event, "crashed", f"{type(error).__name__}: {error}")
     finally:
         _forget(runtime, unfinished)
@@ -123,9 +124,13 @@ def _forget(runtime: Runtime, key: str) -> None:
 
 
 def _give_up(runtime: Runtime, event: dict[str, Any], reason: str, detail: str) -> str:
-    log.error(
+    log_json(
+        log,
+        logging.ERROR,
         "pr event parked",
-        extra={"delivery_id": event.get("delivery_id"), "reason": reason, "detail": detail},
+        delivery=event.get("delivery_id"),
+        reason=reason,
+        detail=detail,
     )
     park(runtime.redis, event, reason, detail)
     return "parked"

@@ -83,6 +83,10 @@ class EmulatorServer:
             access_log=False,
             lifespan="off",
             timeout_graceful_shutdown=2,
+            # The stdlib loop, not uvloop: this server runs in a background thread, and a
+            # uvloop loop still alive in a thread at interpreter exit was seen to crash the
+            # process (SIGSEGV) under load. The emulator does not need uvloop's speed.
+            loop="asyncio",
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(
