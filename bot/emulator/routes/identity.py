@@ -1,7 +1,9 @@
-"""Who is calling: whoami-v2, org members, and the telemetry probe the 2.x client makes."""
+"""Who is calling: whoami-v2, org members, the telemetry probe the 2.x client makes, and the
+model-card metadata check it runs before uploading any `README.md`."""
 
 from __future__ import annotations
 
+import yaml
 from starlette.responses import Response
 
 from bot.emulator import access, views
@@ -34,4 +36,36 @@ async def org_members(ctx: Ctx) -> Response:
     return json_response(members)
 
 
-ROUTES = [whoami, agent_harnesses, org_members]
+@route("POST", "/api/validate-yaml", "identity.validate_yaml")
+async def validate_yaml(ctx: Ctx) -> Response:
+    """`HfApi.create_commit` posts every README.md here first (`{"content", "repoType"}`); the
+    Hub answers 400 with `errors[].message` for metadata that is not a YAML mapping, else 200.
+    Only the YAML itself is checked: the Hub's model-card schema is not emulated."""
+    body = await ctx.json_body()
+    content = body.get("content")
+    if not isinstance(content, str):
+        raise HubError(400, "content must be a string")
+    problem = _metadata_problem(content)
+    if problem is not None:
+        return json_response({"errors": [{"message": problem}], "warnings": []}, status=400)
+    return json_response({"errors": [], "warnings": []})
+
+
+def _metadata_problem(card: str) -> str | None:
+    lines = card.lstrip("\ufeff").splitlines()
+    if not lines or lines[0].strip() != "---":
+        return None  # no metadata block: nothing to validate
+    try:
+        end = next(i for i, line in enumerate(lines[1:], 1) if line.strip() == "---")
+    except StopIteration:
+        return "metadata block is not closed by a '---' line"
+    try:
+        metadata = yaml.safe_load("\n".join(lines[1:end]))
+    except yaml.YAMLError as exc:
+        return f"metadata is not valid YAML: {exc}"
+    if metadata is not None and not isinstance(metadata, dict):
+        return "metadata must be a YAML mapping"
+    return None
+
+
+ROUTES = [whoami, agent_harnesses, org_members, validate_yaml]

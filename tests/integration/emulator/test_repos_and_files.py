@@ -326,3 +326,17 @@ def test_branches_and_tags(emulated_hub: EmulatorServer) -> None:
     with pytest.raises(HfHubHTTPError) as caught:
         client(emulated_hub, "bob").create_branch(MODEL, branch="evil")
     assert caught.value.response.status_code == 403
+
+
+def test_readme_uploads_pass_the_metadata_check(emulated_hub: EmulatorServer) -> None:
+    """The real client validates README.md metadata (`/api/validate-yaml`) before any upload."""
+    api = client(emulated_hub, "alice")
+    card = "---\nlicense: apache-2.0\ntags: [eval]\n---\n# model\n"
+    api.upload_file(path_or_fileobj=card.encode(), path_in_repo="README.md", repo_id=MODEL)
+    assert Path(api.hf_hub_download(MODEL, "README.md")).read_text() == card
+    with pytest.raises(ValueError, match="Invalid metadata"):
+        api.upload_file(
+            path_or_fileobj=b"---\nlicense: [unclosed\n---\n",
+            path_in_repo="README.md",
+            repo_id=MODEL,
+        )
