@@ -70,10 +70,13 @@ def test_parked_lists_newest_first_with_reasons(
     assert main(["parked", "--limit", "2"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("3 parked event(s), showing 2")
-    assert out[1].startswith("#0 ") and "malformed-event" in out[1]
+    assert out[1].startswith("#0 ")
+    assert "malformed-event" in out[1]
     assert "cannot be replayed" in out[1]
-    assert out[3].startswith("#1 ") and "hub-refused" in out[3]
-    assert "alice/model#2 updated" in out[3] and "delivery-2" in out[3]
+    assert out[3].startswith("#1 ")
+    assert "hub-refused" in out[3]
+    assert "alice/model#2 updated" in out[3]
+    assert "delivery-2" in out[3]
     assert "404 Client Error" in out[4]
 
     assert main(["parked", "--json"]) == 0
