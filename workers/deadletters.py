@@ -18,9 +18,10 @@ import redis
 
 from bot.receiver.events import PrEvent
 from bot.receiver.queue import encode_celery_message
+from bot.receiver.workerstats import DEAD_LETTERS_KEY, STATS_KEY
 
-DEAD_LETTERS = "evalbot:dead-letters"
-STATS = "evalbot:stats"
+DEAD_LETTERS = DEAD_LETTERS_KEY  # the receiver's /metrics reads both (bot.receiver.workerstats)
+STATS = STATS_KEY
 MAX_PARKED = 1000
 
 
