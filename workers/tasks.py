@@ -14,7 +14,9 @@ only what happens when a run cannot finish:
 | anything else, or too many retries        | parked, with the error                          |
 | the worker dies mid-run, 3 times          | parked (a poison event must not loop forever)   |
 
-Parked events go to `workers.deadletters`, visible in metrics and replayable.
+Parked events go to `workers.deadletters`, visible in metrics and replayable (`evalbot
+replay`). Each retry is counted in `evalbot:stats` as `retry:<reason>` (best effort), and each
+finished run as `outcome:<outcome>`; the receiver's `/metrics` exposes both.
 """
 
 from __future__ import annotations
