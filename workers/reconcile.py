@@ -17,8 +17,9 @@ Celery beat (`evalbot beat`, or `evalbot worker --beat`; one beat per deployment
    at most once per head per interval, however many runs or beats see it.
 
 The run stops early when the Hub call budget is spent or the Hub rate-limits it (the next run
-continues); a repo the Hub refuses (gone, private) is counted and skipped. Counters go to
-`evalbot:stats` (`reconcile-run:*`, `reconcile-repo:*`, `catchup:*`), exposed by `/metrics`.
+continues); a repo the Hub refuses is counted and skipped, and one it no longer finds (deleted,
+or private now) leaves the known repos unless it is configured. Counters go to `evalbot:stats`
+(`reconcile-run:*`, `reconcile-repo:*`, `catchup:*`), exposed by `/metrics`.
 """
 
 from __future__ import annotations
@@ -139,8 +140,10 @@ def _run(runtime: Runtime, report: RunReport) -> None:
                 attempted -= 1
                 break
             continue
-        except HubPermanentError:
+        except HubPermanentError as error:
             report.hub_errors += 1  # a repo gone or closed to the bot: counted, skipped
+            if error.not_found and repo_id not in runtime.reconcile.watched_repos:
+                client.srem(VERDICT_REPOS, repo_id)  # deleted or private now: stop asking
             continue
         report.repos += 1
         report.hub_calls += listing.hub_calls

@@ -194,6 +194,19 @@ def test_hub_errors_skip_a_repo_and_a_rate_limit_stops_the_run(client: redis.Red
     assert stats(client)["reconcile-run:rate-limited"] == 1
 
 
+def test_a_known_repo_gone_from_the_hub_is_forgotten_a_configured_one_is_not(
+    client: redis.Redis,
+) -> None:
+    hub = RecordingHub({})
+    hub.fails["gone/known"] = HubPermanentError("404", status=404)
+    hub.fails["gone/configured"] = HubPermanentError("404", status=404)
+    hub.fails["forbidden/known"] = HubPermanentError("403", status=403)
+    client.sadd(VERDICT_REPOS, "gone/known", "forbidden/known")
+    runtime = make_runtime(client, hub, watched=("gone/configured",))
+    assert reconcile_once(runtime).hub_errors == 3
+    assert {as_text(r) for r in client.smembers(VERDICT_REPOS)} == {"forbidden/known"}
+
+
 def test_overlapping_runs_and_a_backlog_skip(client: redis.Redis) -> None:
     hub = RecordingHub({"org/model": [OpenPullRequest(1, SHA[1])]})
     runtime = make_runtime(
