@@ -83,6 +83,9 @@ class Settings:
     #: time limit or a long task runs twice.
     visibility_timeout_s: int = 900
     log_level: str = "INFO"
+    #: Seconds between reconciliation runs (open PRs whose head has no verdict are queued);
+    #: 0 disables the periodic task (docs/operating.md, "Reconciliation").
+    reconcile_interval_s: int = 300
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> Settings:
@@ -114,6 +117,7 @@ class Settings:
             task_time_limit_s=reader.integer("EVALBOT_TASK_TIME_LIMIT", 300, minimum=1),
             visibility_timeout_s=reader.integer("EVALBOT_VISIBILITY_TIMEOUT", 900, minimum=1),
             log_level=(reader.optional("EVALBOT_LOG_LEVEL") or "INFO").upper(),
+            reconcile_interval_s=reader.integer("EVALBOT_RECONCILE_INTERVAL", 300, minimum=0),
         )
         reader.check_relations(settings)
         reader.raise_if_any()

@@ -21,7 +21,10 @@ from celery import Celery
 from bot.settings import Settings
 
 #: Modules holding the production tasks; the test suite builds apps with its own.
-TASK_MODULES: tuple[str, ...] = ("workers.tasks",)
+TASK_MODULES: tuple[str, ...] = ("workers.tasks", "workers.reconcile")
+#: The periodic task (`workers.reconcile.RECONCILE_TASK`; named here so importing this module
+#: stays cheap).
+RECONCILE_TASK = "evalbot.reconcile"
 
 
 def celery_config(settings: Settings) -> dict[str, Any]:
@@ -36,6 +39,7 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "unacked_restore_throttle": 1,
     }
     return {
+        **beat_config(settings),
         "broker_url": settings.redis_url,
         # Ack after the task returns, not when it is received: a worker that dies mid-task
         # (deploy, OOM, SIGKILL) must leave the message to be redelivered, not lose the PR.
@@ -86,6 +90,30 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "enable_utc": True,
         "timezone": "UTC",
     }
+
+
+def beat_config(settings: Settings) -> dict[str, Any]:
+    """The beat schedule: reconciliation every `reconcile_interval_s` (none when 0).
+
+    The scheduler keeps its state in memory (`celery.beat:Scheduler`), not in a shelve file:
+    an interval schedule needs no memory across restarts, and beat then writes nothing to a
+    container's working directory. A message is useless once the next one is due, so it
+    expires after one interval (a backlog of reconcile runs never builds up while workers are
+    down).
+    """
+    interval = settings.reconcile_interval_s
+    schedule = (
+        {
+            "evalbot-reconcile": {
+                "task": RECONCILE_TASK,
+                "schedule": float(interval),
+                "options": {"expires": float(interval)},
+            }
+        }
+        if interval > 0
+        else {}
+    )
+    return {"beat_schedule": schedule, "beat_scheduler": "celery.beat:Scheduler"}
 
 
 def create_celery_app(

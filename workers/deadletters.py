@@ -3,19 +3,25 @@
 Redis has no dead-letter queue (security.md §5.1), so a poison event (one that fails the same
 way every time, or kills its worker) is pushed here with the reason, instead of looping
 forever or vanishing. `evalbot` metrics count them; the list is capped so it cannot grow
-without bound.
+without bound. `evalbot parked` lists them and `evalbot replay` queues them again (`replay`).
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Any
 
 import redis
 
-DEAD_LETTERS = "evalbot:dead-letters"
-STATS = "evalbot:stats"
+from bot.receiver.events import PrEvent
+from bot.receiver.queue import encode_celery_message
+from bot.receiver.workerstats import DEAD_LETTERS_KEY, STATS_KEY
+
+DEAD_LETTERS = DEAD_LETTERS_KEY  # the receiver's /metrics reads both (bot.receiver.workerstats)
+STATS = STATS_KEY
 MAX_PARKED = 1000
 
 
@@ -41,3 +47,74 @@ def parked(client: redis.Redis, limit: int = 100) -> list[dict[str, Any]]:
 
 def count_outcome(client: redis.Redis, outcome: str) -> None:
     client.hincrby(STATS, f"outcome:{outcome}", 1)
+
+
+def count_retry(client: redis.Redis, reason: str) -> None:
+    client.hincrby(STATS, f"retry:{reason}", 1)
+
+
+@dataclass(frozen=True, slots=True)
+class ParkedEvent:
+    """One parked record: its position (0 = newest), the stored text, and its fields."""
+
+    index: int
+    raw: bytes
+    record: dict[str, Any]
+
+    @property
+    def event(self) -> PrEvent | None:
+        """The event, or None when it is not one the workers accept (a malformed message)."""
+        try:
+            return PrEvent.from_json(self.record.get("event") or {})
+        except (ValueError, TypeError, AttributeError):
+            return None
+
+
+def parked_events(client: redis.Redis, limit: int | None = None) -> list[ParkedEvent]:
+    """Parked records with their positions, newest first (all of them without `limit`)."""
+    raws = client.lrange(DEAD_LETTERS, 0, -1 if limit is None else limit - 1)
+    texts = [raw if isinstance(raw, bytes) else raw.encode("utf-8") for raw in raws]
+    return [ParkedEvent(i, raw, _record(raw)) for i, raw in enumerate(texts)]
+
+
+def parked_count(client: redis.Redis) -> int:
+    return int(client.llen(DEAD_LETTERS))
+
+
+def _record(raw: bytes) -> dict[str, Any]:
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return {"reason": "unreadable", "detail": raw[:200].decode("utf-8", "replace")}
+    return value if isinstance(value, dict) else {"reason": "unreadable", "detail": str(value)}
+
+
+class ReplayOutcome(StrEnum):
+    REPLAYED = "replayed"
+    GONE = "gone"  # no longer parked (replayed by someone else meanwhile)
+    NOT_AN_EVENT = "not-an-event"  # the record holds no event the workers accept: kept
+
+
+# Take the record off the list and queue its event in one step: two operators replaying at
+# once, or a replay racing with new parks shifting positions, queue each record exactly once.
+_REPLAY = """
+local removed = redis.call('LREM', KEYS[1], 1, ARGV[1])
+if removed == 1 then
+  redis.call('LPUSH', KEYS[2], ARGV[2])
+  redis.call('HINCRBY', KEYS[3], ARGV[3], 1)
+end
+return removed
+"""
+
+
+def replay(client: redis.Redis, parked_event: ParkedEvent, *, queue: str) -> ReplayOutcome:
+    """Queue the parked event again as a new Celery message (no dedupe: the operator asked)."""
+    event = parked_event.event
+    if event is None:
+        return ReplayOutcome.NOT_AN_EVENT
+    message = encode_celery_message(event, queue=queue, origin="evalbot-replay")
+    reason = str(parked_event.record.get("reason", "unknown"))
+    removed = client.eval(
+        _REPLAY, 3, DEAD_LETTERS, queue, STATS, parked_event.raw, message, f"replayed:{reason}"
+    )
+    return ReplayOutcome.REPLAYED if int(removed) == 1 else ReplayOutcome.GONE

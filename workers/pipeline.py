@@ -115,6 +115,7 @@ def _command(event: PrEvent, pr: PullRequest, runtime: Runtime, lease: Lease) ->
 def _report(pr: PullRequest, head_sha: str, runtime: Runtime, lease: Lease) -> Outcome:
     existing = pr.find_bot_comment(runtime.bot_name, REPORT_MARKER)
     if not pr.touches_results and existing is None:
+        _record_checked(pr, head_sha, runtime)
         return Outcome.NO_RESULTS
     if existing is not None and not pr.may_replace(head_of_comment(existing.raw), head_sha):
         return Outcome.STALE
@@ -164,9 +165,26 @@ def verdict_key(repo_id: str, pr_num: int) -> str:
     return f"evalbot:verdict:{repo_id}:{pr_num}"
 
 
+def checked_key(repo_id: str, pr_num: int) -> str:
+    return f"evalbot:checked:{repo_id}:{pr_num}"
+
+
+#: Every repo that ever had a verdict: reconciliation watches them besides the configured ones.
+VERDICT_REPOS = "evalbot:verdict-repos"
+
+
 def _record_verdict(pr: PullRequest, head_sha: str, runtime: Runtime) -> None:
     """Remember which head the PR's comment reflects (reconciliation looks for gaps)."""
-    runtime.redis.set(verdict_key(pr.repo_id, pr.num), head_sha, ex=VERDICT_TTL_S)
+    pipe = runtime.redis.pipeline(transaction=False)
+    pipe.set(verdict_key(pr.repo_id, pr.num), head_sha, ex=VERDICT_TTL_S)
+    pipe.sadd(VERDICT_REPOS, pr.repo_id)
+    pipe.execute()
+
+
+def _record_checked(pr: PullRequest, head_sha: str, runtime: Runtime) -> None:
+    """Remember a head that needed no report (no result files), so reconciliation does not
+    queue the PR again every interval."""
+    runtime.redis.set(checked_key(pr.repo_id, pr.num), head_sha, ex=VERDICT_TTL_S)
 
 
 class TokenTimes:

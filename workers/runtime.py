@@ -9,7 +9,7 @@ environment.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -24,10 +24,21 @@ from bot.spec.policy import DEFAULT_POLICY, Policy, policy_from_yaml
 from bot.tokens.binding import JtiBinder, RedisJtiBinder
 from bot.tokens.issuers import IssuerRegistry
 from bot.tokens.keycache import RedisKeyCache
+from workers.catchup import ReconcileLimits
 
 
 class BotConfigError(ValueError):
     """`config/bot.yaml` is unreadable or malformed; the message names the field."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReconcileConfig:
+    """`watched_repos:` and `reconcile:` of `config/bot.yaml` (docs/operating.md)."""
+
+    watched_repos: tuple[str, ...] = ()
+    limits: ReconcileLimits = field(default_factory=ReconcileLimits)
+    #: Seconds between runs (`EVALBOT_RECONCILE_INTERVAL`); also the catch-up dedupe window.
+    interval_s: int = 300
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,18 +56,47 @@ class Runtime:
     maintainers: frozenset[str]  # the allow-list for comment commands, besides owners
     lease_ttl_s: float
     clock: Callable[[], datetime]
+    #: The Celery queue (Redis list) events are published to; reconciliation pushes there.
+    queue_name: str = "evalbot"
+    reconcile: ReconcileConfig = field(default_factory=ReconcileConfig)
 
 
-def load_maintainers(path: Path) -> frozenset[str]:
-    """The `maintainers:` allow-list of `config/bot.yaml`; no file means an empty list."""
+def _bot_config(path: Path) -> dict[str, object]:
     if not path.is_file():
-        return frozenset()
+        return {}
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except (OSError, yaml.YAMLError) as error:
         raise BotConfigError(f"{path}: cannot read the bot config: {error}") from error
     if not isinstance(data, dict):
         raise BotConfigError(f"{path}: the bot config must be a mapping")
+    return data
+
+
+def load_reconcile_config(path: Path, interval_s: int) -> ReconcileConfig:
+    """`watched_repos: [owner/name, ...]` and the optional `reconcile:` limits (positive
+    integers named like `ReconcileLimits` fields); no file means no configured repos."""
+    data = _bot_config(path)
+    repos = data.get("watched_repos", [])
+    if not isinstance(repos, list) or not all(
+        isinstance(repo, str) and repo.count("/") == 1 for repo in repos
+    ):
+        raise BotConfigError(f"{path}: `watched_repos` must be a list of owner/name repo ids")
+    raw_limits = data.get("reconcile", {})
+    if not isinstance(raw_limits, dict):
+        raise BotConfigError(f"{path}: `reconcile` must be a mapping")
+    names = {f.name for f in fields(ReconcileLimits)}
+    for name, value in raw_limits.items():
+        if name not in names:
+            raise BotConfigError(f"{path}: unknown `reconcile` setting {name!r}")
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise BotConfigError(f"{path}: `reconcile.{name}` must be a positive integer")
+    return ReconcileConfig(tuple(repos), ReconcileLimits(**raw_limits), interval_s)
+
+
+def load_maintainers(path: Path) -> frozenset[str]:
+    """The `maintainers:` allow-list of `config/bot.yaml`; no file means an empty list."""
+    data = _bot_config(path)
     names = data.get("maintainers", [])
     if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
         raise BotConfigError(f"{path}: `maintainers` must be a list of Hub user names")
@@ -95,4 +135,6 @@ def build_runtime(settings: Settings) -> Runtime:
         maintainers=load_maintainers(settings.bot_config_file),
         lease_ttl_s=float(settings.task_time_limit_s),
         clock=lambda: datetime.now(UTC),
+        queue_name=settings.queue_name,
+        reconcile=load_reconcile_config(settings.bot_config_file, settings.reconcile_interval_s),
     )

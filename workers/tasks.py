@@ -14,7 +14,9 @@ only what happens when a run cannot finish:
 | anything else, or too many retries        | parked, with the error                          |
 | the worker dies mid-run, 3 times          | parked (a poison event must not loop forever)   |
 
-Parked events go to `workers.deadletters`, visible in metrics and replayable.
+Parked events go to `workers.deadletters`, visible in metrics and replayable (`evalbot
+replay`). Each retry is counted in `evalbot:stats` as `retry:<reason>` (best effort), and each
+finished run as `outcome:<outcome>`; the receiver's `/metrics` exposes both.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from bot.receiver.events import PrEvent
 from bot.receiver.queue import TASK_NAME
 from bot.settings import Settings
 from bot.tokens.binding import VerificationUnavailable
-from workers.deadletters import count_outcome, park
+from workers.deadletters import count_outcome, count_retry, park
 from workers.locks import LeaseBusy, LeaseLost
 from workers.pipeline import run_event
 from workers.runtime import Runtime, build_runtime
@@ -79,27 +81,34 @@ def handle(task: Task[Any, Any], event: dict[str, Any], runtime: Runtime) -> str
         park(runtime.redis, event, "malformed-event", str(error))
         return "parked"
     unfinished = _unfinished_key(task)
-    if runtime.redis.incr(unfinished) > MAX_UNFINISHED_RUNS:
+    starts = runtime.redis.incr(unfinished)
+    if starts > MAX_UNFINISHED_RUNS:
         runtime.redis.delete(unfinished)
         park(runtime.redis, event, "worker-lost", "the worker died during every attempt")
         return "parked"
     runtime.redis.expire(unfinished, 24 * 3600)
+    if starts > 1:
+        _count_retry(runtime, "worker-lost")  # redelivered after its worker died mid-run
     attempt = task.request.retries
     try:
         outcome = run_event(parsed, runtime).value
     except LeaseBusy:
         if attempt >= MAX_BUSY_RETRIES:
             return _give_up(runtime, event, "busy", "the PR stayed locked")
+        _count_retry(runtime, "busy")
         raise task.retry(countdown=0.5 + random.uniform(0, 1.0), max_retries=None) from None  # noqa: S311
     except LeaseLost:
+        _count_retry(runtime, "lease-lost")
         raise task.retry(countdown=0, max_retries=None) from None
     except HubTransientError as error:
         if attempt >= MAX_TRANSIENT_RETRIES:
             return _give_up(runtime, event, "hub-unavailable", str(error))
+        _count_retry(runtime, "hub-transient")
         raise task.retry(countdown=backoff_s(attempt, error.retry_after)) from error
     except (VerificationUnavailable, redis.RedisError, SoftTimeLimitExceeded) as error:
         if attempt >= MAX_TRANSIENT_RETRIES:
             return _give_up(runtime, event, type(error).__name__, str(error))
+        _count_retry(runtime, type(error).__name__)
         raise task.retry(countdown=backoff_s(attempt)) from error
     except HubPermanentError as error:
         return _give_up(runtime, event, "hub-refused", str(error))
@@ -114,6 +123,14 @@ def handle(task: Task[Any, Any], event: dict[str, Any], runtime: Runtime) -> str
 
 def _unfinished_key(task: Task[Any, Any]) -> str:
     return f"evalbot:unfinished:{task.request.id}"
+
+
+def _count_retry(runtime: Runtime, reason: str) -> None:
+    """Count a retry for metrics; best effort (Redis may be the very thing failing)."""
+    try:
+        count_retry(runtime.redis, reason)
+    except redis.RedisError:
+        log.warning("could not count a %s retry", reason)
 
 
 def _forget(runtime: Runtime, key: str) -> None:

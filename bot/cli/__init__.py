@@ -22,6 +22,9 @@ COMMAND_MODULES: tuple[str, ...] = (
     "bot.cli.token",
     "bot.cli.serve",
     "bot.cli.worker",
+    "bot.cli.beat",
+    "bot.cli.parked",
+    "bot.cli.replay",
     "bot.cli.emulator",
 )
 

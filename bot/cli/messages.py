@@ -32,3 +32,45 @@ SUMMARY = (
 )
 FILE_OK = "ok"
 HINT = "hint"
+
+# -- operating the workers: beat, parked, replay ---------------------------------------------
+
+BEAT_HELP = "run the scheduler of the periodic reconciliation (exactly one per deployment)"
+BEAT_DESCRIPTION = (
+    "Run Celery beat: every EVALBOT_RECONCILE_INTERVAL seconds it queues the reconciliation "
+    "task, which catches up open PRs whose webhook was missed. Run exactly one beat per "
+    "deployment (this command, or `evalbot worker --beat` on one worker)."
+)
+WORKER_BEAT_HELP = "also run the reconciliation scheduler in this worker (one per deployment)"
+RECONCILE_DISABLED = (
+    "evalbot {command}: reconciliation is disabled (EVALBOT_RECONCILE_INTERVAL=0): "
+    "there is nothing to schedule"
+)
+
+PARKED_HELP = "list the events the workers gave up on (newest first)"
+PARKED_DESCRIPTION = (
+    "List parked events: PR events the workers gave up on (a permanent Hub error, too many "
+    "retries, a crash, a worker that died on every attempt), newest first, with the reason. "
+    "Settings come from the environment, as for `evalbot worker`."
+)
+PARKED_LIMIT_HELP = "show at most N events (default: %(default)s)"
+PARKED_JSON_HELP = "print one JSON array of {index, parked_at, reason, detail, event}"
+PARKED_NONE = "no parked events"
+PARKED_SUMMARY = "{total} parked event(s), showing {shown} (replay with `evalbot replay --index N`)"
+PARKED_LINE = "#{index}  {parked_at}  {reason:<18}  {what}"
+PARKED_DETAIL = "      {detail}"
+PARKED_NOT_AN_EVENT = "(not a PR event: cannot be replayed)"
+
+REPLAY_HELP = "queue parked events again (an operator's tool)"
+REPLAY_DESCRIPTION = (
+    "Take parked events off the dead-letter list and queue them again for the workers, as new "
+    "messages. Positions are those `evalbot parked` shows (0 = newest)."
+)
+REPLAY_ALL_HELP = "replay every parked event"
+REPLAY_INDEX_HELP = "replay the event at this position (0 = newest)"
+REPLAY_DONE = "replayed #{index}: {what}"
+REPLAY_GONE = "#{index}: no longer parked (replayed meanwhile?)"
+REPLAY_NOT_AN_EVENT = "#{index}: kept: not a PR event the workers accept ({reason})"
+REPLAY_NO_SUCH_INDEX = "evalbot replay: no parked event at position {index} ({total} parked)"
+REPLAY_SUMMARY = "{replayed} replayed, {kept} kept"
+REDIS_FAILED = "evalbot {command}: cannot reach Redis: {error}"

@@ -27,6 +27,7 @@ def run(args: argparse.Namespace) -> int:
     from bot.logs import configure_logging
     from bot.receiver.app import create_app
     from bot.receiver.queue import RedisEnqueuer
+    from bot.receiver.workerstats import RedisWorkerStats
     from bot.settings import Settings, SettingsError
 
     try:
@@ -38,7 +39,11 @@ def run(args: argparse.Namespace) -> int:
     enqueuer = RedisEnqueuer.from_url(
         settings.redis_url, queue=settings.queue_name, timeout_s=settings.redis_timeout_s
     )
-    app = create_app(settings, enqueuer)
+    # A scrape waits on Redis briefly: Prometheus keeps its own timeout for the whole scrape.
+    worker_stats = RedisWorkerStats(
+        settings.redis_url, queue=settings.queue_name, timeout_s=min(0.5, settings.redis_timeout_s)
+    )
+    app = create_app(settings, enqueuer, worker_stats=worker_stats)
     uvicorn.run(
         app,
         host=args.host,

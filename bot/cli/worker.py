@@ -6,6 +6,8 @@ import argparse
 import os
 import sys
 
+from bot.cli import messages
+
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
@@ -24,6 +26,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="Celery execution pool (default: %(default)s)",
     )
     parser.add_argument("--hostname", default=None, help="node name (default: Celery's)")
+    parser.add_argument("--beat", action="store_true", help=messages.WORKER_BEAT_HELP)
     parser.set_defaults(run=run)
 
 
@@ -39,6 +42,9 @@ def run(args: argparse.Namespace) -> int:
         settings = Settings.from_env(os.environ)
     except SettingsError as error:
         print(f"evalbot worker: {error}", file=sys.stderr)
+        return 2
+    if getattr(args, "beat", False) and settings.reconcile_interval_s == 0:
+        print(messages.RECONCILE_DISABLED.format(command="worker --beat"), file=sys.stderr)
         return 2
     configure_logging(settings.log_level)
     app = create_celery_app(settings)
@@ -62,4 +68,8 @@ def worker_argv(args: argparse.Namespace, *, queue: str, log_level: str) -> list
     ]
     if args.hostname:
         argv.append(f"--hostname={args.hostname}")
+    if getattr(args, "beat", False):
+        # Celery's embedded beat (-B): the scheduler in a child of this worker (docs/operating.md,
+        # "Reconciliation": one beat per deployment).
+        argv.append("--beat")
     return argv

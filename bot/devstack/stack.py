@@ -42,6 +42,8 @@ class StackOptions:
     watched: Sequence[Mapping[str, str]] = ()  # webhook scope: [{"type": "user", "name": ...}]
     issuers: Sequence[Mapping[str, Any]] = ()  # written to config/issuers.yaml
     maintainers: Sequence[str] = ()  # written to config/bot.yaml
+    watched_repos: Sequence[str] = ()  # written to config/bot.yaml, for reconciliation
+    beat: bool = False  # run `evalbot beat` (reconciliation every EVALBOT_RECONCILE_INTERVAL)
     workers: int = 1  # worker processes
     concurrency: int = 1  # Celery pool size per worker process
     redis_url: str | None = None  # use this Redis instead of starting one
@@ -62,6 +64,7 @@ class LocalStack:
         self.receiver_port = free_port()
         self.receiver: subprocess.Popen[bytes] | None = None
         self.workers: list[subprocess.Popen[bytes]] = []
+        self.beat: subprocess.Popen[bytes] | None = None
         self._logs: list[IO[bytes]] = []
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -92,6 +95,8 @@ class LocalStack:
         self.start_receiver()
         for _ in range(self.options.workers):
             self.start_worker()
+        if self.options.beat:
+            self.beat = self._spawn(["beat"], "beat")
         self.hub.state.add_webhook(
             owner=self.options.bot_name,
             url=f"{self.receiver_url}/webhooks/hub",
@@ -101,6 +106,9 @@ class LocalStack:
         )
 
     def stop(self) -> None:
+        if self.beat is not None:
+            _terminate(self.beat)
+            self.beat = None
         for worker in self.workers:
             _terminate(worker)
         self.workers.clear()
@@ -192,7 +200,10 @@ class LocalStack:
         self.config_dir.mkdir(parents=True, exist_ok=True)
         issuers = {"issuers": [dict(issuer) for issuer in self.options.issuers]}
         (self.config_dir / "issuers.yaml").write_text(yaml.safe_dump(issuers))
-        bot = {"maintainers": list(self.options.maintainers)}
+        bot = {
+            "maintainers": list(self.options.maintainers),
+            "watched_repos": list(self.options.watched_repos),
+        }
         (self.config_dir / "bot.yaml").write_text(yaml.safe_dump(bot))
 
 

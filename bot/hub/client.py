@@ -17,6 +17,11 @@ with one results file whose benchmark is cached):
   `GET /datasets/{id}/resolve/{sha}/eval.yaml`: 0 when cached.
 - post the report, or edit the existing one: `POST …/discussions/{n}/comment[/{id}/edit]`: 1.
 
+Reconciliation (`workers.reconcile`) lists a watched repo's open PRs with their heads:
+`GET /api/models/{repo}/discussions?type=pull_request&status=open&p={page}` (1 per 50 open
+PRs) + `GET /api/models/{repo}/refs?include_prs=1` (1: every `refs/pr/N` with its commit), so
+2 calls for a repo with up to 50 open PRs, whatever their number, instead of 1 per PR.
+
 So a one-file PR costs 1 + 1 + 1 + 1 = 4 once its benchmark is cached. Extra calls happen only
 in rare cases: `model_info(refs/pr/N)` when the details list no commit (an empty draft PR), two
 tree listings when the Hub sends no diff, and the token provenance lookups of
@@ -63,6 +68,8 @@ __all__ = [
     "DatasetRevision",
     "HfHubClient",
     "HubClient",
+    "OpenPullRequest",
+    "OpenPullRequests",
     "PrComment",
     "PrCommit",
     "PrStatus",
@@ -94,6 +101,26 @@ class RepoCommit:
     created_at: datetime | None
 
 
+@dataclass(frozen=True, slots=True)
+class OpenPullRequest:
+    """An open PR (drafts included) and the commit its `refs/pr/N` points at (None: no ref)."""
+
+    num: int
+    head_sha: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class OpenPullRequests:
+    """The open PRs of a repo, lowest number first, and the Hub calls the listing cost."""
+
+    prs: tuple[OpenPullRequest, ...]
+    hub_calls: int
+
+
+#: Discussions per page of `GET …/discussions` (huggingface_hub pages by 50).
+DISCUSSIONS_PAGE = 50
+
+
 class HubClient(Protocol):
     """Exactly the Hub calls the pipeline makes. Each raises only `HubError` subclasses."""
 
@@ -123,6 +150,11 @@ class HubClient(Protocol):
 
     def post_comment(self, repo_id: str, num: int, body: str) -> str:
         """Post a new comment; returns its id (1 call)."""
+        ...
+
+    def open_pull_requests(self, repo_id: str, *, limit: int) -> OpenPullRequests:
+        """At most `limit` open PRs of a model repo with their heads (1 call per 50 open PRs,
+        plus 1 for the refs)."""
         ...
 
     def edit_comment(self, repo_id: str, num: int, comment_id: str, body: str) -> None:
@@ -277,6 +309,31 @@ class HfHubClient:
     def list_commits(self, repo_id: str, revision: str) -> list[RepoCommit]:
         commits = self._call(lambda: list(self._api.list_repo_commits(repo_id, revision=revision)))
         return [RepoCommit(oid=c.commit_id, created_at=c.created_at) for c in commits]
+
+    def open_pull_requests(self, repo_id: str, *, limit: int) -> OpenPullRequests:
+        def listing() -> tuple[list[int], int]:
+            nums: list[int] = []
+            for discussion in self._api.get_repo_discussions(
+                repo_id, discussion_type="pull_request", discussion_status="open"
+            ):
+                if discussion.is_pull_request and discussion.status in ("open", "draft"):
+                    nums.append(int(discussion.num))
+                if len(nums) >= limit:
+                    break
+            # The client pages lazily, 50 a page; an empty listing still took one call.
+            return nums, max(1, -(-len(nums) // DISCUSSIONS_PAGE))
+
+        nums, calls = self._call(listing)
+        if not nums:
+            return OpenPullRequests((), calls)
+        refs = self._call(lambda: self._api.list_repo_refs(repo_id, include_pull_requests=True))
+        heads = {
+            ref.ref: str(ref.target_commit)
+            for ref in (refs.pull_requests or ())
+            if ref.target_commit
+        }
+        prs = tuple(OpenPullRequest(num, heads.get(f"refs/pr/{num}")) for num in sorted(set(nums)))
+        return OpenPullRequests(prs, calls + 1)
 
     def post_comment(self, repo_id: str, num: int, body: str) -> str:
         posted = self._call(lambda: self._api.comment_discussion(repo_id, num, body))

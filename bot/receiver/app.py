@@ -35,6 +35,7 @@ from bot.receiver.events import Ignored, RoutingContext, route_delivery
 from bot.receiver.metrics import ReceiverMetrics
 from bot.receiver.queue import EnqueueOutcome, Enqueuer, QueueUnavailable
 from bot.receiver.texts import HEALTH_OK, READY_FAILED, READY_OK, RESPONSE_TEXTS
+from bot.receiver.workerstats import WorkerStatsCollector, WorkerStatsSource
 from bot.settings import Settings
 
 logger = logging.getLogger("evalbot.receiver")
@@ -97,9 +98,14 @@ def create_app(
     *,
     clock: Callable[[], str] = utc_now_iso,
     metrics: ReceiverMetrics | None = None,
+    worker_stats: WorkerStatsSource | None = None,
 ) -> Starlette:
-    """The receiver app. `enqueuer` is owned by the app: it is closed on shutdown."""
+    """The receiver app. `enqueuer` (and `worker_stats`, read at each `/metrics` scrape to
+    expose the workers' counters) are owned by the app: closed on shutdown."""
     metrics = metrics or ReceiverMetrics()
+    collector = WorkerStatsCollector(worker_stats) if worker_stats is not None else None
+    if collector is not None:
+        metrics.registry.register(collector)
     secrets = settings.webhook_secrets()
     cap = settings.max_body_bytes
 
@@ -214,6 +220,8 @@ def create_app(
         return PlainTextResponse(READY_FAILED, status_code=503)
 
     async def metrics_endpoint(request: Request) -> Response:
+        if collector is not None:
+            await collector.refresh()
         return Response(metrics.render(), media_type="text/plain; version=0.0.4; charset=utf-8")
 
     @asynccontextmanager
@@ -222,6 +230,8 @@ def create_app(
             yield
         finally:
             await enqueuer.close()
+            if worker_stats is not None:
+                await worker_stats.close()
 
     app = Starlette(
         routes=[

@@ -55,6 +55,9 @@ for i = 2, #KEYS do
 end
 return claimed
 """
+#: The script, for the other publishers of events (reconciliation, replay of parked events),
+#: which run it through redis-py: the same atomic "message, then its dedupe key".
+CLAIM_AND_PUSH_SCRIPT = _CLAIM_AND_PUSH
 #: Upper bound on events per script call: keeps one call short (Redis runs scripts serially).
 MAX_BATCH = 64
 

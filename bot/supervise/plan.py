@@ -86,6 +86,7 @@ def plan_from_env(
     shutdown_timeout = _number(environ, "EVALBOT_SHUTDOWN_TIMEOUT", 30.0, 1.0, problems)
     redis_timeout = _number(environ, "EVALBOT_REDIS_START_TIMEOUT", 30.0, 1.0, problems)
     host = _text(environ, "EVALBOT_HOST") or "0.0.0.0"  # noqa: S104 - a container's service port
+    reconcile_interval = _integer(environ, "EVALBOT_RECONCILE_INTERVAL", 300, 0, problems)
 
     bot_env = dict(environ)
     redis: EmbeddedRedis | None = None
@@ -124,6 +125,9 @@ def plan_from_env(
                 str(concurrency),
                 "--hostname",
                 f"worker{index}@%h",
+                # One beat per deployment (docs/operating.md, "Reconciliation"): the first
+                # worker embeds it, unless reconciliation is disabled.
+                *(("--beat",) if index == 1 and reconcile_interval > 0 else ()),
             ),
             bot_env,
         )

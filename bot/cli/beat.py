@@ -1,0 +1,42 @@
+"""`evalbot beat`: the Celery beat process that schedules reconciliation.
+
+Beat only *sends* the periodic task; workers run it. A deployment runs exactly one beat: as
+this process (compose, several machines), or embedded in one worker with `evalbot worker
+--beat` (a single container, such as the Space). Two beats are harmless, not useful: runs
+take a Redis lock and catch-ups are deduplicated per PR head, but each beat spends a message
+per interval.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from bot.cli import messages
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "beat", help=messages.BEAT_HELP, description=messages.BEAT_DESCRIPTION
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from bot.logs import configure_logging
+    from bot.settings import Settings, SettingsError
+    from workers.app import create_celery_app
+
+    try:
+        settings = Settings.from_env(os.environ)
+    except SettingsError as error:
+        print(f"evalbot beat: {error}", file=sys.stderr)
+        return 2
+    if settings.reconcile_interval_s == 0:
+        print(messages.RECONCILE_DISABLED.format(command="beat"), file=sys.stderr)
+        return 2
+    configure_logging(settings.log_level)
+    app = create_celery_app(settings)
+    app.Beat(loglevel=settings.log_level, quiet=True).run()  # returns when beat stops
+    return 0

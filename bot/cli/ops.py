@@ -1,0 +1,45 @@
+"""What `evalbot parked` and `evalbot replay` share: settings and a Redis client for an operator."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import redis
+
+    from bot.settings import Settings
+    from workers.deadletters import ParkedEvent
+
+
+def connect(command: str) -> tuple[Settings, redis.Redis] | None:
+    """Settings from the environment and a Redis client; None (after saying why) on failure."""
+    import redis as redis_module
+
+    from bot.settings import Settings, SettingsError
+
+    try:
+        settings = Settings.from_env(os.environ)
+    except SettingsError as error:
+        print(f"evalbot {command}: {error}", file=sys.stderr)
+        return None
+    client = redis_module.Redis.from_url(
+        settings.redis_url,
+        socket_timeout=settings.redis_timeout_s * 5,
+        socket_connect_timeout=settings.redis_timeout_s,
+    )
+    return settings, client
+
+
+def describe(parked: ParkedEvent) -> str:
+    """`repo#num kind (delivery id)` of a parked event, or why it is not one."""
+    from bot.cli import messages
+
+    event = parked.event
+    if event is None:
+        return messages.PARKED_NOT_AN_EVENT
+    what = f"{event.repo_id}#{event.pr_num} {event.kind}"
+    if event.command:
+        what += f" {event.command}"
+    return f"{what}  (delivery {event.delivery_id})"

@@ -1,0 +1,63 @@
+"""`evalbot parked [--limit N] [--json]`: the events the workers gave up on, newest first."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from bot.cli import messages
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "parked", help=messages.PARKED_HELP, description=messages.PARKED_DESCRIPTION
+    )
+    parser.add_argument("--limit", type=int, default=20, help=messages.PARKED_LIMIT_HELP)
+    parser.add_argument("--json", action="store_true", help=messages.PARKED_JSON_HELP)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import redis
+
+    from bot.cli.ops import connect, describe
+    from workers.deadletters import parked_count, parked_events
+
+    if args.limit < 1:
+        print("evalbot parked: --limit must be at least 1", file=sys.stderr)
+        return 2
+    connected = connect("parked")
+    if connected is None:
+        return 2
+    _, client = connected
+    try:
+        total = parked_count(client)
+        events = parked_events(client, args.limit)
+    except redis.RedisError as error:
+        print(messages.REDIS_FAILED.format(command="parked", error=error), file=sys.stderr)
+        return 2
+    finally:
+        client.close()
+    if args.json:
+        listing = [{"index": parked.index, **parked.record} for parked in events]
+        print(json.dumps(listing, indent=2, ensure_ascii=False))
+        return 0
+    if not events:
+        print(messages.PARKED_NONE)
+        return 0
+    print(messages.PARKED_SUMMARY.format(total=total, shown=len(events)))
+    for parked in events:
+        record = parked.record
+        print(
+            messages.PARKED_LINE.format(
+                index=parked.index,
+                parked_at=record.get("parked_at", "?"),
+                reason=record.get("reason", "?"),
+                what=describe(parked),
+            )
+        )
+        detail = str(record.get("detail") or "").strip().splitlines()
+        if detail:
+            print(messages.PARKED_DETAIL.format(detail=detail[-1][:200]))
+    return 0

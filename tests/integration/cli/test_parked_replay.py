@@ -1,0 +1,150 @@
+"""`evalbot parked` and `evalbot replay` against a real Redis holding parked events."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+import redis
+
+from bot.cli import main
+from bot.devstack.redis import RedisServer
+from bot.receiver.events import PrEvent
+from bot.receiver.queue import TASK_NAME, decode_celery_message
+from workers.deadletters import DEAD_LETTERS, park, parked_events, replay
+from workers.locks import as_text
+
+pytestmark = pytest.mark.integration
+
+QUEUE = "evalbot-ops"
+
+
+def event(num: int, kind: str = "updated") -> dict[str, object]:
+    return PrEvent(
+        kind=kind,  # type: ignore[arg-type]
+        repo_id="alice/model",
+        pr_num=num,
+        delivery_id=f"delivery-{num}",
+        received_at="2026-11-22T09:00:00.000Z",
+    ).to_json()
+
+
+@pytest.fixture
+def client(redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[redis.Redis]:
+    for name, value in {
+        "HF_TOKEN": "hf_x",
+        "REDIS_URL": redis_server.url,
+        "EVALBOT_WEBHOOK_SECRET": "s",
+        "EVALBOT_BOT_NAME": "evalbot",
+        "EVALBOT_QUEUE": QUEUE,
+        "EVALBOT_REDIS_TIMEOUT": "0.5",
+    }.items():
+        monkeypatch.setenv(name, value)
+    connection = redis.Redis.from_url(redis_server.url)
+    try:
+        yield connection
+    finally:
+        connection.close()
+
+
+def queued(client: redis.Redis) -> list[PrEvent]:
+    events = []
+    for raw in reversed(client.lrange(QUEUE, 0, -1)):
+        task, kwargs = decode_celery_message(raw)
+        assert task == TASK_NAME
+        events.append(PrEvent.from_json(kwargs["event"]))
+    return events
+
+
+def test_parked_lists_newest_first_with_reasons(
+    client: redis.Redis, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["parked"]) == 0
+    assert capsys.readouterr().out.strip() == "no parked events"
+
+    park(client, event(1), "crashed", "Traceback...\nValueError: boom")
+    park(client, event(2), "hub-refused", "404 Client Error")
+    park(client, {"kind": "nonsense"}, "malformed-event", "unknown event kind")
+
+    assert main(["parked", "--limit", "2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("3 parked event(s), showing 2")
+    assert out[1].startswith("#0 ")
+    assert "malformed-event" in out[1]
+    assert "cannot be replayed" in out[1]
+    assert out[3].startswith("#1 ")
+    assert "hub-refused" in out[3]
+    assert "alice/model#2 updated" in out[3]
+    assert "delivery-2" in out[3]
+    assert "404 Client Error" in out[4]
+
+    assert main(["parked", "--json"]) == 0
+    listing = json.loads(capsys.readouterr().out)
+    assert [item["index"] for item in listing] == [0, 1, 2]
+    assert [item["reason"] for item in listing] == ["malformed-event", "hub-refused", "crashed"]
+    assert listing[2]["event"] == event(1)
+    assert listing[2]["detail"].endswith("ValueError: boom")
+
+
+def test_replay_one_by_index_queues_it_and_unparks_it(
+    client: redis.Redis, capsys: pytest.CaptureFixture[str]
+) -> None:
+    park(client, event(1), "crashed")
+    park(client, event(2), "hub-refused")
+
+    assert main(["replay", "--index", "1"]) == 0
+    assert "replayed #1: alice/model#1 updated" in capsys.readouterr().out
+    assert [e.pr_num for e in queued(client)] == [1]
+    assert [p.record["event"]["pr_num"] for p in parked_events(client)] == [2]
+    assert as_text(client.hget("evalbot:stats", "replayed:crashed") or b"") == "1"
+
+    assert main(["replay", "--index", "5"]) == 1
+    assert "no parked event at position 5 (1 parked)" in capsys.readouterr().err
+
+
+def test_replay_all_keeps_what_is_not_an_event(
+    client: redis.Redis, capsys: pytest.CaptureFixture[str]
+) -> None:
+    park(client, event(1), "crashed")
+    park(client, {"kind": "nonsense"}, "malformed-event")
+    park(client, event(3, "closed"), "worker-lost")
+
+    assert main(["replay", "--all"]) == 1  # one record kept
+    out = capsys.readouterr().out
+    assert "2 replayed, 1 kept" in out
+    assert [(e.pr_num, e.kind) for e in queued(client)] == [(1, "updated"), (3, "closed")]
+    left = parked_events(client)
+    assert [p.record["reason"] for p in left] == ["malformed-event"]
+
+    assert main(["replay", "--all"]) == 1
+    assert client.llen(QUEUE) == 2
+
+
+def test_a_record_is_replayed_once_even_when_two_operators_race(client: redis.Redis) -> None:
+    park(client, event(1), "crashed")
+    seen_by_a = parked_events(client)[0]
+    seen_by_b = parked_events(client)[0]
+    assert replay(client, seen_by_a, queue=QUEUE).value == "replayed"
+    assert replay(client, seen_by_b, queue=QUEUE).value == "gone"
+    assert client.llen(QUEUE) == 1
+    assert client.llen(DEAD_LETTERS) == 0
+
+
+def test_usage_errors(client: redis.Redis, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["replay"])
+    assert exited.value.code == 2
+    assert main(["replay", "--index", "-1"]) == 2
+    assert main(["parked", "--limit", "0"]) == 2
+
+
+def test_redis_down_is_exit_2(
+    client: redis.Redis, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bot.devstack.waiting import free_port
+
+    monkeypatch.setenv("REDIS_URL", f"redis://127.0.0.1:{free_port()}/0")
+    assert main(["parked"]) == 2
+    assert "cannot reach Redis" in capsys.readouterr().err
+    assert main(["replay", "--all"]) == 2

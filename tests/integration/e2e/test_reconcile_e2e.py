@@ -1,0 +1,127 @@
+"""Reconciliation end to end: `evalbot beat` schedules `evalbot.reconcile` every second, a
+worker lists the watched repo's open PRs on the Hub emulator and queues the PRs whose head has
+no verdict, so a PR whose webhooks were dropped still gets its comment; and when nothing is
+missing, the runs queue nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+
+from bot.devstack.signing import LocalIssuer
+from bot.devstack.stack import LocalStack, StackOptions
+from bot.devstack.waiting import wait_until
+from bot.emulator.faults import WebhookFaults
+from tests.integration.e2e.conftest import BOT, Bot
+from tests.integration.e2e.test_bot_e2e import GPQA_FIXED, GPQA_PATH, GPQA_TYPO, open_pr, push
+from tests.support.emulator import MODEL, TOKENS, standard_state
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bot]:
+    with pytest.MonkeyPatch.context() as patch:
+        from huggingface_hub import constants
+
+        patch.setattr(constants, "HF_HUB_DISABLE_TELEMETRY", True)
+        patch.setenv("HF_HUB_DISABLE_TELEMETRY", "1")
+        issuer = LocalIssuer()
+        options = StackOptions(
+            bot_token=TOKENS["evalbot"],
+            bot_name=BOT,
+            watched=[{"type": "user", "name": "alice"}],
+            watched_repos=[MODEL],
+            issuers=[issuer.config()],
+            workers=1,
+            concurrency=2,
+            beat=True,
+            env={"EVALBOT_RECONCILE_INTERVAL": "1"},
+        )
+        work_dir: Path = tmp_path_factory.mktemp("reconcile-stack")
+        with LocalStack(standard_state(), work_dir, options) as stack:
+            client = redis.Redis.from_url(stack.redis_url)
+            try:
+                yield Bot(stack, issuer, client)
+            finally:
+                client.close()
+
+
+def dropped(bot: Bot, since: int) -> list[Any]:
+    return [r for r in bot.stack.hub.deliveries()[since:] if r.outcome == "dropped"]
+
+
+def wait_for_runs(bot: Bot, count: int) -> None:
+    """Wait until `count` more reconciliation runs completed."""
+    key = "reconcile-run:completed"
+    start = bot.stats().get(key, 0)
+    try:
+        wait_until(
+            lambda: bot.stats().get(key, 0) - start >= count,
+            timeout=30,
+            what=f"{count} reconciliation runs",
+        )
+    except AssertionError as error:
+        raise AssertionError(f"{error}\n{bot.stack.logs()}") from error
+
+
+def test_a_pr_whose_webhooks_were_dropped_gets_its_comment(bot: Bot) -> None:
+    before = bot.stats()
+    since = len(bot.stack.hub.deliveries())
+    # Opening a PR fires two webhooks (the discussion and the new refs/pr/N): drop both.
+    bot.stack.hub.emulator.dispatcher.set_faults(WebhookFaults(drop_next=2))
+    try:
+        num, head = open_pr(bot, {GPQA_PATH: GPQA_TYPO})
+        report = bot.wait_for_report(num, head=head)
+    finally:
+        bot.stack.hub.emulator.dispatcher.set_faults(WebhookFaults())
+    assert len(dropped(bot, since)) == 2
+    # Only the bot's own comment reached the receiver (and was ignored): the PR's events did not.
+    delivered = [r for r in bot.stack.hub.deliveries()[since:] if r.outcome == "delivered"]
+    assert {r.scope for r in delivered} <= {"discussion.comment"}
+    assert "ENTRY-TASK-UNKNOWN" in report.content
+    bot.wait_for_outcome("posted", before)  # counted just after the comment was posted
+    after = bot.stats()
+    assert after.get("catchup:queued", 0) - before.get("catchup:queued", 0) >= 1
+    assert after.get("outcome:posted", 0) - before.get("outcome:posted", 0) == 1
+    assert len(bot.bot_comments(num)) == 1
+
+
+def test_a_dropped_push_is_caught_up_on_the_same_comment(bot: Bot) -> None:
+    num, head = open_pr(bot, {GPQA_PATH: GPQA_TYPO})
+    first = bot.wait_for_report(num, head=head)
+    bot.wait_for_deliveries()
+    since = len(bot.stack.hub.deliveries())
+    bot.stack.hub.emulator.dispatcher.set_faults(WebhookFaults(drop_next=1))
+    try:
+        fixed_head = push(bot, num, GPQA_PATH, GPQA_FIXED)
+        fixed = bot.wait_for_report(num, head=fixed_head)
+    finally:
+        bot.stack.hub.emulator.dispatcher.set_faults(WebhookFaults())
+    assert len(dropped(bot, since)) == 1
+    assert fixed.id == first.id
+    assert "ENTRY-TASK-UNKNOWN" not in fixed.content
+    assert len(bot.bot_comments(num)) == 1
+
+
+def test_nothing_missing_means_nothing_queued(bot: Bot) -> None:
+    num, head = open_pr(bot, {GPQA_PATH: GPQA_FIXED})
+    bot.wait_for_report(num, head=head)
+    bot.wait_for_deliveries()
+    wait_for_runs(bot, 1)  # a run that may have raced the webhook's own run is over
+    wait_until(
+        lambda: bot.redis.llen("evalbot") == 0 and bot.redis.hlen("unacked") == 0,
+        timeout=30,
+        what="the queue to drain",
+    )
+    before = bot.stats()
+    wait_for_runs(bot, 3)
+    after = bot.stats()
+    assert after.get("catchup:queued", 0) == before.get("catchup:queued", 0)
+    runs = {k: after[k] - before.get(k, 0) for k in after if k.startswith("outcome:")}
+    assert not any(runs.values()), f"pipeline runs without a webhook: {runs}"
+    assert len(bot.bot_comments(num)) == 1

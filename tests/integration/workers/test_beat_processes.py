@@ -1,0 +1,59 @@
+"""The two ways to run beat, as real processes: `evalbot beat` next to a worker, and
+`evalbot worker --beat`. Either way the reconcile task is sent every interval and a worker runs
+it (here with nothing to reconcile: no watched repo, no verdict yet)."""
+
+from __future__ import annotations
+
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.devstack.redis import RedisServer
+from bot.devstack.waiting import wait_until
+from tests.support.processes import ChildProcess, bot_environment
+
+pytestmark = pytest.mark.integration
+
+
+def completed_runs(redis_server: RedisServer) -> int:
+    client = redis_server.client()
+    try:
+        return int(client.hget("evalbot:stats", "reconcile-run:completed") or 0)
+    finally:
+        client.close()
+
+
+def start(command: list[str], env: dict[str, str], log: Path) -> ChildProcess:
+    child = ChildProcess([sys.executable, "-m", "bot", *command], env, log)
+    child.spawn()
+    return child
+
+
+@pytest.mark.parametrize("embedded", [False, True], ids=["evalbot-beat", "worker--beat"])
+def test_beat_sends_reconcile_runs_that_a_worker_runs(
+    embedded: bool, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    env = bot_environment(
+        redis_server.url,
+        EVALBOT_RECONCILE_INTERVAL="1",
+        EVALBOT_CONFIG_DIR=str(tmp_path / "config"),  # no bot.yaml: no watched repos
+        EVALBOT_LOG_LEVEL="WARNING",
+    )
+    worker_command = ["worker", "--pool", "solo", "--hostname", f"w-{embedded}@%h"]
+    children = [start([*worker_command, *(["--beat"] if embedded else [])], env, tmp_path / "w")]
+    if not embedded:
+        children.append(start(["beat"], env, tmp_path / "b"))
+    try:
+        wait_until(
+            lambda: completed_runs(redis_server) >= 2,
+            timeout=40,
+            what="two reconciliation runs",
+        )
+    except AssertionError as error:
+        logs = "\n".join(child.output()[-3000:] for child in children)
+        raise AssertionError(f"{error}\n{logs}") from error
+    finally:
+        for child in children:
+            child.stop(signal.SIGTERM)

@@ -1,0 +1,222 @@
+"""`reconcile_once` against a real Redis, with a Hub client that records the calls it gets.
+
+The Hub side is a small recording fake (STYLE.md: fakes for units, the emulator for the end to
+end test in `tests/integration/e2e/test_reconcile_e2e.py`); Redis is real, so the lock, the
+dedupe keys, the queued Celery messages and the counters are the ones production uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import redis
+
+from bot.devstack.redis import RedisServer
+from bot.hub.client import (
+    DatasetRevision,
+    OpenPullRequest,
+    OpenPullRequests,
+    PullRequest,
+    RepoCommit,
+)
+from bot.hub.errors import HubPermanentError, HubTransientError
+from bot.receiver.events import PrEvent
+from bot.receiver.queue import TASK_NAME, decode_celery_message
+from tests.support.runtime import make_runtime
+from workers.catchup import ReconcileLimits
+from workers.locks import as_text
+from workers.pipeline import VERDICT_REPOS, checked_key, verdict_key
+from workers.reconcile import LOCK_KEY, reconcile_once
+
+pytestmark = pytest.mark.integration
+
+SHA = [f"{n:040x}" for n in range(1, 10)]
+
+
+class RecordingHub:
+    """Open PRs per repo; an exception instead, for repos listed in `fails`."""
+
+    def __init__(self, repos: dict[str, list[OpenPullRequest]]) -> None:
+        self.repos = repos
+        self.fails: dict[str, Exception] = {}
+        self.listed: list[str] = []
+
+    def open_pull_requests(self, repo_id: str, *, limit: int) -> OpenPullRequests:
+        self.listed.append(repo_id)
+        if repo_id in self.fails:
+            raise self.fails[repo_id]
+        return OpenPullRequests(tuple(self.repos.get(repo_id, [])[:limit]), 2)
+
+    def pull_request(self, repo_id: str, num: int) -> PullRequest:
+        raise AssertionError("reconciliation reads no PR details")
+
+    def read_file(
+        self,
+        repo_id: str,
+        path: str,
+        revision: str,
+        *,
+        repo_type: str = "model",
+        max_bytes: int = 0,
+    ) -> bytes:
+        raise AssertionError("reconciliation reads no files")
+
+    def dataset_revision(self, dataset_id: str, revision: str | None) -> DatasetRevision:
+        raise AssertionError("reconciliation reads no datasets")
+
+    def list_commits(self, repo_id: str, revision: str) -> list[RepoCommit]:
+        raise AssertionError("reconciliation lists no commits")
+
+    def post_comment(self, repo_id: str, num: int, body: str) -> str:
+        raise AssertionError("reconciliation never writes to the Hub")
+
+    def edit_comment(self, repo_id: str, num: int, comment_id: str, body: str) -> None:
+        raise AssertionError("reconciliation never writes to the Hub")
+
+
+@pytest.fixture
+def client(redis_server: RedisServer) -> Iterator[redis.Redis]:
+    connection = redis.Redis.from_url(redis_server.url)
+    try:
+        yield connection
+    finally:
+        connection.close()
+
+
+def queued_events(client: redis.Redis, queue: str = "evalbot") -> list[PrEvent]:
+    events = []
+    for raw in reversed(client.lrange(queue, 0, -1)):  # LPUSH: oldest last
+        task, kwargs = decode_celery_message(raw)
+        assert task == TASK_NAME
+        events.append(PrEvent.from_json(kwargs["event"]))
+    return events
+
+
+def stats(client: redis.Redis) -> dict[str, int]:
+    return {as_text(k): int(v) for k, v in client.hgetall("evalbot:stats").items()}
+
+
+def test_queues_only_prs_whose_head_has_no_verdict(client: redis.Redis) -> None:
+    hub = RecordingHub(
+        {
+            "org/model": [
+                OpenPullRequest(1, SHA[1]),
+                OpenPullRequest(2, SHA[2]),
+                OpenPullRequest(3, SHA[3]),
+            ],
+            "known/repo": [OpenPullRequest(9, SHA[4])],
+        }
+    )
+    client.set(verdict_key("org/model", 1), SHA[1])  # caught up
+    client.set(verdict_key("org/model", 2), SHA[0])  # a push was missed
+    client.set(checked_key("org/model", 3), SHA[3])  # no result files at this head
+    client.sadd(VERDICT_REPOS, "known/repo")
+    runtime = make_runtime(client, hub, watched=("org/model",))
+
+    report = reconcile_once(runtime)
+
+    assert report.result == "completed"
+    assert (report.repos, report.hub_calls, report.queued) == (2, 4, 2)
+    assert hub.listed == ["org/model", "known/repo"]
+    events = queued_events(client)
+    assert [(e.repo_id, e.pr_num, e.head_sha, e.kind) for e in events] == [
+        ("org/model", 2, SHA[2], "updated"),
+        ("known/repo", 9, SHA[4], "updated"),
+    ]
+    assert events[0].delivery_id == f"reconcile:org/model:2:{SHA[2]}"
+    assert stats(client) == {
+        "reconcile-run:completed": 1,
+        "reconcile-repo:ok": 2,
+        "catchup:queued": 2,
+    }
+    assert client.get(LOCK_KEY) is None  # released
+
+
+def test_a_second_run_in_the_interval_queues_nothing_again(client: redis.Redis) -> None:
+    hub = RecordingHub({"org/model": [OpenPullRequest(1, SHA[1])]})
+    runtime = make_runtime(client, hub, watched=("org/model",), interval_s=300)
+    assert reconcile_once(runtime).queued == 1
+    second = reconcile_once(runtime)
+    assert (second.queued, second.duplicates) == (0, 1)
+    assert len(queued_events(client)) == 1
+    assert 295 <= client.ttl(f"evalbot:dedupe:reconcile:org/model:1:{SHA[1]}") <= 300
+    # A new head is a new catch-up, at once.
+    hub.repos["org/model"] = [OpenPullRequest(1, SHA[2])]
+    assert reconcile_once(runtime).queued == 1
+    assert [e.head_sha for e in queued_events(client)] == [SHA[1], SHA[2]]
+
+
+def test_nothing_missing_queues_nothing(client: redis.Redis) -> None:
+    hub = RecordingHub({"org/model": [OpenPullRequest(1, SHA[1]), OpenPullRequest(2, None)]})
+    client.set(verdict_key("org/model", 1), SHA[1])
+    report = reconcile_once(make_runtime(client, hub, watched=("org/model",)))
+    assert (report.result, report.missing, report.queued) == ("completed", 0, 0)
+    assert client.llen("evalbot") == 0
+    assert "catchup:queued" not in stats(client)
+
+
+def test_budget_bounds_a_run_and_the_next_run_continues(client: redis.Redis) -> None:
+    repos = {f"org/m{i}": [OpenPullRequest(1, SHA[i])] for i in range(5)}
+    hub = RecordingHub(repos)
+    limits = ReconcileLimits(max_repos=5, max_hub_calls=5)  # 2 repos at 2 calls each
+    runtime = make_runtime(client, hub, watched=tuple(repos), limits=limits)
+
+    first = reconcile_once(runtime)
+    assert (first.result, first.repos, first.hub_calls) == ("budget-exhausted", 2, 4)
+    second = reconcile_once(runtime)
+    third = reconcile_once(runtime)
+    assert (second.repos, third.repos) == (2, 2)
+    assert hub.listed == ["org/m0", "org/m1", "org/m2", "org/m3", "org/m4", "org/m0"]
+    assert {e.repo_id for e in queued_events(client)} == set(repos)
+
+
+def test_max_queued_bounds_the_catch_ups_of_a_run(client: redis.Redis) -> None:
+    hub = RecordingHub({"org/model": [OpenPullRequest(n, SHA[n]) for n in range(1, 6)]})
+    limits = ReconcileLimits(max_queued=3)
+    report = reconcile_once(make_runtime(client, hub, watched=("org/model",), limits=limits))
+    assert (report.result, report.missing, report.queued) == ("budget-exhausted", 5, 3)
+    assert [e.pr_num for e in queued_events(client)] == [1, 2, 3]
+
+
+def test_hub_errors_skip_a_repo_and_a_rate_limit_stops_the_run(client: redis.Redis) -> None:
+    hub = RecordingHub({"ok/one": [OpenPullRequest(1, SHA[1])]})
+    hub.fails["gone/repo"] = HubPermanentError("404", status=404)
+    hub.fails["flaky/repo"] = HubTransientError("502", status=502)
+    runtime = make_runtime(client, hub, watched=("gone/repo", "flaky/repo", "ok/one"))
+    report = reconcile_once(runtime)
+    assert (report.result, report.hub_errors, report.queued) == ("completed", 2, 1)
+
+    hub.fails["ok/one"] = HubTransientError("429", status=429, retry_after=30)
+    report = reconcile_once(runtime)
+    assert report.result == "rate-limited"
+    assert stats(client)["reconcile-repo:hub-error"] == 5
+    assert stats(client)["reconcile-run:rate-limited"] == 1
+
+
+def test_a_known_repo_gone_from_the_hub_is_forgotten_a_configured_one_is_not(
+    client: redis.Redis,
+) -> None:
+    hub = RecordingHub({})
+    hub.fails["gone/known"] = HubPermanentError("404", status=404)
+    hub.fails["gone/configured"] = HubPermanentError("404", status=404)
+    hub.fails["forbidden/known"] = HubPermanentError("403", status=403)
+    client.sadd(VERDICT_REPOS, "gone/known", "forbidden/known")
+    runtime = make_runtime(client, hub, watched=("gone/configured",))
+    assert reconcile_once(runtime).hub_errors == 3
+    assert {as_text(r) for r in client.smembers(VERDICT_REPOS)} == {"forbidden/known"}
+
+
+def test_overlapping_runs_and_a_backlog_skip(client: redis.Redis) -> None:
+    hub = RecordingHub({"org/model": [OpenPullRequest(1, SHA[1])]})
+    runtime = make_runtime(
+        client, hub, watched=("org/model",), limits=ReconcileLimits(max_backlog=2)
+    )
+    client.set(LOCK_KEY, "another run")
+    assert reconcile_once(runtime).result == "skipped-busy"
+    assert client.get(LOCK_KEY) == b"another run"  # not ours to release
+    client.delete(LOCK_KEY)
+    client.rpush("evalbot", "a", "b", "c")
+    assert reconcile_once(runtime).result == "skipped-backlog"
+    assert hub.listed == []
+    assert stats(client) == {"reconcile-run:skipped-busy": 1, "reconcile-run:skipped-backlog": 1}

@@ -1,0 +1,121 @@
+"""The retry policy of `workers.tasks.handle` leaves its traces in `evalbot:stats` (real Redis),
+which `/metrics` exposes: retries by reason, parked events by reason, outcomes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from types import SimpleNamespace
+from typing import Any, cast
+
+import pytest
+import redis
+from celery import Task
+
+from bot.devstack.redis import RedisServer
+from bot.hub.client import DatasetRevision, PullRequest, RepoCommit
+from bot.hub.client import OpenPullRequests as OpenPulls
+from bot.hub.errors import HubPermanentError, HubTransientError
+from bot.receiver.events import PrEvent
+from tests.support.runtime import make_runtime
+from workers.deadletters import parked_events
+from workers.locks import as_text
+from workers.tasks import handle
+
+pytestmark = pytest.mark.integration
+
+EVENT = PrEvent(
+    kind="updated",
+    repo_id="alice/model",
+    pr_num=3,
+    delivery_id="d-1",
+    received_at="2026-11-22T09:00:00.000Z",
+).to_json()
+
+
+class Retry(Exception):
+    """What `Task.retry` raises (the fake's stand-in for celery.exceptions.Retry)."""
+
+
+class FakeTask:
+    def __init__(self, task_id: str, retries: int = 0) -> None:
+        self.request = SimpleNamespace(id=task_id, retries=retries)
+
+    def retry(self, countdown: float = 0, max_retries: int | None = None) -> Retry:
+        return Retry(countdown)
+
+
+class FailingHub:
+    """Every PR read raises `error`."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+    def pull_request(self, repo_id: str, num: int) -> PullRequest:
+        raise self.error
+
+    def read_file(
+        self,
+        repo_id: str,
+        path: str,
+        revision: str,
+        *,
+        repo_type: str = "model",
+        max_bytes: int = 0,
+    ) -> bytes:
+        raise AssertionError
+
+    def dataset_revision(self, dataset_id: str, revision: str | None) -> DatasetRevision:
+        raise AssertionError
+
+    def list_commits(self, repo_id: str, revision: str) -> list[RepoCommit]:
+        raise AssertionError
+
+    def post_comment(self, repo_id: str, num: int, body: str) -> str:
+        raise AssertionError
+
+    def edit_comment(self, repo_id: str, num: int, comment_id: str, body: str) -> None:
+        raise AssertionError
+
+    def open_pull_requests(self, repo_id: str, *, limit: int) -> OpenPulls:
+        raise AssertionError
+
+
+@pytest.fixture
+def client(redis_server: RedisServer) -> Iterator[redis.Redis]:
+    connection = redis.Redis.from_url(redis_server.url)
+    try:
+        yield connection
+    finally:
+        connection.close()
+
+
+def stats(client: redis.Redis) -> dict[str, int]:
+    return {as_text(k): int(v) for k, v in client.hgetall("evalbot:stats").items()}
+
+
+def run(client: redis.Redis, error: Exception, task: FakeTask) -> str:
+    runtime = make_runtime(client, FailingHub(error))
+    return handle(cast(Task[Any, Any], task), dict(EVENT), runtime)
+
+
+def test_transient_hub_errors_count_retries_then_park(client: redis.Redis) -> None:
+    with pytest.raises(Retry):
+        run(client, HubTransientError("503", status=503), FakeTask("t1", retries=0))
+    assert stats(client) == {"retry:hub-transient": 1}
+    assert run(client, HubTransientError("503", status=503), FakeTask("t1", retries=8)) == "parked"
+    assert stats(client) == {"retry:hub-transient": 1, "parked:hub-unavailable": 1}
+
+
+def test_permanent_errors_and_crashes_are_parked_by_reason(client: redis.Redis) -> None:
+    assert run(client, HubPermanentError("404", status=404), FakeTask("t2")) == "parked"
+    assert run(client, RuntimeError("a bug"), FakeTask("t3")) == "parked"
+    assert stats(client) == {"parked:hub-refused": 1, "parked:crashed": 1}
+    reasons = [p.record["reason"] for p in parked_events(client)]
+    assert reasons == ["crashed", "hub-refused"]
+
+
+def test_a_redelivery_after_a_lost_worker_counts_as_a_retry(client: redis.Redis) -> None:
+    client.set("evalbot:unfinished:t4", 1)  # a first run started and never finished
+    with pytest.raises(Retry):
+        run(client, HubTransientError("502", status=502), FakeTask("t4"))
+    assert stats(client) == {"retry:worker-lost": 1, "retry:hub-transient": 1}

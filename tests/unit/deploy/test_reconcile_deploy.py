@@ -1,0 +1,38 @@
+"""Exactly one beat per deployment: a `beat` service in compose, the first worker in the Space."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.supervise.plan import plan_from_env
+from tests.unit.deploy.files import compose
+
+PYTHON = "/usr/bin/python3"
+
+
+def _writable(_folder: Path) -> bool:
+    return False
+
+
+def test_compose_runs_one_beat_and_workers_embed_none() -> None:
+    services = compose()["services"]
+    beat = services["beat"]
+    assert beat["command"] == ["evalbot", "beat"]
+    assert beat.get("deploy", {}).get("replicas", 1) == 1
+    assert "ports" not in beat
+    assert beat["depends_on"]["redis"]["condition"] == "service_healthy"
+    assert "--beat" not in services["worker"]["command"]
+
+
+def test_space_first_worker_embeds_beat_unless_disabled() -> None:
+    plan = plan_from_env(
+        {"EVALBOT_WORKERS": "3"}, python=PYTHON, redis_binary="redis-server", writable=_writable
+    )
+    assert ["--beat" in worker.argv for worker in plan.workers] == [True, False, False]
+    disabled = plan_from_env(
+        {"EVALBOT_RECONCILE_INTERVAL": "0"},
+        python=PYTHON,
+        redis_binary="redis-server",
+        writable=_writable,
+    )
+    assert not any("--beat" in worker.argv for worker in disabled.workers)

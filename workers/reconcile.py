@@ -1,0 +1,203 @@
+"""Reconciliation: the periodic task that catches up PRs whose webhook never reached the bot.
+
+Celery beat (`evalbot beat`, or `evalbot worker --beat`; one beat per deployment) sends
+`evalbot.reconcile` every `EVALBOT_RECONCILE_INTERVAL` seconds; a worker runs it:
+
+1. one run at a time (a Redis lock: two beats, or a run slower than the interval, never
+   overlap), and none while the queue holds more than `max_backlog` events (the workers are
+   behind; their pending events will record verdicts anyway);
+2. the repos: `watched_repos` of `config/bot.yaml`, then every repo that ever had a verdict,
+   at most `max_repos` per run, continuing where the last run stopped;
+3. per repo, its open PRs and their heads (2 Hub calls, `HubClient.open_pull_requests`), and
+   the heads recorded for them (one Redis MGET): a PR whose head is neither its verdict's
+   (`evalbot:verdict:*`) nor the head last checked without a report (`evalbot:checked:*`)
+   gets an `updated` event, exactly as a push webhook would have queued it;
+4. events go to the queue through the receiver's script (message and dedupe key in one atomic
+   call) under the dedupe key `reconcile:<repo>:<num>:<head>` for one interval: a PR is queued
+   at most once per head per interval, however many runs or beats see it.
+
+The run stops early when the Hub call budget is spent or the Hub rate-limits it (the next run
+continues); a repo the Hub refuses is counted and skipped, and one it no longer finds (deleted,
+or private now) leaves the known repos unless it is configured. Counters go to `evalbot:stats`
+(`reconcile-run:*`, `reconcile-repo:*`, `catchup:*`), exposed by `/metrics`.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import redis
+from celery import shared_task
+
+from bot.hub.errors import HubPermanentError, HubTransientError
+from bot.receiver.queue import CLAIM_AND_PUSH_SCRIPT, DEDUPE_PREFIX, encode_celery_message
+from workers.app import RECONCILE_TASK
+from workers.catchup import (
+    CatchUp,
+    affordable,
+    missing_verdicts,
+    next_cursor,
+    repos_for_run,
+    repos_in_order,
+)
+from workers.deadletters import STATS
+from workers.locks import as_text
+from workers.pipeline import VERDICT_REPOS, checked_key, verdict_key
+from workers.runtime import Runtime
+from workers.tasks import runtime_for_process
+
+log = logging.getLogger("evalbot.reconcile")
+
+
+LOCK_KEY = "evalbot:reconcile:lock"
+CURSOR_KEY = "evalbot:reconcile:cursor"
+ORIGIN = "evalbot-reconcile"
+
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+    return redis.call('DEL', KEYS[1])
+end
+return 0
+"""
+
+
+@dataclass(slots=True)
+class RunReport:
+    """What one run did (logged, counted, returned by the task)."""
+
+    result: str = "completed"  # completed, budget-exhausted, rate-limited, skipped-*
+    repos: int = 0
+    hub_calls: int = 0
+    hub_errors: int = 0
+    missing: int = 0
+    queued: int = 0
+    duplicates: int = 0
+
+
+@shared_task(name=RECONCILE_TASK, ignore_result=True)
+def reconcile() -> str:
+    return reconcile_once(runtime_for_process()).result
+
+
+def reconcile_once(runtime: Runtime) -> RunReport:
+    """One reconciliation run (see the module's docstring); Redis errors propagate."""
+    config = runtime.reconcile
+    client = runtime.redis
+    report = RunReport()
+    token = secrets.token_hex(16)
+    # The lock outlives a normal run but not a crashed one by more than an interval.
+    if not client.set(LOCK_KEY, token, nx=True, ex=max(60, config.interval_s)):
+        report.result = "skipped-busy"
+        _count(client, report)
+        return report
+    try:
+        if client.llen(runtime.queue_name) > config.limits.max_backlog:
+            report.result = "skipped-backlog"
+        else:
+            _run(runtime, report)
+    finally:
+        client.eval(_RELEASE, 1, LOCK_KEY, token)
+    _count(client, report)
+    log.info(
+        "reconciliation run",
+        extra={
+            "result": report.result,
+            "repos": report.repos,
+            "hub_calls": report.hub_calls,
+            "hub_errors": report.hub_errors,
+            "missing": report.missing,
+            "queued": report.queued,
+            "duplicates": report.duplicates,
+        },
+    )
+    return report
+
+
+def _run(runtime: Runtime, report: RunReport) -> None:
+    limits = runtime.reconcile.limits
+    client = runtime.redis
+    known = [as_text(repo) for repo in client.smembers(VERDICT_REPOS)]
+    repos = repos_in_order(runtime.reconcile.watched_repos, known)
+    cursor = int(client.get(CURSOR_KEY) or 0)
+    pending: list[CatchUp] = []
+    attempted = 0
+    for repo_id in repos_for_run(repos, cursor, limits.max_repos):
+        if not affordable(limits.max_hub_calls - report.hub_calls) or (
+            len(pending) >= limits.max_queued
+        ):
+            report.result = "budget-exhausted"
+            break
+        attempted += 1
+        try:
+            listing = runtime.hub.open_pull_requests(repo_id, limit=limits.max_prs_per_repo)
+        except HubTransientError as error:
+            report.hub_errors += 1
+            if error.status == 429:
+                report.result = "rate-limited"  # the next run continues with this repo
+                attempted -= 1
+                break
+            continue
+        except HubPermanentError as error:
+            report.hub_errors += 1  # a repo gone or closed to the bot: counted, skipped
+            if error.not_found and repo_id not in runtime.reconcile.watched_repos:
+                client.srem(VERDICT_REPOS, repo_id)  # deleted or private now: stop asking
+            continue
+        report.repos += 1
+        report.hub_calls += listing.hub_calls
+        recorded = _recorded_heads(client, repo_id, [pr.num for pr in listing.prs])
+        pending.extend(missing_verdicts(repo_id, listing.prs, recorded))
+    client.set(CURSOR_KEY, next_cursor(cursor, attempted, len(repos)))
+    report.missing = len(pending)
+    if len(pending) > limits.max_queued:
+        pending = pending[: limits.max_queued]
+        report.result = "budget-exhausted"
+    queued = queue_catch_ups(runtime, pending)
+    report.queued = queued
+    report.duplicates = len(pending) - queued
+
+
+def _recorded_heads(
+    client: redis.Redis, repo_id: str, nums: Sequence[int]
+) -> dict[int, tuple[str, ...]]:
+    if not nums:
+        return {}
+    keys = [key for num in nums for key in (verdict_key(repo_id, num), checked_key(repo_id, num))]
+    values = client.mget(keys)
+    return {
+        num: tuple(as_text(value) for value in values[2 * i : 2 * i + 2] if value is not None)
+        for i, num in enumerate(nums)
+    }
+
+
+def queue_catch_ups(runtime: Runtime, catch_ups: Sequence[CatchUp]) -> int:
+    """Queue each catch-up unless its dedupe key is set; returns how many were queued."""
+    if not catch_ups:
+        return 0
+    received_at = runtime.clock().isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    keys = [runtime.queue_name]
+    args: list[str | int] = []
+    for catch_up in catch_ups:
+        keys.append(DEDUPE_PREFIX + catch_up.delivery_id)
+        message = encode_celery_message(
+            catch_up.event(received_at), queue=runtime.queue_name, origin=ORIGIN
+        )
+        args += (max(1, runtime.reconcile.interval_s), message, catch_up.delivery_id)
+    claimed = runtime.redis.eval(CLAIM_AND_PUSH_SCRIPT, len(keys), *keys, *args)
+    return sum(int(flag) for flag in claimed)
+
+
+def _count(client: redis.Redis, report: RunReport) -> None:
+    pipe = client.pipeline(transaction=False)
+    pipe.hincrby(STATS, f"reconcile-run:{report.result}", 1)
+    if report.repos:
+        pipe.hincrby(STATS, "reconcile-repo:ok", report.repos)
+    if report.hub_errors:
+        pipe.hincrby(STATS, "reconcile-repo:hub-error", report.hub_errors)
+    if report.queued:
+        pipe.hincrby(STATS, "catchup:queued", report.queued)
+    if report.duplicates:
+        pipe.hincrby(STATS, "catchup:duplicate", report.duplicates)
+    pipe.execute()
