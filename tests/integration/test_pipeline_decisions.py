@@ -16,7 +16,7 @@ import redis
 
 from bot.devstack.redis import RedisServer
 from bot.hub.benchmarks import BenchmarkCache
-from bot.hub.client import DatasetRevision, RepoCommit
+from bot.hub.client import DatasetRevision, OpenPullRequests, RepoCommit
 from bot.hub.errors import HubPermanentError
 from bot.hub.pulls import PrComment, PrCommit, PrStatus, PullRequest
 from bot.receiver.events import PrEvent
@@ -77,6 +77,10 @@ class FakeHub:
     def list_commits(self, repo_id: str, revision: str) -> list[RepoCommit]:
         self.calls.append("list_commits")
         return []
+
+    def open_pull_requests(self, repo_id: str, *, limit: int) -> OpenPullRequests:
+        self.calls.append("open_pull_requests")
+        return OpenPullRequests(prs=(), hub_calls=1)
 
     def post_comment(self, repo_id: str, num: int, body: str) -> str:
         self.calls.append("post_comment")
