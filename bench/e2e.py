@@ -33,7 +33,7 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.timing import percentile
+from bench.timing import percentile, process_tree_cpu_s
 from bot.devstack.outcomes import PrOutcome, tally
 from bot.devstack.workload import OPENER_ROUTES, Workload, bot_calls, running_workload
 
@@ -60,12 +60,28 @@ def print_tally(outcomes: list[PrOutcome]) -> bool:
     return result.clean
 
 
+def stack_processes(workload: Workload) -> dict[str, int]:
+    """The stack's processes by role (the bench process holds the emulator and the openers)."""
+    stack = workload.stack
+    processes = {"bench (emulator, openers)": os.getpid()}
+    if stack.receiver is not None:
+        processes["receiver"] = stack.receiver.pid
+    for index, worker in enumerate(stack.workers):
+        processes[f"worker{index} (with its pool)"] = worker.pid
+    redis_pid = workload.redis.info("server").get("process_id")
+    if isinstance(redis_pid, int):
+        processes["redis-server"] = redis_pid
+    return processes
+
+
 def burst(workload: Workload, prs: int, threads: int, timeout: float) -> bool:
     print(f"\nburst: preparing {prs} signed results files ...", flush=True)
     contents = [(index, workload.results_file(index)) for index in range(1, prs + 1)]
     workload.wait_settled()
     workload.stack.hub.faults.reset_counters()
     stats_before = workload.stats()
+    processes = stack_processes(workload)
+    cpu_before = {name: process_tree_cpu_s(pid) for name, pid in processes.items()}
     started = time.perf_counter()
     nums = workload.open_many(contents, threads)
     opening = time.perf_counter() - started
@@ -75,6 +91,7 @@ def burst(workload: Workload, prs: int, threads: int, timeout: float) -> bool:
     )
     outcomes = workload.wait_reported(nums, timeout=timeout)
     reported = time.perf_counter() - started
+    cpu = {name: process_tree_cpu_s(pid) - cpu_before[name] for name, pid in processes.items()}
     workload.wait_settled()
     outcomes = workload.outcomes(nums)  # again: a late duplicate would show now
     first_open = min(o.opened_at for o in outcomes)
@@ -97,6 +114,11 @@ def burst(workload: Workload, prs: int, threads: int, timeout: float) -> bool:
         }
     )
     print(f"    worker outcomes: {dict(runs)}")
+    print(f"  CPU per PR by process, over {reported:.2f} s ({os.cpu_count()} cores):")
+    for name, seconds in cpu.items():
+        print(
+            f"    {name:<28} {seconds * 1000 / prs:6.2f} ms  ({seconds / reported:5.0%} of a core)"
+        )
     return print_tally(outcomes)
 
 
@@ -129,16 +151,30 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=16, help="threads opening PRs")
     parser.add_argument("--sequential", type=int, default=20, help="PRs opened one at a time")
     parser.add_argument("--timeout", type=float, default=600, help="seconds to wait for reports")
-    parser.add_argument("--keep", type=Path, help="work directory to keep (logs), else a temp dir")
+    parser.add_argument(
+        "--fsync",
+        choices=("everysec", "always"),
+        default="everysec",
+        help="Redis appendfsync (production: everysec; the fault tests: always)",
+    )
+    parser.add_argument(
+        "--keep", type=Path, help="keep the work directory (logs) under this folder"
+    )
     args = parser.parse_args()
     print(
         f"machine: {os.cpu_count()} cores; stack: {args.workers} worker process(es) x "
-        f"concurrency {args.concurrency}, prefork; emulator in this process"
+        f"concurrency {args.concurrency}, prefork; Redis AOF appendfsync {args.fsync}; "
+        "emulator in this process"
     )
     with tempfile.TemporaryDirectory(prefix="evalbot-e2e-") as temporary:
-        work_dir = args.keep or Path(temporary)
+        # A fresh directory each run: Redis keeps its AOF there, and the dedupe keys of an
+        # earlier run would make this run's deliveries look like duplicates.
+        work_dir = Path(temporary)
+        if args.keep:
+            work_dir = Path(tempfile.mkdtemp(prefix="evalbot-e2e-", dir=args.keep))
+            print(f"work directory (logs): {work_dir}")
         with running_workload(
-            work_dir, workers=args.workers, concurrency=args.concurrency
+            work_dir, workers=args.workers, concurrency=args.concurrency, appendfsync=args.fsync
         ) as workload:
             warm = [(-i, workload.results_file(-i)) for i in range(1, 2 * args.workers + 1)]
             workload.wait_reported(workload.open_many(warm, len(warm)), timeout=120)

@@ -23,6 +23,7 @@ import redis
 from huggingface_hub import CommitOperationAdd, HfApi
 
 from bot.devstack.outcomes import PrOutcome, all_reported, pr_outcomes
+from bot.devstack.redis import RedisServer
 from bot.devstack.signing import LocalIssuer
 from bot.devstack.stack import LocalStack, StackOptions
 from bot.devstack.waiting import wait_until
@@ -157,9 +158,30 @@ class Workload:
 
 @contextmanager
 def running_workload(
-    work_dir: Path, *, workers: int, concurrency: int, env: dict[str, str] | None = None
+    work_dir: Path,
+    *,
+    workers: int,
+    concurrency: int,
+    env: dict[str, str] | None = None,
+    appendfsync: str = "everysec",
 ) -> Iterator[Workload]:
-    """Start the stack (with a fresh issuer it trusts) and hand back the workload."""
+    """Start Redis (AOF with `appendfsync`, production's `everysec` by default) and the stack
+    (with a fresh issuer it trusts), and hand back the workload. `work_dir` must be fresh: the
+    AOF of an earlier run would hold its dedupe keys."""
+    redis_server = RedisServer(
+        directory=work_dir / "redis", appendonly=True, appendfsync=appendfsync
+    ).start()
+    try:
+        with _stack(work_dir, workers, concurrency, env or {}, redis_server.url) as workload:
+            yield workload
+    finally:
+        redis_server.stop(kill=True)
+
+
+@contextmanager
+def _stack(
+    work_dir: Path, workers: int, concurrency: int, env: dict[str, str], redis_url: str
+) -> Iterator[Workload]:
     issuer = LocalIssuer()
     options = StackOptions(
         bot_token=BOT_TOKEN,
@@ -168,7 +190,8 @@ def running_workload(
         issuers=[issuer.config()],
         workers=workers,
         concurrency=concurrency,
-        env=env or {},
+        env=env,
+        redis_url=redis_url,
     )
     with LocalStack(seeded_state(), work_dir, options) as stack:
         client = redis.Redis.from_url(stack.redis_url)
