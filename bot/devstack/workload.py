@@ -11,7 +11,6 @@ of framework uploads would arrive. The verdict is read from the emulator (`outco
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -199,7 +198,3 @@ def _stack(
             yield Workload(stack, issuer, client)
         finally:
             client.close()
-
-
-def elapsed(started: float) -> float:
-    return time.perf_counter() - started
