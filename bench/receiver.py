@@ -25,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -100,12 +100,12 @@ def server(command: list[str], env: dict[str, str], port: int) -> Iterator[None]
         process.wait(timeout=10)
 
 
-def request_bytes(port: int, delivery: str) -> bytes:
+def request_bytes(port: int, delivery: str, body: bytes = BODY, secret: str = SECRET) -> bytes:
     return (
         f"POST /webhooks/hub HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
-        f"Content-Type: application/json\r\nX-Webhook-Secret: {SECRET}\r\n"
-        f"Webhook-Id: {delivery}\r\nContent-Length: {len(BODY)}\r\n\r\n"
-    ).encode() + BODY
+        f"Content-Type: application/json\r\nX-Webhook-Secret: {secret}\r\n"
+        f"Webhook-Id: {delivery}\r\nContent-Length: {len(body)}\r\n\r\n"
+    ).encode() + body
 
 
 @dataclass
@@ -117,21 +117,36 @@ class Result:
     p99_ms: float
     max_ms: float
     client_cpu: float  # share of one core the load generator itself used
+    started_at: float = 0.0  # wall clock (time.time()) of delivery 0's scheduled send
 
     @property
     def per_second(self) -> float:
         return self.ok / self.seconds
 
 
-async def open_loop(port: int, rate: float, duration: float, tag: str, connections: int) -> Result:
-    """Send `rate` requests/s for `duration` s; latency from each request's scheduled time."""
+async def open_loop(
+    port: int,
+    rate: float,
+    duration: float,
+    tag: str,
+    connections: int,
+    *,
+    request: Callable[[int], bytes] | None = None,
+) -> Result:
+    """Send `rate` requests/s for `duration` s; latency from each request's scheduled time.
+
+    `request(index)` builds the raw HTTP request of delivery `index` (default: the sample
+    push with Webhook-Id `{tag}-{index}`); bench/load.py sends one real PR per delivery.
+    """
     total = int(rate * duration)
+    build = request or (lambda index: request_bytes(port, f"{tag}-{index}"))
     pending: asyncio.Queue[int] = asyncio.Queue()
     latencies: list[float] = []
     statuses: list[int] = []
     clock = time.perf_counter  # uvloop's loop.time() only has millisecond resolution
     opened = [await asyncio.open_connection("127.0.0.1", port) for _ in range(connections)]
     start = clock() + 0.05
+    started_at = time.time() + 0.05
 
     async def connection() -> None:
         reader, writer = opened.pop()
@@ -140,7 +155,7 @@ async def open_loop(port: int, rate: float, duration: float, tag: str, connectio
                 index = await pending.get()
                 if index < 0:
                     return
-                writer.write(request_bytes(port, f"{tag}-{index}"))
+                writer.write(build(index))
                 head = await reader.readuntil(b"\r\n\r\n")
                 length = 0
                 for line in head.split(b"\r\n"):
@@ -166,6 +181,7 @@ async def open_loop(port: int, rate: float, duration: float, tag: str, connectio
     client_cpu = (time.process_time() - cpu_started) / elapsed
     return Result(
         client_cpu=client_cpu,
+        started_at=started_at,
         sent=total,
         ok=statuses.count(202),
         seconds=elapsed,

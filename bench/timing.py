@@ -33,3 +33,32 @@ def percentile(samples: list[float], fraction: float) -> float:
 
 def report(label: str, value: float, unit: str) -> None:
     print(f"{label:<58} {value:>14,.2f} {unit}")
+
+
+def process_tree_cpu_s(root: int) -> float:
+    """CPU seconds (user + system) used so far by process `root` and its live descendants.
+
+    Linux only (reads /proc). Children that already exited are not counted, which suits the
+    long-lived processes of a stack (a Celery worker's pool children live as long as it does).
+    """
+    import os
+
+    tick = os.sysconf("SC_CLK_TCK")
+    processes: dict[int, tuple[int, float]] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # exited while we looked
+        processes[int(name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / tick)
+    total = 0.0
+    pending = [root]
+    while pending:
+        pid = pending.pop()
+        if pid in processes:
+            total += processes[pid][1]
+        pending.extend(child for child, (parent, _) in processes.items() if parent == pid)
+    return total

@@ -210,9 +210,12 @@ class TokenTimes:
             return datetime.fromisoformat(as_text(known))
         found = token_commit_time(self._runtime.hub, self._pr, file_report.path, token)
         moment = found or self._head_time() or self._runtime.clock()
-        # The first writer wins, so concurrent first sightings agree on one moment.
-        self._runtime.redis.set(key, moment.isoformat(), nx=True, ex=VERDICT_TTL_S)
-        stored = self._runtime.redis.get(key)
+        # The first writer wins, so concurrent first sightings agree on one moment (one round
+        # trip: a pipeline's commands run in order, so the GET sees the winner's value).
+        first = self._runtime.redis.pipeline(transaction=False)
+        first.set(key, moment.isoformat(), nx=True, ex=VERDICT_TTL_S)
+        first.get(key)
+        stored = first.execute()[1]
         return datetime.fromisoformat(as_text(stored)) if stored is not None else moment
 
     def _head_time(self) -> datetime | None:

@@ -81,15 +81,19 @@ def handle(task: Task[Any, Any], event: dict[str, Any], runtime: Runtime) -> str
         park(runtime.redis, event, "malformed-event", str(error))
         return "parked"
     unfinished = _unfinished_key(task)
-    starts = runtime.redis.incr(unfinished)
+    # One round trip for the count and its expiry: each one is a wait on another process.
+    counting = runtime.redis.pipeline(transaction=False)
+    counting.incr(unfinished)
+    counting.expire(unfinished, 24 * 3600)
+    starts = int(counting.execute()[0])
     if starts > MAX_UNFINISHED_RUNS:
         runtime.redis.delete(unfinished)
         park(runtime.redis, event, "worker-lost", "the worker died during every attempt")
         return "parked"
-    runtime.redis.expire(unfinished, 24 * 3600)
     if starts > 1:
         _count_retry(runtime, "worker-lost")  # redelivered after its worker died mid-run
     attempt = task.request.retries
+    outcome: str | None = None
     try:
         outcome = run_event(parsed, runtime).value
     except LeaseBusy:
@@ -116,8 +120,7 @@ def handle(task: Task[Any, Any], event: dict[str, Any], runtime: Runtime) -> str
         log.exception("pr event failed: delivery %s", event.get("delivery_id"))
         return _give_up(runtime, event, "crashed", f"{type(error).__name__}: {error}")
     finally:
-        _forget(runtime, unfinished)
-    count_outcome(runtime.redis, outcome)
+        _finish(runtime, unfinished, outcome)
     return outcome
 
 
@@ -133,11 +136,16 @@ def _count_retry(runtime: Runtime, reason: str) -> None:
         log.warning("could not count a %s retry", reason)
 
 
-def _forget(runtime: Runtime, key: str) -> None:
+def _finish(runtime: Runtime, key: str, outcome: str | None) -> None:
+    """Clear the crash counter and, when the run ended, count its outcome: one round trip."""
     try:
-        runtime.redis.delete(key)
+        books = runtime.redis.pipeline(transaction=False)
+        books.delete(key)
+        if outcome is not None:
+            count_outcome(books, outcome)
+        books.execute()
     except redis.RedisError:
-        log.warning("could not clear %s; a later crash count may be off by one", key)
+        log.warning("could not clear %s or count %s; counts may be off by one", key, outcome)
 
 
 def _give_up(runtime: Runtime, event: dict[str, Any], reason: str, detail: str) -> str:

@@ -38,6 +38,9 @@ class RedisServer:
     directory: Path
     port: int = field(default_factory=free_port)
     appendonly: bool = False
+    #: `always` (every write on disk before the reply: the strictest, for fault tests) or
+    #: `everysec` (production's setting, docs/deploy.md: up to a second lost on a crash).
+    appendfsync: str = "always"
     process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -59,7 +62,7 @@ class RedisServer:
             "--appendonly",
             "yes" if self.appendonly else "no",
             "--appendfsync",
-            "always",
+            self.appendfsync,
             "--protected-mode",
             "yes",
             "--loglevel",

@@ -122,7 +122,8 @@ def test_the_same_delivery_three_times_runs_once(bot: Bot) -> None:
     try:
         num, head = open_pr(bot, {GPQA_PATH: GPQA_FIXED})
         bot.wait_for_report(num, head=head)
-        bot.wait_for_outcome("posted", before)  # counted just after the comment is posted
+        # The worker counts the run after the comment is visible: wait for the count too.
+        bot.wait_for_outcome("posted", before)
         bot.wait_for_deliveries()
     finally:
         bot.stack.hub.emulator.dispatcher.set_faults(WebhookFaults())

@@ -1,0 +1,189 @@
+"""The bot end to end under a burst: N PRs opened at once, 2 workers, against the Hub emulator.
+
+Starts a `LocalStack` (redis-server, the emulator in this process, `evalbot serve`, `evalbot
+worker` processes), then:
+
+1. warm-up: one PR, processed before anything is timed (worker imports, connections);
+2. burst: N PRs (default 500), each adding one results file with one signed entry, opened
+   concurrently from a thread pool; prints how long opening took, time to the last comment,
+   per-PR latency p50/p99/max, Hub calls per PR, and lost / duplicate / stale comments;
+3. one at a time: M PRs (default 20), each opened once the previous one has its comment, so
+   each PR's Hub calls are counted exactly (its benchmark is cached by then) and its latency
+   is the bot's own, without a queue in front of it.
+
+Latency is the emulator's time of the PR's opening commit to the emulator's time of the bot's
+comment creation: both stamps come from one clock, the Hub's. Hub calls are the emulator's
+request counter minus the opener's own routes (`repos.preupload`, `repos.commit`).
+
+    .venv/bin/python bench/e2e.py [--prs 500] [--workers 2 --concurrency 1] [--sequential 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+# Before huggingface_hub is imported: no telemetry probe to the real Hub.
+os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.timing import percentile, process_tree_cpu_s
+from bot.devstack.outcomes import PrOutcome, tally
+from bot.devstack.workload import OPENER_ROUTES, Workload, bot_calls, running_workload
+
+
+def latencies(outcomes: list[PrOutcome]) -> list[float]:
+    return [o.latency_s for o in outcomes if o.latency_s is not None]
+
+
+def print_latency(label: str, samples: list[float]) -> None:
+    print(
+        f"  {label:<44} p50 {percentile(samples, 0.5) * 1000:8.0f} ms"
+        f"   p99 {percentile(samples, 0.99) * 1000:8.0f} ms"
+        f"   max {max(samples) * 1000:8.0f} ms"
+    )
+
+
+def print_tally(outcomes: list[PrOutcome]) -> bool:
+    result = tally(outcomes)
+    print(
+        f"  PRs {result.prs}: lost {len(result.lost)}, duplicate comments "
+        f"{len(result.duplicated)}, stale {len(result.stale)}"
+        + (f"  (lost {list(result.lost)[:10]}...)" if result.lost else "")
+    )
+    return result.clean
+
+
+def stack_processes(workload: Workload) -> dict[str, int]:
+    """The stack's processes by role (the bench process holds the emulator and the openers)."""
+    stack = workload.stack
+    processes = {"bench (emulator, openers)": os.getpid()}
+    if stack.receiver is not None:
+        processes["receiver"] = stack.receiver.pid
+    for index, worker in enumerate(stack.workers):
+        processes[f"worker{index} (with its pool)"] = worker.pid
+    redis_pid = workload.redis.info("server").get("process_id")
+    if isinstance(redis_pid, int):
+        processes["redis-server"] = redis_pid
+    return processes
+
+
+def burst(workload: Workload, prs: int, threads: int, timeout: float) -> bool:
+    print(f"\nburst: preparing {prs} signed results files ...", flush=True)
+    contents = [(index, workload.results_file(index)) for index in range(1, prs + 1)]
+    workload.wait_settled()
+    workload.stack.hub.faults.reset_counters()
+    stats_before = workload.stats()
+    processes = stack_processes(workload)
+    cpu_before = {name: process_tree_cpu_s(pid) for name, pid in processes.items()}
+    started = time.perf_counter()
+    nums = workload.open_many(contents, threads)
+    opening = time.perf_counter() - started
+    print(
+        f"  opened {prs} PRs in {opening:.2f} s from {threads} threads ({prs / opening:.0f} PRs/s)",
+        flush=True,
+    )
+    outcomes = workload.wait_reported(nums, timeout=timeout)
+    reported = time.perf_counter() - started
+    cpu = {name: process_tree_cpu_s(pid) - cpu_before[name] for name, pid in processes.items()}
+    workload.wait_settled()
+    outcomes = workload.outcomes(nums)  # again: a late duplicate would show now
+    first_open = min(o.opened_at for o in outcomes)
+    last_comment = max(o.first_report_at for o in outcomes if o.first_report_at is not None)
+    hub_span = (last_comment - first_open).total_seconds()
+    print(f"  time to the last comment (Hub clock, first open -> last comment) {hub_span:8.2f} s")
+    print(f"  time to the last comment (bench clock, start of opening)        {reported:8.2f} s")
+    print(f"  throughput {prs / hub_span:.1f} PRs/s end to end")
+    print_latency("per-PR latency (opening commit -> comment)", latencies(outcomes))
+    counters = workload.stack.hub.counters()
+    calls = bot_calls(counters)
+    print(f"  Hub calls by the bot: {calls} = {calls / prs:.2f} per PR")
+    routes = {k: v for k, v in sorted(counters.items()) if k not in OPENER_ROUTES}
+    print(f"    by route: {routes}")
+    runs = Counter(
+        {
+            k: v - stats_before.get(k, 0)
+            for k, v in workload.stats().items()
+            if v != stats_before.get(k, 0)
+        }
+    )
+    print(f"    worker outcomes: {dict(runs)}")
+    print(f"  CPU per PR by process, over {reported:.2f} s ({os.cpu_count()} cores):")
+    for name, seconds in cpu.items():
+        print(
+            f"    {name:<28} {seconds * 1000 / prs:6.2f} ms  ({seconds / reported:5.0%} of a core)"
+        )
+    return print_tally(outcomes)
+
+
+def one_at_a_time(workload: Workload, count: int) -> bool:
+    print(f"\none at a time: {count} PRs, each opened after the previous comment", flush=True)
+    per_pr: list[int] = []
+    outcomes: list[PrOutcome] = []
+    for index in range(100_001, 100_001 + count):
+        content = workload.results_file(index)
+        workload.wait_settled()
+        before = workload.stack.hub.counters()
+        num = workload.open_pr(index, content)
+        outcomes.extend(workload.wait_reported([num], timeout=60))
+        workload.wait_settled()
+        after = workload.stack.hub.counters()
+        per_pr.append(bot_calls(after) - bot_calls(before))
+    print_latency("per-PR latency (opening commit -> comment)", latencies(outcomes))
+    print(
+        f"  Hub calls per PR (one results file, benchmark cached): median "
+        f"{statistics.median(per_pr):.0f}, max {max(per_pr)} (target <= 4)"
+    )
+    return print_tally(outcomes)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--prs", type=int, default=500, help="PRs in the burst")
+    parser.add_argument("--workers", type=int, default=2, help="worker processes")
+    parser.add_argument("--concurrency", type=int, default=1, help="pool size per worker")
+    parser.add_argument("--threads", type=int, default=16, help="threads opening PRs")
+    parser.add_argument("--sequential", type=int, default=20, help="PRs opened one at a time")
+    parser.add_argument("--timeout", type=float, default=600, help="seconds to wait for reports")
+    parser.add_argument(
+        "--fsync",
+        choices=("everysec", "always"),
+        default="everysec",
+        help="Redis appendfsync (production: everysec; the fault tests: always)",
+    )
+    parser.add_argument(
+        "--keep", type=Path, help="keep the work directory (logs) under this folder"
+    )
+    args = parser.parse_args()
+    print(
+        f"machine: {os.cpu_count()} cores; stack: {args.workers} worker process(es) x "
+        f"concurrency {args.concurrency}, prefork; Redis AOF appendfsync {args.fsync}; "
+        "emulator in this process"
+    )
+    with tempfile.TemporaryDirectory(prefix="evalbot-e2e-") as temporary:
+        # A fresh directory each run: Redis keeps its AOF there, and the dedupe keys of an
+        # earlier run would make this run's deliveries look like duplicates.
+        work_dir = Path(temporary)
+        if args.keep:
+            work_dir = Path(tempfile.mkdtemp(prefix="evalbot-e2e-", dir=args.keep))
+            print(f"work directory (logs): {work_dir}")
+        with running_workload(
+            work_dir, workers=args.workers, concurrency=args.concurrency, appendfsync=args.fsync
+        ) as workload:
+            warm = [(-i, workload.results_file(-i)) for i in range(1, 2 * args.workers + 1)]
+            workload.wait_reported(workload.open_many(warm, len(warm)), timeout=120)
+            clean = burst(workload, args.prs, args.threads, args.timeout)
+            if args.sequential:
+                clean = one_at_a_time(workload, args.sequential) and clean
+    print("\nall PRs: one comment each, on the latest head" if clean else "\nNOT CLEAN")
+    return 0 if clean else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
