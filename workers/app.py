@@ -43,6 +43,10 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         # ... and even when the *child process* dies, which Celery would otherwise ack to avoid
         # poison loops; our tasks bound their own attempts instead (the lead's pipeline).
         "task_reject_on_worker_lost": True,
+        # ... and when the hard time limit kills a hung task: Celery acks those by default, so
+        # the PR would be dropped without a trace. Requeued, the rerun counts as a run that
+        # did not finish, and a task that hangs every time is parked after a few (tasks.py).
+        "task_acks_on_failure_or_timeout": False,
         # Reserve one message per process: with acks_late, prefetched messages of a busy or
         # killed worker wait for the visibility timeout while idle workers could run them.
         "worker_prefetch_multiplier": 1,

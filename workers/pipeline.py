@@ -61,12 +61,14 @@ class Outcome(StrEnum):
     COMMAND_IGNORED = "command-ignored"  # not a maintainer, the bot itself, or a gone comment
 
 
-def run_event(event: PrEvent, runtime: Runtime) -> Outcome:
+def run_event(event: PrEvent, runtime: Runtime, *, owner: str | None = None) -> Outcome:
     """Process one event; raises `LeaseBusy`, `LeaseLost`, `HubError` or
     `VerificationUnavailable` for the task to retry (nothing is written in those cases
-    that a retry would not write again identically)."""
+    that a retry would not write again identically). `owner` (the task id) names the PR
+    lease's holder, so a rerun of a message whose worker died takes its lease over."""
     started = time.perf_counter()
-    with pr_lease(runtime.redis, event.repo_id, event.pr_num, runtime.lease_ttl_s) as lease:
+    ttl = runtime.lease_ttl_s
+    with pr_lease(runtime.redis, event.repo_id, event.pr_num, ttl, owner=owner) as lease:
         pr = runtime.hub.pull_request(event.repo_id, event.pr_num)
         outcome = _run(event, pr, runtime, lease)
     log.info(

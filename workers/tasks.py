@@ -6,7 +6,7 @@ only what happens when a run cannot finish:
 
 | raised by the run                         | what happens                                    |
 |-------------------------------------------|-------------------------------------------------|
-| `LeaseBusy` (another run has the PR)      | retry in ~1 s: the other run may predate a push |
+| `LeaseBusy` (another run has the PR)      | retry in ~1 s, for up to twice the lease TTL    |
 | `LeaseLost` (our lease expired mid-run)   | retry at once; nothing was written              |
 | `HubTransientError` (429, 5xx, timeouts)  | retry after `retry_after` or a jittered backoff |
 | `VerificationUnavailable`, Redis errors   | retry with backoff: never publish a guess       |
@@ -47,6 +47,8 @@ MAX_TRANSIENT_RETRIES = 8
 MAX_BUSY_RETRIES = 120
 #: Runs that started and never finished (the worker died) before the event is parked.
 MAX_UNFINISHED_RUNS = 3
+#: How long attempt counts are kept (a message comes back within the visibility timeout).
+ATTEMPTS_TTL_S = 24 * 3600
 BACKOFF_BASE_S = 1.0
 BACKOFF_CAP_S = 120.0
 
@@ -71,55 +73,99 @@ def process_pr_event(self: Task[Any, Any], event: dict[str, Any]) -> str:
 
 
 def handle(task: Task[Any, Any], event: dict[str, Any], runtime: Runtime) -> str:
-    """Run the pipeline for one message, applying the retry policy; returns the outcome."""
+    """Run the pipeline for one message, applying the retry policy; returns the outcome.
+
+    Attempts are counted per message (the task id, stable across retries and redeliveries) in
+    one Redis hash, each kind against its own budget: waiting for a busy PR must not use up
+    the retries a Hub outage needs, and an orderly retry must not wipe the count of runs that
+    died (a poison event killed its worker, was requeued, found its own dead run's lease...).
+    """
     try:
         parsed = PrEvent.from_json(event)
     except ValueError as error:
         park(runtime.redis, event, "malformed-event", str(error))
         return "parked"
-    unfinished = _unfinished_key(task)
-    if runtime.redis.incr(unfinished) > MAX_UNFINISHED_RUNS:
-        runtime.redis.delete(unfinished)
-        park(runtime.redis, event, "worker-lost", "the worker died during every attempt")
-        return "parked"
-    runtime.redis.expire(unfinished, 24 * 3600)
-    attempt = task.request.retries
+    attempts = Attempts(runtime.redis, task.request.id)
+    if attempts.started() > MAX_UNFINISHED_RUNS:
+        attempts.forget()
+        return _give_up(runtime, event, "worker-lost", "the worker died during every attempt")
+    finished = False  # a terminal outcome: the counts can go
     try:
-        outcome = run_event(parsed, runtime).value
+        outcome = run_event(parsed, runtime, owner=task.request.id).value
+        finished = True
     except LeaseBusy:
-        if attempt >= MAX_BUSY_RETRIES:
+        if attempts.count("busy") > busy_retry_limit(runtime.lease_ttl_s):
+            finished = True
             return _give_up(runtime, event, "busy", "the PR stayed locked")
         raise task.retry(countdown=0.5 + random.uniform(0, 1.0), max_retries=None) from None  # noqa: S311
     except LeaseLost:
+        if attempts.count("lease-lost") > MAX_TRANSIENT_RETRIES:
+            finished = True
+            return _give_up(runtime, event, "lease-lost", "every run outlived its lease")
         raise task.retry(countdown=0, max_retries=None) from None
     except HubTransientError as error:
-        if attempt >= MAX_TRANSIENT_RETRIES:
+        tries = attempts.count("transient")
+        if tries > MAX_TRANSIENT_RETRIES:
+            finished = True
             return _give_up(runtime, event, "hub-unavailable", str(error))
-        raise task.retry(countdown=backoff_s(attempt, error.retry_after)) from error
+        raise task.retry(countdown=backoff_s(tries - 1, error.retry_after)) from error
     except (VerificationUnavailable, redis.RedisError, SoftTimeLimitExceeded) as error:
-        if attempt >= MAX_TRANSIENT_RETRIES:
+        tries = attempts.count("transient")
+        if tries > MAX_TRANSIENT_RETRIES:
+            finished = True
             return _give_up(runtime, event, type(error).__name__, str(error))
-        raise task.retry(countdown=backoff_s(attempt)) from error
+        raise task.retry(countdown=backoff_s(tries - 1)) from error
     except HubPermanentError as error:
+        finished = True
         return _give_up(runtime, event, "hub-refused", str(error))
     except Exception as error:
         log.exception("pr event failed", extra={"delivery_id": event.get("delivery_id")})
+        finished = True
         return _give_up(runtime, event, "crashed", f"{type(error).__name__}: {error}")
     finally:
-        _forget(runtime, unfinished)
+        attempts.ended(finished)
     count_outcome(runtime.redis, outcome)
     return outcome
 
 
-def _unfinished_key(task: Task[Any, Any]) -> str:
-    return f"evalbot:unfinished:{task.request.id}"
+def busy_retry_limit(lease_ttl_s: float) -> int:
+    """Busy retries (about 1 s apart) outlast a lease left by a run that died: its TTL."""
+    return max(MAX_BUSY_RETRIES, int(2 * lease_ttl_s))
 
 
-def _forget(runtime: Runtime, key: str) -> None:
-    try:
-        runtime.redis.delete(key)
-    except redis.RedisError:
-        log.warning("could not clear %s; a later crash count may be off by one", key)
+class Attempts:
+    """Per-message attempt counts in a Redis hash (`evalbot:attempts:<task id>`).
+
+    `unfinished` goes up when a run starts and down when it ends in an orderly way (an
+    outcome, a retry): what remains counts the runs that died with their worker.
+    """
+
+    def __init__(self, client: redis.Redis, task_id: str | None) -> None:
+        self._client = client
+        self._key = f"evalbot:attempts:{task_id}"
+
+    def started(self) -> int:
+        pipe = self._client.pipeline(transaction=True)
+        pipe.hincrby(self._key, "unfinished", 1)
+        pipe.expire(self._key, ATTEMPTS_TTL_S)
+        count, _ = pipe.execute()
+        return int(count)
+
+    def count(self, kind: str) -> int:
+        """One more attempt of `kind`; returns how many there were, this one included."""
+        return int(self._client.hincrby(self._key, kind, 1))
+
+    def ended(self, finished: bool) -> None:
+        try:
+            if finished:
+                self.forget()
+            else:
+                self._client.hincrby(self._key, "unfinished", -1)
+        except redis.RedisError:
+            log.warning("could not update %s; a later crash count may be off by one", self._key)
+
+    def forget(self) -> None:
+        self._client.delete(self._key)
 
 
 def _give_up(runtime: Runtime, event: dict[str, Any], reason: str, detail: str) -> str:
