@@ -19,6 +19,7 @@ from typing import Any
 from celery import Celery
 
 from bot.settings import Settings
+from workers.broker import TRANSPORT
 
 #: Modules holding the production tasks; the test suite builds apps with its own.
 TASK_MODULES: tuple[str, ...] = ("workers.tasks",)
@@ -37,6 +38,8 @@ def celery_config(settings: Settings) -> dict[str, Any]:
     }
     return {
         "broker_url": settings.redis_url,
+        # kombu's Redis transport, minus a crash when Redis drops during a task (broker.py).
+        "broker_transport": TRANSPORT,
         # Ack after the task returns, not when it is received: a worker that dies mid-task
         # (deploy, OOM, SIGKILL) must leave the message to be redelivered, not lose the PR.
         "task_acks_late": True,

@@ -13,6 +13,7 @@ only what happens when a run cannot finish:
 | `HubPermanentError` (404, 403, ...)       | parked: retrying cannot help                    |
 | anything else, or too many retries        | parked, with the error                          |
 | the worker dies mid-run, 3 times          | parked (a poison event must not loop forever)   |
+| Redis down (nothing can be counted)       | requeued after a pause (never dropped)          |
 
 Parked events go to `workers.deadletters`, visible in metrics and replayable.
 """
@@ -22,12 +23,14 @@ from __future__ import annotations
 import logging
 import os
 import random
+import time
 from functools import cache
 from typing import Any
 
 import redis
 from celery import Task, shared_task
-from celery.exceptions import SoftTimeLimitExceeded
+from celery.exceptions import Reject, SoftTimeLimitExceeded
+from kombu.exceptions import OperationalError
 
 from bot.hub.errors import HubPermanentError, HubTransientError
 from bot.receiver.events import PrEvent
@@ -49,6 +52,8 @@ MAX_BUSY_RETRIES = 120
 MAX_UNFINISHED_RUNS = 3
 #: How long attempt counts are kept (a message comes back within the visibility timeout).
 ATTEMPTS_TTL_S = 24 * 3600
+#: Pause before requeueing an event because Redis itself failed.
+REDIS_DOWN_PAUSE_S = 2.0
 BACKOFF_BASE_S = 1.0
 BACKOFF_CAP_S = 120.0
 
@@ -69,7 +74,20 @@ def backoff_s(attempt: int, retry_after: float | None = None) -> float:
 @shared_task(name=TASK_NAME, bind=True, max_retries=None)
 def process_pr_event(self: Task[Any, Any], event: dict[str, Any]) -> str:
     runtime = runtime_for_process()
-    return handle(self, event, runtime)
+    try:
+        return handle(self, event, runtime)
+    except (redis.RedisError, OperationalError) as error:
+        # Redis is down: the policy can neither count attempts, park, nor publish a retry.
+        # Letting the error out would make Celery drop the message (a failed task is
+        # rejected without requeue). Requeue it instead, after a pause so a Redis that
+        # answers but refuses writes (maxmemory) is not hammered; if Redis cannot even take
+        # the reject, the message stays unacked and returns after the visibility timeout.
+        log.warning(
+            "redis unavailable, requeueing the event",
+            extra={"delivery_id": event.get("delivery_id"), "error": str(error)},
+        )
+        time.sleep(REDIS_DOWN_PAUSE_S)
+        raise Reject(str(error), requeue=True) from error
 
 
 def handle(task: Task[Any, Any], event: dict[str, Any], runtime: Runtime) -> str:
