@@ -137,8 +137,11 @@ def running_bot(
     concurrency: int = 2,
     env: Mapping[str, str] | None = None,
     delivery: DeliverySettings = LOCAL_DELIVERY,
+    issuer_config: Mapping[str, Any] | None = None,
 ) -> Iterator[Bot]:
-    """A whole bot for the standard cast, watching alice and evals-org; stopped on exit."""
+    """A whole bot for the standard cast, watching alice and evals-org; stopped on exit.
+
+    The bot trusts `issuer_config` when given, else the `Bot.issuer`'s inline key."""
     with pytest.MonkeyPatch.context() as patch:
         from huggingface_hub import constants
 
@@ -149,7 +152,7 @@ def running_bot(
             bot_token=TOKENS["evalbot"],
             bot_name=BOT,
             watched=[{"type": "user", "name": "alice"}, {"type": "org", "name": "evals-org"}],
-            issuers=[issuer.config()],
+            issuers=[issuer_config or issuer.config()],
             workers=workers,
             concurrency=concurrency,
             env=dict(env or {}),
