@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -181,14 +182,16 @@ def test_token_times_skewed_against_the_hub_commit_time(
     """Invariant: freshness is judged at the Hub's time of the commit that carried the token,
     with 30 s leeway on both ends: a signer clock 29 s off is accepted, 31 s or 5 min off is
     rejected with the reason a user can look up, whatever the worker's own clock says."""
-    sent_at = time.time()
+    # Rounded up: the commit lands a few ms after `sent_at`, so the token's times sit within
+    # a fraction of a second of the intended offset from the Hub's commit time, on its side.
+    issued_at = math.ceil(time.time()) + offset_s
     value = 80 + abs(offset_s) % 17
-    text = hle_with_token(bot, value, issued_at=int(sent_at) + offset_s)
+    text = hle_with_token(bot, value, issued_at=issued_at)
     num, head = open_pr(bot, {HLE_PATH: text})
     report = bot.wait_for_report(num, head=head)
     # The token's times relative to the Hub's commit time decide; check the test set them up
-    # on the intended side of the leeway (the commit lands a few ms after `sent_at`).
-    skew = int(sent_at) + offset_s - hub_commit_time(bot, head)
+    # on the intended side of the leeway.
+    skew = issued_at - hub_commit_time(bot, head)
     if offset_s > 0:
         assert (skew <= 30) == (verdict == "verified"), skew
     else:
