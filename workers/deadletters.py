@@ -14,8 +14,10 @@ from typing import Any
 
 import redis
 
-DEAD_LETTERS = "evalbot:dead-letters"
-STATS = "evalbot:stats"
+from bot.workstats import DEAD_LETTERS, OUTCOME_PREFIX, PARKED_PREFIX, STATS
+
+__all__ = ["DEAD_LETTERS", "MAX_PARKED", "STATS", "count_outcome", "park", "parked"]
+
 MAX_PARKED = 1000
 
 
@@ -30,7 +32,7 @@ def park(client: redis.Redis, event: Any, reason: str, detail: str = "") -> None
     pipe = client.pipeline(transaction=True)
     pipe.lpush(DEAD_LETTERS, json.dumps(record, default=str))
     pipe.ltrim(DEAD_LETTERS, 0, MAX_PARKED - 1)
-    pipe.hincrby(STATS, f"parked:{reason}", 1)
+    pipe.hincrby(STATS, f"{PARKED_PREFIX}{reason}", 1)
     pipe.execute()
 
 
@@ -40,4 +42,4 @@ def parked(client: redis.Redis, limit: int = 100) -> list[dict[str, Any]]:
 
 
 def count_outcome(client: redis.Redis, outcome: str) -> None:
-    client.hincrby(STATS, f"outcome:{outcome}", 1)
+    client.hincrby(STATS, f"{OUTCOME_PREFIX}{outcome}", 1)

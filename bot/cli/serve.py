@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     enqueuer = RedisEnqueuer.from_url(
         settings.redis_url, queue=settings.queue_name, timeout_s=settings.redis_timeout_s
     )
-    app = create_app(settings, enqueuer)
+    app = create_app(settings, enqueuer, worker_stats=enqueuer.worker_stats)
     uvicorn.run(
         app,
         host=args.host,

@@ -20,7 +20,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -33,9 +33,10 @@ from starlette.routing import Route
 
 from bot.receiver.events import Ignored, RoutingContext, route_delivery
 from bot.receiver.metrics import ReceiverMetrics
-from bot.receiver.queue import EnqueueOutcome, Enqueuer, QueueUnavailable
+from bot.receiver.queue import EnqueueOutcome, Enqueuer, QueueUnavailable, WorkerStats
 from bot.receiver.texts import HEALTH_OK, READY_FAILED, READY_OK, RESPONSE_TEXTS
 from bot.settings import Settings
+from bot.workstats import OUTCOME_PREFIX, PARKED_PREFIX
 
 logger = logging.getLogger("evalbot.receiver")
 
@@ -97,8 +98,12 @@ def create_app(
     *,
     clock: Callable[[], str] = utc_now_iso,
     metrics: ReceiverMetrics | None = None,
+    worker_stats: Callable[[], Awaitable[WorkerStats | None]] | None = None,
 ) -> Starlette:
-    """The receiver app. `enqueuer` is owned by the app: it is closed on shutdown."""
+    """The receiver app. `enqueuer` is owned by the app: it is closed on shutdown.
+
+    `worker_stats`, when given, is read on each `/metrics` scrape, so the workers' parked
+    events and outcomes (kept in Redis) show next to the receiver's own metrics."""
     metrics = metrics or ReceiverMetrics()
     secrets = settings.webhook_secrets()
     cap = settings.max_body_bytes
@@ -214,6 +219,12 @@ def create_app(
         return PlainTextResponse(READY_FAILED, status_code=503)
 
     async def metrics_endpoint(request: Request) -> Response:
+        if worker_stats is not None and (stats := await worker_stats()) is not None:
+            metrics.set_worker_stats(
+                parked=stats.with_prefix(PARKED_PREFIX),
+                runs=stats.with_prefix(OUTCOME_PREFIX),
+                dead_letters=stats.parked_now,
+            )
         return Response(metrics.render(), media_type="text/plain; version=0.0.4; charset=utf-8")
 
     @asynccontextmanager

@@ -6,7 +6,7 @@ Names follow `evalbot_receiver_<what>`; label values are the small fixed vocabul
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
 from bot.receiver.events import EVENT_KINDS, IGNORE_REASONS
 
@@ -66,6 +66,25 @@ class ReceiverMetrics:
             buckets=_LATENCY_BUCKETS,
             registry=self.registry,
         )
+        # What the workers recorded in Redis, read on each scrape (`set_worker_stats`): parked
+        # events must be visible where operators look, not only in a Redis list.
+        self.worker_parked = Gauge(
+            "evalbot_worker_parked",
+            "Events the workers gave up on (parked) so far, by reason.",
+            ["reason"],
+            registry=self.registry,
+        )
+        self.worker_dead_letters = Gauge(
+            "evalbot_worker_dead_letters",
+            "Parked events kept for an operator to inspect and replay right now.",
+            registry=self.registry,
+        )
+        self.worker_runs = Gauge(
+            "evalbot_worker_runs",
+            "Worker runs that reached an outcome so far, by outcome.",
+            ["outcome"],
+            registry=self.registry,
+        )
         # Children resolved once: a label lookup per delivery takes a lock and a dict probe.
         self.deliveries = {outcome: deliveries.labels(outcome) for outcome in OUTCOMES}
         self.ignored = {reason: ignored.labels(reason) for reason in IGNORE_REASONS}
@@ -76,6 +95,15 @@ class ReceiverMetrics:
         if child is None:  # a reason added to events without a pre-made child: still counted
             child = self.ignored[reason] = self._ignored.labels(reason)
         child.inc()
+
+    def set_worker_stats(
+        self, parked: dict[str, int], runs: dict[str, int], dead_letters: int
+    ) -> None:
+        for reason, count in parked.items():
+            self.worker_parked.labels(reason).set(count)
+        for outcome, count in runs.items():
+            self.worker_runs.labels(outcome).set(count)
+        self.worker_dead_letters.set(dead_letters)
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

@@ -32,6 +32,7 @@ from typing import Any, Protocol
 
 from bot.receiver.events import DedupeKey, PrEvent
 from bot.receiver.resp import RespConnection, RespError
+from bot.workstats import DEAD_LETTERS, STATS
 
 #: The Celery task the workers register (`workers.tasks`); one kwarg, `event`.
 TASK_NAME = "evalbot.process_pr_event"
@@ -207,6 +208,21 @@ def decode_celery_message(raw: bytes | str) -> tuple[str, dict[str, Any]]:
     return envelope["headers"]["task"], kwargs
 
 
+@dataclass(frozen=True, slots=True)
+class WorkerStats:
+    """What the workers recorded in Redis (`bot.workstats`), for the receiver's `/metrics`."""
+
+    counters: dict[str, int]
+    parked_now: int
+
+    def with_prefix(self, prefix: str) -> dict[str, int]:
+        return {k[len(prefix) :]: v for k, v in self.counters.items() if k.startswith(prefix)}
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+
+
 @dataclass(slots=True)
 class _Pending:
     key: str
@@ -319,6 +335,18 @@ class RedisEnqueuer:
                 return bool(await connection.call("PING") == "PONG")
         except (RespError, OSError, TimeoutError):
             return False
+
+    async def worker_stats(self) -> WorkerStats | None:
+        """The workers' counters and the number of parked events (None if Redis is down)."""
+        try:
+            async with asyncio.timeout(self._timeout_s):
+                connection = await self._connected()
+                raw = await connection.call("HGETALL", STATS)
+                parked = await connection.call("LLEN", DEAD_LETTERS)
+        except (RespError, OSError, TimeoutError):
+            return None
+        counters = {_text(key): int(value) for key, value in zip(raw[::2], raw[1::2], strict=True)}
+        return WorkerStats(counters=counters, parked_now=int(parked))
 
     async def close(self) -> None:
         if self._flusher is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import httpx
 import pytest
 
 from bot.devstack.waiting import wait_until
@@ -117,6 +118,10 @@ def test_a_revoked_token_parks_the_event_without_retrying(bot: Bot) -> None:
     assert "401" in str(parked[0]["detail"])
     assert len(parked_for(bot, num)) == 1  # parked once, not retried into more
     assert bot.bot_comments(num) == []
+    # Visible where operators look: the receiver's /metrics reads the workers' counts.
+    metrics = httpx.get(f"{bot.stack.receiver_url}/metrics", timeout=5).text
+    assert 'evalbot_worker_parked{reason="hub-refused"} 1.0' in metrics
+    assert "evalbot_worker_dead_letters 1.0" in metrics
     bot.redis.delete("evalbot:dead-letters")
 
 
