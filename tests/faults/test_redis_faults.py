@@ -1,4 +1,4 @@
-"""Redis down, restarted and restarted again (security.md §7(b) items 1, 2, 11 and 12).
+"""Redis down, restarted, full (security.md §7(b) items 1, 2, 11, 12 and 14).
 
 The stack's redis-server runs with AOF (`appendfsync always` in the dev stack; production
 compose uses `everysec`, see docs/reliability.md). Each test stops or restarts it while the
@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 import pytest
+import redis
 
 from bot.devstack.redis import RedisServer
 from bot.devstack.waiting import wait_until
@@ -170,3 +171,42 @@ def test_a_worker_still_consumes_after_two_idle_redis_restarts(
     bot.wait_for_report(num, head=head, timeout=30)
     record_figure("canary_s_after_two_redis_restarts", clock.elapsed())
     assert_one_report(bot, num, head)
+
+
+def fill_until_full(client: redis.Redis, key: str) -> bool:
+    """Push to `key` until Redis refuses writes (OOM); False if it never did."""
+    chunk = "x" * 4096
+    for _ in range(1000):
+        try:
+            client.rpush(key, *([chunk] * 8))
+        except redis.exceptions.OutOfMemoryError:
+            return True
+    return False
+
+
+def test_redis_full_makes_the_receiver_answer_503_until_there_is_room(bot: Bot) -> None:
+    """Invariant (Redis `maxmemory` reached, `noeviction`): the receiver answers 503, never a
+    2xx for an event it could not queue; once there is room, the Hub's retry is queued and the
+    PR reported once."""
+    bot.wait_until_quiet()
+    filler = "evalbot:test:filler"
+    used = int(bot.redis.info("memory")["used_memory"])
+    bot.redis.config_set("maxmemory-policy", "noeviction")
+    bot.redis.config_set("maxmemory", str(used + 64 * 1024))
+    try:
+        assert fill_until_full(bot.redis, filler)
+        num, head = open_pr(bot, results(47.5))
+        wait_until(
+            lambda: any(503 in seen for seen in delivery_statuses(bot, num).values()),
+            timeout=15,
+            what="a 503 while Redis is full",
+        )
+    finally:
+        bot.redis.delete(filler)
+        bot.redis.config_set("maxmemory", "0")
+    bot.wait_for_report(num, head=head, timeout=30)
+    bot.wait_until_quiet()
+    assert_one_report(bot, num, head)
+    for seen in delivery_statuses(bot, num).values():
+        assert 200 not in seen  # nothing was acknowledged before it was queued
+        assert seen.count(202) == 1, seen
