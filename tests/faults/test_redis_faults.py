@@ -120,10 +120,12 @@ def test_redis_restarted_mid_burst_loses_nothing(
         bot.wait_for_report(num, head=head, timeout=60)
     record_figure("recovery_s_redis_restart_mid_burst", clock.elapsed())
     bot.wait_until_quiet()
+    reports = [len(bot.bot_comments(num)) for num, _ in opened]
+    record_figure("events_lost_redis_restart_mid_burst", reports.count(0))
+    record_figure("duplicate_reports_redis_restart_mid_burst", sum(n - 1 for n in reports if n))
     for num, head in opened:
         assert_one_report(bot, num, head)
     assert bot.parked() == []
-    record_figure("events_lost_redis_restart_mid_burst", 0)
 
 
 def test_redis_killed_while_a_task_writes_converges_without_a_second_comment(
@@ -173,28 +175,19 @@ def test_a_worker_still_consumes_after_two_idle_redis_restarts(
     assert_one_report(bot, num, head)
 
 
-def fill_until_full(client: redis.Redis, key: str) -> bool:
-    """Push to `key` until Redis refuses writes (OOM); False if it never did."""
-    chunk = "x" * 4096
-    for _ in range(1000):
-        try:
-            client.rpush(key, *([chunk] * 8))
-        except redis.exceptions.OutOfMemoryError:
-            return True
-    return False
-
-
 def test_redis_full_makes_the_receiver_answer_503_until_there_is_room(bot: Bot) -> None:
     """Invariant (Redis `maxmemory` reached, `noeviction`): the receiver answers 503, never a
     2xx for an event it could not queue; once there is room, the Hub's retry is queued and the
     PR reported once."""
     bot.wait_until_quiet()
-    filler = "evalbot:test:filler"
     used = int(bot.redis.info("memory")["used_memory"])
     bot.redis.config_set("maxmemory-policy", "noeviction")
-    bot.redis.config_set("maxmemory", str(used + 64 * 1024))
+    # A limit below what is in use: every write is refused until the limit is lifted (with a
+    # limit just above it, the next free()d buffer lets one write through: flaky under load).
+    bot.redis.config_set("maxmemory", str(used // 2))
     try:
-        assert fill_until_full(bot.redis, filler)
+        with pytest.raises(redis.exceptions.OutOfMemoryError):
+            bot.redis.set("evalbot:test:probe", "x")
         num, head = open_pr(bot, results(47.5))
         wait_until(
             lambda: any(503 in seen for seen in delivery_statuses(bot, num).values()),
@@ -202,7 +195,6 @@ def test_redis_full_makes_the_receiver_answer_503_until_there_is_room(bot: Bot) 
             what="a 503 while Redis is full",
         )
     finally:
-        bot.redis.delete(filler)
         bot.redis.config_set("maxmemory", "0")
     bot.wait_for_report(num, head=head, timeout=30)
     bot.wait_until_quiet()
