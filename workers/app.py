@@ -19,6 +19,7 @@ from typing import Any
 from celery import Celery
 
 from bot.settings import Settings
+from workers.broker import TRANSPORT
 
 #: Modules holding the production tasks; the test suite builds apps with its own.
 TASK_MODULES: tuple[str, ...] = ("workers.tasks", "workers.reconcile")
@@ -41,12 +42,18 @@ def celery_config(settings: Settings) -> dict[str, Any]:
     return {
         **beat_config(settings),
         "broker_url": settings.redis_url,
+        # kombu's Redis transport, minus a crash when Redis drops during a task (broker.py).
+        "broker_transport": TRANSPORT,
         # Ack after the task returns, not when it is received: a worker that dies mid-task
         # (deploy, OOM, SIGKILL) must leave the message to be redelivered, not lose the PR.
         "task_acks_late": True,
         # ... and even when the *child process* dies, which Celery would otherwise ack to avoid
         # poison loops; our tasks bound their own attempts instead (the lead's pipeline).
         "task_reject_on_worker_lost": True,
+        # ... and when the hard time limit kills a hung task: Celery acks those by default, so
+        # the PR would be dropped without a trace. Requeued, the rerun counts as a run that
+        # did not finish, and a task that hangs every time is parked after a few (tasks.py).
+        "task_acks_on_failure_or_timeout": False,
         # Reserve one message per process: with acks_late, prefetched messages of a busy or
         # killed worker wait for the visibility timeout while idle workers could run them.
         "worker_prefetch_multiplier": 1,

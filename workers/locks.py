@@ -5,6 +5,13 @@ overwritten by an earlier run that finished last. The lease is `SET NX PX` with 
 token; its TTL bounds how long a killed worker can block a PR. Before each Hub write the
 holder checks the token is still its own (`still_held`): a run whose lease expired mid-way
 (a stalled worker) gives up instead of writing over a newer run's comment.
+
+A lease names its owner (the Celery task id). When a run finds the lease held by its own
+task, the holder is an earlier run of the same message that died (a pool process killed: the
+message is requeued at once, but its lease would block the PR until the TTL ran out, longer
+than the busy retries last). Celery never runs one message twice at a time except after a
+crash or a stall past the visibility timeout, so the new run takes the lease over; a stalled
+holder that resumes finds the token changed and writes nothing.
 """
 
 from __future__ import annotations
@@ -17,6 +24,14 @@ from dataclasses import dataclass
 import redis
 
 #: Deletes the lease only if it is still ours (a plain DEL could free a successor's lease).
+_ACQUIRE = """
+local current = redis.call('GET', KEYS[1])
+if current and string.sub(current, 1, string.len(ARGV[2])) ~= ARGV[2] then
+    return 0
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+return 1
+"""
 _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then
     return redis.call('DEL', KEYS[1])
@@ -56,11 +71,18 @@ class Lease:
 
 
 @contextmanager
-def pr_lease(client: redis.Redis, repo_id: str, pr_num: int, ttl_s: float) -> Iterator[Lease]:
-    """Hold the PR's lease for the block; raise `LeaseBusy` if another run holds it."""
+def pr_lease(
+    client: redis.Redis, repo_id: str, pr_num: int, ttl_s: float, *, owner: str | None = None
+) -> Iterator[Lease]:
+    """Hold the PR's lease for the block; raise `LeaseBusy` if another owner holds it.
+
+    `owner` (the task id) may take over a lease it holds already: see the module docstring.
+    """
     key = lease_key(repo_id, pr_num)
-    token = secrets.token_hex(16)
-    if not client.set(key, token, nx=True, px=max(1, int(ttl_s * 1000))):
+    prefix = f"{owner or secrets.token_hex(8)}/"
+    token = prefix + secrets.token_hex(16)
+    ttl_ms = max(1, int(ttl_s * 1000))
+    if not client.eval(_ACQUIRE, 1, key, token, prefix, ttl_ms):
         raise LeaseBusy(key)
     try:
         yield Lease(client, key, token)

@@ -23,6 +23,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from bot.hub.benchmarks import HubBenchmarkSource
+from bot.hub.errors import HubPermanentError, HubTransientError
 from bot.hub.provenance import token_commit_time
 from bot.hub.pulls import PullRequest
 from bot.logs import log_json
@@ -62,12 +63,14 @@ class Outcome(StrEnum):
     COMMAND_IGNORED = "command-ignored"  # not a maintainer, the bot itself, or a gone comment
 
 
-def run_event(event: PrEvent, runtime: Runtime) -> Outcome:
+def run_event(event: PrEvent, runtime: Runtime, *, owner: str | None = None) -> Outcome:
     """Process one event; raises `LeaseBusy`, `LeaseLost`, `HubError` or
     `VerificationUnavailable` for the task to retry (nothing is written in those cases
-    that a retry would not write again identically)."""
+    that a retry would not write again identically). `owner` (the task id) names the PR
+    lease's holder, so a rerun of a message whose worker died takes its lease over."""
     started = time.perf_counter()
-    with pr_lease(runtime.redis, event.repo_id, event.pr_num, runtime.lease_ttl_s) as lease:
+    ttl = runtime.lease_ttl_s
+    with pr_lease(runtime.redis, event.repo_id, event.pr_num, ttl, owner=owner) as lease:
         pr = runtime.hub.pull_request(event.repo_id, event.pr_num)
         outcome = _run(event, pr, runtime, lease)
     log_json(
@@ -119,7 +122,7 @@ def _report(pr: PullRequest, head_sha: str, runtime: Runtime, lease: Lease) -> O
         return Outcome.NO_RESULTS
     if existing is not None and not pr.may_replace(head_of_comment(existing.raw), head_sha):
         return Outcome.STALE
-    files = {path: runtime.hub.read_file(pr.repo_id, path, head_sha) for path in pr.result_files}
+    files = _read_results(pr, head_sha, runtime)
     source = HubBenchmarkSource(runtime.hub, _parse_eval_yaml, runtime.benchmark_cache)
     reports = validate_results_files(files, source, policy=runtime.policy)
     token_times = TokenTimes(pr, runtime)
@@ -155,6 +158,23 @@ def _report(pr: PullRequest, head_sha: str, runtime: Runtime, lease: Lease) -> O
         outcome = Outcome.POSTED
     _record_verdict(pr, head_sha, runtime)
     return outcome
+
+
+def _read_results(pr: PullRequest, head_sha: str, runtime: Runtime) -> dict[str, bytes]:
+    """The PR's results files at `head_sha`; a file that vanished is a reason to re-read the PR.
+
+    The details named these files at this head a moment ago, so a 404 means the PR changed
+    under us (a force-push whose old commit is gone) or a Hub replica lags: a retry re-reads
+    the PR and reports on what is there then. Parking it (a permanent 404) left the PR
+    without a report (found by the fault suite)."""
+    try:
+        return {path: runtime.hub.read_file(pr.repo_id, path, head_sha) for path in pr.result_files}
+    except HubPermanentError as error:
+        if not error.not_found:
+            raise
+        raise HubTransientError(
+            f"a results file vanished at {head_sha[:12]}: {error}", status=error.status
+        ) from error
 
 
 def _parse_eval_yaml(repo_id: str, sha: str, content: bytes) -> BenchmarkLookup:

@@ -6,13 +6,14 @@ only what happens when a run cannot finish:
 
 | raised by the run                         | what happens                                    |
 |-------------------------------------------|-------------------------------------------------|
-| `LeaseBusy` (another run has the PR)      | retry in ~1 s: the other run may predate a push |
+| `LeaseBusy` (another run has the PR)      | retry in ~1 s, for up to twice the lease TTL    |
 | `LeaseLost` (our lease expired mid-run)   | retry at once; nothing was written              |
 | `HubTransientError` (429, 5xx, timeouts)  | retry after `retry_after` or a jittered backoff |
 | `VerificationUnavailable`, Redis errors   | retry with backoff: never publish a guess       |
 | `HubPermanentError` (404, 403, ...)       | parked: retrying cannot help                    |
 | anything else, or too many retries        | parked, with the error                          |
 | the worker dies mid-run, 3 times          | parked (a poison event must not loop forever)   |
+| Redis down (nothing can be counted)       | requeued after a pause (never dropped)          |
 
 Parked events go to `workers.deadletters`, visible in metrics and replayable (`evalbot
 replay`). Each retry is counted in `evalbot:stats` as `retry:<reason>` (best effort), and each
@@ -24,12 +25,14 @@ from __future__ import annotations
 import logging
 import os
 import random
+import time
 from functools import cache
 from typing import Any
 
 import redis
 from celery import Task, shared_task
-from celery.exceptions import SoftTimeLimitExceeded
+from celery.exceptions import Reject, SoftTimeLimitExceeded
+from kombu.exceptions import OperationalError
 
 from bot.hub.errors import HubPermanentError, HubTransientError
 from bot.logs import log_json
@@ -50,6 +53,10 @@ MAX_TRANSIENT_RETRIES = 8
 MAX_BUSY_RETRIES = 120
 #: Runs that started and never finished (the worker died) before the event is parked.
 MAX_UNFINISHED_RUNS = 3
+#: How long attempt counts are kept (a message comes back within the visibility timeout).
+ATTEMPTS_TTL_S = 24 * 3600
+#: Pause before requeueing an event because Redis itself failed.
+REDIS_DOWN_PAUSE_S = 2.0
 BACKOFF_BASE_S = 1.0
 BACKOFF_CAP_S = 120.0
 
@@ -70,62 +77,88 @@ def backoff_s(attempt: int, retry_after: float | None = None) -> float:
 @shared_task(name=TASK_NAME, bind=True, max_retries=None)
 def process_pr_event(self: Task[Any, Any], event: dict[str, Any]) -> str:
     runtime = runtime_for_process()
-    return handle(self, event, runtime)
+    try:
+        return handle(self, event, runtime)
+    except (redis.RedisError, OperationalError) as error:
+        # Redis is down: the policy can neither count attempts, park, nor publish a retry.
+        # Letting the error out would make Celery drop the message (a failed task is
+        # rejected without requeue). Requeue it instead, after a pause so a Redis that
+        # answers but refuses writes (maxmemory) is not hammered; if Redis cannot even take
+        # the reject, the message stays unacked and returns after the visibility timeout.
+        log.warning(
+            "redis unavailable, requeueing the event",
+            extra={"delivery_id": event.get("delivery_id"), "error": str(error)},
+        )
+        time.sleep(REDIS_DOWN_PAUSE_S)
+        raise Reject(str(error), requeue=True) from error
 
 
 def handle(task: Task[Any, Any], event: dict[str, Any], runtime: Runtime) -> str:
-    """Run the pipeline for one message, applying the retry policy; returns the outcome."""
+    """Run the pipeline for one message, applying the retry policy; returns the outcome.
+
+    Attempts are counted per message (the task id, stable across retries and redeliveries) in
+    one Redis hash, each kind against its own budget: waiting for a busy PR must not use up
+    the retries a Hub outage needs, and an orderly retry must not wipe the count of runs that
+    died (a poison event killed its worker, was requeued, found its own dead run's lease...).
+    """
     try:
         parsed = PrEvent.from_json(event)
     except ValueError as error:
         park(runtime.redis, event, "malformed-event", str(error))
         return "parked"
-    unfinished = _unfinished_key(task)
-    # One round trip for the count and its expiry: each one is a wait on another process.
-    counting = runtime.redis.pipeline(transaction=False)
-    counting.incr(unfinished)
-    counting.expire(unfinished, 24 * 3600)
-    starts = int(counting.execute()[0])
-    if starts > MAX_UNFINISHED_RUNS:
-        runtime.redis.delete(unfinished)
-        park(runtime.redis, event, "worker-lost", "the worker died during every attempt")
-        return "parked"
-    if starts > 1:
+    attempts = Attempts(runtime.redis, task.request.id)
+    started = attempts.started()
+    if started > MAX_UNFINISHED_RUNS:
+        attempts.forget()
+        return _give_up(runtime, event, "worker-lost", "the worker died during every attempt")
+    if started > 1:
         _count_retry(runtime, "worker-lost")  # redelivered after its worker died mid-run
-    attempt = task.request.retries
+    finished = False  # a terminal outcome: the counts can go
     outcome: str | None = None
     try:
-        outcome = run_event(parsed, runtime).value
+        outcome = run_event(parsed, runtime, owner=task.request.id).value
+        finished = True
     except LeaseBusy:
-        if attempt >= MAX_BUSY_RETRIES:
+        if attempts.count("busy") > busy_retry_limit(runtime.lease_ttl_s):
+            finished = True
             return _give_up(runtime, event, "busy", "the PR stayed locked")
         _count_retry(runtime, "busy")
         raise task.retry(countdown=0.5 + random.uniform(0, 1.0), max_retries=None) from None  # noqa: S311
     except LeaseLost:
+        if attempts.count("lease-lost") > MAX_TRANSIENT_RETRIES:
+            finished = True
+            return _give_up(runtime, event, "lease-lost", "every run outlived its lease")
         _count_retry(runtime, "lease-lost")
         raise task.retry(countdown=0, max_retries=None) from None
     except HubTransientError as error:
-        if attempt >= MAX_TRANSIENT_RETRIES:
+        tries = attempts.count("transient")
+        if tries > MAX_TRANSIENT_RETRIES:
+            finished = True
             return _give_up(runtime, event, "hub-unavailable", str(error))
         _count_retry(runtime, "hub-transient")
-        raise task.retry(countdown=backoff_s(attempt, error.retry_after)) from error
+        raise task.retry(countdown=backoff_s(tries - 1, error.retry_after)) from error
     except (VerificationUnavailable, redis.RedisError, SoftTimeLimitExceeded) as error:
-        if attempt >= MAX_TRANSIENT_RETRIES:
+        tries = attempts.count("transient")
+        if tries > MAX_TRANSIENT_RETRIES:
+            finished = True
             return _give_up(runtime, event, type(error).__name__, str(error))
         _count_retry(runtime, type(error).__name__)
-        raise task.retry(countdown=backoff_s(attempt)) from error
+        raise task.retry(countdown=backoff_s(tries - 1)) from error
     except HubPermanentError as error:
+        finished = True
         return _give_up(runtime, event, "hub-refused", str(error))
     except Exception as error:
         log.exception("pr event failed: delivery %s", event.get("delivery_id"))
+        finished = True
         return _give_up(runtime, event, "crashed", f"{type(error).__name__}: {error}")
     finally:
-        _finish(runtime, unfinished, outcome)
+        attempts.ended(finished, outcome)
     return outcome
 
 
-def _unfinished_key(task: Task[Any, Any]) -> str:
-    return f"evalbot:unfinished:{task.request.id}"
+def busy_retry_limit(lease_ttl_s: float) -> int:
+    """Busy retries (about 1 s apart) outlast a lease left by a run that died: its TTL."""
+    return max(MAX_BUSY_RETRIES, int(2 * lease_ttl_s))
 
 
 def _count_retry(runtime: Runtime, reason: str) -> None:
@@ -136,16 +169,46 @@ def _count_retry(runtime: Runtime, reason: str) -> None:
         log.warning("could not count a %s retry", reason)
 
 
-def _finish(runtime: Runtime, key: str, outcome: str | None) -> None:
-    """Clear the crash counter and, when the run ended, count its outcome: one round trip."""
-    try:
-        books = runtime.redis.pipeline(transaction=False)
-        books.delete(key)
-        if outcome is not None:
-            count_outcome(books, outcome)
-        books.execute()
-    except redis.RedisError:
-        log.warning("could not clear %s or count %s; counts may be off by one", key, outcome)
+class Attempts:
+    """Per-message attempt counts in a Redis hash (`evalbot:attempts:<task id>`).
+
+    `unfinished` goes up when a run starts and down when it ends in an orderly way (an
+    outcome, a retry): what remains counts the runs that died with their worker. Each kind of
+    retry has its own budget, so waiting for a busy PR cannot use up a Hub outage's retries.
+    """
+
+    def __init__(self, client: redis.Redis, task_id: str | None) -> None:
+        self._client = client
+        self._key = f"evalbot:attempts:{task_id}"
+
+    def started(self) -> int:
+        pipe = self._client.pipeline(transaction=True)
+        pipe.hincrby(self._key, "unfinished", 1)
+        pipe.expire(self._key, ATTEMPTS_TTL_S)
+        count, _ = pipe.execute()
+        return int(count)
+
+    def count(self, kind: str) -> int:
+        """One more attempt of `kind`; returns how many there were, this one included."""
+        return int(self._client.hincrby(self._key, kind, 1))
+
+    def ended(self, finished: bool, outcome: str | None = None) -> None:
+        """Close the run's books in one round trip: forget the counts when the event is done
+        (else mark this run as ended in order), and count its outcome if it has one."""
+        try:
+            books = self._client.pipeline(transaction=False)
+            if finished:
+                books.delete(self._key)
+            else:
+                books.hincrby(self._key, "unfinished", -1)
+            if outcome is not None:
+                count_outcome(books, outcome)
+            books.execute()
+        except redis.RedisError:
+            log.warning("could not update %s; a later crash count may be off by one", self._key)
+
+    def forget(self) -> None:
+        self._client.delete(self._key)
 
 
 def _give_up(runtime: Runtime, event: dict[str, Any], reason: str, detail: str) -> str:

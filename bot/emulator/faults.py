@@ -33,6 +33,9 @@ class RouteFault:
     after_write: bool = False
     #: For 429: the `t=` of the `RateLimit` header (seconds until the window resets).
     reset_s: int = 1
+    #: Run the handler, then send a 200 whose body is cut in half (a proxy dropped the rest):
+    #: the client sees truncated, invalid JSON. Counts against `times` like a status.
+    truncate: bool = False
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RouteFault:
@@ -53,6 +56,8 @@ class Decision:
     reject: tuple[int, dict[str, str], str] | None = None
     #: (status, message) to answer after the handler has applied its write.
     after_write: tuple[int, str] | None = None
+    #: Send only the first half of the handler's response body.
+    truncate: bool = False
 
 
 @dataclass
@@ -126,12 +131,15 @@ class Faults:
                 latency += rule.latency_s + (
                     self._random.uniform(0, rule.jitter_s) if rule.jitter_s else 0
                 )
-                if rule.status is None or rule.times == 0:
+                if (rule.status is None and not rule.truncate) or rule.times == 0:
                     continue
                 if rule.times is not None:
                     rule.times -= 1
+                if rule.truncate:
+                    return Decision(latency, truncate=True)
                 if rule.after_write:
-                    return Decision(latency, after_write=(rule.status, texts.INJECTED_TIMEOUT))
+                    status = rule.status or 504
+                    return Decision(latency, after_write=(status, texts.INJECTED_TIMEOUT))
                 return Decision(latency, reject=self._status_answer(rule, bucket))
             return Decision(latency)
 

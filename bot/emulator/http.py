@@ -172,4 +172,10 @@ class HubRouter:
             await asyncio.sleep(decision.latency_s)
             status, message = decision.after_write
             return error_response(HubError(status, message))
+        if decision.truncate and isinstance(getattr(response, "body", None), bytes):
+            body = bytes(response.body)
+            headers = {k: v for k, v in response.headers.items() if k.lower() != "content-length"}
+            return Response(
+                body[: len(body) // 2], status_code=response.status_code, headers=headers
+            )
         return response

@@ -7,7 +7,8 @@ makes (discussion details, comment, edit, `dataset_info`) are *not* retried by t
 retry, and after how long? `to_hub_error` answers it in one place, so no other module inspects
 status codes or header names.
 
-Transient: 408, 425, 429 and every 5xx, timeouts, connection and protocol errors. A 429 (or a
+Transient: 408, 425, 429 and every 5xx, timeouts, connection and protocol errors, and a 200
+whose body is not valid JSON (truncated on the way). A 429 (or a
 503) is retried no sooner than the Hub asks: the `RateLimit: "api";r=0;t=<secs>` header
 (IETF draft, the Hub's format, hub-api.md §6) or `Retry-After` (seconds or an HTTP date), the
 larger of the two when both are present.
@@ -19,6 +20,7 @@ Permanent: every other 4xx (401/403 token revoked or too narrow, 404 repo/revisi
 from __future__ import annotations
 
 import email.utils
+import json
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -129,4 +131,8 @@ def to_hub_error(exc: BaseException) -> HubError | None:
         return HubTransientError(f"Hub unreachable: {type(exc).__name__}: {exc}")
     if isinstance(exc, ConnectionError | TimeoutError):
         return HubTransientError(f"Hub unreachable: {type(exc).__name__}: {exc}")
+    if isinstance(exc, json.JSONDecodeError):
+        # A 200 whose body is not JSON: cut off by a proxy or a reset connection. The same
+        # request usually succeeds a moment later (found by the fault suite: it was parked).
+        return HubTransientError(f"the Hub sent invalid JSON (truncated?): {exc}")
     return None

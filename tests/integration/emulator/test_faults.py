@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 
 import httpx
@@ -95,6 +96,19 @@ def test_timeout_after_write_applies_the_write(
         e.content for e in api.get_discussion_details(MODEL, num).events if e.type == "comment"
     ]
     assert contents == ["d", "did it land?"]
+
+
+def test_truncated_body_is_a_200_with_half_the_json(emulated_hub: EmulatorServer) -> None:
+    api = client(emulated_hub, "alice")
+    num = api.create_discussion(MODEL, title="t", description="d").num
+    emulated_hub.faults.add_rule(RouteFault(pattern="discussions.details", truncate=True, times=1))
+    url = f"{emulated_hub.url}/api/models/{MODEL}/discussions/{num}"
+    truncated = httpx.get(url, timeout=5)
+    whole = httpx.get(url, timeout=5)
+    assert truncated.status_code == whole.status_code == 200
+    assert truncated.content == whole.content[: len(whole.content) // 2]
+    with pytest.raises(json.JSONDecodeError):
+        truncated.json()
 
 
 def test_quota_per_caller(emulated_hub: EmulatorServer) -> None:

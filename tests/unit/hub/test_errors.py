@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 
 import httpx2
@@ -112,3 +113,12 @@ def test_bad_url_is_permanent_and_bugs_are_not_hub_errors() -> None:
     assert isinstance(to_hub_error(httpx2.UnsupportedProtocol("ftp")), HubPermanentError)
     assert to_hub_error(ValueError("Invalid discussion_num")) is None
     assert to_hub_error(KeyError("x")) is None
+
+
+def test_invalid_json_in_a_200_is_transient() -> None:
+    try:
+        json.loads('{"events": [{"type": "comm')
+    except json.JSONDecodeError as error:
+        mapped = to_hub_error(error)
+    assert isinstance(mapped, HubTransientError)
+    assert "invalid JSON" in str(mapped)

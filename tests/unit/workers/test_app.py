@@ -28,6 +28,7 @@ def test_reliability_settings() -> None:
     config = celery_config(SETTINGS)
     assert config["task_acks_late"] is True
     assert config["task_reject_on_worker_lost"] is True
+    assert config["task_acks_on_failure_or_timeout"] is False
     assert config["worker_prefetch_multiplier"] == 1
     assert config["broker_transport_options"]["visibility_timeout"] == 150
     assert config["broker_transport_options"]["unacked_restore_throttle"] == 1

@@ -1,0 +1,115 @@
+"""Shared pieces of the fault suite: short timeouts, process control, the end-state checks.
+
+Every stack here runs with a visibility timeout of a few seconds (and task limits below it, as
+the settings require), so a task lost with its worker comes back within seconds, and with fast
+webhook retries, so a 503 from the receiver is retried quickly. Tests that only disturb their
+own PRs share a module-scoped stack; counters are compared as deltas.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from bot.devstack.waiting import wait_until
+from bot.emulator.delivery import DeliverySettings
+from tests.support.stackbot import Bot
+
+#: Seconds before Redis hands an unacked task to another worker (production: 900).
+VISIBILITY_TIMEOUT_S = 6
+FAULT_ENV = {
+    "EVALBOT_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT_S),
+    "EVALBOT_TASK_TIME_LIMIT": "5",
+    "EVALBOT_TASK_SOFT_TIME_LIMIT": "4",
+}
+#: Webhook retries that outlast a Redis restart: 12 attempts over about 10 s.
+FAULT_DELIVERY = DeliverySettings(
+    max_attempts=12, backoff_s=0.2, max_backoff_s=1.0, timeout_s=10.0, workers=4
+)
+
+
+def route_count(bot: Bot, route: str) -> int:
+    return bot.stack.hub.counters().get(route, 0)
+
+
+def wait_for_request(bot: Bot, route: str, before: int, timeout: float = 30) -> None:
+    """Until the emulator has received one more `route` request than `before` (it is in
+    flight now if the route is slowed by a latency fault)."""
+    wait_until(lambda: route_count(bot, route) > before, timeout=timeout, what=f"a {route} request")
+
+
+def kill_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None:
+    """Signal a child's whole process group (a worker and its pool, as a container stop or an
+    OOM kill of the machine would)."""
+    os.killpg(process.pid, sig)
+
+
+def kill_worker(bot: Bot, index: int = -1) -> subprocess.Popen[bytes]:
+    """SIGKILL a worker's process group and reap it; returns the dead process."""
+    worker = bot.stack.workers[index]
+    kill_group(worker, signal.SIGKILL)
+    worker.wait(timeout=10)
+    return worker
+
+
+def live_workers(bot: Bot) -> list[subprocess.Popen[bytes]]:
+    return [worker for worker in bot.stack.workers if worker.poll() is None]
+
+
+def ensure_one_worker(bot: Bot) -> None:
+    """Leave the stack with exactly one live worker for the next test."""
+    live = live_workers(bot)
+    for extra in live[:-1]:
+        kill_group(extra, signal.SIGCONT)
+        kill_group(extra, signal.SIGTERM)
+        extra.wait(timeout=30)
+    if not live:
+        bot.stack.start_worker()
+
+
+def pool_children(pid: int) -> list[int]:
+    """The worker's pool processes (Linux: /proc/<pid>/task/<tid>/children)."""
+    children: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        text = (task / "children").read_text()
+        children.extend(int(child) for child in text.split())
+    return children
+
+
+def assert_one_report(bot: Bot, num: int, head: str) -> None:
+    """The end-state invariant: exactly one report comment on the PR, for its latest head."""
+    comments = bot.bot_comments(num)
+    assert len(comments) == 1, [c.content[:200] for c in comments]
+    assert f"evalbot:head={head}" in comments[0].content
+
+
+class Stopwatch:
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+
+#: Set to a file path to collect the measured figures (JSON lines) for docs/reliability.md.
+FIGURES_ENV = "EVALBOT_FAULT_FIGURES"
+
+
+@pytest.fixture
+def record_figure() -> Callable[[str, float], None]:
+    """Record a measured figure (seconds, counts) when `EVALBOT_FAULT_FIGURES` names a file."""
+    path = os.environ.get(FIGURES_ENV)
+
+    def record(name: str, value: float) -> None:
+        if path:
+            with open(path, "a", encoding="utf-8") as handle:
+                handle.write(json.dumps({"figure": name, "value": round(value, 3)}) + "\n")
+
+    return record

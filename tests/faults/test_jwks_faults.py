@@ -1,0 +1,100 @@
+"""An issuer's JWKS endpoint down or flooded, seen through the bot's verdicts (security.md
+§7(b) item 7). The bot trusts an issuer whose keys it must fetch from a real HTTP server on
+127.0.0.1; the registry's own tests step through rotation and cooldowns with a fake clock,
+here the end-to-end verdict on the PR is checked.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Iterator
+
+import pytest
+
+from bot.devstack.signing import LocalIssuer
+from bot.tokens.signer import public_jwk
+from tests.faults.conftest import FAULT_DELIVERY, FAULT_ENV, assert_one_report
+from tests.support.emulator import MODEL
+from tests.support.jwks_server import Answer, JwksServer, running_jwks_server
+from tests.support.stackbot import SAMPLE_BENCHMARKS, Bot, open_pr, running_bot
+
+pytestmark = pytest.mark.integration
+
+HLE_PATH = ".eval_results/hle_mini.yaml"
+HLE_ENTRY = """\
+- dataset:
+    id: emulator-samples/hle-mini
+    task_id: hle
+  framework:
+    name: inspect-ai
+    version: "0.3.120"
+  metrics:
+    - metric_id: accuracy
+      value: {value}
+"""
+
+
+def key_set(*issuers: LocalIssuer) -> Answer:
+    document = {"keys": [public_jwk(issuer.key, issuer.kid) for issuer in issuers]}
+    return Answer(body=json.dumps(document).encode(), headers={"Content-Type": "application/json"})
+
+
+@pytest.fixture(scope="module")
+def jwks() -> Iterator[JwksServer]:
+    with running_jwks_server() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def bot(tmp_path_factory: pytest.TempPathFactory, jwks: JwksServer) -> Iterator[Bot]:
+    signer = LocalIssuer()
+    config = {
+        "issuer": signer.issuer,
+        "jwks_url": jwks.url(),
+        "frameworks": list(signer.frameworks),
+        "max_lifetime_s": 3600,
+    }
+    with running_bot(
+        tmp_path_factory.mktemp("jwks"),
+        env=FAULT_ENV,
+        delivery=FAULT_DELIVERY,
+        issuer_config=config,
+    ) as running:
+        yield running
+
+
+def signed_pr(bot: Bot, signer: LocalIssuer, value: float) -> tuple[int, str]:
+    entry = HLE_ENTRY.format(value=value)
+    token = signer.token_for(entry, 0, model_repo=MODEL, benchmarks=SAMPLE_BENCHMARKS)
+    return open_pr(bot, {HLE_PATH: entry + f"  verify_token: {token}\n"})
+
+
+def test_keys_fetched_once_keep_verifying_while_the_jwks_endpoint_is_down(
+    bot: Bot, jwks: JwksServer
+) -> None:
+    """Invariant: once fetched, an issuer's keys keep verifying its tokens while its JWKS
+    endpoint is down; a flood of tokens with unknown `kid`s is answered `kid-unknown` without
+    hammering the endpoint (at most one fetch per cooldown, here none)."""
+    jwks.respond(key_set(bot.issuer))
+    num, head = signed_pr(bot, bot.issuer, 20.5)
+    assert "✅ verified" in bot.wait_for_report(num, head=head).content
+    fetches = jwks.fetches
+    assert fetches == 1
+
+    jwks.respond(Answer(status=503))
+    num, head = signed_pr(bot, bot.issuer, 21.5)
+    assert "✅ verified" in bot.wait_for_report(num, head=head).content
+
+    flood = [
+        signed_pr(bot, LocalIssuer(kid=f"unknown-{secrets.token_hex(4)}"), 22 + index)
+        for index in range(5)
+    ]
+    for num, head in flood:
+        report = bot.wait_for_report(num, head=head)
+        assert "kid-unknown" in report.content
+        assert "✅ verified" not in report.content
+    bot.wait_until_quiet()
+    for num, head in flood:
+        assert_one_report(bot, num, head)
+    assert jwks.fetches - fetches <= 1
