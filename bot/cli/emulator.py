@@ -59,12 +59,17 @@ def run(args: argparse.Namespace) -> int:
         delivery=loaded.delivery,
         log_level=args.log_level,
     )
+    # Before the server starts: a SIGTERM that arrives as soon as it answers must still end
+    # in an orderly stop (exit 0), not in the default action.
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         server.start()
     except OSError as exc:
         print(f"evalbot emulator: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 2
-    signal.signal(signal.SIGTERM, _interrupt)
+    except KeyboardInterrupt:
+        server.stop()
+        return 0
     print(
         f"Hub emulator serving at {server.url} (HF_ENDPOINT={server.url}); Ctrl-C to stop",
         flush=True,

@@ -170,8 +170,9 @@ def test_the_crash_counter_still_parks_an_event_whose_runs_never_finish(
     client = redis.Redis.from_url(redis_server.url)
     runtime = _runtime(hub, client, LocalIssuer())
     task = FakeTask()
-    client.set(f"evalbot:unfinished:{task.request.id}", 3)  # three runs died mid-way
+    attempts = f"evalbot:attempts:{task.request.id}"
+    client.hset(attempts, "unfinished", 3)  # three runs died mid-way
     assert handle(cast(Task[Any, Any], task), _event(1), runtime) == "parked"
-    assert client.exists(f"evalbot:unfinished:{task.request.id}") == 0
+    assert client.exists(attempts) == 0
     assert int(client.hget("evalbot:stats", "parked:worker-lost") or 0) == 1
     client.close()
