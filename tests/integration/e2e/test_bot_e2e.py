@@ -3,14 +3,12 @@ Celery worker reads the PR from the Hub and keeps one comment on it up to date."
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
-from huggingface_hub import CommitOperationAdd
 
 from bot.emulator.faults import RouteFault, WebhookFaults
 from tests.integration.e2e.conftest import BOT, SAMPLE_BENCHMARKS, Bot
 from tests.support.emulator import MODEL
+from tests.support.stackbot import open_pr, push
 
 pytestmark = pytest.mark.integration
 
@@ -38,25 +36,6 @@ GPQA_TYPO = """\
   value: 43.1
 """
 GPQA_FIXED = GPQA_TYPO.replace("Diamond", "diamond")
-
-
-def open_pr(bot: Bot, files: dict[str, str], user: str = "alice") -> tuple[int, str]:
-    """Open a PR on alice/model adding `files`; returns its number and head commit."""
-    operations = [
-        CommitOperationAdd(path_in_repo=path, path_or_fileobj=text.encode())
-        for path, text in files.items()
-    ]
-    info: Any = bot.api(user).create_commit(
-        repo_id=MODEL, operations=operations, commit_message="Add results", create_pr=True
-    )
-    return int(info.pr_num), str(info.oid)
-
-
-def push(bot: Bot, num: int, path: str, text: str) -> str:
-    info: Any = bot.api("alice").upload_file(
-        path_or_fileobj=text.encode(), path_in_repo=path, repo_id=MODEL, revision=f"refs/pr/{num}"
-    )
-    return str(info.oid)
 
 
 def signed_hle(bot: Bot) -> str:

@@ -17,8 +17,9 @@ from bot.devstack.stack import LocalStack, StackOptions
 from bot.devstack.waiting import wait_until
 from bot.emulator.faults import WebhookFaults
 from tests.integration.e2e.conftest import BOT, Bot
-from tests.integration.e2e.test_bot_e2e import GPQA_FIXED, GPQA_PATH, GPQA_TYPO, open_pr, push
+from tests.integration.e2e.test_bot_e2e import GPQA_FIXED, GPQA_PATH, GPQA_TYPO
 from tests.support.emulator import MODEL, TOKENS, standard_state
+from tests.support.stackbot import open_pr, push
 
 pytestmark = pytest.mark.integration
 
