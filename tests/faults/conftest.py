@@ -13,14 +13,16 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bot.devstack.waiting import wait_until
 from bot.emulator.delivery import DeliverySettings
-from tests.support.stackbot import Bot
+from tests.support.stackbot import Bot, running_bot
 
 #: Seconds before Redis hands an unacked task to another worker (production: 900).
 VISIBILITY_TIMEOUT_S = 6
@@ -33,6 +35,28 @@ FAULT_ENV = {
 FAULT_DELIVERY = DeliverySettings(
     max_attempts=12, backoff_s=0.2, max_backoff_s=1.0, timeout_s=10.0, workers=4
 )
+
+#: The suite's usual result: one live-format entry on the sample GPQA benchmark.
+GPQA_PATH = ".eval_results/gpqa_mini.yaml"
+GPQA_ENTRY = """\
+- dataset:
+    id: emulator-samples/gpqa-mini
+    task_id: diamond
+  value: {value}
+"""
+
+
+def results(value: float) -> dict[str, str]:
+    return {GPQA_PATH: GPQA_ENTRY.format(value=value)}
+
+
+@contextmanager
+def fault_bot(tmp_path_factory: pytest.TempPathFactory, name: str, **options: Any) -> Iterator[Bot]:
+    """A stack with the suite's short timeouts and fast webhook retries (`running_bot`)."""
+    with running_bot(
+        tmp_path_factory.mktemp(name), env=FAULT_ENV, delivery=FAULT_DELIVERY, **options
+    ) as running:
+        yield running
 
 
 def route_count(bot: Bot, route: str) -> int:

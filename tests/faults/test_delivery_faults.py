@@ -16,19 +16,18 @@ import pytest
 
 from bot.emulator.delivery import DeliveryRecord
 from bot.emulator.faults import WebhookFaults
-from tests.faults.conftest import FAULT_DELIVERY, FAULT_ENV, assert_one_report
+from tests.faults.conftest import (
+    GPQA_ENTRY,
+    GPQA_PATH,
+    assert_one_report,
+    fault_bot,
+    results,
+)
 from tests.support.emulator import MODEL
-from tests.support.stackbot import SAMPLE_BENCHMARKS, Bot, open_pr, push, running_bot
+from tests.support.stackbot import SAMPLE_BENCHMARKS, Bot, open_pr, push
 
 pytestmark = pytest.mark.integration
 
-GPQA_PATH = ".eval_results/gpqa_mini.yaml"
-GPQA_ENTRY = """\
-- dataset:
-    id: emulator-samples/gpqa-mini
-    task_id: diamond
-  value: {value}
-"""
 HLE_PATH = ".eval_results/hle_mini.yaml"
 HLE_ENTRY = """\
 - dataset:
@@ -45,19 +44,9 @@ HLE_ENTRY = """\
 TOKEN_LIFETIME_S = 900
 
 
-def results(value: float) -> dict[str, str]:
-    return {GPQA_PATH: GPQA_ENTRY.format(value=value)}
-
-
 @pytest.fixture(scope="module")
 def bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bot]:
-    with running_bot(
-        tmp_path_factory.mktemp("deliveries"),
-        workers=1,
-        concurrency=2,
-        env=FAULT_ENV,
-        delivery=FAULT_DELIVERY,
-    ) as running:
+    with fault_bot(tmp_path_factory, "deliveries", workers=1, concurrency=2) as running:
         yield running
 
 

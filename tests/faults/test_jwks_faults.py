@@ -14,10 +14,13 @@ import pytest
 
 from bot.devstack.signing import LocalIssuer
 from bot.tokens.signer import public_jwk
-from tests.faults.conftest import FAULT_DELIVERY, FAULT_ENV, assert_one_report
+from tests.faults.conftest import (
+    assert_one_report,
+    fault_bot,
+)
 from tests.support.emulator import MODEL
 from tests.support.jwks_server import Answer, JwksServer, running_jwks_server
-from tests.support.stackbot import SAMPLE_BENCHMARKS, Bot, open_pr, running_bot
+from tests.support.stackbot import SAMPLE_BENCHMARKS, Bot, open_pr
 
 pytestmark = pytest.mark.integration
 
@@ -55,12 +58,7 @@ def bot(tmp_path_factory: pytest.TempPathFactory, jwks: JwksServer) -> Iterator[
         "frameworks": list(signer.frameworks),
         "max_lifetime_s": 3600,
     }
-    with running_bot(
-        tmp_path_factory.mktemp("jwks"),
-        env=FAULT_ENV,
-        delivery=FAULT_DELIVERY,
-        issuer_config=config,
-    ) as running:
+    with fault_bot(tmp_path_factory, "jwks", issuer_config=config) as running:
         yield running
 
 

@@ -17,38 +17,20 @@ from bot.devstack.redis import RedisServer
 from bot.devstack.waiting import wait_until
 from bot.emulator.faults import RouteFault
 from tests.faults.conftest import (
-    FAULT_DELIVERY,
-    FAULT_ENV,
     Stopwatch,
     assert_one_report,
+    fault_bot,
     live_workers,
+    results,
 )
-from tests.support.stackbot import Bot, open_pr, running_bot
+from tests.support.stackbot import Bot, open_pr
 
 pytestmark = pytest.mark.integration
-
-GPQA_PATH = ".eval_results/gpqa_mini.yaml"
-GPQA_ENTRY = """\
-- dataset:
-    id: emulator-samples/gpqa-mini
-    task_id: diamond
-  value: {value}
-"""
-
-
-def results(value: float) -> dict[str, str]:
-    return {GPQA_PATH: GPQA_ENTRY.format(value=value)}
 
 
 @pytest.fixture(scope="module")
 def bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bot]:
-    with running_bot(
-        tmp_path_factory.mktemp("redis"),
-        workers=1,
-        concurrency=2,
-        env=FAULT_ENV,
-        delivery=FAULT_DELIVERY,
-    ) as running:
+    with fault_bot(tmp_path_factory, "redis", workers=1, concurrency=2) as running:
         yield running
 
 

@@ -17,48 +17,31 @@ import pytest
 from bot.devstack.waiting import wait_until
 from bot.emulator.faults import RouteFault
 from tests.faults.conftest import (
-    FAULT_DELIVERY,
-    FAULT_ENV,
     VISIBILITY_TIMEOUT_S,
     Stopwatch,
     assert_one_report,
     ensure_one_worker,
+    fault_bot,
     kill_group,
     kill_worker,
     live_workers,
     pool_children,
+    results,
     route_count,
     wait_for_request,
 )
-from tests.support.stackbot import Bot, open_pr, running_bot
+from tests.support.stackbot import Bot, open_pr
 
 pytestmark = pytest.mark.integration
 
-GPQA_PATH = ".eval_results/gpqa_mini.yaml"
-GPQA_ENTRY = """\
-- dataset:
-    id: emulator-samples/gpqa-mini
-    task_id: diamond
-  value: {value}
-"""
 #: A redelivered task runs within the visibility timeout plus kombu's restore sweep (1 s
 #: here) plus the run itself; anything beyond this margin is a bug, not a slow machine.
 RECOVERY_MARGIN_S = 8.0
 
 
-def results(value: float) -> dict[str, str]:
-    return {GPQA_PATH: GPQA_ENTRY.format(value=value)}
-
-
 @pytest.fixture(scope="module")
 def bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bot]:
-    with running_bot(
-        tmp_path_factory.mktemp("workers"),
-        workers=1,
-        concurrency=1,
-        env=FAULT_ENV,
-        delivery=FAULT_DELIVERY,
-    ) as running:
+    with fault_bot(tmp_path_factory, "workers", workers=1, concurrency=1) as running:
         yield running
 
 
