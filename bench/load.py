@@ -131,18 +131,25 @@ def rss_mb(pid: int) -> float:
 
 
 def generate(
-    port: int, rate: float, seconds: float, connections: int, requests: list[bytes]
+    port: int,
+    rate: float,
+    seconds: float,
+    connections: int,
+    requests: list[bytes],
+    *,
+    cpus: set[int] | None = None,
 ) -> Result:
     """bench/receiver.py's open-loop generator, sending `requests[index]` as delivery `index`."""
+    if cpus is not None:
+        os.sched_setaffinity(0, cpus)
     return uvloop.run(
         open_loop(port, rate, seconds, "load", connections, request=requests.__getitem__)
     )
 
 
-def renice_workers(workload: Workload, niceness: int) -> None:
-    """Lower the workers' CPU priority (each worker and its pool children), so the receiver's
-    acks win the cores when both are busy (docs/reliability.md, "Load")."""
-    roots = {worker.pid for worker in workload.stack.workers}
+def process_tree(roots: set[int]) -> set[int]:
+    """`roots` and their children (a worker's pool, uvicorn's server)."""
+    pids = set(roots)
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
@@ -151,8 +158,41 @@ def renice_workers(workload: Workload, niceness: int) -> None:
                 parent = int(stat.read().rsplit(")", 1)[1].split()[1])
         except OSError:
             continue
-        if int(name) in roots or parent in roots:
-            os.setpriority(os.PRIO_PROCESS, int(name), niceness)
+        if parent in roots:
+            pids.add(int(name))
+    return pids
+
+
+def split_cores(workload: Workload) -> tuple[set[int], set[int]]:
+    """Give the receiver, Redis and the load generator core 0, and the workers, the emulator
+    and everything else in this process core 1, as two containers with a CPU each would be
+    (docs/reliability.md, "Load"). Returns (receiver side, worker side)."""
+    front, back = {0}, {1}
+    receiver = workload.stack.receiver
+    redis_pid = workload.redis.info("server").get("process_id")
+    front_pids = process_tree({receiver.pid} if receiver is not None else set())
+    if isinstance(redis_pid, int):
+        front_pids.add(redis_pid)
+    for pid in front_pids:
+        pin(pid, front)
+    for pid in process_tree({worker.pid for worker in workload.stack.workers}):
+        pin(pid, back)
+    pin(os.getpid(), back)  # this process: the emulator's server and webhook threads
+    return front, back
+
+
+def pin(pid: int, cpus: set[int]) -> None:
+    """Every thread of `pid` (Redis's background threads too) onto `cpus`; threads started
+    later inherit it from their creator."""
+    for thread in os.listdir(f"/proc/{pid}/task"):
+        os.sched_setaffinity(int(thread), cpus)
+
+
+def renice_workers(workload: Workload, niceness: int) -> None:
+    """Lower the workers' CPU priority (each worker and its pool children), so the receiver's
+    acks win the cores when both are busy (docs/reliability.md, "Load")."""
+    for pid in process_tree({worker.pid for worker in workload.stack.workers}):
+        os.setpriority(os.PRIO_PROCESS, pid, niceness)
 
 
 def stack_pids(workload: Workload) -> dict[str, int]:
@@ -171,6 +211,7 @@ def run_load(
     seconds: float,
     connections: int = 64,
     drain_timeout: float = 900,
+    generator_cpus: set[int] | None = None,
     progress: Callable[[str], None] = print,
 ) -> LoadResult:
     """Offer `rate` deliveries/s for `seconds`, one PR each, and judge the outcome."""
@@ -195,7 +236,9 @@ def run_load(
     # The generator runs in a process of its own: in this one it would share the GIL with the
     # emulator's server threads and measure their stalls as the receiver's latency.
     with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
-        result = pool.submit(generate, port, rate, seconds, connections, requests).result()
+        result = pool.submit(
+            generate, port, rate, seconds, connections, requests, cpus=generator_cpus
+        ).result()
     load_end = datetime.now(UTC)
     outcomes = workload.wait_reported(nums, timeout=drain_timeout)
     workload.wait_settled()
@@ -248,6 +291,11 @@ def main() -> int:
     parser.add_argument(
         "--nice-workers", type=int, default=0, help="run the workers at this niceness (0-19)"
     )
+    parser.add_argument(
+        "--split-cores",
+        action="store_true",
+        help="receiver, Redis and the load generator on core 0; workers and emulator on core 1",
+    )
     args = parser.parse_args()
     seconds = args.soak or args.seconds
     rate = args.rate or (60.0 if args.soak else 2000.0)
@@ -262,13 +310,23 @@ def main() -> int:
             Path(work_dir), workers=args.workers, concurrency=args.concurrency
         ) as workload,
     ):
+        generator_cpus = None
+        if args.split_cores:
+            generator_cpus, _ = split_cores(workload)
+            print("cores split: receiver, Redis, load generator on 0; workers, emulator on 1")
         if args.nice_workers:
             renice_workers(workload, args.nice_workers)
             print(f"workers reniced to {args.nice_workers}")
         warm_started = time.perf_counter()
         warm = run_load(workload, rate=50, seconds=1, progress=lambda _: None)
         print(f"warm-up: 50 PRs, clean={warm.clean} ({time.perf_counter() - warm_started:.1f} s)")
-        result = run_load(workload, rate=rate, seconds=seconds, connections=args.connections)
+        result = run_load(
+            workload,
+            rate=rate,
+            seconds=seconds,
+            connections=args.connections,
+            generator_cpus=generator_cpus,
+        )
     print_result(result)
     print("clean: every delivery acked 202, one comment per PR" if result.clean else "NOT CLEAN")
     return 0 if result.clean else 1
