@@ -21,6 +21,7 @@ request counter minus the opener's own routes (`repos.preupload`, `repos.commit`
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -28,11 +29,13 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 # Before huggingface_hub is imported: no telemetry probe to the real Hub.
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.cpus import pin, receiver_pids, redis_pids, worker_pids
 from bench.timing import percentile, process_tree_cpu_s
 from bot.devstack.outcomes import PrOutcome, tally
 from bot.devstack.workload import OPENER_ROUTES, Workload, bot_calls, running_workload
@@ -48,6 +51,21 @@ def print_latency(label: str, samples: list[float]) -> None:
         f"   p99 {percentile(samples, 0.99) * 1000:8.0f} ms"
         f"   max {max(samples) * 1000:8.0f} ms"
     )
+
+
+def worker_runs(workload: Workload, nums: list[int]) -> list[dict[str, Any]]:
+    """The workers' "pr event processed" log lines (INFO) for the PRs `nums`: `ms` (the run,
+    lease to comment) and `queued_ms` (the receiver's acceptance to the run's start)."""
+    wanted = set(nums)
+    runs = []
+    for path in sorted(workload.stack.work_dir.glob("worker*.log")):
+        for line in path.read_text(errors="replace").splitlines():
+            if '"msg": "pr event processed"' not in line:
+                continue
+            fields = json.loads(line[line.index("{") :])
+            if fields.get("pr") in wanted:
+                runs.append(fields)
+    return runs
 
 
 def print_tally(outcomes: list[PrOutcome]) -> bool:
@@ -72,6 +90,14 @@ def stack_processes(workload: Workload) -> dict[str, int]:
     if isinstance(redis_pid, int):
         processes["redis-server"] = redis_pid
     return processes
+
+
+def split_cores(workload: Workload) -> None:
+    """The bot (receiver, workers, Redis) on core 0; the Hub's side (this process: the
+    emulator and the PR openers) on core 1, as the Hub on machines of its own would be."""
+    for pid in receiver_pids(workload) | worker_pids(workload) | redis_pids(workload):
+        pin(pid, {0})
+    pin(os.getpid(), {1})
 
 
 def burst(workload: Workload, prs: int, threads: int, timeout: float) -> bool:
@@ -101,6 +127,9 @@ def burst(workload: Workload, prs: int, threads: int, timeout: float) -> bool:
     print(f"  time to the last comment (bench clock, start of opening)        {reported:8.2f} s")
     print(f"  throughput {prs / hub_span:.1f} PRs/s end to end")
     print_latency("per-PR latency (opening commit -> comment)", latencies(outcomes))
+    logged = worker_runs(workload, nums)
+    print_latency("  of which waiting (receiver -> worker)", [r["queued_ms"] / 1e3 for r in logged])
+    print_latency("  of which the run (worker -> comment)", [r["ms"] / 1e3 for r in logged])
     counters = workload.stack.hub.counters()
     calls = bot_calls(counters)
     print(f"  Hub calls by the bot: {calls} = {calls / prs:.2f} per PR")
@@ -160,6 +189,11 @@ def main() -> int:
     parser.add_argument(
         "--keep", type=Path, help="keep the work directory (logs) under this folder"
     )
+    parser.add_argument(
+        "--split-cores",
+        action="store_true",
+        help="the bot (receiver, workers, Redis) on core 0; the emulator and openers on core 1",
+    )
     args = parser.parse_args()
     print(
         f"machine: {os.cpu_count()} cores; stack: {args.workers} worker process(es) x "
@@ -174,8 +208,16 @@ def main() -> int:
             work_dir = Path(tempfile.mkdtemp(prefix="evalbot-e2e-", dir=args.keep))
             print(f"work directory (logs): {work_dir}")
         with running_workload(
-            work_dir, workers=args.workers, concurrency=args.concurrency, appendfsync=args.fsync
+            work_dir,
+            workers=args.workers,
+            concurrency=args.concurrency,
+            appendfsync=args.fsync,
+            # Production's level: the workers' per-run lines give the wait / run split.
+            env={"EVALBOT_LOG_LEVEL": "INFO"},
         ) as workload:
+            if args.split_cores:
+                split_cores(workload)
+                print("cores split: receiver, workers, Redis on 0; emulator and openers on 1")
             warm = [(-i, workload.results_file(-i)) for i in range(1, 2 * args.workers + 1)]
             workload.wait_reported(workload.open_many(warm, len(warm)), timeout=120)
             clean = burst(workload, args.prs, args.threads, args.timeout)

@@ -40,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import uvloop
 
+from bench.cpus import pin, receiver_pids, redis_pids, worker_pids
 from bench.receiver import Result, open_loop, request_bytes
 from bench.timing import percentile
 from bot.devstack.outcomes import Tally, tally
@@ -147,51 +148,23 @@ def generate(
     )
 
 
-def process_tree(roots: set[int]) -> set[int]:
-    """`roots` and their children (a worker's pool, uvicorn's server)."""
-    pids = set(roots)
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat") as stat:
-                parent = int(stat.read().rsplit(")", 1)[1].split()[1])
-        except OSError:
-            continue
-        if parent in roots:
-            pids.add(int(name))
-    return pids
-
-
 def split_cores(workload: Workload) -> tuple[set[int], set[int]]:
     """Give the receiver, Redis and the load generator core 0, and the workers, the emulator
     and everything else in this process core 1, as two containers with a CPU each would be
     (docs/reliability.md, "Load"). Returns (receiver side, worker side)."""
     front, back = {0}, {1}
-    receiver = workload.stack.receiver
-    redis_pid = workload.redis.info("server").get("process_id")
-    front_pids = process_tree({receiver.pid} if receiver is not None else set())
-    if isinstance(redis_pid, int):
-        front_pids.add(redis_pid)
-    for pid in front_pids:
+    for pid in receiver_pids(workload) | redis_pids(workload):
         pin(pid, front)
-    for pid in process_tree({worker.pid for worker in workload.stack.workers}):
+    for pid in worker_pids(workload):
         pin(pid, back)
     pin(os.getpid(), back)  # this process: the emulator's server and webhook threads
     return front, back
 
 
-def pin(pid: int, cpus: set[int]) -> None:
-    """Every thread of `pid` (Redis's background threads too) onto `cpus`; threads started
-    later inherit it from their creator."""
-    for thread in os.listdir(f"/proc/{pid}/task"):
-        os.sched_setaffinity(int(thread), cpus)
-
-
 def renice_workers(workload: Workload, niceness: int) -> None:
     """Lower the workers' CPU priority (each worker and its pool children), so the receiver's
     acks win the cores when both are busy (docs/reliability.md, "Load")."""
-    for pid in process_tree({worker.pid for worker in workload.stack.workers}):
+    for pid in worker_pids(workload):
         os.setpriority(os.PRIO_PROCESS, pid, niceness)
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from datetime import datetime
+from datetime import UTC, datetime
 from enum import StrEnum
 
 from bot.hub.benchmarks import HubBenchmarkSource
@@ -69,6 +69,7 @@ def run_event(event: PrEvent, runtime: Runtime, *, owner: str | None = None) -> 
     that a retry would not write again identically). `owner` (the task id) names the PR
     lease's holder, so a rerun of a message whose worker died takes its lease over."""
     started = time.perf_counter()
+    waited_s = event.waited_s(datetime.now(UTC))
     ttl = runtime.lease_ttl_s
     with pr_lease(runtime.redis, event.repo_id, event.pr_num, ttl, owner=owner) as lease:
         pr = runtime.hub.pull_request(event.repo_id, event.pr_num)
@@ -84,6 +85,8 @@ def run_event(event: PrEvent, runtime: Runtime, *, owner: str | None = None) -> 
         head=pr.head_sha,
         outcome=outcome.value,
         ms=round((time.perf_counter() - started) * 1000, 1),
+        # Accepted by the receiver -> this run started: the queue, retries and redeliveries.
+        queued_ms=None if waited_s is None else round(waited_s * 1000, 1),
     )
     return outcome
 

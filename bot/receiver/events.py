@@ -30,6 +30,7 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any, Literal, cast
 
 EventKind = Literal["opened", "updated", "reopened", "merged", "closed", "command"]
@@ -86,6 +87,18 @@ class PrEvent:
             "comment_author_id": self.comment_author_id,
             "head_sha": self.head_sha,
         }
+
+    def waited_s(self, now: datetime) -> float | None:
+        """Seconds from the receiver's acceptance to `now` (a worker starting on it): the
+        queue wait an operator reads in the worker's log. None when `received_at` is not a
+        time (an event queued by hand, say); the event itself is still good."""
+        try:
+            received = datetime.fromisoformat(self.received_at.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        if received.tzinfo is None:
+            return None
+        return (now - received).total_seconds()
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> PrEvent:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import fields
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -356,3 +357,17 @@ def test_event_from_json_rejects_bad_data(change: dict[str, Any]) -> None:
     data = routed("pr_push.repo_content_update").event.to_json() | change
     with pytest.raises(ValueError):  # noqa: PT011 - the messages vary by field
         PrEvent.from_json(data)
+
+
+def test_an_event_knows_how_long_it_waited_for_a_worker() -> None:
+    """The worker logs `queued_ms` from this: the receiver's millisecond stamp to the run."""
+    event = PrEvent(kind="opened", repo_id="a/b", pr_num=1, delivery_id="d", received_at=NOW)
+    received = datetime(2026, 11, 22, 8, 0, tzinfo=UTC)
+    assert event.waited_s(received + timedelta(milliseconds=1250)) == 1.25
+    assert event.waited_s(received - timedelta(seconds=2)) == -2.0  # clocks of two machines
+
+
+@pytest.mark.parametrize("stamp", ["yesterday", "2026-11-22T08:00:00"])
+def test_an_event_without_a_usable_time_has_no_wait(stamp: str) -> None:
+    event = PrEvent(kind="opened", repo_id="a/b", pr_num=1, delivery_id="d", received_at=stamp)
+    assert event.waited_s(datetime.now(UTC)) is None
