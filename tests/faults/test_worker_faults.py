@@ -207,3 +207,31 @@ def test_a_task_hung_past_the_hard_time_limit_is_requeued_not_lost(bot: Bot) -> 
     bot.wait_until_quiet()
     assert_one_report(bot, num, head)
     assert bot.parked() == []
+
+
+def test_a_pool_process_killed_once_is_requeued_by_its_parent(
+    bot: Bot, record_figure: Callable[[str, float], None]
+) -> None:
+    """Invariant: when only a worker's pool process dies (the kernel's OOM killer takes the
+    biggest process, the child running the task), its parent requeues the task itself
+    (`task_reject_on_worker_lost`) and runs it again with a fresh pool process: one report,
+    nothing parked. How soon depends on billiard noticing the death: at once (about 0.15 s)
+    when the child's exit is seen after its job acknowledgement, otherwise at the task's hard
+    time limit (5 s here, `EVALBOT_TASK_TIME_LIMIT` in production), which also bounds it."""
+    faults = bot.stack.hub.faults
+    faults.add_rule(RouteFault("discussions.details", latency_s=2.0))
+    (worker,) = live_workers(bot)
+    before = route_count(bot, "discussions.details")
+    num, head = open_pr(bot, results(36.5))
+    wait_for_request(bot, "discussions.details", before)
+    for child in pool_children(worker.pid):
+        os.kill(child, signal.SIGKILL)
+    clock = Stopwatch()
+    faults.clear()
+    bot.wait_for_report(num, head=head, timeout=VISIBILITY_TIMEOUT_S + RECOVERY_MARGIN_S)
+    recovery = clock.elapsed()
+    bot.wait_until_quiet()
+    assert_one_report(bot, num, head)
+    assert bot.parked() == []
+    assert worker.poll() is None  # the same worker ran it again, with a fresh pool process
+    record_figure("recovery_s_pool_process_killed", recovery)
