@@ -8,15 +8,21 @@ the bot's hidden markers, or break the table it sits in. After `escape_text`:
 
 - no newline or control character, no leading or trailing whitespace: the string stays on
   its line and in its table cell, and cannot open an indented code block in a list item;
-  bidi overrides and zero-width characters are dropped (they could disguise text);
+  format characters (Unicode category Cf: bidi overrides and marks, zero-width characters,
+  soft hyphens, tag characters) are dropped: they could disguise text;
 - `<`, `>` and `&` are HTML entities: no tag, no comment (`<!--`), no autolink `<http://…>`,
   no entity trick (`&#64;` for `@`);
 - the markdown punctuation that matters inline is backslash-escaped (CommonMark: a backslash
   before ASCII punctuation makes it literal): no emphasis, link, image, code span, math, and
   `|` cannot end a table cell (GFM honours `\\|` in tables);
-- `@` is followed by a zero-width space: no mention (`@user`) and no email autolink;
-- `://`, and a dot before a letter, get a zero-width space: no bare-URL or domain autolink
-  (`https://x`, `www.x.org`, `evil.com`: linkify's fuzzy links);
+- `@` is followed by a zero-width space: no mention (`@user`) and no email autolink (a
+  mention is found in the rendered text, where an entity would be decoded: hence the space);
+- every `:`, a `.` before a letter and each `/` of a `//` are written as numeric character
+  references (`&#58;`, `&#46;`, `&#47;`): a reader sees the characters, but no autolinker
+  sees a scheme (`https:`, `mailto:`, `javascript:`), a protocol-relative `//host`, a domain
+  (`evil.com`, `www.x.org`, `README.md`: `.md` is a TLD) or an emoji shortcode (`:trophy:`
+  posing as a badge). A zero-width space is not enough there: linkify-it reads it as part of
+  a host name, and browsers drop it from one (`//evil.\u200bcom` links to evil.com);
 - the glyphs the comment uses for badges and verdicts are replaced, so a note cannot pose as
   a badge;
 - the length is capped (before escaping) with an ellipsis.
@@ -40,17 +46,18 @@ DEFAULT_MAX_CHARS = 200
 #: cells, strikethrough, math (`$`), and the escape character itself. Other punctuation is left
 #: alone so the raw text stays readable; block starts are handled by `block_start`.
 _MARKDOWN_PUNCTUATION = frozenset("\\`*_[]()!|~$#^=")
-_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
-# A zero-width space after a dot that precedes a letter breaks fuzzy domain links
-# (`evil.com`, `README.md`: `.md` is a TLD) and `www.` links.
+# A dot before a letter (fuzzy domain links, `www.` links) and a slash next to a slash
+# (protocol-relative links), written as character references.
 _DOT_BEFORE_LETTER = re.compile(r"\.(?=[^\W\d_])")
+_DOUBLE_SLASH = re.compile(r"/(?=/)|(?<=/)/")
 
 
 def _normalise(text: str) -> str:
-    text = _INVISIBLE.sub("", text)
     out = []
     for char in text:
         category = unicodedata.category(char)
+        if category == "Cf":
+            continue  # bidi controls, zero-width characters, soft hyphens, tag characters
         if category in ("Cc", "Zl", "Zp"):
             out.append(" ")  # newlines, tabs, NUL...: one line, one cell
         elif category in ("Cs", "Co", "Cn"):
@@ -93,13 +100,15 @@ def escape_text(
             out.append("&gt;")
         elif char == "@":
             out.append("@" + ZWSP)
+        elif char == ":":
+            out.append("&#58;")
         elif char in _MARKDOWN_PUNCTUATION:
             out.append("\\" + char)
         else:
             out.append(char)
     escaped = "".join(out)
-    escaped = escaped.replace("://", ":" + ZWSP + "//")
-    escaped = _DOT_BEFORE_LETTER.sub("." + ZWSP, escaped)
+    escaped = _DOUBLE_SLASH.sub("&#47;", escaped)
+    escaped = _DOT_BEFORE_LETTER.sub("&#46;", escaped)
     if block_start:
         escaped = _BLOCK_START.sub(
             lambda m: "\\" + m.group(1) if m.group(1) else m.group(2) + "\\" + m.group(3),

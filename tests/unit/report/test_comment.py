@@ -229,8 +229,8 @@ def test_draft_banner() -> None:
 def test_long_lists_of_files_are_counted_not_listed() -> None:
     removed = [f".eval_results/r{i}.yaml" for i in range(25)]
     comment = render_comment([], cases.context(removed_files=removed))
-    assert "r19.\u200byaml" in comment
-    assert "r20.\u200byaml" not in comment
+    assert "r19&#46;yaml" in comment
+    assert "r20&#46;yaml" not in comment
     assert "- … and 5 more" in comment
 
 

@@ -46,6 +46,11 @@ HOSTILE = [
     "\\[not a link\\](x)",
     "javascript:alert(1)",
     "[x]: https://evil.example",
+    "//evil.com",
+    "see //evil.com/x",
+    "mailto:x@evil.com",
+    ":white_check_mark: verified :trophy:",
+    "\u061cmark\u00adsoft\U000e0041tag",
 ]
 
 hostile_text = st.one_of(
@@ -82,6 +87,8 @@ hostile_text = st.one_of(
                 "#",
                 "!--",
                 "com",
+                "//",
+                "mailto:",
                 "evalbot",
                 "~",
                 "$",
