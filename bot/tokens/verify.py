@@ -61,6 +61,8 @@ ALLOWED_HEADER: frozenset[str] = frozenset({"alg", "kid", "typ"})
 #: A token of 64 KiB covers thousands of metrics; anything larger is refused unparsed.
 MAX_TOKEN_CHARS = 64 * 1024
 MAX_JTI_CHARS = 256
+#: A header holds `alg`, `kid` and `typ`: a few dozen characters. Longer ones are not parsed.
+MAX_HEADER_CHARS = 1024
 COMPACT_JWS = re.compile(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+")
 DIGEST_PATTERN = re.compile(r"sha256:[0-9a-f]{64}")
 FRAMEWORK_FIELDS: frozenset[str] = frozenset({"name", "version", "command"})
@@ -106,7 +108,9 @@ def _segment_json(segment: str) -> dict[str, Any]:
         value = loads_strict(raw.decode("utf-8"))
     except DuplicateNameError as error:
         raise Unverified(reasons.DUPLICATE_CLAIMS) from error
-    except ValueError as error:
+    except (ValueError, RecursionError) as error:
+        # RecursionError: `[[[[...]]]]` nested past the interpreter's limit; a verdict on the
+        # entry like any other malformed token, not an internal error with a traceback.
         raise Unverified(reasons.MALFORMED_TOKEN) from error
     if not isinstance(value, dict):
         raise Unverified(reasons.MALFORMED_TOKEN)
@@ -119,7 +123,10 @@ def parse_header(token: str) -> dict[str, Any]:
         raise Unverified(reasons.MALFORMED_TOKEN)
     if not COMPACT_JWS.fullmatch(token):
         raise Unverified(reasons.MALFORMED_TOKEN)
-    header = _segment_json(token.split(".", 1)[0])
+    encoded_header = token.split(".", 1)[0]
+    if len(encoded_header) > MAX_HEADER_CHARS:
+        raise Unverified(reasons.MALFORMED_TOKEN)
+    header = _segment_json(encoded_header)
     if header.get("alg") != ALGORITHM:
         raise Unverified(reasons.ALG_NOT_ALLOWED)
     if set(header) - ALLOWED_HEADER:

@@ -649,8 +649,16 @@ def test_huge_and_odd_payloads(
     many = [{"metric_id": f"m{i:05d}", "value": i} for i in range(10_000)]
     head = segment({"alg": "EdDSA", "kid": "k1"})
     raw_payload = json.dumps(good)[:-1] + ', "task_id": "hle_text"}'
+    deep = b"[" * 20_000 + b"]" * 20_000
     cases: list[tuple[str, str]] = [
         (issuer.sign({**good, "metrics": many}), "malformed-token"),
+        # Nested past the recursion limit, in the header (also over its length cap) and in
+        # the payload: a verdict, not an internal error.
+        (b64(deep) + "." + segment({}) + "." + b64(b"x"), "malformed-token"),
+        (
+            issuer.forge({"alg": "EdDSA", "kid": "k1"}, "[" * 10_000 + "]" * 10_000),
+            "malformed-token",
+        ),
         (issuer.sign({**good, "notes": "x" * 1_000_000}), "malformed-token"),
         (issuer.forge({"alg": "EdDSA", "kid": "k1"}, raw_payload), "duplicate-claims"),
         (
