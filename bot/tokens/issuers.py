@@ -6,6 +6,9 @@ token header can select a key source (security.md §1.6, §2.7). Keys come inlin
 configuration and/or from the issuer's JWKS URL, fetched through an injectable fetcher and
 cached in a `KeyCache` (memory for the CLI, Redis for the bot). An unknown `kid` triggers at
 most one refetch per issuer per `refetch_interval_s`; a failed fetch keeps the cached keys.
+A fetched set is also refreshed once it is older than `max_age_s` (at its next use, within
+the same refetch budget), so a key the issuer has removed stops verifying: without that, a
+revoked key whose `kid` is still cached would verify for ever.
 """
 
 from __future__ import annotations
@@ -32,10 +35,12 @@ from bot.tokens.jwks import (
     parse_ed25519_jwk,
     parse_jwks,
 )
-from bot.tokens.keycache import KeyCache, MemoryKeyCache
+from bot.tokens.keycache import CachedJwks, KeyCache, MemoryKeyCache
 
 DEFAULT_MAX_LIFETIME_S = 3600
 REFETCH_INTERVAL_S = 60.0
+#: How long a fetched key set is used before it is refreshed (PyJWT's PyJWKClient: 300 s).
+JWKS_MAX_AGE_S = 600.0
 
 
 class IssuerConfigError(ValueError):
@@ -175,8 +180,10 @@ class IssuerRegistry:
         cache: KeyCache | None = None,
         refetch_interval_s: float = REFETCH_INTERVAL_S,
         unavailable_keys_raise: bool = False,
+        max_age_s: float = JWKS_MAX_AGE_S,
     ) -> None:
         self._policies = {policy.issuer: policy for policy in policies}
+        self._max_age_s = max_age_s
         self._fetcher: JwksFetcher = fetcher if fetcher is not None else HttpxJwksFetcher()
         self._cache: KeyCache = cache if cache is not None else MemoryKeyCache()
         self._refetch_interval_s = refetch_interval_s
@@ -255,10 +262,13 @@ class IssuerRegistry:
             return inline
         if policy.jwks_url is None:
             raise KeyNotFound(reasons.KID_UNKNOWN)
-        fetched = self._cached_keys(issuer)
-        if kid in fetched:
+        cached = self._cache.load(issuer)
+        fetched = self._keys_of(issuer, cached)
+        stale = cached is not None and not cached.fresh
+        if kid in fetched and not stale:
             return fetched[kid]
-        # Unknown kid: the issuer may have rotated. Refetch, within the per-issuer budget.
+        # Unknown kid (the issuer may have rotated) or a set due for its refresh (a key may
+        # have been revoked): refetch, within the per-issuer budget.
         if self._cache.claim_refetch(issuer, self._refetch_interval_s):
             try:
                 body = self._fetcher(policy.jwks_url)
@@ -266,27 +276,27 @@ class IssuerRegistry:
             except JwksFetchError:
                 body = None
             if body is not None:
-                self._cache.store(issuer, body)
-                fetched = self._cached_keys(issuer)
-                if kid in fetched:
-                    return fetched[kid]
-        if not fetched and self._cache.load(issuer) is None:
+                self._cache.store(issuer, body, self._max_age_s)
+                cached = CachedJwks(body, fresh=True)
+                fetched = self._keys_of(issuer, cached)
+        if kid in fetched:
+            return fetched[kid]  # fresh, or stale while the endpoint is down: kept in use
+        if not fetched and cached is None:
             if self._unavailable_keys_raise:
                 raise VerificationUnavailable(f"no keys of {issuer} could be fetched yet")
             raise KeyNotFound(reasons.KEYS_UNAVAILABLE)
         raise KeyNotFound(reasons.KID_UNKNOWN)
 
-    def _cached_keys(self, issuer: str) -> dict[str, Ed25519PublicKey]:
-        body = self._cache.load(issuer)
-        if body is None:
+    def _keys_of(self, issuer: str, cached: CachedJwks | None) -> dict[str, Ed25519PublicKey]:
+        if cached is None:
             return {}
-        fingerprint = hashlib.sha256(body).digest()
+        fingerprint = hashlib.sha256(cached.body).digest()
         with self._lock:
             memo = self._parsed.get(issuer)
             if memo is not None and memo[0] == fingerprint:
                 return memo[1]
         try:
-            keys = parse_jwks(body)
+            keys = parse_jwks(cached.body)
         except JwksFetchError:
             keys = {}
         with self._lock:

@@ -17,9 +17,9 @@ import pytest
 from bot.devstack.redis import RedisServer
 from bot.spec.model import EntryReport, Verification, VerificationStatus
 from bot.tokens.binding import MemoryJtiBinder, VerificationUnavailable
-from bot.tokens.issuers import IssuerRegistry
+from bot.tokens.issuers import JWKS_MAX_AGE_S, IssuerRegistry
 from bot.tokens.jwks import HttpxJwksFetcher
-from bot.tokens.keycache import MemoryKeyCache, RedisKeyCache
+from bot.tokens.keycache import CachedJwks, MemoryKeyCache, RedisKeyCache
 from bot.tokens.verify import verify_entry
 from tests.support.jwks_server import Answer, FakeClock, JwksServer, running_jwks_server
 from tests.support.tokens import (
@@ -97,6 +97,57 @@ def test_keys_are_fetched_once_and_served_from_the_cache(server: JwksServer) -> 
     for _ in range(5):
         assert verdict(signed(k1), registry) == VERIFIED
     assert server.fetches == 1
+
+
+def test_a_key_the_issuer_removed_stops_verifying_after_the_refresh_interval(
+    server: JwksServer, clock: FakeClock
+) -> None:
+    """Revocation: the issuer drops k1 from its set. Within the refresh interval the cached
+    set still verifies it (no fetch per token); after it, one refetch, and k1 is unknown."""
+    k1, k2 = SigningIssuer(kid="k1"), SigningIssuer(kid="k2")
+    server.respond(jwks(k1, k2))
+    registry = make_registry(server, clock=clock)
+    assert verdict(signed(k1), registry) == VERIFIED
+    server.respond(jwks(k2))  # k1 revoked
+    clock.advance(JWKS_MAX_AGE_S - 1)
+    assert verdict(signed(k1), registry) == VERIFIED
+    assert server.fetches == 1
+    clock.advance(2)
+    assert verdict(signed(k1), registry) == unverified("kid-unknown")
+    assert verdict(signed(k2), registry) == VERIFIED
+    assert server.fetches == 2
+
+
+def test_a_due_refresh_that_fails_keeps_the_cached_set_and_retries_after_the_cooldown(
+    server: JwksServer, clock: FakeClock
+) -> None:
+    k1 = SigningIssuer(kid="k1")
+    server.respond(jwks(k1))
+    registry = make_registry(server, clock=clock)
+    assert verdict(signed(k1), registry) == VERIFIED
+    server.respond(Answer(status=503))
+    clock.advance(JWKS_MAX_AGE_S + 1)
+    for _ in range(3):  # the endpoint is down: the stale set keeps verifying, one attempt
+        assert verdict(signed(k1), registry) == VERIFIED
+    assert server.fetches == 2
+    server.respond(jwks(k1))
+    clock.advance(61)  # past the refetch cooldown
+    assert verdict(signed(k1), registry) == VERIFIED
+    assert server.fetches == 3
+    assert verdict(signed(k1), registry) == VERIFIED  # fresh again: no fetch
+    assert server.fetches == 3
+
+
+def test_the_redis_cache_marks_a_set_stale_after_its_interval(redis_server: RedisServer) -> None:
+    cache = RedisKeyCache(redis_server.client())
+    cache.store("https://iss.example", b'{"keys": []}', fresh_for_s=30)
+    assert cache.load("https://iss.example") == CachedJwks(b'{"keys": []}', fresh=True)
+    client = redis_server.client()
+    assert 0 < client.ttl("evalbot:jwks:fresh:https://iss.example") <= 30
+    assert client.ttl("evalbot:jwks:body:https://iss.example") == -1  # kept: stale beats none
+    client.delete("evalbot:jwks:fresh:https://iss.example")  # what the TTL does in 30 s
+    assert cache.load("https://iss.example") == CachedJwks(b'{"keys": []}', fresh=False)
+    assert cache.load("https://other.example") is None
 
 
 def test_rotation_refetches_once_per_interval(server: JwksServer, clock: FakeClock) -> None:
@@ -275,5 +326,5 @@ def test_bot_mode_retries_instead_of_publishing_keys_unavailable(
     assert verdict(signed(k1), cli) == unverified("keys-unavailable")
     assert server.fetches == 0
     # The other worker's fetch lands in the shared cache: the retried task verifies.
-    cache.store(k1.issuer, json.dumps({"keys": [k1.jwk()]}).encode())
+    cache.store(k1.issuer, json.dumps({"keys": [k1.jwk()]}).encode(), fresh_for_s=600)
     assert verdict(signed(k1), bot) == VERIFIED
