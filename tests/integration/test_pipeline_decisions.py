@@ -63,7 +63,7 @@ class FakeHub:
         repo_type: str = "model",
         max_bytes: int = 1 << 20,
     ) -> bytes:
-        self.calls.append(f"read_file:{repo_type}:{path}")
+        self.calls.append(f"read_file:{repo_type}:{path}@{revision}")
         if repo_type == "dataset":
             return EVAL_YAML
         if path.startswith(".eval_results/"):
@@ -155,6 +155,18 @@ def test_first_run_posts_and_an_identical_rerun_writes_nothing(client: redis.Red
     assert run_event(event(), runtime_for(hub, client)) is Outcome.UNCHANGED
     assert hub.posted == [body]
     assert hub.edited == []
+
+
+def test_the_payloads_head_sha_is_only_a_hint(client: redis.Redis) -> None:
+    """security.md §7(a) 5: a delivery naming another head (forged, or from an older push)
+    changes nothing: the PR is read from the Hub and reported at the Hub's head."""
+    hub = FakeHub(pull_request())
+    lying = event("updated", head_sha="f" * 40)
+    assert run_event(lying, runtime_for(hub, client)) is Outcome.POSTED
+    (body,) = hub.posted
+    assert f"evalbot:head={HEAD}" in body
+    assert "f" * 40 not in body
+    assert f"read_file:model:.eval_results/gpqa.yaml@{HEAD}" in hub.calls
 
 
 def test_a_changed_verdict_edits_the_same_comment(client: redis.Redis) -> None:

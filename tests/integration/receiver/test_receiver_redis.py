@@ -196,3 +196,24 @@ def test_sender_leaving_mid_body_is_logged_not_a_crash(receiver: ReceiverProcess
     assert '"outcome": "bad_request"' in line
     assert "Traceback" not in receiver.output()
     assert httpx.get(f"{receiver.url}/healthz").status_code == 200
+
+
+def test_a_secret_in_the_query_string_is_never_logged(receiver: ReceiverProcess) -> None:
+    """uvicorn's access log would record `?secret=...` from a sender that puts the secret in
+    the URL; `evalbot serve` runs without it and logs its own line per delivery."""
+    leaked = "query-secret-3c1d"
+    for secret, webhook_id in ((TEST_SECRET, "query-ok"), (leaked, "query-bad")):
+        response = httpx.post(
+            f"{receiver.url}/webhooks/hub?secret={secret}&token={secret}",
+            content=PUSH,
+            headers=HEADERS | {"Webhook-Id": webhook_id},
+            timeout=10,
+        )
+        assert response.status_code == 202
+    wait_until(
+        lambda: "query-bad" in receiver.output(), timeout=10, what="the deliveries' log lines"
+    )
+    output = receiver.output()
+    assert TEST_SECRET not in output
+    assert leaked not in output
+    assert "?secret" not in output

@@ -115,6 +115,28 @@ def test_secret_header(
     assert len(enqueuer.events) == (1 if status == 202 else 0)
 
 
+def test_the_secret_is_checked_in_constant_time_against_both_secrets(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A wrong secret is compared with `hmac.compare_digest`, as bytes, against the current
+    and the previous secret both (no short cut on the first mismatch): `==` or an `any()`
+    over a generator would leak timing and fail here."""
+    import bot.settings
+
+    calls: list[tuple[object, object]] = []
+    real = bot.settings.hmac.compare_digest
+
+    def recording(a: bytes, b: bytes) -> bool:
+        calls.append((a, b))
+        return real(a, b)
+
+    monkeypatch.setattr(bot.settings.hmac, "compare_digest", recording)
+    headers = {"Content-Type": "application/json", "X-Webhook-Secret": "wrong"}
+    assert post(client, PR_OPENED, headers)[0] == 403
+    assert sorted(b for _, b in calls) == sorted([SECRET.encode(), PREVIOUS.encode()])
+    assert all(isinstance(a, bytes) and isinstance(b, bytes) for a, b in calls)
+
+
 def test_non_ascii_secret_header_is_forbidden(client: TestClient) -> None:
     response = client.post(
         WEBHOOK_PATH,

@@ -41,6 +41,10 @@ def test_reliability_settings() -> None:
     assert config["result_backend"] is None
     assert config["task_ignore_result"] is True
     assert config["broker_connection_retry_on_startup"] is True
+    assert config["broker_connection_max_retries"] is None  # Celery's default gives up at 100
+    assert config["worker_cancel_long_running_tasks_on_connection_loss"] is True
+    assert config["worker_soft_shutdown_timeout"] > 0
+    assert config["result_serializer"] == config["event_serializer"] == "json"
     assert config["task_default_queue"] == "evalbot-test"
 
 
