@@ -121,16 +121,16 @@ def test_the_secret_is_checked_in_constant_time_against_both_secrets(
     """A wrong secret is compared with `hmac.compare_digest`, as bytes, against the current
     and the previous secret both (no short cut on the first mismatch): `==` or an `any()`
     over a generator would leak timing and fail here."""
-    import bot.settings
+    import hmac
 
-    calls: list[tuple[object, object]] = []
-    real = bot.settings.hmac.compare_digest
+    calls: list[tuple[bytes, bytes]] = []
+    real = hmac.compare_digest
 
     def recording(a: bytes, b: bytes) -> bool:
         calls.append((a, b))
         return real(a, b)
 
-    monkeypatch.setattr(bot.settings.hmac, "compare_digest", recording)
+    monkeypatch.setattr(hmac, "compare_digest", recording)  # the module bot.settings calls
     headers = {"Content-Type": "application/json", "X-Webhook-Secret": "wrong"}
     assert post(client, PR_OPENED, headers)[0] == 403
     assert sorted(b for _, b in calls) == sorted([SECRET.encode(), PREVIOUS.encode()])
