@@ -24,7 +24,13 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from bot.emulator.delivery import DeliveryRecord, DeliverySettings
 from bot.receiver.queue import CLAIM_AND_PUSH_SCRIPT
-from tests.faults.conftest import FAULT_ENV, Stopwatch, assert_one_report, results
+from tests.faults.conftest import (
+    FAULT_ENV,
+    Stopwatch,
+    assert_one_report,
+    records_for,
+    results,
+)
 from tests.support.delay_proxy import DelayProxy, running_delay_proxy
 from tests.support.stackbot import Bot, open_pr, running_bot
 
@@ -62,19 +68,6 @@ def receiver_through_proxy(bot: Bot, proxy: DelayProxy, redis_timeout_s: float) 
             "EVALBOT_REDIS_TIMEOUT": str(redis_timeout_s),
         }
     )
-
-
-def about_pr(record: DeliveryRecord, num: int) -> bool:
-    """A delivery about PR `num`: its discussion, or its `refs/pr/<num>` ref (opening a PR
-    fires both, and the receiver takes them for one event)."""
-    if record.payload.get("discussion", {}).get("num") == num:
-        return True
-    refs = record.payload.get("updatedRefs") or []
-    return any(ref.get("ref") == f"refs/pr/{num}" for ref in refs)
-
-
-def records_for(bot: Bot, num: int) -> list[DeliveryRecord]:
-    return [r for r in bot.stack.hub.deliveries() if about_pr(r, num)]
 
 
 def attempts_by_delivery(bot: Bot, num: int) -> dict[str, list[DeliveryRecord]]:
