@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -24,6 +24,7 @@ from bot.settings import Settings
 from tests.faults.conftest import (
     FAULT_DELIVERY,
     FAULT_ENV,
+    Stopwatch,
     assert_one_report,
     live_workers,
     pool_children,
@@ -67,7 +68,9 @@ def run_reconciliation_once(bot: Bot) -> None:
         app.close()
 
 
-def test_a_killed_pool_process_loses_its_task_without_reject_on_worker_lost(bot: Bot) -> None:
+def test_a_killed_pool_process_loses_its_task_without_reject_on_worker_lost(
+    bot: Bot, record_figure: Callable[[str, float], None]
+) -> None:
     """Invariant documented (the failure the production setting prevents): with
     `task_reject_on_worker_lost` off, SIGKILLing the pool process mid-task acknowledges the
     message: the queue is empty, nothing is unacked (so nothing can be redelivered), no run
@@ -99,8 +102,10 @@ def test_a_killed_pool_process_loses_its_task_without_reject_on_worker_lost(bot:
 
     # Reconciliation finds the open PR whose head has no verdict and queues it again.
     catchup = bot.stats().get("catchup:queued", 0)
+    clock = Stopwatch()
     run_reconciliation_once(bot)
     bot.wait_for_report(num, head=head, timeout=30)
+    record_figure("report_s_after_one_reconciliation_run", clock.elapsed())
     bot.wait_until_quiet()
     assert bot.stats().get("catchup:queued", 0) - catchup == 1
     assert bot.runs() - runs == 1

@@ -134,6 +134,7 @@ def test_an_enqueue_answered_after_the_hub_timeout_is_retried_and_runs_once(
         if r.status is None and "Timeout" in (r.error or "")
     ]
     assert timed_out, "no attempt timed out at the Hub"
+    record_figure("hub_attempts_timed_out_slow_enqueue", len(timed_out))
     # The receiver did answer the held enqueue, late: queued once, never 503.
     assert receiver_metric(bot, "evalbot_receiver_deliveries_total", outcome="queued") == 1
     assert receiver_metric(bot, "evalbot_receiver_deliveries_total", outcome="unavailable") == 0
@@ -152,6 +153,7 @@ def test_an_enqueue_done_in_redis_but_answered_503_is_retried_and_runs_once(
     num, _, elapsed = run_slow_enqueue(bot, proxy)
     statuses = [r.status for records in attempts_by_delivery(bot, num).values() for r in records]
     assert 503 in statuses, statuses
+    record_figure("hub_attempts_503_slow_enqueue", statuses.count(503))
     assert receiver_metric(bot, "evalbot_receiver_deliveries_total", outcome="unavailable") >= 1
     assert receiver_metric(bot, "evalbot_receiver_deliveries_total", outcome="queued") == 0
     assert receiver_metric(bot, "evalbot_receiver_deliveries_total", outcome="duplicate") >= 1
