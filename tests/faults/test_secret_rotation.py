@@ -14,8 +14,15 @@ import pytest
 
 from bot.devstack.waiting import wait_until
 from bot.emulator.delivery import DeliveryRecord, DeliverySettings
-from tests.faults.conftest import FAULT_ENV, assert_one_report, records_for, results
-from tests.support.stackbot import BOT, Bot, open_pr, running_bot
+from tests.faults.conftest import (
+    FAULT_ENV,
+    GPQA_ENTRY,
+    GPQA_PATH,
+    assert_one_report,
+    records_for,
+    results,
+)
+from tests.support.stackbot import BOT, Bot, open_pr, push, running_bot
 
 pytestmark = pytest.mark.integration
 
@@ -65,7 +72,8 @@ def test_old_and_new_secret_during_the_window_then_only_the_new_one(bot: Bot) ->
     """Invariant: during a rotation window both secrets are accepted and each delivery runs
     once; after it, a delivery with the old secret is refused (403) on every attempt and
     nothing runs; once the Hub webhook carries the new secret, the Hub's replay of the refused
-    delivery is processed exactly once: one run, one report for the PR's head."""
+    delivery is processed exactly once, and so is the Hub's next delivery: one report, for the
+    PR's latest head."""
     old = bot.stack.secret
     new = "rotated-" + secrets.token_urlsafe(24)
 
@@ -115,4 +123,11 @@ def test_old_and_new_secret_during_the_window_then_only_the_new_one(bot: Bot) ->
     wait_until(lambda: bot.runs() - runs >= 1, timeout=10, what="the run to be counted")
     assert bot.runs() - runs == 1
     assert_one_report(bot, num, head)
+
+    # And the Hub's next delivery (a push to the PR) carries the new secret: accepted, run once.
+    latest = push(bot, num, GPQA_PATH, GPQA_ENTRY.format(value=55.5))
+    bot.wait_for_report(num, head=latest)
+    bot.wait_until_quiet()
+    assert bot.runs() - runs == 2
+    assert_one_report(bot, num, latest)
     assert bot.parked() == []
