@@ -86,6 +86,10 @@ class Settings:
     #: Seconds between reconciliation runs (open PRs whose head has no verdict are queued);
     #: 0 disables the periodic task (docs/operating.md, "Reconciliation").
     reconcile_interval_s: int = 300
+    #: Seconds between two JWKS fetches per issuer, fleet-wide: a token with an unknown `kid`
+    #: (an issuer's key rotation, or a flood of made-up kids) triggers at most one fetch per
+    #: interval. Lower it only when an issuer rotates keys often and waiting a minute matters.
+    jwks_refetch_interval_s: int = 60
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> Settings:
@@ -118,6 +122,7 @@ class Settings:
             visibility_timeout_s=reader.integer("EVALBOT_VISIBILITY_TIMEOUT", 900, minimum=1),
             log_level=(reader.optional("EVALBOT_LOG_LEVEL") or "INFO").upper(),
             reconcile_interval_s=reader.integer("EVALBOT_RECONCILE_INTERVAL", 300, minimum=0),
+            jwks_refetch_interval_s=reader.integer("EVALBOT_JWKS_REFETCH_INTERVAL", 60, minimum=1),
         )
         reader.check_relations(settings)
         reader.raise_if_any()

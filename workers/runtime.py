@@ -118,7 +118,10 @@ def build_runtime(settings: Settings) -> Runtime:
     api = HfApi(endpoint=settings.hf_endpoint, token=settings.hf_token.reveal())
     registry = (
         IssuerRegistry.from_file(
-            settings.issuers_file, cache=RedisKeyCache(client), unavailable_keys_raise=True
+            settings.issuers_file,
+            cache=RedisKeyCache(client),
+            refetch_interval_s=float(settings.jwks_refetch_interval_s),
+            unavailable_keys_raise=True,
         )
         if settings.issuers_file.is_file()
         else IssuerRegistry([])

@@ -48,6 +48,9 @@ class StackOptions:
     concurrency: int = 1  # Celery pool size per worker process
     redis_url: str | None = None  # use this Redis instead of starting one
     env: Mapping[str, str] = field(default_factory=dict)  # extra environment for children
+    #: Extra environment for the receiver only, applied after `env`: e.g. a `REDIS_URL` through
+    #: a fault-injecting proxy the workers must not use, or a second webhook secret.
+    receiver_env: Mapping[str, str] = field(default_factory=dict)
     delivery: DeliverySettings = field(default_factory=lambda: LOCAL_DELIVERY)
 
 
@@ -63,6 +66,7 @@ class LocalStack:
         self.redis_url = options.redis_url or ""
         self.receiver_port = free_port()
         self.receiver: subprocess.Popen[bytes] | None = None
+        self.receiver_env: dict[str, str] = dict(options.receiver_env)
         self.workers: list[subprocess.Popen[bytes]] = []
         self.beat: subprocess.Popen[bytes] | None = None
         self._logs: list[IO[bytes]] = []
@@ -156,16 +160,32 @@ class LocalStack:
         env.update(self.options.env)
         return env
 
+    def receiver_environment(self) -> dict[str, str]:
+        """The receiver's environment: the children's, then its own `receiver_env`."""
+        return {**self.environment(), **self.receiver_env}
+
     def start_receiver(self) -> None:
         command = ["serve", "--host", "127.0.0.1", "--port", str(self.receiver_port)]
-        self.receiver = self._spawn(command, "receiver")
+        self.receiver = self._spawn(command, "receiver", env=self.receiver_environment())
         wait_until(
             lambda: httpx.get(f"{self.receiver_url}/readyz", timeout=1).status_code == 200,
             timeout=30,
             what="the receiver to answer /readyz",
         )
 
-    def start_worker(self) -> subprocess.Popen[bytes]:
+    def restart_receiver(self, receiver_env: Mapping[str, str] | None = None) -> None:
+        """Stop the receiver and start it again on the same port, as a deploy does (say, to
+        change its webhook secrets); `receiver_env`, when given, replaces its own environment."""
+        if receiver_env is not None:
+            self.receiver_env = dict(receiver_env)
+        if self.receiver is not None:
+            _terminate(self.receiver)
+            self.receiver = None
+        self.start_receiver()
+
+    def start_worker(self, *, module: str = "bot") -> subprocess.Popen[bytes]:
+        """Start one more `evalbot worker`; `module` is what `python -m` runs with the worker's
+        arguments (tests pass a wrapper that reconfigures the Celery app, see tests/faults)."""
         index = len(self.workers)
         command = [
             "worker",
@@ -174,16 +194,23 @@ class LocalStack:
             "--hostname",
             f"worker{index}-{os.getpid()}@%h",
         ]
-        worker = self._spawn(command, f"worker{index}")
+        worker = self._spawn(command, f"worker{index}", module=module)
         self.workers.append(worker)
         return worker
 
-    def _spawn(self, arguments: list[str], name: str) -> subprocess.Popen[bytes]:
+    def _spawn(
+        self,
+        arguments: list[str],
+        name: str,
+        *,
+        env: Mapping[str, str] | None = None,
+        module: str = "bot",
+    ) -> subprocess.Popen[bytes]:
         log = (self.work_dir / f"{name}.log").open("ab")
         self._logs.append(log)
         return subprocess.Popen(  # noqa: S603 - our own interpreter and module, fixed argv
-            [sys.executable, "-m", "bot", *arguments],
-            env=self.environment(),
+            [sys.executable, "-m", module, *arguments],
+            env=dict(env) if env is not None else self.environment(),
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # so a stop reaches the worker's pool children too

@@ -150,6 +150,31 @@ class Dispatcher:
         with self._cond:
             self._release_held()
 
+    def replay(self, delivery_id: str) -> None:
+        """Send a logged delivery again, as the Hub's Activity-tab "Replay" button does: the
+        same payload and `Webhook-Id`, to the webhook's *current* URL and secret (hub-api.md
+        §1.1; a retry, by contrast, keeps what the delivery was built with). Retried like a
+        new delivery; raises `KeyError` for an unknown delivery or a deleted webhook."""
+        with self._cond:
+            matches = [r for r in self._log if r.delivery_id == delivery_id]
+        if not matches:
+            raise KeyError(delivery_id)
+        record = matches[-1]
+        with self.state.locked():
+            webhook = self.state.webhooks[record.webhook_id]
+            url, secret = webhook.url, webhook.secret
+        delivery = Delivery(
+            id=record.delivery_id,
+            webhook_id=record.webhook_id,
+            url=url,
+            secret=secret,
+            scope=record.scope,
+            action=record.action,
+            body=json.dumps(record.payload, separators=(",", ":")).encode(),
+        )
+        with self._cond:
+            self._schedule(delivery, 0.0)
+
     def _schedule(self, delivery: Delivery, delay_s: float) -> None:
         heapq.heappush(self._heap, (time.monotonic() + delay_s, next(self._order), delivery))
         self._cond.notify()

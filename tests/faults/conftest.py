@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from bot.devstack.waiting import wait_until
-from bot.emulator.delivery import DeliverySettings
+from bot.emulator.delivery import DeliveryRecord, DeliverySettings
 from tests.support.stackbot import Bot, running_bot
 
 #: Seconds before Redis hands an unacked task to another worker (production: 900).
@@ -67,6 +67,20 @@ def wait_for_request(bot: Bot, route: str, before: int, timeout: float = 30) -> 
     """Until the emulator has received one more `route` request than `before` (it is in
     flight now if the route is slowed by a latency fault)."""
     wait_until(lambda: route_count(bot, route) > before, timeout=timeout, what=f"a {route} request")
+
+
+def about_pr(record: DeliveryRecord, num: int) -> bool:
+    """A delivery about PR `num`: its discussion, or its `refs/pr/<num>` ref (opening a PR
+    fires both, and the receiver takes them for one event)."""
+    if record.payload.get("discussion", {}).get("num") == num:
+        return True
+    refs = record.payload.get("updatedRefs") or []
+    return any(ref.get("ref") == f"refs/pr/{num}" for ref in refs)
+
+
+def records_for(bot: Bot, num: int) -> list[DeliveryRecord]:
+    """The emulator's delivery log (every attempt) for the deliveries about PR `num`."""
+    return [r for r in bot.stack.hub.deliveries() if about_pr(r, num)]
 
 
 def kill_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None:

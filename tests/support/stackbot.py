@@ -9,7 +9,7 @@ events. Everything is checked on the emulator's state (the comments a user would
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -138,10 +138,13 @@ def running_bot(
     env: Mapping[str, str] | None = None,
     delivery: DeliverySettings = LOCAL_DELIVERY,
     issuer_config: Mapping[str, Any] | None = None,
+    receiver_env: Mapping[str, str] | None = None,
+    watched_repos: Sequence[str] = (),
 ) -> Iterator[Bot]:
     """A whole bot for the standard cast, watching alice and evals-org; stopped on exit.
 
-    The bot trusts `issuer_config` when given, else the `Bot.issuer`'s inline key."""
+    The bot trusts `issuer_config` when given, else the `Bot.issuer`'s inline key;
+    `receiver_env` and `watched_repos` are passed to `StackOptions`."""
     with pytest.MonkeyPatch.context() as patch:
         from huggingface_hub import constants
 
@@ -156,6 +159,8 @@ def running_bot(
             workers=workers,
             concurrency=concurrency,
             env=dict(env or {}),
+            receiver_env=dict(receiver_env or {}),
+            watched_repos=list(watched_repos),
             delivery=delivery,
         )
         with LocalStack(standard_state(), work_dir, options) as stack:

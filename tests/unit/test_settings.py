@@ -29,6 +29,7 @@ def test_minimal_environment_gets_documented_defaults() -> None:
     )
     assert settings.webhook_secrets() == (Secret("current-webhook-secret"),)
     assert settings.bot_user_id is None
+    assert settings.jwks_refetch_interval_s == 60
 
 
 def test_every_variable_is_read() -> None:
@@ -49,6 +50,7 @@ def test_every_variable_is_read() -> None:
         "EVALBOT_TASK_TIME_LIMIT": "60",
         "EVALBOT_VISIBILITY_TIMEOUT": "120",
         "EVALBOT_LOG_LEVEL": "debug",
+        "EVALBOT_JWKS_REFETCH_INTERVAL": "5",
     }
     settings = Settings.from_env(env)
     assert settings.hf_endpoint == "http://127.0.0.1:8123"
@@ -63,6 +65,7 @@ def test_every_variable_is_read() -> None:
     assert (settings.task_soft_time_limit_s, settings.task_time_limit_s) == (50, 60)
     assert settings.visibility_timeout_s == 120
     assert settings.log_level == "DEBUG"
+    assert settings.jwks_refetch_interval_s == 5
     assert [s.reveal() for s in settings.webhook_secrets()] == [
         "current-webhook-secret",
         "old-secret",
@@ -96,6 +99,11 @@ def test_all_problems_are_reported_at_once() -> None:
         ({"EVALBOT_BOT_NAME": "evalbot ci"}, "without spaces"),
         ({"EVALBOT_QUEUE": "evalbot queue"}, "EVALBOT_QUEUE may hold"),
         ({"EVALBOT_WEBHOOK_SECRET": "sécret"}, "must be ASCII"),
+        (
+            {"EVALBOT_JWKS_REFETCH_INTERVAL": "0"},
+            "EVALBOT_JWKS_REFETCH_INTERVAL must be at least 1",
+        ),
+        ({"EVALBOT_JWKS_REFETCH_INTERVAL": "1.5"}, "EVALBOT_JWKS_REFETCH_INTERVAL must be an"),
     ],
 )
 def test_malformed_values_fail_fast(change: dict[str, str], expected: str) -> None:

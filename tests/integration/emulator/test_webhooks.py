@@ -260,3 +260,30 @@ def test_disabled_and_unwatched_webhooks_get_nothing(
     wait_until(emulated_hub.dispatcher.idle, what="idle")
     assert webhook_receiver.received == []
     assert other.secret is None
+
+
+def test_a_replay_resends_with_the_same_id_to_the_current_secret(
+    emulated_hub: EmulatorServer, webhook_receiver: RecordingReceiver
+) -> None:
+    hook = register(emulated_hub, webhook_receiver, domains=["discussion"])
+    webhook_receiver.statuses = [403]
+    client(emulated_hub, "bob").create_discussion(MODEL, title="Hello", description="hi")
+    first = arrived(webhook_receiver, 1)
+    wait_until(emulated_hub.dispatcher.idle, what="idle")
+    (refused, accepted) = emulated_hub.dispatcher.log()  # retried with the old secret, accepted
+    assert (refused.status, accepted.status) == (403, 200)
+    client(emulated_hub, "evalbot").update_webhook(
+        hook.id,
+        url=webhook_receiver.url,
+        watched=[{"type": "user", "name": "alice"}],
+        domains=["discussion"],
+        secret="rotated-secret",
+    )
+    emulated_hub.dispatcher.replay(refused.delivery_id)
+    replayed = arrived(webhook_receiver, 3)[2]
+    assert replayed == first[0]
+    headers = [d.headers for d in webhook_receiver.received]
+    assert [h["X-Webhook-Secret"] for h in headers] == [SECRET, SECRET, "rotated-secret"]
+    assert len({h["Webhook-Id"] for h in headers}) == 1
+    with pytest.raises(KeyError):
+        emulated_hub.dispatcher.replay("no-such-delivery")
