@@ -128,8 +128,12 @@ def burst(workload: Workload, prs: int, threads: int, timeout: float) -> bool:
     print(f"  throughput {prs / hub_span:.1f} PRs/s end to end")
     print_latency("per-PR latency (opening commit -> comment)", latencies(outcomes))
     logged = worker_runs(workload, nums)
-    print_latency("  of which waiting (receiver -> worker)", [r["queued_ms"] / 1e3 for r in logged])
-    print_latency("  of which the run (worker -> comment)", [r["ms"] / 1e3 for r in logged])
+    if logged:
+        waits = [r["queued_ms"] / 1e3 for r in logged]
+        print_latency("  of which waiting (receiver -> worker)", waits)
+        print_latency("  of which the run (worker -> comment)", [r["ms"] / 1e3 for r in logged])
+    else:
+        print("  (no worker INFO lines: run with --log-level INFO for the wait / run split)")
     counters = workload.stack.hub.counters()
     calls = bot_calls(counters)
     print(f"  Hub calls by the bot: {calls} = {calls / prs:.2f} per PR")
@@ -190,6 +194,12 @@ def main() -> int:
         "--keep", type=Path, help="keep the work directory (logs) under this folder"
     )
     parser.add_argument(
+        "--log-level",
+        default="INFO",
+        help="the stack's EVALBOT_LOG_LEVEL (default INFO, production's; the wait / run split "
+        "needs the workers' INFO lines)",
+    )
+    parser.add_argument(
         "--split-cores",
         action="store_true",
         help="the bot (receiver, workers, Redis) on core 0; the emulator and openers on core 1",
@@ -213,7 +223,7 @@ def main() -> int:
             concurrency=args.concurrency,
             appendfsync=args.fsync,
             # Production's level: the workers' per-run lines give the wait / run split.
-            env={"EVALBOT_LOG_LEVEL": "INFO"},
+            env={"EVALBOT_LOG_LEVEL": args.log_level},
         ) as workload:
             if args.split_cores:
                 split_cores(workload)
