@@ -265,6 +265,11 @@ def main() -> int:
         "--nice-workers", type=int, default=0, help="run the workers at this niceness (0-19)"
     )
     parser.add_argument(
+        "--log-level",
+        default="INFO",
+        help="the stack's EVALBOT_LOG_LEVEL (default INFO: production's, a line per delivery)",
+    )
+    parser.add_argument(
         "--split-cores",
         action="store_true",
         help="receiver, Redis and the load generator on core 0; workers and emulator on core 1",
@@ -280,7 +285,10 @@ def main() -> int:
     with (
         tempfile.TemporaryDirectory(prefix="evalbot-load-") as work_dir,
         running_workload(
-            Path(work_dir), workers=args.workers, concurrency=args.concurrency
+            Path(work_dir),
+            workers=args.workers,
+            concurrency=args.concurrency,
+            env={"EVALBOT_LOG_LEVEL": args.log_level},
         ) as workload,
     ):
         generator_cpus = None

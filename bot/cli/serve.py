@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     except SettingsError as error:
         print(f"evalbot serve: {error}", file=sys.stderr)
         return 2
-    configure_logging(settings.log_level)
+    configure_logging(settings.log_level, non_blocking=True)
     enqueuer = RedisEnqueuer.from_url(
         settings.redis_url, queue=settings.queue_name, timeout_s=settings.redis_timeout_s
     )
