@@ -47,10 +47,27 @@ def run(args: argparse.Namespace) -> int:
         print(messages.RECONCILE_DISABLED.format(command="worker --beat"), file=sys.stderr)
         return 2
     configure_logging(settings.log_level)
+    quiet_celery_task_lines()
     app = create_celery_app(settings)
     argv = worker_argv(args, queue=settings.queue_name, log_level=settings.log_level)
     app.worker_main(argv)  # exits the process when the worker stops
     return 0  # type: ignore[unreachable]  # (for ruff: a function returning int returns)
+
+
+#: Celery's own per-task lines ("Task ... received", "Task ... succeeded in ..."): each run
+#: already logs one structured line (`pr event processed`, workers/pipeline.py) with more in
+#: it, so at INFO these two would triple the log volume and its CPU. Failures still show.
+CELERY_TASK_LOGGERS = ("celery.worker.strategy", "celery.app.trace")
+
+
+def quiet_celery_task_lines() -> None:
+    """Celery's per-task lines only at DEBUG (where an operator asked for everything)."""
+    import logging
+
+    for name in CELERY_TASK_LOGGERS:
+        logger = logging.getLogger(name)
+        if logger.getEffectiveLevel() > logging.DEBUG:
+            logger.setLevel(max(logger.getEffectiveLevel(), logging.WARNING))
 
 
 def worker_argv(args: argparse.Namespace, *, queue: str, log_level: str) -> list[str]:

@@ -47,3 +47,26 @@ def test_worker_argv() -> None:
         "--without-gossip",
         "--hostname=w1@%h",
     ]
+
+
+@pytest.mark.parametrize(("root_level", "task_level"), [("INFO", "WARNING"), ("DEBUG", "DEBUG")])
+def test_celerys_per_task_lines_show_only_at_debug(root_level: str, task_level: str) -> None:
+    """At INFO each run logs one line of ours; Celery's "received" and "succeeded" lines
+    would triple that, so they are kept for DEBUG."""
+    import logging
+
+    from bot.cli.worker import CELERY_TASK_LOGGERS, quiet_celery_task_lines
+
+    root = logging.getLogger()
+    saved = root.level, {name: logging.getLogger(name).level for name in CELERY_TASK_LOGGERS}
+    try:
+        root.setLevel(root_level)
+        for name in CELERY_TASK_LOGGERS:
+            logging.getLogger(name).setLevel(logging.NOTSET)
+        quiet_celery_task_lines()
+        for name in CELERY_TASK_LOGGERS:
+            assert logging.getLevelName(logging.getLogger(name).getEffectiveLevel()) == task_level
+    finally:
+        root.setLevel(saved[0])
+        for name, level in saved[1].items():
+            logging.getLogger(name).setLevel(level)
