@@ -90,6 +90,9 @@ class Settings:
     #: (an issuer's key rotation, or a flood of made-up kids) triggers at most one fetch per
     #: interval. Lower it only when an issuer rotates keys often and waiting a minute matters.
     jwks_refetch_interval_s: int = 60
+    #: Seconds a Hub request may wait to connect or between reads before it fails (transient:
+    #: the task retries). huggingface_hub's own client would wait for ever.
+    hub_timeout_s: float = 30.0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> Settings:
@@ -123,6 +126,7 @@ class Settings:
             log_level=(reader.optional("EVALBOT_LOG_LEVEL") or "INFO").upper(),
             reconcile_interval_s=reader.integer("EVALBOT_RECONCILE_INTERVAL", 300, minimum=0),
             jwks_refetch_interval_s=reader.integer("EVALBOT_JWKS_REFETCH_INTERVAL", 60, minimum=1),
+            hub_timeout_s=reader.number("EVALBOT_HUB_TIMEOUT", 30.0, minimum=0.1),
         )
         reader.check_relations(settings)
         reader.raise_if_any()

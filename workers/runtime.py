@@ -18,7 +18,7 @@ import yaml
 from huggingface_hub import HfApi
 
 from bot.hub.benchmarks import BenchmarkCache
-from bot.hub.client import HfHubClient, HubClient
+from bot.hub.client import HfHubClient, HubClient, use_hub_timeout
 from bot.settings import Settings
 from bot.spec.policy import DEFAULT_POLICY, Policy, policy_from_yaml
 from bot.tokens.binding import JtiBinder, RedisJtiBinder
@@ -115,6 +115,7 @@ def build_runtime(settings: Settings) -> Runtime:
         socket_connect_timeout=settings.redis_timeout_s,
         health_check_interval=30,
     )
+    use_hub_timeout(settings.hub_timeout_s)
     api = HfApi(endpoint=settings.hf_endpoint, token=settings.hf_token.reveal())
     registry = (
         IssuerRegistry.from_file(

@@ -13,7 +13,7 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -51,10 +51,20 @@ def results(value: float) -> dict[str, str]:
 
 
 @contextmanager
-def fault_bot(tmp_path_factory: pytest.TempPathFactory, name: str, **options: Any) -> Iterator[Bot]:
-    """A stack with the suite's short timeouts and fast webhook retries (`running_bot`)."""
+def fault_bot(
+    tmp_path_factory: pytest.TempPathFactory,
+    name: str,
+    *,
+    env: Mapping[str, str] | None = None,
+    **options: Any,
+) -> Iterator[Bot]:
+    """A stack with the suite's short timeouts and fast webhook retries (`running_bot`);
+    `env` adds to (or overrides) `FAULT_ENV`."""
     with running_bot(
-        tmp_path_factory.mktemp(name), env=FAULT_ENV, delivery=FAULT_DELIVERY, **options
+        tmp_path_factory.mktemp(name),
+        env={**FAULT_ENV, **(env or {})},
+        delivery=FAULT_DELIVERY,
+        **options,
     ) as running:
         yield running
 

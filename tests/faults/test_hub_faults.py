@@ -29,7 +29,8 @@ pytestmark = pytest.mark.integration
 
 @pytest.fixture(scope="module")
 def bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bot]:
-    with fault_bot(tmp_path_factory, "hub", workers=1) as running:
+    # A Hub request unanswered for 1 s fails (transient) and is retried.
+    with fault_bot(tmp_path_factory, "hub", workers=1, env={"EVALBOT_HUB_TIMEOUT": "1"}) as running:
         yield running
 
 
@@ -61,6 +62,27 @@ def test_rate_limits_are_waited_out_and_5xx_bursts_retried(bot: Bot) -> None:
     # No hot loop: one details read per run (4 failed runs, 1 good), plus the PR's second
     # event (its push) and its retries at most.
     assert route_count(bot, "discussions.details") - before <= 8
+    assert parked_for(bot, num) == []
+
+
+def test_a_hub_that_stops_answering_is_timed_out_and_retried(bot: Bot) -> None:
+    """Invariant (§7(b) 6, read timeouts): a Hub request that gets no answer fails after
+    `EVALBOT_HUB_TIMEOUT` (1 s here) as transient, and the run is retried with backoff: the
+    PR gets its one report once the Hub answers again, nothing is parked. Without the
+    timeout `huggingface_hub` would wait for ever, until the task's soft time limit."""
+    faults = bot.stack.hub.faults
+    faults.add_rule(RouteFault("discussions.details", latency_s=3.0))
+    retries = bot.stats().get("retry:hub-transient", 0)
+    num, head = open_pr(bot, results(50.0))
+    wait_until(
+        lambda: bot.stats().get("retry:hub-transient", 0) > retries,
+        timeout=30,
+        what="a timed-out Hub read to be retried",
+    )
+    faults.clear()
+    bot.wait_for_report(num, head=head, timeout=30)
+    bot.wait_until_quiet()
+    assert_one_report(bot, num, head)
     assert parked_for(bot, num) == []
 
 

@@ -30,6 +30,7 @@ def test_minimal_environment_gets_documented_defaults() -> None:
     assert settings.webhook_secrets() == (Secret("current-webhook-secret"),)
     assert settings.bot_user_id is None
     assert settings.jwks_refetch_interval_s == 60
+    assert settings.hub_timeout_s == 30.0
 
 
 def test_every_variable_is_read() -> None:
@@ -51,6 +52,7 @@ def test_every_variable_is_read() -> None:
         "EVALBOT_VISIBILITY_TIMEOUT": "120",
         "EVALBOT_LOG_LEVEL": "debug",
         "EVALBOT_JWKS_REFETCH_INTERVAL": "5",
+        "EVALBOT_HUB_TIMEOUT": "7.5",
     }
     settings = Settings.from_env(env)
     assert settings.hf_endpoint == "http://127.0.0.1:8123"
@@ -66,6 +68,7 @@ def test_every_variable_is_read() -> None:
     assert settings.visibility_timeout_s == 120
     assert settings.log_level == "DEBUG"
     assert settings.jwks_refetch_interval_s == 5
+    assert settings.hub_timeout_s == 7.5
     assert [s.reveal() for s in settings.webhook_secrets()] == [
         "current-webhook-secret",
         "old-secret",

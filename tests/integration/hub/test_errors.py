@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 
 import pytest
 
 from bot.emulator.faults import RouteFault
 from bot.emulator.server import EmulatorServer
-from bot.hub.client import HfHubClient
+from bot.hub.client import HfHubClient, use_hub_timeout
 from bot.hub.errors import HubPermanentError, HubTransientError
 from tests.integration.hub.conftest import GPQA_ENTRY, open_pr
 from tests.support.emulator import BENCHMARKS, MODEL, client
@@ -128,3 +129,29 @@ def test_a_comment_whose_answer_was_lost_is_found_on_reread(
     assert [c.content for c in emulated_hub.comments(MODEL, num) if c.author == "evalbot"] == [
         "<!-- evalbot -->\nreport, again"
     ]
+
+
+@pytest.fixture
+def hub_timeout_1s() -> Iterator[None]:
+    from huggingface_hub import set_client_factory
+    from huggingface_hub.utils._http import default_client_factory
+
+    use_hub_timeout(1.0)
+    yield
+    set_client_factory(default_client_factory)  # the library's own, for the other tests
+
+
+@pytest.mark.usefixtures("hub_timeout_1s")
+def test_a_hub_that_never_answers_is_a_transient_error_within_the_timeout(
+    emulated_hub: EmulatorServer, bot: HfHubClient
+) -> None:
+    """huggingface_hub's client waits for ever; with the bot's timeout a hung request fails
+    as transient (the task retries), here after 1 s instead of a 4 s hang."""
+    num = open_pr(client(emulated_hub, "bob"), {".eval_results/gpqa.yaml": GPQA_ENTRY})
+    emulated_hub.faults.add_rule(RouteFault(pattern="discussions.details", latency_s=4.0))
+    started = time.monotonic()
+    with pytest.raises(HubTransientError):
+        bot.pull_request(MODEL, num)
+    assert time.monotonic() - started < 3.0
+    emulated_hub.faults.clear()
+    assert bot.pull_request(MODEL, num).num == num  # the Hub answers again: so does the client
