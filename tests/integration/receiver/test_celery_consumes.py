@@ -109,7 +109,8 @@ def test_evalbot_worker_consumes_the_receivers_queue(
         headers={"Content-Type": "application/json", "X-Webhook-Secret": TEST_SECRET},
     )
     assert response.json()["status"] == "queued"
-    env = bot_environment(redis_server.url)
+    # DEBUG: Celery's own "Task ... received" line, the proof sought here, is DEBUG-only.
+    env = bot_environment(redis_server.url, EVALBOT_LOG_LEVEL="DEBUG")
     command = [sys.executable, "-m", "bot", "worker", "--pool=solo", "--concurrency=1"]
     worker = ChildProcess(command=command, env=env, log_path=tmp_path / "evalbot-worker.log")
     worker.spawn()
