@@ -19,6 +19,8 @@ from bot.emulator.faults import WebhookFaults
 from tests.faults.conftest import (
     GPQA_ENTRY,
     GPQA_PATH,
+    HLE_ENTRY,
+    HLE_PATH,
     assert_one_report,
     fault_bot,
     results,
@@ -28,18 +30,6 @@ from tests.support.stackbot import SAMPLE_BENCHMARKS, Bot, open_pr, push
 
 pytestmark = pytest.mark.integration
 
-HLE_PATH = ".eval_results/hle_mini.yaml"
-HLE_ENTRY = """\
-- dataset:
-    id: emulator-samples/hle-mini
-    task_id: hle
-  framework:
-    name: inspect-ai
-    version: "0.3.120"
-  metrics:
-    - metric_id: accuracy
-      value: {value}
-"""
 #: The issuer's token lifetime (`LocalIssuer.token_for`).
 TOKEN_LIFETIME_S = 900
 

@@ -15,6 +15,8 @@ import pytest
 from bot.devstack.signing import LocalIssuer
 from bot.tokens.signer import public_jwk
 from tests.faults.conftest import (
+    HLE_ENTRY,
+    HLE_PATH,
     assert_one_report,
     fault_bot,
 )
@@ -23,19 +25,6 @@ from tests.support.jwks_server import Answer, JwksServer, running_jwks_server
 from tests.support.stackbot import SAMPLE_BENCHMARKS, Bot, open_pr
 
 pytestmark = pytest.mark.integration
-
-HLE_PATH = ".eval_results/hle_mini.yaml"
-HLE_ENTRY = """\
-- dataset:
-    id: emulator-samples/hle-mini
-    task_id: hle
-  framework:
-    name: inspect-ai
-    version: "0.3.120"
-  metrics:
-    - metric_id: accuracy
-      value: {value}
-"""
 
 
 def key_set(*issuers: LocalIssuer) -> Answer:

@@ -13,10 +13,10 @@ import pytest
 
 from bot.devstack.signing import LocalIssuer
 from bot.devstack.waiting import wait_until
-from tests.faults.conftest import FAULT_DELIVERY, FAULT_ENV, Stopwatch, assert_one_report
+from tests.faults.conftest import Stopwatch, assert_one_report, fault_bot
 from tests.faults.test_jwks_faults import key_set, signed_pr
 from tests.support.jwks_server import Answer, JwksServer, running_jwks_server
-from tests.support.stackbot import Bot, running_bot
+from tests.support.stackbot import Bot
 
 pytestmark = pytest.mark.integration
 
@@ -41,13 +41,8 @@ def bot(tmp_path_factory: pytest.TempPathFactory, jwks: JwksServer) -> Iterator[
         "frameworks": list(LocalIssuer.frameworks),
         "max_lifetime_s": 3600,
     }
-    env = {**FAULT_ENV, "EVALBOT_JWKS_REFETCH_INTERVAL": str(REFETCH_INTERVAL_S)}
-    with running_bot(
-        tmp_path_factory.mktemp("jwks-rotation"),
-        env=env,
-        delivery=FAULT_DELIVERY,
-        issuer_config=config,
-    ) as running:
+    env = {"EVALBOT_JWKS_REFETCH_INTERVAL": str(REFETCH_INTERVAL_S)}
+    with fault_bot(tmp_path_factory, "jwks-rotation", env=env, issuer_config=config) as running:
         yield running
 
 

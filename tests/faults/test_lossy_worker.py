@@ -22,10 +22,9 @@ from bot.devstack.waiting import wait_until
 from bot.emulator.faults import RouteFault
 from bot.settings import Settings
 from tests.faults.conftest import (
-    FAULT_DELIVERY,
-    FAULT_ENV,
     Stopwatch,
     assert_one_report,
+    fault_bot,
     live_workers,
     pool_children,
     results,
@@ -33,7 +32,7 @@ from tests.faults.conftest import (
     wait_for_request,
 )
 from tests.support.emulator import MODEL
-from tests.support.stackbot import Bot, open_pr, running_bot
+from tests.support.stackbot import Bot, open_pr
 from workers.app import RECONCILE_TASK, create_celery_app
 
 pytestmark = pytest.mark.integration
@@ -43,10 +42,9 @@ LOSSY_WORKER = "tests.faults.lossy_worker"
 
 @pytest.fixture(scope="module")
 def bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bot]:
-    with running_bot(
-        tmp_path_factory.mktemp("lossy"),
-        env=FAULT_ENV,
-        delivery=FAULT_DELIVERY,
+    with fault_bot(
+        tmp_path_factory,
+        "lossy",
         workers=0,
         concurrency=1,
         watched_repos=[MODEL],  # for reconciliation

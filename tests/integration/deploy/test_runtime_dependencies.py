@@ -32,11 +32,8 @@ def _normal(name: str) -> str:
 def runtime_closure() -> set[str]:
     """evalbot's runtime requirements and, transitively, theirs (markers evaluated here,
     extras followed: `celery[redis]` brings what its `redis` extra needs)."""
-    pending = [
-        Requirement(text)
-        for text in metadata.requires("evalbot") or []
-        if Requirement(text).marker is None or Requirement(text).marker.evaluate({"extra": ""})  # type: ignore[union-attr]
-    ]
+    own = [Requirement(text) for text in metadata.requires("evalbot") or []]
+    pending = [r for r in own if r.marker is None or r.marker.evaluate({"extra": ""})]
     seen: set[str] = set()
     while pending:
         requirement = pending.pop()
