@@ -15,7 +15,13 @@ Latency is the emulator's time of the PR's opening commit to the emulator's time
 comment creation: both stamps come from one clock, the Hub's. Hub calls are the emulator's
 request counter minus the opener's own routes (`repos.preupload`, `repos.commit`).
 
+A burst measures the stack past its capacity: when PRs arrive faster than the stack drains
+them, the end-to-end latency is the queue, and the run (lease to comment) is the bot's own
+part. `--rates` adds steady streams of the same size at fixed arrival rates, to find the rate
+up to which the end-to-end targets hold.
+
     .venv/bin/python bench/e2e.py [--prs 500] [--workers 2 --concurrency 1] [--sequential 20]
+                                  [--rates 25,50,75]
 """
 
 from __future__ import annotations
@@ -28,6 +34,8 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -100,38 +108,97 @@ def split_cores(workload: Workload) -> None:
     pin(os.getpid(), {1})
 
 
-def burst(workload: Workload, prs: int, threads: int, timeout: float) -> bool:
-    print(f"\nburst: preparing {prs} signed results files ...", flush=True)
-    contents = [(index, workload.results_file(index)) for index in range(1, prs + 1)]
+@dataclass(frozen=True)
+class StreamFigures:
+    """One burst or paced stream, in figures (seconds unless the name says otherwise)."""
+
+    prs: int
+    arrival_per_s: float  # PRs opened per second, Hub clock
+    drain_per_s: float  # reports posted per second, Hub clock
+    end_to_end: list[float]
+    waits: list[float]
+    runs: list[float]
+    clean: bool
+
+
+def rate(count: int, times: list[datetime]) -> float:
+    """Events per second over the span of `times` (count - 1 intervals)."""
+    span = (max(times) - min(times)).total_seconds()
+    return (count - 1) / span if span > 0 else float("inf")
+
+
+def stream(
+    workload: Workload,
+    prs: int,
+    threads: int,
+    timeout: float,
+    *,
+    pace: float | None,
+    first: int,
+) -> StreamFigures:
+    """Open `prs` PRs (all at once, or at `pace` per second), wait for every report, and print
+    what it took; PR indexes start at `first` so that streams of one run never collide."""
+    what = "burst" if pace is None else f"stream at {pace:g} PRs/s"
+    print(f"\n{what}: preparing {prs} signed results files ...", flush=True)
+    contents = [(index, workload.results_file(index)) for index in range(first, first + prs)]
     workload.wait_settled()
     workload.stack.hub.faults.reset_counters()
     stats_before = workload.stats()
     processes = stack_processes(workload)
-    cpu_before = {name: process_tree_cpu_s(pid) for name, pid in processes.items()}
+    roots = frozenset(processes.values())
+
+    def cpu_now() -> dict[str, float]:
+        # Each role's own tree: the bench process is the parent of the others.
+        return {
+            name: process_tree_cpu_s(pid, exclude=roots - {pid}) for name, pid in processes.items()
+        }
+
+    cpu_before = cpu_now()
     started = time.perf_counter()
-    nums = workload.open_many(contents, threads)
+    if pace is None:
+        nums = workload.open_many(contents, threads)
+    else:
+        nums = workload.open_paced(contents, pace, threads)
     opening = time.perf_counter() - started
     print(
         f"  opened {prs} PRs in {opening:.2f} s from {threads} threads ({prs / opening:.0f} PRs/s)",
         flush=True,
     )
-    outcomes = workload.wait_reported(nums, timeout=timeout)
+    workload.wait_reported(nums, timeout=timeout)
     reported = time.perf_counter() - started
-    cpu = {name: process_tree_cpu_s(pid) - cpu_before[name] for name, pid in processes.items()}
+    cpu_after = cpu_now()
     workload.wait_settled()
     outcomes = workload.outcomes(nums)  # again: a late duplicate would show now
     first_open = min(o.opened_at for o in outcomes)
-    last_comment = max(o.first_report_at for o in outcomes if o.first_report_at is not None)
-    hub_span = (last_comment - first_open).total_seconds()
+    comments = [o.first_report_at for o in outcomes if o.first_report_at is not None]
+    hub_span = (max(comments) - first_open).total_seconds()
+    figures = StreamFigures(
+        prs=prs,
+        arrival_per_s=rate(prs, [o.opened_at for o in outcomes]),
+        drain_per_s=rate(len(comments), comments),
+        end_to_end=latencies(outcomes),
+        waits=[],
+        runs=[],
+        clean=tally(outcomes).clean,
+    )
     print(f"  time to the last comment (Hub clock, first open -> last comment) {hub_span:8.2f} s")
     print(f"  time to the last comment (bench clock, start of opening)        {reported:8.2f} s")
-    print(f"  throughput {prs / hub_span:.1f} PRs/s end to end")
-    print_latency("per-PR latency (opening commit -> comment)", latencies(outcomes))
+    print(
+        f"  PRs arrived at {figures.arrival_per_s:.0f}/s; reports were posted at "
+        f"{figures.drain_per_s:.0f}/s"
+        + (
+            "  (arrivals outran the stack: the rest is queueing)"
+            if figures.drain_per_s < figures.arrival_per_s * 0.95
+            else ""
+        )
+    )
+    print_latency("per-PR latency (opening commit -> comment)", figures.end_to_end)
     logged = worker_runs(workload, nums)
     if logged:
-        waits = [r["queued_ms"] / 1e3 for r in logged]
-        print_latency("  of which waiting (receiver -> worker)", waits)
-        print_latency("  of which the run (worker -> comment)", [r["ms"] / 1e3 for r in logged])
+        figures.waits.extend(r["queued_ms"] / 1e3 for r in logged)
+        figures.runs.extend(r["ms"] / 1e3 for r in logged)
+        print_latency("  of which waiting (receiver -> worker)", figures.waits)
+        print_latency("  of which the run (worker -> comment)", figures.runs)
     else:
         print("  (no worker INFO lines: run with --log-level INFO for the wait / run split)")
     counters = workload.stack.hub.counters()
@@ -148,11 +215,36 @@ def burst(workload: Workload, prs: int, threads: int, timeout: float) -> bool:
     )
     print(f"    worker outcomes: {dict(runs)}")
     print(f"  CPU per PR by process, over {reported:.2f} s ({os.cpu_count()} cores):")
-    for name, seconds in cpu.items():
+    total = 0.0
+    for name in processes:
+        seconds = cpu_after[name] - cpu_before[name]
+        total += seconds
         print(
             f"    {name:<28} {seconds * 1000 / prs:6.2f} ms  ({seconds / reported:5.0%} of a core)"
         )
-    return print_tally(outcomes)
+    print(f"    {'all':<28} {total * 1000 / prs:6.2f} ms  ({total / reported:5.0%} of a core)")
+    print_tally(outcomes)
+    return figures
+
+
+def print_sweep(results: list[tuple[float, StreamFigures]]) -> None:
+    """One line per paced stream: where the end-to-end targets hold and where the queue wins."""
+    print("\nsteady streams (Hub clock; targets: end to end p50 < 250 ms, p99 < 1 s)")
+    print(
+        f"  {'offered':>8} {'arrived':>8} {'drained':>8}   {'end to end p50':>14} {'p99':>7}"
+        f"   {'the run p50':>11} {'p99':>7}   targets"
+    )
+    for pace, figures in results:
+        p50 = percentile(figures.end_to_end, 0.5)
+        p99 = percentile(figures.end_to_end, 0.99)
+        run_p50 = percentile(figures.runs, 0.5) if figures.runs else float("nan")
+        run_p99 = percentile(figures.runs, 0.99) if figures.runs else float("nan")
+        met = "met" if p50 < 0.25 and p99 < 1.0 and figures.clean else "missed"
+        print(
+            f"  {pace:>6g}/s {figures.arrival_per_s:>6.0f}/s {figures.drain_per_s:>6.0f}/s"
+            f"   {p50 * 1000:>11.0f} ms {p99 * 1000:>4.0f} ms"
+            f"   {run_p50 * 1000:>8.0f} ms {run_p99 * 1000:>4.0f} ms   {met}"
+        )
 
 
 def one_at_a_time(workload: Workload, count: int) -> bool:
@@ -204,6 +296,14 @@ def main() -> int:
         action="store_true",
         help="the bot (receiver, workers, Redis) on core 0; the emulator and openers on core 1",
     )
+    parser.add_argument(
+        "--rates",
+        type=lambda text: [float(part) for part in text.split(",") if part],
+        default=[],
+        metavar="R1,R2,...",
+        help="after the burst, a steady stream of --prs PRs at each of these rates (PRs/s): "
+        "the arrival rate up to which the end-to-end targets hold on this machine",
+    )
     args = parser.parse_args()
     print(
         f"machine: {os.cpu_count()} cores; stack: {args.workers} worker process(es) x "
@@ -230,7 +330,17 @@ def main() -> int:
                 print("cores split: receiver, workers, Redis on 0; emulator and openers on 1")
             warm = [(-i, workload.results_file(-i)) for i in range(1, 2 * args.workers + 1)]
             workload.wait_reported(workload.open_many(warm, len(warm)), timeout=120)
-            clean = burst(workload, args.prs, args.threads, args.timeout)
+            clean = stream(workload, args.prs, args.threads, args.timeout, pace=None, first=1).clean
+            paced: list[tuple[float, StreamFigures]] = []
+            for number, pace in enumerate(args.rates, start=1):
+                first = number * 10_000_000  # PR indexes of each stream apart from the others
+                figures = stream(
+                    workload, args.prs, args.threads, args.timeout, pace=pace, first=first
+                )
+                paced.append((pace, figures))
+                clean = figures.clean and clean
+            if paced:
+                print_sweep(paced)
             if args.sequential:
                 clean = one_at_a_time(workload, args.sequential) and clean
     print("\nall PRs: one comment each, on the latest head" if clean else "\nNOT CLEAN")

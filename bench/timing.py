@@ -35,12 +35,8 @@ def report(label: str, value: float, unit: str) -> None:
     print(f"{label:<58} {value:>14,.2f} {unit}")
 
 
-def process_tree_cpu_s(root: int) -> float:
-    """CPU seconds (user + system) used so far by process `root` and its live descendants.
-
-    Linux only (reads /proc). Children that already exited are not counted, which suits the
-    long-lived processes of a stack (a Celery worker's pool children live as long as it does).
-    """
+def _processes() -> dict[int, tuple[int, float]]:
+    """Every live process: pid -> (parent pid, CPU seconds used so far, user + system)."""
     import os
 
     tick = os.sysconf("SC_CLK_TCK")
@@ -54,11 +50,31 @@ def process_tree_cpu_s(root: int) -> float:
         except OSError:
             continue  # exited while we looked
         processes[int(name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / tick)
+    return processes
+
+
+def process_cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) used so far by process `pid` alone, all its threads."""
+    return _processes().get(pid, (0, 0.0))[1]
+
+
+def process_tree_cpu_s(root: int, *, exclude: frozenset[int] = frozenset()) -> float:
+    """CPU seconds (user + system) used so far by process `root` and its live descendants,
+    leaving out the subtrees rooted at `exclude` (processes counted on a line of their own).
+
+    Linux only (reads /proc). Children that already exited are not counted, which suits the
+    long-lived processes of a stack (a Celery worker's pool children live as long as it does).
+    """
+    processes = _processes()
     total = 0.0
     pending = [root]
     while pending:
         pid = pending.pop()
         if pid in processes:
             total += processes[pid][1]
-        pending.extend(child for child, (parent, _) in processes.items() if parent == pid)
+        pending.extend(
+            child
+            for child, (parent, _) in processes.items()
+            if parent == pid and child not in exclude
+        )
     return total

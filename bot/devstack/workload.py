@@ -11,6 +11,7 @@ of framework uploads would arrive. The verdict is read from the emulator (`outco
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -120,6 +121,23 @@ class Workload:
         """Open one PR per (index, content), `threads` at a time; returns their numbers."""
         with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="opener") as pool:
             return list(pool.map(lambda item: self.open_pr(*item), contents))
+
+    def open_paced(
+        self, contents: Sequence[tuple[int, str]], rate: float, threads: int
+    ) -> list[int]:
+        """Open one PR per (index, content) at `rate` PRs per second (the i-th one no earlier
+        than i / rate seconds after the call), `threads` at a time: a steady stream instead of
+        a burst, for finding the arrival rate a stack keeps up with."""
+        started = time.monotonic()
+
+        def open_at(position: int, item: tuple[int, str]) -> int:
+            delay = started + position / rate - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)  # pacing the load generator, not waiting for work
+            return self.open_pr(*item)
+
+        with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="opener") as pool:
+            return list(pool.map(open_at, range(len(contents)), contents))
 
     def outcomes(self, nums: Sequence[int]) -> list[PrOutcome]:
         return pr_outcomes(self.stack.hub.state, "model", MODEL, nums, BOT)
