@@ -196,3 +196,27 @@ def test_a_results_file_holding_a_path_is_not_a_list(bot: Bot) -> None:
     report = bot.wait_for_report(num, head=head)
     assert "FILE-NOT-LIST" in report.content
     assert "not a string" in report.content
+
+
+def test_a_deleted_and_misnamed_results_files_are_listed_not_read(bot: Bot) -> None:
+    """security.md §7(a) 12, end to end: a results file deleted by the PR, and `.yml` /
+    `.YAML` files the Hub will not read, are named in the report and never fetched."""
+    from huggingface_hub import CommitOperationAdd, CommitOperationDelete
+
+    info = bot.api("alice").create_commit(
+        repo_id=MODEL,
+        operations=[
+            CommitOperationDelete(".eval_results/gpqa-mini.yaml"),
+            CommitOperationAdd(".eval_results/gpqa_mini.yml", GPQA_FIXED.encode()),
+            CommitOperationAdd(".eval_results/GPQA_MINI.YAML", GPQA_FIXED.encode()),
+        ],
+        commit_message="Rename results",
+        create_pr=True,
+    )
+    report = bot.wait_for_report(int(info.pr_num), head=str(info.oid))
+    removed = report.content.index("Result files removed by this PR")
+    misplaced = report.content.index("Files the Hub will not read as results")
+    assert "gpqa-mini" in report.content[removed:misplaced]
+    assert "gpqa\\_mini&#46;yml" in report.content[misplaced:]
+    assert "GPQA\\_MINI&#46;YAML" in report.content[misplaced:]
+    assert "No results to check in this PR." in report.content  # none was read as results
