@@ -37,7 +37,8 @@ async def _resolve(ctx: Ctx) -> Response:
         )
         return Response(b"", status_code=302, headers=headers)
     if stored is not None:  # no CDN listening (an app served without `EmulatorServer`)
-        content = ctx.state.lfs_content(repo, stored.oid) or content
+        found = ctx.state.lfs_content(repo, stored.oid)
+        content = content if found is None else found
         headers["X-Linked-Etag"] = f'"{stored.oid}"'
     headers["Accept-Ranges"] = "bytes"
     return Response(content, headers=headers, media_type="application/octet-stream")
