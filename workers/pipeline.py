@@ -23,7 +23,12 @@ from datetime import UTC, datetime
 from enum import StrEnum
 
 from bot.hub.benchmarks import HubBenchmarkSource
-from bot.hub.errors import HubPermanentError, HubTransientError
+from bot.hub.errors import (
+    HubFileTooLarge,
+    HubFileUnreadable,
+    HubPermanentError,
+    HubTransientError,
+)
 from bot.hub.provenance import token_commit_time
 from bot.hub.pulls import PullRequest
 from bot.logs import log_json
@@ -36,7 +41,9 @@ from bot.report.comment import (
     render_help,
 )
 from bot.report.texts import REPORT_MARKER
+from bot.spec import messages
 from bot.spec.benchmark import benchmark_from_eval_yaml
+from bot.spec.diagnostics import Diagnostic
 from bot.spec.model import BenchmarkLookup, EntryReport, FileReport
 from bot.spec.validate import validate_results_files
 from bot.tokens.verify import verify_reports
@@ -125,9 +132,12 @@ def _report(pr: PullRequest, head_sha: str, runtime: Runtime, lease: Lease) -> O
         return Outcome.NO_RESULTS
     if existing is not None and not pr.may_replace(head_of_comment(existing.raw), head_sha):
         return Outcome.STALE
-    files = _read_results(pr, head_sha, runtime)
+    files, unreadable = _read_results(pr, head_sha, runtime)
     source = HubBenchmarkSource(runtime.hub, _parse_eval_yaml, runtime.benchmark_cache)
-    reports = validate_results_files(files, source, policy=runtime.policy)
+    reports = sorted(
+        validate_results_files(files, source, policy=runtime.policy) + unreadable,
+        key=lambda report: report.path,
+    )
     token_times = TokenTimes(pr, runtime)
     verify_reports(
         reports,
@@ -163,21 +173,39 @@ def _report(pr: PullRequest, head_sha: str, runtime: Runtime, lease: Lease) -> O
     return outcome
 
 
-def _read_results(pr: PullRequest, head_sha: str, runtime: Runtime) -> dict[str, bytes]:
-    """The PR's results files at `head_sha`; a file that vanished is a reason to re-read the PR.
+def _read_results(
+    pr: PullRequest, head_sha: str, runtime: Runtime
+) -> tuple[dict[str, bytes], list[FileReport]]:
+    """The PR's results files at `head_sha`, and a report for each the Hub would not serve.
 
-    The details named these files at this head a moment ago, so a 404 means the PR changed
-    under us (a force-push whose old commit is gone) or a Hub replica lags: a retry re-reads
-    the PR and reports on what is there then. Parking it (a permanent 404) left the PR
-    without a report (found by the fault suite)."""
-    try:
-        return {path: runtime.hub.read_file(pr.repo_id, path, head_sha) for path in pr.result_files}
-    except HubPermanentError as error:
-        if not error.not_found:
-            raise
-        raise HubTransientError(
-            f"a results file vanished at {head_sha[:12]}: {error}", status=error.status
-        ) from error
+    A file that vanished is a reason to re-read the PR: the details named these files at this
+    head a moment ago, so a 404 means the PR changed under us (a force-push whose old commit
+    is gone) or a Hub replica lags; a retry re-reads the PR and reports on what is there then.
+    Parking it (a permanent 404) left the PR without a report (found by the fault suite).
+    A file whose answer cannot be followed (a redirect loop, a `file:` target) or that the
+    Hub declares over the size cap is an error of that file in the report; the others are
+    still read and checked."""
+    files: dict[str, bytes] = {}
+    unreadable: list[FileReport] = []
+    for path in pr.result_files:
+        try:
+            files[path] = runtime.hub.read_file(pr.repo_id, path, head_sha)
+        except HubFileUnreadable as error:
+            unreadable.append(FileReport(path, "results", [_unreadable(error)]))
+        except HubPermanentError as error:
+            if not error.not_found:
+                raise
+            raise HubTransientError(
+                f"a results file vanished at {head_sha[:12]}: {error}", status=error.status
+            ) from error
+    return files, unreadable
+
+
+def _unreadable(error: HubFileUnreadable) -> Diagnostic:
+    """The diagnostic for a file that was not read: the usual size error when that is why."""
+    if isinstance(error, HubFileTooLarge):
+        return messages.make("YAML-TOO-LARGE", size=error.size, limit=error.limit)
+    return messages.make("FILE-UNREADABLE", reason=str(error))
 
 
 def _parse_eval_yaml(repo_id: str, sha: str, content: bytes) -> BenchmarkLookup:

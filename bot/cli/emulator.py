@@ -71,7 +71,8 @@ def run(args: argparse.Namespace) -> int:
         server.stop()
         return 0
     print(
-        f"Hub emulator serving at {server.url} (HF_ENDPOINT={server.url}); Ctrl-C to stop",
+        f"Hub emulator serving at {server.url} (HF_ENDPOINT={server.url}); Ctrl-C to stop\n"
+        f"LFS downloads are redirected to its CDN origin at {server.cdn_url}",
         flush=True,
     )
     try:

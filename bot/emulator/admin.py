@@ -1,7 +1,7 @@
 """The emulator's own control API under `/_emulator/`, for another process (a benchmark, the demo).
 
-Not part of the Hub: no auth, not counted, no faults. It reads counters and the delivery log,
-sets faults and quotas, and registers webhooks without a token.
+Not part of the Hub: no auth, not counted, no faults. It reads counters, the delivery log and
+the CDN's request log, sets faults and quotas, and registers webhooks without a token.
 """
 
 from __future__ import annotations
@@ -63,6 +63,12 @@ def routes(emulator: Emulator) -> list[Route]:
         emulator.dispatcher.flush_held()
         return JSONResponse({"idle": emulator.dispatcher.idle()})
 
+    async def cdn(request: Request) -> JSONResponse:
+        requests = emulator.state.cdn.requests()
+        return JSONResponse(
+            {"endpoint": emulator.state.cdn.endpoint, "requests": [r.to_json() for r in requests]}
+        )
+
     async def webhooks(request: Request) -> JSONResponse:
         body: dict[str, Any] = await request.json()
         if not isinstance(body.get("url"), str) or body.get("owner") not in emulator.state.accounts:
@@ -83,4 +89,5 @@ def routes(emulator: Emulator) -> list[Route]:
         Route(PREFIX + "/deliveries", deliveries, methods=["GET"]),
         Route(PREFIX + "/deliveries/flush", flush, methods=["POST"]),
         Route(PREFIX + "/webhooks", webhooks, methods=["POST"]),
+        Route(PREFIX + "/cdn", cdn, methods=["GET"]),
     ]

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from starlette.applications import Starlette
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
-from bot.emulator import admin
+from bot.emulator import admin, cdn
 from bot.emulator.delivery import DeliverySettings, Dispatcher
 from bot.emulator.faults import Faults
 from bot.emulator.http import HubRouter
@@ -17,7 +18,10 @@ _METHODS = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH"]
 
 class Emulator:
     """One emulated Hub. `endpoint` must be set (e.g. `http://127.0.0.1:PORT`) before serving,
-    because payloads and URLs in answers are built from it."""
+    because payloads and URLs in answers are built from it.
+
+    `app` serves the Hub; `asgi` serves the Hub and, on the port `cdn_port` names, the CDN
+    origin LFS downloads are redirected to (one server, two listening sockets)."""
 
     def __init__(
         self, state: HubState | None = None, delivery: DeliverySettings | None = None
@@ -30,3 +34,12 @@ class Emulator:
         self.app = Starlette(
             routes=[*admin.routes(self), Route("/{anything:path}", router.handle, methods=_METHODS)]
         )
+        self.cdn_app = Starlette(routes=cdn.routes(self.state))
+        self.cdn_port: int | None = None
+
+    async def asgi(self, scope: Scope, receive: Receive, send: Send) -> None:
+        server = scope.get("server")
+        if self.cdn_port is not None and server is not None and server[1] == self.cdn_port:
+            await self.cdn_app(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)

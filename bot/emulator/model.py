@@ -93,6 +93,8 @@ class Repo:
     #: Users granted access to a gated repo (besides those who can write to it).
     granted: set[str] = field(default_factory=set)
     blobs: dict[str, bytes] = field(default_factory=dict)
+    #: LFS objects by sha256: the bytes a pointer blob of `blobs` names (bot.emulator.lfs).
+    lfs_objects: dict[str, bytes] = field(default_factory=dict)
     commits: dict[str, Commit] = field(default_factory=dict)
     branches: dict[str, str] = field(default_factory=dict)
     tag_refs: dict[str, str] = field(default_factory=dict)

@@ -150,6 +150,7 @@ def build_state(data: Mapping[str, Any], *, base: Path) -> LoadedState:
             tags=[str(tag) for tag in repo.get("tags") or []],
             gated=_GATES[repo.get("gated", False)],
             granted=[str(user) for user in repo.get("granted") or []],
+            lfs=[str(path) for path in repo.get("lfs") or []],
         )
     for benchmarks in data.get("benchmarks") or []:
         load_benchmarks(

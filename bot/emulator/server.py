@@ -6,6 +6,8 @@
         hub.state, hub.faults, hub.dispatcher   # direct access for assertions and faults
 
 The socket is bound before uvicorn starts, so the URL is known and there is no port race.
+A second socket, on another free port, is the CDN origin LFS downloads are redirected to
+(`hub.cdn_url`, `hub.cdn_requests()`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from types import TracebackType
 import uvicorn
 
 from bot.emulator.app import Emulator
+from bot.emulator.cdn import CdnRequest
 from bot.emulator.delivery import DeliveryRecord, DeliverySettings, Dispatcher
 from bot.emulator.faults import Faults
 from bot.emulator.model import RepoType
@@ -47,7 +50,7 @@ class EmulatorServer:
         self.host = host
         self.port = port
         self.log_level = log_level
-        self._socket: socket.socket | None = None
+        self._sockets: list[socket.socket] = []
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
 
@@ -67,18 +70,31 @@ class EmulatorServer:
     def url(self) -> str:
         return self.emulator.endpoint
 
-    def start(self) -> EmulatorServer:
+    @property
+    def cdn_url(self) -> str | None:
+        """The CDN origin (`http://127.0.0.1:PORT`), once started."""
+        return self.emulator.state.cdn.endpoint
+
+    def _listen(self, port: int) -> socket.socket:
         # proto=IPPROTO_TCP matters: asyncio sets TCP_NODELAY on accepted connections only when
         # the listening socket says TCP, and without it every response waits ~40 ms for an ACK.
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((self.host, self.port))
+        sock.bind((self.host, port))
         sock.listen(128)
-        self._socket = sock
+        self._sockets.append(sock)
+        return sock
+
+    def start(self) -> EmulatorServer:
+        sock = self._listen(self.port)
         self.port = sock.getsockname()[1]
         self.emulator.endpoint = f"http://{self.host}:{self.port}"
+        cdn_port = self._listen(0).getsockname()[1]
+        self.emulator.cdn_port = cdn_port
+        self.emulator.state.cdn.endpoint = f"http://{self.host}:{cdn_port}"
         config = uvicorn.Config(
-            self.emulator.app,
+            self.emulator.asgi,
+            interface="asgi3",
             log_level=self.log_level,
             access_log=False,
             lifespan="off",
@@ -90,7 +106,10 @@ class EmulatorServer:
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(
-            target=self._server.run, kwargs={"sockets": [sock]}, name="hub-emulator", daemon=True
+            target=self._server.run,
+            kwargs={"sockets": list(self._sockets)},
+            name="hub-emulator",
+            daemon=True,
         )
         self._thread.start()
         deadline = time.monotonic() + 10
@@ -120,6 +139,10 @@ class EmulatorServer:
         """Requests served so far, by route name (e.g. `discussions.comment`)."""
         return self.emulator.faults.count_snapshot()
 
+    def cdn_requests(self) -> list[CdnRequest]:
+        """Every request the CDN origin received, oldest first (with whether it carried auth)."""
+        return self.emulator.state.cdn.requests()
+
     def deliveries(self) -> list[DeliveryRecord]:
         """The webhook delivery log: one record per attempt, drop or final failure."""
         return self.emulator.dispatcher.log()
@@ -135,9 +158,11 @@ class EmulatorServer:
             self._server.should_exit = True
         if self._thread is not None:
             self._thread.join(timeout=10)
-        if self._socket is not None:
-            self._socket.close()
-        self._server = self._thread = self._socket = None
+        for sock in self._sockets:
+            sock.close()
+        self._sockets.clear()
+        self.emulator.state.cdn.endpoint = None
+        self._server = self._thread = None
 
     def __enter__(self) -> EmulatorServer:
         return self.start()

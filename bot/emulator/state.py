@@ -16,9 +16,11 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from bot.emulator import access, hubtime, texts
+from bot.emulator.cdn import Cdn
 from bot.emulator.errors import ENTRY_NOT_FOUND, REVISION_NOT_FOUND, HubError
 from bot.emulator.git import Commit, blob_oid, make_commit, three_way
 from bot.emulator.ids import ObjectIds
+from bot.emulator.lfs import LfsObject, pointer_for, stored_object
 from bot.emulator.model import (
     DISCUSS,
     READ,
@@ -57,11 +59,16 @@ class Trigger:
 
 @dataclass(frozen=True)
 class FileChange:
-    """One line of an ndjson commit: content is None for a deletion."""
+    """One line of an ndjson commit: content is None for a deletion.
+
+    `lfs`: store the content as an LFS object, with a pointer blob in the tree, as the Hub does
+    for a file `.gitattributes` tracks or one uploaded as LFS (bot.emulator.lfs).
+    """
 
     path: str
     content: bytes | None
     folder: bool = False
+    lfs: bool = False
 
 
 @dataclass
@@ -82,6 +89,8 @@ class HubState:
     members: dict[str, dict[str, str]] = field(default_factory=dict)
     repos: dict[tuple[str, str], Repo] = field(default_factory=dict)
     webhooks: dict[str, Webhook] = field(default_factory=dict)
+    #: Where resolve sends LFS downloads (set by `EmulatorServer` once it listens).
+    cdn: Cdn = field(default_factory=Cdn)
     listeners: list[Listener] = field(default_factory=list)
     lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
 
@@ -191,16 +200,20 @@ class HubState:
         author: str | None = None,
         message: str = "Initial commit",
         sha: str | None = None,
+        lfs: Iterable[str] = (),
     ) -> Repo:
         """A repo whose second commit (after the Hub's `.gitattributes` one) holds `files`.
 
         `sha` pins that commit's id: a copy of a real repo can then be read at the revision
         that real files name (an entry's `dataset.revision`), which no content hash here
-        would produce.
+        would produce. The paths in `lfs` are stored as LFS objects.
         """
         if sha is not None and not _SHA.fullmatch(sha):
             raise ValueError(f"a pinned commit must be a 40-hex SHA, not {sha!r}")
         namespace, name = repo_id.split("/", 1)
+        lfs_paths = set(lfs)
+        if lfs_paths - set(files):
+            raise ValueError(f"LFS paths not among the files: {sorted(lfs_paths - set(files))}")
         with self.lock:
             self.ensure_namespace(namespace)
             repo = self._new_repo(
@@ -210,7 +223,10 @@ class HubState:
             repo.gated = gated
             repo.granted.update(granted)
             if files:
-                changes = [FileChange(path, content) for path, content in sorted(files.items())]
+                changes = [
+                    FileChange(path, content, lfs=path in lfs_paths)
+                    for path, content in sorted(files.items())
+                ]
                 self._apply_commit(
                     repo,
                     "main",
@@ -275,10 +291,20 @@ class HubState:
         return None
 
     def read_file(self, repo: Repo, commit: Commit, path: str) -> tuple[str, bytes]:
+        """The git blob at `path` (for an LFS file: its pointer) and its oid."""
         oid = commit.files.get(path)
         if oid is None:
             raise HubError(404, texts.ENTRY_NOT_FOUND, ENTRY_NOT_FOUND)
         return oid, repo.blobs[oid]
+
+    def lfs_object(self, repo: Repo, blob_oid: str) -> LfsObject | None:
+        """The LFS object a blob points at; None for a regular blob (or an unknown object)."""
+        with self.lock:
+            return stored_object(repo, blob_oid)
+
+    def lfs_content(self, repo: Repo, sha256: str) -> bytes | None:
+        with self.lock:
+            return repo.lfs_objects.get(sha256)
 
     # -- commits ----------------------------------------------------------------------------
 
@@ -397,8 +423,12 @@ class HubState:
                 for path in doomed:
                     del files[path]
             else:
-                oid = blob_oid(change.content)
-                repo.blobs.setdefault(oid, change.content)
+                blob = change.content
+                if change.lfs:
+                    stored, blob = pointer_for(change.content)
+                    repo.lfs_objects.setdefault(stored.oid, change.content)
+                oid = blob_oid(blob)
+                repo.blobs.setdefault(oid, blob)
                 files[change.path] = oid
         commit = make_commit(
             files=files,

@@ -28,7 +28,11 @@ INVALID_STATUS = "status must be 'open' or 'closed'"
 CREATE_PR_ON_BRANCH_ONLY = "create_pr is only allowed against a branch"
 PARENT_COMMIT_MISMATCH = "parentCommit {parent} is not the head of {revision} ({head})"
 DELETE_MISSING_FILE = "A file with this name doesn't exist: {path}"
-LFS_NOT_SUPPORTED = "LFS uploads are not supported by the local Hub emulator"
+LFS_NOT_SUPPORTED = (
+    "LFS uploads are not supported by the local Hub emulator (seed LFS files through its state)"
+)
+CDN_BAD_SIGNATURE = "Request has expired or its signature does not match"
+CDN_NOT_FOUND = "The specified key does not exist."
 BAD_REQUEST_BODY = "Invalid request body: {detail}"
 WEBHOOK_NOT_FOUND = "Webhook {webhook_id} not found"
 ROUTE_NOT_FOUND = "Not Found"

@@ -13,6 +13,7 @@ from typing import Any
 from bot.emulator import texts
 from bot.emulator.git import Commit, tree_oid
 from bot.emulator.hubtime import hub_format
+from bot.emulator.lfs import stored_object
 from bot.emulator.model import Discussion, Event, Repo, Token, Webhook
 from bot.emulator.state import HubState
 
@@ -83,6 +84,16 @@ def repo_info(state: HubState, repo: Repo, commit: Commit, *, blobs: bool) -> JS
         sibling: JSON = {"rfilename": path}
         if blobs:
             sibling.update(size=len(repo.blobs[oid]), blobId=oid)
+            stored = stored_object(repo, oid)
+            if stored is not None:
+                sibling.update(
+                    size=stored.size,
+                    lfs={
+                        "size": stored.size,
+                        "sha256": stored.oid,
+                        "pointerSize": stored.pointer_size,
+                    },
+                )
         siblings.append(sibling)
     info: JSON = {
         "_id": repo.id,
@@ -106,7 +117,12 @@ def repo_info(state: HubState, repo: Repo, commit: Commit, *, blobs: bool) -> JS
 
 
 def file_entry(repo: Repo, path: str, oid: str) -> JSON:
-    return {"type": "file", "oid": oid, "size": len(repo.blobs[oid]), "path": path}
+    """A tree/paths-info file; an LFS file has the object's size and an `lfs` member."""
+    entry: JSON = {"type": "file", "oid": oid, "size": len(repo.blobs[oid]), "path": path}
+    stored = stored_object(repo, oid)
+    if stored is not None:
+        entry.update(size=stored.size, lfs=stored.to_json())
+    return entry
 
 
 def folder_entry(commit: Commit, path: str) -> JSON:

@@ -33,7 +33,9 @@ Why these choices:
   mid-run changes neither. Files are read by SHA, never by `refs/pr/N`.
 - Files come through one plain GET on the resolve URL, not `hf_hub_download`, which would add a
   HEAD and write a disk cache for a file the bot reads once. The body is capped (the validator
-  rejects files over 1 MiB; reading one byte more is enough for it to say so).
+  rejects files over 1 MiB; reading one byte more is enough for it to say so). A file stored in
+  LFS costs one more request, to the CDN its resolve redirects to, and never gets the token
+  (`bot.hub.download`).
 - The details are fetched with the very request `HfApi.get_discussion_details` sends and
   parsed leniently by `bot.hub.pulls`: the client's parser raises on shapes it does not know
   and drops the comment authors' `isOwner`/`isOrgMember` flags and ids (hub-api.md §3).
@@ -54,6 +56,7 @@ from huggingface_hub.utils._headers import build_hf_headers
 from huggingface_hub.utils._http import default_client_factory
 
 from bot.hub.diff import Change, DiffFile
+from bot.hub.download import read_capped
 from bot.hub.errors import HubError, HubPermanentError, to_hub_error
 from bot.hub.paths import RESULTS_DIR
 from bot.hub.pulls import (
@@ -139,7 +142,9 @@ class HubClient(Protocol):
         repo_type: str = "model",
         max_bytes: int = DEFAULT_MAX_FILE_BYTES,
     ) -> bytes:
-        """The file's bytes at `revision` (a SHA), at most `max_bytes + 1` of them (1 call)."""
+        """The file's bytes at `revision` (a SHA), at most `max_bytes + 1` of them (1 call; an
+        LFS file 2, the second to the CDN). `HubFileUnreadable` (`HubFileTooLarge`) when the
+        Hub's answer for this one file cannot be followed (or declares it over `max_bytes`)."""
         ...
 
     def dataset_revision(self, dataset_id: str, revision: str | None) -> DatasetRevision:
@@ -310,20 +315,7 @@ class HfHubClient:
             endpoint=self._api.endpoint,
         )
         headers = self._headers()
-
-        def fetch() -> bytes:
-            with get_session().stream("GET", url, headers=headers) as response:
-                if response.is_error:
-                    response.read()
-                    hf_raise_for_status(response)
-                chunks = bytearray()
-                for chunk in response.iter_bytes():
-                    chunks.extend(chunk)
-                    if len(chunks) > max_bytes:
-                        break
-                return bytes(chunks[: max_bytes + 1])
-
-        return self._call(fetch)
+        return self._call(lambda: read_capped(get_session(), url, headers, max_bytes))
 
     def dataset_revision(self, dataset_id: str, revision: str | None) -> DatasetRevision:
         info = self._call(lambda: self._api.dataset_info(dataset_id, revision=revision))

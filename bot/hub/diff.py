@@ -15,11 +15,14 @@ What a git diff can hold, and how each case is read:
   single trailing tab (added by some diff writers after a path with spaces) is dropped.
 
 Added lines (`+` in hunks) are kept per file: the token provenance lookup asks whether a token
-was introduced by the PR at all without reading any file (`bot.hub.provenance`).
+was introduced by the PR at all without reading any file (`bot.hub.provenance`). A file stored
+in LFS shows its pointer in the diff (`version https://git-lfs.github.com/spec/v1`, `oid
+sha256:…`, `size …`), not its content: its added text is unknown (None), never the pointer.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -114,6 +117,16 @@ def _closing_quote(text: str, start: int) -> int:
     return len(text) - 1
 
 
+_LFS_POINTER = re.compile(
+    r"version https://git-lfs\.github\.com/spec/v1\noid sha256:[0-9a-f]{64}\nsize \d+\n?"
+)
+
+
+def is_lfs_pointer(text: str) -> bool:
+    """Whether `text` is a git-lfs pointer (spec v1), the blob git holds for an LFS file."""
+    return _LFS_POINTER.fullmatch(text) is not None
+
+
 class _Block:
     def __init__(self, git_line: str) -> None:
         self.git_old, self.git_new = _paths_from_git_line(git_line)
@@ -123,11 +136,14 @@ class _Block:
         self.new_file = self.deleted_file = self.renamed = False
         self.in_hunks = False
         self.added: list[str] = []
+        self.new_side: list[str] = []  # context and added lines: the new file, for a short one
 
     def feed(self, line: str) -> None:
         if self.in_hunks:
             if line.startswith("+"):
                 self.added.append(line[1:])
+            if line.startswith(("+", " ")):
+                self.new_side.append(line[1:])
             return
         if line.startswith("@@"):
             self.in_hunks = True
@@ -162,7 +178,8 @@ class _Block:
             change = Change.RENAMED if self.renamed or not self.new_file else Change.ADDED
         else:
             change = Change.MODIFIED
-        return DiffFile(old, new, change, "\n".join(self.added))
+        pointer = is_lfs_pointer("\n".join(self.new_side))
+        return DiffFile(old, new, change, None if pointer else "\n".join(self.added))
 
 
 def parse_diff(diff: str) -> list[DiffFile]:

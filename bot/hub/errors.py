@@ -73,6 +73,22 @@ class HubPermanentError(HubError):
         }
 
 
+class HubFileUnreadable(HubPermanentError):
+    """The Hub answered for one file, but not with something readable: a redirect loop, a
+    redirect to a non-http(s) URL or without a `Location`. Specific to that file: the caller
+    reports it on the file and reads the others (`workers.pipeline`)."""
+
+
+class HubFileTooLarge(HubFileUnreadable):
+    """The file is larger than the cap, as the Hub declared it before any byte was fetched
+    (`X-Linked-Size` on an LFS redirect). `size` and `limit` are in bytes."""
+
+    def __init__(self, message: str, *, size: int, limit: int):
+        super().__init__(message)
+        self.size = size
+        self.limit = limit
+
+
 def retry_after_from_headers(
     headers: Mapping[str, str], *, now: datetime | None = None
 ) -> float | None:

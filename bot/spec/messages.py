@@ -117,6 +117,12 @@ CATALOGUE: dict[str, Message] = {
         "{count} results files, over the cap of {limit} per run",
         "group results by benchmark: one file per benchmark",
     ),
+    "FILE-UNREADABLE": Message(
+        E,
+        "the file could not be read from the Hub: {reason}",
+        "nothing to fix in the file itself; a maintainer can ask for a recheck once the Hub "
+        "serves it again",
+    ),
     "FILE-PATH": Message(
         W,
         "results files live directly in `.eval_results/` and end in `.yaml`; got `{path}`",

@@ -17,7 +17,7 @@ import redis
 from bot.devstack.redis import RedisServer
 from bot.hub.benchmarks import BenchmarkCache
 from bot.hub.client import DatasetRevision, OpenPullRequests, RepoCommit
-from bot.hub.errors import HubPermanentError
+from bot.hub.errors import HubError, HubFileTooLarge, HubFileUnreadable, HubPermanentError
 from bot.hub.pulls import PrComment, PrCommit, PrStatus, PullRequest
 from bot.receiver.events import PrEvent
 from bot.report.comment import render_help
@@ -39,6 +39,7 @@ OLDER = "b" * 40
 EVAL_YAML = b"name: GPQA\ndescription: d\ntasks:\n  - id: diamond\n"
 RESULTS = b"- dataset:\n    id: org/gpqa\n    task_id: diamond\n  value: 41.5\n"
 OPENED_AT = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
+RESULTS_PATH = ".eval_results/gpqa.yaml"
 
 
 @dataclass
@@ -49,6 +50,7 @@ class FakeHub:
     calls: list[str] = field(default_factory=list)
     posted: list[str] = field(default_factory=list)
     edited: list[tuple[str, str]] = field(default_factory=list)
+    unreadable: dict[str, HubError] = field(default_factory=dict)  # path -> what read_file raises
 
     def pull_request(self, repo_id: str, num: int) -> PullRequest:
         self.calls.append("pull_request")
@@ -66,6 +68,8 @@ class FakeHub:
         self.calls.append(f"read_file:{repo_type}:{path}@{revision}")
         if repo_type == "dataset":
             return EVAL_YAML
+        if path in self.unreadable:
+            raise self.unreadable[path]
         if path.startswith(".eval_results/"):
             return RESULTS
         raise HubPermanentError("no such file", status=404)
@@ -190,6 +194,26 @@ def test_someone_pasting_the_marker_does_not_capture_the_report(client: redis.Re
     forged = report_comment(f"{REPORT_MARKER}\n<!-- evalbot:head={HEAD} -->", "x1", "mallory")
     hub = FakeHub(pull_request(comments=(forged,)))
     assert run_event(event(), runtime_for(hub, client)) is Outcome.POSTED
+
+
+def test_a_file_the_hub_will_not_serve_is_an_error_of_that_file_only(
+    client: redis.Redis,
+) -> None:
+    """A redirect loop (or a `file:` target) and an LFS file declared over the cap: each is
+    reported on its file, the other file is still checked, and nothing is retried."""
+    loop, huge, good = ".eval_results/a_loop.yaml", ".eval_results/b_huge.yaml", RESULTS_PATH
+    hub = FakeHub(pull_request(result_files=(loop, huge, good)))
+    hub.unreadable[loop] = HubFileUnreadable("the Hub redirected more than 5 times")
+    hub.unreadable[huge] = HubFileTooLarge("too large", size=52_428_800, limit=1_048_576)
+    assert run_event(event(), runtime_for(hub, client)) is Outcome.POSTED
+    (body,) = hub.posted
+    assert "FILE-UNREADABLE" in body
+    assert "redirected more than 5 times" in body
+    assert "YAML-TOO-LARGE" in body
+    assert "52428800" in body
+    assert "👥 community" in body  # the readable file was validated as usual
+    # Files in path order, as always (names are escaped for markdown).
+    assert body.index("a\\_loop") < body.index("b\\_huge") < body.index("gpqa")
 
 
 def test_a_pr_without_result_files_gets_nothing(client: redis.Redis) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -30,7 +30,7 @@ import pytest
 from bot.emulator.delivery import DeliverySettings
 from bot.emulator.seed import SAMPLES, load_benchmarks, read_folder
 from bot.emulator.server import EmulatorServer
-from bot.emulator.state import HubState
+from bot.emulator.state import FileChange, HubState
 
 TOKENS: dict[str, str] = {
     "alice": "hf_alice_write",
@@ -90,6 +90,31 @@ def client(hub: EmulatorServer, user: str | None) -> Any:
     from huggingface_hub import HfApi
 
     return HfApi(endpoint=hub.url, token=TOKENS[user] if user else False)
+
+
+def open_state_pr(
+    hub: EmulatorServer,
+    user: str,
+    files: Mapping[str, bytes],
+    *,
+    lfs: Collection[str] = (),
+    repo_id: str = MODEL,
+) -> tuple[int, str]:
+    """Open a PR adding `files` through the emulator's state, as `user`; the paths in `lfs` are
+    stored as LFS objects (the client's upload path cannot make one). Webhooks fire as for
+    a PR opened over HTTP. Returns the PR number and its head commit."""
+    state = hub.state
+    outcome = state.commit(
+        state.tokens[TOKENS[user]],
+        state.find_repo("model", repo_id),
+        "main",
+        [FileChange(path, content, lfs=path in lfs) for path, content in files.items()],
+        summary="Add results",
+        description="",
+        create_pr=True,
+    )
+    assert outcome.pr_num is not None
+    return outcome.pr_num, outcome.commit.sha
 
 
 @dataclass

@@ -1,7 +1,9 @@
 """File downloads: HEAD/GET `resolve`, exactly as `hf_hub_download` needs them.
 
-The HEAD answer must carry `X-Repo-Commit` and an `ETag` (the git blob oid), and an exact
-`Content-Length` that the GET then honours; no redirects, no xet headers (hub-api.md §2.5).
+A regular file is served here with 200: `X-Repo-Commit`, an `ETag` (the git blob oid) and an
+exact `Content-Length` that the GET then honours. An LFS file answers 302 to the CDN origin
+(`bot.emulator.cdn`) with `X-Repo-Commit`, `X-Linked-Etag` (the sha256) and `X-Linked-Size`,
+the metadata the client reads off the redirect itself. Never xet headers (hub-api.md §2.5).
 A missing file is 404 `EntryNotFound` *with* `X-Repo-Commit`, so the client caches the miss.
 """
 
@@ -23,9 +25,22 @@ async def _resolve(ctx: Ctx) -> Response:
         oid, content = ctx.state.read_file(repo, commit, ctx.params["path"])
     except HubError as error:
         return error_response(error, headers)
-    headers.update(
-        {"ETag": f'"{oid}"', "Accept-Ranges": "bytes", "Cache-Control": "private, max-age=0"}
-    )
+    headers.update({"ETag": f'"{oid}"', "Cache-Control": "private, max-age=0"})
+    stored = ctx.state.lfs_object(repo, oid)
+    if stored is not None and ctx.state.cdn.endpoint is not None:
+        headers.update(
+            {
+                "Location": ctx.state.cdn.url_for(repo, stored.oid),
+                "X-Linked-Etag": f'"{stored.oid}"',
+                "X-Linked-Size": str(stored.size),
+            }
+        )
+        return Response(b"", status_code=302, headers=headers)
+    if stored is not None:  # no CDN listening (an app served without `EmulatorServer`)
+        found = ctx.state.lfs_content(repo, stored.oid)
+        content = content if found is None else found
+        headers["X-Linked-Etag"] = f'"{stored.oid}"'
+    headers["Accept-Ranges"] = "bytes"
     return Response(content, headers=headers, media_type="application/octet-stream")
 
 

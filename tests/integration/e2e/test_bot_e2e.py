@@ -7,7 +7,7 @@ import pytest
 
 from bot.emulator.faults import RouteFault, WebhookFaults
 from tests.integration.e2e.conftest import BOT, SAMPLE_BENCHMARKS, Bot
-from tests.support.emulator import MODEL
+from tests.support.emulator import MODEL, open_state_pr
 from tests.support.stackbot import open_pr, push
 
 pytestmark = pytest.mark.integration
@@ -159,3 +159,64 @@ def test_merging_the_pr_updates_the_comment(bot: Bot) -> None:
 
     wait_until(says_merged, timeout=30, what="the report to say the PR was merged")
     assert len(bot.bot_comments(num)) == 1
+
+
+def test_an_lfs_results_file_gets_the_same_report_as_a_regular_one(bot: Bot) -> None:
+    """security.md §7(a) 12: the file is read through the Hub's 302 to the CDN origin, and the
+    bot's token never reaches that origin."""
+    text = signed_hle(bot)
+    regular_num, regular_head = open_pr(bot, {HLE_PATH: text})
+    regular = bot.wait_for_report(regular_num, head=regular_head)
+    cdn_before = len(bot.stack.hub.cdn_requests())
+    num, head = open_state_pr(bot.stack.hub, "alice", {HLE_PATH: text.encode()}, lfs=[HLE_PATH])
+    report = bot.wait_for_report(num, head=head)
+    assert "✅ verified" in report.content
+    assert report.content.replace(head, "HEAD").replace(head[:7], "HEAD") == (
+        regular.content.replace(regular_head, "HEAD").replace(regular_head[:7], "HEAD")
+    )
+    seen = bot.stack.hub.cdn_requests()[cdn_before:]
+    assert seen
+    assert all(request.status == 200 for request in seen)
+    assert not any(request.authorization for request in seen)
+
+
+def test_an_oversized_lfs_results_file_gets_the_size_error_unfetched(bot: Bot) -> None:
+    huge = HLE_ENTRY.encode() + b"#" * (50 * 1024 * 1024)
+    cdn_before = len(bot.stack.hub.cdn_requests())
+    num, head = open_state_pr(bot.stack.hub, "alice", {HLE_PATH: huge}, lfs=[HLE_PATH])
+    report = bot.wait_for_report(num, head=head)
+    assert "YAML-TOO-LARGE" in report.content
+    assert f"file is {len(huge)} bytes" in report.content
+    assert bot.stack.hub.cdn_requests()[cdn_before:] == []
+
+
+def test_a_results_file_holding_a_path_is_not_a_list(bot: Bot) -> None:
+    """A git symlink's blob is its target path: served as such, it is a malformed file."""
+    num, head = open_pr(bot, {".eval_results/link.yaml": "../README.md"})
+    report = bot.wait_for_report(num, head=head)
+    assert "FILE-NOT-LIST" in report.content
+    assert "not a string" in report.content
+
+
+def test_a_deleted_and_misnamed_results_files_are_listed_not_read(bot: Bot) -> None:
+    """security.md §7(a) 12, end to end: a results file deleted by the PR, and `.yml` /
+    `.YAML` files the Hub will not read, are named in the report and never fetched."""
+    from huggingface_hub import CommitOperationAdd, CommitOperationDelete
+
+    info = bot.api("alice").create_commit(
+        repo_id=MODEL,
+        operations=[
+            CommitOperationDelete(".eval_results/gpqa-mini.yaml"),
+            CommitOperationAdd(".eval_results/gpqa_mini.yml", GPQA_FIXED.encode()),
+            CommitOperationAdd(".eval_results/GPQA_MINI.YAML", GPQA_FIXED.encode()),
+        ],
+        commit_message="Rename results",
+        create_pr=True,
+    )
+    report = bot.wait_for_report(int(info.pr_num), head=str(info.oid))
+    removed = report.content.index("Result files removed by this PR")
+    misplaced = report.content.index("Files the Hub will not read as results")
+    assert "gpqa-mini" in report.content[removed:misplaced]
+    assert "gpqa\\_mini&#46;yml" in report.content[misplaced:]
+    assert "GPQA\\_MINI&#46;YAML" in report.content[misplaced:]
+    assert "No results to check in this PR." in report.content  # none was read as results

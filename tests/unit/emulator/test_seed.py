@@ -42,6 +42,7 @@ def test_sample_state_loads_users_orgs_repos_and_benchmarks() -> None:
         ("users:\n  - fullname: nameless\n", "malformed entry"),
         ("users: [\n", "cannot read"),
         ("repos:\n  - id: a/b\n    gated: sometimes\n", "malformed entry"),
+        ("repos:\n  - id: a/b\n    lfs: [absent.yaml]\n", "LFS paths not among the files"),
         (f"benchmarks:\n  - dir: {EXAMPLES}\n    pinned: {{x/y: {PIN}}}\n", "not under"),
         (f"benchmarks:\n  - dir: {EXAMPLES}\n    pinned: {{cais/hle: main}}\n", "40-hex"),
     ],
@@ -63,6 +64,23 @@ def test_json_state_files_are_accepted(tmp_path: Path) -> None:
     repo = loaded.state.get_repo(None, "model", "a/m")
     assert (repo.gated, repo.granted) == ("auto", {"a"})
     assert loaded.state.read_file(repo, loaded.state.resolve(repo, "main"), "x")[1] == b"y"
+
+
+def test_lfs_paths_are_stored_as_lfs_objects(tmp_path: Path) -> None:
+    state = tmp_path / "state.yaml"
+    state.write_text(
+        "repos:\n  - id: a/m\n    files: {big.yaml: '- value: 1', small.yaml: x}\n"
+        "    lfs: [big.yaml]\n"
+    )
+    loaded = load_state_file(state).state
+    repo = loaded.get_repo(None, "model", "a/m")
+    head = loaded.resolve(repo, "main")
+    oid, pointer = loaded.read_file(repo, head, "big.yaml")
+    stored = loaded.lfs_object(repo, oid)
+    assert stored is not None
+    assert pointer.startswith(b"version https://git-lfs.github.com/spec/v1\n")
+    assert loaded.lfs_content(repo, stored.oid) == b"- value: 1"
+    assert loaded.lfs_object(repo, head.files["small.yaml"]) is None
 
 
 def test_pinned_benchmarks_are_seeded_at_that_commit(tmp_path: Path) -> None:

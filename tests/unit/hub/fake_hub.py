@@ -21,6 +21,8 @@ from huggingface_hub.utils._http import default_client_factory
 
 SAMPLES = Path(__file__).parent / "samples"
 ENDPOINT = "https://hub.test"
+#: Another origin, as the CDN an LFS file's resolve redirects to.
+CDN = "https://cdn.test"
 
 
 def sample_details() -> dict[str, Any]:
@@ -45,6 +47,7 @@ class FakeHub:
     datasets: dict[str, dict[str, Any]] = field(default_factory=dict)  # lower id -> info
     commits: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     trees: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
+    cdn: dict[str, bytes] = field(default_factory=dict)  # path on `CDN` -> bytes
     faults: list[httpx2.Response] = field(default_factory=list)
     requests: list[httpx2.Request] = field(default_factory=list)
     posted: list[tuple[str, str]] = field(default_factory=list)  # (url path, content)
@@ -60,6 +63,9 @@ class FakeHub:
         self.requests.append(request)
         if self.faults:
             return self.faults.pop(0)
+        if f"{request.url.scheme}://{request.url.host}" == CDN:
+            content = self.cdn.get(path)
+            return httpx2.Response(200, content=content) if content is not None else _json(404, {})
         if m := re.fullmatch(r"/api/models/(.+?/.+?)/discussions/(\d+)", path):
             found = self.details.get((m[1], int(m[2])))
             return _json(200, found) if found else _not_found("RepoNotFound")

@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+import hashlib
+
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.hub.diff import Change, DiffFile, parse_diff, unquote_git_path
+from bot.hub.diff import Change, DiffFile, is_lfs_pointer, parse_diff, unquote_git_path
 from bot.hub.pulls import classify_changes
 from tests.unit.hub.fake_hub import SAMPLES, sample_details
 
@@ -177,3 +179,29 @@ def test_real_git_output() -> None:
     )
     assert removed == (".eval_results/MMLU_Pro.yaml", ".eval_results/aime_2026.yaml")
     assert misplaced == (".eval_results/blob.bin", ".eval_results/sub.yml")
+
+
+def test_real_git_output_with_lfs_pointers_and_a_symlink() -> None:
+    """An LFS file's diff is its pointer: its added text is unknown, never the pointer's lines.
+    A symlink is an added file whose content is the link text."""
+    files = parse_diff((SAMPLES / "real_git_lfs_symlink.diff").read_text(encoding="utf-8"))
+    assert [(f.old_path, f.new_path, f.change, f.added_text) for f in files] == [
+        (".eval_results/hle.yaml", ".eval_results/hle.yaml", Change.MODIFIED, None),
+        (None, ".eval_results/link.yaml", Change.ADDED, "../README.md"),
+        (None, ".eval_results/new_lfs.yaml", Change.ADDED, None),
+    ]
+    assert classify_changes(files)[0] == (
+        ".eval_results/hle.yaml",
+        ".eval_results/link.yaml",
+        ".eval_results/new_lfs.yaml",
+    )
+
+
+@given(st.binary(max_size=200))
+def test_only_exact_pointers_are_lfs_pointers(content: bytes) -> None:
+    oid = hashlib.sha256(content).hexdigest()
+    pointer = f"version https://git-lfs.github.com/spec/v1\noid sha256:{oid}\nsize {len(content)}\n"
+    assert is_lfs_pointer(pointer)
+    assert is_lfs_pointer(pointer.rstrip("\n"))  # as a diff's lines join
+    assert not is_lfs_pointer("- value: 1\n" + pointer)
+    assert not is_lfs_pointer(pointer.replace("sha256:", "sha1:"))

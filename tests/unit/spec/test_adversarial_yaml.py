@@ -99,6 +99,14 @@ CASES: dict[str, tuple[bytes, str]] = {
         b"dataset: {id: Idavidrein/gpqa, task_id: diamond}\nvalue: 1\n",
         "FILE-NOT-LIST",
     ),
+    # item 12: a git symlink served as its link text (git stores the target path as the blob,
+    # with no final newline); an LFS pointer served as itself (not the object)
+    "symlink-text": (b"../README.md", "FILE-NOT-LIST"),
+    "symlink-absolute": (b"/etc/passwd", "FILE-NOT-LIST"),
+    "lfs-pointer": (
+        b"version https://git-lfs.github.com/spec/v1\noid sha256:" + b"e" * 64 + b"\nsize 120\n",
+        "FILE-NOT-LIST",  # a mapping: version, oid, size
+    ),
     "100k-entries": (b"- 1\n" * 100_000, "FILE-TOO-MANY-ENTRIES"),
     "10MB-string": (b'- notes: "' + b"x" * 10_000_000 + b'"\n', "YAML-TOO-LARGE"),
     "crlf-and-bom-ok-but-scale": (

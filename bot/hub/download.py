@@ -1,0 +1,102 @@
+"""One file's bytes from a `resolve` URL: redirects followed by hand, the token kept on the Hub.
+
+A regular file answers 200. A file stored in LFS (tracked by `.gitattributes`, or large) answers
+302 to another origin, the CDN or `cas-bridge.xethub.hf.co`, with `X-Linked-Size` and
+`X-Linked-Etag` on the redirect itself (reference/hub-api.md §2.5). httpx2 would follow that
+and drop `Authorization` on the cross-origin hop; following by hand makes each rule explicit
+instead of resting on a client default:
+
+- the token is sent only to the origin of the first URL (the Hub); a hop back to it gets it
+  again, any other origin never does;
+- only http and https targets are followed, at most `MAX_REDIRECTS` hops: a loop, a
+  `file:`/`ftp:` target or a redirect without `Location` is `HubFileUnreadable`, an error of
+  that one file, not a retry and not a hang;
+- a redirect whose `X-Linked-Size` is over the cap is `HubFileTooLarge` before the CDN is asked
+  (an oversized LFS results file costs one small request). The declared size is only used to
+  refuse early: the cap itself is applied to the bytes read, whatever any header says.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urljoin, urlsplit
+
+import httpx2
+from huggingface_hub import hf_raise_for_status
+
+from bot.hub import texts
+from bot.hub.errors import HubFileTooLarge, HubFileUnreadable
+
+#: The Hub needs one hop for an LFS file (resolve -> CDN); a few more leave room for mirrors.
+MAX_REDIRECTS = 5
+_FOLLOWED_SCHEMES = frozenset({"http", "https"})
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def origin(url: str) -> tuple[str, str, int]:
+    """(scheme, host, port) with the scheme's default port filled in."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    return scheme, (parts.hostname or "").lower(), parts.port or _DEFAULT_PORTS.get(scheme, 0)
+
+
+def read_capped(session: httpx2.Client, url: str, headers: dict[str, str], max_bytes: int) -> bytes:
+    """The body at `url` after redirects, at most `max_bytes + 1` bytes of it.
+
+    Raises `HfHubHTTPError` (through `hf_raise_for_status`) for an error answer, httpx2's
+    transport errors as they come, and `HubFileUnreadable` / `HubFileTooLarge` as above.
+    """
+    hub_origin = origin(url)
+    without_auth = {k: v for k, v in headers.items() if k.lower() != "authorization"}
+    target = url
+    for _hop in range(MAX_REDIRECTS + 1):
+        sent = headers if origin(target) == hub_origin else without_auth
+        try:
+            with session.stream("GET", target, headers=sent, follow_redirects=False) as response:
+                if 300 <= response.status_code < 400:
+                    _refuse_if_declared_too_large(response, max_bytes)
+                    target = _next_target(target, response)
+                    continue
+                if response.is_error:
+                    response.read()
+                    hf_raise_for_status(response)
+                return _body(response, max_bytes)
+        except (httpx2.InvalidURL, httpx2.UnsupportedProtocol) as error:
+            if target == url:
+                raise  # our own URL: a bug or a bad endpoint, not this file's problem
+            raise HubFileUnreadable(texts.REDIRECT_INVALID) from error
+    raise HubFileUnreadable(texts.TOO_MANY_REDIRECTS.format(count=MAX_REDIRECTS))
+
+
+def _refuse_if_declared_too_large(response: httpx2.Response, max_bytes: int) -> None:
+    declared = response.headers.get("X-Linked-Size", "").strip()
+    if declared.isdigit() and int(declared) > max_bytes:
+        size = int(declared)
+        raise HubFileTooLarge(
+            texts.DECLARED_TOO_LARGE.format(size=size, limit=max_bytes), size=size, limit=max_bytes
+        )
+
+
+def _next_target(current: str, response: httpx2.Response) -> str:
+    location = response.headers.get("Location")
+    if not location:
+        raise HubFileUnreadable(texts.REDIRECT_WITHOUT_LOCATION.format(status=response.status_code))
+    try:
+        target = urljoin(current, location.strip())
+        parts = urlsplit(target)
+    except ValueError as error:
+        raise HubFileUnreadable(texts.REDIRECT_INVALID) from error
+    scheme = parts.scheme.lower()
+    if scheme not in _FOLLOWED_SCHEMES:
+        raise HubFileUnreadable(texts.REDIRECT_SCHEME.format(scheme=scheme[:20]))
+    if not parts.hostname:
+        raise HubFileUnreadable(texts.REDIRECT_INVALID)
+    return target
+
+
+def _body(response: httpx2.Response, max_bytes: int) -> bytes:
+    chunks = bytearray()
+    for chunk in response.iter_bytes():
+        chunks.extend(chunk)
+        if len(chunks) > max_bytes:
+            break
+    return bytes(chunks[: max_bytes + 1])
