@@ -238,6 +238,7 @@ def check_compose(image: Image, report: Report) -> None:
             say("   started: " + ", ".join(c.spec.name for c, _ in running))
             receiver = containers["receiver"][0]
             wait_healthy(receiver, ("CMD", "python", "-m", "bot.supervise.healthcheck"), 60)
+            _check_listening(receiver.init_pid, {RECEIVER_PORT: "receiver", 6379: "redis"}, report)
             hub.add_webhook(f"http://127.0.0.1:{RECEIVER_PORT}", secret)
             _check_pr(hub, report, "compose: signed PR", running)
             for name in order:
@@ -253,6 +254,38 @@ def check_compose(image: Image, report: Report) -> None:
                 f"{sorted(p.name for p in aof.glob('*'))} on the redis-data volume,"
                 f" owner uid {owner}",
             )
+
+
+def listening_addresses(tables: dict[str, str]) -> dict[int, set[str]]:
+    """Port -> addresses listened on, from /proc/net/tcp and tcp6 (hex, state 0A = LISTEN)."""
+    found: dict[int, set[str]] = {}
+    for family, text in tables.items():
+        for line in text.splitlines()[1:]:
+            fields = line.split()
+            if len(fields) < 4 or fields[3] != "0A":
+                continue
+            address, _, port = fields[1].partition(":")
+            if family == "tcp":
+                readable = ".".join(str(b) for b in reversed(bytes.fromhex(address)))
+            else:
+                readable = "::" if int(address, 16) == 0 else address
+            found.setdefault(int(port, 16), set()).add(readable)
+    return found
+
+
+def _check_listening(pid: int, ports: dict[int, str], report: Report) -> None:
+    """In Docker each container has its own network: the receiver must listen on every
+    address for the port mapping (8000:7860) to reach it, and Redis for the other containers.
+    The shared namespace here would hide a loopback-only bind, so check the binds."""
+    tables = {family: Path(f"/proc/{pid}/net/{family}").read_text() for family in ("tcp", "tcp6")}
+    listening = listening_addresses(tables)
+    for port, service in ports.items():
+        addresses = listening.get(port, set())
+        report.check(
+            f"compose: {service} listens on all addresses",
+            bool(addresses & {"0.0.0.0", "::"}),  # noqa: S104 - what a container must do
+            f"port {port}: {sorted(addresses) or 'not listening'}",
+        )
 
 
 def _static_compose_checks(image: Image, services: list[Service], report: Report) -> None:

@@ -25,6 +25,8 @@ EXPECTED = (
     "writable as uid 1000",
     "compose: workers",
     "compose: healthchecks",
+    "compose: receiver listens on all addresses",
+    "compose: redis listens on all addresses",
     "compose: signed PR",
     "healthcheck redis-1 (compose)",
     "healthcheck receiver-1 (compose)",

@@ -56,3 +56,19 @@ def test_the_environment_docker_gives_a_container() -> None:
     }
     assert container_env({"HOME": "/x", "PATH": "/p"}, "h", "/home/e")["HOME"] == "/x"
     assert container_env({"PATH": "/p"}, "h", "")["PATH"] == "/p"
+
+
+def test_listening_addresses_from_proc_net_tables() -> None:
+    from deploy.imagecheck.scenarios import listening_addresses
+
+    header = "  sl  local_address rem_address   st tx_queue rx_queue\n"
+    tcp = header + (
+        "   0: 00000000:1EB4 00000000:0000 0A 00000000:00000000\n"  # 0.0.0.0:7860 LISTEN
+        "   1: 0100007F:18EB 00000000:0000 0A 00000000:00000000\n"  # 127.0.0.1:6379 LISTEN
+        "   2: 0100007F:9C40 0100007F:18EB 01 00000000:00000000\n"  # established: ignored
+    )
+    tcp6 = header + "   0: 00000000000000000000000000000000:18EB 0000:0000 0A 0\n"
+    assert listening_addresses({"tcp": tcp, "tcp6": tcp6}) == {
+        7860: {"0.0.0.0"},
+        6379: {"127.0.0.1", "::"},
+    }
