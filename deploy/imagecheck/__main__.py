@@ -57,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     # A SIGTERM (a CI timeout) unwinds like Ctrl-C does, through every cleanup below.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started in background
     clean(cache)
     if args.clean:
         say(f"imagecheck: cleaned {cache}")
@@ -69,6 +70,10 @@ def main(argv: list[str] | None = None) -> int:
         _run(cache, report)
     except Exception as error:  # a crash is a FAIL with its reason, after the cleanup below
         report.check("imagecheck", False, f"{type(error).__name__}: {error}")
+    except (KeyboardInterrupt, SystemExit):
+        clean(cache)
+        say("imagecheck: interrupted; namespaces, processes and mounts cleaned up")
+        raise
     finally:
         clean(cache)
     say(f"imagecheck: {time.monotonic() - started:.0f}s in all")
