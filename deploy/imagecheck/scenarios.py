@@ -462,3 +462,12 @@ def check_space(image: Image, report: Report) -> None:
             hub.add_webhook(f"http://127.0.0.1:{RECEIVER_PORT}", secret)
             _check_pr(hub, report, "space: signed PR", running)
             _check_stop(running, image.runs, report, "space")
+            # No /data volume: the embedded Redis keeps its AOF in var/redis under WORKDIR,
+            # in the container's writable layer (docs/deploy.md, EVALBOT_REDIS_DIR).
+            aof = container.state_dir / "upper" / "app" / "var" / "redis" / "appendonlydir"
+            files = sorted(p.name for p in aof.glob("*")) if aof.exists() else []
+            report.check(
+                "space: redis AOF",
+                any(name.endswith(".aof") for name in files),
+                f"/app/var/redis/appendonlydir: {files}",
+            )

@@ -46,6 +46,7 @@ EXPECTED = (
     "space: signed PR",
     "stop space",
     "space: nothing left",
+    "space: redis AOF",
 )
 
 
