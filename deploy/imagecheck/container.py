@@ -229,10 +229,6 @@ def container_env(env: Mapping[str, str], hostname: str, home: str) -> dict[str,
     return result
 
 
-def image_command(entrypoint: Sequence[str], cmd: Sequence[str]) -> list[str]:
-    return [*entrypoint, *cmd]
-
-
 def processes_rooted_under(directory: Path) -> list[int]:
     """Host PIDs whose root directory lies under `directory`: what a stopped container must
     not leave behind."""

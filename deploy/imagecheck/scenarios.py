@@ -237,7 +237,10 @@ def check_compose(image: Image, report: Report) -> None:
                         say(f"   {container.spec.name} healthy after {seconds:.1f}s")
             say("   started: " + ", ".join(c.spec.name for c, _ in running))
             receiver = containers["receiver"][0]
-            wait_healthy(receiver, ("CMD", "python", "-m", "bot.supervise.healthcheck"), 60)
+            receiver_check = by_name["receiver"].healthcheck
+            if receiver_check is None:
+                raise ValueError("the receiver service has no healthcheck to wait on")
+            wait_healthy(receiver, receiver_check.test, 60)  # before the Hub sends anything
             _check_listening(receiver.init_pid, {RECEIVER_PORT: "receiver", 6379: "redis"}, report)
             hub.add_webhook(f"http://127.0.0.1:{RECEIVER_PORT}", secret)
             _check_pr(hub, report, "compose: signed PR", running)
