@@ -1,0 +1,126 @@
+"""`python -m deploy.imagecheck [--cache DIR] [--clean]`: build the image and check it.
+
+Needs root (debootstrap, namespaces, mounts) and the network to Debian's mirror and PyPI for
+the build. Prints each build step and one PASS/FAIL line per check; exits 1 on any FAIL.
+`--clean` only removes what an interrupted run may have left (network namespaces, processes
+rooted in the cache, mounts under it, container layers) and is safe to run at any time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from deploy.imagecheck import build, netns, rootfs, scenarios
+from deploy.imagecheck.container import processes_rooted_under
+from deploy.imagecheck.report import Report, say
+
+PROJECT = Path(__file__).resolve().parents[2]
+DEFAULT_CACHE = Path("/work/cache/imagecheck")
+
+
+def clean(cache: Path) -> None:
+    """Idempotent: delete our namespaces, kill processes rooted in the cache (ours: only this
+    tool starts processes there), unmount anything under it, drop container layers."""
+    for name in netns.ours():
+        netns.delete(name)
+    if cache.exists():
+        for pid in processes_rooted_under(cache):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        prefix = str(cache.resolve())
+        mounts = [
+            line.split()[4]
+            for line in Path("/proc/self/mountinfo").read_text().splitlines()
+            if line.split()[4] == prefix or line.split()[4].startswith(prefix + "/")
+        ]
+        for mount_point in sorted(mounts, key=len, reverse=True):
+            subprocess.run(["umount", "-l", mount_point], check=False)  # noqa: S603,S607
+        shutil.rmtree(cache / "runs", ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m deploy.imagecheck", description=__doc__)
+    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="base and image cache")
+    parser.add_argument("--clean", action="store_true", help="only clean up, then exit")
+    args = parser.parse_args(argv)
+    cache: Path = args.cache.resolve()
+    if os.geteuid() != 0:
+        print("imagecheck: needs root (debootstrap, namespaces, mounts)", file=sys.stderr)
+        return 2
+    # A SIGTERM (a CI timeout) unwinds like Ctrl-C does, through every cleanup below.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started in background
+    clean(cache)
+    if args.clean:
+        say(f"imagecheck: cleaned {cache}")
+        return 0
+    rootfs.ensure_tool("ip", "iproute2")
+    rootfs.ensure_tool("nsenter", "util-linux")
+    report = Report()
+    started = time.monotonic()
+    try:
+        _run(cache, report)
+    except Exception as error:  # a crash is a FAIL with its reason, after the cleanup below
+        report.check("imagecheck", False, f"{type(error).__name__}: {error}")
+    except (KeyboardInterrupt, SystemExit):
+        clean(cache)
+        say("imagecheck: interrupted; namespaces, processes and mounts cleaned up")
+        raise
+    finally:
+        clean(cache)
+    say(f"imagecheck: {time.monotonic() - started:.0f}s in all")
+    return report.summary()
+
+
+def _run(cache: Path, report: Report) -> None:
+    started = time.monotonic()
+    base, built_now = rootfs.ensure_base(cache)
+    say(
+        f"base {base.name}: {'built' if built_now else 'cached'} in"
+        f" {time.monotonic() - started:.1f}s"
+    )
+    image_root = cache / "image" / "rootfs"
+    rootfs.fresh_copy(base, image_root)
+    context = build.BuildContext(PROJECT)
+    started = time.monotonic()
+    try:
+        config, steps = build.build(
+            (PROJECT / "Dockerfile").read_text(), context, image_root, cache / "runs" / "build", say
+        )
+    except build.BuildError as error:
+        report.check("build", False, str(error))
+        return
+    base_bytes = rootfs.disk_usage(base)
+    image_bytes = rootfs.disk_usage(image_root)
+    report.check(
+        "build",
+        True,
+        f"{len(steps)} steps in {time.monotonic() - started:.0f}s, every RUN exit 0; image"
+        f" {image_bytes / 1e6:.0f} MB, {(image_bytes - base_bytes) / 1e6:.0f} MB over the"
+        f" {base_bytes / 1e6:.0f} MB base",
+    )
+    image = scenarios.Image(image_root, config, PROJECT, cache / "runs")
+    for name, check in (
+        ("user", scenarios.check_user),
+        ("compose", scenarios.check_compose),
+        ("space", scenarios.check_space),
+    ):
+        say(f"== {name}")
+        section = time.monotonic()
+        try:
+            check(image, report)
+        except Exception as error:
+            report.check(name, False, f"{type(error).__name__}: {error}")
+        say(f"== {name}: {time.monotonic() - section:.0f}s")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

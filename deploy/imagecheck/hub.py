@@ -1,0 +1,96 @@
+"""The Hub side of a scenario: the emulator (seeded like the end-to-end tests), a local token
+issuer the bot trusts, a webhook to the receiver, and a signed PR that must get its report.
+
+The emulator is created inside the scenario's network namespace (the caller switched to it),
+so it and the containers reach each other on 127.0.0.1 exactly as compose's ports say.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import yaml
+from huggingface_hub import CommitOperationAdd, HfApi
+
+from bot.devstack.signing import LocalIssuer
+from bot.devstack.stack import LOCAL_DELIVERY
+from bot.devstack.waiting import wait_until
+from bot.devstack.workload import BENCHMARKS, BOT, ENTRY, MODEL, OWNER_TOKEN, seeded_state
+from bot.emulator.server import EmulatorServer
+from bot.report.texts import REPORT_MARKER
+
+VERIFIED_BADGE = "✅ verified"
+
+
+class ScenarioHub:
+    """A running emulator plus the issuer; `with ScenarioHub() as hub:`."""
+
+    def __init__(self) -> None:
+        self.issuer = LocalIssuer()
+        self.server = EmulatorServer(seeded_state(), delivery=LOCAL_DELIVERY)
+
+    def __enter__(self) -> ScenarioHub:
+        self.server.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.stop()
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    def write_config(self, project_config: Path, target: Path) -> None:
+        """The project's config/ with issuers.yaml trusting this run's issuer (the stand-in
+        for an operator's config/ listing their issuers)."""
+        if target.exists():
+            shutil.rmtree(target)
+        shutil.copytree(project_config, target)
+        issuers = {"issuers": [self.issuer.config()]}
+        (target / "issuers.yaml").write_text(yaml.safe_dump(issuers))
+        for path in [target, *target.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+
+    def add_webhook(self, receiver_url: str, secret: str) -> None:
+        self.server.state.add_webhook(
+            owner=BOT,
+            url=f"{receiver_url}/webhooks/hub",
+            watched=[{"type": "user", "name": "alice"}],
+            domains=["repo", "discussion"],
+            secret=secret,
+        )
+
+    def open_signed_pr(self, index: int) -> int:
+        entry = ENTRY.format(accuracy="42.00", index=index)
+        token = self.issuer.token_for(entry, 0, model_repo=MODEL, benchmarks=BENCHMARKS)
+        content = entry + f"  verify_token: {token}\n"
+        api: Any = HfApi(endpoint=self.url, token=OWNER_TOKEN)
+        info: Any = api.create_commit(
+            repo_id=MODEL,
+            operations=[
+                CommitOperationAdd(
+                    path_in_repo=f".eval_results/run-{index}.yaml",
+                    path_or_fileobj=content.encode(),
+                )
+            ],
+            commit_message=f"Add results of run {index}",
+            create_pr=True,
+        )
+        return int(info.pr_num)
+
+    def reports(self, num: int) -> list[str]:
+        return [
+            comment.content
+            for comment in self.server.comments(MODEL, num)
+            if comment.author == BOT and REPORT_MARKER in comment.content
+        ]
+
+    def wait_for_verified_report(self, num: int, timeout: float) -> str:
+        return wait_until(
+            lambda: next((c for c in self.reports(num) if VERIFIED_BADGE in c), None),
+            timeout=timeout,
+            interval=0.2,
+            what=f"a report with a verified badge on PR #{num}",
+        )
