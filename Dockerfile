@@ -25,8 +25,10 @@ WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY bot ./bot
 COPY workers ./workers
-# Runtime dependencies only (no [dev] extras); the source tree is not needed afterwards.
-RUN pip install . && rm -rf build ./*.egg-info
+# Runtime dependencies only (no [dev] extras). The source tree goes once installed: with
+# WORKDIR /app, `python -m bot...` would otherwise import /app/bot instead of the installed
+# package that the `evalbot` script runs, two copies of the code in one image.
+RUN pip install . && rm -rf build ./*.egg-info bot workers pyproject.toml README.md
 
 COPY config ./config
 COPY deploy/space/entrypoint.sh /usr/local/bin/evalbot-entrypoint

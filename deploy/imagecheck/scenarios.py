@@ -82,7 +82,7 @@ def one_off(image: Image, name: str, argv: Sequence[str], timeout: float = 60) -
 #: default (~/.cache), temporary files.
 WRITABLE = ("/app/var", "/home/evalbot", "/tmp")  # noqa: S108 - a path inside the container
 #: Code and config: `@pkg` is where `import pkg` resolves outside /app (the installed copy).
-NOT_WRITABLE = ("/app", "/app/config", "/app/bot", "/usr/local/bin", "@bot", "@workers")
+NOT_WRITABLE = ("/app", "/app/config", "/usr/local/bin", "@bot", "@workers")
 PROBE = """
 for target in "$@"; do
   case "$target" in
@@ -124,6 +124,26 @@ def check_user(image: Image, report: Report) -> None:
         code == 0 and len(lines) == len(WRITABLE) + len(NOT_WRITABLE) and not wrong,
         "; ".join(f"{state} {path}" for path, state in lines.items())
         + (f" (wrong: {wrong})" if wrong else "")
+        + ("" if code == 0 else f"\n{output[-2000:]}"),
+    )
+    # From WORKDIR, as `python -m bot.supervise` runs: the installed copy, not a second one.
+    code, output = one_off(
+        image,
+        "code",
+        [
+            "/bin/sh",
+            "-c",
+            "cd \"${0}\" && python -c 'import bot, workers; print(bot.__file__, workers.__file__)'",
+            image.config.workdir or "/",
+        ],
+    )
+    paths = output.split()[-2:]
+    workdir = (image.config.workdir or "/").rstrip("/") + "/"
+    report.check(
+        "one copy of the code",
+        code == 0 and len(paths) == 2 and not any(path.startswith(workdir) for path in paths),
+        f"from {image.config.workdir or '/'}: "
+        + " ".join(paths)
         + ("" if code == 0 else f"\n{output[-2000:]}"),
     )
 
