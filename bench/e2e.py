@@ -47,6 +47,7 @@ from bench.cpus import pin, receiver_pids, redis_pids, worker_pids
 from bench.timing import percentile, process_tree_cpu_s
 from bot.devstack.outcomes import PrOutcome, tally
 from bot.devstack.workload import OPENER_ROUTES, Workload, bot_calls, running_workload
+from bot.emulator.faults import RouteFault
 
 
 def latencies(outcomes: list[PrOutcome]) -> list[float]:
@@ -98,6 +99,25 @@ def stack_processes(workload: Workload) -> dict[str, int]:
     if isinstance(redis_pid, int):
         processes["redis-server"] = redis_pid
     return processes
+
+
+#: The routes the bot reads and writes through (never the openers' `repos.preupload` and
+#: `repos.commit`): fnmatch patterns of the emulator's route names.
+BOT_ROUTE_PATTERNS = (
+    "discussions.*",
+    "files.*",
+    "repos.info*",
+    "repos.commits",
+    "repos.refs",
+    "repos.tree",
+    "repos.paths_info",
+)
+
+
+def delay_bot_requests(workload: Workload, seconds: float) -> None:
+    """Every request of the bot answered `seconds` late, as a Hub across a network would."""
+    for pattern in BOT_ROUTE_PATTERNS:
+        workload.stack.hub.faults.add_rule(RouteFault(pattern, latency_s=seconds, times=None))
 
 
 def split_cores(workload: Workload) -> None:
@@ -304,6 +324,14 @@ def main() -> int:
         help="after the burst, a steady stream of --prs PRs at each of these rates (PRs/s): "
         "the arrival rate up to which the end-to-end targets hold on this machine",
     )
+    parser.add_argument(
+        "--hub-latency",
+        type=float,
+        default=0.0,
+        metavar="MS",
+        help="answer each of the bot's Hub requests this much later (the real Hub's latency, "
+        "as seen from a worker; the openers' requests and the webhooks are not delayed)",
+    )
     args = parser.parse_args()
     print(
         f"machine: {os.cpu_count()} cores; stack: {args.workers} worker process(es) x "
@@ -328,6 +356,9 @@ def main() -> int:
             if args.split_cores:
                 split_cores(workload)
                 print("cores split: receiver, workers, Redis on 0; emulator and openers on 1")
+            if args.hub_latency > 0:
+                delay_bot_requests(workload, args.hub_latency / 1000)
+                print(f"the bot's Hub requests answered {args.hub_latency:g} ms late")
             warm = [(-i, workload.results_file(-i)) for i in range(1, 2 * args.workers + 1)]
             workload.wait_reported(workload.open_many(warm, len(warm)), timeout=120)
             clean = stream(workload, args.prs, args.threads, args.timeout, pace=None, first=1).clean
