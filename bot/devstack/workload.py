@@ -71,6 +71,30 @@ def seeded_state() -> HubState:
     return state
 
 
+def signed_results_file(issuer: LocalIssuer, index: int) -> str:
+    """A one-entry results file signed by `issuer`, distinct per `index`."""
+    entry = ENTRY.format(accuracy=f"{20 + (index % 7000) / 100:.2f}", index=index)
+    token = issuer.token_for(entry, 0, model_repo=MODEL, benchmarks=BENCHMARKS)
+    return entry + f"  verify_token: {token}\n"
+
+
+def open_results_pr(api: Any, index: int, content: str) -> int:
+    """Open a PR on the model adding `.eval_results/run-<index>.yaml`, as a framework's upload
+    does (`create_commit` with `create_pr`); returns its number."""
+    info: Any = api.create_commit(
+        repo_id=MODEL,
+        operations=[
+            CommitOperationAdd(
+                path_in_repo=f".eval_results/run-{index}.yaml",
+                path_or_fileobj=content.encode(),
+            )
+        ],
+        commit_message=f"Add results of run {index}",
+        create_pr=True,
+    )
+    return int(info.pr_num)
+
+
 def bot_calls(counters: dict[str, int]) -> int:
     """Requests the bot made, from the emulator's per-route counters."""
     return sum(count for route, count in counters.items() if route not in OPENER_ROUTES)
@@ -96,23 +120,10 @@ class Workload:
 
     def results_file(self, index: int) -> str:
         """A one-entry results file, signed by the stack's issuer, distinct per `index`."""
-        entry = ENTRY.format(accuracy=f"{20 + (index % 7000) / 100:.2f}", index=index)
-        token = self.issuer.token_for(entry, 0, model_repo=MODEL, benchmarks=BENCHMARKS)
-        return entry + f"  verify_token: {token}\n"
+        return signed_results_file(self.issuer, index)
 
     def open_pr(self, index: int, content: str) -> int:
-        info: Any = self._api().create_commit(
-            repo_id=MODEL,
-            operations=[
-                CommitOperationAdd(
-                    path_in_repo=f".eval_results/run-{index}.yaml",
-                    path_or_fileobj=content.encode(),
-                )
-            ],
-            commit_message=f"Add results of run {index}",
-            create_pr=True,
-        )
-        num = int(info.pr_num)
+        num = open_results_pr(self._api(), index, content)
         with self._lock:
             self.opened.append(num)
         return num

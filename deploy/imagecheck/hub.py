@@ -9,15 +9,21 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import Any
 
 import yaml
-from huggingface_hub import CommitOperationAdd, HfApi
+from huggingface_hub import HfApi
 
 from bot.devstack.signing import LocalIssuer
 from bot.devstack.stack import LOCAL_DELIVERY
 from bot.devstack.waiting import wait_until
-from bot.devstack.workload import BENCHMARKS, BOT, ENTRY, MODEL, OWNER_TOKEN, seeded_state
+from bot.devstack.workload import (
+    BOT,
+    MODEL,
+    OWNER_TOKEN,
+    open_results_pr,
+    seeded_state,
+    signed_results_file,
+)
 from bot.emulator.server import EmulatorServer
 from bot.report.texts import REPORT_MARKER
 
@@ -63,22 +69,8 @@ class ScenarioHub:
         )
 
     def open_signed_pr(self, index: int) -> int:
-        entry = ENTRY.format(accuracy="42.00", index=index)
-        token = self.issuer.token_for(entry, 0, model_repo=MODEL, benchmarks=BENCHMARKS)
-        content = entry + f"  verify_token: {token}\n"
-        api: Any = HfApi(endpoint=self.url, token=OWNER_TOKEN)
-        info: Any = api.create_commit(
-            repo_id=MODEL,
-            operations=[
-                CommitOperationAdd(
-                    path_in_repo=f".eval_results/run-{index}.yaml",
-                    path_or_fileobj=content.encode(),
-                )
-            ],
-            commit_message=f"Add results of run {index}",
-            create_pr=True,
-        )
-        return int(info.pr_num)
+        api = HfApi(endpoint=self.url, token=OWNER_TOKEN)
+        return open_results_pr(api, index, signed_results_file(self.issuer, index))
 
     def reports(self, num: int) -> list[str]:
         return [
