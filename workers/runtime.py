@@ -59,6 +59,11 @@ class Runtime:
     #: The Celery queue (Redis list) events are published to; reconciliation pushes there.
     queue_name: str = "evalbot"
     reconcile: ReconcileConfig = field(default_factory=ReconcileConfig)
+    #: Longest retry countdown: the visibility timeout minus the task time limit (a message
+    #: a worker holds for longer than the visibility timeout is redelivered to another one).
+    max_countdown_s: float = 600.0
+    #: How long an event may be held back by the Hub's rate limit before it is parked.
+    throttle_budget_s: float = 6 * 3600.0
 
 
 def _bot_config(path: Path) -> dict[str, object]:
@@ -141,4 +146,6 @@ def build_runtime(settings: Settings) -> Runtime:
         clock=lambda: datetime.now(UTC),
         queue_name=settings.queue_name,
         reconcile=load_reconcile_config(settings.bot_config_file, settings.reconcile_interval_s),
+        max_countdown_s=float(settings.visibility_timeout_s - settings.task_time_limit_s),
+        throttle_budget_s=float(settings.hub_throttle_budget_s),
     )
