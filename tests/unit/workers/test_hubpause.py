@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.hub.errors import HubTransientError, retry_after_from_headers
+from bot.settings import Settings
 from workers.hubpause import (
     MAX_PAUSE_S,
     MAX_SPREAD_S,
@@ -17,6 +18,7 @@ from workers.hubpause import (
     resume_countdown,
     throttled_too_long,
 )
+from workers.runtime import countdown_cap_s
 
 
 def _answer(status: int, headers: dict[str, str]) -> HubTransientError:
@@ -84,3 +86,21 @@ def test_throttling_is_given_up_on_only_past_the_budget() -> None:
     assert not throttled_too_long(0.0, 3600)
     assert not throttled_too_long(3600.0, 3600)
     assert throttled_too_long(3600.5, 3600)
+
+
+def test_countdowns_are_capped_below_the_visibility_timeout() -> None:
+    """Visibility timeout minus the hard time limit: a retry held that long, then run to the
+    limit, is acknowledged before Redis would hand it to a second worker."""
+    settings = Settings.from_env(
+        {
+            "HF_TOKEN": "hf_x",
+            "REDIS_URL": "redis://127.0.0.1:6390/3",
+            "EVALBOT_WEBHOOK_SECRET": "s",
+            "EVALBOT_BOT_NAME": "evalbot-ci",
+            "EVALBOT_TASK_TIME_LIMIT": "300",
+            "EVALBOT_TASK_SOFT_TIME_LIMIT": "240",
+            "EVALBOT_VISIBILITY_TIMEOUT": "900",
+        }
+    )
+    assert countdown_cap_s(settings) == 600.0
+    assert settings.hub_throttle_budget_s == 6 * 3600  # the documented default
