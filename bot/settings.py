@@ -93,6 +93,10 @@ class Settings:
     #: Seconds a Hub request may wait to connect or between reads before it fails (transient:
     #: the task retries). huggingface_hub's own client would wait for ever.
     hub_timeout_s: float = 30.0
+    #: Seconds an event may be held back by the Hub's rate limit (429s and the fleet-wide pause
+    #: they set) before it is parked as `hub-throttled`: long enough for a backlog of many
+    #: 5-minute windows; throttling is not failure (docs/operating.md, "Hub rate limit").
+    hub_throttle_budget_s: int = 6 * 3600
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> Settings:
@@ -127,6 +131,9 @@ class Settings:
             reconcile_interval_s=reader.integer("EVALBOT_RECONCILE_INTERVAL", 300, minimum=0),
             jwks_refetch_interval_s=reader.integer("EVALBOT_JWKS_REFETCH_INTERVAL", 60, minimum=1),
             hub_timeout_s=reader.number("EVALBOT_HUB_TIMEOUT", 30.0, minimum=0.1),
+            hub_throttle_budget_s=reader.integer(
+                "EVALBOT_HUB_THROTTLE_BUDGET", 6 * 3600, minimum=60
+            ),
         )
         reader.check_relations(settings)
         reader.raise_if_any()

@@ -17,9 +17,11 @@ Celery beat (`evalbot beat`, or `evalbot worker --beat`; one beat per deployment
    at most once per head per interval, however many runs or beats see it.
 
 The run stops early when the Hub call budget is spent or the Hub rate-limits it (the next run
-continues); a repo the Hub refuses is counted and skipped, and one it no longer finds (deleted,
-or private now) leaves the known repos unless it is configured. Counters go to `evalbot:stats`
-(`reconcile-run:*`, `reconcile-repo:*`, `catchup:*`), exposed by `/metrics`.
+continues; a 429 that says how long to wait pauses the workers too, and no run starts while
+the pause is on: `workers.hubpause`); a repo the Hub refuses is counted and skipped, and one
+it no longer finds (deleted, or private now) leaves the known repos unless it is configured.
+Counters go to `evalbot:stats` (`reconcile-run:*`, `reconcile-repo:*`, `catchup:*`), exposed
+by `/metrics`.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from workers.catchup import (
     repos_in_order,
 )
 from workers.deadletters import STATS
+from workers.hubpause import HubPause, pause_for
 from workers.locks import as_text
 from workers.pipeline import VERDICT_REPOS, checked_key, verdict_key
 from workers.runtime import Runtime
@@ -69,6 +72,7 @@ class RunReport:
     """What one run did (logged, counted, returned by the task)."""
 
     result: str = "completed"  # completed, budget-exhausted, rate-limited, skipped-*
+    # (skipped-busy, skipped-backlog, skipped-paused: the fleet-wide Hub pause is on)
     repos: int = 0
     hub_calls: int = 0
     hub_errors: int = 0
@@ -96,6 +100,8 @@ def reconcile_once(runtime: Runtime) -> RunReport:
     try:
         if client.llen(runtime.queue_name) > config.limits.max_backlog:
             report.result = "skipped-backlog"
+        elif HubPause(client).remaining_now() > 0:
+            report.result = "skipped-paused"  # the Hub told a worker to wait: so do we
         else:
             _run(runtime, report)
     finally:
@@ -135,6 +141,8 @@ def _run(runtime: Runtime, report: RunReport) -> None:
             listing = runtime.hub.open_pull_requests(repo_id, limit=limits.max_prs_per_repo)
         except HubTransientError as error:
             report.hub_errors += 1
+            if (pause_s := pause_for(error)) is not None:
+                HubPause(client).extend(pause_s)  # the workers wait with us (hubpause)
             if error.status == 429:
                 report.result = "rate-limited"  # the next run continues with this repo
                 attempted -= 1

@@ -59,6 +59,11 @@ class Runtime:
     #: The Celery queue (Redis list) events are published to; reconciliation pushes there.
     queue_name: str = "evalbot"
     reconcile: ReconcileConfig = field(default_factory=ReconcileConfig)
+    #: Longest retry countdown: the visibility timeout minus the task time limit (a message
+    #: a worker holds for longer than the visibility timeout is redelivered to another one).
+    max_countdown_s: float = 600.0
+    #: How long an event may be held back by the Hub's rate limit before it is parked.
+    throttle_budget_s: float = 6 * 3600.0
 
 
 def _bot_config(path: Path) -> dict[str, object]:
@@ -107,6 +112,14 @@ def load_policy(path: Path) -> Policy:
     return policy_from_yaml(path.read_bytes()) if path.is_file() else DEFAULT_POLICY
 
 
+def countdown_cap_s(settings: Settings) -> float:
+    """The longest retry countdown: the visibility timeout minus the hard time limit. kombu's
+    Redis transport hands a message a worker holds (an ETA retry included) to another worker
+    once the visibility timeout has passed; a retry held this long, then run to the limit, is
+    acknowledged before that. The settings guarantee at least 1 s."""
+    return float(settings.visibility_timeout_s - settings.task_time_limit_s)
+
+
 def build_runtime(settings: Settings) -> Runtime:
     """Everything a worker needs, from `settings`; raises on broken config files (fail fast)."""
     client = redis.Redis.from_url(
@@ -141,4 +154,6 @@ def build_runtime(settings: Settings) -> Runtime:
         clock=lambda: datetime.now(UTC),
         queue_name=settings.queue_name,
         reconcile=load_reconcile_config(settings.bot_config_file, settings.reconcile_interval_s),
+        max_countdown_s=countdown_cap_s(settings),
+        throttle_budget_s=float(settings.hub_throttle_budget_s),
     )

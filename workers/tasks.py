@@ -8,12 +8,23 @@ only what happens when a run cannot finish:
 |-------------------------------------------|-------------------------------------------------|
 | `LeaseBusy` (another run has the PR)      | retry in ~1 s, for up to twice the lease TTL    |
 | `LeaseLost` (our lease expired mid-run)   | retry at once; nothing was written              |
-| `HubTransientError` (429, 5xx, timeouts)  | retry after `retry_after` or a jittered backoff |
+| the Hub paused (`workers.hubpause`)       | retry at the pause's end plus a jitter spread   |
+| `HubTransientError` 429                   | pause every worker, then as above (throttled)   |
+| `HubTransientError` (5xx, timeouts)       | retry after `retry_after` or a jittered backoff |
 | `VerificationUnavailable`, Redis errors   | retry with backoff: never publish a guess       |
 | `HubPermanentError` (404, 403, ...)       | parked: retrying cannot help                    |
 | anything else, or too many retries        | parked, with the error                          |
+| throttled for longer than the budget      | parked as `hub-throttled` (hours, a setting)    |
 | the worker dies mid-run, 3 times          | parked (a poison event must not loop forever)   |
 | Redis down (nothing can be counted)       | requeued after a pause (never dropped)          |
+
+Throttling is not failure: retries caused by the Hub's pacing (a 429, or the pause it set)
+are counted apart from the others and bounded by time (`Runtime.throttle_budget_s`,
+`EVALBOT_HUB_THROTTLE_BUDGET`), not by a count, so a backlog that needs many rate-limit
+windows is worked through instead of parked. Every countdown is capped at
+`Runtime.max_countdown_s` (the visibility timeout minus the task time limit): kombu's Redis
+transport redelivers a message held longer than the visibility timeout, ETA retries included,
+to a second worker.
 
 Parked events go to `workers.deadletters`, visible in metrics and replayable (`evalbot
 replay`). Each retry is counted in `evalbot:stats` as `retry:<reason>` (best effort), and each
@@ -41,7 +52,8 @@ from bot.receiver.queue import TASK_NAME
 from bot.settings import Settings
 from bot.tokens.binding import VerificationUnavailable
 from workers.deadletters import count_outcome, count_retry, park
-from workers.locks import LeaseBusy, LeaseLost
+from workers.hubpause import HubPause, HubPaused, pause_for, resume_countdown, throttled_too_long
+from workers.locks import LeaseBusy, LeaseLost, as_text
 from workers.pipeline import run_event
 from workers.runtime import Runtime, build_runtime
 
@@ -107,7 +119,7 @@ def handle(task: Task[Any, Any], event: dict[str, Any], runtime: Runtime) -> str
         park(runtime.redis, event, "malformed-event", str(error))
         return "parked"
     attempts = Attempts(runtime.redis, task.request.id)
-    started = attempts.started()
+    started, paused_s = attempts.begin()
     if started > MAX_UNFINISHED_RUNS:
         attempts.forget()
         return _give_up(runtime, event, "worker-lost", "the worker died during every attempt")
@@ -116,8 +128,16 @@ def handle(task: Task[Any, Any], event: dict[str, Any], runtime: Runtime) -> str
     finished = False  # a terminal outcome: the counts can go
     outcome: str | None = None
     try:
+        if paused_s > 0:
+            raise HubPaused(paused_s)  # the fleet was told to wait: no Hub call from us
         outcome = run_event(parsed, runtime, owner=task.request.id).value
         finished = True
+    except HubPaused as pause:
+        parked = _throttled(
+            task, runtime, attempts, event=event, pause_left_s=pause.remaining_s, detail=str(pause)
+        )
+        finished = True
+        return parked
     except LeaseBusy:
         if attempts.count("busy") > busy_retry_limit(runtime.lease_ttl_s):
             finished = True
@@ -131,19 +151,30 @@ def handle(task: Task[Any, Any], event: dict[str, Any], runtime: Runtime) -> str
         _count_retry(runtime, "lease-lost")
         raise task.retry(countdown=0, max_retries=None) from None
     except HubTransientError as error:
+        pause_left_s = _pause_fleet(runtime, error)
+        if error.status == 429:
+            parked = _throttled(
+                task, runtime, attempts, event=event, pause_left_s=pause_left_s, detail=str(error)
+            )
+            finished = True
+            return parked
         tries = attempts.count("transient")
         if tries > MAX_TRANSIENT_RETRIES:
             finished = True
             return _give_up(runtime, event, "hub-unavailable", str(error))
         _count_retry(runtime, "hub-transient")
-        raise task.retry(countdown=backoff_s(tries - 1, error.retry_after)) from error
+        countdown = backoff_s(tries - 1, error.retry_after)
+        if pause_left_s > 0:
+            resume_s = resume_countdown(pause_left_s, cap_s=runtime.max_countdown_s)
+            countdown = max(countdown, resume_s)
+        raise task.retry(countdown=_capped(runtime, countdown)) from error
     except (VerificationUnavailable, redis.RedisError, SoftTimeLimitExceeded) as error:
         tries = attempts.count("transient")
         if tries > MAX_TRANSIENT_RETRIES:
             finished = True
             return _give_up(runtime, event, type(error).__name__, str(error))
         _count_retry(runtime, type(error).__name__)
-        raise task.retry(countdown=backoff_s(tries - 1)) from error
+        raise task.retry(countdown=_capped(runtime, backoff_s(tries - 1))) from error
     except HubPermanentError as error:
         finished = True
         return _give_up(runtime, event, "hub-refused", str(error))
@@ -154,6 +185,59 @@ def handle(task: Task[Any, Any], event: dict[str, Any], runtime: Runtime) -> str
     finally:
         attempts.ended(finished, outcome)
     return outcome
+
+
+def _pause_fleet(runtime: Runtime, error: HubTransientError) -> float:
+    """Pause every worker when the Hub said how long to wait; the seconds the pause has left
+    (0 when the answer pauses nothing, or Redis could not take the pause: the run's own
+    retry still waits as the Hub asked)."""
+    wait_s = pause_for(error)
+    if wait_s is None:
+        return 0.0
+    try:
+        started, remaining_s = HubPause(runtime.redis).extend(wait_s)
+    except redis.RedisError:
+        log.warning("could not pause the workers for %.1f s", wait_s)
+        return wait_s
+    if started:
+        log_json(
+            log,
+            logging.WARNING,
+            "hub paused",
+            status=error.status,
+            seconds=round(remaining_s, 3),
+            detail=str(error),
+        )
+    return remaining_s
+
+
+def _throttled(
+    task: Task[Any, Any],
+    runtime: Runtime,
+    attempts: Attempts,
+    *,
+    event: dict[str, Any],
+    pause_left_s: float,
+    detail: str,
+) -> str:
+    """Retry an event the Hub's pacing held back, counted apart from failures and bounded by
+    time; parks it (and returns "parked") only once it has been held back for longer than
+    the budget. It comes back after the pause plus a jitter spread, or (a 429 that said
+    nothing of a wait) after a jittered backoff."""
+    tries, throttled_s = attempts.throttled(time.time())
+    if throttled_too_long(throttled_s, runtime.throttle_budget_s):
+        return _give_up(runtime, event, "hub-throttled", detail)
+    _count_retry(runtime, "hub-throttled")
+    if pause_left_s > 0:
+        countdown = resume_countdown(pause_left_s, cap_s=runtime.max_countdown_s)
+    else:
+        countdown = _capped(runtime, backoff_s(min(tries - 1, MAX_TRANSIENT_RETRIES)))
+    raise task.retry(countdown=countdown, max_retries=None)
+
+
+def _capped(runtime: Runtime, countdown: float) -> float:
+    """A retry's countdown, at most `max_countdown_s` (below the visibility timeout)."""
+    return min(countdown, runtime.max_countdown_s)
 
 
 def busy_retry_limit(lease_ttl_s: float) -> int:
@@ -182,15 +266,34 @@ class Attempts:
         self._key = f"evalbot:attempts:{task_id}"
 
     def started(self) -> int:
+        """Count a run's start; returns the runs started and not ended in order (this one
+        included)."""
+        return self.begin()[0]
+
+    def begin(self) -> tuple[int, float]:
+        """`started`, and the seconds the fleet-wide Hub pause has left, in one round trip:
+        every run needs both before it calls the Hub."""
         pipe = self._client.pipeline(transaction=True)
         pipe.hincrby(self._key, "unfinished", 1)
         pipe.expire(self._key, ATTEMPTS_TTL_S)
-        count, _ = pipe.execute()
-        return int(count)
+        HubPause.queue_read(pipe)
+        count, _, paused = pipe.execute()
+        return int(count), HubPause.remaining_s(paused)
 
     def count(self, kind: str) -> int:
         """One more attempt of `kind`; returns how many there were, this one included."""
         return int(self._client.hincrby(self._key, kind, 1))
+
+    def throttled(self, now: float) -> tuple[int, float]:
+        """One more throttled attempt; returns how many there were (this one included) and
+        the seconds since the first (`now` is the Unix time; the first one's is kept)."""
+        pipe = self._client.pipeline(transaction=False)
+        pipe.hsetnx(self._key, "throttled-since", f"{now:.3f}")
+        pipe.hincrby(self._key, "throttled", 1)
+        pipe.hget(self._key, "throttled-since")
+        _, tries, since = pipe.execute()
+        throttled_s = max(0.0, now - float(as_text(since))) if since is not None else 0.0
+        return int(tries), throttled_s
 
     def ended(self, finished: bool, outcome: str | None = None) -> None:
         """Close the run's books in one round trip: forget the counts when the event is done

@@ -30,6 +30,9 @@ def routes(emulator: Emulator) -> list[Route]:
             emulator.faults.reset_counters()
         return JSONResponse(emulator.faults.count_snapshot())
 
+    async def rate_limited(request: Request) -> JSONResponse:
+        return JSONResponse(emulator.faults.rate_limited_snapshot())
+
     async def faults(request: Request) -> JSONResponse:
         if request.method == "DELETE":
             emulator.faults.clear()
@@ -85,6 +88,7 @@ def routes(emulator: Emulator) -> list[Route]:
     return [
         Route(PREFIX + "/health", health, methods=["GET"]),
         Route(PREFIX + "/counters", counters, methods=["GET", "DELETE"]),
+        Route(PREFIX + "/rate-limited", rate_limited, methods=["GET"]),
         Route(PREFIX + "/faults", faults, methods=["GET", "PUT", "DELETE"]),
         Route(PREFIX + "/deliveries", deliveries, methods=["GET"]),
         Route(PREFIX + "/deliveries/flush", flush, methods=["POST"]),

@@ -83,6 +83,8 @@ class Faults:
     rules: list[RouteFault] = field(default_factory=list)
     quota: Quota = field(default_factory=Quota)
     counters: Counter[str] = field(default_factory=Counter)
+    #: 429s answered, by bucket (`api`, `resolvers`), quotas and route faults alike.
+    rate_limited: Counter[str] = field(default_factory=Counter)
     seed: int = 0
     _windows: dict[tuple[str, str, int], int] = field(default_factory=dict)
     _random: random.Random = field(init=False, repr=False)
@@ -114,15 +116,21 @@ class Faults:
         with self._lock:
             return dict(self.counters)
 
+    def rate_limited_snapshot(self) -> dict[str, int]:
+        with self._lock:
+            return dict(self.rate_limited)
+
     def reset_counters(self) -> None:
         with self._lock:
             self.counters.clear()
+            self.rate_limited.clear()
 
     def decide(self, route: str, bucket: str, caller: str) -> Decision:
         """Count the request and decide what happens to it (called once per request)."""
         with self._lock:
             self.counters[route] += 1
             if (limited := self._over_quota(bucket, caller)) is not None:
+                self.rate_limited[bucket] += 1
                 return Decision(reject=limited)
             latency = 0.0
             for rule in self.rules:
@@ -140,7 +148,10 @@ class Faults:
                 if rule.after_write:
                     status = rule.status or 504
                     return Decision(latency, after_write=(status, texts.INJECTED_TIMEOUT))
-                return Decision(latency, reject=self._status_answer(rule, bucket))
+                answer = self._status_answer(rule, bucket)
+                if answer[0] == 429:
+                    self.rate_limited[bucket] += 1
+                return Decision(latency, reject=answer)
             return Decision(latency)
 
     def _status_answer(self, rule: RouteFault, bucket: str) -> tuple[int, dict[str, str], str]:

@@ -139,6 +139,10 @@ class EmulatorServer:
         """Requests served so far, by route name (e.g. `discussions.comment`)."""
         return self.emulator.faults.count_snapshot()
 
+    def rate_limited(self) -> dict[str, int]:
+        """429s answered so far, by bucket (`api`, `resolvers`): quotas and route faults."""
+        return self.emulator.faults.rate_limited_snapshot()
+
     def cdn_requests(self) -> list[CdnRequest]:
         """Every request the CDN origin received, oldest first (with whether it carried auth)."""
         return self.emulator.state.cdn.requests()

@@ -53,6 +53,7 @@ def test_every_variable_is_read() -> None:
         "EVALBOT_LOG_LEVEL": "debug",
         "EVALBOT_JWKS_REFETCH_INTERVAL": "5",
         "EVALBOT_HUB_TIMEOUT": "7.5",
+        "EVALBOT_HUB_THROTTLE_BUDGET": "7200",
     }
     settings = Settings.from_env(env)
     assert settings.hf_endpoint == "http://127.0.0.1:8123"
@@ -69,6 +70,7 @@ def test_every_variable_is_read() -> None:
     assert settings.log_level == "DEBUG"
     assert settings.jwks_refetch_interval_s == 5
     assert settings.hub_timeout_s == 7.5
+    assert settings.hub_throttle_budget_s == 7200
     assert [s.reveal() for s in settings.webhook_secrets()] == [
         "current-webhook-secret",
         "old-secret",

@@ -25,6 +25,7 @@ from bot.receiver.events import PrEvent
 from bot.receiver.queue import TASK_NAME, decode_celery_message
 from tests.support.runtime import make_runtime
 from workers.catchup import ReconcileLimits
+from workers.hubpause import PAUSE_KEY, HubPause
 from workers.locks import as_text
 from workers.pipeline import VERDICT_REPOS, checked_key, verdict_key
 from workers.reconcile import LOCK_KEY, reconcile_once
@@ -192,6 +193,13 @@ def test_hub_errors_skip_a_repo_and_a_rate_limit_stops_the_run(client: redis.Red
     assert report.result == "rate-limited"
     assert stats(client)["reconcile-repo:hub-error"] == 5
     assert stats(client)["reconcile-run:rate-limited"] == 1
+    # The 429 paused every worker (workers.hubpause); the next run calls nothing while it lasts.
+    assert HubPause(client).remaining_now() > 30
+    listed = len(hub.listed)
+    assert reconcile_once(runtime).result == "skipped-paused"
+    assert len(hub.listed) == listed
+    client.delete(PAUSE_KEY)
+    assert reconcile_once(runtime).result == "rate-limited"
 
 
 def test_a_known_repo_gone_from_the_hub_is_forgotten_a_configured_one_is_not(

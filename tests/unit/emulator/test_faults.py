@@ -54,3 +54,19 @@ def test_quota_counts_per_bucket_and_caller() -> None:
     ]
     assert faults.decide("repos.info", "api", "b").reject is None
     assert faults.decide("files.resolve", "resolvers", "a").reject is None
+
+
+def test_every_429_answered_is_counted_by_bucket() -> None:
+    """Quota rejections and injected 429s both count; other statuses and passes do not."""
+    faults = Faults()
+    faults.set_quota(Quota(api=1, window_s=300))
+    faults.add_rule(RouteFault("files.resolve", status=429, times=1))
+    faults.add_rule(RouteFault("discussions.comment", status=503, times=1))
+    assert faults.decide("repos.info", "api", "a").reject is None
+    assert faults.decide("repos.info", "api", "a").reject is not None
+    assert faults.decide("repos.info", "api", "a").reject is not None
+    assert faults.decide("files.resolve", "resolvers", "a").reject is not None
+    assert faults.decide("discussions.comment", "api", "b").reject is not None  # a 503
+    assert faults.rate_limited_snapshot() == {"api": 2, "resolvers": 1}
+    faults.reset_counters()
+    assert faults.rate_limited_snapshot() == {}
