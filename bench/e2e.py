@@ -46,8 +46,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.cpus import pin, receiver_pids, redis_pids, worker_pids
 from bench.timing import percentile, process_tree_cpu_s
 from bot.devstack.outcomes import PrOutcome, tally
-from bot.devstack.workload import OPENER_ROUTES, Workload, bot_calls, running_workload
-from bot.emulator.faults import RouteFault
+from bot.devstack.workload import BOT, OPENER_ROUTES, Workload, bot_calls, running_workload
+from bot.emulator.faults import Quota, RouteFault
 
 
 def latencies(outcomes: list[PrOutcome]) -> list[float]:
@@ -234,6 +234,9 @@ def stream(
         }
     )
     print(f"    worker outcomes: {dict(runs)}")
+    limited = workload.stack.hub.rate_limited()
+    if any(limited.values()):
+        print(f"    429s the Hub answered, by bucket: {limited}")
     print(f"  CPU per PR by process, over {reported:.2f} s ({os.cpu_count()} cores):")
     total = 0.0
     for name in processes:
@@ -332,6 +335,12 @@ def main() -> int:
         help="answer each of the bot's Hub requests this much later (the real Hub's latency, "
         "as seen from a worker; the openers' requests and the webhooks are not delayed)",
     )
+    parser.add_argument(
+        "--quota",
+        metavar="CALLS/SECONDS",
+        help="the bot token's /api quota per fixed window, as the Hub counts it (e.g. 60/5: "
+        "60 calls per 5-second window); the openers have a token and a quota of their own",
+    )
     args = parser.parse_args()
     print(
         f"machine: {os.cpu_count()} cores; stack: {args.workers} worker process(es) x "
@@ -356,6 +365,12 @@ def main() -> int:
             if args.split_cores:
                 split_cores(workload)
                 print("cores split: receiver, workers, Redis on 0; emulator and openers on 1")
+            if args.quota:
+                calls, _, seconds = args.quota.partition("/")
+                workload.stack.hub.faults.set_quota(
+                    Quota(api=int(calls), window_s=int(seconds), callers=frozenset({BOT}))
+                )
+                print(f"the bot's /api quota: {calls} calls per {seconds} s window")
             if args.hub_latency > 0:
                 delay_bot_requests(workload, args.hub_latency / 1000)
                 print(f"the bot's Hub requests answered {args.hub_latency:g} ms late")

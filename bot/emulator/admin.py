@@ -43,14 +43,14 @@ def routes(emulator: Emulator) -> list[Route]:
                 emulator.faults.set_rules(
                     [RouteFault.from_json(rule) for rule in body.get("routes", [])]
                 )
-                emulator.faults.set_quota(Quota(**body.get("quota", {})))
+                emulator.faults.set_quota(Quota.from_json(body.get("quota", {})))
                 emulator.dispatcher.set_faults(WebhookFaults.from_json(body.get("webhooks", {})))
             except (TypeError, ValueError) as exc:
                 return JSONResponse({"error": str(exc)}, status_code=400)
         return JSONResponse(
             {
                 "routes": [rule.to_json() for rule in emulator.faults.rules],
-                "quota": dict(emulator.faults.quota.__dict__),
+                "quota": emulator.faults.quota.to_json(),
                 "webhooks": emulator.dispatcher.faults.to_json(),
             }
         )

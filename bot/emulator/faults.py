@@ -67,6 +67,23 @@ class Quota:
     api: int | None = None
     resolvers: int | None = None
     window_s: int = 300
+    #: Only these callers (user names) are limited; empty: every caller, each on its own count.
+    callers: frozenset[str] = frozenset()
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Quota:
+        fields = dict(data)
+        if "callers" in fields:
+            fields["callers"] = frozenset(str(name) for name in fields["callers"])
+        return cls(**fields)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "api": self.api,
+            "resolvers": self.resolvers,
+            "window_s": self.window_s,
+            "callers": sorted(self.callers),
+        }
 
 
 def _rate_limit_headers(
@@ -163,7 +180,7 @@ class Faults:
 
     def _over_quota(self, bucket: str, caller: str) -> tuple[int, dict[str, str], str] | None:
         limit = self.quota.api if bucket == "api" else self.quota.resolvers
-        if limit is None:
+        if limit is None or (self.quota.callers and caller not in self.quota.callers):
             return None
         now = time.time()
         window = int(now // self.quota.window_s)

@@ -134,11 +134,17 @@ def test_admin_api_from_another_process(
         "/faults",
         json={
             "routes": [{"pattern": "repos.info", "status": 500, "times": 1}],
-            "quota": {},
+            "quota": {"api": 1000, "window_s": 60, "callers": ["evalbot"]},
             "webhooks": {"duplicate_next": 1},
         },
     )
     assert put.status_code == 200
+    assert put.json()["quota"] == {
+        "api": 1000,
+        "resolvers": None,
+        "window_s": 60,
+        "callers": ["evalbot"],
+    }
     assert put.json()["webhooks"]["duplicate_next"] == 1
     assert admin.put("/faults", json={"routes": [{"bogus": 1}]}).status_code == 400
     admin.put(

@@ -56,6 +56,15 @@ def test_quota_counts_per_bucket_and_caller() -> None:
     assert faults.decide("files.resolve", "resolvers", "a").reject is None
 
 
+def test_a_quota_for_named_callers_leaves_the_others_unlimited() -> None:
+    """A benchmark limits the bot's token only: the PR openers must not be throttled."""
+    faults = Faults()
+    faults.set_quota(Quota(api=1, callers=frozenset({"evalbot"})))
+    assert faults.decide("repos.info", "api", "evalbot").reject is None
+    assert faults.decide("repos.info", "api", "evalbot").reject is not None
+    assert all(faults.decide("repos.commit", "api", "alice").reject is None for _ in range(5))
+
+
 def test_every_429_answered_is_counted_by_bucket() -> None:
     """Quota rejections and injected 429s both count; other statuses and passes do not."""
     faults = Faults()
