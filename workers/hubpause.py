@@ -79,10 +79,13 @@ def resume_countdown(
     plus a uniform spread of up to min(remaining, `MAX_SPREAD_S`), so tasks held back together
     come back apart; at most `cap_s` (below the broker's visibility timeout: a longer
     countdown makes Redis hand the task to a second worker). A capped task simply finds the
-    pause again and waits once more, without a Hub call."""
-    spread = min(max(remaining_s, 0.0), MAX_SPREAD_S)
-    jitter = (rng or random).uniform(0, spread)  # jitter, not crypto
-    return max(0.0, min(cap_s, max(remaining_s, 0.0) + jitter))
+    pause again and waits once more, without a Hub call. Near the cap the spread shrinks to
+    fit under it rather than piling the tasks up at the cap itself."""
+    left = max(remaining_s, 0.0)
+    if left >= cap_s:
+        return max(0.0, cap_s)  # a check of the pause, not a Hub call: no spread needed
+    spread = min(left, MAX_SPREAD_S, cap_s - left)
+    return left + (rng or random).uniform(0, spread)  # jitter, not crypto
 
 
 def throttled_too_long(throttled_for_s: float, budget_s: float) -> bool:

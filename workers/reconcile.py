@@ -141,10 +141,13 @@ def _run(runtime: Runtime, report: RunReport) -> None:
             listing = runtime.hub.open_pull_requests(repo_id, limit=limits.max_prs_per_repo)
         except HubTransientError as error:
             report.hub_errors += 1
-            if (pause_s := pause_for(error)) is not None:
+            pause_s = pause_for(error)
+            if pause_s is not None:
                 HubPause(client).extend(pause_s)  # the workers wait with us (hubpause)
-            if error.status == 429:
-                report.result = "rate-limited"  # the next run continues with this repo
+            if pause_s is not None or error.status == 429:
+                # The Hub asked for quiet (or rate-limited us): stop listing; the next run
+                # continues with this repo.
+                report.result = "rate-limited"
                 attempted -= 1
                 break
             continue

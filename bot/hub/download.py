@@ -13,7 +13,11 @@ instead of resting on a client default:
   that one file, not a retry and not a hang;
 - a redirect whose `X-Linked-Size` is over the cap is `HubFileTooLarge` before the CDN is asked
   (an oversized LFS results file costs one small request). The declared size is only used to
-  refuse early: the cap itself is applied to the bytes read, whatever any header says.
+  refuse early: the cap itself is applied to the bytes read, whatever any header says;
+- an error answered by another origin (the CDN) is not the Hub's: a refusal (4xx) is
+  `HubFileUnreadable` for that file, and a 408, 429 or 5xx is a `HubTransientError` without a
+  status, so it retries this run only (its `Retry-After` honoured) and never pauses the
+  workers' Hub calls, which answer to the Hub's own quota (`workers.hubpause`).
 """
 
 from __future__ import annotations
@@ -24,12 +28,20 @@ import httpx2
 from huggingface_hub import hf_raise_for_status
 
 from bot.hub import texts
-from bot.hub.errors import HubFileTooLarge, HubFileUnreadable
+from bot.hub.errors import (
+    HubError,
+    HubFileTooLarge,
+    HubFileUnreadable,
+    HubTransientError,
+    retry_after_from_headers,
+)
 
 #: The Hub needs one hop for an LFS file (resolve -> CDN); a few more leave room for mirrors.
 MAX_REDIRECTS = 5
 _FOLLOWED_SCHEMES = frozenset({"http", "https"})
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+#: Storage answers worth a retry of the run besides 5xx: a timeout and a rate limit.
+_RETRIED_STORAGE_STATUSES = frozenset({408, 429})
 
 
 def origin(url: str) -> tuple[str, str, int]:
@@ -58,6 +70,8 @@ def read_capped(session: httpx2.Client, url: str, headers: dict[str, str], max_b
                     continue
                 if response.is_error:
                     response.read()
+                    if origin(target) != hub_origin:
+                        raise _storage_error(target, response)
                     hf_raise_for_status(response)
                 return _body(response, max_bytes)
         except (httpx2.InvalidURL, httpx2.UnsupportedProtocol) as error:
@@ -65,6 +79,18 @@ def read_capped(session: httpx2.Client, url: str, headers: dict[str, str], max_b
                 raise  # our own URL: a bug or a bad endpoint, not this file's problem
             raise HubFileUnreadable(texts.REDIRECT_INVALID) from error
     raise HubFileUnreadable(texts.TOO_MANY_REDIRECTS.format(count=MAX_REDIRECTS))
+
+
+def _storage_error(target: str, response: httpx2.Response) -> HubError:
+    """The error for a failed answer from the file's storage (an origin other than the Hub)."""
+    host = (urlsplit(target).hostname or "?")[:100]
+    status = response.status_code
+    if status in _RETRIED_STORAGE_STATUSES or status >= 500:
+        return HubTransientError(
+            texts.CDN_UNAVAILABLE.format(host=host, status=status),
+            retry_after=retry_after_from_headers(response.headers),
+        )
+    return HubFileUnreadable(texts.CDN_REFUSED.format(host=host, status=status))
 
 
 def _refuse_if_declared_too_large(response: httpx2.Response, max_bytes: int) -> None:
@@ -88,6 +114,10 @@ def _next_target(current: str, response: httpx2.Response) -> str:
     scheme = parts.scheme.lower()
     if scheme not in _FOLLOWED_SCHEMES:
         raise HubFileUnreadable(texts.REDIRECT_SCHEME.format(scheme=scheme[:20]))
+    try:
+        parts.port  # noqa: B018 - raises on a port that is not a number in 0-65535
+    except ValueError as error:
+        raise HubFileUnreadable(texts.REDIRECT_INVALID) from error
     if not parts.hostname:
         raise HubFileUnreadable(texts.REDIRECT_INVALID)
     return target

@@ -3,19 +3,22 @@
 Needs root (debootstrap, namespaces, mounts) and the network to Debian's mirror and PyPI for
 the build. Prints each build step and one PASS/FAIL line per check; exits 1 on any FAIL.
 `--clean` only removes what an interrupted run may have left (network namespaces, processes
-rooted in the cache, mounts under it, container layers) and is safe to run at any time.
+rooted in the cache, mounts under it, container layers). One run per cache at a time: a
+second one (or `--clean`) started while a run holds the cache's lock exits 2 untouched.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import fcntl
 import os
 import shutil
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from deploy.imagecheck import build, netns, rootfs, scenarios
@@ -46,6 +49,35 @@ def clean(cache: Path) -> None:
         shutil.rmtree(cache / "runs", ignore_errors=True)
 
 
+@contextlib.contextmanager
+def exclusive(cache: Path) -> Iterator[bool]:
+    """One run per cache at a time (yields False when another holds it): `clean` kills every
+    process rooted in the cache and deletes every namespace of ours, which would wreck a run
+    in progress."""
+    cache.mkdir(parents=True, exist_ok=True)
+    with (cache / ".lock").open("w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def clean_uninterrupted(cache: Path) -> None:
+    """`clean`, with SIGINT and SIGTERM held off: a second signal must not cut it short and
+    leave namespaces or mounts behind."""
+    previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        clean(cache)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m deploy.imagecheck", description=__doc__)
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="base and image cache")
@@ -58,8 +90,19 @@ def main(argv: list[str] | None = None) -> int:
     # A SIGTERM (a CI timeout) unwinds like Ctrl-C does, through every cleanup below.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started in background
-    clean(cache)
-    if args.clean:
+    with exclusive(cache) as alone:
+        if not alone:
+            print(
+                f"imagecheck: another run holds {cache / '.lock'}; wait for it to end",
+                file=sys.stderr,
+            )
+            return 2
+        return _checked(cache, args.clean)
+
+
+def _checked(cache: Path, clean_only: bool) -> int:
+    clean_uninterrupted(cache)
+    if clean_only:
         say(f"imagecheck: cleaned {cache}")
         return 0
     rootfs.ensure_tool("ip", "iproute2")
@@ -71,11 +114,11 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as error:  # a crash is a FAIL with its reason, after the cleanup below
         report.check("imagecheck", False, f"{type(error).__name__}: {error}")
     except (KeyboardInterrupt, SystemExit):
-        clean(cache)
+        clean_uninterrupted(cache)
         say("imagecheck: interrupted; namespaces, processes and mounts cleaned up")
         raise
     finally:
-        clean(cache)
+        clean_uninterrupted(cache)
     say(f"imagecheck: {time.monotonic() - started:.0f}s in all")
     return report.summary()
 

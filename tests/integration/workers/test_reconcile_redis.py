@@ -202,6 +202,18 @@ def test_hub_errors_skip_a_repo_and_a_rate_limit_stops_the_run(client: redis.Red
     assert reconcile_once(runtime).result == "rate-limited"
 
 
+def test_a_503_that_asks_for_quiet_stops_the_run_too(client: redis.Redis) -> None:
+    """A 503 with `Retry-After` pauses the workers; listing the other repos meanwhile would
+    spend the quiet the Hub asked for."""
+    hub = RecordingHub({"ok/one": [OpenPullRequest(1, SHA[1])], "ok/two": []})
+    hub.fails["busy/repo"] = HubTransientError("503", status=503, retry_after=20)
+    runtime = make_runtime(client, hub, watched=("busy/repo", "ok/one", "ok/two"))
+    report = reconcile_once(runtime)
+    assert report.result == "rate-limited"
+    assert hub.listed == ["busy/repo"]
+    assert HubPause(client).remaining_now() > 20
+
+
 def test_a_known_repo_gone_from_the_hub_is_forgotten_a_configured_one_is_not(
     client: redis.Redis,
 ) -> None:

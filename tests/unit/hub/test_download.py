@@ -11,8 +11,14 @@ from hypothesis import strategies as st
 
 from bot.hub.client import HfHubClient
 from bot.hub.download import MAX_REDIRECTS, origin
-from bot.hub.errors import HubFileTooLarge, HubFileUnreadable, HubPermanentError
+from bot.hub.errors import (
+    HubFileTooLarge,
+    HubFileUnreadable,
+    HubPermanentError,
+    HubTransientError,
+)
 from tests.unit.hub.fake_hub import CDN, ENDPOINT, FakeHub
+from workers.hubpause import pause_for
 
 REPO = "acme/model-7b"
 HEAD = "b" * 40
@@ -125,12 +131,64 @@ def test_a_redirect_without_location_is_an_error_of_the_file(
         client.read_file(REPO, PATH, HEAD)
 
 
-def test_an_error_from_the_cdn_is_the_usual_hub_error(client: HfHubClient, hub: FakeHub) -> None:
-    hub.faults.append(lfs_redirect(f"{CDN}/gone"))
+@pytest.mark.parametrize("status", [403, 404, 410])
+def test_a_refusal_from_the_cdn_is_an_error_of_the_file(
+    client: HfHubClient, hub: FakeHub, status: int
+) -> None:
+    """The storage is not the Hub: its 404 is not "the PR changed" (a retry would re-read the
+    same redirect) and its 403 is not the bot's token being refused (a parked event, no
+    report). The file gets its error in the report; the PR's other files are still checked."""
+    hub.faults.append(lfs_redirect(f"{CDN}/object"))
+    hub.faults.append(httpx2.Response(status))
+    with pytest.raises(HubFileUnreadable, match=f"cdn.test.*{status}"):
+        client.read_file(REPO, PATH, HEAD)
+
+
+@pytest.mark.parametrize(
+    ("status", "headers", "retry_after"),
+    [
+        (503, {"Retry-After": "120"}, 120.0),
+        (429, {"Retry-After": "30"}, 30.0),
+        (500, {}, None),
+        (408, {}, None),
+    ],
+)
+def test_a_failure_of_the_cdn_retries_the_run_without_pausing_the_hub_calls(
+    client: HfHubClient,
+    hub: FakeHub,
+    status: int,
+    headers: dict[str, str],
+    retry_after: float | None,
+) -> None:
+    """A transient error without a status: the run retries (its `Retry-After` honoured), but
+    `workers.hubpause` pauses the workers only for the Hub's own 429/503."""
+    hub.faults.append(lfs_redirect(f"{CDN}/object"))
+    hub.faults.append(httpx2.Response(status, headers=headers))
+    with pytest.raises(HubTransientError) as caught:
+        client.read_file(REPO, PATH, HEAD)
+    assert caught.value.status is None
+    assert caught.value.retry_after == retry_after
+    assert pause_for(caught.value) is None
+
+
+def test_an_error_from_the_hub_itself_is_still_the_usual_hub_error(
+    client: HfHubClient, hub: FakeHub
+) -> None:
+    hub.faults.append(httpx2.Response(404, headers={"X-Error-Code": "EntryNotFound"}))
     with pytest.raises(HubPermanentError) as caught:
         client.read_file(REPO, PATH, HEAD)
     assert not isinstance(caught.value, HubFileUnreadable)
     assert caught.value.not_found  # a retry re-reads the PR (workers.pipeline)
+
+
+@pytest.mark.parametrize("port", ["99999", "abc", "-1", "1e3"])
+def test_a_redirect_to_an_invalid_port_is_an_error_of_the_file(
+    client: HfHubClient, hub: FakeHub, port: str
+) -> None:
+    hub.faults.append(lfs_redirect(f"https://cdn.test:{port}/object"))
+    with pytest.raises(HubFileUnreadable, match="invalid URL"):
+        client.read_file(REPO, PATH, HEAD)
+    assert len(hub.requests) == 1
 
 
 @given(st.sampled_from(["http", "https", "HTTP"]), st.integers(1, 65535))

@@ -68,6 +68,13 @@ def test_the_countdown_stays_below_the_cap() -> None:
     assert resume_countdown(300.0, cap_s=45.0, rng=random.Random(1)) == 45.0
 
 
+def test_near_the_cap_the_spread_shrinks_instead_of_piling_up_at_the_cap() -> None:
+    rng = random.Random(3)
+    countdowns = [resume_countdown(590.0, cap_s=600.0, rng=rng) for _ in range(200)]
+    assert all(590.0 <= c <= 600.0 for c in countdowns)
+    assert sum(1 for c in countdowns if c == 600.0) <= 1  # not two thirds of them
+
+
 @given(
     remaining=st.floats(min_value=-5, max_value=10_000, allow_nan=False),
     cap=st.floats(min_value=0.5, max_value=10_000, allow_nan=False),
