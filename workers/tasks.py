@@ -224,7 +224,7 @@ def _throttled(
     time; parks it (and returns "parked") only once it has been held back for longer than
     the budget. It comes back after the pause plus a jitter spread, or (a 429 that said
     nothing of a wait) after a jittered backoff."""
-    tries, throttled_s = attempts.throttled(time.time())
+    tries, throttled_s = attempts.throttled()
     if throttled_too_long(throttled_s, runtime.throttle_budget_s):
         return _give_up(runtime, event, "hub-throttled", detail)
     _count_retry(runtime, "hub-throttled")
@@ -284,9 +284,12 @@ class Attempts:
         """One more attempt of `kind`; returns how many there were, this one included."""
         return int(self._client.hincrby(self._key, kind, 1))
 
-    def throttled(self, now: float) -> tuple[int, float]:
+    def throttled(self) -> tuple[int, float]:
         """One more throttled attempt; returns how many there were (this one included) and
-        the seconds since the first (`now` is the Unix time; the first one's is kept)."""
+        the seconds since the first, on Redis's clock (the retries of one event run on
+        different workers, whose clocks may disagree)."""
+        seconds, microseconds = self._client.time()
+        now = seconds + microseconds / 1e6
         pipe = self._client.pipeline(transaction=False)
         pipe.hsetnx(self._key, "throttled-since", f"{now:.3f}")
         pipe.hincrby(self._key, "throttled", 1)
