@@ -8,7 +8,8 @@ from datetime import UTC, datetime
 import redis
 
 from bot.hub.benchmarks import BenchmarkCache
-from bot.hub.client import HubClient
+from bot.hub.client import DatasetRevision, HubClient, PullRequest, RepoCommit
+from bot.hub.client import OpenPullRequests as OpenPulls
 from bot.spec.policy import DEFAULT_POLICY
 from bot.tokens.binding import RedisJtiBinder
 from bot.tokens.issuers import IssuerRegistry
@@ -44,3 +45,42 @@ def make_runtime(
     return replace(
         runtime, reconcile=ReconcileConfig(watched, limits or ReconcileLimits(), interval_s)
     )
+
+
+class FailingHub:
+    """A Hub whose every PR read raises `error` (and that nothing else may be asked of);
+    counts the reads, each a Hub call spent."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+        self.calls = 0
+
+    def pull_request(self, repo_id: str, num: int) -> PullRequest:
+        self.calls += 1
+        raise self.error
+
+    def read_file(
+        self,
+        repo_id: str,
+        path: str,
+        revision: str,
+        *,
+        repo_type: str = "model",
+        max_bytes: int = 0,
+    ) -> bytes:
+        raise AssertionError
+
+    def dataset_revision(self, dataset_id: str, revision: str | None) -> DatasetRevision:
+        raise AssertionError
+
+    def list_commits(self, repo_id: str, revision: str) -> list[RepoCommit]:
+        raise AssertionError
+
+    def post_comment(self, repo_id: str, num: int, body: str) -> str:
+        raise AssertionError
+
+    def edit_comment(self, repo_id: str, num: int, comment_id: str, body: str) -> None:
+        raise AssertionError
+
+    def open_pull_requests(self, repo_id: str, *, limit: int) -> OpenPulls:
+        raise AssertionError

@@ -14,11 +14,9 @@ import redis
 from celery import Task
 
 from bot.devstack.redis import RedisServer
-from bot.hub.client import DatasetRevision, PullRequest, RepoCommit
-from bot.hub.client import OpenPullRequests as OpenPulls
 from bot.hub.errors import HubTransientError, retry_after_from_headers
 from bot.receiver.events import PrEvent
-from tests.support.runtime import make_runtime
+from tests.support.runtime import FailingHub, make_runtime
 from workers.hubpause import PAUSE_KEY, PAUSE_MARGIN_S, HubPause
 from workers.locks import as_text
 from workers.runtime import Runtime
@@ -52,44 +50,6 @@ class FakeTask:
     def retry(self, countdown: float = 0, max_retries: int | None = None) -> Retry:
         assert max_retries is None or max_retries > 1000
         return Retry(countdown)
-
-
-class CountingHub:
-    """Every PR read raises `error`; counts the reads (each is a Hub call spent)."""
-
-    def __init__(self, error: Exception) -> None:
-        self.error = error
-        self.calls = 0
-
-    def pull_request(self, repo_id: str, num: int) -> PullRequest:
-        self.calls += 1
-        raise self.error
-
-    def read_file(
-        self,
-        repo_id: str,
-        path: str,
-        revision: str,
-        *,
-        repo_type: str = "model",
-        max_bytes: int = 0,
-    ) -> bytes:
-        raise AssertionError
-
-    def dataset_revision(self, dataset_id: str, revision: str | None) -> DatasetRevision:
-        raise AssertionError
-
-    def list_commits(self, repo_id: str, revision: str) -> list[RepoCommit]:
-        raise AssertionError
-
-    def post_comment(self, repo_id: str, num: int, body: str) -> str:
-        raise AssertionError
-
-    def edit_comment(self, repo_id: str, num: int, comment_id: str, body: str) -> None:
-        raise AssertionError
-
-    def open_pull_requests(self, repo_id: str, *, limit: int) -> OpenPulls:
-        raise AssertionError
 
 
 def _rate_limited(headers: dict[str, str] = RATE_LIMITED) -> HubTransientError:
@@ -134,7 +94,7 @@ def test_extending_keeps_the_later_end_and_stores_the_redis_clock(client: redis.
 def test_a_429_pauses_every_worker_and_the_others_wait_without_calling_the_hub(
     client: redis.Redis,
 ) -> None:
-    hub = CountingHub(_rate_limited())
+    hub = FailingHub(_rate_limited())
     runtime = make_runtime(client, hub)
     first = run(runtime, "t1", num=1)
     assert isinstance(first, Retry)
@@ -154,7 +114,7 @@ def test_a_429_pauses_every_worker_and_the_others_wait_without_calling_the_hub(
 
 def test_throttled_retries_do_not_use_up_the_failure_budget(client: redis.Redis) -> None:
     """Three times the transient budget of 429s: still retried, never parked."""
-    runtime = make_runtime(client, CountingHub(_rate_limited()))
+    runtime = make_runtime(client, FailingHub(_rate_limited()))
     for _ in range(3 * MAX_TRANSIENT_RETRIES):
         client.delete(PAUSE_KEY)  # each run draws its own 429, as after a window's reset
         assert isinstance(run(runtime, "t1"), Retry)
@@ -163,7 +123,7 @@ def test_throttled_retries_do_not_use_up_the_failure_budget(client: redis.Redis)
 
 
 def test_an_event_throttled_past_the_budget_is_parked_as_such(client: redis.Redis) -> None:
-    runtime = replace(make_runtime(client, CountingHub(_rate_limited())), throttle_budget_s=60.0)
+    runtime = replace(make_runtime(client, FailingHub(_rate_limited())), throttle_budget_s=60.0)
     assert isinstance(run(runtime, "t1"), Retry)
     # Its first throttled attempt was two minutes ago (the hash keeps when it began).
     client.hset("evalbot:attempts:t1", "throttled-since", f"{time.time() - 120:.3f}")
@@ -177,7 +137,7 @@ def test_a_429_that_says_no_wait_backs_off_alone_and_counts_as_throttled(
     client: redis.Redis,
 ) -> None:
     """A granular limit (quota left, `r=12`) is one route's: no fleet pause, own backoff."""
-    hub = CountingHub(_rate_limited({"RateLimit": '"api";r=12;t=20'}))
+    hub = FailingHub(_rate_limited({"RateLimit": '"api";r=12;t=20'}))
     runtime = make_runtime(client, hub)
     first = run(runtime, "t1")
     assert isinstance(first, Retry)
@@ -190,7 +150,7 @@ def test_a_429_that_says_no_wait_backs_off_alone_and_counts_as_throttled(
 
 def test_a_503_with_retry_after_pauses_but_keeps_the_failure_budget(client: redis.Redis) -> None:
     error = HubTransientError("Hub answered 503", retry_after=4.0, status=503)
-    runtime = make_runtime(client, CountingHub(error))
+    runtime = make_runtime(client, FailingHub(error))
     retry = run(runtime, "t1")
     assert isinstance(retry, Retry)
     assert retry.countdown >= 4.0
@@ -201,7 +161,7 @@ def test_a_503_with_retry_after_pauses_but_keeps_the_failure_budget(client: redi
 
 def test_countdowns_stay_below_the_visibility_timeout(client: redis.Redis) -> None:
     headers = {"RateLimit": '"api";r=0;t=290'}
-    runtime = replace(make_runtime(client, CountingHub(_rate_limited(headers))), max_countdown_s=5)
+    runtime = replace(make_runtime(client, FailingHub(_rate_limited(headers))), max_countdown_s=5)
     retry = run(runtime, "t1")
     assert isinstance(retry, Retry)
     assert retry.countdown == 5.0

@@ -12,11 +12,9 @@ import redis
 from celery import Task
 
 from bot.devstack.redis import RedisServer
-from bot.hub.client import DatasetRevision, PullRequest, RepoCommit
-from bot.hub.client import OpenPullRequests as OpenPulls
 from bot.hub.errors import HubPermanentError, HubTransientError
 from bot.receiver.events import PrEvent
-from tests.support.runtime import make_runtime
+from tests.support.runtime import FailingHub, make_runtime
 from workers.deadletters import parked_events
 from workers.locks import as_text
 from workers.tasks import MAX_TRANSIENT_RETRIES, handle
@@ -42,42 +40,6 @@ class FakeTask:
 
     def retry(self, countdown: float = 0, max_retries: int | None = None) -> Retry:
         return Retry(countdown)
-
-
-class FailingHub:
-    """Every PR read raises `error`."""
-
-    def __init__(self, error: Exception) -> None:
-        self.error = error
-
-    def pull_request(self, repo_id: str, num: int) -> PullRequest:
-        raise self.error
-
-    def read_file(
-        self,
-        repo_id: str,
-        path: str,
-        revision: str,
-        *,
-        repo_type: str = "model",
-        max_bytes: int = 0,
-    ) -> bytes:
-        raise AssertionError
-
-    def dataset_revision(self, dataset_id: str, revision: str | None) -> DatasetRevision:
-        raise AssertionError
-
-    def list_commits(self, repo_id: str, revision: str) -> list[RepoCommit]:
-        raise AssertionError
-
-    def post_comment(self, repo_id: str, num: int, body: str) -> str:
-        raise AssertionError
-
-    def edit_comment(self, repo_id: str, num: int, comment_id: str, body: str) -> None:
-        raise AssertionError
-
-    def open_pull_requests(self, repo_id: str, *, limit: int) -> OpenPulls:
-        raise AssertionError
 
 
 @pytest.fixture
