@@ -14,6 +14,7 @@ from bot.spec.policy import DEFAULT_POLICY
 from bot.tokens.binding import RedisJtiBinder
 from bot.tokens.issuers import IssuerRegistry
 from workers.catchup import ReconcileLimits
+from workers.locks import as_text
 from workers.runtime import ReconcileConfig, Runtime
 
 NOW = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
@@ -45,6 +46,11 @@ def make_runtime(
     return replace(
         runtime, reconcile=ReconcileConfig(watched, limits or ReconcileLimits(), interval_s)
     )
+
+
+def stats(client: redis.Redis) -> dict[str, int]:
+    """The workers' counters (`evalbot:stats`) as plain ints."""
+    return {as_text(k): int(v) for k, v in client.hgetall("evalbot:stats").items()}
 
 
 class FailingHub:

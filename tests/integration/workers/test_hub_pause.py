@@ -4,7 +4,6 @@ other run before any Hub call, and throttled retries that never use up the failu
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any, cast
@@ -13,10 +12,9 @@ import pytest
 import redis
 from celery import Task
 
-from bot.devstack.redis import RedisServer
 from bot.hub.errors import HubTransientError, retry_after_from_headers
 from bot.receiver.events import PrEvent
-from tests.support.runtime import FailingHub, make_runtime
+from tests.support.runtime import FailingHub, make_runtime, stats
 from workers.hubpause import PAUSE_KEY, PAUSE_MARGIN_S, HubPause
 from workers.locks import as_text
 from workers.runtime import Runtime
@@ -56,19 +54,6 @@ def _rate_limited(headers: dict[str, str] = RATE_LIMITED) -> HubTransientError:
     return HubTransientError(
         "Hub answered 429", retry_after=retry_after_from_headers(headers), status=429
     )
-
-
-@pytest.fixture
-def client(redis_server: RedisServer) -> Iterator[redis.Redis]:
-    connection = redis.Redis.from_url(redis_server.url)
-    try:
-        yield connection
-    finally:
-        connection.close()
-
-
-def stats(client: redis.Redis) -> dict[str, int]:
-    return {as_text(k): int(v) for k, v in client.hgetall("evalbot:stats").items()}
 
 
 def run(runtime: Runtime, task_id: str, num: int = 3) -> Retry | str:

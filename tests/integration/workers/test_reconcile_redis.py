@@ -7,12 +7,9 @@ dedupe keys, the queued Celery messages and the counters are the ones production
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 import redis
 
-from bot.devstack.redis import RedisServer
 from bot.hub.client import (
     DatasetRevision,
     OpenPullRequest,
@@ -23,7 +20,7 @@ from bot.hub.client import (
 from bot.hub.errors import HubPermanentError, HubTransientError
 from bot.receiver.events import PrEvent
 from bot.receiver.queue import TASK_NAME, decode_celery_message
-from tests.support.runtime import make_runtime
+from tests.support.runtime import make_runtime, stats
 from workers.catchup import ReconcileLimits
 from workers.hubpause import PAUSE_KEY, HubPause
 from workers.locks import as_text
@@ -76,15 +73,6 @@ class RecordingHub:
         raise AssertionError("reconciliation never writes to the Hub")
 
 
-@pytest.fixture
-def client(redis_server: RedisServer) -> Iterator[redis.Redis]:
-    connection = redis.Redis.from_url(redis_server.url)
-    try:
-        yield connection
-    finally:
-        connection.close()
-
-
 def queued_events(client: redis.Redis, queue: str = "evalbot") -> list[PrEvent]:
     events = []
     for raw in reversed(client.lrange(queue, 0, -1)):  # LPUSH: oldest last
@@ -92,10 +80,6 @@ def queued_events(client: redis.Redis, queue: str = "evalbot") -> list[PrEvent]:
         assert task == TASK_NAME
         events.append(PrEvent.from_json(kwargs["event"]))
     return events
-
-
-def stats(client: redis.Redis) -> dict[str, int]:
-    return {as_text(k): int(v) for k, v in client.hgetall("evalbot:stats").items()}
 
 
 def test_queues_only_prs_whose_head_has_no_verdict(client: redis.Redis) -> None:

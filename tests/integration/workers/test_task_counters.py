@@ -3,7 +3,6 @@ which `/metrics` exposes: retries by reason, parked events by reason, outcomes."
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Any, cast
 
@@ -11,12 +10,10 @@ import pytest
 import redis
 from celery import Task
 
-from bot.devstack.redis import RedisServer
 from bot.hub.errors import HubPermanentError, HubTransientError
 from bot.receiver.events import PrEvent
-from tests.support.runtime import FailingHub, make_runtime
+from tests.support.runtime import FailingHub, make_runtime, stats
 from workers.deadletters import parked_events
-from workers.locks import as_text
 from workers.tasks import MAX_TRANSIENT_RETRIES, handle
 
 pytestmark = pytest.mark.integration
@@ -40,19 +37,6 @@ class FakeTask:
 
     def retry(self, countdown: float = 0, max_retries: int | None = None) -> Retry:
         return Retry(countdown)
-
-
-@pytest.fixture
-def client(redis_server: RedisServer) -> Iterator[redis.Redis]:
-    connection = redis.Redis.from_url(redis_server.url)
-    try:
-        yield connection
-    finally:
-        connection.close()
-
-
-def stats(client: redis.Redis) -> dict[str, int]:
-    return {as_text(k): int(v) for k, v in client.hgetall("evalbot:stats").items()}
 
 
 def run(client: redis.Redis, error: Exception, task: FakeTask) -> str:
