@@ -3,7 +3,8 @@
 Workers are many processes on many machines, so they keep their counters in one Redis hash,
 `evalbot:stats` (`<family>:<label>` -> count, `HINCRBY`), and the receiver, which Prometheus
 already scrapes, reads them at scrape time: one pipelined round trip (`HGETALL` of the hash,
-`LLEN` of the dead-letter list and of the queue, `HLEN` of kombu's unacked hash) on a
+`LLEN` of the dead-letter list and of the queue, `HLEN` of kombu's unacked hash, `PTTL` of
+the shared Hub pause) on a
 connection of its own, with a short timeout. A scrape never fails because of Redis: the worker
 metrics are then left out and `evalbot_worker_stats_up` says 0.
 
@@ -30,6 +31,8 @@ STATS_KEY = "evalbot:stats"
 DEAD_LETTERS_KEY = "evalbot:dead-letters"
 #: kombu's Redis transport keeps delivered, not yet acknowledged messages in this hash.
 UNACKED_KEY = "unacked"
+#: The workers' shared Hub pause (`workers.hubpause`): its PTTL is the pause left, in ms.
+HUB_PAUSE_KEY = "evalbot:hub-paused-until"
 #: At most this many fields are exposed (a guard; the real vocabulary is a few dozen).
 MAX_FIELDS = 500
 
@@ -97,6 +100,7 @@ class WorkerSnapshot:
     dead_letters: int
     queue_length: int
     unacked: int
+    hub_paused_s: float = 0.0  # left of the workers' shared Hub pause; 0 when there is none
 
 
 def parse_stats(reply: Any) -> dict[str, int]:
@@ -152,12 +156,19 @@ class RedisWorkerStats:
                     connection.call("LLEN", DEAD_LETTERS_KEY),
                     connection.call("LLEN", self._queue),
                     connection.call("HLEN", UNACKED_KEY),
+                    connection.call("PTTL", HUB_PAUSE_KEY),
                 )
         except (RespError, OSError, TimeoutError):
             self._drop()  # a late reply must not be matched to the next scrape's call
             raise
-        stats, dead, queued, unacked = replies
-        return WorkerSnapshot(parse_stats(stats), int(dead), int(queued), int(unacked))
+        stats, dead, queued, unacked, pause_ms = replies
+        return WorkerSnapshot(
+            parse_stats(stats),
+            int(dead),
+            int(queued),
+            int(unacked),
+            hub_paused_s=max(0, int(pause_ms)) / 1000,  # PTTL: -2 absent, -1 no expiry
+        )
 
     async def _connected(self) -> RespConnection:
         if self._connection is None or not self._connection.usable:
@@ -231,6 +242,12 @@ class WorkerStatsCollector:
                 "Events delivered to a worker and not yet acknowledged (running, or waiting "
                 "for a retry's countdown).",
                 snapshot.unacked,
+            ),
+            (
+                "evalbot_hub_paused_seconds",
+                "Seconds left of the workers' shared Hub pause, set when the Hub answered 429 "
+                "or 503 with a wait (0: the workers call the Hub).",
+                snapshot.hub_paused_s,
             ),
         ):
             gauge = GaugeMetricFamily(name, text)

@@ -14,6 +14,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from bot.devstack.redis import RedisServer
 from tests.support.processes import ReceiverProcess, bot_environment
 from workers.deadletters import park
+from workers.hubpause import HubPause
 
 pytestmark = pytest.mark.integration
 
@@ -63,6 +64,7 @@ def test_worker_counters_queue_and_dead_letters_are_exposed(
         client.close()
 
     samples = scrape(receiver)
+    assert samples[("evalbot_hub_paused_seconds", ())] == 0.0  # no pause: the key is absent
 
     assert samples[("evalbot_worker_stats_up", ())] == 1.0
     assert samples[("evalbot_worker_outcomes_total", (("outcome", "posted"),))] == 3.0
@@ -76,6 +78,13 @@ def test_worker_counters_queue_and_dead_letters_are_exposed(
     assert samples[("evalbot_dead_letters", ())] == 1.0
     assert samples[("evalbot_queue_length", ())] == 2.0
     assert samples[("evalbot_queue_unacked", ())] == 1.0
+
+    client = redis_server.client()
+    try:
+        HubPause(client).extend(30.0)  # what a worker told to wait 30 s does
+    finally:
+        client.close()
+    assert 29.0 < scrape(receiver)[("evalbot_hub_paused_seconds", ())] <= 30.0
     assert not [name for name, _ in samples if "mystery" in name]
     assert ("evalbot_worker_outcomes_total", (("outcome", "bad label!"),)) not in samples
     # the receiver's own metrics are still there
