@@ -27,9 +27,16 @@ scalars = (
     | st.floats(allow_nan=False, allow_infinity=False)
     | text
 )
+#: Keys: no U+2028/U+2029 either. libyaml counts them as YAML 1.1 line breaks, and an implicit
+#: key must fit on one line, so `{"a\u2028b": 1}` is not YAML to it (in a value they load
+#: as themselves; `test_a_line_separator_in_a_key_is_a_syntax_error_with_its_line` pins that).
+keys = st.text(
+    st.characters(exclude_categories=["Cs"], exclude_characters=NOT_YAML + "\u2028\u2029"),
+    max_size=20,
+)
 json_data = st.recursive(
     scalars,
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(text, children, max_size=4),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(keys, children, max_size=4),
     max_leaves=25,
 )
 
@@ -45,6 +52,15 @@ block_data = st.recursive(
     ),
     max_leaves=25,
 )
+
+
+def test_a_line_separator_in_a_key_is_a_syntax_error_with_its_line() -> None:
+    """JSON allows a raw U+2028 in a key; the YAML 1.1 reader does not (a line break inside an
+    implicit key): a clear diagnostic at the key, not a crash and not a silently changed key."""
+    loaded = load_yaml('{"a\u2028b": 1}'.encode())
+    assert not loaded.ok
+    assert [d.code for d in loaded.diagnostics] == ["YAML-SYNTAX"]
+    assert loaded.diagnostics[0].line is not None
 
 
 @FAST
