@@ -42,21 +42,29 @@ BENCHMARKS = SAMPLES / "benchmarks"
 #: the emulator counts during a run is the bot's.
 OPENER_ROUTES = frozenset({"repos.preupload", "repos.commit"})
 
-ENTRY = """\
-- dataset:
-    id: emulator-samples/hle-mini
-    task_id: hle
-  framework:
-    name: inspect-ai
-    version: "0.3.120"
-  metrics:
-    - metric_id: accuracy
-      value: {accuracy}
-    - metric_id: calibration_error
-      value: 12.5
-  source:
-    url: https://example.org/runs/{index}
-"""
+
+def hle_entry(
+    accuracy: object, *, calibration_error: object = None, source_url: str | None = None
+) -> str:
+    """One results entry on the sample HLE benchmark with what a verify token binds (the
+    framework and the metrics); a second metric and a source when given. Values are written
+    as given (`"20.90"` stays `20.90`): tests compare the text the bot quotes back."""
+    text = (
+        "- dataset:\n"
+        "    id: emulator-samples/hle-mini\n"
+        "    task_id: hle\n"
+        "  framework:\n"
+        "    name: inspect-ai\n"
+        '    version: "0.3.120"\n'
+        "  metrics:\n"
+        "    - metric_id: accuracy\n"
+        f"      value: {accuracy}\n"
+    )
+    if calibration_error is not None:
+        text += f"    - metric_id: calibration_error\n      value: {calibration_error}\n"
+    if source_url is not None:
+        text += f"  source:\n    url: {source_url}\n"
+    return text
 
 
 def seeded_state() -> HubState:
@@ -73,7 +81,11 @@ def seeded_state() -> HubState:
 
 def signed_results_file(issuer: LocalIssuer, index: int) -> str:
     """A one-entry results file signed by `issuer`, distinct per `index`."""
-    entry = ENTRY.format(accuracy=f"{20 + (index % 7000) / 100:.2f}", index=index)
+    entry = hle_entry(
+        f"{20 + (index % 7000) / 100:.2f}",
+        calibration_error="12.5",
+        source_url=f"https://example.org/runs/{index}",
+    )
     token = issuer.token_for(entry, 0, model_repo=MODEL, benchmarks=BENCHMARKS)
     return entry + f"  verify_token: {token}\n"
 

@@ -46,19 +46,8 @@ GPQA_ENTRY = """\
 """
 
 
-#: A signable entry (framework and metrics: what a verify token binds) on the sample HLE.
+#: Where the fault tests put their signable entry (`bot.devstack.workload.hle_entry`).
 HLE_PATH = ".eval_results/hle_mini.yaml"
-HLE_ENTRY = """\
-- dataset:
-    id: emulator-samples/hle-mini
-    task_id: hle
-  framework:
-    name: inspect-ai
-    version: "0.3.120"
-  metrics:
-    - metric_id: accuracy
-      value: {value}
-"""
 
 
 def results(value: float) -> dict[str, str]:

@@ -14,12 +14,12 @@ from typing import Any
 import httpx
 import pytest
 
+from bot.devstack.workload import hle_entry
 from bot.emulator.delivery import DeliveryRecord
 from bot.emulator.faults import WebhookFaults
 from tests.faults.conftest import (
     GPQA_ENTRY,
     GPQA_PATH,
-    HLE_ENTRY,
     HLE_PATH,
     assert_one_report,
     fault_bot,
@@ -132,7 +132,7 @@ def test_duplicated_deliveries_during_a_burst_double_nothing(bot: Bot) -> None:
 
 
 def hle_with_token(bot: Bot, value: float, issued_at: int) -> str:
-    entry = HLE_ENTRY.format(value=value)
+    entry = hle_entry(value)
     token = bot.issuer.token_for(
         entry, 0, model_repo=MODEL, benchmarks=SAMPLE_BENCHMARKS, issued_at=issued_at
     )

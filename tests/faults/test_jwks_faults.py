@@ -13,9 +13,9 @@ from collections.abc import Iterator
 import pytest
 
 from bot.devstack.signing import LocalIssuer
+from bot.devstack.workload import hle_entry
 from bot.tokens.signer import public_jwk
 from tests.faults.conftest import (
-    HLE_ENTRY,
     HLE_PATH,
     assert_one_report,
     fault_bot,
@@ -52,7 +52,7 @@ def bot(tmp_path_factory: pytest.TempPathFactory, jwks: JwksServer) -> Iterator[
 
 
 def signed_pr(bot: Bot, signer: LocalIssuer, value: float) -> tuple[int, str]:
-    entry = HLE_ENTRY.format(value=value)
+    entry = hle_entry(value)
     token = signer.token_for(entry, 0, model_repo=MODEL, benchmarks=SAMPLE_BENCHMARKS)
     return open_pr(bot, {HLE_PATH: entry + f"  verify_token: {token}\n"})
 

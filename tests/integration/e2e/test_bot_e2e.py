@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from bot.devstack.workload import hle_entry
 from bot.emulator.faults import RouteFault, WebhookFaults
 from tests.integration.e2e.conftest import BOT, SAMPLE_BENCHMARKS, Bot
 from tests.support.emulator import MODEL, open_state_pr
@@ -13,21 +14,7 @@ from tests.support.stackbot import open_pr, push
 pytestmark = pytest.mark.integration
 
 HLE_PATH = ".eval_results/hle_mini.yaml"
-HLE_ENTRY = """\
-- dataset:
-    id: emulator-samples/hle-mini
-    task_id: hle
-  framework:
-    name: inspect-ai
-    version: "0.3.120"
-  metrics:
-    - metric_id: accuracy
-      value: 20.90
-    - metric_id: calibration_error
-      value: 12.5
-  source:
-    url: https://example.org/runs/42
-"""
+HLE_ENTRY = hle_entry("20.90", calibration_error="12.5", source_url="https://example.org/runs/42")
 GPQA_PATH = ".eval_results/gpqa_mini.yaml"
 GPQA_TYPO = """\
 - dataset:

@@ -23,6 +23,7 @@ from huggingface_hub import CommitOperationAdd, HfApi
 
 from bot.devstack.redis import RedisServer
 from bot.devstack.signing import LocalIssuer
+from bot.devstack.workload import hle_entry
 from bot.emulator.server import EmulatorServer
 from bot.hub.benchmarks import BenchmarkCache
 from bot.hub.client import HfHubClient
@@ -38,17 +39,6 @@ from workers.tasks import handle
 
 pytestmark = pytest.mark.integration
 
-ENTRY = """\
-- dataset:
-    id: emulator-samples/hle-mini
-    task_id: hle
-  framework:
-    name: inspect-ai
-    version: "0.3.120"
-  metrics:
-    - metric_id: accuracy
-      value: 20.9
-"""
 #: Round trips for one fresh PR with one signed entry (was 12 before they were folded).
 BUDGET = 9
 
@@ -108,7 +98,7 @@ def _runtime(hub: EmulatorServer, client: redis.Redis, issuer: LocalIssuer) -> R
 def _open_signed_pr(hub: EmulatorServer, issuer: LocalIssuer, value: str) -> int:
     from bot.emulator.seed import SAMPLES
 
-    entry = ENTRY.replace("20.9", value)
+    entry = hle_entry(value)
     token = issuer.token_for(entry, 0, model_repo=MODEL, benchmarks=SAMPLES / "benchmarks")
     api = HfApi(endpoint=hub.url, token=TOKENS["alice"])
     info: Any = api.create_commit(
