@@ -10,23 +10,13 @@ from __future__ import annotations
 
 import os
 
+from bench.timing import processes
 from bot.devstack.workload import Workload
 
 
 def process_tree(roots: set[int]) -> set[int]:
     """`roots` and their children (a worker's pool, uvicorn's server)."""
-    pids = set(roots)
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat") as stat:
-                parent = int(stat.read().rsplit(")", 1)[1].split()[1])
-        except OSError:
-            continue
-        if parent in roots:
-            pids.add(int(name))
-    return pids
+    return set(roots) | {pid for pid, stat in processes().items() if stat.parent in roots}
 
 
 def pin(pid: int, cpus: set[int]) -> None:

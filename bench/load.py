@@ -42,7 +42,7 @@ import uvloop
 
 from bench.cpus import pin, receiver_pids, redis_pids, worker_pids
 from bench.receiver import Result, open_loop, request_bytes
-from bench.timing import percentile
+from bench.timing import percentile, processes
 from bot.devstack.outcomes import Tally, tally
 from bot.devstack.workload import MODEL, OWNER_TOKEN, Workload, running_workload
 from bot.emulator import payloads
@@ -117,18 +117,10 @@ def set_emulator_webhooks(workload: Workload, enabled: bool) -> None:
 
 def rss_mb(pid: int) -> float:
     """Resident memory of `pid` and its children (a worker's pool), in MiB."""
-    total = 0
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(name) == pid or int(fields[1]) == pid:
-            total += int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
-    return total / 2**20
+    live = processes()
+    return (
+        sum(stat.rss_bytes for child, stat in live.items() if pid in (child, stat.parent)) / 2**20
+    )
 
 
 def generate(

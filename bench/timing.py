@@ -8,6 +8,7 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable
+from typing import NamedTuple
 
 
 def median_seconds(action: Callable[[], object], *, repeat: int = 5, warmup: int = 1) -> float:
@@ -35,12 +36,21 @@ def report(label: str, value: float, unit: str) -> None:
     print(f"{label:<58} {value:>14,.2f} {unit}")
 
 
-def _processes() -> dict[int, tuple[int, float]]:
-    """Every live process: pid -> (parent pid, CPU seconds used so far, user + system)."""
+class ProcessStat(NamedTuple):
+    """One process, as /proc/PID/stat tells it."""
+
+    parent: int
+    cpu_s: float  # user + system, so far
+    rss_bytes: int
+
+
+def processes() -> dict[int, ProcessStat]:
+    """Every live process (Linux: reads /proc), by pid."""
     import os
 
     tick = os.sysconf("SC_CLK_TCK")
-    processes: dict[int, tuple[int, float]] = {}
+    page = os.sysconf("SC_PAGE_SIZE")
+    found: dict[int, ProcessStat] = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
@@ -49,13 +59,18 @@ def _processes() -> dict[int, tuple[int, float]]:
                 fields = stat.read().rsplit(")", 1)[1].split()
         except OSError:
             continue  # exited while we looked
-        processes[int(name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / tick)
-    return processes
+        found[int(name)] = ProcessStat(
+            parent=int(fields[1]),
+            cpu_s=(int(fields[11]) + int(fields[12])) / tick,
+            rss_bytes=int(fields[21]) * page,
+        )
+    return found
 
 
 def process_cpu_s(pid: int) -> float:
     """CPU seconds (user + system) used so far by process `pid` alone, all its threads."""
-    return _processes().get(pid, (0, 0.0))[1]
+    stat = processes().get(pid)
+    return stat.cpu_s if stat is not None else 0.0
 
 
 def process_tree_cpu_s(root: int, *, exclude: frozenset[int] = frozenset()) -> float:
@@ -65,16 +80,14 @@ def process_tree_cpu_s(root: int, *, exclude: frozenset[int] = frozenset()) -> f
     Linux only (reads /proc). Children that already exited are not counted, which suits the
     long-lived processes of a stack (a Celery worker's pool children live as long as it does).
     """
-    processes = _processes()
+    live = processes()
     total = 0.0
     pending = [root]
     while pending:
         pid = pending.pop()
-        if pid in processes:
-            total += processes[pid][1]
+        if pid in live:
+            total += live[pid].cpu_s
         pending.extend(
-            child
-            for child, (parent, _) in processes.items()
-            if parent == pid and child not in exclude
+            child for child, stat in live.items() if stat.parent == pid and child not in exclude
         )
     return total
