@@ -90,7 +90,7 @@ def signed_results_file(issuer: LocalIssuer, index: int) -> str:
     return entry + f"  verify_token: {token}\n"
 
 
-def open_results_pr(api: Any, index: int, content: str) -> int:
+def open_results_pr(api: Any, index: int | str, content: str) -> int:
     """Open a PR on the model adding `.eval_results/run-<index>.yaml`, as a framework's upload
     does (`create_commit` with `create_pr`); returns its number."""
     info: Any = api.create_commit(

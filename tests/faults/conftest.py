@@ -20,9 +20,13 @@ from typing import Any
 
 import pytest
 
+from bot.devstack.signing import LocalIssuer
 from bot.devstack.waiting import wait_until
+from bot.devstack.workload import hle_entry
 from bot.emulator.delivery import DeliveryRecord, DeliverySettings
-from tests.support.stackbot import Bot, running_bot
+from tests.support.emulator import MODEL
+from tests.support.jwks_server import JwksServer, running_jwks_server
+from tests.support.stackbot import SAMPLE_BENCHMARKS, Bot, open_pr, running_bot
 
 #: Seconds before Redis hands an unacked task to another worker (production: 900).
 VISIBILITY_TIMEOUT_S = 6
@@ -165,3 +169,17 @@ def record_figure() -> Callable[[str, float], None]:
                 handle.write(json.dumps({"figure": name, "value": round(value, 3)}) + "\n")
 
     return record
+
+
+@pytest.fixture(scope="module")
+def jwks() -> Iterator[JwksServer]:
+    """An issuer's JWKS endpoint on 127.0.0.1, for the modules that trust it."""
+    with running_jwks_server() as server:
+        yield server
+
+
+def signed_pr(bot: Bot, signer: LocalIssuer, value: float) -> tuple[int, str]:
+    """Open a PR adding one HLE entry signed by `signer`; returns its number and head."""
+    entry = hle_entry(value)
+    token = signer.token_for(entry, 0, model_repo=MODEL, benchmarks=SAMPLE_BENCHMARKS)
+    return open_pr(bot, {HLE_PATH: entry + f"  verify_token: {token}\n"})

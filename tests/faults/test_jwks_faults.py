@@ -6,36 +6,17 @@ here the end-to-end verdict on the PR is checked.
 
 from __future__ import annotations
 
-import json
 import secrets
 from collections.abc import Iterator
 
 import pytest
 
 from bot.devstack.signing import LocalIssuer
-from bot.devstack.workload import hle_entry
-from bot.tokens.signer import public_jwk
-from tests.faults.conftest import (
-    HLE_PATH,
-    assert_one_report,
-    fault_bot,
-)
-from tests.support.emulator import MODEL
-from tests.support.jwks_server import Answer, JwksServer, running_jwks_server
-from tests.support.stackbot import SAMPLE_BENCHMARKS, Bot, open_pr
+from tests.faults.conftest import assert_one_report, fault_bot, signed_pr
+from tests.support.jwks_server import Answer, JwksServer, key_set
+from tests.support.stackbot import Bot
 
 pytestmark = pytest.mark.integration
-
-
-def key_set(*issuers: LocalIssuer) -> Answer:
-    document = {"keys": [public_jwk(issuer.key, issuer.kid) for issuer in issuers]}
-    return Answer(body=json.dumps(document).encode(), headers={"Content-Type": "application/json"})
-
-
-@pytest.fixture(scope="module")
-def jwks() -> Iterator[JwksServer]:
-    with running_jwks_server() as server:
-        yield server
 
 
 @pytest.fixture(scope="module")
@@ -49,12 +30,6 @@ def bot(tmp_path_factory: pytest.TempPathFactory, jwks: JwksServer) -> Iterator[
     }
     with fault_bot(tmp_path_factory, "jwks", issuer_config=config) as running:
         yield running
-
-
-def signed_pr(bot: Bot, signer: LocalIssuer, value: float) -> tuple[int, str]:
-    entry = hle_entry(value)
-    token = signer.token_for(entry, 0, model_repo=MODEL, benchmarks=SAMPLE_BENCHMARKS)
-    return open_pr(bot, {HLE_PATH: entry + f"  verify_token: {token}\n"})
 
 
 def test_keys_fetched_once_keep_verifying_while_the_jwks_endpoint_is_down(

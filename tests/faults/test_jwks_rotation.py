@@ -13,9 +13,8 @@ import pytest
 
 from bot.devstack.signing import LocalIssuer
 from bot.devstack.waiting import wait_until
-from tests.faults.conftest import Stopwatch, assert_one_report, fault_bot
-from tests.faults.test_jwks_faults import key_set, signed_pr
-from tests.support.jwks_server import Answer, JwksServer, running_jwks_server
+from tests.faults.conftest import Stopwatch, assert_one_report, fault_bot, signed_pr
+from tests.support.jwks_server import Answer, JwksServer, key_set
 from tests.support.stackbot import Bot
 
 pytestmark = pytest.mark.integration
@@ -25,12 +24,6 @@ REFETCH_INTERVAL_S = 1
 ISSUER = LocalIssuer.issuer
 COOLDOWN_KEY = f"evalbot:jwks:refetch:{ISSUER}"
 BODY_KEY = f"evalbot:jwks:body:{ISSUER}"
-
-
-@pytest.fixture(scope="module")
-def jwks() -> Iterator[JwksServer]:
-    with running_jwks_server() as server:
-        yield server
 
 
 @pytest.fixture(scope="module")

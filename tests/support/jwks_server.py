@@ -8,6 +8,7 @@ often the registry fetched.
 from __future__ import annotations
 
 import contextlib
+import json
 import threading
 import time
 from collections.abc import Iterator
@@ -15,6 +16,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from bot.devstack.signing import LocalIssuer
+from bot.tokens.signer import public_jwk
 
 
 @dataclass
@@ -104,3 +108,9 @@ class FakeClock:
 
     def advance(self, seconds: float) -> None:
         self.now += seconds
+
+
+def key_set(*issuers: LocalIssuer) -> Answer:
+    """The JWKS document publishing the public keys of `issuers`, as an answer to serve."""
+    document = {"keys": [public_jwk(issuer.key, issuer.kid) for issuer in issuers]}
+    return Answer(body=json.dumps(document).encode(), headers={"Content-Type": "application/json"})

@@ -19,11 +19,11 @@ from typing import Any, cast
 import pytest
 import redis
 from celery import Task
-from huggingface_hub import CommitOperationAdd, HfApi
+from huggingface_hub import HfApi
 
 from bot.devstack.redis import RedisServer
 from bot.devstack.signing import LocalIssuer
-from bot.devstack.workload import hle_entry
+from bot.devstack.workload import hle_entry, open_results_pr
 from bot.emulator.server import EmulatorServer
 from bot.hub.benchmarks import BenchmarkCache
 from bot.hub.client import HfHubClient
@@ -101,18 +101,7 @@ def _open_signed_pr(hub: EmulatorServer, issuer: LocalIssuer, value: str) -> int
     entry = hle_entry(value)
     token = issuer.token_for(entry, 0, model_repo=MODEL, benchmarks=SAMPLES / "benchmarks")
     api = HfApi(endpoint=hub.url, token=TOKENS["alice"])
-    info: Any = api.create_commit(
-        repo_id=MODEL,
-        operations=[
-            CommitOperationAdd(
-                path_in_repo=f".eval_results/run-{value}.yaml",
-                path_or_fileobj=(entry + f"  verify_token: {token}\n").encode(),
-            )
-        ],
-        commit_message="Add results",
-        create_pr=True,
-    )
-    return int(info.pr_num)
+    return open_results_pr(api, value, entry + f"  verify_token: {token}\n")
 
 
 def _event(num: int) -> dict[str, Any]:
