@@ -6,50 +6,29 @@ missing, the runs queue nothing."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-import redis
 
-from bot.devstack.signing import LocalIssuer
-from bot.devstack.stack import LocalStack, StackOptions
 from bot.devstack.waiting import wait_until
 from bot.emulator.faults import WebhookFaults
-from tests.integration.e2e.conftest import BOT, Bot
+from tests.integration.e2e.conftest import Bot
 from tests.integration.e2e.test_bot_e2e import GPQA_FIXED, GPQA_PATH, GPQA_TYPO
-from tests.support.emulator import MODEL, TOKENS, standard_state
-from tests.support.stackbot import open_pr, push
+from tests.support.emulator import MODEL
+from tests.support.stackbot import open_pr, push, running_bot
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="module")
 def bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bot]:
-    with pytest.MonkeyPatch.context() as patch:
-        from huggingface_hub import constants
-
-        patch.setattr(constants, "HF_HUB_DISABLE_TELEMETRY", True)
-        patch.setenv("HF_HUB_DISABLE_TELEMETRY", "1")
-        issuer = LocalIssuer()
-        options = StackOptions(
-            bot_token=TOKENS["evalbot"],
-            bot_name=BOT,
-            watched=[{"type": "user", "name": "alice"}],
-            watched_repos=[MODEL],
-            issuers=[issuer.config()],
-            workers=1,
-            concurrency=2,
-            beat=True,
-            env={"EVALBOT_RECONCILE_INTERVAL": "1"},
-        )
-        work_dir: Path = tmp_path_factory.mktemp("reconcile-stack")
-        with LocalStack(standard_state(), work_dir, options) as stack:
-            client = redis.Redis.from_url(stack.redis_url)
-            try:
-                yield Bot(stack, issuer, client)
-            finally:
-                client.close()
+    with running_bot(
+        tmp_path_factory.mktemp("reconcile-stack"),
+        watched_repos=[MODEL],
+        beat=True,
+        env={"EVALBOT_RECONCILE_INTERVAL": "1"},
+    ) as running:
+        yield running
 
 
 def dropped(bot: Bot, since: int) -> list[Any]:
