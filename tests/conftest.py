@@ -13,8 +13,9 @@ import pytest
 from bot.devstack.redis import RedisServer
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-SHARED = REPO_ROOT.parent / "shared"
-REAL_WORLD = SHARED / "fixtures" / "real-world"
+#: Real public files (verbatim copies of `../shared/fixtures/real-world`, provenance in its
+#: README), inside the repository so that a clone anywhere runs the whole suite.
+REAL_WORLD = REPO_ROOT / "tests" / "samples" / "real-world"
 
 
 class NetworkBlocked(RuntimeError):
