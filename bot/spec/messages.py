@@ -12,6 +12,7 @@ Templates use `str.format` fields; `make` fills them. Values a user wrote are pa
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from bot.spec.diagnostics import Diagnostic, Severity
@@ -355,7 +356,19 @@ def make(
     **params: object,
 ) -> Diagnostic:
     """Build the diagnostic for `code`, filling its message and hint from `params`."""
-    message = CATALOGUE[code]
+    return build(CATALOGUE[code], code, line=line, column=column, field=field, params=params)
+
+
+def build(
+    message: Message,
+    code: str,
+    *,
+    line: int | None,
+    column: int | None,
+    field: str | None,
+    params: Mapping[str, object],
+) -> Diagnostic:
+    """A diagnostic from any catalogue's `Message` (collections keep their own texts)."""
     values = {"field": field, **params}
     hint = message.hint.format(**values) if message.hint else None
     return Diagnostic(
