@@ -1,0 +1,205 @@
+"""`evalbot collections list|show|validate`: the collections a gate can use, and their checks.
+
+`validate` checks each collection like `evalbot validate` checks an eval.yaml (the same strict
+YAML, diagnostics with line and fix), against its benchmarks' eval.yaml: exit 0 no errors, 1
+errors, 2 usage or I/O.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bot.cli import gate_messages as texts
+from bot.cli import messages
+
+if TYPE_CHECKING:
+    from bot.cli.collections_store import StoredCollection
+    from bot.collections.model import Collection
+    from bot.spec.diagnostics import Diagnostic
+
+COMMAND = "collections"
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        COMMAND, help=texts.COLLECTIONS_HELP, description=texts.COLLECTIONS_DESCRIPTION
+    )
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    for name, help_text, run in (
+        ("list", texts.LIST_HELP, run_list),
+        ("show", texts.SHOW_HELP, run_show),
+        ("validate", texts.VALIDATE_HELP, run_validate),
+    ):
+        sub = actions.add_parser(name, help=help_text)
+        if name == "show":
+            sub.add_argument("collection", metavar="ID", help=texts.COLLECTION_HELP)
+        if name == "validate":
+            sub.add_argument("files", nargs="*", metavar="FILE", help=texts.FILES_HELP)
+        sub.add_argument("--collections", metavar="DIR", help=texts.COLLECTIONS_DIR_HELP)
+        if name != "list":
+            sub.add_argument("--benchmarks", metavar="DIR", help=messages.BENCHMARKS_HELP)
+        formats = ("text", "json", "github") if name == "validate" else ("text", "json")
+        sub.add_argument("--format", choices=formats, default="text", help=texts.FORMAT_HELP)
+        sub.set_defaults(run=run)
+
+
+def run_list(args: argparse.Namespace) -> int:
+    """Ids, scopes and names, read without checking (no benchmark is fetched)."""
+    from bot.cli.collections_runtime import fail
+    from bot.cli.collections_store import StoreError, all_collections
+
+    try:
+        stored = all_collections(args.collections)
+        rows = [_summary(item) for item in stored]
+    except StoreError as error:
+        return fail(COMMAND, error)
+    if args.format == "json":
+        print(json.dumps(rows, indent=2))
+        return 0
+    for row in rows:
+        version = f" v{row['version']}" if row["version"] else ""
+        print(
+            f"{row['id']:<28} {row['scope']:<6} {row['name'] or '(unreadable)'}{version}"
+            f"  [{row['benchmarks']} benchmarks]"
+        )
+    return 0
+
+
+def _summary(stored: StoredCollection) -> dict[str, Any]:
+    from bot.spec.yamlload import load_yaml
+
+    loaded = load_yaml(stored.read())
+    data = loaded.data if isinstance(loaded.data, dict) else {}
+    items = data.get("benchmarks")
+    version = data.get("version")
+    return {
+        "id": stored.id,
+        "scope": stored.scope.value,
+        "path": str(stored.path),
+        "name": data.get("name") if isinstance(data.get("name"), str) else None,
+        "category": data.get("category") if isinstance(data.get("category"), str) else None,
+        "version": None if version is None else str(version),
+        "benchmarks": len(items) if isinstance(items, list) else 0,
+    }
+
+
+def run_show(args: argparse.Namespace) -> int:
+    from bot.cli.collections_runtime import Refused, benchmarks, check_stored, fail
+    from bot.cli.collections_store import StoreError, find
+
+    try:
+        stored = find(args.collection, args.collections)
+        collection, diagnostics = check_stored(stored, benchmarks(args.benchmarks))
+    except (Refused, StoreError) as error:
+        return fail(COMMAND, error)
+    if args.format == "json":
+        print(json.dumps(_collection_json(stored, collection, diagnostics), indent=2))
+    else:
+        print(_collection_text(stored, collection, diagnostics))
+    return 0 if collection is not None else 1
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    from bot.cli.collections_runtime import Refused, benchmarks, check_stored, fail
+    from bot.cli.collections_store import StoredCollection, StoreError, all_collections
+    from bot.collections.model import Scope
+
+    try:
+        if args.files:
+            stored = []
+            for name in args.files:
+                path = Path(name)
+                if not path.is_file():
+                    raise Refused(texts.NO_SUCH_FILE.format(path=name))
+                stored.append(StoredCollection(path.stem, Scope.USER, path))
+        else:
+            stored = all_collections(args.collections)
+        source = benchmarks(args.benchmarks)
+        checked = [(item, *check_stored(item, source)) for item in stored]
+    except (Refused, StoreError) as error:
+        return fail(COMMAND, error)
+    if args.format == "json":
+        objects = [_collection_json(item, c, d) for item, c, d in checked]
+        ok = all(c is not None for _item, c, _d in checked)
+        print(json.dumps({"ok": ok, "collections": objects}, indent=2))
+    elif args.format == "github":
+        from bot.cli.validate_output import render_github
+        from bot.spec.model import FileReport
+
+        reports = [FileReport(str(item.path), "benchmark", list(d)) for item, _c, d in checked]
+        text = render_github(reports)
+        if text:
+            print(text)
+    else:
+        print("\n".join(_collection_text(item, c, d) for item, c, d in checked))
+    return 0 if all(c is not None for _item, c, _d in checked) else 1
+
+
+def _collection_json(
+    stored: StoredCollection, collection: Collection | None, diagnostics: list[Diagnostic]
+) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "id": stored.id,
+        "scope": stored.scope.value,
+        "path": str(stored.path),
+        "ok": collection is not None,
+        "diagnostics": [diagnostic.to_json() for diagnostic in diagnostics],
+    }
+    if collection is not None:
+        body.update(
+            name=collection.name,
+            category=collection.category,
+            description=collection.description,
+            tags=list(collection.tags),
+            version=collection.version,
+            scale=collection.scale.value,
+            pass_criteria={
+                "threshold": collection.threshold,
+                "allow_missing": collection.allow_missing,
+                "require_all": collection.require_all,
+            },
+            benchmarks=[
+                {
+                    "id": member.id,
+                    "task_id": member.task_id,
+                    "metric": member.metric,
+                    "notes": member.notes,
+                    "threshold": member.threshold,
+                    "weight": member.weight,
+                    "lower_is_better": member.lower_is_better,
+                    "range": [member.low, member.high],
+                }
+                for member in collection.benchmarks
+            ],
+        )
+    return body
+
+
+def _collection_text(
+    stored: StoredCollection, collection: Collection | None, diagnostics: list[Diagnostic]
+) -> str:
+    from bot.cli.validate_output import _diagnostic_lines
+
+    head = f"{stored.id} ({stored.scope.value}, {stored.path}): "
+    out = [head + ("ok" if collection is not None else "invalid")]
+    if collection is not None:
+        out.append(f"  {collection.name} [{collection.category}]")
+        out.append(
+            f"  pass at {collection.threshold:g} on the {collection.scale.value} scale"
+            + (", missing results allowed" if collection.allow_missing else "")
+        )
+        for member in collection.benchmarks:
+            bar = (
+                ""
+                if member.threshold is None
+                else (f" {'≤' if member.lower_is_better else '≥'} {member.threshold:g}")
+            )
+            out.append(
+                f"  - {member.id} / {member.task_id} / {member.metric}{bar}, weight "
+                f"{member.weight:g}, range [{member.low:g}, {member.high:g}]"
+            )
+    out.extend(_diagnostic_lines(diagnostics, lambda text, _style: text))
+    return "\n".join(out)

@@ -1,0 +1,48 @@
+"""What `gate` and `collections` share: benchmarks, checking a stored collection, error exits."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+from bot.cli import gate_messages as texts
+
+if TYPE_CHECKING:
+    from bot.cli.collections_store import StoredCollection
+    from bot.collections.model import Collection
+    from bot.spec.diagnostics import Diagnostic
+    from bot.spec.model import BenchmarkSource
+
+
+class Refused(Exception):
+    """A usage or I/O problem: the message goes to stderr and the exit status is 2."""
+
+
+def fail(command: str, problem: object) -> int:
+    print(texts.PREFIX.format(command=command) + str(problem), file=sys.stderr)
+    return 2
+
+
+def benchmarks(folder: str | None) -> BenchmarkSource:
+    """`--benchmarks DIR` offline, else the Hub at HF_ENDPOINT (as `evalbot validate`)."""
+    from bot.cli.validate import UsageError, _benchmark_source
+
+    try:
+        return _benchmark_source(folder)
+    except UsageError as error:
+        raise Refused(str(error).removeprefix("evalbot validate: ")) from error
+
+
+def check_stored(
+    stored: StoredCollection, source: BenchmarkSource
+) -> tuple[Collection | None, list[Diagnostic]]:
+    from bot.cli.collections_store import StoreError
+    from bot.collections.check import check_collection
+    from bot.hub.errors import HubError
+
+    try:
+        return check_collection(stored.id, stored.read(), source, scope=stored.scope)
+    except StoreError as error:
+        raise Refused(str(error)) from error
+    except HubError as error:
+        raise Refused(texts.HUB_FAILED.format(problem=error)) from error

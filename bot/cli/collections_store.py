@@ -1,0 +1,86 @@
+"""Where collections come from: the read-only system scope and a user's folder.
+
+System collections ship with evalbot in `config/collections/` (next to the `bot` package in a
+checkout and in the image; `EVALBOT_CONFIG_DIR/collections` when that is set). User collections
+live in a folder the user names (`--collections DIR`, else `EVALBOT_COLLECTIONS_DIR`). A
+collection's id is its file name without `.yaml`; a user collection may not take a system id,
+since system collections are read-only (copy one under another name to change it).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import bot
+from bot.collections.model import Scope
+
+SYSTEM_DIR = Path(bot.__file__).resolve().parent.parent / "config" / "collections"
+USER_DIR_VARIABLE = "EVALBOT_COLLECTIONS_DIR"
+
+
+class StoreError(Exception):
+    """A folder or file that cannot be read, or a clash of ids: a usage or I/O error (exit 2)."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredCollection:
+    id: str
+    scope: Scope
+    path: Path
+
+    def read(self) -> bytes:
+        try:
+            return self.path.read_bytes()
+        except OSError as error:
+            raise StoreError(f"{self.path}: {error.strerror}") from error
+
+
+def system_dir() -> Path:
+    configured = os.environ.get("EVALBOT_CONFIG_DIR")
+    return Path(configured) / "collections" if configured else SYSTEM_DIR
+
+
+def user_dir(option: str | None) -> Path | None:
+    chosen = option if option is not None else os.environ.get(USER_DIR_VARIABLE)
+    if chosen is None:
+        return None
+    folder = Path(chosen)
+    if not folder.is_dir():
+        raise StoreError(f"--collections {chosen}: not a folder")
+    return folder
+
+
+def _scan(folder: Path, scope: Scope) -> list[StoredCollection]:
+    if not folder.is_dir():
+        return []
+    return [
+        StoredCollection(path.stem, scope, path)
+        for path in sorted(folder.iterdir())
+        if path.is_file() and path.suffix in (".yaml", ".yml")
+    ]
+
+
+def all_collections(user_option: str | None) -> list[StoredCollection]:
+    """System collections first, then the user's; a user id equal to a system id is an error."""
+    system = _scan(system_dir(), Scope.SYSTEM)
+    folder = user_dir(user_option)
+    user = _scan(folder, Scope.USER) if folder is not None else []
+    taken = {stored.id for stored in system}
+    for stored in user:
+        if stored.id in taken:
+            raise StoreError(
+                f"{stored.path}: `{stored.id}` is a system collection, and system collections "
+                "are read-only; copy it under another file name to change it"
+            )
+    return [*system, *user]
+
+
+def find(collection_id: str, user_option: str | None) -> StoredCollection:
+    stored = all_collections(user_option)
+    for candidate in stored:
+        if candidate.id == collection_id:
+            return candidate
+    known = ", ".join(candidate.id for candidate in stored) or "none"
+    raise StoreError(f"no collection `{collection_id}` (known: {known})")

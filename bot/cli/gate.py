@@ -1,0 +1,150 @@
+"""`evalbot gate --collection ID TARGET [--include-open-prs] [--format text|json|github]`.
+
+A CI/CD gate: exit 0 when the model clears the collection (its aggregate reaches the pass
+threshold, nothing missing unless the collection allows it), 1 when it does not, 2 on a usage or
+I/O error (an unknown or invalid collection, an unreadable folder, the Hub failing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bot.cli import gate_messages as texts
+from bot.cli import messages
+
+if TYPE_CHECKING:
+    from bot.collections.aggregate import GateResult
+    from bot.collections.scores import ResultsLayer
+    from bot.spec.model import BenchmarkSource
+
+COMMAND = "gate"
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        COMMAND, help=texts.GATE_HELP, description=texts.GATE_DESCRIPTION
+    )
+    parser.add_argument("target", metavar="TARGET", help=texts.TARGET_HELP)
+    parser.add_argument("--collection", required=True, metavar="ID", help=texts.COLLECTION_HELP)
+    parser.add_argument("--collections", metavar="DIR", help=texts.COLLECTIONS_DIR_HELP)
+    parser.add_argument("--benchmarks", metavar="DIR", help=messages.BENCHMARKS_HELP)
+    parser.add_argument("--include-open-prs", action="store_true", help=texts.INCLUDE_OPEN_PRS_HELP)
+    parser.add_argument("--revision", default="main", help=texts.REVISION_HELP)
+    parser.add_argument(
+        "--format", choices=("text", "json", "github"), default="text", help=texts.FORMAT_HELP
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from bot.cli.collections_runtime import Refused, benchmarks, check_stored, fail
+    from bot.cli.collections_store import StoreError, find
+    from bot.collections.aggregate import evaluate
+    from bot.collections.render import render_text, to_json
+    from bot.collections.scores import find_scores
+
+    try:
+        stored = find(args.collection, args.collections)
+        source = benchmarks(args.benchmarks)
+        collection, diagnostics = check_stored(stored, source)
+        if collection is None:
+            errors = sum(1 for diagnostic in diagnostics if diagnostic.is_error)
+            raise Refused(
+                texts.INVALID_COLLECTION.format(id=stored.id, path=stored.path, errors=errors)
+            )
+        layers = read_layers(args, source)
+    except (Refused, StoreError) as error:
+        return fail(COMMAND, error)
+    result = evaluate(collection, find_scores(collection, layers))
+    if args.format == "json":
+        print(json.dumps(to_json(result, args.target), indent=2))
+    elif args.format == "github":
+        print(render_github(result, args.target))
+    else:
+        print(render_text(result, args.target))
+    return 0 if result.passed else 1
+
+
+def read_layers(args: argparse.Namespace, source: BenchmarkSource) -> list[ResultsLayer]:
+    """The target's validated results: a folder's files, or the Hub's main (and open PRs)."""
+    from bot.cli.collections_runtime import Refused
+    from bot.cli.validate import UsageError, _policy
+    from bot.collections.scores import ResultsLayer
+    from bot.spec.formats import is_repo_id
+    from bot.spec.validate import validate_results_files
+
+    try:
+        policy = _policy()
+    except UsageError as error:
+        raise Refused(str(error)) from error
+    folder = Path(args.target)
+    if folder.is_dir():
+        if args.include_open_prs:
+            raise Refused(texts.LOCAL_AND_PRS)
+        files = _folder_results(folder, args.target)
+        return [ResultsLayer(validate_results_files(files, source, policy=policy))]
+    if not is_repo_id(args.target):
+        raise Refused(texts.NOT_A_TARGET.format(target=args.target))
+    from huggingface_hub import HfApi
+
+    from bot.hub.client import HfHubClient, use_hub_timeout
+    from bot.hub.errors import HubError
+    from bot.hub.standing import read_repo_results
+
+    use_hub_timeout()
+    try:
+        repo = read_repo_results(
+            HfHubClient(HfApi()),
+            args.target,
+            revision=args.revision,
+            include_open_prs=args.include_open_prs,
+        )
+        layers = [ResultsLayer(validate_results_files(repo.main, source, policy=policy))]
+        layers.extend(
+            ResultsLayer(validate_results_files(files, source, policy=policy), pr=num)
+            for num, files in repo.prs
+        )
+    except HubError as error:
+        raise Refused(texts.HUB_FAILED.format(problem=error)) from error
+    return layers
+
+
+def _folder_results(folder: Path, shown: str) -> dict[str, bytes]:
+    from bot.cli.collections_runtime import Refused
+
+    results = folder / ".eval_results"
+    paths = sorted(results.glob("*.yaml")) if results.is_dir() else []
+    if not paths:
+        raise Refused(texts.NO_RESULTS.format(target=shown))
+    try:
+        return {f".eval_results/{path.name}": path.read_bytes() for path in paths}
+    except OSError as error:
+        raise Refused(f"{shown}: {error.strerror}") from error
+
+
+def render_github(result: GateResult, target: str) -> str:
+    """Workflow commands: the collection's verdict, then each failed or missing benchmark."""
+    from bot.cli.validate_output import _escape_data, _escape_property
+    from bot.collections.aggregate import Status
+    from bot.collections.render import benchmark_line, verdict_line
+
+    collection = result.collection
+    level = "notice" if result.passed else "error"
+    title = _escape_property(f"collection {collection.id}")
+    lines = [f"::{level} title={title}::{_escape_data(f'{target}: {verdict_line(result)}')}"]
+    for item in result.benchmarks:
+        if item.status in (Status.PASSED, Status.NOT_GATED):
+            continue
+        properties = [f"title={_escape_property(item.member.id)}"]
+        if item.origin is not None and item.origin.pr is None and Path(target).is_dir():
+            path = _escape_property(str(Path(target) / item.origin.path))
+            properties.insert(0, f"file={path},line={item.origin.line}")
+        blocking = item.status is not Status.FAILED and not collection.allow_missing
+        lines.append(
+            f"::{'error' if blocking else 'warning'} {','.join(properties)}::"
+            f"{_escape_data(benchmark_line(item))}"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,40 @@
+"""User-facing texts of `evalbot gate` and `evalbot collections` (usage errors and help)."""
+
+from __future__ import annotations
+
+GATE_HELP = "does a model clear a collection's bar? (exit 0 pass, 1 fail, 2 usage or I/O)"
+GATE_DESCRIPTION = (
+    "Gate a model on a collection: each benchmark against its threshold, then the weighted "
+    "aggregate of the scores put on one scale against the collection's pass threshold. TARGET "
+    "is a local model repo folder (its .eval_results/*.yaml) or a Hub model repo id (its "
+    "results on main, read from HF_ENDPOINT)."
+)
+TARGET_HELP = "a model repo folder, or a Hub model repo id (owner/name)"
+COLLECTION_HELP = "the collection id (`evalbot collections list` shows them)"
+COLLECTIONS_DIR_HELP = (
+    "a folder of user collections, ID.yaml each (default: $EVALBOT_COLLECTIONS_DIR)"
+)
+INCLUDE_OPEN_PRS_HELP = "also count the results the repo's open PRs propose (Hub targets only)"
+REVISION_HELP = "the Hub revision to read (default: main)"
+FORMAT_HELP = "text (default), json (EvalHub's field names), or github (workflow annotations)"
+
+COLLECTIONS_HELP = "list, show or validate collections (exit 0 ok, 1 errors, 2 usage or I/O)"
+COLLECTIONS_DESCRIPTION = (
+    "Collections are named, versioned sets of benchmarks with a threshold and a weight each, "
+    "and a pass threshold for their aggregate: system ones ship with evalbot (read-only), user "
+    "ones live in a folder you name."
+)
+LIST_HELP = "the system and user collections"
+SHOW_HELP = "one collection, checked against its benchmarks"
+VALIDATE_HELP = "check collection files (default: every system and user collection)"
+FILES_HELP = "collection files to check (their id is the file name)"
+
+PREFIX = "evalbot {command}: "
+NOT_A_TARGET = "{target}: neither a folder nor a Hub repo id of the form owner/name"
+NO_RESULTS = "{target}: no .eval_results/*.yaml in this folder"
+LOCAL_AND_PRS = "--include-open-prs needs a Hub repo id, not a folder"
+INVALID_COLLECTION = (
+    "collection `{id}` ({path}) has {errors} error(s); run `evalbot collections validate`"
+)
+HUB_FAILED = "could not read from the Hub ({problem})"
+NO_SUCH_FILE = "{path}: no such file"

@@ -1,0 +1,75 @@
+"""A model repo's results as the Hub holds them: main, and optionally each open PR's changes.
+
+What `evalbot gate` and the collection standing in a PR comment read. Only results files the Hub
+itself reads count (`bot.hub.paths`). Cost, in Hub HTTP calls: main is 1 tree listing plus 1
+per results file; `--include-open-prs` adds 2 for the listing of open PRs (up to 50) and, per
+open PR, 1 for its details plus 1 per results file it adds or changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from bot.hub.client import OpenPullRequests, PullRequest
+from bot.hub.paths import PathKind, classify_path
+
+
+class ResultsReader(Protocol):
+    """The Hub calls this module makes (`bot.hub.client.HfHubClient` has them all)."""
+
+    def results_paths(self, repo_id: str, revision: str) -> list[str]: ...
+
+    def read_file(self, repo_id: str, path: str, revision: str) -> bytes: ...
+
+    def open_pull_requests(self, repo_id: str, *, limit: int) -> OpenPullRequests: ...
+
+    def pull_request(self, repo_id: str, num: int) -> PullRequest: ...
+
+
+@dataclass(slots=True)
+class RepoResults:
+    """Results files by path: main's, then each open PR's changed ones, and the calls made."""
+
+    main: dict[str, bytes]
+    prs: list[tuple[int, dict[str, bytes]]] = field(default_factory=list)
+    hub_calls: int = 0
+
+
+#: Open PRs read at most (one discussions page); more are not read, and the count says so.
+MAX_OPEN_PRS = 50
+
+
+def read_repo_results(
+    client: ResultsReader, repo_id: str, *, revision: str = "main", include_open_prs: bool = False
+) -> RepoResults:
+    paths = [path for path in client.results_paths(repo_id, revision) if _is_results(path)]
+    results = RepoResults(main={}, hub_calls=1)
+    for path in paths:
+        results.main[path] = client.read_file(repo_id, path, revision)
+        results.hub_calls += 1
+    if not include_open_prs:
+        return results
+    listing = client.open_pull_requests(repo_id, limit=MAX_OPEN_PRS)
+    results.hub_calls += listing.hub_calls
+    for open_pr in listing.prs:
+        pr = client.pull_request(repo_id, open_pr.num)
+        results.hub_calls += 1
+        if pr.head_sha is None:
+            continue
+        files: dict[str, bytes] = {}
+        for path in _changed(pr):
+            files[path] = client.read_file(repo_id, path, pr.head_sha)
+            results.hub_calls += 1
+        if files:
+            results.prs.append((pr.num, files))
+    return results
+
+
+def _is_results(path: str) -> bool:
+    return classify_path(path) is PathKind.RESULTS
+
+
+def _changed(pr: PullRequest) -> Iterator[str]:
+    yield from (path for path in pr.result_files if _is_results(path))
