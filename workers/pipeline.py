@@ -47,6 +47,7 @@ from bot.spec.diagnostics import Diagnostic
 from bot.spec.model import BenchmarkLookup, EntryReport, FileReport
 from bot.spec.validate import validate_results_files
 from bot.tokens.verify import verify_reports
+from workers.campaign import CampaignInputs, campaign_sections
 from workers.locks import Lease, as_text, pr_lease
 from workers.runtime import Runtime
 
@@ -146,6 +147,7 @@ def _report(pr: PullRequest, head_sha: str, runtime: Runtime, lease: Lease) -> O
         binder=runtime.binder,
         reference_time=token_times.reference_time,
     )
+    extra = _campaign_sections(pr, head_sha, reports, source, runtime)
     body = render_comment(
         reports,
         CommentContext(
@@ -157,6 +159,7 @@ def _report(pr: PullRequest, head_sha: str, runtime: Runtime, lease: Lease) -> O
             removed_files=pr.removed_result_files,
             misplaced_files=pr.misplaced_files,
             hub_url=runtime.hub_url,
+            extra_sections=extra,
         ),
     )
     if existing is not None and existing.raw == body:
@@ -171,6 +174,20 @@ def _report(pr: PullRequest, head_sha: str, runtime: Runtime, lease: Lease) -> O
         outcome = Outcome.POSTED
     _record_verdict(pr, head_sha, runtime)
     return outcome
+
+
+def _campaign_sections(
+    pr: PullRequest,
+    head_sha: str,
+    reports: list[FileReport],
+    source: HubBenchmarkSource,
+    runtime: Runtime,
+) -> list[str]:
+    """Collection standing and claims made elsewhere, when `config/bot.yaml` turns them on."""
+    if runtime.repo_reader is None or not runtime.campaign.enabled:
+        return []
+    inputs = CampaignInputs(pr, head_sha, reports, source, runtime.policy, runtime.hub_url)
+    return campaign_sections(inputs, runtime.campaign, runtime.repo_reader, runtime.redis)
 
 
 def _read_results(

@@ -19,11 +19,13 @@ from huggingface_hub import HfApi
 
 from bot.hub.benchmarks import BenchmarkCache
 from bot.hub.client import HfHubClient, HubClient, use_hub_timeout
+from bot.hub.standing import ResultsReader
 from bot.settings import Settings
 from bot.spec.policy import DEFAULT_POLICY, Policy, policy_from_yaml
 from bot.tokens.binding import JtiBinder, RedisJtiBinder
 from bot.tokens.issuers import IssuerRegistry
 from bot.tokens.keycache import RedisKeyCache
+from workers.campaign import CampaignConfig, load_campaign_config
 from workers.catchup import ReconcileLimits
 
 
@@ -64,6 +66,10 @@ class Runtime:
     max_countdown_s: float = 600.0
     #: How long an event may be held back by the Hub's rate limit before it is parked.
     throttle_budget_s: float = 6 * 3600.0
+    #: Collection standing and cross-PR claims in the comment (`workers.campaign`), and the
+    #: Hub reads they need beyond `hub` (None: both are off).
+    campaign: CampaignConfig = field(default_factory=CampaignConfig)
+    repo_reader: ResultsReader | None = None
 
 
 def _bot_config(path: Path) -> dict[str, object]:
@@ -140,10 +146,11 @@ def build_runtime(settings: Settings) -> Runtime:
         if settings.issuers_file.is_file()
         else IssuerRegistry([])
     )
+    hub = HfHubClient(api)
     return Runtime(
         bot_name=settings.bot_name,
         hub_url=settings.hf_endpoint.rstrip("/"),
-        hub=HfHubClient(api),
+        hub=hub,
         redis=client,
         registry=registry,
         binder=RedisJtiBinder(client),
@@ -156,4 +163,6 @@ def build_runtime(settings: Settings) -> Runtime:
         reconcile=load_reconcile_config(settings.bot_config_file, settings.reconcile_interval_s),
         max_countdown_s=countdown_cap_s(settings),
         throttle_budget_s=float(settings.hub_throttle_budget_s),
+        campaign=load_campaign_config(settings.bot_config_file),
+        repo_reader=hub,
     )

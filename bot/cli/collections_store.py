@@ -1,7 +1,7 @@
 """Where collections come from: the read-only system scope and a user's folder.
 
-System collections ship with evalbot in `config/collections/` (next to the `bot` package in a
-checkout and in the image; `EVALBOT_CONFIG_DIR/collections` when that is set). User collections
+System collections ship with evalbot in `config/collections/`, next to the `bot` package (in a
+checkout, and at /app/config in the image). User collections
 live in a folder the user names (`--collections DIR`, else `EVALBOT_COLLECTIONS_DIR`). A
 collection's id is its file name without `.yaml`; a user collection may not take a system id,
 since system collections are read-only (copy one under another name to change it).
@@ -37,11 +37,6 @@ class StoredCollection:
             raise StoreError(f"{self.path}: {error.strerror}") from error
 
 
-def system_dir() -> Path:
-    configured = os.environ.get("EVALBOT_CONFIG_DIR")
-    return Path(configured) / "collections" if configured else SYSTEM_DIR
-
-
 def user_dir(option: str | None) -> Path | None:
     chosen = option if option is not None else os.environ.get(USER_DIR_VARIABLE)
     if chosen is None:
@@ -64,9 +59,15 @@ def _scan(folder: Path, scope: Scope) -> list[StoredCollection]:
 
 def all_collections(user_option: str | None) -> list[StoredCollection]:
     """System collections first, then the user's; a user id equal to a system id is an error."""
-    system = _scan(system_dir(), Scope.SYSTEM)
-    folder = user_dir(user_option)
-    user = _scan(folder, Scope.USER) if folder is not None else []
+    return all_collections_in(SYSTEM_DIR, user_dir(user_option))
+
+
+def all_collections_in(system: Path, user: Path | None) -> list[StoredCollection]:
+    """The collections of a system folder and an optional user folder (ids may not clash)."""
+    return _merged(_scan(system, Scope.SYSTEM), _scan(user, Scope.USER) if user else [])
+
+
+def _merged(system: list[StoredCollection], user: list[StoredCollection]) -> list[StoredCollection]:
     taken = {stored.id for stored in system}
     for stored in user:
         if stored.id in taken:

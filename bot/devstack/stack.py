@@ -43,6 +43,7 @@ class StackOptions:
     issuers: Sequence[Mapping[str, Any]] = ()  # written to config/issuers.yaml
     maintainers: Sequence[str] = ()  # written to config/bot.yaml
     watched_repos: Sequence[str] = ()  # written to config/bot.yaml, for reconciliation
+    bot_config: Mapping[str, Any] = field(default_factory=dict)  # more keys for config/bot.yaml
     beat: bool = False  # run `evalbot beat` (reconciliation every EVALBOT_RECONCILE_INTERVAL)
     workers: int = 1  # worker processes
     concurrency: int = 1  # Celery pool size per worker process
@@ -230,6 +231,7 @@ class LocalStack:
         bot = {
             "maintainers": list(self.options.maintainers),
             "watched_repos": list(self.options.watched_repos),
+            **self.options.bot_config,
         }
         (self.config_dir / "bot.yaml").write_text(yaml.safe_dump(bot))
 

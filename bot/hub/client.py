@@ -294,9 +294,9 @@ class HfHubClient:
 
         return self._call(listing)
 
-    def results_paths(self, repo_id: str, revision: str) -> list[str]:
-        """The `.eval_results/` files at `revision`, sorted (1 call: a tree listing)."""
-        return sorted(self._results_tree(repo_id, revision))
+    def results_tree(self, repo_id: str, revision: str) -> dict[str, str]:
+        """The `.eval_results/` files at `revision` with their git blob ids (1 call)."""
+        return self._results_tree(repo_id, revision)
 
     def read_file(
         self,

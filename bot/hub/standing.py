@@ -19,7 +19,7 @@ from bot.hub.paths import PathKind, classify_path
 class ResultsReader(Protocol):
     """The Hub calls this module makes (`bot.hub.client.HfHubClient` has them all)."""
 
-    def results_paths(self, repo_id: str, revision: str) -> list[str]: ...
+    def results_tree(self, repo_id: str, revision: str) -> dict[str, str]: ...
 
     def read_file(self, repo_id: str, path: str, revision: str) -> bytes: ...
 
@@ -44,7 +44,7 @@ MAX_OPEN_PRS = 50
 def read_repo_results(
     client: ResultsReader, repo_id: str, *, revision: str = "main", include_open_prs: bool = False
 ) -> RepoResults:
-    paths = [path for path in client.results_paths(repo_id, revision) if _is_results(path)]
+    paths = [path for path in sorted(client.results_tree(repo_id, revision)) if is_results(path)]
     results = RepoResults(main={}, hub_calls=1)
     for path in paths:
         results.main[path] = client.read_file(repo_id, path, revision)
@@ -67,9 +67,10 @@ def read_repo_results(
     return results
 
 
-def _is_results(path: str) -> bool:
+def is_results(path: str) -> bool:
+    """A path the Hub reads as a results file (`bot.hub.paths`)."""
     return classify_path(path) is PathKind.RESULTS
 
 
 def _changed(pr: PullRequest) -> Iterator[str]:
-    yield from (path for path in pr.result_files if _is_results(path))
+    yield from (path for path in pr.result_files if is_results(path))

@@ -52,6 +52,9 @@ class CommentContext:
     misplaced_files: Sequence[str] = ()  # under .eval_results but not read by the Hub
     hub_url: str = "https://huggingface.co"
     max_chars: int = texts.MAX_COMMENT_CHARS
+    #: Rendered sections about the PR among its repo (collection standing, claims made
+    #: elsewhere: `bot.report.campaign`), shown after the files; already escaped.
+    extra_sections: Sequence[str] = ()
 
     def __post_init__(self) -> None:
         if not _BOT_NAME_RE.fullmatch(self.bot_name):
@@ -293,7 +296,7 @@ def render_comment(reports: Sequence[FileReport], context: CommentContext) -> st
         r for r in reports if r.kind != "results"
     ]
     head.append(_summary(_count(result_reports), len(result_reports)))
-    tail: list[str] = []
+    tail: list[str] = list(context.extra_sections)
     if context.removed_files:
         tail.append(_file_list(texts.REMOVED_HEADING, context.removed_files))
     if context.misplaced_files:

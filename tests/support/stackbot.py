@@ -141,11 +141,12 @@ def running_bot(
     receiver_env: Mapping[str, str] | None = None,
     watched_repos: Sequence[str] = (),
     beat: bool = False,
+    bot_config: Mapping[str, Any] | None = None,
 ) -> Iterator[Bot]:
     """A whole bot for the standard cast, watching alice and evals-org; stopped on exit.
 
     The bot trusts `issuer_config` when given, else the `Bot.issuer`'s inline key;
-    `receiver_env`, `watched_repos` and `beat` are passed to `StackOptions`."""
+    `receiver_env`, `watched_repos`, `beat` and `bot_config` are passed to `StackOptions`."""
     with pytest.MonkeyPatch.context() as patch:
         from huggingface_hub import constants
 
@@ -164,6 +165,7 @@ def running_bot(
             watched_repos=list(watched_repos),
             delivery=delivery,
             beat=beat,
+            bot_config=dict(bot_config or {}),
         )
         with LocalStack(standard_state(), work_dir, options) as stack:
             client_redis = redis.Redis.from_url(stack.redis_url, socket_timeout=5)
