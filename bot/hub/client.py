@@ -73,6 +73,7 @@ __all__ = [
     "DatasetRevision",
     "HfHubClient",
     "HubClient",
+    "LeaderboardEntry",
     "OpenPullRequest",
     "OpenPullRequests",
     "PrComment",
@@ -120,6 +121,17 @@ class OpenPullRequests:
 
     prs: tuple[OpenPullRequest, ...]
     hub_calls: int
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardEntry:
+    """One ranked result of a benchmark's leaderboard: which model and file it comes from."""
+
+    model_id: str
+    filename: str
+    value: object
+    pull_request: int | None = None
+    notes: str | None = None
 
 
 #: Discussions per page of `GET …/discussions` (huggingface_hub pages by 50).
@@ -356,9 +368,54 @@ class HfHubClient:
         prs = tuple(OpenPullRequest(num, heads.get(f"refs/pr/{num}")) for num in sorted(set(nums)))
         return OpenPullRequests(prs, calls + 1)
 
-    def post_comment(self, repo_id: str, num: int, body: str) -> str:
-        posted = self._call(lambda: self._api.comment_discussion(repo_id, num, body))
+    def post_comment(self, repo_id: str, num: int, body: str, *, repo_type: str = "model") -> str:
+        posted = self._call(
+            lambda: self._api.comment_discussion(repo_id, num, body, repo_type=repo_type)
+        )
         return str(posted.id)
 
-    def edit_comment(self, repo_id: str, num: int, comment_id: str, body: str) -> None:
-        self._call(lambda: self._api.edit_discussion_comment(repo_id, num, comment_id, body))
+    def edit_comment(
+        self, repo_id: str, num: int, comment_id: str, body: str, *, repo_type: str = "model"
+    ) -> None:
+        self._call(
+            lambda: self._api.edit_discussion_comment(
+                repo_id, num, comment_id, body, repo_type=repo_type
+            )
+        )
+
+    def dataset_pull_request(self, repo_id: str, num: int) -> PullRequest:
+        """A PR on a dataset repo (a benchmark's `eval.yaml`): 1 call, 2 for an empty draft."""
+        url = f"{self._api.endpoint}/api/datasets/{repo_id}/discussions/{num}"
+
+        def fetch() -> object:
+            response = get_session().get(url, params={"diff": "1"}, headers=self._headers())
+            hf_raise_for_status(response)
+            return response.json()
+
+        details = self._call(fetch)
+        try:
+            pr = parse_pull_request(repo_id, num, details)
+        except ValueError as error:
+            raise HubPermanentError(f"unreadable discussion details: {error}") from error
+        if pr.is_pull_request and pr.head_sha is None:
+            info = self._call(lambda: self._api.dataset_info(repo_id, revision=f"refs/pr/{num}"))
+            if not info.sha:
+                raise HubPermanentError(f"the Hub gave no commit for {repo_id}@refs/pr/{num}")
+            pr = replace(pr, head_sha=str(info.sha))
+        return pr
+
+    def leaderboard(self, dataset_id: str) -> list[LeaderboardEntry]:
+        """Every result the Hub ranks on a benchmark, derivative models included (1 call)."""
+        rows = self._call(
+            lambda: self._api.get_dataset_leaderboard(dataset_id, base_model_only=False)
+        )
+        return [
+            LeaderboardEntry(
+                model_id=str(row.model_id),
+                filename=str(row.filename),
+                value=row.value,
+                pull_request=row.pull_request,
+                notes=row.notes,
+            )
+            for row in rows
+        ]

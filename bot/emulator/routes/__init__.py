@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 from bot.emulator.http import HubRoute
-from bot.emulator.routes import discussions, files, identity, repos, webhooks
+from bot.emulator.routes import discussions, files, identity, leaderboard, repos, webhooks
 
 
 def all_routes() -> list[HubRoute]:
     # Specific API routes first; the model `resolve` route (no prefix) must come last.
-    return identity.ROUTES + webhooks.ROUTES + discussions.ROUTES + repos.ROUTES + files.ROUTES
+    return (
+        identity.ROUTES
+        + webhooks.ROUTES
+        + discussions.ROUTES
+        + leaderboard.ROUTES
+        + repos.ROUTES
+        + files.ROUTES
+    )
