@@ -47,6 +47,7 @@ from bot.spec.diagnostics import Diagnostic
 from bot.spec.model import BenchmarkLookup, EntryReport, FileReport
 from bot.spec.validate import validate_results_files
 from bot.tokens.verify import verify_reports
+from workers.benchmark_pr import lease_repo, run_benchmark_event
 from workers.campaign import CampaignInputs, campaign_sections
 from workers.locks import Lease, as_text, pr_lease
 from workers.runtime import Runtime
@@ -79,9 +80,22 @@ def run_event(event: PrEvent, runtime: Runtime, *, owner: str | None = None) -> 
     started = time.perf_counter()
     waited_s = event.waited_s(datetime.now(UTC))
     ttl = runtime.lease_ttl_s
+    if event.repo_type == "dataset":  # a benchmark's eval.yaml (workers.benchmark_pr)
+        repo = lease_repo(event.repo_id)
+        with pr_lease(runtime.redis, repo, event.pr_num, ttl, owner=owner) as lease:
+            outcome = Outcome(run_benchmark_event(event, runtime, lease))
+        _log_run(event, None, outcome, started, waited_s)
+        return outcome
     with pr_lease(runtime.redis, event.repo_id, event.pr_num, ttl, owner=owner) as lease:
         pr = runtime.hub.pull_request(event.repo_id, event.pr_num)
         outcome = _run(event, pr, runtime, lease)
+    _log_run(event, pr.head_sha, outcome, started, waited_s)
+    return outcome
+
+
+def _log_run(
+    event: PrEvent, head: str | None, outcome: Outcome, started: float, waited_s: float | None
+) -> None:
     log_json(
         log,
         logging.INFO,
@@ -90,13 +104,12 @@ def run_event(event: PrEvent, runtime: Runtime, *, owner: str | None = None) -> 
         repo=event.repo_id,
         pr=event.pr_num,
         kind=event.kind,
-        head=pr.head_sha,
+        head=head,
         outcome=outcome.value,
         ms=round((time.perf_counter() - started) * 1000, 1),
         # Accepted by the receiver -> this run started: the queue, retries and redeliveries.
         queued_ms=None if waited_s is None else round(waited_s * 1000, 1),
     )
-    return outcome
 
 
 def _run(event: PrEvent, pr: PullRequest, runtime: Runtime, lease: Lease) -> Outcome:

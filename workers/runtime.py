@@ -19,7 +19,7 @@ from huggingface_hub import HfApi
 
 from bot.hub.benchmarks import BenchmarkCache
 from bot.hub.client import HfHubClient, HubClient, use_hub_timeout
-from bot.hub.standing import ResultsReader
+from bot.hub.standing import DatasetPrClient, ResultsReader
 from bot.settings import Settings
 from bot.spec.policy import DEFAULT_POLICY, Policy, policy_from_yaml
 from bot.tokens.binding import JtiBinder, RedisJtiBinder
@@ -70,6 +70,8 @@ class Runtime:
     #: Hub reads they need beyond `hub` (None: both are off).
     campaign: CampaignConfig = field(default_factory=CampaignConfig)
     repo_reader: ResultsReader | None = None
+    #: PRs on benchmark datasets (`workers.benchmark_pr`); None: they are not checked.
+    datasets: DatasetPrClient | None = None
 
 
 def _bot_config(path: Path) -> dict[str, object]:
@@ -165,4 +167,5 @@ def build_runtime(settings: Settings) -> Runtime:
         throttle_budget_s=float(settings.hub_throttle_budget_s),
         campaign=load_campaign_config(settings.bot_config_file),
         repo_reader=hub,
+        datasets=hub,
     )

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from bot.hub.client import OpenPullRequests, PullRequest
+from bot.hub.client import LeaderboardEntry, OpenPullRequests, PullRequest
 from bot.hub.paths import PathKind, classify_path
 
 
@@ -26,6 +26,26 @@ class ResultsReader(Protocol):
     def open_pull_requests(self, repo_id: str, *, limit: int) -> OpenPullRequests: ...
 
     def pull_request(self, repo_id: str, num: int) -> PullRequest: ...
+
+
+class DatasetPrClient(Protocol):
+    """The Hub calls a benchmark PR needs (`workers.benchmark_pr`; `HfHubClient` has them)."""
+
+    def dataset_pull_request(self, repo_id: str, num: int) -> PullRequest: ...
+
+    def read_file(
+        self, repo_id: str, path: str, revision: str, *, repo_type: str = "model"
+    ) -> bytes: ...
+
+    def leaderboard(self, dataset_id: str) -> list[LeaderboardEntry]: ...
+
+    def post_comment(
+        self, repo_id: str, num: int, body: str, *, repo_type: str = "model"
+    ) -> str: ...
+
+    def edit_comment(
+        self, repo_id: str, num: int, comment_id: str, body: str, *, repo_type: str = "model"
+    ) -> None: ...
 
 
 @dataclass(slots=True)

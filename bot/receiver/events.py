@@ -35,6 +35,9 @@ from typing import Any, Literal, cast
 
 EventKind = Literal["opened", "updated", "reopened", "merged", "closed", "command"]
 Command = Literal["recheck", "help"]
+#: Repos whose PRs lead to work: models (results files) and datasets (a benchmark's eval.yaml).
+RepoType = Literal["model", "dataset"]
+REPO_TYPES: tuple[RepoType, ...] = ("model", "dataset")
 
 EVENT_KINDS: tuple[EventKind, ...] = (
     "opened",
@@ -73,6 +76,8 @@ class PrEvent:
     comment_id: str | None = None
     comment_author_id: str | None = None
     head_sha: str | None = None
+    #: "model" (results PRs) or "dataset" (a benchmark's eval.yaml: `workers.benchmark_pr`).
+    repo_type: RepoType = "model"
 
     def to_json(self) -> dict[str, Any]:
         # Spelled out rather than dataclasses.asdict: this runs per delivery, asdict deep-copies.
@@ -86,6 +91,7 @@ class PrEvent:
             "comment_id": self.comment_id,
             "comment_author_id": self.comment_author_id,
             "head_sha": self.head_sha,
+            "repo_type": self.repo_type,
         }
 
     def waited_s(self, now: datetime) -> float | None:
@@ -126,7 +132,11 @@ class PrEvent:
             if value is not None and not isinstance(value, str):
                 raise ValueError(f"{name} must be a string or null")
             optional[name] = value
+        repo_type = data.get("repo_type", "model")  # events queued before datasets were read
+        if repo_type not in REPO_TYPES:
+            raise ValueError(f"unknown repo type {repo_type!r}")
         return cls(
+            repo_type=cast(RepoType, repo_type),
             kind=cast(EventKind, kind),
             repo_id=texts["repo_id"],
             pr_num=pr_num,
@@ -230,7 +240,8 @@ def _route(payload: object, context: RoutingContext, ttl: int, status_ttl: int) 
     repo_id = _text(repo.get("name"))
     if scope is None or action is None or repo_id is None or not _REPO_ID.fullmatch(repo_id):
         return Ignored("malformed")
-    if repo.get("type") != "model":
+    repo_type = repo.get("type")
+    if repo_type not in REPO_TYPES:
         return Ignored("not-a-model-repo")
     handlers = _ROUTES.get(scope)
     if handlers is None:
@@ -241,6 +252,8 @@ def _route(payload: object, context: RoutingContext, ttl: int, status_ttl: int) 
     outcome = handler(_Payload(scope, action, repo_id, payload), context)
     if isinstance(outcome, Ignored):
         return outcome
+    if repo_type == "dataset":
+        outcome = replace(outcome, repo_type="dataset")
     delivery_id, dedupe = _dedupe_key(outcome, payload, context, ttl, status_ttl)
     return Routed(replace(outcome, delivery_id=delivery_id), dedupe)
 
@@ -405,7 +418,8 @@ def _dedupe_key(
     digest = _identity_digest(payload) if webhook_id is None else ""
     delivery_id = webhook_id if webhook_id is not None else f"d-{digest[:32]}"
     if event.kind == "opened":
-        return delivery_id, DedupeKey(f"opened:{event.repo_id}:{event.pr_num}", ttl)
+        repo = event.repo_id if event.repo_type == "model" else f"datasets/{event.repo_id}"
+        return delivery_id, DedupeKey(f"opened:{repo}:{event.pr_num}", ttl)
     if webhook_id is not None:
         return delivery_id, DedupeKey(f"wid:{webhook_id}", ttl)
     if event.kind in ("closed", "reopened"):

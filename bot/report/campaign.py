@@ -35,7 +35,7 @@ def render_standing(standings: Sequence[Standing], repo_id: str) -> str | None:
     rows: list[str] = []
     problems: list[str] = []
     for standing in standings:
-        name = f"`{escape_text(standing.collection_id, 80)}`"
+        name = f"**{escape_text(standing.collection_id, 80)}**"
         if standing.before is None or standing.after is None:
             problems.append(
                 texts.STANDING_INVALID.format(

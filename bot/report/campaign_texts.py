@@ -7,7 +7,7 @@ from bot.report.texts import GLYPH_ERROR, GLYPH_INFO, GLYPH_OK, GLYPH_WARNING
 STANDING_HEADING = "#### 📊 Collection standing (before → after this PR)"
 STANDING_TABLE = "| collection | score | verdict | thresholds that flip |\n|---|---|---|---|"
 STANDING_ROW = "| {collection} | {before_score} → {after_score} | {before} → {after} | {flips} |"
-STANDING_INVALID = "- " + GLYPH_WARNING + " `{collection}` could not be used: {problem}"
+STANDING_INVALID = "- " + GLYPH_WARNING + " **{collection}** could not be used: {problem}"
 STANDING_NONE = "none"
 STANDING_NO_SCORE = "—"
 PASS = GLYPH_OK + " pass"
@@ -34,3 +34,39 @@ WHERE_PR_PLAIN = "proposed in PR #{num} ({path}, line {line})"
 NOTES = " (notes: {notes})"
 MORE_CLASHES = "… and {count} more"
 MAX_CLASHES = 20
+
+IMPACT_HEADING = "#### 🧭 What this change does to results already on the Hub"
+IMPACT_NONE = (
+    "No task or metric is removed or renamed, and the ranking is unchanged: the {count} "
+    "{results_word} on this benchmark's leaderboard are unaffected."
+)
+IMPACT_UNREAD = (
+    "The current or the proposed eval.yaml has errors, so the change to existing results "
+    "cannot be assessed."
+)
+CHANGE_TEXTS = {
+    "task-removed": "task **{old}** removed",
+    "task-renamed": (
+        "task **{old}** renamed to **{new}** (read as a rename: one id removed, one added)"
+    ),
+    "metric-removed": "metric **{old}** removed",
+    "metric-renamed": (
+        "metric **{old}** renamed to **{new}** (read as a rename: one id removed, one added)"
+    ),
+    "primary-changed": "primary metric changed from **{old}** to **{new}**",
+    "direction-flipped": "`higher_is_better` of metric **{old}** flipped",
+}
+ORPHANED = (
+    GLYPH_ERROR + " **{count} {results_word} would be orphaned** (no longer valid against the "
+    "new eval.yaml), of {total} on the leaderboard:"
+)
+ORPHAN_ITEM = "- {model} **{path}** line {line}{pr}{task}: {cause}"
+RERANKED = (
+    GLYPH_WARNING + " **{count} {results_word} would be re-ranked** (the ranking metric or "
+    "its direction changes):"
+)
+RERANK_ITEM = "- {model} **{path}** line {line}{pr}{task}"
+IN_PR = " (open PR #{num})"
+TASK = ", task **{task}**"
+UNREAD_FILES = "<sub>{count} more results files on the leaderboard were not read (cap).</sub>"
+MAX_LISTED = 30

@@ -55,6 +55,8 @@ class CommentContext:
     #: Rendered sections about the PR among its repo (collection standing, claims made
     #: elsewhere: `bot.report.campaign`), shown after the files; already escaped.
     extra_sections: Sequence[str] = ()
+    #: "dataset" for a benchmark's PR: its pages live under `/datasets/` on the Hub.
+    repo_type: Literal["model", "dataset"] = "model"
 
     def __post_init__(self) -> None:
         if not _BOT_NAME_RE.fullmatch(self.bot_name):
@@ -271,7 +273,8 @@ def _head_link(context: CommentContext, hub_url: str) -> str:
     short_sha = context.head_sha[:7]
     if not is_repo_id(context.repo_id):
         return texts.HEAD_PLAIN.format(short_sha=short_sha)
-    url = f"{hub_url}/{quote(context.repo_id, safe='/')}/commit/{context.head_sha}"
+    prefix = "datasets/" if context.repo_type == "dataset" else ""
+    url = f"{hub_url}/{prefix}{quote(context.repo_id, safe='/')}/commit/{context.head_sha}"
     return texts.HEAD_LINKED.format(short_sha=short_sha, url=url)
 
 

@@ -72,7 +72,7 @@ def test_the_comment_shows_how_the_pr_changes_the_collection_standing(bot: Bot) 
     num, head = open_pr(bot, {".eval_results/hle_mini.yaml": hle_entry("30")})
     report = bot.wait_for_report(num, head=head).content
     assert "📊 Collection standing (before → after this PR)" in report
-    row = next(line for line in report.splitlines() if line.startswith("| `mini-gate`"))
+    row = next(line for line in report.splitlines() if line.startswith("| **mini-gate**"))
     # main: gpqa-mini 41.5 passes, hle-mini missing (blocks); with the PR: (41.5 + 30) / 2
     assert "41.50 → 35.75" in row
     assert "❌ fail → ✔️ pass" in row

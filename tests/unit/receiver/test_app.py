@@ -267,7 +267,6 @@ def test_unusable_bodies_are_400(
         "unknown_subscope.repo_config_dois",
         "unknown_action.discussion_move",
         "discussion_opened.discussion_create",
-        "dataset_pr_opened.discussion_create",
         "space_new_pr_ref.repo_content_update",
         "version_4.discussion_create",
         "comment_edited.discussion_comment_update",

@@ -82,6 +82,22 @@ def test_pr_lifecycle_events_become_work(name: str, kind: str, num: int, head: s
     assert event.received_at == NOW
 
 
+def test_a_pr_on_a_dataset_repo_is_work_for_the_benchmark_check() -> None:
+    event = routed("dataset_pr_opened.discussion_create").event
+    assert (event.kind, event.repo_id, event.pr_num, event.repo_type) == (
+        "opened",
+        "acme-labs/gpqa-mini",
+        2,
+        "dataset",
+    )
+    assert routed("dataset_pr_opened.discussion_create").dedupe.key == (
+        "opened:datasets/acme-labs/gpqa-mini:2"
+    )
+    assert PrEvent.from_json(event.to_json()) == event
+    legacy = {k: v for k, v in event.to_json().items() if k != "repo_type"}
+    assert PrEvent.from_json(legacy).repo_type == "model"
+
+
 @pytest.mark.parametrize(
     ("name", "command", "author"),
     [
@@ -115,7 +131,6 @@ def test_commands_carry_comment_and_author(name: str, command: str, author: str)
         ("discussion_opened.discussion_create", "not-a-pull-request"),
         ("main_push.repo_content_update", "not-a-pr-ref"),
         ("pr_ref_deleted.repo_content_update", "ref-deleted"),
-        ("dataset_pr_opened.discussion_create", "not-a-model-repo"),
         ("space_new_pr_ref.repo_content_update", "not-a-model-repo"),
         ("repo_config_update", "unknown-scope"),
         ("unknown_subscope.repo_config_dois", "unknown-scope"),

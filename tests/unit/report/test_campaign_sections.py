@@ -37,7 +37,7 @@ def test_standing_row_names_score_verdict_and_flipped_thresholds() -> None:
     text = render_standing([Standing("two", before, after)], "alice/model")
     assert text is not None
     assert (
-        "| `two` | 50.00 → 53.50 | ✔️ pass → ✔️ pass | "
+        "| **two** | 50.00 → 53.50 | ✔️ pass → ✔️ pass | "
         "TIGER-Lab/MMLU-Pro / mmlu\\_pro: 55 failed → 62 passed |"
     ) in text
 

@@ -1,0 +1,162 @@
+"""A PR on a benchmark dataset: its eval.yaml checked like a push, and what it does to results.
+
+The same one living comment as a results PR (`bot.report.comment`, found again by its marker):
+the eval.yaml's diagnostics with lines and fixes, then what the change does to the results that
+already reference the benchmark (`bot.spec.impact`): tasks and metrics removed or renamed, the
+primary metric changed or a direction flipped, with the model results it would orphan or
+re-rank, named, read from the Hub's leaderboard listing for the benchmark.
+
+Hub calls (docs/hub.md): the PR details (1), the eval.yaml at the head and at the base (2), the
+comment (1); when tasks or metrics change: the leaderboard (1) and each distinct results file it
+names (1 each, at most `MAX_FILES`).
+"""
+
+from __future__ import annotations
+
+from bot.hub.errors import HubPermanentError
+from bot.hub.pulls import PullRequest
+from bot.hub.standing import DatasetPrClient
+from bot.receiver.events import PrEvent
+from bot.report.benchmark_impact import render_impact
+from bot.report.comment import CommentContext, head_of_comment, render_comment
+from bot.report.texts import REPORT_MARKER
+from bot.spec import messages
+from bot.spec.benchmark import parse_benchmark
+from bot.spec.impact import Impact, ResultRef, assess, compare, referencing
+from bot.spec.model import Benchmark, FileReport
+from workers.locks import Lease
+from workers.runtime import Runtime
+
+EVAL_YAML = "eval.yaml"
+#: Results files read per run to find the results a change affects (the rest are counted).
+MAX_FILES = 30
+
+
+def touches_eval_yaml(pr: PullRequest) -> bool:
+    if not pr.has_diff:
+        return True  # no diff to tell: check it
+    return any(EVAL_YAML in (f.old_path, f.new_path) for f in pr.diff_files)
+
+
+def benchmark_report(
+    pr: PullRequest, client: DatasetPrClient
+) -> tuple[FileReport, Impact | None, int]:
+    """The eval.yaml's report at the PR head, the impact on existing results, files not read."""
+    assert pr.head_sha is not None
+    new_content = _read(client, pr.repo_id, pr.head_sha)
+    report = FileReport(EVAL_YAML, "benchmark")
+    if new_content is None:
+        report.diagnostics.append(
+            messages.make("FILE-UNREADABLE", reason="the PR removes eval.yaml")
+        )
+        return report, None, 0
+    new, diagnostics = parse_benchmark(pr.repo_id, new_content, pr.head_sha)
+    report.diagnostics.extend(diagnostics)
+    base = pr.commits[0].parents[0] if pr.commits and pr.commits[0].parents else None
+    old_content = _read(client, pr.repo_id, base or pr.target_branch or "main")
+    old: Benchmark | None = None
+    if old_content is not None:
+        old, _ = parse_benchmark(pr.repo_id, old_content, base)
+    if new is None or old is None:
+        return report, None, 0
+    changes = compare(old, new)
+    if not changes:
+        entries = client.leaderboard(pr.repo_id)
+        return report, Impact((), (), (), len(entries)), 0
+    results, unread = _results(client, pr.repo_id)
+    return report, assess(changes, results), unread
+
+
+def _read(client: DatasetPrClient, repo_id: str, revision: str) -> bytes | None:
+    try:
+        return client.read_file(repo_id, EVAL_YAML, revision, repo_type="dataset")
+    except HubPermanentError as error:
+        if error.not_found:
+            return None
+        raise
+
+
+def _results(client: DatasetPrClient, benchmark_id: str) -> tuple[list[ResultRef], int]:
+    """The entries naming the benchmark in each results file its leaderboard lists."""
+    files: dict[tuple[str, str, int | None], None] = {}
+    for entry in client.leaderboard(benchmark_id):
+        files.setdefault((entry.model_id, entry.filename, entry.pull_request), None)
+    results: list[ResultRef] = []
+    keys = list(files)
+    for model_id, path, pr in keys[:MAX_FILES]:
+        revision = f"refs/pr/{pr}" if pr is not None else "main"
+        try:
+            content = client.read_file(model_id, path, revision)
+        except HubPermanentError as error:
+            if error.not_found:
+                continue  # gone since the listing
+            raise
+        results.extend(referencing(content, benchmark_id, model_id, path, pr))
+    return results, max(0, len(keys) - MAX_FILES)
+
+
+def render_benchmark_comment(
+    pr: PullRequest,
+    report: FileReport,
+    impact: Impact | None,
+    unread: int,
+    *,
+    bot_name: str,
+    hub_url: str,
+) -> str:
+    assert pr.head_sha is not None
+    return render_comment(
+        [report],
+        CommentContext(
+            repo_id=pr.repo_id,
+            pr_num=pr.num,
+            head_sha=pr.head_sha,
+            bot_name=bot_name,
+            pr_state=pr.status.value,
+            hub_url=hub_url,
+            extra_sections=[render_impact(impact, unread)],
+            repo_type="dataset",
+        ),
+    )
+
+
+def lease_repo(repo_id: str) -> str:
+    """The lease key's repo part: a dataset and a model may share an id."""
+    return f"datasets/{repo_id}"
+
+
+def run_benchmark_event(event: PrEvent, runtime: Runtime, lease: Lease) -> str:
+    """One event on a benchmark PR; the outcome's name (`workers.pipeline.Outcome` values)."""
+    client = runtime.datasets
+    if client is None:
+        return "no-results"
+    pr = client.dataset_pull_request(event.repo_id, event.pr_num)
+    if not pr.is_pull_request or pr.head_sha is None:
+        return "not-a-pr"
+    if event.kind == "command" and not _heard(event, pr, runtime):
+        return "command-ignored"
+    existing = pr.find_bot_comment(runtime.bot_name, REPORT_MARKER)
+    if existing is None and not touches_eval_yaml(pr):
+        return "no-results"
+    if existing is not None and not pr.may_replace(head_of_comment(existing.raw), pr.head_sha):
+        return "stale"
+    report, impact, unread = benchmark_report(pr, client)
+    body = render_benchmark_comment(
+        pr, report, impact, unread, bot_name=runtime.bot_name, hub_url=runtime.hub_url
+    )
+    if existing is not None and existing.raw == body:
+        return "unchanged"
+    lease.still_held()
+    if existing is not None:
+        client.edit_comment(pr.repo_id, pr.num, existing.id, body, repo_type="dataset")
+        return "edited"
+    client.post_comment(pr.repo_id, pr.num, body, repo_type="dataset")
+    return "posted"
+
+
+def _heard(event: PrEvent, pr: PullRequest, runtime: Runtime) -> bool:
+    """A `recheck` from a maintainer re-runs the check; `help` is answered on model PRs only."""
+    comment = pr.comment(event.comment_id) if event.comment_id else None
+    if comment is None or comment.hidden or comment.author == runtime.bot_name:
+        return False
+    return event.command == "recheck" and comment.by_maintainer(pr.repo_id, runtime.maintainers)
