@@ -103,7 +103,8 @@ def weighted_score(parts: list[tuple[float, float]], top: float) -> float | None
     total = sum(weight for weight, _score in parts)
     if total <= 0:
         return None
-    return top * sum(weight * score for weight, score in parts) / total
+    mean = sum(weight * score for weight, score in parts) / total
+    return top * min(1.0, max(0.0, mean))  # a weighted mean of [0, 1] values, ulps aside
 
 
 def evaluate(collection: Collection, found: Mapping[int, Found]) -> GateResult:

@@ -229,8 +229,9 @@ class HfHubClient:
         with hub_errors():
             return function()
 
-    def pull_request(self, repo_id: str, num: int) -> PullRequest:
-        url = f"{self._api.endpoint}/api/models/{repo_id}/discussions/{num}"
+    def _discussion(self, kind: str, repo_id: str, num: int) -> PullRequest:
+        """`GET /api/{kind}/{repo}/discussions/{num}?diff=1`, parsed leniently (1 call)."""
+        url = f"{self._api.endpoint}/api/{kind}/{repo_id}/discussions/{num}"
 
         def fetch() -> object:
             response = get_session().get(url, params={"diff": "1"}, headers=self._headers())
@@ -239,9 +240,12 @@ class HfHubClient:
 
         details = self._call(fetch)
         try:
-            pr = parse_pull_request(repo_id, num, details)
+            return parse_pull_request(repo_id, num, details)
         except ValueError as error:
             raise HubPermanentError(f"unreadable discussion details: {error}") from error
+
+    def pull_request(self, repo_id: str, num: int) -> PullRequest:
+        pr = self._discussion("models", repo_id, num)
         if not pr.is_pull_request:
             return pr
         if pr.head_sha is None:
@@ -385,18 +389,7 @@ class HfHubClient:
 
     def dataset_pull_request(self, repo_id: str, num: int) -> PullRequest:
         """A PR on a dataset repo (a benchmark's `eval.yaml`): 1 call, 2 for an empty draft."""
-        url = f"{self._api.endpoint}/api/datasets/{repo_id}/discussions/{num}"
-
-        def fetch() -> object:
-            response = get_session().get(url, params={"diff": "1"}, headers=self._headers())
-            hf_raise_for_status(response)
-            return response.json()
-
-        details = self._call(fetch)
-        try:
-            pr = parse_pull_request(repo_id, num, details)
-        except ValueError as error:
-            raise HubPermanentError(f"unreadable discussion details: {error}") from error
+        pr = self._discussion("datasets", repo_id, num)
         if pr.is_pull_request and pr.head_sha is None:
             info = self._call(lambda: self._api.dataset_info(repo_id, revision=f"refs/pr/{num}"))
             if not info.sha:

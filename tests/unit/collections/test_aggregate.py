@@ -140,8 +140,7 @@ benchmarks:
     assert evaluate(collection, _found(1.0)).score == 100.0
 
 
-def test_a_missing_result_is_reported_and_blocks_the_pass_unless_allowed() -> None:
-    text = """\
+TWO_BENCHMARKS = """\
 name: two
 category: x
 pass_criteria:
@@ -154,7 +153,12 @@ benchmarks:
   - id: TIGER-Lab/MMLU-Pro
     task_id: mmlu_pro
     scale: percent
+    threshold: 60
 """
+
+
+def test_a_missing_result_is_reported_and_blocks_the_pass_unless_allowed() -> None:
+    text = TWO_BENCHMARKS
     result = evaluate(checked(text), _found(90.0, None))
     assert result.score == pytest.approx(90.0)  # over what is present, shown as such
     assert [r.status for r in result.benchmarks] == [Status.PASSED, Status.MISSING]

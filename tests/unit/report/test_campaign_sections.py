@@ -8,22 +8,7 @@ from bot.collections.aggregate import Found, Origin, evaluate
 from bot.report.campaign import Standing, render_clashes, render_standing
 from bot.spec.clashes import Claim, Clash
 from tests.unit.collections.helpers import checked
-
-GATE = """\
-name: two
-category: x
-pass_criteria:
-  threshold: 50
-benchmarks:
-  - id: Idavidrein/gpqa
-    task_id: diamond
-    scale: percent
-    threshold: 40
-  - id: TIGER-Lab/MMLU-Pro
-    task_id: mmlu_pro
-    scale: percent
-    threshold: 60
-"""
+from tests.unit.collections.test_aggregate import TWO_BENCHMARKS as GATE
 
 
 def found(*scores: float) -> dict[int, Found]:
