@@ -35,6 +35,7 @@ def start(command: list[str], env: dict[str, str], log: Path) -> ChildProcess:
 def test_beat_sends_reconcile_runs_that_a_worker_runs(
     embedded: bool, redis_server: RedisServer, tmp_path: Path
 ) -> None:
+    (tmp_path / "config").mkdir()
     env = bot_environment(
         redis_server.url,
         EVALBOT_RECONCILE_INTERVAL="1",
