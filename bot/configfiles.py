@@ -24,7 +24,7 @@ MAX_CONFIG_BYTES = 1024 * 1024
 # A loader's message starts with the field it is about: `issuers[0].keys: ...`, or names it
 # in backquotes: "`maintainers` must be a list ...".
 _LEADING_FIELD = re.compile(r"(?P<field>[A-Za-z_][\w-]*(?:\[\d+\]|\.[\w-]+)*):\s")
-_QUOTED_FIELD = re.compile(r"`(?P<field>[A-Za-z_][\w-]*(?:\[\d+\]|\.[\w.-]+)*)`")
+_QUOTED_FIELD = re.compile(r"`(?P<field>[A-Za-z_][\w-]*(?:\[\d+\]|\.[\w./-]+)*)`")
 _LAST_PART = re.compile(r"(\[\d+\]|\.[^.\[\]]+)$")
 
 
