@@ -58,7 +58,7 @@ def verify_identity(settings: Settings) -> HubIdentity:
         raise StartupError(
             f"HF_TOKEN: could not ask the Hub at {settings.hf_endpoint} whom the token belongs "
             f"to: {_first_line(error)} (fix: check HF_ENDPOINT and the network, then start "
-            "again; a supervisor restarts the worker)"
+            "again)"
         ) from error
     if not identity.is_named(settings.bot_name):
         raise StartupError(

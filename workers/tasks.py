@@ -1,22 +1,13 @@
-"""Celery tasks: thin shims from a queued message to the pipeline, plus the retry policy.
+"""Celery tasks: thin shims from a queued message to the pipeline and the retry policy.
 
 The receiver publishes `evalbot.process_pr_event` with one kwarg, `event` (a
-`PrEvent.to_json()` dict); `workers.pipeline.run_event` does the work. This module decides
-only what happens when a run cannot finish:
-
-| raised by the run                         | what happens                                    |
-|-------------------------------------------|-------------------------------------------------|
-| `LeaseBusy` (another run has the PR)      | retry in ~1 s, for up to twice the lease TTL    |
-| `LeaseLost` (our lease expired mid-run)   | retry at once; nothing was written              |
-| the Hub paused (`workers.hubpause`)       | retry at the pause's end plus a jitter spread   |
-| `HubTransientError` 429                   | pause every worker, then as above (throttled)   |
-| `HubTransientError` (5xx, timeouts)       | retry after `retry_after` or a jittered backoff |
-| `VerificationUnavailable`, Redis errors   | retry with backoff: never publish a guess       |
-| `HubPermanentError` (404, 403, ...)       | parked: retrying cannot help                    |
-| anything else, or too many retries        | parked, with the error                          |
-| throttled for longer than the budget      | parked as `hub-throttled` (hours, a setting)    |
-| the worker dies mid-run, 3 times          | parked (a poison event must not loop forever)   |
-| Redis down (nothing can be counted)       | requeued after a pause (never dropped)          |
+`PrEvent.to_json()` dict); `workers.pipeline.run_event` does the work, and
+`workers.retry_policy` (pure: its table says which failure is retried after how long and which
+is parked) decides what happens when a run cannot finish. This module does the I/O around
+that decision: it counts attempts in Redis (`Attempts`), pauses the fleet when the Hub said
+how long to wait (`workers.hubpause`), asks Celery for the retry, parks the event
+(`workers.deadletters`), and requeues the message when Redis itself is down (nothing can be
+counted, so it is never dropped either).
 
 Throttling is not failure: retries caused by the Hub's pacing (a 429, or the pause it set)
 are counted apart from the others and bounded by time (`Runtime.throttle_budget_s`,
@@ -25,6 +16,10 @@ windows is worked through instead of parked. Every countdown is capped at
 `Runtime.max_countdown_s` (the visibility timeout minus the task time limit): kombu's Redis
 transport redelivers a message held longer than the visibility timeout, ETA retries included,
 to a second worker.
+
+The runtime is built and checked before the worker consumes (`evalbot worker`,
+`install_runtime`); a worker started otherwise builds it on its first task, and an event it
+cannot run because of its own broken configuration is parked as `bot-config`, not dropped.
 
 Parked events go to `workers.deadletters`, visible in metrics and replayable (`evalbot
 replay`). Each retry is counted in `evalbot:stats` as `retry:<reason>` (best effort), and each
