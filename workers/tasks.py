@@ -135,18 +135,9 @@ def _park_unconfigured(event: dict[str, Any], error: StartupError) -> str:
     settings = Settings.from_env(os.environ)  # the same environment the app was built from
     client = redis.Redis.from_url(settings.redis_url, socket_timeout=settings.redis_timeout_s * 5)
     try:
-        log_json(
-            log,
-            logging.ERROR,
-            "pr event parked",
-            delivery=event.get("delivery_id"),
-            reason=decision.reason,
-            detail=decision.detail,
-        )
-        park(client, event, decision.reason, decision.detail)
+        return _give_up(client, event, decision)
     finally:
         client.close()
-    return "parked"
 
 
 def handle(task: Task[Any, Any], event: dict[str, Any], runtime: Runtime) -> str:
@@ -168,7 +159,7 @@ def handle(task: Task[Any, Any], event: dict[str, Any], runtime: Runtime) -> str
     gave_up = on_start(started)
     if gave_up is not None:
         attempts.forget()
-        return _give_up(runtime, event, gave_up)
+        return _give_up(runtime.redis, event, gave_up)
     if started > 1:
         _count_retry(runtime, "worker-lost")  # redelivered after its worker died mid-run
     outcome: str | None = None
@@ -187,7 +178,7 @@ def handle(task: Task[Any, Any], event: dict[str, Any], runtime: Runtime) -> str
                 _count_retry(runtime, decision.reason)
                 raise task.retry(countdown=decision.countdown, max_retries=None) from error
             finished = True
-            return _give_up(runtime, event, decision)
+            return _give_up(runtime.redis, event, decision)
         finished = True
         return outcome
     finally:
@@ -315,7 +306,7 @@ class Attempts:
         self._client.delete(self._key)
 
 
-def _give_up(runtime: Runtime, event: dict[str, Any], decision: Park) -> str:
+def _give_up(client: redis.Redis, event: dict[str, Any], decision: Park) -> str:
     log_json(
         log,
         logging.ERROR,
@@ -324,5 +315,5 @@ def _give_up(runtime: Runtime, event: dict[str, Any], decision: Park) -> str:
         reason=decision.reason,
         detail=decision.detail,
     )
-    park(runtime.redis, event, decision.reason, decision.detail)
+    park(client, event, decision.reason, decision.detail)
     return "parked"
