@@ -10,7 +10,7 @@ import pytest
 from bot.configfiles import ConfigError
 from bot.settings import Settings, SettingsError
 from workers.app import RECONCILE_TASK, celery_config, create_celery_app
-from workers.botconfig import load_bot_config
+from workers.botconfig import KEYS, load_bot_config
 from workers.catchup import ReconcileLimits
 
 BASE = {
@@ -78,6 +78,8 @@ def test_bot_yaml_watched_repos_and_limits(tmp_path: Path) -> None:
         ("- a list\n", "must be a mapping"),
         ("maintainers: alice\n", "`maintainers` must be a list of Hub user names"),
         ("maintainer: [alice]\n", "unknown key `maintainer`"),
+        ("cross_pr_checks: 3\n", "`cross_pr_checks` must be true or false"),
+        ("collections: {a/b: [no-such]}\n", "`collections` names `no-such`"),
     ],
 )
 def test_bad_bot_yaml_fails_fast(tmp_path: Path, text: str, message: str) -> None:
@@ -109,5 +111,6 @@ def test_the_shipped_bot_yaml_is_valid_and_documents_every_key() -> None:
     config = load_bot_config(shipped, 300)
     text = shipped.read_text()
     assert config.maintainers == frozenset()  # an example, commented out
-    for key in ("maintainers", "watched_repos", "reconcile", *ReconcileLimits.__dataclass_fields__):
+    assert not config.campaign.enabled
+    for key in (*KEYS, *ReconcileLimits.__dataclass_fields__):
         assert f"{key}:" in text, key
