@@ -28,6 +28,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "bot.cli.parked",
     "bot.cli.replay",
     "bot.cli.emulator",
+    "bot.cli.issuer",
+    "bot.cli.submit",
 )
 
 

@@ -1,0 +1,71 @@
+"""Who a Hub access token belongs to: a typed `whoami` over `HfApi.whoami` (`/api/whoami-v2`).
+
+The issuer authenticates callers that present a Hub token with it; the call is bounded by the
+Hub timeout (`use_hub_timeout`), and its errors are mapped by `hub_errors` like every other
+Hub call (a 401 is permanent: the token is not valid; anything else may be transient).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from bot.hub.client import hub_errors
+
+
+@dataclass(frozen=True)
+class HubIdentity:
+    """What `whoami-v2` reports about a token and its owner.
+
+    `role` is `read`, `write` or `fineGrained`; `scopes` maps each entity a fine-grained token
+    is scoped to (`user:alice`, `org:acme`) to the permissions it grants there.
+    """
+
+    name: str
+    type: str
+    role: str | None
+    orgs: tuple[str, ...] = ()
+    scopes: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def permissions_on(self, entity: str) -> tuple[str, ...]:
+        return next((perms for scoped, perms in self.scopes if scoped == entity), ())
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def parse_whoami(payload: Any) -> HubIdentity:
+    """The typed view of a `whoami-v2` answer; ValueError when it lacks a name."""
+    if not isinstance(payload, dict) or not isinstance(payload.get("name"), str):
+        raise ValueError("whoami-v2 answered without a name")
+    auth = _mapping(payload.get("auth"))
+    token = _mapping(auth.get("accessToken"))
+    role = token.get("role") if isinstance(token.get("role"), str) else None
+    scopes: list[tuple[str, tuple[str, ...]]] = []
+    fine = _mapping(token.get("fineGrained"))
+    for scoped in fine.get("scoped") or []:
+        entity = scoped.get("entity") if isinstance(scoped, dict) else None
+        perms = scoped.get("permissions") if isinstance(scoped, dict) else None
+        if isinstance(entity, dict) and isinstance(perms, list):
+            key = f"{entity.get('type')}:{entity.get('name')}"
+            scopes.append((key, tuple(p for p in perms if isinstance(p, str))))
+    orgs = tuple(
+        org["name"]
+        for org in payload.get("orgs") or []
+        if isinstance(org, dict) and isinstance(org.get("name"), str)
+    )
+    return HubIdentity(
+        name=payload["name"],
+        type=str(payload.get("type", "user")),
+        role=role,
+        orgs=orgs,
+        scopes=tuple(scopes),
+    )
+
+
+def whoami(api: Any, token: str) -> HubIdentity:
+    """Ask the Hub (through `api`, an `HfApi`) who `token` belongs to. Raises `HubError`."""
+    with hub_errors():
+        payload = api.whoami(token=token, cache=False)
+    return parse_whoami(payload)
