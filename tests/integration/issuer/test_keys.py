@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import httpx
 import jwt
@@ -38,7 +39,7 @@ def signed(env: IssuerEnv) -> str:
     return str(response.json()["tokens"][0]["verify_token"])
 
 
-def rotate(keyring: Path) -> dict[str, object]:
+def rotate(keyring: Path) -> dict[str, Any]:
     done = subprocess.run(
         [sys.executable, "-m", "bot", "keys", "rotate", "--keyring", str(keyring)],
         capture_output=True,
@@ -58,8 +59,13 @@ def test_rotation_while_running_keeps_earlier_tokens_verifiable(env: IssuerEnv) 
     first = rotate(env.issuer.keyring_dir)
     assert first["active"] == state["next"]
     assert first["previous"] == [old]
+
+    def signed_with_another_key() -> str | None:
+        token = signed(env)
+        return token if kid_of(token) != old else None
+
     after = wait_until(
-        lambda: (token := signed(env)) and kid_of(token) != old and token,
+        signed_with_another_key,
         timeout=10,
         what="the running issuer to sign with the rotated key",
     )

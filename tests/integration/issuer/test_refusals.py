@@ -75,7 +75,7 @@ def test_malformed_and_oversized_requests(env: IssuerEnv) -> None:
 
 def test_id_tokens_with_forbidden_algorithms(env: IssuerEnv) -> None:
     claims = jwt.decode(env.id_token(), options={"verify_signature": False})
-    unsigned = jwt.encode(claims, None, algorithm="none", headers={"kid": env.oidc.kid})
+    unsigned = jwt.encode(claims, "", algorithm="none", headers={"kid": env.oidc.kid})
     refused(env, env.post(bearer(unsigned), env.body()), 401, "alg-not-allowed")
     # HMAC: a shared secret is never a provider's key (nor is its public key, the classic
     # algorithm confusion, which PyJWT itself refuses to even sign with).
