@@ -8,7 +8,7 @@ import pytest
 
 from bot.issuer.configfile import ConfigError
 from bot.issuer.identity import Identity
-from bot.issuer.integrations import load_integrations
+from bot.issuer.integrations import IntegrationsConfig, load_integrations
 
 GOOD = """\
 providers:
@@ -30,7 +30,7 @@ integrations:
 """
 
 
-def load(tmp_path: Path, text: str) -> object:
+def load(tmp_path: Path, text: str) -> IntegrationsConfig:
     path = tmp_path / "integrations.yaml"
     path.write_text(text)
     return load_integrations(path)
@@ -42,7 +42,9 @@ def github(**claims: str) -> Identity:
 
 def test_claims_match_exactly_and_every_listed_claim_is_required(tmp_path: Path) -> None:
     config = load(tmp_path, GOOD)
-    assert config.match(github(repository="acme/evals", environment="release")).name == "acme"
+    matched = config.match(github(repository="acme/evals", environment="release"))
+    assert matched is not None
+    assert matched.name == "acme"
     assert config.match(github(repository="acme/evals")) is None  # environment missing
     assert config.match(github(repository="ACME/evals", environment="release")) is None
     assert config.match(github(repository="acme/evals-x", environment="release")) is None
