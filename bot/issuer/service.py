@@ -10,7 +10,7 @@ its claims built by `bot.tokens.claims` exactly as the bot will rebuild them to 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -39,6 +39,7 @@ class Limiter(Protocol):
 
 class Audit(Protocol):
     def write(self, **values: Any) -> None: ...
+    def write_all(self, decisions: Sequence[Mapping[str, Any]]) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -104,15 +105,19 @@ class Issuer:
             )
             refusal.audited = True
             raise
-        for token in issued:
-            self.audit.write(
-                decision="issued",
-                benchmark=token.benchmark,
-                task=token.task_id,
-                jti=token.jti,
-                status=200,
-                **context,
-            )
+        self.audit.write_all(
+            [
+                {
+                    "decision": "issued",
+                    "benchmark": token.benchmark,
+                    "task": token.task_id,
+                    "jti": token.jti,
+                    "status": 200,
+                    **context,
+                }
+                for token in issued
+            ]
+        )
         return issued
 
     def _issue(

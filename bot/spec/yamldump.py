@@ -24,14 +24,19 @@ _KEYWORDS = frozenset(
 )
 
 
-class _EntryDumper(yaml.SafeDumper):
+#: libyaml's emitter when PyYAML was built with it (ten times faster), else the pure one.
+_BASE: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+class _EntryDumper(_BASE):  # type: ignore[valid-type,misc]
     pass
 
 
-def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+def _represent_str(dumper: Any, value: str) -> yaml.ScalarNode:
     plain = _PLAIN.match(value) is not None and value.lower() not in _KEYWORDS
     style = None if plain else '"'
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+    node: yaml.ScalarNode = dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+    return node
 
 
 _EntryDumper.add_representer(str, _represent_str)
