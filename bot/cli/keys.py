@@ -35,6 +35,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
     )
     rotate.add_argument("--keyring", required=True, type=Path, metavar="DIR")
+    rotate.add_argument(
+        "--keep-previous",
+        type=int,
+        default=1,
+        metavar="N",
+        help="keys kept published after they stop signing (default: %(default)s, minimum 1)",
+    )
     rotate.set_defaults(run=run_rotate)
 
 
@@ -42,7 +49,7 @@ def run_rotate(args: argparse.Namespace) -> int:
     from bot.issuer.keyring import KeyringError, load_keyring, rotate
 
     try:
-        state = rotate(args.keyring)
+        state = rotate(args.keyring, keep_previous=args.keep_previous)
         published = load_keyring(args.keyring).jwks()
     except (KeyringError, OSError) as error:
         print(f"evalbot keys rotate: {error}", file=sys.stderr)

@@ -145,8 +145,12 @@ def _write_state(directory: Path, state: dict[str, Any]) -> None:
     os.replace(temporary, directory / KEYRING_FILE)  # atomic: a reader sees old or new
 
 
-def rotate(directory: Path) -> dict[str, Any]:
-    """One rotation step (creating the keyring when there is none); returns the new state."""
+def rotate(directory: Path, *, keep_previous: int = 1) -> dict[str, Any]:
+    """One rotation step (creating the keyring when there is none); returns the new state.
+
+    `keep_previous` keys stay published after they stop signing (newest first); older ones
+    are retired. Keeping more keeps old results verifiable on a re-run for longer.
+    """
     directory.mkdir(parents=True, exist_ok=True, mode=0o700)
     if not (directory / KEYRING_FILE).exists():
         active, nxt = new_kid(), new_kid()
@@ -161,11 +165,12 @@ def rotate(directory: Path) -> dict[str, Any]:
         _write_key(directory, promoted, generate_private_key())
     fresh = new_kid()
     _write_key(directory, fresh, generate_private_key())
-    retired = [kid for kid in current.previous if kid not in (promoted, current.active)]
+    previous = [kid for kid in (current.active, *current.previous) if kid != promoted]
+    kept, retired = previous[: max(1, keep_previous)], previous[max(1, keep_previous) :]
     state = {
         "active": promoted,
         "next": fresh,
-        "previous": [current.active],
+        "previous": kept,
         "retired": [*current.retired, *retired],
     }
     _write_state(directory, state)

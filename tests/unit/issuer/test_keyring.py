@@ -37,6 +37,16 @@ def test_rotation_moves_next_to_active_to_previous_to_retired(tmp_path: Path) ->
     assert all("d" not in key for key in jwks["keys"])
 
 
+def test_keep_previous_keeps_more_keys_published(tmp_path: Path) -> None:
+    first = rotate(tmp_path)
+    second = rotate(tmp_path, keep_previous=2)
+    third = rotate(tmp_path, keep_previous=2)
+    assert third["previous"] == [second["active"], first["active"]]
+    assert third["retired"] == []
+    fourth = rotate(tmp_path, keep_previous=2)
+    assert fourth["retired"] == [first["active"]]
+
+
 def test_a_group_readable_key_is_refused(tmp_path: Path) -> None:
     state = rotate(tmp_path)
     os.chmod(tmp_path / f"{state['next']}.pem", 0o640)
