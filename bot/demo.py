@@ -16,7 +16,6 @@ Exits 0 when the bot behaved as expected at every step, 1 otherwise.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -26,7 +25,7 @@ from typing import Any
 from huggingface_hub import CommitOperationAdd, HfApi, constants
 
 from bot.cli import main
-from bot.devstack.issuer import IssuerProcess
+from bot.devstack.issuer import IssuerProcess, run_ci_job
 from bot.devstack.oidc import LocalOidcProvider, Workflow
 from bot.devstack.signing import LocalIssuer
 from bot.devstack.stack import LocalStack, StackOptions
@@ -116,26 +115,14 @@ def _ci_job_submits(
         "    task_id: aime_2026\n", f'    task_id: aime_2026\n    revision: "{benchmark_sha}"\n'
     )
     results.write_text(pinned + f'  model_revision: "{alice.model_info(MODEL).sha}"\n')
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "EVALBOT_"))}
-    env.update(oidc.actions_environment())
-    env.update(
-        {
-            "HF_ENDPOINT": stack.hub.url,
-            "HF_TOKEN": TOKENS["alice"],
-            "HF_HOME": str(work / "ci-hf-home"),
-            "HF_HUB_DISABLE_TELEMETRY": "1",
-            "EVALBOT_ISSUER_URL": issuer.url,
-        }
-    )
-    command = ["submit", str(results), "--model-repo", MODEL]
-    print(f"$ evalbot {' '.join(command[:1])} ci-results.yaml --model-repo {MODEL}", flush=True)
-    job = subprocess.run(  # noqa: S603 - our own CLI, fixed argv
-        [sys.executable, "-m", "bot", *command],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+    print(f"$ evalbot submit ci-results.yaml --model-repo {MODEL}", flush=True)
+    job = run_ci_job(
+        issuer,
+        oidc,
+        hub_url=stack.hub.url,
+        hf_token=TOKENS["alice"],
+        results=results,
+        model_repo=MODEL,
     )
     print(job.stdout + job.stderr, end="", flush=True)
     if job.returncode != 0 or "/discussions/" not in job.stdout:

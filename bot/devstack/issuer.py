@@ -9,9 +9,7 @@ for `config/issuers.yaml` with its JWKS URL, as production does.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
@@ -22,6 +20,8 @@ from typing import IO, Any
 import httpx
 import yaml
 
+from bot.devstack.oidc import LocalOidcProvider
+from bot.devstack.stack import _terminate
 from bot.devstack.waiting import free_port, wait_until
 from bot.issuer.keyring import rotate
 
@@ -136,14 +136,8 @@ class IssuerProcess:
         return path.read_text(errors="replace")[-6000:] if path.exists() else ""
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            try:
-                os.killpg(self.process.pid, signal.SIGTERM)
-                self.process.wait(timeout=15)
-            except (ProcessLookupError, subprocess.TimeoutExpired):
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(timeout=15)
+        if self.process is not None:
+            _terminate(self.process)
         self.process = None
         if self._log is not None:
             self._log.close()
@@ -158,3 +152,37 @@ class IssuerProcess:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def run_ci_job(
+    issuer: IssuerProcess,
+    oidc: LocalOidcProvider,
+    *,
+    hub_url: str,
+    hf_token: str,
+    results: Path,
+    model_repo: str,
+    extra: Sequence[str] = (),
+) -> subprocess.CompletedProcess[str]:
+    """`evalbot submit` as a GitHub Actions job with `id-token: write` runs it: the OIDC
+    request variables of `oidc`, `HF_TOKEN` to open the PR, the issuer's URL."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "EVALBOT_"))}
+    env.update(oidc.actions_environment())
+    env.update(
+        {
+            "HF_ENDPOINT": hub_url,
+            "HF_TOKEN": hf_token,
+            "HF_HOME": str(results.parent / "ci-hf-home"),
+            "HF_HUB_DISABLE_TELEMETRY": "1",
+            "EVALBOT_ISSUER_URL": issuer.url,
+        }
+    )
+    command = ["submit", str(results), "--model-repo", model_repo, *extra]
+    return subprocess.run(  # noqa: S603 - our own CLI, fixed argv
+        [sys.executable, "-m", "bot", *command],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )

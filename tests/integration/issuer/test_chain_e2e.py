@@ -4,16 +4,14 @@ provider) runs `evalbot submit` -> `evalbot issuer` under uvicorn -> a PR on the
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from bot.devstack.issuer import IssuerProcess
+from bot.devstack.issuer import IssuerProcess, run_ci_job
 from bot.devstack.oidc import LocalOidcProvider
 from bot.issuer.audit import read_audit
 from tests.support.emulator import MODEL, TOKENS
@@ -88,23 +86,19 @@ def results_yaml(chain: Chain, accuracy: float) -> str:
     )
 
 
-def run_ci_job(chain: Chain, results: str, *extra: str) -> subprocess.CompletedProcess[str]:
-    """`evalbot submit` as a GitHub Actions job runs it: OIDC variables, HF_TOKEN (bob's)."""
+def submit(chain: Chain, results: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    """The simulated CI job: `evalbot submit` with the job's OIDC variables, bob's HF_TOKEN."""
     path = chain.work / "results.yaml"
     path.write_text(results)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "EVALBOT_"))}
-    env.update(chain.oidc.actions_environment())
-    env.update(
-        {
-            "HF_ENDPOINT": chain.bot.stack.hub.url,
-            "HF_TOKEN": TOKENS["bob"],
-            "HF_HOME": str(chain.work / "ci-hf-home"),
-            "HF_HUB_DISABLE_TELEMETRY": "1",
-            "EVALBOT_ISSUER_URL": chain.issuer.url,
-        }
+    return run_ci_job(
+        chain.issuer,
+        chain.oidc,
+        hub_url=chain.bot.stack.hub.url,
+        hf_token=TOKENS["bob"],
+        results=path,
+        model_repo=MODEL,
+        extra=extra,
     )
-    command = [sys.executable, "-m", "bot", "submit", str(path), "--model-repo", MODEL, *extra]
-    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=60, check=False)
 
 
 def pr_number(output: str) -> int:
@@ -112,7 +106,7 @@ def pr_number(output: str) -> int:
 
 
 def test_submit_opens_a_pr_the_bot_marks_verified_and_a_rerun_updates_it(chain: Chain) -> None:
-    job = run_ci_job(chain, results_yaml(chain, 41.5))
+    job = submit(chain, results_yaml(chain, 41.5))
     assert job.returncode == 0, job.stderr + chain.issuer.logs()
     assert job.stdout.startswith("opened ")
     num = pr_number(job.stdout)
@@ -141,7 +135,7 @@ def test_submit_opens_a_pr_the_bot_marks_verified_and_a_rerun_updates_it(chain: 
 
     # A second run of the job updates the same PR (fresh tokens) instead of opening another.
     before = len(hub.state.find_repo("model", MODEL).discussions)
-    again = run_ci_job(chain, results_yaml(chain, 41.5))
+    again = submit(chain, results_yaml(chain, 41.5))
     assert again.returncode == 0, again.stderr
     assert again.stdout.startswith("updated ")
     assert pr_number(again.stdout) == num
@@ -156,7 +150,7 @@ def test_submit_opens_a_pr_the_bot_marks_verified_and_a_rerun_updates_it(chain: 
 def test_dry_run_prints_the_merged_file_and_opens_nothing(chain: Chain) -> None:
     hub = chain.bot.stack.hub
     before = len(hub.state.find_repo("model", MODEL).discussions)
-    job = run_ci_job(chain, results_yaml(chain, 12.25), "--dry-run")
+    job = submit(chain, results_yaml(chain, 12.25), "--dry-run")
     assert job.returncode == 0, job.stderr
     assert job.stdout.startswith(f"# {PATH}\n")
     assert "verify_token: " in job.stdout

@@ -80,6 +80,20 @@ def test_rotation_while_running_keeps_earlier_tokens_verifiable(env: IssuerEnv) 
     assert not (env.issuer.keyring_dir / f"{old}.pem").exists()
 
 
+def start(issuer: IssuerProcess) -> subprocess.CompletedProcess[str]:
+    """`evalbot issuer` expected to refuse to start (exit 2, the reason on stderr)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "issuer", "--port", str(issuer.port)],
+        env=issuer.environment(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    return done
+
+
 def start_failure(tmp_path: Path, env: IssuerEnv, prepare: str) -> str:
     issuer = IssuerProcess(
         tmp_path, hub_url=env.hub.url, redis_url=env.issuer.redis_url, integrations=[]
@@ -93,15 +107,7 @@ def start_failure(tmp_path: Path, env: IssuerEnv, prepare: str) -> str:
         key.unlink()
     else:
         key.write_bytes(b"-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "bot", "issuer", "--port", str(issuer.port)],
-        env=issuer.environment(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 2
+    done = start(issuer)
     assert str(key) in done.stderr
     assert "PRIVATE KEY" not in done.stderr
     return done.stderr
@@ -129,14 +135,6 @@ def test_a_broken_integrations_file_stops_the_issuer_naming_its_line(
         "providers: []\nintegrations:\n  - name: x\n    frameworks: [lighteval]\n"
         "    identities:\n      - hub_user: alice\n        scope: write\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-m", "bot", "issuer", "--port", str(issuer.port)],
-        env=issuer.environment(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 2
+    done = start(issuer)
     assert f"{issuer.integrations_file}: line 6: integrations[0].identities[0]" in done.stderr
     assert "unknown keys ['scope']" in done.stderr
