@@ -11,6 +11,7 @@ for content errors, the problems in full); the audit log says which check failed
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 from collections.abc import Callable
@@ -32,6 +33,8 @@ from bot.issuer.service import Issuer
 log = logging.getLogger("evalbot.issuer")
 
 JWKS_CACHE_CONTROL = "public, max-age=300"
+#: Seconds a caller has to send its whole body (a slow-loris guard, as the receiver has).
+BODY_TIMEOUT_S = 10.0
 HUB_TOKEN_PREFIX = "hf_"  # noqa: S105 - how Hub tokens start, not a secret
 
 
@@ -125,7 +128,11 @@ def create_app(
             media = request.headers.get("content-type", "").split(";")[0].strip().lower()
             if media != "application/json":
                 raise Refusal("unsupported-media-type", 415)
-            body = await _read_body(request, max_body_bytes)
+            body = await asyncio.wait_for(_read_body(request, max_body_bytes), BODY_TIMEOUT_S)
+        except TimeoutError:
+            refusal = Refusal("request-timeout", 408)
+            audit_refusal(request_id, refusal, None)
+            return _refused(request_id, refusal)
         except Refusal as refusal:
             audit_refusal(request_id, refusal, None)
             return _refused(request_id, refusal)

@@ -58,6 +58,7 @@ GENERIC = {
     400: "The request is malformed.",
     401: "Authentication failed.",
     403: "The request was refused.",
+    408: "The request body took too long to arrive.",
     413: "The request is too large.",
     415: "Send application/json.",
     422: "Some entries cannot be signed; see `problems`.",

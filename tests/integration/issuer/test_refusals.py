@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import json
+import socket
 from typing import Any
 
 import httpx
@@ -14,6 +15,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from bot.emulator.faults import RouteFault
+from bot.issuer.audit import read_audit
 from bot.issuer.refusals import GENERIC
 from tests.integration.issuer.conftest import CLIENT_ID, CLIENT_SECRET, GPQA, IssuerEnv, now
 from tests.support.emulator import TOKENS
@@ -233,3 +235,16 @@ def test_client_credentials(env: IssuerEnv) -> None:
     unknown = base64.b64encode(b"nobody:whatever").decode()
     refused(env, env.post(f"Basic {unknown}", env.body()), 401, "client-credentials-rejected")
     refused(env, env.post("Basic !!!", env.body()), 401, "client-credentials-malformed")
+
+
+def test_a_body_that_never_arrives_is_408_not_a_hang(env: IssuerEnv) -> None:
+    with socket.create_connection(("127.0.0.1", env.issuer.port), timeout=30) as connection:
+        connection.sendall(
+            b"POST /v1/tokens HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 100\r\n\r\n{"
+        )
+        answer = connection.recv(4096).decode()
+    assert answer.startswith("HTTP/1.1 408"), answer
+    request_id = answer.split("x-request-id: ", 1)[1].split("\r\n", 1)[0]
+    lines = [line for line in read_audit(env.issuer.audit_log) if line["request_id"] == request_id]
+    assert lines[-1]["reason"] == "request-timeout"
