@@ -7,8 +7,8 @@ readable by others, an unreachable Redis: each stops `evalbot issuer` at start w
 
 from __future__ import annotations
 
+import logging
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +33,8 @@ from bot.issuer.settings import IssuerSettings
 from bot.spec.benchmark import benchmark_from_eval_yaml
 from bot.spec.model import BenchmarkLookup, BenchmarkSource
 
+log = logging.getLogger("evalbot.issuer")
+
 
 class StartupError(RuntimeError):
     """The issuer cannot start; the message names what to fix."""
@@ -44,7 +46,6 @@ class LockedBenchmarkCache(BenchmarkCache):
     def __init__(self, capacity: int = 512) -> None:
         super().__init__(capacity)
         self._lock = threading.Lock()
-        self._items: OrderedDict[tuple[str, str], BenchmarkLookup] = OrderedDict()
 
     def get(self, key: tuple[str, str]) -> BenchmarkLookup | None:
         with self._lock:
@@ -71,7 +72,10 @@ def build(settings: IssuerSettings) -> RunningIssuer:
         config = load_integrations(settings.integrations_file)
     except ConfigError as error:
         raise StartupError(str(error)) from error
-    keyring = KeyringHolder(settings.keyring_dir)
+    keyring = KeyringHolder(
+        settings.keyring_dir,
+        on_error=lambda error: log.error("keyring reload failed, keeping the last good: %s", error),
+    )
     try:
         keyring.load()
     except KeyringError as error:
