@@ -23,3 +23,4 @@ RESPONSE_TEXTS: dict[str, str] = {
 HEALTH_OK = "ok"
 READY_OK = "ready"
 READY_FAILED = "broker unreachable"
+READY_WORKERS_UNKNOWN = "this receiver does not read the workers' heartbeats"
