@@ -51,6 +51,7 @@ WEBHOOK_PATH = "/webhooks/hub"
 _STATUS = {
     "queued": 202,
     "duplicate": 202,
+    "coalesced": 202,
     "ignored": 202,
     "too_large": 413,
     "timeout": 408,
@@ -213,6 +214,11 @@ def create_app(
             enqueue_elapsed = time.perf_counter() - enqueue_started
             metrics.enqueue_seconds.observe(enqueue_elapsed)
             delivery.enqueue_ms = round(enqueue_elapsed * 1000, 3)
+        if outcome is EnqueueOutcome.STRANGER:
+            delivery.outcome, delivery.reason = "ignored", "stranger"
+            metrics.count_ignored("stranger")
+            metrics.commands_ignored.labels("stranger").inc()
+            return
         delivery.outcome = outcome.value
         if outcome is EnqueueOutcome.QUEUED:
             metrics.queued[event.kind].inc()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import redis
@@ -60,7 +61,7 @@ def test_status_reports_a_silent_worker_dead_and_exits_1(
 ) -> None:
     Heartbeat(client, worker_id="gone", interval_s=0.2).beat([])
 
-    def dead() -> dict[str, object] | None:
+    def dead() -> dict[str, Any] | None:
         capsys.readouterr()
         code = main(["status", "--json"])
         report = json.loads(capsys.readouterr().out)
@@ -68,7 +69,7 @@ def test_status_reports_a_silent_worker_dead_and_exits_1(
 
     report = wait_until(dead, timeout=10, what="the worker to be seen dead")
     assert report["workers_alive"] == 0
-    (worker,) = report["workers"]  # type: ignore[misc]
+    (worker,) = report["workers"]
     assert worker["id"] == "gone"
     assert worker["alive"] is False
 
