@@ -155,3 +155,15 @@ def test_readyz_workers_says_a_worker_is_consuming(bot: Bot) -> None:
     (worker,) = body["workers"]
     assert worker["alive"] is True
     assert worker["last_heartbeat_age_s"] < 5
+
+
+def test_a_recheck_on_a_pr_without_results_posts_the_report_instead_of_silence(
+    bot: Bot,
+) -> None:
+    num, head = open_pr(bot, {"notes.md": "no results here\n"})
+    bot.wait_until_quiet()
+    assert bot.bot_comments(num) == []
+    asked = bot.api("alice").comment_discussion(MODEL, num, f"@{BOT} recheck")
+    report = bot.wait_for_report(num, head=head)
+    assert "No results to check" in report.content
+    assert f"evalbot:recheck={asked.id}" in report.content
