@@ -12,6 +12,7 @@ import redis
 from bot.cli import main
 from bot.devstack.redis import RedisServer
 from bot.devstack.waiting import wait_until
+from tests.integration.cli.conftest import operator_env
 from workers.liveness import Heartbeat
 
 pytestmark = pytest.mark.integration
@@ -19,14 +20,7 @@ pytestmark = pytest.mark.integration
 
 @pytest.fixture
 def client(redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[redis.Redis]:
-    for name, value in {
-        "HF_TOKEN": "hf_x",
-        "REDIS_URL": redis_server.url,
-        "EVALBOT_WEBHOOK_SECRET": "s",
-        "EVALBOT_BOT_NAME": "evalbot",
-        "EVALBOT_QUEUE": "evalbot-status",
-    }.items():
-        monkeypatch.setenv(name, value)
+    operator_env(monkeypatch, redis_server.url, EVALBOT_QUEUE="evalbot-status")
     connection = redis.Redis.from_url(redis_server.url)
     try:
         yield connection
@@ -77,13 +71,6 @@ def test_status_reports_a_silent_worker_dead_and_exits_1(
 def test_status_exits_2_when_redis_is_unreachable(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    for name, value in {
-        "HF_TOKEN": "hf_x",
-        "REDIS_URL": "redis://127.0.0.1:1",
-        "EVALBOT_WEBHOOK_SECRET": "s",
-        "EVALBOT_BOT_NAME": "evalbot",
-        "EVALBOT_REDIS_TIMEOUT": "0.2",
-    }.items():
-        monkeypatch.setenv(name, value)
+    operator_env(monkeypatch, "redis://127.0.0.1:1", EVALBOT_REDIS_TIMEOUT="0.2")
     assert main(["status"]) == 2
     assert "cannot reach Redis" in capsys.readouterr().err

@@ -3,7 +3,6 @@ from known strangers dropped, all in one atomic script with the dedupe key (queu
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Iterator
 
@@ -15,10 +14,10 @@ from bot.receiver.events import DedupeKey, PrEvent
 from bot.receiver.queue import (
     MAINTAINERS_DIGEST_KEY,
     EnqueueOutcome,
-    RedisEnqueuer,
     recheck_keys,
     stranger_key,
 )
+from tests.integration.receiver.test_queue_redis import run_enqueues
 
 pytestmark = pytest.mark.integration
 
@@ -40,28 +39,13 @@ def ask(num: int, index: int, author: str = "id-alice", command: str = "recheck"
 
 @pytest.fixture
 def broker(redis_server: RedisServer) -> Iterator[redis.Redis]:
-    client = redis_server.client()
-    try:
+    with redis_server.client() as client:
         yield client
-    finally:
-        client.close()
 
 
-def enqueue_all(url: str, events: list[PrEvent], interval_s: float = 10.0) -> list[EnqueueOutcome]:
-    async def main() -> list[EnqueueOutcome]:
-        enqueuer = RedisEnqueuer.from_url(
-            url, queue="evalbot", timeout_s=1.0, recheck_interval_s=interval_s
-        )
-        try:
-            return list(
-                await asyncio.gather(
-                    *(enqueuer.enqueue(e, DedupeKey(f"wid:{e.delivery_id}", 60)) for e in events)
-                )
-            )
-        finally:
-            await enqueuer.close()
-
-    return asyncio.run(main())
+def enqueue_all(url: str, events: list[PrEvent]) -> list[object]:
+    """Concurrently, from one enqueuer (a 10 s recheck window, the default)."""
+    return run_enqueues(url, [(e, DedupeKey(f"wid:{e.delivery_id}", 60)) for e in events])
 
 
 def etas(broker: redis.Redis) -> list[str | None]:
