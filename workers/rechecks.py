@@ -38,7 +38,7 @@ def latest_recheck(
             continue
         if parse_command(comment.raw, bot_name) != "recheck":
             continue
-        if since is not None and (comment.created_at is None or comment.created_at < since):
+        if since is not None and comment.created_at is not None and comment.created_at < since:
             return None  # older asks were for an older head (the timeline is in order)
         if comment.by_maintainer(pr.repo_id, maintainers):
             return comment

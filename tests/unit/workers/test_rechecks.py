@@ -86,3 +86,10 @@ def test_the_digest_follows_the_allow_list_not_its_order_or_case() -> None:
     assert maintainers_digest(["Erin", "frank"]) == maintainers_digest(["frank", "erin"])
     assert maintainers_digest(["erin"]) != maintainers_digest(["erin", "frank"])
     assert maintainers_digest([]) != maintainers_digest(["erin"])
+
+
+def test_an_ask_whose_time_the_hub_did_not_give_is_still_answered() -> None:
+    undated = PrComment(id="c1", author="alice", raw="@evalbot recheck", author_id="id-alice")
+    asked = latest_recheck(pr(undated), "evalbot", ())
+    assert asked is not None
+    assert asked.id == "c1"
