@@ -27,6 +27,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "bot.cli.beat",
     "bot.cli.parked",
     "bot.cli.replay",
+    "bot.cli.status",
     "bot.cli.emulator",
     "bot.cli.issuer",
     "bot.cli.submit",
