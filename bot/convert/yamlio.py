@@ -1,0 +1,61 @@
+"""Entries to YAML bytes and back, and the merge of new entries into an existing file.
+
+Dumped with PyYAML's safe dumper, which quotes every string a YAML 1.1 reader would take for
+something else (`2026-01-21`, `on`), so the Hub's readers and the strict 1.2 loader agree on
+each value; floats are written as their shortest round-trip text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from bot.spec.limits import DEFAULT_LIMITS, Limits
+from bot.spec.yamlload import load_yaml
+
+
+class MergeError(Exception):
+    """The existing results file cannot be merged into (it is not a valid list of entries)."""
+
+
+def dump_entries(entries: list[dict[str, Any]]) -> bytes:
+    text = yaml.safe_dump(entries, sort_keys=False, allow_unicode=True, width=100)
+    return text.encode("utf-8")
+
+
+def entry_key(entry: dict[str, Any]) -> tuple[str, Any, Any]:
+    """What makes two entries one leaderboard cell (DESIGN.md): benchmark, task, notes."""
+    dataset = entry.get("dataset") if isinstance(entry.get("dataset"), dict) else {}
+    dataset_id = dataset.get("id")
+    return (
+        dataset_id.lower() if isinstance(dataset_id, str) else "",
+        dataset.get("task_id"),
+        entry.get("notes"),
+    )
+
+
+def merge(
+    existing: bytes | None, new: list[dict[str, Any]], limits: Limits = DEFAULT_LIMITS
+) -> list[dict[str, Any]]:
+    """The existing file's entries with each new entry replacing its cell's, else appended."""
+    if existing is None or not existing.strip():
+        return list(new)
+    loaded = load_yaml(existing, limits)
+    if not loaded.ok:
+        first = next(d for d in loaded.diagnostics if d.is_error)
+        raise MergeError(f"line {first.line}: {first.message}")
+    if not isinstance(loaded.data, list):
+        raise MergeError("the file is not a YAML list of entries")
+    merged: list[Any] = list(loaded.data)
+    positions = {
+        entry_key(item): index for index, item in enumerate(merged) if isinstance(item, dict)
+    }
+    for entry in new:
+        index = positions.get(entry_key(entry))
+        if index is None:
+            positions[entry_key(entry)] = len(merged)
+            merged.append(entry)
+        else:
+            merged[index] = entry
+    return merged
