@@ -18,6 +18,7 @@ from bot import __version__
 #: Modules that provide subcommands, in the order `evalbot --help` lists them.
 COMMAND_MODULES: tuple[str, ...] = (
     "bot.cli.validate",
+    "bot.cli.convert",
     "bot.cli.keys",
     "bot.cli.token",
     "bot.cli.serve",

@@ -95,9 +95,9 @@ def _score(index: int, result: dict[str, Any], run: Run) -> Score | None:
         (DETAIL_FRAMEWORK_NAME, "framework"),
         (DETAIL_FRAMEWORK_VERSION, "framework_version"),
     ):
-        value = text(details.get(key))
-        if value is not None:
-            setattr(run, attribute, value)
+        found = text(details.get(key))
+        if found is not None:
+            setattr(run, attribute, found)
     return Score(
         task=text(result.get("evaluation_name")) or f"result {index}",
         metric=text(config.get("metric_id")) or "score",
