@@ -227,7 +227,7 @@ def _write_into(
 
 def _to_eee(args: argparse.Namespace) -> int:
     from bot.cli.validate import UsageError, collect
-    from bot.convert.eee import to_eee
+    from bot.convert.eee import EeeWriteError, to_eee
     from bot.spec.eee import validate_eee_file
     from bot.spec.formats import is_repo_id
     from bot.spec.model import Benchmark, MetricDef
@@ -257,13 +257,17 @@ def _to_eee(args: argparse.Namespace) -> int:
                 print(f"evalbot convert: {shown}: not a valid results file", file=sys.stderr)
                 return 1
             entries.extend(item for item in loaded.data if isinstance(item, dict))
-    records = to_eee(
-        entries,
-        model_id=args.model_repo,
-        retrieved_timestamp=f"{time.time():.6f}",
-        version=args.eee_version,
-        metric_of=metric_of,
-    )
+    try:
+        records = to_eee(
+            entries,
+            model_id=args.model_repo,
+            retrieved_timestamp=f"{time.time():.6f}",
+            version=args.eee_version,
+            metric_of=metric_of,
+        )
+    except EeeWriteError as error:
+        print(f"evalbot convert: {error}", file=sys.stderr)
+        return 1
     out = Path(args.out) if args.out else None
     for record in records:
         content = json.dumps(record, indent=2, ensure_ascii=False).encode("utf-8") + b"\n"

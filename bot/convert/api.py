@@ -111,7 +111,11 @@ def entries_from(
             key: row
             for key, row in mappings.rows.items()
             if row.framework == adapter.name
-            and any(score.task == row.task and score.metric == row.metric for run in runs for score in run.scores)
+            and any(
+                score.task == row.task and score.metric == row.metric
+                for run in runs
+                for score in run.scores
+            )
         }
     )
     files = group_by_file(entries)

@@ -59,7 +59,10 @@ def build_entries(
                             score.metric,
                             score.value,
                             mapping_line(
-                                adapter, score.task, score.metric, scale_known=score.scale is not None
+                                adapter,
+                                score.task,
+                                score.metric,
+                                scale_known=score.scale is not None,
                             ),
                         )
                     )

@@ -28,6 +28,10 @@ UNKNOWN = "unknown"
 MetricLookup = Callable[[str, str | None], MetricDef | None]
 
 
+class EeeWriteError(ValueError):
+    """The entries cannot be written as valid records of the requested schema version."""
+
+
 def _no_metrics(_benchmark: str, _metric: str | None) -> MetricDef | None:
     return None
 
@@ -122,6 +126,13 @@ def _results(
             config["score_type"] = "continuous"
             config["min_score"] = metric.min_score
             config["max_score"] = metric.max_score
+        if version != "0.3.0" and "score_type" not in config:
+            # The 0.2.x schemas read a metric_config without score_type as `levels` (their
+            # `if` is vacuously true), so a result needs known bounds to be valid there.
+            raise EeeWriteError(
+                f"{dataset['id']} {metric_id or 'value'}: EEE {version} needs the metric's"
+                " min_score and max_score, which its eval.yaml does not declare; write 0.3.0"
+            )
         result_details = dict(details)
         if metric_id is not None:
             result_details[keys.DETAIL_METRIC] = metric_id

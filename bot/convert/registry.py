@@ -11,7 +11,6 @@ bytes into `Run`s or raises `ConvertError` naming what is wrong and where.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import Any, ClassVar, Protocol, TypeVar
 
@@ -94,5 +93,3 @@ def detect(filename: str, content: bytes, data: Any) -> Adapter:
         )
     names = ", ".join(match.name for match in matches)
     raise ConvertError(f"{filename}: several converters recognise it ({names}); pass --from NAME")
-
-

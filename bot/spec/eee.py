@@ -53,8 +53,10 @@ def _diagnostic(
 
 
 def looks_like_eee(data: Any) -> bool:
-    return isinstance(data, dict) and "schema_version" in data and (
-        "evaluation_results" in data or "sample_id" in data
+    return (
+        isinstance(data, dict)
+        and "schema_version" in data
+        and ("evaluation_results" in data or "sample_id" in data)
     )
 
 
@@ -103,7 +105,7 @@ def _validate_document(report: FileReport, content: bytes, kind: str, *, line_of
             _diagnostic(
                 "EEE-VERSION",
                 "no `schema_version`: an EEE record declares the schema it follows",
-                f"add `\"schema_version\": \"{VERSIONS[-1]}\"`",
+                f'add `"schema_version": "{VERSIONS[-1]}"`',
                 line=line_offset + 1,
             )
         )

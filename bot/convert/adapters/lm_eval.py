@@ -84,7 +84,11 @@ class LmEvalAdapter:
                 counts = mapping(samples.get(task))
                 effective = counts.get("effective")
                 original = counts.get("original")
-                if isinstance(effective, int) and isinstance(original, int) and effective < original:
+                if (
+                    isinstance(effective, int)
+                    and isinstance(original, int)
+                    and effective < original
+                ):
                     run.problems.append(
                         f"task `{task}` ran on {effective} of {original} samples (--limit):"
                         " its scores are not comparable with a full run"

@@ -198,9 +198,7 @@ def test_error_points_at_the_value_line_and_column() -> None:
     assert diagnostic.field == "evaluation_results[0].metric_config.lower_is_better"
 
 
-@pytest.mark.parametrize(
-    ("version", "ok"), [("0.2.0", False), ("0.3.0", True), ("9.9.9", False)]
-)
+@pytest.mark.parametrize(("version", "ok"), [("0.2.0", False), ("0.3.0", True), ("9.9.9", False)])
 def test_the_declared_version_chooses_the_schema(version: str, ok: bool) -> None:
     # a 0.3.0 record is invalid under 0.2.0 (eval_library is not a 0.2.0 field)
     assert (check(aggregate(schema_version=version)) == []) is ok
