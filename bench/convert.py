@@ -70,7 +70,8 @@ def main() -> None:
     convert, load = statistics.median(convert_times), statistics.median(load_times)
     print(f"lm-eval file: {args.tasks} tasks, {len(content)} bytes, {args.repeat} runs (medians)")
     print(
-        f"convert (read, map, validate): {convert * 1000:.1f} ms = {entries / convert:,.0f} entries/s"
+        f"convert (read, map, validate): {convert * 1000:.1f} ms"
+        f" = {entries / convert:,.0f} entries/s"
     )
     print(f"json.load of the same file:    {load * 1000:.2f} ms")
     print(f"ratio convert / json.load:     {convert / load:.0f}x")

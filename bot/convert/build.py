@@ -118,7 +118,7 @@ def _target(
     return (mapping.benchmark, mapping.task_id, mapping.metric_id, mapping.notes, value, {})
 
 
-def _entry(
+def _entry(  # noqa: PLR0917
     run: Run,
     score: Score,
     dataset_id: str,

@@ -49,7 +49,7 @@ def to_eee(
         raise ValueError(f"EEE schema {version} is not one evalbot writes ({SCHEMA_VERSIONS})")
     groups: dict[tuple[str | None, str | None], list[dict[str, Any]]] = {}
     for entry in entries:
-        framework = entry.get("framework") if isinstance(entry.get("framework"), dict) else {}
+        framework = _mapping(entry.get("framework"))
         groups.setdefault((framework.get("name"), framework.get("version")), []).append(entry)
     records = []
     for number, ((name, framework_version), members) in enumerate(groups.items()):
@@ -99,7 +99,7 @@ def _results(
         details[keys.DETAIL_NOTES] = entry["notes"]
     if isinstance(entry.get("model_revision"), str):
         details[keys.DETAIL_MODEL_REVISION] = entry["model_revision"]
-    framework = entry.get("framework") if isinstance(entry.get("framework"), dict) else {}
+    framework = _mapping(entry.get("framework"))
     for key, field in (
         (keys.DETAIL_FRAMEWORK_NAME, "name"),
         (keys.DETAIL_FRAMEWORK_VERSION, "version"),
@@ -107,7 +107,7 @@ def _results(
     ):
         if isinstance(framework.get(field), str):
             details[key] = framework[field]
-    source = entry.get("source") if isinstance(entry.get("source"), dict) else {}
+    source = _mapping(entry.get("source"))
     for key, value in source.items():
         if isinstance(value, str):
             details[keys.DETAIL_SOURCE_PREFIX + key] = value
@@ -152,3 +152,7 @@ def _results(
             result["evaluation_timestamp"] = entry["date"]
         results.append(result)
     return results
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}

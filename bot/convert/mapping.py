@@ -21,6 +21,7 @@ A row:
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -233,8 +234,8 @@ def _against(mapping: Mapping, benchmark: Benchmark) -> list[MappingProblem]:
             )
         return problems
     if mapping.metric_id is None:
-        ids = ", ".join(metric.id for metric in benchmark.metrics)
-        problem(f"{benchmark.repo_id} declares metrics ({ids}); add `metric_id:` naming one")
+        declared = ", ".join(metric.id for metric in benchmark.metrics)
+        problem(f"{benchmark.repo_id} declares metrics ({declared}); add `metric_id:` naming one")
         return problems
     metric = benchmark.metric(mapping.metric_id)
     if metric is None:
@@ -254,7 +255,6 @@ def _against(mapping: Mapping, benchmark: Benchmark) -> list[MappingProblem]:
 
 def mapping_line(framework: str, task: str, metric: str, *, scale_known: bool) -> str:
     """The row a user adds for an unmapped score: the framework side exact, the Hub side theirs."""
-    import json
 
     def quoted(value: str) -> str:
         return json.dumps(value)

@@ -39,7 +39,7 @@ class Adapter(Protocol):
 
 
 _REGISTRY: dict[str, type[Adapter]] = {}
-_loaded = False
+_LOADED: list[bool] = []  # non-empty once the built-in and entry-point adapters are in
 A = TypeVar("A", bound=type[Any])
 
 
@@ -55,11 +55,10 @@ def adapter(cls: A) -> A:
 
 def _load() -> None:
     """Register the built-in adapters, then third-party ones from the entry-point group."""
-    global _loaded
-    if _loaded:
+    if _LOADED:
         return
-    _loaded = True
-    import bot.convert.adapters  # noqa: F401  (registers by import)
+    _LOADED.append(True)
+    import bot.convert.adapters  # noqa: F401, PLC0415  (registering is importing)
 
     for point in entry_points(group=ENTRY_POINT_GROUP):
         loaded = point.load()

@@ -26,7 +26,8 @@ def dump_entries(entries: list[dict[str, Any]]) -> bytes:
 
 def entry_key(entry: dict[str, Any]) -> tuple[str, Any, Any]:
     """What makes two entries one leaderboard cell (DESIGN.md): benchmark, task, notes."""
-    dataset = entry.get("dataset") if isinstance(entry.get("dataset"), dict) else {}
+    raw = entry.get("dataset")
+    dataset: dict[str, Any] = raw if isinstance(raw, dict) else {}
     dataset_id = dataset.get("id")
     return (
         dataset_id.lower() if isinstance(dataset_id, str) else "",

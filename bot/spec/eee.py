@@ -15,7 +15,7 @@ import json
 from importlib import resources
 from typing import Any
 
-from jsonschema import Draft7Validator
+from jsonschema import Draft7Validator  # type: ignore[import-untyped]
 
 from bot.spec.diagnostics import Diagnostic, Severity
 from bot.spec.limits import Limits
@@ -125,21 +125,22 @@ def _validate_document(report: FileReport, content: bytes, kind: str, *, line_of
         )
         return
     errors = sorted(
-        validator(kind, version).iter_errors(data), key=lambda error: list(error.absolute_path)
+        validator(kind, version).iter_errors(data), key=lambda found: list(found.absolute_path)
     )
     if not errors:
         return
     positions = _positions(content)
     found: list[Diagnostic] = []
-    for error in errors[:MAX_ERRORS]:
-        path: Path = tuple(error.absolute_path)
+    for schema_error in errors[:MAX_ERRORS]:
+        schema_path = "/".join(map(str, schema_error.absolute_schema_path))
+        path: Path = tuple(schema_error.absolute_path)
         line, column = _at(positions, path, line_offset)
         field = dotted(path) or None
         found.append(
             _diagnostic(
                 "EEE-SCHEMA",
-                f"{field or 'the record'}: {_short(error.message)}",
-                f"see the EEE {version} schema at `{'/'.join(map(str, error.absolute_schema_path))}`",
+                f"{field or 'the record'}: {_short(schema_error.message)}",
+                f"see the EEE {version} schema at `{schema_path}`",
                 line=line,
                 column=column,
                 field=field,

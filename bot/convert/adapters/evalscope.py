@@ -1,4 +1,4 @@
-"""EvalScope reports (`outputs/<ts>/reports/<model>/<benchmark>.json`, `evalscope/report/report.py`).
+"""EvalScope reports: `outputs/<ts>/reports/<model>/<benchmark>.json` (`evalscope/report`).
 
 Two shapes: schema_version 2 (`metrics[].identity{name, aggregation, dimensions}`, with
 `semantics.value_range` saying the scale) and the legacy one (`metrics[].name` such as
@@ -71,8 +71,8 @@ def _scores(task: str, metric: dict[str, Any]) -> list[Score]:
         found.append(_score(task, name, value, scale, higher, count))
     seen = {task}
     for category in metric.get("categories") or []:
-        for subset in mapping(category).get("subsets") or []:
-            subset = mapping(subset)
+        for raw_subset in mapping(category).get("subsets") or []:
+            subset = mapping(raw_subset)
             subset_name = text(subset.get("name"))
             subset_value = number(subset.get("score"))
             if subset_name is None or subset_value is None or subset.get("is_aggregate"):
@@ -85,7 +85,7 @@ def _scores(task: str, metric: dict[str, Any]) -> list[Score]:
     return found
 
 
-def _score(
+def _score(  # noqa: PLR0917  (one call shape, two call sites)
     task: str, name: str, value: float | int, scale: Scale | None, higher: bool | None, count: Any
 ) -> Score:
     return Score(

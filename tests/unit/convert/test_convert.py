@@ -18,8 +18,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.convert import entries_from
-from bot.convert.api import read_runs
-from bot.convert.mapping import MappingError, check_mappings, parse_mappings
+from bot.convert.api import Conversion, read_runs
+from bot.convert.mapping import MappingError, MappingTable, check_mappings, parse_mappings
 from bot.convert.scale import rescale
 from bot.convert.yamlio import dump_entries, merge
 from bot.spec.benchmarks_offline import DirectoryBenchmarkSource
@@ -43,7 +43,9 @@ def test_shipped_mappings_match_the_example_benchmarks() -> None:
     assert check_mappings(SHIPPED, EXAMPLES) == []
 
 
-def local(tmp_path: Path, benchmark: str, task_id: str, rows: str) -> tuple:
+def local(
+    tmp_path: Path, benchmark: str, task_id: str, rows: str
+) -> tuple[DirectoryBenchmarkSource, MappingTable]:
     folder = tmp_path / "benchmarks" / benchmark
     folder.mkdir(parents=True)
     (folder / "eval.yaml").write_text(
@@ -53,7 +55,7 @@ def local(tmp_path: Path, benchmark: str, task_id: str, rows: str) -> tuple:
     return DirectoryBenchmarkSource(tmp_path / "benchmarks"), table
 
 
-def assert_valid(conversion) -> None:
+def assert_valid(conversion: Conversion) -> None:
     assert conversion.reports, "no file was produced"
     for report in conversion.reports:
         assert report.ok, [d.message for e in report.entries for d in e.diagnostics]
@@ -162,8 +164,8 @@ def test_inspect_logs(
         tmp_path,
         "test-org/bench",
         "main",
-        f'  - {{framework: inspect-ai, task: "{task}", metric: "{metric}", benchmark: test-org/bench,'
-        " task_id: main, scale: percent, source_scale: fraction}\n",
+        f'  - {{framework: inspect-ai, task: "{task}", metric: "{metric}",'
+        " benchmark: test-org/bench, task_id: main, scale: percent, source_scale: fraction}\n",
     )
     conversion = entries_from(name, benchmarks=source, mappings=table)
     assert_valid(conversion)
@@ -247,7 +249,8 @@ def test_evalscope_report_v2_and_legacy(tmp_path: Path) -> None:
         "execution_summary": {"requested": 8, "succeeded": 7, "errored": 1},
     }
     _a, [run] = read_runs(json.dumps(v2).encode(), "gsm8k.json")
-    assert run.scores[0].metric == "accuracy" and run.scores[0].scale == "fraction"
+    assert run.scores[0].metric == "accuracy"
+    assert run.scores[0].scale == "fraction"
     assert run.problems == ["not every sample was scored (errored: 1)"]
 
 
@@ -274,11 +277,18 @@ EEE_SOURCE = EXAMPLES
 def test_mapping_errors_name_the_line(tmp_path: Path) -> None:
     rows = (
         "mappings:\n"
-        "  - {framework: lm-eval, task: a, metric: acc, benchmark: Idavidrein/gpqa, task_id: gpqa_diamond, scale: percent}\n"
-        "  - {framework: lm-eval, task: b, metric: acc, benchmark: Idavidrein/gpqa, task_id: diamond, scale: percent, metric_id: acc}\n"
-        "  - {framework: lm-eval, task: c, metric: acc, benchmark: MathArena/aime_2026, task_id: aime_2026, scale: fraction, metric_id: accuracy}\n"
-        "  - {framework: lm-eval, task: d, metric: acc, benchmark: MathArena/aime_2026, task_id: aime_2026, scale: percent, metric_id: acuracy}\n"
-        "  - {framework: lm-eval, task: e, metric: acc, benchmark: nobody/nothing, task_id: x, scale: percent}\n"
+        "  - {framework: lm-eval, task: a, metric: acc, "
+        "benchmark: Idavidrein/gpqa, task_id: gpqa_diamond, scale: percent}\n"
+        "  - {framework: lm-eval, task: b, metric: acc, "
+        "benchmark: Idavidrein/gpqa, task_id: diamond, scale: percent, metric_id: acc}\n"
+        "  - {framework: lm-eval, task: c, metric: acc, "
+        "benchmark: MathArena/aime_2026, task_id: aime_2026, scale: fraction,"
+        " metric_id: accuracy}\n"
+        "  - {framework: lm-eval, task: d, metric: acc, "
+        "benchmark: MathArena/aime_2026, task_id: aime_2026, scale: percent,"
+        " metric_id: acuracy}\n"
+        "  - {framework: lm-eval, task: e, metric: acc, benchmark: nobody/nothing, task_id: x,"
+        " scale: percent}\n"
     )
     problems = [str(p) for p in check_mappings(parse_mappings("m.yaml", rows.encode()), EXAMPLES)]
     assert problems[0].startswith(
@@ -289,10 +299,8 @@ def test_mapping_errors_name_the_line(tmp_path: Path) -> None:
         "m.yaml:3: Idavidrein/gpqa declares no metrics; remove `metric_id`"
     )
     assert problems[2].startswith("m.yaml:4: metric `accuracy` goes up to 100")
-    assert (
-        problems[3].startswith("m.yaml:5: metric_id `acuracy` is not a metric")
-        and "did you mean `accuracy`" in problems[3]
-    )
+    assert problems[3].startswith("m.yaml:5: metric_id `acuracy` is not a metric")
+    assert "did you mean `accuracy`" in problems[3]
     assert problems[4].startswith("m.yaml:6: benchmark `nobody/nothing` cannot be read")
     with pytest.raises(MappingError, match=r"m.yaml:3: unknown key `taks`"):
         parse_mappings("m.yaml", b"mappings:\n  - framework: x\n    taks: y\n")

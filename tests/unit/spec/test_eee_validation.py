@@ -12,14 +12,16 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from bot.spec.diagnostics import Diagnostic
 from bot.spec.eee import validate_eee_file
 
 SAMPLES = Path(__file__).parents[2] / "samples" / "real-world" / "every_eval_ever"
 
-VALID_AGGREGATE: dict = {
+VALID_AGGREGATE: dict[str, Any] = {
     "schema_version": "0.3.0",
     "evaluation_id": "test/model/123",
     "retrieved_timestamp": "1234567890",
@@ -48,7 +50,7 @@ VALID_AGGREGATE: dict = {
     ],
 }
 
-VALID_SINGLE_TURN: dict = {
+VALID_SINGLE_TURN: dict[str, Any] = {
     "schema_version": "0.3.0",
     "evaluation_id": "test/model/123",
     "model_id": "org/test-model",
@@ -70,13 +72,13 @@ VALID_SINGLE_TURN: dict = {
 }
 
 
-def aggregate(**changes: object) -> dict:
+def aggregate(**changes: object) -> dict[str, Any]:
     data = copy.deepcopy(VALID_AGGREGATE)
     data.update(changes)
     return data
 
 
-def check(data: object, name: str = "record.json") -> list:
+def check(data: object, name: str = "record.json") -> list[Diagnostic]:
     return validate_eee_file(name, json.dumps(data, indent=2).encode()).diagnostics
 
 
@@ -193,6 +195,7 @@ def test_error_points_at_the_value_line_and_column() -> None:
     data["evaluation_results"][0]["metric_config"]["lower_is_better"] = "no"
     text = json.dumps(data, indent=2)
     [diagnostic] = validate_eee_file("x.json", text.encode()).diagnostics
+    assert diagnostic.line is not None
     line = text.splitlines()[diagnostic.line - 1]
     assert '"lower_is_better": "no"' in line
     assert diagnostic.field == "evaluation_results[0].metric_config.lower_is_better"
