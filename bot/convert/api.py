@@ -106,16 +106,12 @@ def entries_from(
         content, shown = path.read_bytes(), filename or str(source)
     adapter, runs = read_runs(content, shown, framework)
     entries, unmapped, problems = build_entries(adapter.name, runs, mappings, source=source_info)
+    named = {(score.task, score.metric) for run in runs for score in run.scores}
     used = MappingTable(
         {
             key: row
             for key, row in mappings.rows.items()
-            if row.framework == adapter.name
-            and any(
-                score.task == row.task and score.metric == row.metric
-                for run in runs
-                for score in run.scores
-            )
+            if row.framework == adapter.name and (row.task, row.metric) in named
         }
     )
     files = group_by_file(entries)

@@ -12,6 +12,7 @@ import json
 import zipfile
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -24,6 +25,7 @@ from bot.convert.scale import rescale
 from bot.convert.yamlio import dump_entries, merge
 from bot.spec.benchmarks_offline import DirectoryBenchmarkSource
 from bot.spec.validate import validate_results_files
+from bot.spec.yamlload import load_yaml
 
 ROOT = Path(__file__).parents[3]
 SAMPLES = ROOT / "tests" / "samples"
@@ -333,3 +335,23 @@ def test_merge_replaces_the_same_cell_and_keeps_others() -> None:
     assert [entry["value"] for entry in merged] == [3.0, 2.0]
     reports = validate_results_files({".eval_results/gpqa.yaml": dump_entries(merged)}, EXAMPLES)
     assert all(report.ok for report in reports)
+
+
+yaml_values = st.recursive(
+    st.one_of(
+        st.text(),
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.integers(min_value=-(10**30), max_value=10**30),
+        st.booleans(),
+        st.none(),
+    ),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    max_leaves=10,
+)
+
+
+@given(st.lists(st.dictionaries(st.text(), yaml_values, max_size=4), max_size=3))
+def test_dumped_yaml_reads_back_the_same_under_yaml_1_2(entries: list[dict[str, Any]]) -> None:
+    loaded = load_yaml(dump_entries(entries))
+    assert loaded.ok, loaded.diagnostics
+    assert loaded.data == entries
