@@ -77,8 +77,6 @@ def read_runs(
         if framework is not None
         else registry.detect(filename, content, data)
     )
-    if data is None and content[:4] != b"PK\x03\x04" and chosen.name != "inspect-ai":
-        raise registry.ConvertError(f"{filename}: not valid JSON")
     return chosen, chosen.read(filename, content, data)
 
 

@@ -87,8 +87,9 @@ def detect(filename: str, content: bytes, data: Any) -> Adapter:
         return matches[0]
     known = ", ".join(sorted(adapters()))
     if not matches:
+        what = "not JSON, nor" if data is None else "not"
         raise ConvertError(
-            f"{filename}: not an output format evalbot can read; pass --from NAME ({known})"
+            f"{filename}: {what} an output format evalbot can read; pass --from NAME ({known})"
         )
     names = ", ".join(match.name for match in matches)
     raise ConvertError(f"{filename}: several converters recognise it ({names}); pass --from NAME")
