@@ -86,7 +86,22 @@ def _validate_rows(report: FileReport, content: bytes) -> None:
 
 def _validate_document(report: FileReport, content: bytes, kind: str, *, line_offset: int) -> None:
     try:
-        data = json.loads(content, parse_constant=_refuse_constant)
+        data = json.loads(
+            content,
+            parse_constant=_refuse_constant,
+            parse_float=_finite_float,
+            object_pairs_hook=_unique_keys,
+        )
+    except _StrictJsonError as error:
+        report.diagnostics.append(
+            _diagnostic(
+                "EEE-JSON",
+                str(error),
+                "write each key once, and finite numbers only",
+                line=line_offset + 1,
+            )
+        )
+        return
     except (ValueError, UnicodeDecodeError) as error:
         line, column = getattr(error, "lineno", None), getattr(error, "colno", None)
         report.diagnostics.append(
@@ -149,8 +164,28 @@ def _validate_document(report: FileReport, content: bytes, kind: str, *, line_of
     report.diagnostics.extend(sorted(found, key=lambda d: (d.line or 0, d.column or 0)))
 
 
+class _StrictJsonError(ValueError):
+    """JSON that Python would read but that has no single meaning: `1e999`, a repeated key."""
+
+
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise _StrictJsonError(f"non-finite JSON number {text[:40]}")
+    return value
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    mapping: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in mapping:
+            raise _StrictJsonError(f"duplicate JSON object key {json.dumps(key)[:60]}")
+        mapping[key] = value
+    return mapping
 
 
 def _short(message: str, limit: int = 300) -> str:

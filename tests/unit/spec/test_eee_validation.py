@@ -223,3 +223,95 @@ def test_nan_is_not_json() -> None:
 )
 def test_real_records_are_valid(name: str) -> None:
     assert validate_eee_file(name, (SAMPLES / name).read_bytes()).diagnostics == []
+
+
+# The schema cases of EEE's `tests/test_validation_scope.py` (@ 9bce413), same verdicts. Its
+# datastore-path, companion-file and reversed-range rules are not schema rules (docs/validate.md).
+
+
+def test_model_unknown_placeholders_pass_but_missing_raw_fields_fail() -> None:  # EEE
+    assert check(VALID_AGGREGATE) == []
+    missing = aggregate()
+    missing["model_info"].pop("additional_details")
+    messages = " ".join(d.message for d in check(missing))
+    assert "additional_details" in messages
+
+
+def test_judge_models_require_raw_deployment_metadata() -> None:  # EEE
+    data = aggregate()
+    data["evaluation_results"][0]["metric_config"]["llm_scoring"] = {
+        "judges": [{"model_info": {"name": "judge", "id": "dev/judge", "developer": "dev"}}],
+        "input_prompt": "p",
+    }
+    fields = [d.field for d in check(data)]
+    assert "evaluation_results[0].metric_config.llm_scoring.judges[0].model_info" in fields
+
+
+def test_json_schema_constrains_model_metadata() -> None:  # EEE
+    data = aggregate()
+    data["model_info"]["additional_details"]["deployment_type"] = "banana"
+    assert any("banana" in d.message for d in check(data))
+
+
+def test_metric_with_unknown_bounds_is_accepted() -> None:  # EEE
+    data = aggregate()
+    data["evaluation_results"][0]["metric_config"].pop("score_type")
+    assert check(data) == []
+
+
+def test_score_bounds_are_required_for_continuous_metrics() -> None:  # EEE
+    data = aggregate()
+    data["evaluation_results"][0]["metric_config"]["score_type"] = "continuous"
+    messages = " ".join(d.message for d in check(data))
+    assert "min_score" in messages
+    assert "max_score" in messages
+
+
+def test_score_bounds_accept_infinity() -> None:  # EEE
+    data = aggregate()
+    data["evaluation_results"][0]["metric_config"].update(
+        {"score_type": "continuous", "min_score": "-Infinity", "max_score": "Infinity"}
+    )
+    assert check(data) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"score": NaN}', "NaN is not JSON"),
+        ('{"score": 1e999}', "non-finite JSON number 1e999"),
+        ('{"x": 1, "x": 2}', 'duplicate JSON object key "x"'),
+    ],
+)
+def test_strict_json_rejects_nonfinite_tokens_and_duplicate_keys(text: str, message: str) -> None:
+    [diagnostic] = validate_eee_file("x.json", text.encode()).diagnostics  # EEE
+    assert diagnostic.code == "EEE-JSON"
+    assert message in diagnostic.message
+
+
+def test_uncertainty_values_must_be_raw_numbers() -> None:  # EEE
+    data = aggregate()
+    data["evaluation_results"][0]["score_details"]["uncertainty"] = {
+        "standard_deviation": "Infinity",
+        "standard_error": {"value": "0.1"},
+        "confidence_interval": {"lower": 0.1, "upper": "inf"},
+    }
+    assert len(check(data)) == 3
+
+
+@pytest.mark.parametrize(
+    ("detailed", "ok"),
+    [
+        ({}, False),
+        ({"format": "json", "file_path": "details.json"}, False),
+        (
+            {
+                "format": "jsonl",
+                "file_path": "data/bench/dev/model/550e8400-e29b-41d4-a716-446655440000_samples.jsonl",
+            },
+            True,
+        ),
+    ],
+)
+def test_detailed_results_requires_a_jsonl_path(detailed: dict[str, str], ok: bool) -> None:
+    assert (check(aggregate(detailed_evaluation_results=detailed)) == []) is ok  # EEE
