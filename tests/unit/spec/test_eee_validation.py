@@ -19,6 +19,7 @@ import pytest
 from bot.spec.diagnostics import Diagnostic
 from bot.spec.eee import validate_eee_file
 
+UUID = "550e8400-e29b-41d4-a716-446655440000"  # as EEE's own tests use
 SAMPLES = Path(__file__).parents[2] / "samples" / "real-world" / "every_eval_ever"
 
 VALID_AGGREGATE: dict[str, Any] = {
@@ -307,7 +308,7 @@ def test_uncertainty_values_must_be_raw_numbers() -> None:  # EEE
         (
             {
                 "format": "jsonl",
-                "file_path": "data/bench/dev/model/550e8400-e29b-41d4-a716-446655440000_samples.jsonl",
+                "file_path": f"data/bench/dev/model/{UUID}_samples.jsonl",
             },
             True,
         ),
