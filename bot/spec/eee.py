@@ -17,7 +17,8 @@ from typing import Any
 
 from jsonschema import Draft7Validator  # type: ignore[import-untyped]
 
-from bot.spec.diagnostics import Diagnostic, Severity
+from bot.spec import messages
+from bot.spec.diagnostics import Diagnostic
 from bot.spec.limits import Limits
 from bot.spec.model import FileReport
 from bot.spec.yamlload import Path, Position, dotted, load_yaml
@@ -39,19 +40,6 @@ def validator(kind: str, version: str) -> Draft7Validator:
     return Draft7Validator(schema)
 
 
-def _diagnostic(
-    code: str,
-    message: str,
-    hint: str | None = None,
-    *,
-    line: int | None = None,
-    column: int | None = None,
-    field: str | None = None,
-    severity: Severity = Severity.ERROR,
-) -> Diagnostic:
-    return Diagnostic(code, severity, message, line, column, field, hint)
-
-
 def looks_like_eee(data: Any) -> bool:
     return (
         isinstance(data, dict)
@@ -65,7 +53,7 @@ def validate_eee_file(path: str, content: bytes) -> FileReport:
     report = FileReport(path=path, kind="eee")
     if len(content) > MAX_BYTES:
         report.diagnostics.append(
-            _diagnostic("EEE-TOO-LARGE", f"the file is over {MAX_BYTES} bytes", "split it")
+            messages.make("EEE-TOO-LARGE", size=len(content), limit=MAX_BYTES)
         )
         return report
     if path.lower().endswith(".jsonl"):
@@ -94,34 +82,34 @@ def _validate_document(report: FileReport, content: bytes, kind: str, *, line_of
         )
     except _StrictJsonError as error:
         report.diagnostics.append(
-            _diagnostic(
+            messages.make(
                 "EEE-JSON",
-                str(error),
-                "write each key once, and finite numbers only",
                 line=line_offset + 1,
+                problem=str(error),
+                hint="write each key once, and finite numbers only",
             )
         )
         return
     except (ValueError, UnicodeDecodeError) as error:
         line, column = getattr(error, "lineno", None), getattr(error, "colno", None)
         report.diagnostics.append(
-            _diagnostic(
+            messages.make(
                 "EEE-JSON",
-                f"not valid JSON: {getattr(error, 'msg', error)}",
-                "fix the JSON syntax (NaN and Infinity are not JSON; EEE writes them as text)",
                 line=(line + line_offset) if line is not None else line_offset + 1,
                 column=column,
+                problem=getattr(error, "msg", str(error)),
+                hint="fix the JSON syntax (NaN and Infinity are not JSON; EEE writes them as text)",
             )
         )
         return
     version = data.get("schema_version") if isinstance(data, dict) else None
     if not isinstance(data, dict) or version is None:
         report.diagnostics.append(
-            _diagnostic(
+            messages.make(
                 "EEE-VERSION",
-                "no `schema_version`: an EEE record declares the schema it follows",
-                f'add `"schema_version": "{VERSIONS[-1]}"`',
                 line=line_offset + 1,
+                problem="no `schema_version`: an EEE record declares the schema it follows",
+                hint=f'add `"schema_version": "{VERSIONS[-1]}"`',
             )
         )
         return
@@ -129,13 +117,13 @@ def _validate_document(report: FileReport, content: bytes, kind: str, *, line_of
         positions = _positions(content)
         line, column = _at(positions, ("schema_version",), line_offset)
         report.diagnostics.append(
-            _diagnostic(
+            messages.make(
                 "EEE-VERSION",
-                f"schema_version {json.dumps(version)[:40]} is not one evalbot ships",
-                f"evalbot checks {', '.join(VERSIONS)}; upgrade the record or evalbot",
                 line=line,
                 column=column,
                 field="schema_version",
+                problem=f"schema_version {json.dumps(version)[:40]} is not one evalbot ships",
+                hint=f"evalbot checks {', '.join(VERSIONS)}; upgrade the record or evalbot",
             )
         )
         return
@@ -152,13 +140,15 @@ def _validate_document(report: FileReport, content: bytes, kind: str, *, line_of
         line, column = _at(positions, path, line_offset)
         field = dotted(path) or None
         found.append(
-            _diagnostic(
+            messages.make(
                 "EEE-SCHEMA",
-                f"{field or 'the record'}: {_short(schema_error.message)}",
-                f"see the EEE {version} schema at `{schema_path}`",
                 line=line,
                 column=column,
                 field=field,
+                where=field or "the record",
+                problem=_short(schema_error.message),
+                version=version,
+                schema_path=schema_path,
             )
         )
     report.diagnostics.extend(sorted(found, key=lambda d: (d.line or 0, d.column or 0)))
