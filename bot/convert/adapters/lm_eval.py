@@ -34,7 +34,6 @@ FRACTION_METRICS = frozenset(
         "exact_match",
         "em",
         "f1",
-        "mcc",
         "mc1",
         "mc2",
         "inst_level_strict_acc",

@@ -355,3 +355,77 @@ def test_dumped_yaml_reads_back_the_same_under_yaml_1_2(entries: list[dict[str, 
     loaded = load_yaml(dump_entries(entries))
     assert loaded.ok, loaded.diagnostics
     assert loaded.data == entries
+
+
+@pytest.mark.parametrize(
+    ("name", "task", "metric", "value", "problem"),
+    [
+        ("mmlu-summary-choices.eval", "inspect_evals/mmlu_0_shot", "choice/accuracy", 0.0, None),
+        ("log_streaming.eval", "popularity", "match/accuracy", 0.75, None),
+        (
+            "2025-02-11T15-17-00-05-00_popularity_dPiJifoWeEQBrfWsAopzWr.eval",
+            None,
+            None,
+            None,
+            "the log holds no numeric score",
+        ),
+    ],
+)
+def test_real_eval_archives(
+    tmp_path: Path,
+    name: str,
+    task: str | None,
+    metric: str | None,
+    value: float | None,
+    problem: str | None,
+) -> None:
+    path = CONVERT / "inspect-ai" / name
+    adapter, [run] = read_runs(path.read_bytes(), path.name)
+    assert adapter.name == "inspect-ai"
+    assert run.framework == "inspect-ai"
+    assert run.framework_version is not None
+    if problem is not None:
+        assert run.problems == [problem]
+        assert run.scores == []
+        return
+    assert task is not None
+    assert metric is not None
+    assert value is not None
+    source, table = local(
+        tmp_path,
+        "test-org/bench",
+        "main",
+        f'  - {{framework: inspect-ai, task: "{task}", metric: "{metric}",'
+        " benchmark: test-org/bench, task_id: main, scale: fraction}\n",
+    )
+    conversion = entries_from(path, benchmarks=source, mappings=table)
+    assert_valid(conversion)
+    assert conversion.ok()
+    assert conversion.entries[0]["value"] == value  # fraction to fraction: the source's value
+
+
+def test_lighteval_nan_and_unknown_scales(tmp_path: Path) -> None:
+    path = CONVERT / "lighteval/SmolLM2-1.7B-Instruct_results_2026-01-21T03-44-18.458309.json"
+    source, table = local(
+        tmp_path,
+        "nyu-mll/glue",
+        "cola",
+        '  - {framework: lighteval, task: "glue:cola|0", metric: custom_reward,'
+        " benchmark: nyu-mll/glue, task_id: cola, scale: percent}\n"
+        '  - {framework: lighteval, task: "mmlu:anatomy|5", metric: acc,'
+        " benchmark: nyu-mll/glue, task_id: cola, scale: percent, notes: anatomy}\n",
+    )
+    conversion = entries_from(path, benchmarks=source, mappings=table)
+    # custom_reward's scale is not known: the row must say it; nothing is written meanwhile
+    assert conversion.problems == [
+        "lighteval task `glue:cola|0` metric `custom_reward`: its scale is not known; add"
+        " `source_scale: fraction` or `percent` to the mapping row at test.yaml:2"
+    ]
+    assert not conversion.ok()
+    [anatomy] = conversion.entries
+    assert Decimal(repr(anatomy["value"])) == Decimal("44.44444444444444")
+    _a, [run] = read_runs(path.read_bytes(), path.name)
+    metrics = {(score.task, score.metric): score for score in run.scores}
+    assert ("glue:cola|0", "broken_metric") not in metrics  # NaN is not a score
+    assert metrics[("mmlu:anatomy|5", "acc")].stderr is None  # NaN stderr dropped
+    assert run.model_revision is None  # `revision: main` is a branch, not a commit
