@@ -37,10 +37,14 @@ class EvalScopeAdapter:
         run = Run(framework=self.name, model=text(data.get("model_name")))
         task = data["dataset_name"]
         summary = mapping(data.get("execution_summary"))
-        failed = [key for key in ("errored", "incomplete") if (number(summary.get(key)) or 0) > 0]
-        if failed:
-            counts = ", ".join(f"{key}: {summary[key]}" for key in failed)
-            run.problems.append(f"not every sample was scored ({counts})")
+        errored = number(summary.get("errored")) or 0
+        if errored > 0 or summary.get("incomplete") is True:
+            requested, succeeded = summary.get("requested"), summary.get("succeeded")
+            run.problems.append(
+                f"not every sample was scored: {succeeded} of {requested} succeeded,"
+                f" {errored} errored"
+                + (", the run is incomplete" if summary.get("incomplete") else "")
+            )
         reason = text(data.get("primary_metric_unavailable_reason"))
         if reason is not None:
             run.problems.append(f"no primary metric: {reason}")

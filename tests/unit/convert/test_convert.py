@@ -253,7 +253,7 @@ def test_evalscope_report_v2_and_legacy(tmp_path: Path) -> None:
     _a, [run] = read_runs(json.dumps(v2).encode(), "gsm8k.json")
     assert run.scores[0].metric == "accuracy"
     assert run.scores[0].scale == "fraction"
-    assert run.problems == ["not every sample was scored (errored: 1)"]
+    assert run.problems == ["not every sample was scored: 7 of 8 succeeded, 1 errored"]
 
 
 @pytest.mark.parametrize(
@@ -429,3 +429,35 @@ def test_lighteval_nan_and_unknown_scales(tmp_path: Path) -> None:
     assert ("glue:cola|0", "broken_metric") not in metrics  # NaN is not a score
     assert metrics[("mmlu:anatomy|5", "acc")].stderr is None  # NaN stderr dropped
     assert run.model_revision is None  # `revision: main` is a branch, not a commit
+
+
+def test_evalscope_reports_written_by_evalscope() -> None:
+    gsm8k = entries_from(CONVERT / "evalscope/gsm8k.json", benchmarks=EXAMPLES, mappings=SHIPPED)
+    assert_valid(gsm8k)
+    assert gsm8k.ok()
+    assert gsm8k.entries == [
+        {
+            "dataset": {"id": "openai/gsm8k", "task_id": "gsm8k"},
+            "value": 74.62,
+            "framework": {"name": "evalscope"},
+            "notes": "EvalScope gsm8k",
+        }
+    ]
+    # a multi-subset report: the overall score maps, each subset is listed as unmapped
+    mmlu = entries_from(CONVERT / "evalscope/mmlu_pro.json", benchmarks=EXAMPLES, mappings=SHIPPED)
+    assert_valid(mmlu)
+    assert [entry["value"] for entry in mmlu.entries] == [
+        float(percent(0.3658))
+    ]  # as EvalScope rounded it
+    assert sorted(u.task for u in mmlu.unmapped) == [
+        "mmlu_pro/biology",
+        "mmlu_pro/law",
+        "mmlu_pro/math",
+    ]
+    partial = entries_from(
+        CONVERT / "evalscope/gsm8k_partial.json", benchmarks=EXAMPLES, mappings=SHIPPED
+    )
+    assert partial.run_problems == [
+        "not every sample was scored: 10 of 13 succeeded, 3 errored, the run is incomplete"
+    ]
+    assert not partial.ok()
