@@ -11,6 +11,7 @@ from typing import Any
 
 import yaml
 
+from bot.convert.scale import Scaled
 from bot.spec.limits import DEFAULT_LIMITS, Limits
 from bot.spec.yamlload import NumberTooLong, load_yaml, resolve_plain
 
@@ -38,7 +39,13 @@ def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
     return dumper.represent_str(value)
 
 
+def _represent_scaled(dumper: yaml.SafeDumper, value: Scaled) -> yaml.ScalarNode:
+    """A rescaled value as its exact decimal text (bot.convert.scale), not the double's."""
+    return dumper.represent_scalar("tag:yaml.org,2002:float", value.text)
+
+
 _Dumper.add_representer(str, _represent_str)
+_Dumper.add_representer(Scaled, _represent_scaled)
 _DUMPER = _Dumper
 
 

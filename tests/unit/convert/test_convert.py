@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from bot.convert import entries_from
 from bot.convert.api import Conversion, read_runs
 from bot.convert.mapping import MappingError, MappingTable, check_mappings, parse_mappings
-from bot.convert.scale import rescale
+from bot.convert.scale import Scaled, rescale
 from bot.convert.yamlio import dump_entries, merge
 from bot.spec.benchmarks_offline import DirectoryBenchmarkSource
 from bot.spec.validate import validate_results_files
@@ -320,6 +320,9 @@ def test_rescale_is_exact_in_decimal(source: float, expected: float) -> None:
 def test_rescale_gives_the_float_nearest_the_decimal_product(value: float) -> None:
     scaled = rescale(value, "fraction", "percent")
     assert scaled == float(Decimal(repr(value)) * 100)
+    assert isinstance(scaled, Scaled)
+    assert Decimal(scaled.text) == Decimal(repr(value)) * 100
+    assert load_yaml(dump_entries([{"value": scaled}])).data == [{"value": scaled}]
     assert rescale(value, "fraction", "fraction") is value
 
 
@@ -461,3 +464,25 @@ def test_evalscope_reports_written_by_evalscope() -> None:
         "not every sample was scored: 10 of 13 succeeded, 3 errored, the run is incomplete"
     ]
     assert not partial.ok()
+
+
+def test_lighteval_community_task_with_custom_metrics(tmp_path: Path) -> None:
+    path = CONVERT / "lighteval/gpt-5.2_results_2025-12-12T15-11-59.471879.json"
+    source, table = local(
+        tmp_path,
+        "LEXam-Benchmark/LEXam",
+        "en_idk",
+        '  - {framework: lighteval, task: "community|lexam-en-idk|0", metric: trad_score,'
+        " benchmark: LEXam-Benchmark/LEXam, task_id: en_idk, scale: percent,"
+        " source_scale: fraction}\n",
+    )
+    conversion = entries_from(path, benchmarks=source, mappings=table)
+    assert_valid(conversion)
+    assert conversion.ok()
+    [entry] = conversion.entries
+    # the nearest double's shortest text is 88.85298869143782; the YAML shows the exact digits
+    assert entry["value"] == float(Decimal("88.85298869143781"))
+    [file_bytes] = [dump_entries(entries) for entries in conversion.files.values()]
+    assert b"value: 88.85298869143781\n" in file_bytes
+    assert entry["date"] == "2025-12-12T15:11:59"
+    assert {u.metric for u in conversion.unmapped} == {"idk_score", "idk_freq", "extract_fail"}
