@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     except (_Usage, ConvertError) as error:
         print(error, file=sys.stderr)
         return 2
-    return _emit(conversions, args)
+    return _emit(conversions, args, source)
 
 
 def _mappings(extra: list[str]) -> MappingTable:
@@ -150,7 +150,9 @@ def _convert(
     )
 
 
-def _emit(conversions: list[Conversion], args: argparse.Namespace) -> int:
+def _emit(
+    conversions: list[Conversion], args: argparse.Namespace, source: BenchmarkSource
+) -> int:
     from bot.cli.validate_output import render_text
 
     failed = False
@@ -189,11 +191,11 @@ def _emit(conversions: list[Conversion], args: argparse.Namespace) -> int:
                 sys.stdout.write(f"# {path}\n")
             sys.stdout.write(dump_entries(entries).decode("utf-8"))
         return 0
-    return _write_into(Path(args.out), files, args)
+    return _write_into(Path(args.out), files, source)
 
 
 def _write_into(
-    folder: Path, files: dict[str, list[dict[str, Any]]], args: argparse.Namespace
+    folder: Path, files: dict[str, list[dict[str, Any]]], source: BenchmarkSource
 ) -> int:
     """Merge into the repo's files, validate the repo as it would be, then write."""
     from bot.cli.validate import _policy
@@ -213,7 +215,7 @@ def _write_into(
             print(f"evalbot convert: {folder / path}: {error}", file=sys.stderr)
             return 1
         contents[path] = dump_entries(merged)
-    reports = validate_results_files(contents, _benchmarks(args.benchmarks), policy=_policy())
+    reports = validate_results_files(contents, source, policy=_policy())
     if not all(report.ok for report in reports):
         print(render_text(reports, strict=False, colour=False), file=sys.stderr)
         print("evalbot convert: nothing written", file=sys.stderr)
