@@ -150,9 +150,7 @@ def _convert(
     )
 
 
-def _emit(
-    conversions: list[Conversion], args: argparse.Namespace, source: BenchmarkSource
-) -> int:
+def _emit(conversions: list[Conversion], args: argparse.Namespace, source: BenchmarkSource) -> int:
     from bot.cli.validate_output import render_text
 
     failed = False
