@@ -20,6 +20,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "bot.cli.validate",
     "bot.cli.gate",
     "bot.cli.collections",
+    "bot.cli.convert",
     "bot.cli.keys",
     "bot.cli.token",
     "bot.cli.serve",
