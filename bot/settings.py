@@ -97,6 +97,13 @@ class Settings:
     #: they set) before it is parked as `hub-throttled`: long enough for a backlog of many
     #: 5-minute windows; throttling is not failure (docs/operating.md, "Hub rate limit").
     hub_throttle_budget_s: int = 6 * 3600
+    #: Seconds between two heartbeats of a worker (`workers.liveness`): a worker silent for
+    #: three of them is dead, and the messages it held are queued again two intervals later
+    #: (docs/reliability.md, "A worker that dies").
+    worker_heartbeat_s: float = 10.0
+    #: Per PR, a maintainer's `recheck` runs at once, and the asks that follow within this many
+    #: seconds are coalesced into one more run at its end (docs/comment.md).
+    recheck_interval_s: int = 10
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> Settings:
@@ -132,6 +139,8 @@ class Settings:
             hub_throttle_budget_s=reader.integer(
                 "EVALBOT_HUB_THROTTLE_BUDGET", 6 * 3600, minimum=60
             ),
+            worker_heartbeat_s=reader.number("EVALBOT_WORKER_HEARTBEAT", 10.0, minimum=0.2),
+            recheck_interval_s=reader.integer("EVALBOT_RECHECK_INTERVAL", 10, minimum=1),
         )
         reader.check_relations(settings)
         reader.raise_if_any()

@@ -20,6 +20,7 @@ from celery import Celery
 
 from bot.settings import Settings
 from workers.broker import TRANSPORT
+from workers.liveness import heartbeat_step
 
 #: Modules holding the production tasks; the test suite builds apps with its own.
 TASK_MODULES: tuple[str, ...] = ("workers.tasks", "workers.reconcile")
@@ -129,6 +130,9 @@ def create_celery_app(
     """A Celery app configured from `settings`, importing `task_modules` at worker start."""
     app = Celery(name, set_as_current=False)
     app.conf.update(celery_config(settings))
+    # Each worker's heartbeat, and the sweep that takes back a dead worker's messages long
+    # before the visibility timeout (workers/liveness.py).
+    app.steps["consumer"].add(heartbeat_step(settings))
     app.conf.imports = tuple(task_modules)
     return app
 

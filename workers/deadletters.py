@@ -18,7 +18,8 @@ import redis
 
 from bot.receiver.events import PrEvent
 from bot.receiver.queue import encode_celery_message
-from bot.receiver.workerstats import DEAD_LETTERS_KEY, STATS_KEY
+from bot.receiver.workerbeats import DEAD_LETTERS_KEY
+from bot.receiver.workerstats import STATS_KEY
 
 DEAD_LETTERS = DEAD_LETTERS_KEY  # the receiver's /metrics reads both (bot.receiver.workerstats)
 STATS = STATS_KEY

@@ -24,7 +24,7 @@ from typing import Any
 import redis
 
 from bot.hub.errors import HubTransientError
-from bot.receiver.workerstats import HUB_PAUSE_KEY
+from bot.receiver.workerbeats import HUB_PAUSE_KEY
 
 PAUSE_KEY = HUB_PAUSE_KEY  # the receiver's /metrics reads it too (bot.receiver.workerstats)
 #: Statuses whose "wait T s" pauses every worker: the Hub pacing us (429) or asking for quiet.

@@ -36,8 +36,10 @@ from bot.logs import log_json
 from bot.receiver.events import PrEvent
 from bot.report.comment import (
     CommentContext,
+    RecheckNote,
     head_of_comment,
     help_reply_marker,
+    recheck_of_comment,
     render_comment,
     render_help,
 )
@@ -51,6 +53,7 @@ from bot.tokens.verify import verify_reports
 from workers.benchmark_pr import lease_repo, run_benchmark_event
 from workers.campaign import CampaignInputs, campaign_sections
 from workers.locks import Lease, as_text, pr_lease
+from workers.rechecks import latest_recheck, maintainers_digest, remember_strangers, strangers
 from workers.runtime import Runtime
 
 log = logging.getLogger("evalbot.worker")
@@ -71,6 +74,7 @@ class Outcome(StrEnum):
     HELP_SENT = "help-sent"
     HELP_ALREADY_SENT = "help-already-sent"
     COMMAND_IGNORED = "command-ignored"  # not a maintainer, the bot itself, or a gone comment
+    COALESCED = "coalesced"  # a recheck an earlier run already answered (read after the ask)
 
 
 def run_event(event: PrEvent, runtime: Runtime, *, owner: str | None = None) -> Outcome:
@@ -116,6 +120,16 @@ def _log_run(
 def _run(event: PrEvent, pr: PullRequest, runtime: Runtime, lease: Lease) -> Outcome:
     if not pr.is_pull_request or pr.head_sha is None:
         return Outcome.NOT_A_PR
+    # What this read tells about the commenters costs nothing more: the receiver drops the
+    # next commands of those who are no maintainers without a Hub call (workers/rechecks.py).
+    remember_strangers(
+        runtime.redis,
+        pr.repo_id,
+        strangers(pr, runtime.bot_name, runtime.maintainers),
+        maintainers_digest(runtime.maintainers),
+    )
+    if event.kind == "command" and event.command == "recheck":
+        return _recheck(pr, pr.head_sha, runtime, lease)
     if event.kind == "command":
         handled = _command(event, pr, runtime, lease)
         if handled is not None:
@@ -123,8 +137,28 @@ def _run(event: PrEvent, pr: PullRequest, runtime: Runtime, lease: Lease) -> Out
     return _report(pr, pr.head_sha, runtime, lease)
 
 
+def _recheck(pr: PullRequest, head_sha: str, runtime: Runtime, lease: Lease) -> Outcome:
+    """Answer the latest maintainer's recheck of this head, whichever ask queued the run.
+
+    Rechecks are coalesced (bot/receiver/queue.py), so the run answers every ask made before
+    it read the PR: the latest by a maintainer goes in the footer (the visible trace, at the
+    cost of the one edit). A run whose latest ask the report already names was read after
+    it by an earlier run: nothing to do. No maintainer's ask: the command is ignored."""
+    asked = latest_recheck(pr, runtime.bot_name, runtime.maintainers)
+    if asked is None:
+        return Outcome.COMMAND_IGNORED
+    existing = pr.find_bot_comment(runtime.bot_name, REPORT_MARKER)
+    if (
+        existing is not None
+        and recheck_of_comment(existing.raw) == asked.id.lower()
+        and head_of_comment(existing.raw) == head_sha
+    ):
+        return Outcome.COALESCED
+    return _report(pr, head_sha, runtime, lease, asked=True)
+
+
 def _command(event: PrEvent, pr: PullRequest, runtime: Runtime, lease: Lease) -> Outcome | None:
-    """Answer `help`; let `recheck` through to the report; ignore anyone but maintainers."""
+    """Answer `help`; ignore anyone but maintainers."""
     comment = pr.comment(event.comment_id) if event.comment_id else None
     if comment is None or comment.hidden or same_hub_name(comment.author, runtime.bot_name):
         return Outcome.COMMAND_IGNORED
@@ -140,9 +174,13 @@ def _command(event: PrEvent, pr: PullRequest, runtime: Runtime, lease: Lease) ->
     return Outcome.HELP_SENT
 
 
-def _report(pr: PullRequest, head_sha: str, runtime: Runtime, lease: Lease) -> Outcome:
+def _report(
+    pr: PullRequest, head_sha: str, runtime: Runtime, lease: Lease, *, asked: bool = False
+) -> Outcome:
+    """Bring the report up to date; `asked`: a maintainer's recheck, answered with a report
+    even on a PR that touches no results file (else the ask would leave no trace)."""
     existing = pr.find_bot_comment(runtime.bot_name, REPORT_MARKER)
-    if not pr.touches_results and existing is None:
+    if not pr.touches_results and existing is None and not asked:
         _record_checked(pr, head_sha, runtime)
         return Outcome.NO_RESULTS
     if existing is not None and not pr.may_replace(head_of_comment(existing.raw), head_sha):
@@ -174,6 +212,7 @@ def _report(pr: PullRequest, head_sha: str, runtime: Runtime, lease: Lease) -> O
             misplaced_files=pr.misplaced_files,
             hub_url=runtime.hub_url,
             extra_sections=extra,
+            recheck=_recheck_note(pr, runtime),
         ),
     )
     if existing is not None and existing.raw == body:
@@ -202,6 +241,14 @@ def _campaign_sections(
         return []
     inputs = CampaignInputs(pr, head_sha, reports, source, runtime.policy, runtime.hub_url)
     return campaign_sections(inputs, runtime.campaign, runtime.repo_reader, runtime.redis)
+
+
+def _recheck_note(pr: PullRequest, runtime: Runtime) -> RecheckNote | None:
+    """The footer's trace of the latest maintainer's recheck of this head, if any."""
+    asked = latest_recheck(pr, runtime.bot_name, runtime.maintainers)
+    if asked is None or asked.created_at is None:
+        return None
+    return RecheckNote(comment_id=asked.id, author=asked.author, asked_at=asked.created_at)
 
 
 def _read_results(

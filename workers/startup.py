@@ -47,11 +47,12 @@ def verify_identity(settings: Settings) -> HubIdentity:
     use_hub_timeout(settings.hub_timeout_s)
     api = HfApi(endpoint=settings.hf_endpoint, token=settings.hf_token.reveal())
     try:
-        identity = whoami(api)
-    except HubPermanentError as error:
+        identity = whoami(api, settings.hf_token.reveal())
+    except (HubPermanentError, ValueError) as error:  # ValueError: an answer without a name
+        status = error.status if isinstance(error, HubPermanentError) else None
         raise StartupError(
             f"HF_TOKEN: the Hub at {settings.hf_endpoint} refuses the token "
-            f"(HTTP {error.status or '?'}: {_first_line(error)}) "
+            f"(HTTP {status or '?'}: {_first_line(error)}) "
             "(fix: set HF_TOKEN to a valid token of the bot's Hub account)"
         ) from error
     except HubTransientError as error:

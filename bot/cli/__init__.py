@@ -20,6 +20,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "bot.cli.validate",
     "bot.cli.gate",
     "bot.cli.collections",
+    "bot.cli.convert",
     "bot.cli.keys",
     "bot.cli.token",
     "bot.cli.serve",
@@ -27,7 +28,10 @@ COMMAND_MODULES: tuple[str, ...] = (
     "bot.cli.beat",
     "bot.cli.parked",
     "bot.cli.replay",
+    "bot.cli.status",
     "bot.cli.emulator",
+    "bot.cli.issuer",
+    "bot.cli.submit",
 )
 
 

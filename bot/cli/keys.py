@@ -1,4 +1,5 @@
-"""`evalbot keys generate`: an Ed25519 key pair for an issuer, public half printed as a JWK."""
+"""`evalbot keys generate`: an Ed25519 key pair for an issuer, public half printed as a JWK;
+`evalbot keys rotate`: one rotation step of `evalbot issuer`'s keyring (docs/issuer.md)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,37 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     generate.add_argument("--out-private", required=True, type=Path, metavar="FILE")
     generate.add_argument("--force", action="store_true", help="overwrite an existing FILE")
     generate.set_defaults(run=run_generate)
+    rotate = actions.add_parser(
+        "rotate",
+        help="rotate the issuer's keyring (creating it if absent); print its public JWKS",
+        description=(
+            "next becomes active, active becomes previous (still published, so tokens signed "
+            "before the rotation verify), previous is retired (unpublished, private key "
+            "deleted), and a new next key is drawn. The running issuer picks it up by itself."
+        ),
+    )
+    rotate.add_argument("--keyring", required=True, type=Path, metavar="DIR")
+    rotate.add_argument(
+        "--keep-previous",
+        type=int,
+        default=1,
+        metavar="N",
+        help="keys kept published after they stop signing (default: %(default)s, minimum 1)",
+    )
+    rotate.set_defaults(run=run_rotate)
+
+
+def run_rotate(args: argparse.Namespace) -> int:
+    from bot.issuer.keyring import KeyringError, load_keyring, rotate
+
+    try:
+        state = rotate(args.keyring, keep_previous=args.keep_previous)
+        published = load_keyring(args.keyring).jwks()
+    except (KeyringError, OSError) as error:
+        print(f"evalbot keys rotate: {error}", file=sys.stderr)
+        return 2
+    print(json.dumps({"keyring": state, "jwks": published}, indent=2))
+    return 0
 
 
 def run_generate(args: argparse.Namespace) -> int:

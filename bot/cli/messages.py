@@ -74,3 +74,22 @@ REPLAY_NOT_AN_EVENT = "#{index}: kept: not a PR event the workers accept ({reaso
 REPLAY_NO_SUCH_INDEX = "evalbot replay: no parked event at position {index} ({total} parked)"
 REPLAY_SUMMARY = "{replayed} replayed, {kept} kept"
 REDIS_FAILED = "evalbot {command}: cannot reach Redis: {error}"
+
+STATUS_HELP = "show whether workers are consuming: heartbeats, queue, parked events, Hub pause"
+STATUS_DESCRIPTION = (
+    "Print the workers (from their heartbeats in Redis), the queue depth, the parked events and "
+    "the workers' shared Hub pause. Exit 0 when at least one worker is alive, 1 when none is, "
+    "2 when Redis cannot be read (docs/operating.md, 'Is a worker consuming?')."
+)
+STATUS_JSON_HELP = "print one JSON object instead of text"
+STATUS_WORKERS = "workers: {alive} alive, {dead} dead"
+STATUS_WORKER = (
+    "  {state:5}  {id}  last heartbeat {age:.1f} s ago (dead after {dead_after:.0f} s), "
+    "holding {held}"
+)
+STATUS_NO_WORKERS = "  none has ever sent a heartbeat to this Redis"
+STATUS_QUEUE = "queue: {queued} waiting, {unacked} delivered and not yet acknowledged"
+STATUS_PARKED = "parked: {parked} (evalbot parked)"
+STATUS_PAUSE = "Hub pause: {pause}"
+STATUS_NOT_PAUSED = "none"
+STATUS_NONE_ALIVE = "evalbot status: no worker is alive: queued events wait until one starts"

@@ -41,7 +41,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     configure_logging(settings.log_level, non_blocking=True)
     enqueuer = RedisEnqueuer.from_url(
-        settings.redis_url, queue=settings.queue_name, timeout_s=settings.redis_timeout_s
+        settings.redis_url,
+        queue=settings.queue_name,
+        timeout_s=settings.redis_timeout_s,
+        recheck_interval_s=settings.recheck_interval_s,
     )
     # A scrape waits on Redis briefly: Prometheus keeps its own timeout for the whole scrape.
     worker_stats = RedisWorkerStats(

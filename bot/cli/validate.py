@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 EVAL_RESULTS = ".eval_results"
 BENCHMARK_FILE = "eval.yaml"
+EEE_SUFFIXES = (".json", ".jsonl")  # Every Eval Ever records (bot.spec.eee)
 DEFAULT_POLICY_FILE = Path("config") / "policy.yaml"
 _DATE_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
 
@@ -57,6 +58,7 @@ class Inputs:
     order: list[tuple[str, str]] = field(default_factory=list)  # ("benchmark"|"results", key)
     benchmarks: dict[str, bytes] = field(default_factory=dict)
     results: dict[str, _ResultsGroup] = field(default_factory=dict)
+    eee: dict[str, bytes] = field(default_factory=dict)  # Every Eval Ever .json / .jsonl
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -157,6 +159,10 @@ def collect(paths: list[str]) -> Inputs:
         elif path.is_file():
             if path.name == BENCHMARK_FILE:
                 _add_benchmark(inputs, raw, path)
+            elif path.suffix.lower() in EEE_SUFFIXES:
+                if raw not in inputs.eee:
+                    inputs.eee[raw] = _read(raw, path)
+                    inputs.order.append(("eee", raw))
             else:
                 _add_results(inputs, raw, path)
         else:
@@ -219,6 +225,11 @@ def validate_inputs(inputs: Inputs, benchmarks_dir: str | None) -> list[FileRepo
     for kind, key in inputs.order:
         if kind == "benchmark":
             reports.append(validate_benchmark_file(key, inputs.benchmarks[key]))
+            continue
+        if kind == "eee":
+            from bot.spec.eee import validate_eee_file
+
+            reports.append(validate_eee_file(key, inputs.eee[key]))
             continue
         group = inputs.results[key]
         assert source is not None

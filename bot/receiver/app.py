@@ -28,13 +28,19 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import ClientDisconnect, Request
-from starlette.responses import PlainTextResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from bot.receiver.events import Ignored, RoutingContext, route_delivery
 from bot.receiver.metrics import ReceiverMetrics
 from bot.receiver.queue import EnqueueOutcome, Enqueuer, QueueUnavailable
-from bot.receiver.texts import HEALTH_OK, READY_FAILED, READY_OK, RESPONSE_TEXTS
+from bot.receiver.texts import (
+    HEALTH_OK,
+    READY_FAILED,
+    READY_OK,
+    READY_WORKERS_UNKNOWN,
+    RESPONSE_TEXTS,
+)
 from bot.receiver.workerstats import WorkerStatsCollector, WorkerStatsSource
 from bot.settings import Settings
 
@@ -45,6 +51,7 @@ WEBHOOK_PATH = "/webhooks/hub"
 _STATUS = {
     "queued": 202,
     "duplicate": 202,
+    "coalesced": 202,
     "ignored": 202,
     "too_large": 413,
     "timeout": 408,
@@ -207,6 +214,11 @@ def create_app(
             enqueue_elapsed = time.perf_counter() - enqueue_started
             metrics.enqueue_seconds.observe(enqueue_elapsed)
             delivery.enqueue_ms = round(enqueue_elapsed * 1000, 3)
+        if outcome is EnqueueOutcome.STRANGER:
+            delivery.outcome, delivery.reason = "ignored", "stranger"
+            metrics.count_ignored("stranger")
+            metrics.commands_ignored.labels("stranger").inc()
+            return
         delivery.outcome = outcome.value
         if outcome is EnqueueOutcome.QUEUED:
             metrics.queued[event.kind].inc()
@@ -218,6 +230,21 @@ def create_app(
         if await enqueuer.ready():
             return PlainTextResponse(READY_OK)
         return PlainTextResponse(READY_FAILED, status_code=503)
+
+    async def readyz_workers(request: Request) -> Response:
+        """200 when at least one worker is consuming (a recent heartbeat), else 503; the body
+        lists the workers. `/readyz` itself stays about the receiver: it can queue events
+        while no worker runs, and a load balancer must keep sending it webhooks then."""
+        if worker_stats is None:
+            return JSONResponse({"error": READY_WORKERS_UNKNOWN}, status_code=503)
+        try:
+            snapshot = await worker_stats.read()
+        except Exception:  # Redis down or slow: nothing says a worker consumes
+            return JSONResponse({"error": READY_FAILED}, status_code=503)
+        workers = [worker.to_json() for worker in snapshot.workers]
+        alive = sum(1 for worker in snapshot.workers if worker.alive)
+        body = {"workers_alive": alive, "workers": workers, "queue_length": snapshot.queue_length}
+        return JSONResponse(body, status_code=200 if alive else 503)
 
     async def metrics_endpoint(request: Request) -> Response:
         if collector is not None:
@@ -238,6 +265,7 @@ def create_app(
             Route(WEBHOOK_PATH, receive, methods=["POST"]),
             Route("/healthz", healthz, methods=["GET"]),
             Route("/readyz", readyz, methods=["GET"]),
+            Route("/readyz/workers", readyz_workers, methods=["GET"]),
             Route("/metrics", metrics_endpoint, methods=["GET"]),
         ],
         lifespan=lifespan,

@@ -202,6 +202,7 @@ IGNORE_REASONS = (
     "own-comment",
     "not-a-command",
     "unknown-command",
+    "stranger",  # a command from a commenter a worker found to be no maintainer (queue.py)
 )
 
 

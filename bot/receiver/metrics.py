@@ -13,6 +13,7 @@ from bot.receiver.events import EVENT_KINDS, IGNORE_REASONS
 OUTCOMES = (
     "queued",
     "duplicate",
+    "coalesced",
     "ignored",
     "too_large",
     "timeout",

@@ -27,6 +27,7 @@ import os
 import socket
 import uuid
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any, Protocol
 
@@ -58,6 +59,64 @@ return claimed
 #: The script, for the other publishers of events (reconciliation, replay of parked events),
 #: which run it through redis-py: the same atomic "message, then its dedupe key".
 CLAIM_AND_PUSH_SCRIPT = _CLAIM_AND_PUSH
+#: Commenters a worker found to be no maintainer of a repo (`workers.rechecks`): the value is
+#: the allow-list digest they were judged under; the receiver drops their commands while it
+#: equals `MAINTAINERS_DIGEST_KEY`.
+STRANGER_PREFIX = "evalbot:stranger:"
+MAINTAINERS_DIGEST_KEY = "evalbot:maintainers-digest"
+#: How long a stranger is remembered: a user who becomes an org member is heard at the latest
+#: this long after (the allow-list takes effect at once, through the digest).
+STRANGER_TTL_S = 900
+#: Per PR: exists for `recheck_interval_s` after a recheck run was queued to start at once.
+RECHECK_WINDOW_PREFIX = "evalbot:recheck-window:"
+#: Per PR: exists while the one deferred recheck run of the window is waiting.
+RECHECK_FOLLOWUP_PREFIX = "evalbot:recheck-followup:"
+
+
+def stranger_key(repo_id: str, author_id: str) -> str:
+    return f"{STRANGER_PREFIX}{repo_id}:{author_id}"
+
+
+def recheck_keys(repo_id: str, pr_num: int) -> tuple[str, str]:
+    """The window and follow-up keys of one PR's rechecks."""
+    return (
+        f"{RECHECK_WINDOW_PREFIX}{repo_id}:{pr_num}",
+        f"{RECHECK_FOLLOWUP_PREFIX}{repo_id}:{pr_num}",
+    )
+
+
+# A command, atomically. KEYS = [queue, dedupe, digest, stranger or "", window or "",
+# follow-up or ""]; ARGV = [dedupe ttl, message, delivery id, deferred message, interval ms].
+# Returns 0 duplicate, 1 queued, 2 from a known stranger (dropped), 3 coalesced into the
+# waiting deferred run. A recheck is pushed at once when the PR's window is closed (and opens
+# it); else, once per window, as the deferred message (its ETA is the window's end plus a
+# second, the follow-up key lives for the window: an ask that finds the key was posted before
+# the deferred run reads the PR), which also stretches the window past that run; else coalesced.
+_COMMAND = """
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+local outcome = 1
+if KEYS[4] ~= '' then
+  local judged = redis.call('GET', KEYS[4])
+  if judged and judged == redis.call('GET', KEYS[3]) then outcome = 2 end
+end
+if outcome == 1 and KEYS[5] ~= '' then
+  local interval = tonumber(ARGV[5])
+  if redis.call('EXISTS', KEYS[5]) == 0 then
+    redis.call('LPUSH', KEYS[1], ARGV[2])
+    redis.call('SET', KEYS[5], '1', 'PX', interval)
+  elseif redis.call('EXISTS', KEYS[6]) == 0 then
+    redis.call('LPUSH', KEYS[1], ARGV[4])
+    redis.call('SET', KEYS[6], '1', 'PX', interval)
+    redis.call('PEXPIRE', KEYS[5], 2 * interval + 1000)
+  else
+    outcome = 3
+  end
+elseif outcome == 1 then
+  redis.call('LPUSH', KEYS[1], ARGV[2])
+end
+redis.call('SET', KEYS[2], ARGV[3], 'EX', tonumber(ARGV[1]))
+return outcome
+"""
 #: Upper bound on events per script call: keeps one call short (Redis runs scripts serially).
 MAX_BATCH = 64
 
@@ -65,6 +124,16 @@ MAX_BATCH = 64
 class EnqueueOutcome(StrEnum):
     QUEUED = "queued"
     DUPLICATE = "duplicate"
+    STRANGER = "stranger"  # a command from a known non-maintainer: dropped, nothing queued
+    COALESCED = "coalesced"  # a recheck folded into the PR's waiting run
+
+
+_COMMAND_OUTCOMES = {
+    0: EnqueueOutcome.DUPLICATE,
+    1: EnqueueOutcome.QUEUED,
+    2: EnqueueOutcome.STRANGER,
+    3: EnqueueOutcome.COALESCED,
+}
 
 
 class QueueUnavailable(Exception):
@@ -179,6 +248,7 @@ def encode_celery_message(
     origin: str,
     task_id: str | None = None,
     delivery_tag: str | None = None,
+    eta: datetime | None = None,
 ) -> str:
     """`celery_message` as the JSON text that goes into the queue list.
 
@@ -192,9 +262,11 @@ def encode_celery_message(
         delivery_tag = delivery_tag or str(uuid.UUID(bytes=random[16:], version=4))
     body, kwargsrepr = _task_body(event)
     escaped_repr = json.dumps(kwargsrepr, ensure_ascii=False)[1:-1]
+    template = _envelope_template(queue, origin)
+    if eta is not None:  # Celery holds the message until then (protocol 2 `eta` header)
+        template = template.replace('"eta":null', f'"eta":"{eta.isoformat()}"', 1)
     return (
-        _envelope_template(queue, origin)
-        .replace(_ID, task_id)
+        template.replace(_ID, task_id)
         .replace(_TAG, delivery_tag)
         .replace(_BODY, body)
         .replace(_REPR, escaped_repr)
@@ -222,23 +294,29 @@ class _Pending:
 class RedisEnqueuer:
     """Dedupe + Celery publish through one atomic Lua call per batch, on one lean connection."""
 
-    def __init__(self, url: str, *, queue: str, timeout_s: float = 2.0) -> None:
+    def __init__(
+        self, url: str, *, queue: str, timeout_s: float = 2.0, recheck_interval_s: float = 10.0
+    ) -> None:
         self._url = url
+        self._recheck_interval_s = recheck_interval_s
         self._queue = queue
         self._timeout_s = timeout_s
         self._origin = f"evalbot-receiver@{socket.gethostname()}"
-        self._script_sha = hashlib.sha1(_CLAIM_AND_PUSH.encode()).hexdigest()  # noqa: S324 - Redis names scripts by SHA-1
         self._connection: RespConnection | None = None
         self._connecting = asyncio.Lock()
         self._pending: list[_Pending] = []
         self._flusher: asyncio.Task[None] | None = None
 
     @classmethod
-    def from_url(cls, url: str, *, queue: str, timeout_s: float = 2.0) -> RedisEnqueuer:
+    def from_url(
+        cls, url: str, *, queue: str, timeout_s: float = 2.0, recheck_interval_s: float = 10.0
+    ) -> RedisEnqueuer:
         """Connects lazily, on the first event (or readiness check), and again after a loss."""
-        return cls(url, queue=queue, timeout_s=timeout_s)
+        return cls(url, queue=queue, timeout_s=timeout_s, recheck_interval_s=recheck_interval_s)
 
     async def enqueue(self, event: PrEvent, dedupe: DedupeKey) -> EnqueueOutcome:
+        if event.kind == "command":
+            return await self._enqueue_command(event, dedupe)
         message = encode_celery_message(event, queue=self._queue, origin=self._origin)
         done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         self._pending.append(
@@ -252,6 +330,44 @@ class RedisEnqueuer:
         except TimeoutError as error:
             raise QueueUnavailable("timed out waiting for Redis") from error
         return EnqueueOutcome.QUEUED if claimed == 1 else EnqueueOutcome.DUPLICATE
+
+    async def _enqueue_command(self, event: PrEvent, dedupe: DedupeKey) -> EnqueueOutcome:
+        """A comment command, alone (commands are rare): dropped when its author is a known
+        stranger; a recheck coalesced per PR (`_COMMAND`)."""
+        message = encode_celery_message(event, queue=self._queue, origin=self._origin)
+        deferred = ""
+        window = followup = ""
+        # A benchmark's PR answers the asking comment itself (workers.benchmark_pr), so only a
+        # model PR's rechecks, which are answered from the PR as read, may be coalesced.
+        if event.command == "recheck" and event.repo_type == "model":
+            window, followup = recheck_keys(event.repo_id, event.pr_num)
+            eta = datetime.now(UTC) + timedelta(seconds=self._recheck_interval_s + 1)
+            deferred = encode_celery_message(event, queue=self._queue, origin=self._origin, eta=eta)
+        author = event.comment_author_id
+        keys = [
+            self._queue,
+            DEDUPE_PREFIX + dedupe.key,
+            MAINTAINERS_DIGEST_KEY,
+            stranger_key(event.repo_id, author) if author else "",
+            window,
+            followup,
+        ]
+        args: list[str | int] = [
+            dedupe.ttl_s,
+            message,
+            event.delivery_id,
+            deferred,
+            max(1, int(self._recheck_interval_s * 1000)),
+        ]
+        try:
+            async with asyncio.timeout(self._timeout_s):
+                connection = await self._connected()
+                outcome = await self._call_script(connection, _COMMAND, keys, args)
+        except (RespError, OSError, TimeoutError) as error:
+            if isinstance(error, TimeoutError):
+                self._drop_connection()
+            raise QueueUnavailable(f"{type(error).__name__}: {error}") from error
+        return _COMMAND_OUTCOMES.get(int(outcome), EnqueueOutcome.QUEUED)
 
     async def _flush(self) -> None:
         """Send what is pending, batch after batch, until nothing is left."""
@@ -291,14 +407,21 @@ class RedisEnqueuer:
 
     async def _run_script(self, keys: list[str], args: list[str | int]) -> Any:
         connection = await self._connected()
+        return await self._call_script(connection, _CLAIM_AND_PUSH, keys, args)
+
+    @staticmethod
+    async def _call_script(
+        connection: RespConnection, script: str, keys: list[str], args: list[str | int]
+    ) -> Any:
+        sha = hashlib.sha1(script.encode()).hexdigest()  # noqa: S324 - Redis names scripts by SHA-1
         try:
-            return await connection.call("EVALSHA", self._script_sha, len(keys), *keys, *args)
+            return await connection.call("EVALSHA", sha, len(keys), *keys, *args)
         except RespError as error:
             if not str(error).startswith("NOSCRIPT"):
                 raise
             # First use, or Redis restarted and lost its script cache: send the body (this also
-            # caches it under the same SHA for the next batch).
-            return await connection.call("EVAL", _CLAIM_AND_PUSH, len(keys), *keys, *args)
+            # caches it under the same SHA for the next call).
+            return await connection.call("EVAL", script, len(keys), *keys, *args)
 
     async def _connected(self) -> RespConnection:
         connection = self._connection

@@ -9,6 +9,7 @@ from __future__ import annotations
 RESPONSE_TEXTS: dict[str, str] = {
     "queued": "queued",
     "duplicate": "already queued",
+    "coalesced": "recheck folded into the one already waiting for this PR",
     "ignored": "nothing to do",
     "too_large": "body too large",
     "timeout": "body not received in time",
@@ -23,3 +24,4 @@ RESPONSE_TEXTS: dict[str, str] = {
 HEALTH_OK = "ok"
 READY_OK = "ready"
 READY_FAILED = "broker unreachable"
+READY_WORKERS_UNKNOWN = "this receiver does not read the workers' heartbeats"

@@ -4,7 +4,7 @@ Workers are many processes on many machines, so they keep their counters in one 
 `evalbot:stats` (`<family>:<label>` -> count, `HINCRBY`), and the receiver, which Prometheus
 already scrapes, reads them at scrape time: one pipelined round trip (`HGETALL` of the hash,
 `LLEN` of the dead-letter list and of the queue, `HLEN` of kombu's unacked hash, `PTTL` of
-the shared Hub pause) on a
+the shared Hub pause, and the workers' heartbeats of `bot.receiver.workerbeats`) on a
 connection of its own, with a short timeout. A scrape never fails because of Redis: the worker
 metrics are then left out and `evalbot_worker_stats_up` says 0.
 
@@ -25,14 +25,21 @@ from typing import Any, Protocol
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 from bot.receiver.resp import RespConnection, RespError
+from bot.receiver.workerbeats import (
+    BEATS_KEY,
+    DEAD_LETTERS_KEY,
+    HUB_PAUSE_KEY,
+    UNACKED_KEY,
+    WORKERS_KEY,
+    WorkerBeat,
+    flat_hash,
+    pairs,
+    parse_time,
+    parse_workers,
+)
 
-#: The Redis hash of worker counters, and the list of parked events (`workers.deadletters`).
+#: The Redis hash of worker counters (the other keys read here: `bot.receiver.workerbeats`).
 STATS_KEY = "evalbot:stats"
-DEAD_LETTERS_KEY = "evalbot:dead-letters"
-#: kombu's Redis transport keeps delivered, not yet acknowledged messages in this hash.
-UNACKED_KEY = "unacked"
-#: The workers' shared Hub pause (`workers.hubpause`): its PTTL is the pause left, in ms.
-HUB_PAUSE_KEY = "evalbot:hub-paused-until"
 #: At most this many fields are exposed (a guard; the real vocabulary is a few dozen).
 MAX_FIELDS = 500
 
@@ -70,6 +77,13 @@ FAMILIES: tuple[Family, ...] = (
         "Parked events queued again by `evalbot replay`, by the reason they were parked.",
     ),
     Family(
+        "recovered",
+        "evalbot_worker_recovered",
+        "reason",
+        "Events taken back from a worker that stopped heartbeating (worker-dead) and queued "
+        "again, before the visibility timeout.",
+    ),
+    Family(
         "reconcile-run",
         "evalbot_reconcile_runs",
         "result",
@@ -101,6 +115,7 @@ class WorkerSnapshot:
     queue_length: int
     unacked: int
     hub_paused_s: float = 0.0  # left of the workers' shared Hub pause; 0 when there is none
+    workers: tuple[WorkerBeat, ...] = ()  # from their heartbeats (`bot.receiver.workerbeats`)
 
 
 def parse_stats(reply: Any) -> dict[str, int]:
@@ -157,17 +172,21 @@ class RedisWorkerStats:
                     connection.call("LLEN", self._queue),
                     connection.call("HLEN", UNACKED_KEY),
                     connection.call("PTTL", HUB_PAUSE_KEY),
+                    connection.call("TIME"),
+                    connection.call("HGETALL", WORKERS_KEY),
+                    connection.call("ZRANGE", BEATS_KEY, 0, -1, "WITHSCORES"),
                 )
         except (RespError, OSError, TimeoutError):
             self._drop()  # a late reply must not be matched to the next scrape's call
             raise
-        stats, dead, queued, unacked, pause_ms = replies
+        stats, dead, queued, unacked, pause_ms, now, records, beats = replies
         return WorkerSnapshot(
             parse_stats(stats),
             int(dead),
             int(queued),
             int(unacked),
             hub_paused_s=max(0, int(pause_ms)) / 1000,  # PTTL: -2 absent, -1 no expiry
+            workers=tuple(parse_workers(flat_hash(records), pairs(beats), parse_time(now))),
         )
 
     async def _connected(self) -> RespConnection:
@@ -253,3 +272,19 @@ class WorkerStatsCollector:
             gauge = GaugeMetricFamily(name, text)
             gauge.add_metric([], float(value))
             yield gauge
+        alive = GaugeMetricFamily(
+            "evalbot_workers_alive",
+            "Workers whose last heartbeat is recent (consuming now); 0 means events queue up "
+            "and nothing runs them.",
+        )
+        alive.add_metric([], float(sum(1 for worker in snapshot.workers if worker.alive)))
+        yield alive
+        age = GaugeMetricFamily(
+            "evalbot_worker_heartbeat_age_seconds",
+            "Seconds since each known worker's last heartbeat (dead ones are listed for an "
+            "hour after their last).",
+            labels=["worker"],
+        )
+        for worker in snapshot.workers:
+            age.add_metric([worker.id[:120]], worker.age_s)
+        yield age

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, Literal
 from urllib.parse import quote
 
@@ -37,6 +38,22 @@ PrState = Literal["open", "draft", "merged", "closed"]
 MAX_METRICS_SHOWN = 6
 _HEAD_RE = re.compile(r"<!-- evalbot:head=([0-9a-f]{7,64}) -->")
 _BOT_NAME_RE = re.compile(r"[A-Za-z0-9][\w-]{0,95}")
+_RECHECK_RE = re.compile(r"<!-- evalbot:recheck=([0-9A-Za-z_-]{1,64}) -->")
+#: Hub user names: letters, digits, `-`, `_`, `.` (anything else is not shown as a mention).
+_USER_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}")
+
+
+@dataclass(frozen=True, slots=True)
+class RecheckNote:
+    """The maintainer's `recheck` comment a report answers: its id, author and Hub time."""
+
+    comment_id: str
+    author: str
+    asked_at: datetime
+
+    def __post_init__(self) -> None:
+        if not re.fullmatch(r"[0-9A-Za-z_-]{1,64}", self.comment_id):
+            raise ValueError(f"not a comment id: {self.comment_id!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,12 +74,30 @@ class CommentContext:
     extra_sections: Sequence[str] = ()
     #: "dataset" for a benchmark's PR: its pages live under `/datasets/` on the Hub.
     repo_type: Literal["model", "dataset"] = "model"
+    #: The latest maintainer's recheck of this head, shown in the footer (None: no recheck).
+    recheck: RecheckNote | None = None
 
     def __post_init__(self) -> None:
         if not _BOT_NAME_RE.fullmatch(self.bot_name):
             raise ValueError(f"bot name must be a Hub user name, not {self.bot_name!r}")
         if not re.fullmatch(r"[0-9a-f]{7,64}", self.head_sha):
             raise ValueError(f"head_sha must be a hex commit id, not {self.head_sha!r}")
+
+
+def recheck_of_comment(body: str) -> str | None:
+    """The id of the recheck comment a report answered last (None if it answered none)."""
+    match = _RECHECK_RE.search(body)
+    return match.group(1).lower() if match else None
+
+
+def _recheck_note(note: RecheckNote) -> str:
+    author = note.author if _USER_NAME_RE.fullmatch(note.author) else "?"
+    at = note.asked_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return (
+        texts.RECHECK_MARKER.format(comment_id=note.comment_id.lower())
+        + "\n"
+        + texts.RECHECK_NOTE.format(author=author, at=at)
+    )
 
 
 def head_of_comment(body: str) -> str | None:
@@ -305,6 +340,8 @@ def render_comment(reports: Sequence[FileReport], context: CommentContext) -> st
     if context.misplaced_files:
         tail.append(_file_list(texts.MISPLACED_HEADING, context.misplaced_files))
     tail.append(texts.FOOTER.format(bot=context.bot_name, head=_head_link(context, hub_url)))
+    if context.recheck is not None:
+        tail.append(_recheck_note(context.recheck))
 
     # Sections are built one by one and building stops at the first that overflows: the
     # files after it are only counted, so a PR of 100 files x 10,000 entries costs one file.

@@ -103,6 +103,11 @@ TRIMMED = (
     "PR's files for the full report."
 )
 
+#: Hidden marker naming the maintainer's `recheck` comment the report answered last.
+RECHECK_MARKER = "<!-- evalbot:recheck={comment_id} -->"
+#: The visible trace of a heard recheck: by whom and when it was asked for this head.
+RECHECK_NOTE = "<sub>🔁 Checked again at the request of @{author} (comment of {at}).</sub>"
+
 HEAD_PLAIN = "`{short_sha}`"
 HEAD_LINKED = "[`{short_sha}`]({url})"
 FOOTER = (
@@ -117,7 +122,9 @@ HELP = """{marker}
 bot's allow-list; comments from anyone else are ignored):
 
 - `@{bot} recheck` (or `/evalbot recheck`): validate the PR again at its current head and
-  update the report comment.
+  update the report comment, whose footer then names you and the time you asked. Rechecks of
+  one PR are coalesced: the first runs at once, those asked within the next few seconds run
+  together once, a little later.
 - `@{bot} help` (or `/evalbot help`): show this list.
 
 The report comment checks every `.eval_results/*.yaml` file this PR adds or changes against the

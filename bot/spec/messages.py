@@ -310,6 +310,17 @@ CATALOGUE: dict[str, Message] = {
         "evaluation_framework {value} is not in the Hub's list of frameworks",
         "check the spelling{suggestion}",
     ),
+    # Every Eval Ever records (`bot.spec.eee`), validated against the schema they declare.
+    "EEE-JSON": Message(E, "not valid JSON: {problem}", "{hint}"),
+    "EEE-VERSION": Message(E, "{problem}", "{hint}"),
+    "EEE-SCHEMA": Message(
+        E,
+        "{where}: {problem}",
+        "see the EEE {version} schema at `{schema_path}`",
+    ),
+    "EEE-TOO-LARGE": Message(
+        E, "the file is {size} bytes, over the {limit}-byte cap", "split it into smaller files"
+    ),
 }
 
 

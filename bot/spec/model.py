@@ -153,7 +153,7 @@ class EntryReport:
         return not any(diagnostic.is_error for diagnostic in self.diagnostics)
 
 
-FileKind = Literal["results", "benchmark"]
+FileKind = Literal["results", "benchmark", "eee"]  # eee: an Every Eval Ever record or JSONL
 
 
 @dataclass(slots=True)

@@ -123,8 +123,10 @@ def _interpolate_tree(node: Any, variables: Mapping[str, str]) -> Any:
 def load(
     compose_text: str, env_files: Mapping[str, str], shell: Mapping[str, str]
 ) -> list[Service]:
-    """The services of `compose_text`; `env_files` maps each `env_file` name to its text (the
-    project's `.env` is also the interpolation source, after the shell's variables)."""
+    """The services `docker compose up` starts from `compose_text`; `env_files` maps each
+    `env_file` name to its text (the project's `.env` is also the interpolation source, after
+    the shell's variables). Services under a `profiles:` key start only when their profile is
+    asked for (`--profile`), so they are left out, as compose leaves them out."""
     document = yaml.safe_load(compose_text)
     dot_env = parse_env_file(env_files.get(".env", ""))
     variables = {**dot_env, **shell}  # the shell wins over .env, as in docker compose
@@ -132,7 +134,7 @@ def load(
     return [
         _service(name, body, env_files, shell)
         for name, body in services.items()
-        if isinstance(body, dict)
+        if isinstance(body, dict) and not body.get("profiles")
     ]
 
 

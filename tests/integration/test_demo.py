@@ -16,3 +16,4 @@ def test_demo_runs_the_bot_end_to_end(capsys: pytest.CaptureFixture[str]) -> Non
     assert "FAIL" not in out
     assert "✅ verified" in out
     assert "ok   one comment, edited in place" in out
+    assert "ok   the result signed by the issuer is verified" in out

@@ -12,6 +12,7 @@ from bot.cli import main
 from bot.devstack.redis import RedisServer
 from bot.receiver.events import PrEvent
 from bot.receiver.queue import TASK_NAME, decode_celery_message
+from tests.integration.cli.conftest import operator_env
 from workers.deadletters import DEAD_LETTERS, park, parked_events, replay
 from workers.locks import as_text
 
@@ -32,15 +33,7 @@ def event(num: int, kind: str = "updated") -> dict[str, object]:
 
 @pytest.fixture
 def client(redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[redis.Redis]:
-    for name, value in {
-        "HF_TOKEN": "hf_x",
-        "REDIS_URL": redis_server.url,
-        "EVALBOT_WEBHOOK_SECRET": "s",
-        "EVALBOT_BOT_NAME": "evalbot",
-        "EVALBOT_QUEUE": QUEUE,
-        "EVALBOT_REDIS_TIMEOUT": "0.5",
-    }.items():
-        monkeypatch.setenv(name, value)
+    operator_env(monkeypatch, redis_server.url, EVALBOT_QUEUE=QUEUE, EVALBOT_REDIS_TIMEOUT="0.5")
     connection = redis.Redis.from_url(redis_server.url)
     try:
         yield connection

@@ -67,7 +67,7 @@ def test_maintainer_recheck_reruns_and_strangers_are_ignored(bot: Bot) -> None:
     bot.api("alice").comment_discussion(
         MODEL, num, f"@{BOT} recheck\nThe benchmark was updated, please look again."
     )
-    bot.wait_for_outcome("unchanged", before)  # re-ran; same head, same verdict
+    bot.wait_for_outcome("edited", before)  # re-ran; same verdict, the footer names alice
 
     before = bot.stats()
     bot.api("alice").comment_discussion(MODEL, num, "/evalbot help")

@@ -12,8 +12,8 @@ from bot.emulator.faults import RouteFault
 from bot.emulator.server import EmulatorServer
 from bot.hub.client import use_hub_timeout
 from bot.hub.errors import HubPermanentError, HubTransientError
-from bot.hub.identity import TokenScope, whoami
-from tests.support.emulator import client
+from bot.hub.identity import HubIdentity, whoami
+from tests.support.emulator import TOKENS, client
 
 pytestmark = pytest.mark.integration
 
@@ -28,27 +28,29 @@ def hub_timeout_1s() -> Iterator[None]:
     set_client_factory(default_client_factory)  # the library's own, for the other tests
 
 
+def identity(hub: EmulatorServer, user: str) -> HubIdentity:
+    return whoami(client(hub, user), TOKENS[user])
+
+
 def test_a_write_token_of_an_org_member(emulated_hub: EmulatorServer) -> None:
-    carol = whoami(client(emulated_hub, "carol"))
+    carol = identity(emulated_hub, "carol")
     assert (carol.name, carol.type, carol.orgs) == ("carol", "user", ("evals-org",))
-    assert (carol.token_role, carol.scopes) == ("write", ())
-    assert carol.id is not None
+    assert (carol.role, carol.scopes) == ("write", ())
 
 
 def test_the_bots_fine_grained_token(emulated_hub: EmulatorServer) -> None:
-    bot = whoami(client(emulated_hub, "evalbot"))
+    bot = identity(emulated_hub, "evalbot")
     assert bot.name == "evalbot"
     assert bot.is_named("EvalBot")
-    assert bot.token_role == "fineGrained"
-    assert bot.scopes == (TokenScope("user", "evalbot", ("discussion.write", "repo.content.read")),)
-    assert bot.global_permissions == ()
+    assert bot.role == "fineGrained"
+    assert bot.permissions_on("user:evalbot") == ("discussion.write", "repo.content.read")
 
 
 def test_a_token_the_hub_refuses_is_a_permanent_401(emulated_hub: EmulatorServer) -> None:
     from huggingface_hub import HfApi
 
     with pytest.raises(HubPermanentError) as refused:
-        whoami(HfApi(endpoint=emulated_hub.url, token="hf_revoked"))
+        whoami(HfApi(endpoint=emulated_hub.url), "hf_revoked")
     assert refused.value.status == 401
 
 
@@ -59,5 +61,5 @@ def test_a_hub_that_never_answers_is_transient_within_the_timeout(
     emulated_hub.faults.add_rule(RouteFault(pattern="identity.whoami", latency_s=4.0))
     started = time.monotonic()
     with pytest.raises(HubTransientError):
-        whoami(client(emulated_hub, "evalbot"))
+        identity(emulated_hub, "evalbot")
     assert time.monotonic() - started < 3.0

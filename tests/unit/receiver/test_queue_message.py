@@ -35,7 +35,9 @@ def test_fast_encoding_equals_the_reference_message(
         comment_id=comment,
     )
     ids = {"task_id": "11111111-2222-4333-8444-555555555555", "delivery_tag": "tag-1"}
-    encoded = encode_celery_message(event, queue="evalbot", origin="receiver@host", **ids)
+    encoded = encode_celery_message(
+        event, queue="evalbot", origin="receiver@host", task_id=ids["task_id"], delivery_tag="tag-1"
+    )
     assert json.loads(encoded) == celery_message(
         event, queue="evalbot", origin="receiver@host", **ids
     )
@@ -61,3 +63,31 @@ def test_ids_are_fresh_uuid4_per_message() -> None:
     )
     assert first["headers"]["id"][14] == "4"  # a version-4 UUID, as Celery makes
     assert first["properties"]["delivery_info"] == {"exchange": "", "routing_key": "q"}
+
+
+def test_a_deferred_message_carries_its_eta_and_is_otherwise_the_same() -> None:
+    """A coalesced recheck's deferred run is the same message with Celery's `eta` header."""
+    from datetime import UTC, datetime
+
+    event = PrEvent(
+        kind="command",
+        repo_id="a/b",
+        pr_num=3,
+        delivery_id="d-1",
+        received_at="2026-11-22T08:00:00.000Z",
+        command="recheck",
+        comment_id="c1",
+    )
+    at = datetime(2026, 11, 24, 18, 0, 11, tzinfo=UTC)
+    task_id = "11111111-2222-4333-8444-555555555555"
+    now = json.loads(
+        encode_celery_message(event, queue="q", origin="o", task_id=task_id, delivery_tag="t")
+    )
+    later = json.loads(
+        encode_celery_message(
+            event, queue="q", origin="o", task_id=task_id, delivery_tag="t", eta=at
+        )
+    )
+    assert later["headers"].pop("eta") == "2026-11-24T18:00:11+00:00"
+    assert now["headers"].pop("eta") is None
+    assert later == now

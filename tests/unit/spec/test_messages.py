@@ -18,7 +18,7 @@ def test_every_code_is_documented_with_its_severity() -> None:
 
 def test_codes_follow_the_scheme() -> None:
     for code in CATALOGUE:
-        assert re.fullmatch(r"(YAML|FILE|ENTRY|BENCH)(-[A-Z0-9]+)+", code), code
+        assert re.fullmatch(r"(YAML|FILE|ENTRY|BENCH|EEE)(-[A-Z0-9]+)+", code), code
 
 
 def test_shown_cuts_long_values() -> None:

@@ -1,0 +1,286 @@
+"""`evalbot convert INPUT... [--from NAME] [--mappings FILE]... [--benchmarks DIR] [--out DIR]
+[--to results|eee] [--model-repo ID] [--source-url URL] [--allow-partial] [--check-mappings]`
+(docs/convert.md).
+
+Reads the files, hands bytes to `bot.convert` (pure), and writes only what validated: YAML on
+stdout, or merged into `DIR/.eval_results/<benchmark>.yaml` under the Hub's naming rule. With
+`--to eee`, reads `.eval_results` files instead and writes Every Eval Ever records, each
+checked against the EEE schema first. Exit 0 done, 1 nothing written because of findings,
+2 usage or I/O error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from bot.convert.api import Conversion
+    from bot.convert.mapping import MappingTable
+    from bot.spec.model import BenchmarkSource
+
+DEFAULT_MAPPINGS = Path("config") / "convert" / "mappings.yaml"
+_CHECKOUT_MAPPINGS = Path(__file__).resolve().parents[2] / "config" / "convert" / "mappings.yaml"
+
+
+class _Usage(Exception):
+    """Exit status 2, message on stderr."""
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "convert",
+        help="framework outputs to .eval_results entries, or entries to Every Eval Ever",
+        description=(
+            "Convert lm-eval, inspect-ai, lighteval, EvalScope or Every Eval Ever outputs into "
+            ".eval_results entries, validated against their benchmarks before anything is "
+            "written; or (--to eee) .eval_results files into Every Eval Ever records."
+        ),
+    )
+    parser.add_argument("inputs", nargs="*", metavar="INPUT", help="framework output files")
+    parser.add_argument("--from", dest="framework", metavar="NAME", help="force a converter")
+    parser.add_argument(
+        "--mappings",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="more mapping rows (added to config/convert/mappings.yaml; later files win)",
+    )
+    parser.add_argument("--benchmarks", metavar="DIR", help="offline benchmarks (default: Hub)")
+    parser.add_argument("--out", metavar="DIR", help="model repo folder to merge results into")
+    parser.add_argument("--to", choices=("results", "eee"), default="results")
+    parser.add_argument("--model-repo", metavar="ID", help="the model (required with --to eee)")
+    parser.add_argument("--eee-version", default="0.3.0", choices=("0.2.0", "0.2.2", "0.3.0"))
+    parser.add_argument("--source-url", metavar="URL", help="entries' source.url (logs, run)")
+    parser.add_argument("--source-name", metavar="NAME", help="entries' source.name")
+    parser.add_argument(
+        "--allow-partial", action="store_true", help="write results of failed or partial runs"
+    )
+    parser.add_argument("--check-mappings", action="store_true", help="check the table, exit")
+    parser.add_argument("--list", action="store_true", help="list the converters, exit")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from bot.convert.registry import ConvertError, adapters
+
+    if args.list:
+        for name, cls in sorted(adapters().items()):
+            print(f"{name:12} {cls.description}")
+        return 0
+    try:
+        if args.to == "eee":
+            return _to_eee(args)
+        table = _mappings(args.mappings)
+        source = _benchmarks(args.benchmarks)
+        if args.check_mappings:
+            return _check(table, source)
+        if not args.inputs:
+            raise _Usage("evalbot convert: give at least one INPUT")
+        conversions = [_convert(path, args, table, source) for path in args.inputs]
+    except (_Usage, ConvertError) as error:
+        print(error, file=sys.stderr)
+        return 2
+    return _emit(conversions, args, source)
+
+
+def _mappings(extra: list[str]) -> MappingTable:
+    from bot.convert.mapping import MappingError, MappingTable, parse_mappings
+
+    files = [DEFAULT_MAPPINGS if DEFAULT_MAPPINGS.is_file() else _CHECKOUT_MAPPINGS]
+    files = [path for path in files if path.is_file()] + [Path(name) for name in extra]
+    table = MappingTable()
+    for path in files:
+        try:
+            table = table.merged(parse_mappings(str(path), path.read_bytes()))
+        except OSError as error:
+            raise _Usage(f"evalbot convert: {path}: {error.strerror}") from error
+        except MappingError as error:
+            raise _Usage(str(error)) from error
+    return table
+
+
+def _benchmarks(folder: str | None) -> BenchmarkSource:
+    from bot.cli.validate import UsageError, _benchmark_source
+
+    try:
+        return _benchmark_source(folder)
+    except UsageError as error:
+        raise _Usage(str(error).replace("evalbot validate", "evalbot convert")) from error
+
+
+def _check(table: MappingTable, source: BenchmarkSource) -> int:
+    from bot.convert.mapping import check_mappings
+
+    problems = check_mappings(table, source)
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    print(f"{len(table.rows)} mapping rows: {len(problems)} problems", file=sys.stderr)
+    return 1 if problems else 0
+
+
+def _convert(
+    path: str, args: argparse.Namespace, table: MappingTable, source: BenchmarkSource
+) -> Conversion:
+    from bot.cli.validate import _policy
+    from bot.convert.api import entries_from
+
+    source_info = None
+    if args.source_url:
+        source_info = {"url": args.source_url}
+        if args.source_name:
+            source_info["name"] = args.source_name
+    try:
+        content = Path(path).read_bytes()
+    except OSError as error:
+        raise _Usage(f"evalbot convert: {path}: {error.strerror}") from error
+    return entries_from(
+        content,
+        filename=path,
+        benchmarks=source,
+        mappings=table,
+        framework=args.framework,
+        source_info=source_info,
+        policy=_policy(),
+    )
+
+
+def _emit(conversions: list[Conversion], args: argparse.Namespace, source: BenchmarkSource) -> int:
+    from bot.cli.validate_output import render_text
+
+    failed = False
+    files: dict[str, list[dict[str, Any]]] = {}
+    for conversion in conversions:
+        for problem in conversion.run_problems:
+            kind = "note" if args.allow_partial else "error"
+            print(f"{kind}: {conversion.adapter}: {problem}", file=sys.stderr)
+        for problem in [*conversion.problems, *map(str, conversion.mapping_problems)]:
+            print(f"error: {problem}", file=sys.stderr)
+        if conversion.unmapped:
+            print(
+                f"{len(conversion.unmapped)} score(s) not mapped; to convert one, add its row"
+                " to a --mappings file (under `mappings:`):",
+                file=sys.stderr,
+            )
+            for unmapped in conversion.unmapped:
+                print(f"  {unmapped.line}", file=sys.stderr)
+        if conversion.reports and not all(report.ok for report in conversion.reports):
+            print(render_text(conversion.reports, strict=False, colour=False), file=sys.stderr)
+        if not conversion.ok(allow_partial=args.allow_partial):
+            failed = True
+        for path, entries in conversion.files.items():
+            files.setdefault(path, []).extend(entries)
+    if failed:
+        print("evalbot convert: nothing written", file=sys.stderr)
+        return 1
+    if not files:
+        print("evalbot convert: no score is mapped: nothing to write", file=sys.stderr)
+        return 1
+    if args.out is None:
+        from bot.convert.yamlio import dump_entries
+
+        for path, entries in files.items():
+            if len(files) > 1:
+                sys.stdout.write(f"# {path}\n")
+            sys.stdout.write(dump_entries(entries).decode("utf-8"))
+        return 0
+    return _write_into(Path(args.out), files, source)
+
+
+def _write_into(
+    folder: Path, files: dict[str, list[dict[str, Any]]], source: BenchmarkSource
+) -> int:
+    """Merge into the repo's files, validate the repo as it would be, then write."""
+    from bot.cli.validate import _policy
+    from bot.cli.validate_output import render_text
+    from bot.convert.yamlio import MergeError, dump_entries, merge
+    from bot.spec.validate import validate_results_files
+
+    results = folder / ".eval_results"
+    contents: dict[str, bytes] = {}
+    if results.is_dir():
+        for existing in sorted(results.glob("*.y*ml")):
+            contents[f".eval_results/{existing.name}"] = existing.read_bytes()
+    for path, entries in files.items():
+        try:
+            merged = merge(contents.get(path), entries)
+        except MergeError as error:
+            print(f"evalbot convert: {folder / path}: {error}", file=sys.stderr)
+            return 1
+        contents[path] = dump_entries(merged)
+    reports = validate_results_files(contents, source, policy=_policy())
+    if not all(report.ok for report in reports):
+        print(render_text(reports, strict=False, colour=False), file=sys.stderr)
+        print("evalbot convert: nothing written", file=sys.stderr)
+        return 1
+    results.mkdir(parents=True, exist_ok=True)
+    for path in files:
+        (folder / path).write_bytes(contents[path])
+        print(f"wrote {folder / path}", file=sys.stderr)
+    return 0
+
+
+def _to_eee(args: argparse.Namespace) -> int:
+    from bot.cli.validate import UsageError, collect
+    from bot.convert.eee import EeeWriteError, to_eee
+    from bot.spec.eee import validate_eee_file
+    from bot.spec.formats import is_repo_id
+    from bot.spec.model import Benchmark, MetricDef
+    from bot.spec.yamlload import load_yaml
+
+    if not args.model_repo or not is_repo_id(args.model_repo):
+        raise _Usage("evalbot convert --to eee: --model-repo ID (owner/name) is required")
+    if not args.inputs:
+        raise _Usage("evalbot convert --to eee: give .eval_results files or a model repo folder")
+    try:
+        inputs = collect(args.inputs)
+    except UsageError as error:
+        raise _Usage(str(error)) from error
+    source = _benchmarks(args.benchmarks) if args.benchmarks else None
+
+    def metric_of(benchmark: str, metric_id: str | None) -> MetricDef | None:
+        found = source.lookup(benchmark, None) if source is not None else None
+        if not isinstance(found, Benchmark):
+            return None
+        return found.metric(metric_id) if metric_id is not None else found.primary_metric
+
+    entries: list[dict[str, Any]] = []
+    for group in inputs.results.values():
+        for shown, content in group.files.values():
+            loaded = load_yaml(content)
+            if not loaded.ok or not isinstance(loaded.data, list):
+                print(f"evalbot convert: {shown}: not a valid results file", file=sys.stderr)
+                return 1
+            entries.extend(item for item in loaded.data if isinstance(item, dict))
+    try:
+        records = to_eee(
+            entries,
+            model_id=args.model_repo,
+            retrieved_timestamp=f"{time.time():.6f}",
+            version=args.eee_version,
+            metric_of=metric_of,
+        )
+    except EeeWriteError as error:
+        print(f"evalbot convert: {error}", file=sys.stderr)
+        return 1
+    out = Path(args.out) if args.out else None
+    for record in records:
+        content = json.dumps(record, indent=2, ensure_ascii=False).encode("utf-8") + b"\n"
+        name = f"{uuid.uuid5(uuid.NAMESPACE_URL, record['evaluation_id'])}.json"
+        report = validate_eee_file(name, content)
+        if not report.ok:
+            for diagnostic in report.diagnostics:
+                print(f"{name}:{diagnostic.line}: {diagnostic.message}", file=sys.stderr)
+            return 1
+        if out is None:
+            sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
+        else:
+            out.mkdir(parents=True, exist_ok=True)
+            (out / name).write_bytes(content)
+            print(f"wrote {out / name}", file=sys.stderr)
+    return 0

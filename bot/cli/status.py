@@ -1,0 +1,68 @@
+"""`evalbot status [--json]`: are workers consuming? Heartbeats, queue, parked, Hub pause.
+
+Reads what `bot.receiver.workerbeats.read_fleet_status` reads (one Redis round trip): the
+check an operator, a container health probe or a script runs. Exit 0 when at least one worker
+is alive, 1 when none is, 2 when Redis cannot be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from bot.cli import messages
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "status", help=messages.STATUS_HELP, description=messages.STATUS_DESCRIPTION
+    )
+    parser.add_argument("--json", action="store_true", help=messages.STATUS_JSON_HELP)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import redis
+
+    from bot.cli.ops import connect
+    from bot.receiver.workerbeats import read_fleet_status
+
+    connected = connect("status")
+    if connected is None:
+        return 2
+    settings, client = connected
+    try:
+        status = read_fleet_status(client, settings.queue_name)
+    except redis.RedisError as error:
+        print(messages.REDIS_FAILED.format(command="status", error=error), file=sys.stderr)
+        return 2
+    finally:
+        client.close()
+    alive = len(status.alive)
+    if args.json:
+        print(json.dumps(status.to_json(), indent=2))
+        return 0 if alive else 1
+    print(messages.STATUS_WORKERS.format(alive=alive, dead=len(status.workers) - alive))
+    for worker in status.workers:
+        print(
+            messages.STATUS_WORKER.format(
+                state="alive" if worker.alive else "dead",
+                id=worker.id,
+                age=worker.age_s,
+                dead_after=worker.dead_after_s,
+                held=worker.held,
+            )
+        )
+    if not status.workers:
+        print(messages.STATUS_NO_WORKERS)
+    print(messages.STATUS_QUEUE.format(queued=status.queue_length, unacked=status.unacked))
+    print(messages.STATUS_PARKED.format(parked=status.parked))
+    pause = messages.STATUS_NOT_PAUSED
+    if status.hub_paused_s:
+        pause = f"{status.hub_paused_s:.1f} s left"
+    print(messages.STATUS_PAUSE.format(pause=pause))
+    if not alive:
+        print(messages.STATUS_NONE_ALIVE, file=sys.stderr)
+        return 1
+    return 0

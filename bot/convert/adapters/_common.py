@@ -1,0 +1,85 @@
+"""Small readers the adapters share: numbers, texts, timestamps, Hub ids."""
+
+from __future__ import annotations
+
+import datetime
+import math
+import re
+from typing import Any
+
+from bot.spec.formats import is_repo_id, is_sha40
+
+_FILENAME_STAMP = re.compile(r"(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})(\.\d+)?")
+
+
+def number(value: Any) -> float | int | None:
+    """A finite int or float; None for anything else ("N/A", bools, NaN, infinities)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def iso_from_epoch(value: Any) -> str | None:
+    """A Unix time (number or numeric text) as an ISO-8601 UTC date-time, seconds precision."""
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            return None
+    seconds = number(value)
+    if seconds is None or not 0 < seconds < 32503680000:  # before the year 3000
+        return None
+    moment = datetime.datetime.fromtimestamp(seconds, datetime.UTC)
+    return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def iso_text(value: Any) -> str | None:
+    """An ISO-8601 date or date-time given as text, kept as written when it parses."""
+    raw = text(value)
+    if raw is None:
+        return None
+    try:
+        datetime.datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return raw
+
+
+def iso_from_filename(filename: str) -> str | None:
+    """`results_2026-08-10T17-22-11.385681.json` -> `2026-08-10T17:22:11` (lm-eval, lighteval).
+
+    The frameworks stamp the file name with the run's local time and no offset, so none is
+    added here."""
+    found = _FILENAME_STAMP.search(filename.rsplit("/", 1)[-1])
+    if found is None:
+        return None
+    day, hours, minutes, seconds, _fraction = found.groups()
+    stamp = f"{day}T{hours}:{minutes}:{seconds}"
+    try:
+        datetime.datetime.fromisoformat(stamp)
+    except ValueError:
+        return None
+    return stamp
+
+
+def hub_id(value: Any) -> str | None:
+    """A dataset path that is a Hub repo id (`org/name`), not a local path."""
+    raw = text(value)
+    if raw is None or raw.startswith(("/", ".", "~")) or raw.count("/") != 1:
+        return None
+    return raw if is_repo_id(raw) else None
+
+
+def sha40(value: Any) -> str | None:
+    raw = text(value)
+    return raw if raw is not None and is_sha40(raw) else None

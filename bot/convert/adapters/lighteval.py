@@ -1,0 +1,78 @@
+"""lighteval `results_<date>.json` (`lighteval/logging/evaluation_tracker.py`).
+
+Task keys are written as lighteval writes them (`anli:r1|0`, `leaderboard|mmlu:abstract_algebra|5`)
+and name the task in the mapping table; the suite average `all` is not a task. `<metric>_stderr`
+is the standard error of `<metric>`. The dataset and its revision come from
+`config_tasks[task].hf_repo` / `hf_revision`; the date from the file name, which lighteval
+stamps with the run's time (`config_general.start_time` is a monotonic clock, not a date).
+`max_samples` set means the run did not use every sample: reported as a problem.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from bot.convert.adapters._common import hub_id, iso_from_filename, mapping, number, sha40, text
+from bot.convert.model import Run, Scale, Score
+from bot.convert.registry import ConvertError, adapter
+
+FRACTION_METRICS = frozenset(
+    {"acc", "acc_norm", "em", "qem", "pem", "pqem", "exact_match", "f1", "mc1", "mc2"}
+)
+
+
+@adapter
+class LightevalAdapter:
+    name: ClassVar[str] = "lighteval"
+    description: ClassVar[str] = "lighteval results_*.json"
+
+    def sniff(self, filename: str, content: bytes, data: Any) -> bool:
+        return (
+            isinstance(data, dict)
+            and isinstance(data.get("config_general"), dict)
+            and isinstance(data.get("results"), dict)
+        )
+
+    def read(self, filename: str, content: bytes, data: Any) -> list[Run]:
+        if not self.sniff(filename, content, data):
+            raise ConvertError(f"{filename}: not a lighteval results file (no `config_general`)")
+        general = data["config_general"]
+        model_config = mapping(general.get("model_config"))
+        run = Run(
+            framework=self.name,
+            model=text(general.get("model_name")) or text(model_config.get("model_name")),
+            model_revision=sha40(general.get("model_sha")) or sha40(model_config.get("revision")),
+            date=iso_from_filename(filename),
+        )
+        limit = general.get("max_samples")
+        if isinstance(limit, int) and not isinstance(limit, bool):
+            run.problems.append(
+                f"max_samples is {limit}: tasks ran on at most {limit} samples, not the full set"
+            )
+        configs = mapping(data.get("config_tasks"))
+        for task, values in data["results"].items():
+            if task == "all" or not isinstance(values, dict):
+                continue
+            config = mapping(configs.get(task))
+            docs = config.get("effective_num_docs")
+            for metric, raw in values.items():
+                value = number(raw)
+                if metric.endswith("_stderr") or value is None:
+                    continue
+                stderr = number(values.get(f"{metric}_stderr"))
+                scale: Scale | None = "fraction" if metric in FRACTION_METRICS else None
+                run.scores.append(
+                    Score(
+                        task=task,
+                        metric=metric,
+                        value=value,
+                        scale=scale,
+                        stderr=float(stderr) if stderr is not None else None,
+                        num_samples=docs if isinstance(docs, int) and docs > 0 else None,
+                        dataset_id=hub_id(config.get("hf_repo")),
+                        dataset_revision=text(config.get("hf_revision")),
+                    )
+                )
+        if not run.scores:
+            run.problems.append("the file holds no numeric score")
+        return [run]

@@ -1,0 +1,158 @@
+"""lm-evaluation-harness `results_<date>.json` (lm_eval 0.4: `lm_eval/result_schema.py`).
+
+Metric keys are `<metric>,<filter>` (`acc,none`, `exact_match,strict-match`); the mapping
+table names them exactly so. The 0.3-era files (`tests/testdata/*-res.json` in the harness)
+have plain `acc` keys and no filter. Groups (`groups`, `group_subtasks`) are read like tasks:
+a group's aggregate can be mapped as well as each subtask. `*_stderr` keys become the score's
+standard error ("N/A" is dropped), `n-samples[task].effective` its sample count; a run with
+`--limit` (effective < original) is reported as partial.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from bot.convert.adapters._common import (
+    hub_id,
+    iso_from_epoch,
+    iso_from_filename,
+    mapping,
+    number,
+    sha40,
+    text,
+)
+from bot.convert.model import Run, Scale, Score
+from bot.convert.registry import ConvertError, adapter
+
+#: Metrics lm-eval reports as proportions in [0, 1]; any other metric's scale is not assumed
+#: (bleu is 0-100, perplexities are unbounded): the mapping must then state `source_scale`.
+FRACTION_METRICS = frozenset(
+    {
+        "acc",
+        "acc_norm",
+        "acc_mutual_info",
+        "exact_match",
+        "em",
+        "f1",
+        "mc1",
+        "mc2",
+        "inst_level_strict_acc",
+        "inst_level_loose_acc",
+        "prompt_level_strict_acc",
+        "prompt_level_loose_acc",
+        "pass@1",
+        "pass_at_1",
+    }
+)
+_NOT_METRICS = frozenset({"alias", "name", "sample_len", "sample_count", "samples"})
+
+
+@adapter
+class LmEvalAdapter:
+    name: ClassVar[str] = "lm-eval"
+    description: ClassVar[str] = "lm-evaluation-harness results_*.json"
+
+    def sniff(self, filename: str, content: bytes, data: Any) -> bool:
+        return (
+            isinstance(data, dict)
+            and isinstance(data.get("results"), dict)
+            and "config_general" not in data
+            and ("lm_eval_version" in data or "versions" in data or "n-shot" in data)
+        )
+
+    def read(self, filename: str, content: bytes, data: Any) -> list[Run]:
+        if not self.sniff(filename, content, data):
+            raise ConvertError(f"{filename}: not an lm-eval results file (no `results` mapping)")
+        config = mapping(data.get("config"))
+        run = Run(
+            framework=self.name,
+            framework_version=text(data.get("lm_eval_version")),
+            model=_model(config, data),
+            model_revision=sha40(config.get("model_sha")),
+            date=iso_from_epoch(data.get("date")) or iso_from_filename(filename),
+        )
+        samples = mapping(data.get("n-samples"))
+        higher = mapping(data.get("higher_is_better"))
+        configs = mapping(data.get("configs"))
+        seen: set[str] = set()
+        for section in ("results", "groups"):
+            for task, values in mapping(data.get(section)).items():
+                if task in seen or not isinstance(values, dict):
+                    continue
+                seen.add(task)
+                counts = mapping(samples.get(task))
+                effective = counts.get("effective")
+                original = counts.get("original")
+                if (
+                    isinstance(effective, int)
+                    and isinstance(original, int)
+                    and effective < original
+                ):
+                    run.problems.append(
+                        f"task `{task}` ran on {effective} of {original} samples (--limit):"
+                        " its scores are not comparable with a full run"
+                    )
+                task_config = mapping(configs.get(task))
+                run.scores.extend(
+                    _scores(task, values, mapping(higher.get(task)), task_config, effective)
+                )
+        if not run.scores:
+            run.problems.append("the file holds no numeric score")
+        return [run]
+
+
+def _model(config: dict[str, Any], data: dict[str, Any]) -> str | None:
+    named = text(data.get("model_name"))
+    if named is not None:
+        return named
+    args = config.get("model_args")
+    if isinstance(args, dict):
+        return text(args.get("pretrained"))
+    if isinstance(args, str):
+        for part in args.split(","):
+            key, _, value = part.partition("=")
+            if key.strip() == "pretrained" and value.strip():
+                return value.strip()
+    return text(config.get("model"))
+
+
+def _scores(
+    task: str,
+    values: dict[str, Any],
+    higher: dict[str, Any],
+    config: dict[str, Any],
+    effective: Any,
+) -> list[Score]:
+    dataset_id = hub_id(config.get("dataset_path"))
+    kwargs = mapping(config.get("dataset_kwargs"))
+    revision = text(kwargs.get("revision"))
+    scores: list[Score] = []
+    for key, raw in values.items():
+        base, _, filter_name = key.partition(",")
+        if key in _NOT_METRICS or base.endswith("_stderr"):
+            continue
+        value = number(raw)
+        if value is None:
+            continue
+        stderr_key = f"{base}_stderr,{filter_name}" if filter_name else f"{base}_stderr"
+        direction = higher.get(base)
+        scale: Scale | None = "fraction" if base in FRACTION_METRICS else None
+        scores.append(
+            Score(
+                task=task,
+                metric=key,
+                value=value,
+                scale=scale,
+                stderr=_float(values.get(stderr_key)),
+                num_samples=effective if isinstance(effective, int) else None,
+                higher_is_better=direction if isinstance(direction, bool) else None,
+                dataset_id=dataset_id,
+                dataset_revision=revision,
+            )
+        )
+    return scores
+
+
+def _float(value: Any) -> float | None:
+    found = number(value)
+    return float(found) if found is not None else None

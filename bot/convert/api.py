@@ -1,0 +1,128 @@
+"""`entries_from`: one framework output in, validated `.eval_results` entries out.
+
+The function other commands call (`evalbot convert`, `evalbot submit`). It reads the output
+with the adapter that recognises it (or the one named), applies the mapping table, checks the
+rows it used against their benchmarks, and validates every produced file with `bot.spec`, as
+the bot would on a pull request. Nothing is written: the caller decides, from `ok`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bot.convert import registry
+from bot.convert.build import Unmapped, build_entries, group_by_file
+from bot.convert.mapping import MappingProblem, MappingTable, check_mappings
+from bot.convert.model import Run
+from bot.convert.yamlio import dump_entries
+from bot.spec.model import BenchmarkSource, FileReport
+from bot.spec.policy import DEFAULT_POLICY, Policy
+from bot.spec.validate import validate_results_files
+
+#: Framework outputs are bounded like results files are, only larger (logs carry configs).
+MAX_INPUT_BYTES = 64 * 1024 * 1024
+
+
+@dataclass(slots=True)
+class Conversion:
+    """Everything one conversion found; `ok` means the entries may be written."""
+
+    adapter: str
+    runs: list[Run]
+    entries: list[dict[str, Any]]
+    files: dict[str, list[dict[str, Any]]]  # `.eval_results/<name>.yaml` -> its entries
+    unmapped: list[Unmapped] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # block writing
+    mapping_problems: list[MappingProblem] = field(default_factory=list)  # block writing
+    reports: list[FileReport] = field(default_factory=list)
+
+    @property
+    def run_problems(self) -> list[str]:
+        """Findings about the runs themselves (failed, partial): block unless allowed."""
+        return [problem for run in self.runs for problem in run.problems]
+
+    def ok(self, *, allow_partial: bool = False) -> bool:
+        return (
+            not self.problems
+            and not self.mapping_problems
+            and (allow_partial or not self.run_problems)
+            and all(report.ok for report in self.reports)
+        )
+
+
+def parse_output(content: bytes) -> Any:
+    """The output's JSON, or None when it is not JSON (an .eval zip archive, say)."""
+    if content[:4] == b"PK\x03\x04":
+        return None
+    try:
+        return json.loads(content)
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def read_runs(
+    content: bytes, filename: str, framework: str | None = None
+) -> tuple[registry.Adapter, list[Run]]:
+    """The adapter for the output and the runs it reads; ConvertError when it cannot."""
+    if len(content) > MAX_INPUT_BYTES:
+        raise registry.ConvertError(
+            f"{filename}: {len(content)} bytes, over the {MAX_INPUT_BYTES}-byte cap"
+        )
+    data = parse_output(content)
+    chosen = (
+        registry.get(framework)
+        if framework is not None
+        else registry.detect(filename, content, data)
+    )
+    return chosen, chosen.read(filename, content, data)
+
+
+def entries_from(
+    source: str | Path | bytes,
+    *,
+    benchmarks: BenchmarkSource,
+    mappings: MappingTable,
+    filename: str | None = None,
+    framework: str | None = None,
+    source_info: dict[str, str] | None = None,
+    policy: Policy = DEFAULT_POLICY,
+) -> Conversion:
+    """Convert one framework output (a path, or its bytes with `filename`).
+
+    `framework` forces an adapter (`lm-eval`, `inspect-ai`, `lighteval`, `evalscope`, `eee`,
+    or a third-party one); by default the output is recognised. `source_info` is the entries'
+    `source` (`url`, optionally `name`, ...) when the caller knows where the output lives.
+    Raises `registry.ConvertError` for an output that cannot be read at all.
+    """
+    if isinstance(source, bytes):
+        content, shown = source, filename or "<bytes>"
+    else:
+        path = Path(source)
+        content, shown = path.read_bytes(), filename or str(source)
+    adapter, runs = read_runs(content, shown, framework)
+    entries, unmapped, problems = build_entries(adapter.name, runs, mappings, source=source_info)
+    named = {(score.task, score.metric) for run in runs for score in run.scores}
+    used = MappingTable(
+        {
+            key: row
+            for key, row in mappings.rows.items()
+            if row.framework == adapter.name and (row.task, row.metric) in named
+        }
+    )
+    files = group_by_file(entries)
+    conversion = Conversion(
+        adapter=adapter.name,
+        runs=runs,
+        entries=entries,
+        files=files,
+        unmapped=unmapped,
+        problems=problems,
+        mapping_problems=check_mappings(used, benchmarks),
+    )
+    if files:
+        contents = {path: dump_entries(file_entries) for path, file_entries in files.items()}
+        conversion.reports = validate_results_files(contents, benchmarks, policy=policy)
+    return conversion

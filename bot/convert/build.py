@@ -1,0 +1,173 @@
+"""Runs plus the mapping table -> `.eval_results` entries (plain dicts, as YAML will hold them).
+
+A score becomes part of an entry only through a mapping row or the Hub coordinates its record
+declares; the others are listed as `Unmapped`, with the row to add. Values are rescaled
+exactly (`bot.convert.scale`). Fields the run does not record are left out. Scores that land
+on the same benchmark, task and notes become one entry with several `metrics[]` when the
+benchmark declares metrics; on a benchmark without metrics they would be two entries for one
+leaderboard cell, which validation then reports as a duplicate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from bot.convert.mapping import MappingTable, mapping_line
+from bot.convert.model import Run, Score
+from bot.convert.scale import rescale
+from bot.spec.formats import benchmark_file_stem
+
+
+@dataclass(frozen=True, slots=True)
+class Unmapped:
+    framework: str
+    task: str
+    metric: str
+    value: float | int
+    line: str  # the mapping row to add
+
+
+@dataclass(frozen=True, slots=True)
+class ScaleUnknown:
+    task: str
+    metric: str
+    message: str
+
+
+def build_entries(
+    adapter: str,
+    runs: list[Run],
+    table: MappingTable,
+    *,
+    source: dict[str, str] | None = None,
+) -> tuple[list[dict[str, Any]], list[Unmapped], list[str]]:
+    """(entries, unmapped scores, problems); `source` is the user's `source.url`/`name`."""
+    entries: list[dict[str, Any]] = []
+    by_key: dict[tuple[str, str, str | None], dict[str, Any]] = {}
+    unmapped: list[Unmapped] = []
+    problems: list[str] = []
+    for run in runs:
+        for score in run.scores:
+            target = _target(adapter, run, score, table, problems)
+            if target is None:
+                if score.declared is None and table.find(adapter, score.task, score.metric) is None:
+                    unmapped.append(
+                        Unmapped(
+                            adapter,
+                            score.task,
+                            score.metric,
+                            score.value,
+                            mapping_line(
+                                adapter,
+                                score.task,
+                                score.metric,
+                                scale_known=score.scale is not None,
+                            ),
+                        )
+                    )
+                continue
+            dataset_id, task_id, metric_id, notes, value, extra = target
+            key = (dataset_id.lower(), task_id, notes)
+            existing = by_key.get(key)
+            if metric_id is not None and existing is not None and "metrics" in existing:
+                existing["metrics"].append({"metric_id": metric_id, "value": value})
+                continue
+            entry = _entry(run, score, dataset_id, task_id, metric_id, notes, value, extra, source)
+            by_key[key] = entry
+            entries.append(entry)
+    for entry in entries:
+        if "metrics" in entry:
+            entry["metrics"].sort(key=lambda metric: metric["metric_id"])
+    return entries, unmapped, problems
+
+
+Target = tuple[str, str, str | None, str | None, float | int, dict[str, Any]]
+
+
+def _target(
+    adapter: str, run: Run, score: Score, table: MappingTable, problems: list[str]
+) -> Target | None:
+    declared = score.declared
+    if declared is not None:
+        extra: dict[str, Any] = {}
+        if declared.model_revision is not None:
+            extra["model_revision"] = declared.model_revision
+        if declared.source is not None:
+            extra["source"] = dict(declared.source)
+        return (
+            declared.dataset_id,
+            declared.task_id,
+            declared.metric_id,
+            declared.notes,
+            score.value,
+            extra,
+        )
+    mapping = table.find(adapter, score.task, score.metric)
+    if mapping is None:
+        return None
+    source_scale = mapping.source_scale or score.scale
+    if source_scale is None:
+        problems.append(
+            f"{adapter} task `{score.task}` metric `{score.metric}`: its scale is not known;"
+            f" add `source_scale: fraction` or `percent` to the mapping row at"
+            f" {mapping.file}:{mapping.line}"
+        )
+        return None
+    value = rescale(score.value, source_scale, mapping.scale)
+    return (mapping.benchmark, mapping.task_id, mapping.metric_id, mapping.notes, value, {})
+
+
+def _entry(  # noqa: PLR0917
+    run: Run,
+    score: Score,
+    dataset_id: str,
+    task_id: str,
+    metric_id: str | None,
+    notes: str | None,
+    value: float | int,
+    extra: dict[str, Any],
+    source: dict[str, str] | None,
+) -> dict[str, Any]:
+    dataset: dict[str, Any] = {"id": dataset_id, "task_id": task_id}
+    if (
+        score.dataset_revision is not None
+        and score.dataset_id is not None
+        and score.dataset_id.lower() == dataset_id.lower()
+    ) or (score.declared is not None and score.dataset_revision is not None):
+        dataset["revision"] = score.dataset_revision
+    entry: dict[str, Any] = {"dataset": dataset}
+    if metric_id is not None:
+        entry["metrics"] = [{"metric_id": metric_id, "value": value}]
+    else:
+        entry["value"] = value
+    if run.framework is not None:
+        framework = {"name": run.framework}
+        if run.framework_version is not None:
+            framework["version"] = run.framework_version
+        if run.command is not None:
+            framework["command"] = run.command
+        entry["framework"] = framework
+    model_revision = extra.get("model_revision", run.model_revision)
+    if model_revision is not None:
+        entry["model_revision"] = model_revision
+    if run.date is not None:
+        entry["date"] = run.date
+    chosen_source = extra.get("source") or source
+    if chosen_source:
+        entry["source"] = dict(chosen_source)
+    if notes is not None:
+        entry["notes"] = notes
+    return entry
+
+
+def results_path(dataset_id: str) -> str:
+    """The Hub's naming rule: `.eval_results/<repo name, lower-cased, - as _>.yaml`."""
+    return f".eval_results/{benchmark_file_stem(dataset_id)}.yaml"
+
+
+def group_by_file(entries: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    files: dict[str, list[dict[str, Any]]] = {}
+    for entry in entries:
+        files.setdefault(results_path(entry["dataset"]["id"]), []).append(entry)
+    return files

@@ -1,0 +1,268 @@
+"""The mapping table: framework task and metric names -> Hub benchmark, task, metric, scale.
+
+Kept as data (`config/convert/mappings.yaml`, docs/convert.md) because the task ids a Hub
+benchmark declares cannot be derived from a framework's task names (lm-eval's
+`leaderboard_gpqa_diamond` is `Idavidrein/gpqa` task `diamond`). Every row is checked against
+the benchmark's own eval.yaml: a benchmark that cannot be read, a task or metric it does not
+declare, or a scale its metric bounds contradict is an error naming the file and line.
+
+A row:
+
+    - framework: lm-eval              # the adapter's name (`evalbot convert --list`)
+      task: leaderboard_gpqa_diamond  # the framework's task name, exactly
+      metric: "acc_norm,none"         # the framework's metric key, exactly
+      benchmark: Idavidrein/gpqa      # the Hub benchmark dataset
+      task_id: diamond                # a task its eval.yaml declares
+      metric_id: accuracy             # only when the eval.yaml declares metrics[]
+      scale: percent                  # the scale the benchmark's values are on
+      source_scale: fraction          # only when the framework's own scale is not known
+      notes: "..."                    # optional: tells this setup apart on the leaderboard
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.convert.model import SCALES, Scale
+from bot.spec.formats import did_you_mean, is_repo_id
+from bot.spec.limits import Limits
+from bot.spec.model import Benchmark, BenchmarkSource
+from bot.spec.yamlload import Path, load_yaml
+
+REQUIRED = ("framework", "task", "metric", "benchmark", "task_id", "scale")
+OPTIONAL = ("metric_id", "source_scale", "notes")
+_LIMITS = Limits(max_file_bytes=8 * 1024 * 1024)
+
+
+@dataclass(frozen=True, slots=True)
+class Mapping:
+    framework: str
+    task: str
+    metric: str
+    benchmark: str
+    task_id: str
+    scale: Scale
+    metric_id: str | None = None
+    source_scale: Scale | None = None
+    notes: str | None = None
+    file: str = "<mappings>"
+    line: int | None = None
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.framework, self.task, self.metric)
+
+
+@dataclass(frozen=True, slots=True)
+class MappingProblem:
+    """An error in a mapping file; `str()` is `file:line: message`, as compilers print."""
+
+    file: str
+    line: int | None
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line is not None else self.file
+        return f"{where}: {self.message}"
+
+
+class MappingError(Exception):
+    """A mapping file that cannot be used; carries every problem found."""
+
+    def __init__(self, problems: list[MappingProblem]) -> None:
+        super().__init__("\n".join(str(problem) for problem in problems))
+        self.problems = problems
+
+
+@dataclass(slots=True)
+class MappingTable:
+    rows: dict[tuple[str, str, str], Mapping] = field(default_factory=dict)
+
+    def find(self, framework: str, task: str, metric: str) -> Mapping | None:
+        return self.rows.get((framework, task, metric))
+
+    def merged(self, other: MappingTable) -> MappingTable:
+        """This table with `other`'s rows added; a row of `other` replaces one with its key."""
+        return MappingTable({**self.rows, **other.rows})
+
+
+def parse_mappings(file: str, content: bytes) -> MappingTable:
+    """Read a mapping file; raise MappingError listing every problem with its line."""
+    loaded = load_yaml(content, _LIMITS)
+    problems: list[MappingProblem] = []
+    if not loaded.ok:
+        for diagnostic in loaded.diagnostics:
+            problems.append(MappingProblem(file, diagnostic.line, diagnostic.message))
+        raise MappingError(problems)
+
+    def line(path: Path) -> int | None:
+        while path:
+            position = loaded.positions.get(path)
+            if position is not None:
+                return position[0]
+            path = path[:-1]
+        return None
+
+    data = loaded.data
+    rows = data.get("mappings") if isinstance(data, dict) else None
+    if not isinstance(rows, list):
+        raise MappingError([MappingProblem(file, 1, "expected `mappings:` with a list of rows")])
+    table = MappingTable()
+    for index, row in enumerate(rows):
+        mapping = _row(file, index, row, line, problems)
+        if mapping is None:
+            continue
+        if mapping.key in table.rows:
+            first = table.rows[mapping.key]
+            problems.append(
+                MappingProblem(
+                    file,
+                    mapping.line,
+                    f"{mapping.framework} task `{mapping.task}` metric `{mapping.metric}` is"
+                    f" mapped twice (first at line {first.line}); keep one row",
+                )
+            )
+            continue
+        table.rows[mapping.key] = mapping
+    if problems:
+        raise MappingError(problems)
+    return table
+
+
+def _row(
+    file: str,
+    index: int,
+    row: Any,
+    line: Any,
+    problems: list[MappingProblem],
+) -> Mapping | None:
+    here = line(("mappings", index))
+    if not isinstance(row, dict):
+        problems.append(MappingProblem(file, here, "a row must be a mapping of `key: value`"))
+        return None
+    before = len(problems)
+    for key in row:
+        if key not in REQUIRED and key not in OPTIONAL:
+            allowed = ", ".join((*REQUIRED, *OPTIONAL))
+            problems.append(
+                MappingProblem(
+                    file, line(("mappings", index, key)), f"unknown key `{key}` (known: {allowed})"
+                )
+            )
+    for key in (*REQUIRED, *OPTIONAL):
+        value = row.get(key)
+        if key in REQUIRED and key not in row:
+            problems.append(MappingProblem(file, here, f"missing `{key}:`"))
+        elif key in row and not (isinstance(value, str) and value.strip()):
+            problems.append(
+                MappingProblem(
+                    file, line(("mappings", index, key)), f"`{key}` must be a non-empty text"
+                )
+            )
+    for key in ("scale", "source_scale"):
+        value = row.get(key)
+        if isinstance(value, str) and value not in SCALES:
+            problems.append(
+                MappingProblem(
+                    file,
+                    line(("mappings", index, key)),
+                    f"`{key}: {value}` is not a scale; write `fraction` (0-1) or `percent` (0-100)",
+                )
+            )
+    benchmark = row.get("benchmark")
+    if isinstance(benchmark, str) and not is_repo_id(benchmark):
+        problems.append(
+            MappingProblem(
+                file, line(("mappings", index, "benchmark")), "`benchmark` must be `org/name`"
+            )
+        )
+    if len(problems) > before:
+        return None
+    return Mapping(
+        framework=row["framework"],
+        task=row["task"],
+        metric=row["metric"],
+        benchmark=row["benchmark"],
+        task_id=row["task_id"],
+        scale=row["scale"],
+        metric_id=row.get("metric_id"),
+        source_scale=row.get("source_scale"),
+        notes=row.get("notes"),
+        file=file,
+        line=here,
+    )
+
+
+def check_mappings(table: MappingTable, benchmarks: BenchmarkSource) -> list[MappingProblem]:
+    """Every row against its benchmark's eval.yaml; an empty list means the table is sound."""
+    problems: list[MappingProblem] = []
+    for mapping in table.rows.values():
+        found = benchmarks.lookup(mapping.benchmark, None)
+        if not isinstance(found, Benchmark):
+            problems.append(
+                MappingProblem(
+                    mapping.file,
+                    mapping.line,
+                    f"benchmark `{mapping.benchmark}` cannot be read: {found.reason}",
+                )
+            )
+            continue
+        problems.extend(_against(mapping, found))
+    return problems
+
+
+def _against(mapping: Mapping, benchmark: Benchmark) -> list[MappingProblem]:
+    problems: list[MappingProblem] = []
+
+    def problem(message: str) -> None:
+        problems.append(MappingProblem(mapping.file, mapping.line, message))
+
+    if benchmark.task(mapping.task_id) is None:
+        ids = [task.id for task in benchmark.tasks]
+        match = did_you_mean(mapping.task_id, ids)
+        problem(
+            f"task_id `{mapping.task_id}` is not a task of {benchmark.repo_id}"
+            f" (its tasks: {', '.join(ids)})" + (f"; did you mean `{match}`?" if match else "")
+        )
+    if not benchmark.metrics:
+        if mapping.metric_id is not None:
+            problem(
+                f"{benchmark.repo_id} declares no metrics; remove `metric_id` (its entries carry"
+                " one `value`)"
+            )
+        return problems
+    if mapping.metric_id is None:
+        declared = ", ".join(metric.id for metric in benchmark.metrics)
+        problem(f"{benchmark.repo_id} declares metrics ({declared}); add `metric_id:` naming one")
+        return problems
+    metric = benchmark.metric(mapping.metric_id)
+    if metric is None:
+        ids = [item.id for item in benchmark.metrics]
+        match = did_you_mean(mapping.metric_id, ids)
+        problem(
+            f"metric_id `{mapping.metric_id}` is not a metric of {benchmark.repo_id}"
+            f" (its metrics: {', '.join(ids)})" + (f"; did you mean `{match}`?" if match else "")
+        )
+        return problems
+    if metric.max_score == 100 and mapping.scale == "fraction":
+        problem(f"metric `{metric.id}` goes up to 100: its scale is `percent`, not `fraction`")
+    if metric.max_score == 1 and mapping.scale == "percent":
+        problem(f"metric `{metric.id}` goes up to 1: its scale is `fraction`, not `percent`")
+    return problems
+
+
+def mapping_line(framework: str, task: str, metric: str, *, scale_known: bool) -> str:
+    """The row a user adds for an unmapped score: the framework side exact, the Hub side theirs."""
+
+    def quoted(value: str) -> str:
+        return json.dumps(value)
+
+    row = (
+        f"- {{framework: {quoted(framework)}, task: {quoted(task)}, metric: {quoted(metric)},"
+        " benchmark: <org/name>, task_id: <task id from its eval.yaml>, scale: <fraction|percent>"
+    )
+    if not scale_known:
+        row += ", source_scale: <fraction|percent>"
+    return row + "}"

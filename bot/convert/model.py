@@ -1,0 +1,65 @@
+"""What adapters read out of a framework's output, before any mapping is applied.
+
+A `Run` is one evaluation run as the framework recorded it; a `Score` is one number of it,
+named the framework's way (`leaderboard_gpqa_diamond` / `acc_norm,none`). Fields the output
+does not record stay None: the converter never invents a framework version, a revision or a
+date.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Scale = Literal["fraction", "percent"]
+SCALES: tuple[Scale, ...] = ("fraction", "percent")
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """One metric value of one task, as the framework names it.
+
+    `scale` is what the framework's value is on, when the output or the framework's own
+    convention says so (lm-eval accuracies are fractions); None when it cannot be known, and
+    then the mapping must state it (`source_scale`).
+    """
+
+    task: str
+    metric: str
+    value: float
+    scale: Scale | None = None
+    stderr: float | None = None
+    num_samples: int | None = None
+    higher_is_better: bool | None = None
+    dataset_id: str | None = None  # the dataset the framework read, when it is a Hub id
+    dataset_revision: str | None = None
+    #: Hub coordinates the output itself declares (an EEE record written by evalbot does);
+    #: they make a mapping unnecessary.
+    declared: DeclaredTarget | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DeclaredTarget:
+    """An entry's Hub fields that a record carries explicitly (round trips through EEE)."""
+
+    dataset_id: str
+    task_id: str
+    metric_id: str | None = None
+    notes: str | None = None
+    model_revision: str | None = None
+    source: dict[str, str] | None = None
+
+
+@dataclass(slots=True)
+class Run:
+    """One run of one model by one framework; `problems` are findings about the output itself
+    (a failed run, samples not completed) that the user must see, not errors of conversion."""
+
+    framework: str | None  # as `framework.name` of entries; None when not recorded
+    framework_version: str | None = None
+    command: str | None = None
+    model: str | None = None
+    model_revision: str | None = None
+    date: str | None = None  # ISO-8601, as recorded
+    scores: list[Score] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)

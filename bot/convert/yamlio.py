@@ -1,0 +1,92 @@
+"""Entries to YAML bytes and back, and the merge of new entries into an existing file.
+
+Dumped with PyYAML's safe dumper, which quotes every string a YAML 1.1 reader would take for
+something else (`2026-01-21`, `on`), so the Hub's readers and the strict 1.2 loader agree on
+each value; floats are written as their shortest round-trip text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from bot.convert.scale import Scaled
+from bot.spec.limits import DEFAULT_LIMITS, Limits
+from bot.spec.yamlload import NumberTooLong, load_yaml, resolve_plain
+
+
+class MergeError(Exception):
+    """The existing results file cannot be merged into (it is not a valid list of entries)."""
+
+
+_BASE: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+class _Dumper(_BASE):  # type: ignore[valid-type,misc]
+    """The safe dumper (libyaml's emitter when PyYAML has it: ~10x faster), quoting also the
+    strings a YAML 1.2 reader would not read back as strings: PyYAML resolves by YAML 1.1, so
+    it writes the text `1e3` plain, which YAML 1.2 (and evalbot's loader) reads as 1000.0."""
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    try:
+        plain_is_text = resolve_plain(value) == value and isinstance(resolve_plain(value), str)
+    except NumberTooLong:
+        plain_is_text = False
+    if not plain_is_text:
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="'")
+    return dumper.represent_str(value)
+
+
+def _represent_scaled(dumper: yaml.SafeDumper, value: Scaled) -> yaml.ScalarNode:
+    """A rescaled value as its exact decimal text (bot.convert.scale), not the double's."""
+    return dumper.represent_scalar("tag:yaml.org,2002:float", value.text)
+
+
+_Dumper.add_representer(str, _represent_str)
+_Dumper.add_representer(Scaled, _represent_scaled)
+_DUMPER = _Dumper
+
+
+def dump_entries(entries: list[dict[str, Any]]) -> bytes:
+    text = yaml.dump(entries, Dumper=_DUMPER, sort_keys=False, allow_unicode=True, width=100)
+    return text.encode("utf-8")
+
+
+def entry_key(entry: dict[str, Any]) -> tuple[str, Any, Any]:
+    """What makes two entries one leaderboard cell (DESIGN.md): benchmark, task, notes."""
+    raw = entry.get("dataset")
+    dataset: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    dataset_id = dataset.get("id")
+    return (
+        dataset_id.lower() if isinstance(dataset_id, str) else "",
+        dataset.get("task_id"),
+        entry.get("notes"),
+    )
+
+
+def merge(
+    existing: bytes | None, new: list[dict[str, Any]], limits: Limits = DEFAULT_LIMITS
+) -> list[dict[str, Any]]:
+    """The existing file's entries with each new entry replacing its cell's, else appended."""
+    if existing is None or not existing.strip():
+        return list(new)
+    loaded = load_yaml(existing, limits)
+    if not loaded.ok:
+        first = next(d for d in loaded.diagnostics if d.is_error)
+        raise MergeError(f"line {first.line}: {first.message}")
+    if not isinstance(loaded.data, list):
+        raise MergeError("the file is not a YAML list of entries")
+    merged: list[Any] = list(loaded.data)
+    positions = {
+        entry_key(item): index for index, item in enumerate(merged) if isinstance(item, dict)
+    }
+    for entry in new:
+        index = positions.get(entry_key(entry))
+        if index is None:
+            positions[entry_key(entry)] = len(merged)
+            merged.append(entry)
+        else:
+            merged[index] = entry
+    return merged

@@ -1,0 +1,55 @@
+"""OAuth client credentials (RFC 6749 §2.3.1 HTTP Basic): an optional way in for an
+integration that runs outside any CI provider with OIDC.
+
+Only the SHA-256 of each secret is configured (`client_secret_sha256`), so the configuration
+file never holds a usable secret; secrets are long random strings (`evalbot issuer
+client-secret` prints one with its hash), for which a fast hash is the right tool (slow hashes
+are for guessable passwords). Comparison is constant-time, and an unknown client costs the
+same as a wrong secret.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+from urllib.parse import unquote
+
+from bot.issuer.identity import Identity
+from bot.issuer.integrations import IntegrationsConfig
+from bot.issuer.refusals import Unauthenticated
+
+_UNKNOWN = "0" * 64
+
+
+def secret_digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+def new_client_secret() -> tuple[str, str]:
+    """A fresh secret and the digest to configure for it."""
+    secret = "evs_" + secrets.token_urlsafe(32)
+    return secret, secret_digest(secret)
+
+
+@dataclass
+class ClientAuthenticator:
+    config: IntegrationsConfig
+
+    def authenticate(self, basic: str) -> Identity:
+        try:
+            decoded = base64.b64decode(basic, validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError) as error:
+            raise Unauthenticated("client-credentials-malformed") from error
+        client_id, colon, secret = decoded.partition(":")
+        if not colon:
+            raise Unauthenticated("client-credentials-malformed")
+        client_id, secret = unquote(client_id), unquote(secret)
+        matcher = self.config.matcher_for_client(client_id)
+        expected = (matcher.client_secret_sha256 if matcher else None) or _UNKNOWN
+        if not hmac.compare_digest(secret_digest(secret), expected) or matcher is None:
+            raise Unauthenticated("client-credentials-rejected")
+        return Identity(kind="client", name=client_id)

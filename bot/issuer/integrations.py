@@ -1,0 +1,283 @@
+"""`config/integrations.yaml`: CI providers, framework integrations, and who matches which.
+
+An identity (`identity.Identity`) maps to an integration only by exact, case-sensitive
+equality of every claim the integration lists (the rule of PyPI and HF trusted publishing: no
+globs over identities, so a look-alike repository or workflow never matches). An identity that
+matches no integration, or more than one, gets nothing. Format: docs/issuer.md.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NoReturn
+
+from bot.issuer.configfile import ConfigError, line_of, load_config
+from bot.issuer.identity import Identity
+
+#: Algorithms an OIDC provider may be pinned to; never `none` nor HMAC (a shared secret).
+ASYMMETRIC_ALGORITHMS = frozenset({"RS256", "RS384", "RS512", "PS256", "ES256", "ES384", "EdDSA"})
+#: What GitHub Actions and GitLab CI sign their ID tokens with.
+DEFAULT_ALGORITHMS = ("RS256",)
+DEFAULT_HUB_SCOPES = ("repo.write",)
+_SHA256_HEX = re.compile(r"[0-9a-f]{64}")
+
+
+@dataclass(frozen=True)
+class Provider:
+    """A CI provider trusted to vouch for workloads, by its exact `iss` URL."""
+
+    name: str
+    issuer: str
+    algorithms: tuple[str, ...] = DEFAULT_ALGORITHMS
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Abuse controls for one integration, applied per identity (docs/issuer.md, "Limits")."""
+
+    per_minute: int = 30
+    per_hour: int = 300
+    #: After this many refusals within `refusal_window_s`, the identity is cooled down.
+    refusals_before_cooldown: int = 5
+    refusal_window_s: int = 600
+    cooldown_s: int = 900
+    #: More distinct model repos than this within `spread_window_s` is an unusual spread.
+    max_models: int = 20
+    spread_window_s: int = 3600
+
+
+@dataclass(frozen=True)
+class Matcher:
+    """One way to be this integration: provider claims, a Hub account, or an OAuth client."""
+
+    provider: str | None = None
+    claims: Mapping[str, str] = field(default_factory=dict)
+    hub_user: str | None = None
+    hub_scopes: tuple[str, ...] = DEFAULT_HUB_SCOPES
+    client_id: str | None = None
+    client_secret_sha256: str | None = None
+
+    def matches(self, identity: Identity) -> bool:
+        if identity.kind == "oidc":
+            return self.provider == identity.provider and all(
+                identity.claims.get(name) == value for name, value in self.claims.items()
+            )
+        if identity.kind == "hub":
+            return self.hub_user is not None and self.hub_user == identity.name
+        return self.client_id is not None and self.client_id == identity.name
+
+
+@dataclass(frozen=True)
+class Integration:
+    name: str
+    frameworks: tuple[str, ...]
+    matchers: tuple[Matcher, ...]
+    benchmarks: tuple[str, ...] = ("*",)
+    models: tuple[str, ...] = ("*",)
+    #: Owners (users or orgs) whose model repos this integration may sign for; None: any.
+    orgs: tuple[str, ...] | None = None
+    token_lifetime_s: int = 900
+    limits: Limits = field(default_factory=Limits)
+
+    def allows_benchmark(self, repo_id: str) -> bool:
+        return any(fnmatch.fnmatchcase(repo_id, pattern) for pattern in self.benchmarks)
+
+    def allows_model(self, repo_id: str) -> bool:
+        owner = repo_id.split("/", 1)[0]
+        if self.orgs is not None and owner not in self.orgs:
+            return False
+        return any(fnmatch.fnmatchcase(repo_id, pattern) for pattern in self.models)
+
+
+@dataclass(frozen=True)
+class IntegrationsConfig:
+    providers: tuple[Provider, ...]
+    integrations: tuple[Integration, ...]
+
+    def provider_for_issuer(self, issuer: str) -> Provider | None:
+        return next((p for p in self.providers if p.issuer == issuer), None)
+
+    def match(self, identity: Identity) -> Integration | None:
+        """The one integration `identity` belongs to; None for none, or for more than one."""
+        found = [i for i in self.integrations if any(m.matches(identity) for m in i.matchers)]
+        return found[0] if len(found) == 1 else None
+
+    def matcher_for_client(self, client_id: str) -> Matcher | None:
+        for integration in self.integrations:
+            for matcher in integration.matchers:
+                if matcher.client_id == client_id:
+                    return matcher
+        return None
+
+    def hub_scopes_for(self, user: str) -> tuple[str, ...]:
+        for integration in self.integrations:
+            for matcher in integration.matchers:
+                if matcher.hub_user == user:
+                    return matcher.hub_scopes
+        return DEFAULT_HUB_SCOPES
+
+
+class _Fields:
+    """Reads one mapping of the file, naming file, line and field in every complaint."""
+
+    def __init__(self, path: Path, raw: Any, where: str, known: set[str]) -> None:
+        self.path = path
+        self.where = where
+        if not isinstance(raw, dict):
+            raise ConfigError(f"{path}: {where}: expected a mapping")
+        self.raw = raw
+        self.line = line_of(raw)
+        unknown = sorted(set(raw) - known)
+        if unknown:
+            self.fail("", f"unknown keys {unknown} (known: {sorted(known)})")
+
+    def fail(self, name: str, message: str) -> NoReturn:
+        field_name = f"{self.where}.{name}" if name else self.where
+        raise ConfigError(f"{self.path}: line {self.line}: {field_name}: {message}")
+
+    def string(self, name: str, *, required: bool = True) -> str | None:
+        value = self.raw.get(name)
+        if value is None and not required:
+            return None
+        if not isinstance(value, str) or not value:
+            self.fail(name, "expected a non-empty string")
+        return str(value)
+
+    def strings(self, name: str, default: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        value = self.raw.get(name)
+        if value is None:
+            if default is None and name not in self.raw:
+                return None
+            if default is not None:
+                return default
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            self.fail(name, "expected a list of non-empty strings")
+        return tuple(value)
+
+    def integer(self, name: str, default: int, minimum: int = 1) -> int:
+        value = self.raw.get(name, default)
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            self.fail(name, f"expected an integer >= {minimum}")
+        return int(value)
+
+
+def _provider(path: Path, raw: Any, position: int) -> Provider:
+    fields = _Fields(path, raw, f"providers[{position}]", {"name", "issuer", "algorithms"})
+    issuer = str(fields.string("issuer"))
+    if not issuer.startswith("https://") and not issuer.startswith("http://127.0.0.1"):
+        fields.fail("issuer", "expected an https URL (http on 127.0.0.1 for tests)")
+    algorithms = fields.strings("algorithms", DEFAULT_ALGORITHMS) or DEFAULT_ALGORITHMS
+    bad = sorted(set(algorithms) - ASYMMETRIC_ALGORITHMS)
+    if bad:
+        fields.fail("algorithms", f"{bad} not allowed; use {sorted(ASYMMETRIC_ALGORITHMS)}")
+    return Provider(name=str(fields.string("name")), issuer=issuer, algorithms=algorithms)
+
+
+def _matcher(path: Path, raw: Any, where: str, providers: Sequence[Provider]) -> Matcher:
+    known = {"provider", "claims", "hub_user", "hub_scopes", "client_id", "client_secret_sha256"}
+    fields = _Fields(path, raw, where, known)
+    kinds = [name for name in ("provider", "hub_user", "client_id") if name in fields.raw]
+    if len(kinds) != 1:
+        fields.fail("", "expected exactly one of provider, hub_user, client_id")
+    if "provider" in fields.raw:
+        provider = str(fields.string("provider"))
+        if provider not in {p.name for p in providers}:
+            fields.fail("provider", f"{provider!r} is not one of providers[].name")
+        claims = fields.raw.get("claims")
+        if (
+            not isinstance(claims, dict)
+            or not claims
+            or not all(isinstance(k, str) and isinstance(v, str) and v for k, v in claims.items())
+        ):
+            fields.fail("claims", "expected a non-empty mapping of claim names to strings")
+        return Matcher(provider=provider, claims=dict(claims))
+    if "hub_user" in fields.raw:
+        scopes = fields.strings("hub_scopes", DEFAULT_HUB_SCOPES) or DEFAULT_HUB_SCOPES
+        return Matcher(hub_user=fields.string("hub_user"), hub_scopes=scopes)
+    digest = str(fields.string("client_secret_sha256"))
+    if not _SHA256_HEX.fullmatch(digest):
+        fields.fail("client_secret_sha256", "expected 64 lowercase hex digits (sha256 of it)")
+    return Matcher(client_id=fields.string("client_id"), client_secret_sha256=digest)
+
+
+def _limits(path: Path, raw: Any, where: str) -> Limits:
+    if raw is None:
+        return Limits()
+    defaults = Limits()
+    names = set(Limits.__dataclass_fields__)
+    fields = _Fields(path, raw, where, names)
+    return Limits(**{name: fields.integer(name, getattr(defaults, name)) for name in names})
+
+
+def _integration(path: Path, raw: Any, position: int, providers: Sequence[Provider]) -> Integration:
+    where = f"integrations[{position}]"
+    known = {
+        "name",
+        "frameworks",
+        "identities",
+        "benchmarks",
+        "models",
+        "orgs",
+        "token_lifetime_s",
+        "limits",
+    }
+    fields = _Fields(path, raw, where, known)
+    identities = fields.raw.get("identities")
+    if not isinstance(identities, list) or not identities:
+        fields.fail("identities", "expected a non-empty list")
+    matchers = tuple(
+        _matcher(path, item, f"{where}.identities[{n}]", providers)
+        for n, item in enumerate(identities)
+    )
+    frameworks = fields.strings("frameworks", None)
+    if not frameworks:
+        fields.fail("frameworks", "expected the framework.name values it may request")
+    lifetime = fields.integer("token_lifetime_s", 900, minimum=60)
+    if lifetime > 3600:
+        fields.fail("token_lifetime_s", "at most 3600 (tokens are short-lived)")
+    return Integration(
+        name=str(fields.string("name")),
+        frameworks=frameworks,
+        matchers=matchers,
+        benchmarks=fields.strings("benchmarks", ("*",)) or ("*",),
+        models=fields.strings("models", ("*",)) or ("*",),
+        orgs=fields.strings("orgs", None),
+        token_lifetime_s=lifetime,
+        limits=_limits(path, fields.raw.get("limits"), f"{where}.limits"),
+    )
+
+
+def parse_integrations(path: Path, raw: Any) -> IntegrationsConfig:
+    top = _Fields(
+        path, raw if raw is not None else {}, "(top level)", {"providers", "integrations"}
+    )
+    raw_providers = top.raw.get("providers", [])
+    raw_integrations = top.raw.get("integrations", [])
+    if not isinstance(raw_providers, list):
+        top.fail("providers", "expected a list")
+    if not isinstance(raw_integrations, list):
+        top.fail("integrations", "expected a list")
+    providers = tuple(_provider(path, item, n) for n, item in enumerate(raw_providers))
+    for kind in ("name", "issuer"):
+        values = [getattr(p, kind) for p in providers]
+        if len(set(values)) != len(values):
+            top.fail("providers", f"two providers share a {kind}")
+    integrations = tuple(
+        _integration(path, item, n, providers) for n, item in enumerate(raw_integrations)
+    )
+    names = [i.name for i in integrations]
+    if len(set(names)) != len(names):
+        top.fail("integrations", "two integrations share a name")
+    clients = [m.client_id for i in integrations for m in i.matchers if m.client_id]
+    if len(set(clients)) != len(clients):
+        top.fail("integrations", "a client_id is registered twice")
+    return IntegrationsConfig(providers=providers, integrations=integrations)
+
+
+def load_integrations(path: Path) -> IntegrationsConfig:
+    """The configuration at `path`; `ConfigError` (file, line, field) when it is wrong."""
+    return parse_integrations(path, load_config(path))

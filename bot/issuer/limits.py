@@ -1,0 +1,92 @@
+"""Abuse controls per identity, kept in Redis so every issuer process shares them.
+
+- rate limits: fixed windows per minute and per hour (`INCR` + `EXPIRE`), 429 + Retry-After;
+- cooldown: after `refusals_before_cooldown` refusals within `refusal_window_s`, or more than
+  `max_models` distinct model repos within `spread_window_s` (an unusual spread: one CI
+  identity signing for many models is what a stolen credential looks like), the identity gets
+  429 for `cooldown_s`;
+- the ID-token replay guard (`SET NX` with the token's remaining lifetime, as Warehouse does).
+
+Keys are `evalbot:issuer:*`; identities are hashed into them (a key never holds a raw claim).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import redis
+
+from bot.issuer.integrations import Limits
+from bot.issuer.refusals import Refusal
+
+PREFIX = "evalbot:issuer:"
+
+
+def _hashed(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+class RateLimited(Refusal):
+    def __init__(self, reason: str, retry_after_s: int) -> None:
+        super().__init__(reason, 429, retry_after_s=max(1, retry_after_s))
+
+
+@dataclass
+class RedisLimits:
+    client: redis.Redis
+    clock: Callable[[], float] = time.time
+
+    def first_use(self, key: str, ttl_s: int) -> bool:
+        """The replay guard of `oidc.ReplayGuard`: claim `key` once."""
+        return bool(self.client.set(f"{PREFIX}id-jti:{_hashed(key)}", b"1", nx=True, ex=ttl_s))
+
+    def check(self, subject: str, limits: Limits) -> None:
+        """Refuse (429) an identity in cooldown or over its rate; counts this request."""
+        who = _hashed(subject)
+        ttl = int(self.client.ttl(f"{PREFIX}cooldown:{who}"))
+        if ttl > 0:
+            raise RateLimited("cooldown", ttl)
+        now = int(self.clock())
+        for window, limit in ((60, limits.per_minute), (3600, limits.per_hour)):
+            key = f"{PREFIX}rate:{who}:{window}:{now // window}"
+            pipe = self.client.pipeline()
+            pipe.incr(key)
+            pipe.expire(key, window + 1)
+            count = int(pipe.execute()[0])
+            if count > limit:
+                raise RateLimited("rate-limited", window - now % window)
+
+    def record_refusal(self, subject: str, limits: Limits) -> None:
+        """Count a refusal; enough of them within the window start a cooldown."""
+        who = _hashed(subject)
+        key = f"{PREFIX}refusals:{who}"
+        pipe = self.client.pipeline()
+        pipe.incr(key)
+        pipe.expire(key, limits.refusal_window_s, nx=True)
+        count = int(pipe.execute()[0])
+        if count >= limits.refusals_before_cooldown:
+            self._cool_down(who, limits)
+
+    def check_spread(self, subject: str, models: Iterable[str], limits: Limits) -> None:
+        """Record the model repos asked for; too many distinct ones in the window cool down."""
+        who = _hashed(subject)
+        key = f"{PREFIX}models:{who}"
+        now = self.clock()
+        pipe = self.client.pipeline()
+        pipe.zremrangebyscore(key, "-inf", now - limits.spread_window_s)
+        pipe.zadd(key, dict.fromkeys(models, now))
+        pipe.zcard(key)
+        pipe.expire(key, limits.spread_window_s)
+        count = int(pipe.execute()[2])
+        if count > limits.max_models:
+            self._cool_down(who, limits)
+            raise RateLimited("unusual-spread", limits.cooldown_s)
+
+    def _cool_down(self, who: str, limits: Limits) -> None:
+        pipe = self.client.pipeline()
+        pipe.set(f"{PREFIX}cooldown:{who}", b"1", ex=limits.cooldown_s)
+        pipe.delete(f"{PREFIX}refusals:{who}")
+        pipe.execute()

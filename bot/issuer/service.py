@@ -1,0 +1,248 @@
+"""The issuer's decision for one authenticated request: integration, limits, policy, content,
+then one signed token per entry (no I/O of its own beyond what is passed in).
+
+The claims and the digest are computed here from the submitted entry, never taken from the
+caller: the entry is written as YAML with `bot.spec.yamldump` (what `evalbot submit` writes),
+validated by `bot.spec` against the benchmark's eval.yaml at the entry's pinned revision, and
+its claims built by `bot.tokens.claims` exactly as the bot will rebuild them to verify.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from bot.hub.errors import HubError
+from bot.issuer.identity import Identity
+from bot.issuer.integrations import Integration, IntegrationsConfig, Limits
+from bot.issuer.keyring import KeyringHolder
+from bot.issuer.refusals import ContentRefusal, Refusal, Unavailable
+from bot.issuer.requests import TokenRequest
+from bot.spec.formats import is_sha40
+from bot.spec.model import BenchmarkSource, FileReport
+from bot.spec.validate import validate_results_files
+from bot.spec.yamldump import dump_entries
+from bot.tokens.claims import ClaimsUnavailable, claims_for_entry, stated_framework
+from bot.tokens.signer import sign, token_claims
+
+#: The path entries are validated under; its name carries no meaning for the checks made here.
+VALIDATION_PATH = ".eval_results/submitted.yaml"
+
+
+class Limiter(Protocol):
+    def check(self, subject: str, limits: Limits) -> None: ...
+    def record_refusal(self, subject: str, limits: Limits) -> None: ...
+    def check_spread(self, subject: str, models: Sequence[str], limits: Limits) -> None: ...
+
+
+class Audit(Protocol):
+    def write(self, **values: Any) -> None: ...
+    def write_all(self, decisions: Sequence[Mapping[str, Any]]) -> None: ...
+
+
+@dataclass(frozen=True)
+class IssuedToken:
+    index: int
+    benchmark: str
+    task_id: str
+    jti: str
+    expires_at: int
+    verify_token: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "benchmark": self.benchmark,
+            "task_id": self.task_id,
+            "jti": self.jti,
+            "expires_at": self.expires_at,
+            "verify_token": self.verify_token,
+        }
+
+
+@dataclass
+class Issuer:
+    """Everything a decision needs, built once at start-up by `bot.issuer.app`."""
+
+    issuer_url: str
+    config: IntegrationsConfig
+    keyring: KeyringHolder
+    limiter: Limiter
+    benchmarks: Callable[[], BenchmarkSource]
+    audit: Audit
+    token_audience: str | None = None
+    now: Callable[[], float] = time.time
+
+    def issue(
+        self, identity: Identity, request: TokenRequest, request_id: str
+    ) -> list[IssuedToken]:
+        """Tokens for every entry of `request`, or a `Refusal` (audited either way)."""
+        integration = self.config.match(identity)
+        context: dict[str, Any] = {
+            "request_id": request_id,
+            "identity": identity.subject,
+            "model": request.model_repo,
+        }
+        if integration is None:
+            self.audit.write(decision="refused", reason="no-integration", status=403, **context)
+            raise Refusal("no-integration", audited=True)
+        context["integration"] = integration.name
+        try:
+            self.limiter.check(identity.subject, integration.limits)
+            issued = self._issue(identity, integration, request)
+            self.limiter.check_spread(identity.subject, [request.model_repo], integration.limits)
+        except Refusal as refusal:
+            if refusal.status in (403, 422):
+                self.limiter.record_refusal(identity.subject, integration.limits)
+            self.audit.write(
+                decision="refused",
+                reason=refusal.reason,
+                status=refusal.status,
+                benchmark=getattr(refusal, "benchmark", None),
+                **context,
+            )
+            refusal.audited = True
+            raise
+        self.audit.write_all(
+            [
+                {
+                    "decision": "issued",
+                    "benchmark": token.benchmark,
+                    "task": token.task_id,
+                    "jti": token.jti,
+                    "status": 200,
+                    **context,
+                }
+                for token in issued
+            ]
+        )
+        return issued
+
+    def _issue(
+        self, identity: Identity, integration: Integration, request: TokenRequest
+    ) -> list[IssuedToken]:
+        if not integration.allows_model(request.model_repo):
+            raise Refusal("model-not-allowed")
+        report = self._validate(request)
+        problems: list[dict[str, Any]] = []
+        for entry_report in report.entries:
+            problems.extend(_content_problems(entry_report.entry.index, entry_report))
+        if problems:
+            raise ContentRefusal("entry-invalid", problems)
+        keyring = self.keyring.current()
+        issued_at = int(self.now())
+        tokens: list[IssuedToken] = []
+        for entry_report in report.entries:
+            index = entry_report.entry.index
+            stated = stated_framework(entry_report)
+            framework = (stated or {}).get("name") or request.framework
+            if framework is None:
+                raise ContentRefusal(
+                    "framework-missing",
+                    [
+                        _problem(
+                            index,
+                            "framework",
+                            "the entry states no framework; send "
+                            "`framework` with the request or state it in the entry",
+                        )
+                    ],
+                )
+            if framework not in integration.frameworks:
+                raise _PolicyRefusal("framework-not-allowed", entry_report)
+            assert entry_report.benchmark is not None  # no errors: the benchmark is known
+            if not integration.allows_benchmark(entry_report.benchmark.repo_id):
+                raise _PolicyRefusal("benchmark-not-allowed", entry_report)
+            try:
+                content = claims_for_entry(
+                    report,
+                    index,
+                    model_repo=request.model_repo,
+                    framework=None if stated else framework,
+                )
+            except ClaimsUnavailable as error:
+                raise ContentRefusal(
+                    "entry-invalid", [_problem(index, None, str(error))]
+                ) from error
+            claims = token_claims(
+                content,
+                issuer=self.issuer_url,
+                subject=identity.subject,
+                issued_at=issued_at,
+                lifetime_s=integration.token_lifetime_s,
+                audience=self.token_audience,
+            )
+            token = sign(claims, key=keyring.signing_key, kid=keyring.active)
+            tokens.append(
+                IssuedToken(
+                    index=index,
+                    benchmark=str(content["benchmark_repo"]),
+                    task_id=str(content["task_id"]),
+                    jti=str(claims["jti"]),
+                    expires_at=int(claims["exp"]),
+                    verify_token=token,
+                )
+            )
+        return tokens
+
+    def _validate(self, request: TokenRequest) -> FileReport:
+        text = dump_entries(request.entries).encode("utf-8")
+        try:
+            (report,) = validate_results_files({VALIDATION_PATH: text}, self.benchmarks())
+        except HubError as error:
+            raise Unavailable("hub-unavailable") from error
+        if len(report.entries) != len(request.entries) or any(
+            dict(e.entry.data) != request.entries[e.entry.index] for e in report.entries
+        ):
+            # The written form reads back differently: refuse rather than sign something else.
+            raise ContentRefusal(
+                "entry-not-representable",
+                [_problem(None, None, "the entries do not survive being written as YAML")],
+            )
+        file_errors = [d for d in report.diagnostics if d.is_error]
+        if file_errors:
+            raise ContentRefusal(
+                "entry-invalid", [_problem(None, d.field, d.message, d.code) for d in file_errors]
+            )
+        return report
+
+
+class _PolicyRefusal(Refusal):
+    def __init__(self, reason: str, entry_report: Any) -> None:
+        super().__init__(reason)
+        benchmark = entry_report.benchmark
+        self.benchmark = benchmark.repo_id if benchmark is not None else None
+
+
+def _problem(
+    index: int | None, field: str | None, message: str, code: str | None = None
+) -> dict[str, Any]:
+    return {"index": index, "field": field, "code": code, "message": message}
+
+
+def _content_problems(index: int, entry_report: Any) -> list[dict[str, Any]]:
+    """What the caller must fix: validation errors, then revisions that are not full SHAs."""
+    problems = [
+        {**_problem(index, d.field, d.message, d.code), "hint": d.hint}
+        for d in entry_report.diagnostics
+        if d.is_error
+    ]
+    data = entry_report.entry.data
+    dataset = data.get("dataset") if isinstance(data.get("dataset"), dict) else {}
+    for field, value in (
+        ("model_revision", data.get("model_revision")),
+        ("dataset.revision", dataset.get("revision")),
+    ):
+        if not isinstance(value, str) or not is_sha40(value):
+            problems.append(
+                _problem(
+                    index,
+                    field,
+                    f"`{field}` must be a full 40-hex commit SHA (the "
+                    "issuer signs only pinned revisions)",
+                    "REVISION-NOT-PINNED",
+                )
+            )
+    return problems

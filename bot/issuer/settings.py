@@ -1,0 +1,58 @@
+"""The issuer's settings, read once from the environment at start-up (docs/issuer.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bot.settings import DEFAULT_HF_ENDPOINT, Secret, SettingsError, _Reader
+
+__all__ = ["IssuerSettings", "SettingsError"]
+
+
+@dataclass(frozen=True)
+class IssuerSettings:
+    #: This issuer's `iss`, also the base of its public URLs (JWKS, metadata).
+    issuer_url: str
+    #: The `aud` CI ID tokens must be minted for (default: `issuer_url`).
+    audience: str
+    #: The `aud` put into verify tokens, when the bot's issuers.yaml sets one for us.
+    token_audience: str | None
+    keyring_dir: Path
+    integrations_file: Path
+    audit_log: Path
+    redis_url: str = field(repr=False)
+    hf_endpoint: str
+    #: Read benchmarks with this token (gated benchmarks); None reads anonymously.
+    hf_token: Secret | None
+    hub_timeout_s: float = 30.0
+    max_body_bytes: int = 256 * 1024
+    log_level: str = "INFO"
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str]) -> IssuerSettings:
+        reader = _Reader(environ)
+        config_dir = Path(reader.optional("EVALBOT_CONFIG_DIR") or "config")
+        issuer_url = reader.url("EVALBOT_ISSUER_URL", None, schemes=("http", "https"))
+        token = reader.optional("EVALBOT_ISSUER_HF_TOKEN")
+        settings = cls(
+            issuer_url=issuer_url,
+            audience=reader.optional("EVALBOT_ISSUER_AUDIENCE") or issuer_url,
+            token_audience=reader.optional("EVALBOT_ISSUER_TOKEN_AUDIENCE"),
+            keyring_dir=Path(reader.optional("EVALBOT_ISSUER_KEYRING") or "keys"),
+            integrations_file=Path(
+                reader.optional("EVALBOT_INTEGRATIONS_FILE") or config_dir / "integrations.yaml"
+            ),
+            audit_log=Path(reader.optional("EVALBOT_ISSUER_AUDIT_LOG") or "audit/issuer.jsonl"),
+            redis_url=reader.url("REDIS_URL", None, schemes=("redis", "rediss", "unix")),
+            hf_endpoint=reader.url("HF_ENDPOINT", DEFAULT_HF_ENDPOINT, schemes=("http", "https")),
+            hf_token=Secret(token) if token else None,
+            hub_timeout_s=reader.number("EVALBOT_HUB_TIMEOUT", 30.0, minimum=0.1),
+            max_body_bytes=reader.integer(
+                "EVALBOT_ISSUER_MAX_BODY_BYTES", 256 * 1024, minimum=1024
+            ),
+            log_level=(reader.optional("EVALBOT_LOG_LEVEL") or "INFO").upper(),
+        )
+        reader.raise_if_any()
+        return settings

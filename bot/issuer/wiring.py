@@ -1,0 +1,125 @@
+"""Build a running issuer from its settings: every file loaded and checked before it serves.
+
+A missing or broken `integrations.yaml`, a keyring that cannot be read or whose keys are
+readable by others, an unreachable Redis: each stops `evalbot issuer` at start with the file
+(and line) named (`StartupError`), never at the first request.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+from huggingface_hub import HfApi
+from starlette.applications import Starlette
+
+from bot.hub.benchmarks import BenchmarkCache, HubBenchmarkSource
+from bot.hub.client import HfHubClient, use_hub_timeout
+from bot.hub.identity import HubIdentity, whoami
+from bot.issuer.app import Authenticators, create_app
+from bot.issuer.audit import AuditLog
+from bot.issuer.clientauth import ClientAuthenticator
+from bot.issuer.configfile import ConfigError
+from bot.issuer.hubauth import HubTokenAuthenticator
+from bot.issuer.integrations import load_integrations
+from bot.issuer.keyring import KeyringError, KeyringHolder
+from bot.issuer.limits import RedisLimits
+from bot.issuer.oidc import OidcVerifier, ProviderKeys
+from bot.issuer.service import Issuer
+from bot.issuer.settings import IssuerSettings
+from bot.spec.benchmark import benchmark_from_eval_yaml
+from bot.spec.model import BenchmarkLookup, BenchmarkSource
+
+log = logging.getLogger("evalbot.issuer")
+
+
+class StartupError(RuntimeError):
+    """The issuer cannot start; the message names what to fix."""
+
+
+class LockedBenchmarkCache(BenchmarkCache):
+    """`BenchmarkCache` shared by the request threads of one process."""
+
+    def __init__(self, capacity: int = 512) -> None:
+        super().__init__(capacity)
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, str]) -> BenchmarkLookup | None:
+        with self._lock:
+            return super().get(key)
+
+    def put(self, key: tuple[str, str], value: BenchmarkLookup) -> None:
+        with self._lock:
+            super().put(key, value)
+
+
+def _parse_eval_yaml(repo_id: str, sha: str, content: bytes) -> BenchmarkLookup:
+    return benchmark_from_eval_yaml(repo_id, content, sha)
+
+
+@dataclass
+class RunningIssuer:
+    app: Starlette
+    issuer: Issuer
+    audit: AuditLog
+
+
+def build(settings: IssuerSettings) -> RunningIssuer:
+    try:
+        config = load_integrations(settings.integrations_file)
+    except ConfigError as error:
+        raise StartupError(str(error)) from error
+    keyring = KeyringHolder(
+        settings.keyring_dir,
+        on_error=lambda error: log.error("keyring reload failed, keeping the last good: %s", error),
+    )
+    try:
+        keyring.load()
+    except KeyringError as error:
+        raise StartupError(str(error)) from error
+    client = redis.Redis.from_url(settings.redis_url, socket_timeout=2, socket_connect_timeout=2)
+    try:
+        client.ping()
+    except redis.RedisError as error:
+        raise StartupError(f"REDIS_URL: cannot reach Redis: {error}") from error
+    use_hub_timeout(settings.hub_timeout_s)
+    reading_token: Any = settings.hf_token.reveal() if settings.hf_token else False
+    reader = HfHubClient(HfApi(endpoint=settings.hf_endpoint, token=reading_token))
+    cache = LockedBenchmarkCache()
+
+    def benchmarks() -> BenchmarkSource:
+        return HubBenchmarkSource(reader, _parse_eval_yaml, cache)
+
+    identity_api = HfApi(endpoint=settings.hf_endpoint, token=False)
+
+    def ask_hub(token: str) -> HubIdentity:
+        return whoami(identity_api, token)
+
+    limits = RedisLimits(client)
+    audit = AuditLog(settings.audit_log).open()
+    issuer = Issuer(
+        issuer_url=settings.issuer_url,
+        config=config,
+        keyring=keyring,
+        limiter=limits,
+        benchmarks=benchmarks,
+        audit=audit,
+        token_audience=settings.token_audience,
+    )
+    oidc = OidcVerifier(config, settings.audience, ProviderKeys(), limits)
+    authenticators = Authenticators(
+        oidc=oidc.verify,
+        hub=HubTokenAuthenticator(ask_hub, config.hub_scopes_for).authenticate,
+        client=ClientAuthenticator(config).authenticate,
+    )
+    app = create_app(
+        issuer,
+        authenticators,
+        redis_client=client,
+        audience=settings.audience,
+        max_body_bytes=settings.max_body_bytes,
+    )
+    return RunningIssuer(app=app, issuer=issuer, audit=audit)

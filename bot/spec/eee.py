@@ -1,0 +1,200 @@
+"""Every Eval Ever records: aggregate JSON and instance-level JSONL, checked with jsonschema
+against the schema version each file (each JSONL row) declares in `schema_version`.
+
+The schemas ship in the package (`bot/data/eee/`, provenance in its README): 0.2.0, 0.2.2 and
+0.3.0, aggregate and instance-level. Each schema error becomes a diagnostic with the JSON path
+of the offending value (`evaluation_results[0].metric_config.lower_is_better`) and its line and
+column, found by reading the same bytes with the strict YAML loader (JSON is YAML 1.2).
+Bytes in, a `FileReport` out; the schema files are package data, read once.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from importlib import resources
+from typing import Any
+
+from jsonschema import Draft7Validator  # type: ignore[import-untyped]
+
+from bot.spec import messages
+from bot.spec.diagnostics import Diagnostic
+from bot.spec.limits import Limits
+from bot.spec.model import FileReport
+from bot.spec.yamlload import Path, Position, dotted, load_yaml
+
+VERSIONS = ("0.2.0", "0.2.2", "0.3.0")
+AGGREGATE, INSTANCE = "aggregate", "instance"
+MAX_BYTES = 64 * 1024 * 1024
+MAX_ERRORS = 200  # per file: enough to fix, bounded for a hostile file
+_POSITION_LIMITS = Limits(max_file_bytes=8 * 1024 * 1024, max_depth=64)
+
+
+@functools.cache
+def validator(kind: str, version: str) -> Draft7Validator:
+    """The compiled validator of one shipped schema (draft-07, as EEE declares)."""
+    prefix = "eval" if kind == AGGREGATE else "instance_level_eval"
+    text = resources.files("bot").joinpath(f"data/eee/{prefix}.schema.v{version}.json")
+    schema = json.loads(text.read_bytes())
+    Draft7Validator.check_schema(schema)
+    return Draft7Validator(schema)
+
+
+def looks_like_eee(data: Any) -> bool:
+    return (
+        isinstance(data, dict)
+        and "schema_version" in data
+        and ("evaluation_results" in data or "sample_id" in data)
+    )
+
+
+def validate_eee_file(path: str, content: bytes) -> FileReport:
+    """An aggregate `.json` record, or `.jsonl` of instance-level rows (told by the suffix)."""
+    report = FileReport(path=path, kind="eee")
+    if len(content) > MAX_BYTES:
+        report.diagnostics.append(
+            messages.make("EEE-TOO-LARGE", size=len(content), limit=MAX_BYTES)
+        )
+        return report
+    if path.lower().endswith(".jsonl"):
+        _validate_rows(report, content)
+    else:
+        _validate_document(report, content, AGGREGATE, line_offset=0)
+    return report
+
+
+def _validate_rows(report: FileReport, content: bytes) -> None:
+    for number, raw in enumerate(content.split(b"\n"), start=1):
+        if not raw.strip():
+            continue
+        _validate_document(report, raw, INSTANCE, line_offset=number - 1)
+        if len(report.diagnostics) >= MAX_ERRORS:
+            return
+
+
+def _validate_document(report: FileReport, content: bytes, kind: str, *, line_offset: int) -> None:
+    try:
+        data = json.loads(
+            content,
+            parse_constant=_refuse_constant,
+            parse_float=_finite_float,
+            object_pairs_hook=_unique_keys,
+        )
+    except _StrictJsonError as error:
+        report.diagnostics.append(
+            messages.make(
+                "EEE-JSON",
+                line=line_offset + 1,
+                problem=str(error),
+                hint="write each key once, and finite numbers only",
+            )
+        )
+        return
+    except (ValueError, UnicodeDecodeError) as error:
+        line, column = getattr(error, "lineno", None), getattr(error, "colno", None)
+        report.diagnostics.append(
+            messages.make(
+                "EEE-JSON",
+                line=(line + line_offset) if line is not None else line_offset + 1,
+                column=column,
+                problem=getattr(error, "msg", str(error)),
+                hint="fix the JSON syntax (NaN and Infinity are not JSON; EEE writes them as text)",
+            )
+        )
+        return
+    version = data.get("schema_version") if isinstance(data, dict) else None
+    if not isinstance(data, dict) or version is None:
+        report.diagnostics.append(
+            messages.make(
+                "EEE-VERSION",
+                line=line_offset + 1,
+                problem="no `schema_version`: an EEE record declares the schema it follows",
+                hint=f'add `"schema_version": "{VERSIONS[-1]}"`',
+            )
+        )
+        return
+    if version not in VERSIONS:
+        positions = _positions(content)
+        line, column = _at(positions, ("schema_version",), line_offset)
+        report.diagnostics.append(
+            messages.make(
+                "EEE-VERSION",
+                line=line,
+                column=column,
+                field="schema_version",
+                problem=f"schema_version {json.dumps(version)[:40]} is not one evalbot ships",
+                hint=f"evalbot checks {', '.join(VERSIONS)}; upgrade the record or evalbot",
+            )
+        )
+        return
+    errors = sorted(
+        validator(kind, version).iter_errors(data), key=lambda found: list(found.absolute_path)
+    )
+    if not errors:
+        return
+    positions = _positions(content)
+    found: list[Diagnostic] = []
+    for schema_error in errors[:MAX_ERRORS]:
+        schema_path = "/".join(map(str, schema_error.absolute_schema_path))
+        path: Path = tuple(schema_error.absolute_path)
+        line, column = _at(positions, path, line_offset)
+        field = dotted(path) or None
+        found.append(
+            messages.make(
+                "EEE-SCHEMA",
+                line=line,
+                column=column,
+                field=field,
+                where=field or "the record",
+                problem=_short(schema_error.message),
+                version=version,
+                schema_path=schema_path,
+            )
+        )
+    report.diagnostics.extend(sorted(found, key=lambda d: (d.line or 0, d.column or 0)))
+
+
+class _StrictJsonError(ValueError):
+    """JSON that Python would read but that has no single meaning: `1e999`, a repeated key."""
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise _StrictJsonError(f"non-finite JSON number {text[:40]}")
+    return value
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    mapping: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in mapping:
+            raise _StrictJsonError(f"duplicate JSON object key {json.dumps(key)[:60]}")
+        mapping[key] = value
+    return mapping
+
+
+def _short(message: str, limit: int = 300) -> str:
+    return message if len(message) <= limit else message[: limit - 1] + "…"
+
+
+def _positions(content: bytes) -> dict[Path, Position]:
+    """Line and column of every value, by path; empty when the bytes do not read as YAML."""
+    loaded = load_yaml(content, _POSITION_LIMITS)
+    return loaded.positions if loaded.ok else {}
+
+
+def _at(
+    positions: dict[Path, Position], path: Path, line_offset: int
+) -> tuple[int | None, int | None]:
+    while True:
+        position = positions.get(path)
+        if position is not None:
+            return position[0] + line_offset, position[1]
+        if not path:
+            return (line_offset + 1 if line_offset else None), None
+        path = path[:-1]

@@ -1,0 +1,118 @@
+"""`submit`: the whole framework-side chain, for `evalbot submit` and for frameworks to call."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from huggingface_hub import HfApi
+
+from bot.spec.formats import benchmark_file_stem
+from bot.spec.yamlload import load_yaml
+from bot.submit.credentials import ci_credential
+from bot.submit.errors import SubmitError
+from bot.submit.issuerclient import issuer_audience, request_tokens
+from bot.submit.merge import merge_results
+from bot.submit.pulls import open_or_update, read_main_file
+
+DEFAULT_ENDPOINT = "https://huggingface.co"
+
+
+@dataclass(frozen=True)
+class Submission:
+    files: dict[str, str]  # repo path -> the text proposed
+    pr_url: str | None = None  # None for a dry run
+    pr_num: int | None = None
+    updated: bool = False  # an open PR of ours was updated instead of a new one opened
+    jtis: list[str] = field(default_factory=list)
+
+
+def read_entries(path: Path) -> list[dict[str, Any]]:
+    """The entries of a results YAML file (strict YAML 1.2, like the bot reads them)."""
+    try:
+        content = path.read_bytes()
+    except OSError as error:
+        raise SubmitError(f"cannot read {path}: {error}") from error
+    loaded = load_yaml(content)
+    errors = [d for d in loaded.diagnostics if d.is_error]
+    if errors:
+        first = errors[0]
+        raise SubmitError(f"{path}:{first.line or 0}: {first.message}")
+    if not isinstance(loaded.data, list) or not all(isinstance(e, dict) for e in loaded.data):
+        raise SubmitError(f"{path}: expected a list of result entries")
+    return list(loaded.data)
+
+
+def _token_key(entry: Mapping[str, Any]) -> str:
+    # The live Hub format spells it camelCase; the target spec snake_case.
+    return "verifyToken" if "value" in entry and "metrics" not in entry else "verify_token"
+
+
+def _title(benchmarks: Sequence[str], framework: str | None) -> str:
+    names = ", ".join(sorted(benchmarks))
+    return f"Evaluation results: {names}" + (f" ({framework})" if framework else "")
+
+
+def _description(files: Mapping[str, str], count: int, framework: str | None) -> str:
+    listed = "\n".join(f"- `{path}`" for path in sorted(files))
+    by = f" by {framework}" if framework else ""
+    return (
+        f"{count} evaluation result(s){by}, each with a `verify_token` from a trusted issuer, "
+        f"so the results can be marked verified.\n\n{listed}\n\n"
+        "Opened with `evalbot submit`; a re-run updates this PR."
+    )
+
+
+def submit(
+    entries: Sequence[dict[str, Any]],
+    *,
+    model_repo: str,
+    issuer_url: str,
+    audience: str | None = None,
+    framework: str | None = None,
+    replace: bool = False,
+    dry_run: bool = False,
+    hf_token: str | None = None,
+    endpoint: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Submission:
+    """Get a token for each entry, write `.eval_results/<benchmark>.yaml` merged with main,
+    and open (or update) one PR; with `dry_run`, only return the files it would propose."""
+    env = os.environ if environ is None else environ
+    if not entries:
+        raise SubmitError("no entries to submit")
+    credential = ci_credential(env, audience or issuer_audience(issuer_url))
+    tokens = request_tokens(
+        issuer_url, credential, model_repo=model_repo, entries=entries, framework=framework
+    )
+    by_file: dict[str, list[dict[str, Any]]] = {}
+    for entry, token in zip(entries, tokens, strict=True):
+        path = f".eval_results/{benchmark_file_stem(str(token['benchmark']))}.yaml"
+        by_file.setdefault(path, []).append({**entry, _token_key(entry): token["verify_token"]})
+    api = HfApi(
+        endpoint=endpoint or env.get("HF_ENDPOINT") or DEFAULT_ENDPOINT,
+        token=hf_token or env.get("HF_TOKEN") or False,
+    )
+    files = {
+        path: merge_results(
+            read_main_file(api, model_repo, path), signed, path=path, replace=replace
+        )
+        for path, signed in by_file.items()
+    }
+    jtis = [str(token["jti"]) for token in tokens]
+    if dry_run:
+        return Submission(files=files, jtis=jtis)
+    benchmarks = sorted({str(token["benchmark"]) for token in tokens})
+    pull = open_or_update(
+        api,
+        model_repo,
+        files,
+        title=_title(benchmarks, framework),
+        description=_description(files, len(entries), framework),
+    )
+    return Submission(
+        files=files, pr_url=pull.url, pr_num=pull.num, updated=pull.updated, jtis=jtis
+    )

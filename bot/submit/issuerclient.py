@@ -1,0 +1,68 @@
+"""Talks to `evalbot issuer`: its metadata (audience), and one token per entry."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import httpx
+
+from bot.submit.credentials import Credential
+from bot.submit.errors import SubmitError
+
+TIMEOUT_S = 60.0
+
+
+def issuer_audience(issuer_url: str) -> str:
+    """The audience the issuer wants CI ID tokens minted for (its metadata document)."""
+    url = issuer_url.rstrip("/") + "/.well-known/evalbot-issuer"
+    try:
+        response = httpx.get(url, timeout=10.0)
+        response.raise_for_status()
+        audience = response.json()["audience"]
+    except (httpx.HTTPError, ValueError, KeyError, TypeError) as error:
+        raise SubmitError(f"cannot read the issuer's metadata at {url}: {error}") from error
+    if not isinstance(audience, str):
+        raise SubmitError(f"{url} names no audience")
+    return audience
+
+
+def request_tokens(
+    issuer_url: str,
+    credential: Credential,
+    *,
+    model_repo: str,
+    entries: Sequence[dict[str, Any]],
+    framework: str | None = None,
+) -> list[dict[str, Any]]:
+    """One `{index, verify_token, jti, expires_at, ...}` per entry, or `SubmitError`."""
+    body: dict[str, Any] = {"model_repo": model_repo, "entries": list(entries)}
+    if framework:
+        body["framework"] = framework
+    try:
+        response = httpx.post(
+            issuer_url.rstrip("/") + "/v1/tokens",
+            json=body,
+            headers={"Authorization": credential.authorization},
+            timeout=TIMEOUT_S,
+        )
+    except httpx.HTTPError as error:
+        raise SubmitError(f"cannot reach the issuer at {issuer_url}: {error}") from error
+    try:
+        answer = response.json()
+    except ValueError:
+        answer = {}
+    request_id = answer.get("request_id") if isinstance(answer, dict) else None
+    if response.status_code != 200:
+        message = answer.get("error") if isinstance(answer, dict) else None
+        retry = response.headers.get("retry-after")
+        suffix = f"; retry after {retry} s" if retry else ""
+        raise SubmitError(
+            f"the issuer refused ({response.status_code}): {message or 'no reason given'}{suffix}",
+            request_id=request_id,
+            problems=answer.get("problems", []) if isinstance(answer, dict) else [],
+        )
+    tokens = answer.get("tokens")
+    if not isinstance(tokens, list) or len(tokens) != len(entries):
+        raise SubmitError("the issuer answered without one token per entry", request_id=request_id)
+    return tokens

@@ -1,0 +1,162 @@
+"""A real `evalbot issuer` (uvicorn, its own process) against the Hub emulator, a real
+redis-server and two local OIDC providers (one whose JWKS is down), shared by a module.
+
+Integrations are set up so each test can pick an identity whose counters no other test
+touches: limits, cooldowns and spreads are per identity.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from bot.devstack.issuer import IssuerProcess
+from bot.devstack.oidc import LocalOidcProvider
+from bot.devstack.redis import RedisServer
+from bot.emulator.server import EmulatorServer
+from bot.issuer.audit import read_audit
+from bot.issuer.clientauth import secret_digest
+from tests.support.emulator import MODEL, running_emulator
+
+HLE = "emulator-samples/hle-mini"
+GPQA = "emulator-samples/gpqa-mini"
+CLIENT_ID = "acme-offline"
+CLIENT_SECRET = "evs_test-client-secret-0123456789abcdef"
+
+
+def github(repository: str, **claims: str) -> dict[str, Any]:
+    return {"provider": "github", "claims": {"repository": repository, **claims}}
+
+
+def integrations(oidc: LocalOidcProvider) -> list[dict[str, Any]]:
+    workflow_ref = oidc.workflow.claims()["workflow_ref"]
+    strict = {"per_minute": 1000, "per_hour": 10000, "refusals_before_cooldown": 1000}
+    return [
+        {
+            "name": "acme",
+            "frameworks": ["lighteval"],
+            "identities": [
+                github("acme/evals", workflow_ref=workflow_ref, environment="release"),
+                {"hub_user": "alice"},
+                {"hub_user": "evalbot"},
+                {"client_id": CLIENT_ID, "client_secret_sha256": secret_digest(CLIENT_SECRET)},
+            ],
+            "benchmarks": [HLE],
+            "models": ["alice/*"],
+            "limits": strict,
+        },
+        {
+            "name": "limited",
+            "frameworks": ["lighteval"],
+            "identities": [github("acme/limited")],
+            "limits": {"per_minute": 2, "refusals_before_cooldown": 1000},
+        },
+        {
+            "name": "cooling",
+            "frameworks": ["lighteval"],
+            "identities": [github("acme/cooling")],
+            "limits": {"refusals_before_cooldown": 2, "cooldown_s": 600},
+        },
+        {
+            "name": "spread",
+            "frameworks": ["lighteval"],
+            "identities": [github("acme/spread")],
+            "limits": {"max_models": 1, "cooldown_s": 600},
+        },
+        {
+            "name": "elsewhere",
+            "frameworks": ["lighteval"],
+            "identities": [{"provider": "gitlab", "claims": {"project_path": "acme/evals"}}],
+        },
+    ]
+
+
+@dataclass
+class IssuerEnv:
+    hub: EmulatorServer
+    oidc: LocalOidcProvider
+    oidc_down: LocalOidcProvider
+    issuer: IssuerProcess
+    model_sha: str
+    hle_sha: str
+    gpqa_sha: str
+
+    def entry(self, **changes: Any) -> dict[str, Any]:
+        entry: dict[str, Any] = {
+            "dataset": {"id": HLE, "task_id": "hle", "revision": self.hle_sha},
+            "model_revision": self.model_sha,
+            "framework": {"name": "lighteval", "version": "0.9.2"},
+            "metrics": [{"metric_id": "accuracy", "value": 41.5}],
+        }
+        entry.update(changes)
+        return entry
+
+    def body(self, *entries: dict[str, Any], model_repo: str = MODEL) -> dict[str, Any]:
+        return {"model_repo": model_repo, "entries": list(entries) or [self.entry()]}
+
+    def id_token(self, repository: str = "acme/evals", **overrides: Any) -> str:
+        # GitHub's `sub` names the repository too: it is the identity limits are counted by.
+        claims = {"repository": repository, "sub": f"repo:{repository}:environment:release"}
+        claims.update(overrides)
+        return self.oidc.mint(self.issuer.audience, overrides=claims)
+
+    def post(
+        self,
+        authorization: str | None,
+        body: Any = None,
+        *,
+        raw: bytes | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> httpx.Response:
+        sent = {"Content-Type": "application/json", **(headers or {})}
+        if authorization is not None:
+            sent["Authorization"] = authorization
+        content = raw if raw is not None else httpx.Request("POST", "/", json=body).content
+        return httpx.post(f"{self.issuer.url}/v1/tokens", content=content, headers=sent, timeout=30)
+
+    def audited(self, response: httpx.Response) -> dict[str, Any]:
+        """The audit line of the request `response` answered (it is written before the answer)."""
+        request_id = response.headers["X-Request-Id"]
+        lines = [
+            line for line in read_audit(self.issuer.audit_log) if line["request_id"] == request_id
+        ]
+        assert lines, f"request {request_id} is not in the audit log"
+        return lines[-1]
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[IssuerEnv]:
+    work: Path = tmp_path_factory.mktemp("issuer")
+    redis_server = RedisServer(work / "redis").start()
+    try:
+        with (
+            running_emulator() as hub,
+            LocalOidcProvider() as oidc,
+            LocalOidcProvider(jwks_available=False) as oidc_down,
+        ):
+            issuer = IssuerProcess(
+                work / "issuer",
+                hub_url=hub.url,
+                redis_url=redis_server.url,
+                providers=[oidc.provider_config(), oidc_down.provider_config("gitlab")],
+                integrations=integrations(oidc),
+            )
+            with issuer:
+                api = httpx.get(f"{hub.url}/api/models/{MODEL}", timeout=10).json()
+                shas = {
+                    name: httpx.get(f"{hub.url}/api/datasets/{name}", timeout=10).json()["sha"]
+                    for name in (HLE, GPQA)
+                }
+                yield IssuerEnv(hub, oidc, oidc_down, issuer, api["sha"], shas[HLE], shas[GPQA])
+    finally:
+        redis_server.stop(kill=True)
+
+
+def now() -> int:
+    return int(time.time())

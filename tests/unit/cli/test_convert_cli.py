@@ -1,0 +1,154 @@
+"""`evalbot convert` through `bot.cli.main`, and once as a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from bot.spec.benchmarks_offline import DirectoryBenchmarkSource
+from bot.spec.validate import validate_results_files
+from bot.spec.yamlload import load_yaml
+from tests.conftest import REPO_ROOT
+
+BENCHMARKS = str(REPO_ROOT / "examples" / "benchmarks")
+REAL = REPO_ROOT / "tests" / "samples" / "real-world"
+CONVERT = REPO_ROOT / "tests" / "samples" / "convert"
+LEADERBOARD = {  # an lm-eval Open LLM Leaderboard v2 run, cut to the tasks the table maps
+    "results": {
+        "leaderboard_gpqa_diamond": {"acc_norm,none": 0.25252525252525254, "alias": "x"},
+        "leaderboard_gpqa_main": {"acc_norm,none": 0.23214285714285715},
+        "leaderboard_mmlu_pro": {"acc,none": 0.11087101063829788},
+        "leaderboard_musr": {"acc_norm,none": 0.3637566137566138},
+    },
+    "versions": {},
+    "configs": {
+        "leaderboard_gpqa_diamond": {
+            "dataset_path": "Idavidrein/gpqa",
+            "dataset_kwargs": {"revision": "90b8e5be2b1d3d2dbfe016cdab47981150600c4a"},
+        }
+    },
+    "lm_eval_version": "0.4.3",
+    "config": {"model_sha": "b" * 40},
+    "date": 1718645845.0,
+}
+
+
+def test_yaml_on_stdout_and_the_unmapped_rows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "results_2024-06-17T17-37-25.144953.json"
+    source.write_text(json.dumps(LEADERBOARD))
+    assert main(["convert", str(source), "--benchmarks", BENCHMARKS]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("# .eval_results/gpqa.yaml\n")
+    assert '- {framework: "lm-eval", task: "leaderboard_musr", metric: "acc_norm,none",' in (
+        captured.err
+    )
+    gpqa = captured.out.split("# .eval_results/mmlu_pro.yaml\n")[0]
+    entries = load_yaml(gpqa.encode()).data
+    assert entries[0]["dataset"] == {
+        "id": "Idavidrein/gpqa",
+        "task_id": "diamond",
+        "revision": "90b8e5be2b1d3d2dbfe016cdab47981150600c4a",
+    }
+    assert entries[0]["value"] == 25.252525252525254
+    assert entries[0]["model_revision"] == "b" * 40
+    assert entries[0]["date"] == "2024-06-17T17:37:25Z"
+
+
+def test_out_merges_into_the_repo_and_validates(tmp_path: Path) -> None:
+    source = tmp_path / "results.json"
+    source.write_text(json.dumps(LEADERBOARD))
+    repo = tmp_path / "model"
+    (repo / ".eval_results").mkdir(parents=True)
+    (repo / ".eval_results" / "gpqa.yaml").write_text(
+        "- dataset:\n    id: Idavidrein/gpqa\n    task_id: extended\n  value: 26.0\n"
+    )
+    args = ["convert", str(source), "--benchmarks", BENCHMARKS, "--out", str(repo)]
+    assert main(args) == 0
+    assert main(args) == 0  # a re-run replaces its own entries instead of duplicating them
+    gpqa = load_yaml((repo / ".eval_results" / "gpqa.yaml").read_bytes()).data
+    assert [entry["dataset"]["task_id"] for entry in gpqa] == ["extended", "diamond", "main"]
+    files = {
+        f".eval_results/{path.name}": path.read_bytes()
+        for path in (repo / ".eval_results").iterdir()
+    }
+    reports = validate_results_files(files, DirectoryBenchmarkSource(BENCHMARKS))
+    assert all(report.ok for report in reports)
+
+
+def test_partial_run_writes_nothing_unless_allowed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = tmp_path / "rows.yaml"
+    rows.write_text(
+        "mappings:\n  - {framework: lm-eval, task: arc_easy, metric: 'acc,none',"
+        " benchmark: openai/gsm8k, task_id: gsm8k, scale: percent}\n"
+    )
+    path = str(CONVERT / "lm-eval/cpu_group_regression_expected.json")
+    args = ["convert", path, "--benchmarks", BENCHMARKS, "--mappings", str(rows)]
+    assert main(args) == 1
+    assert "ran on 10 of 2376 samples" in capsys.readouterr().err
+    assert main([*args, "--allow-partial"]) == 0
+    assert "value: 30.0" in capsys.readouterr().out
+
+
+def test_bad_mapping_file_is_a_usage_error_with_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = tmp_path / "rows.yaml"
+    rows.write_text("mappings:\n  - framework: lm-eval\n    task: x\n")
+    status = main(["convert", "x.json", "--benchmarks", BENCHMARKS, "--mappings", str(rows)])
+    assert status == 2
+    assert f"{rows}:2: missing `metric:`" in capsys.readouterr().err
+
+
+def test_check_mappings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["convert", "--check-mappings", "--benchmarks", BENCHMARKS]) == 0
+    rows = tmp_path / "rows.yaml"
+    rows.write_text(
+        "mappings:\n  - {framework: x, task: y, metric: z, benchmark: Idavidrein/gpqa,"
+        " task_id: Diamond, scale: percent}\n"
+    )
+    args = ["convert", "--check-mappings", "--benchmarks", BENCHMARKS, "--mappings", str(rows)]
+    assert main(args) == 1
+    assert f"{rows}:2: task_id `Diamond` is not a task" in capsys.readouterr().err
+
+
+def test_to_eee_writes_valid_records(tmp_path: Path) -> None:
+    out = tmp_path / "eee"
+    repo = REPO_ROOT / "examples" / "model-good"
+    args = ["convert", "--to", "eee", str(repo), "--model-repo", "org/model", "--out", str(out)]
+    assert main([*args, "--benchmarks", BENCHMARKS]) == 0
+    records = sorted(out.iterdir())  # one record per framework (name, version) of the entries
+    assert main(["validate", *map(str, records)]) == 0
+    tasks = {
+        result["evaluation_name"]
+        for path in records
+        for result in json.loads(path.read_text())["evaluation_results"]
+    }
+    assert {"diamond", "mmlu_pro", "hle", "aime_2026"} <= tasks
+
+
+def test_to_eee_needs_a_model_repo(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["convert", "--to", "eee", str(REPO_ROOT / "examples" / "model-good")]) == 2
+    assert "--model-repo" in capsys.readouterr().err
+
+
+def test_subprocess_lists_the_converters() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "convert", "--list"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+        cwd=REPO_ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    names = [line.split()[0] for line in done.stdout.splitlines()]
+    assert names == ["eee", "evalscope", "inspect-ai", "lighteval", "lm-eval"]

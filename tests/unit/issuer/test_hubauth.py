@@ -1,0 +1,78 @@
+"""Hub-token authentication over a recorded whoami: roles, fine-grained scopes, failures."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.hub.errors import HubPermanentError, HubTransientError
+from bot.hub.identity import HubIdentity, parse_whoami
+from bot.issuer.hubauth import HubTokenAuthenticator
+from bot.issuer.refusals import Refusal
+
+FINE_GRAINED = {
+    "type": "user",
+    "name": "alice",
+    "orgs": [{"name": "acme"}],
+    "auth": {
+        "type": "access_token",
+        "accessToken": {
+            "role": "fineGrained",
+            "fineGrained": {
+                "scoped": [
+                    {"entity": {"type": "user", "name": "alice"}, "permissions": ["repo.write"]},
+                    {
+                        "entity": {"type": "org", "name": "acme"},
+                        "permissions": ["repo.content.read"],
+                    },
+                ]
+            },
+        },
+    },
+}
+
+
+def authenticator(answer: HubIdentity | Exception) -> HubTokenAuthenticator:
+    def whoami(token: str) -> HubIdentity:
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    return HubTokenAuthenticator(whoami, lambda user: ("repo.write",))
+
+
+def test_parse_whoami_reads_role_scopes_and_orgs() -> None:
+    found = parse_whoami(FINE_GRAINED)
+    assert found.role == "fineGrained"
+    assert found.orgs == ("acme",)
+    assert found.permissions_on("user:alice") == ("repo.write",)
+    assert found.permissions_on("org:acme") == ("repo.content.read",)
+    with pytest.raises(ValueError, match="without a name"):
+        parse_whoami({"type": "user"})
+
+
+def test_write_and_scoped_fine_grained_tokens_are_accepted() -> None:
+    assert authenticator(HubIdentity("bob", "user", "write")).authenticate("t").subject == "hub:bob"
+    assert authenticator(parse_whoami(FINE_GRAINED)).authenticate("t").name == "alice"
+
+
+@pytest.mark.parametrize(
+    ("answer", "reason", "status"),
+    [
+        (HubIdentity("bob", "user", "read"), "hub-token-scope-missing", 403),
+        (
+            HubIdentity(
+                "bob", "user", "fineGrained", scopes=(("user:bob", ("repo.content.read",)),)
+            ),
+            "hub-token-scope-missing",
+            403,
+        ),
+        (HubIdentity("acme", "org", "write"), "hub-token-not-a-user", 403),
+        (HubPermanentError("401", status=401), "hub-token-rejected", 401),
+        (HubTransientError("502", status=502), "hub-whoami-failed", 503),
+        (ValueError("no name"), "hub-whoami-failed", 503),
+    ],
+)
+def test_refusals(answer: HubIdentity | Exception, reason: str, status: int) -> None:
+    with pytest.raises(Refusal) as refusal:
+        authenticator(answer).authenticate("t")
+    assert (refusal.value.reason, refusal.value.status) == (reason, status)

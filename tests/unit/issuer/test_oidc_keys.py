@@ -1,0 +1,76 @@
+"""Provider keys: discovery then JWKS, cached; unknown kids refetch at most once a minute;
+a failed fetch keeps the cache, and with no cache is `Unavailable` (503)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from bot.devstack.oidc import LocalOidcProvider
+from bot.issuer.integrations import Provider
+from bot.issuer.oidc import ProviderKeys
+from bot.issuer.refusals import Refusal, Unavailable
+from bot.tokens.jwks import JwksFetchError
+
+ISSUER = "https://ci.example"
+PROVIDER = Provider(name="ci", issuer=ISSUER)
+
+
+class Fetcher:
+    def __init__(self, jwk: dict[str, object]) -> None:
+        self.jwk = jwk
+        self.calls: list[str] = []
+        self.down = False
+
+    def __call__(self, url: str) -> bytes:
+        self.calls.append(url)
+        if self.down:
+            raise JwksFetchError("down")
+        if url.endswith("/openid-configuration"):
+            return json.dumps({"issuer": ISSUER, "jwks_uri": f"{ISSUER}/jwks"}).encode()
+        return json.dumps({"keys": [self.jwk]}).encode()
+
+
+@pytest.fixture(scope="module")
+def jwk() -> Iterator[dict[str, object]]:
+    with LocalOidcProvider(kid="k1") as provider:
+        yield provider.jwk()
+
+
+def test_keys_are_cached_and_unknown_kids_refetch_once_per_interval(
+    jwk: dict[str, object],
+) -> None:
+    fetch = Fetcher(jwk)
+    clock = [0.0]
+    keys = ProviderKeys(fetch=fetch, clock=lambda: clock[0])
+    assert keys.key(PROVIDER, "k1").key_id == "k1"
+    assert keys.key(PROVIDER, "k1").key_id == "k1"
+    assert len(fetch.calls) == 2  # discovery + JWKS, once
+    with pytest.raises(Refusal, match="kid-unknown"):
+        keys.key(PROVIDER, "k2")
+    assert len(fetch.calls) == 2  # just fetched: an unknown kid waits for the interval
+    clock[0] += 61
+    for _ in range(3):
+        with pytest.raises(Refusal, match="kid-unknown"):
+            keys.key(PROVIDER, "k2")
+    assert len(fetch.calls) == 4  # one refetch for the unknown kid, not three
+    clock[0] += 61
+    with pytest.raises(Refusal, match="kid-unknown"):
+        keys.key(PROVIDER, "k2")
+    assert len(fetch.calls) == 6
+
+
+def test_a_failed_fetch_keeps_the_cache_and_none_cached_is_unavailable(
+    jwk: dict[str, object],
+) -> None:
+    fetch = Fetcher(jwk)
+    clock = [0.0]
+    keys = ProviderKeys(fetch=fetch, clock=lambda: clock[0])
+    keys.key(PROVIDER, "k1")
+    fetch.down = True
+    clock[0] += 700  # stale: refreshed at next use, which fails
+    assert keys.key(PROVIDER, "k1").key_id == "k1"
+    with pytest.raises(Unavailable):
+        ProviderKeys(fetch=fetch).key(PROVIDER, "k1")

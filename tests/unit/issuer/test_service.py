@@ -1,0 +1,143 @@
+"""The issuer's decision in process, with plain inputs: the tokens it signs verify with the
+bot's own verifier unchanged (both dialects), and what it refuses, it refuses for a reason."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.emulator.seed import SAMPLES
+from bot.issuer.identity import Identity
+from bot.issuer.integrations import Integration, IntegrationsConfig, Limits, Matcher
+from bot.issuer.keyring import KeyringHolder, rotate
+from bot.issuer.refusals import ContentRefusal, Refusal
+from bot.issuer.requests import TokenRequest, parse_request
+from bot.issuer.service import Issuer
+from bot.spec.benchmarks_offline import DirectoryBenchmarkSource
+from bot.spec.validate import validate_results_files
+from bot.spec.yamldump import dump_entries
+from bot.tokens.binding import MemoryJtiBinder
+from bot.tokens.issuers import IssuerPolicy, IssuerRegistry
+from bot.tokens.verify import verify_reports
+
+ISSUER = "https://tokens.example.org"
+MODEL = "alice/model"
+SHA_A, SHA_B = "a" * 40, "b" * 40
+ALICE = Identity(kind="hub", name="alice")
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.lines: list[dict[str, Any]] = []
+        self.refusals = 0
+
+    def write(self, **values: Any) -> None:
+        self.lines.append(values)
+
+    def write_all(self, decisions: Any) -> None:
+        self.lines.extend(dict(d) for d in decisions)
+
+    def check(self, subject: str, limits: Limits) -> None:
+        return None
+
+    def record_refusal(self, subject: str, limits: Limits) -> None:
+        self.refusals += 1
+
+    def check_spread(self, subject: str, models: Any, limits: Limits) -> None:
+        return None
+
+
+@pytest.fixture
+def setup(tmp_path: Path) -> tuple[Issuer, Recorder]:
+    rotate(tmp_path / "keys")
+    keyring = KeyringHolder(tmp_path / "keys")
+    keyring.load()
+    integration = Integration(
+        name="acme",
+        frameworks=("lighteval",),
+        matchers=(Matcher(hub_user="alice"),),
+        models=("alice/*",),
+    )
+    recorder = Recorder()
+    source = DirectoryBenchmarkSource(SAMPLES / "benchmarks")
+    issuer = Issuer(
+        ISSUER,
+        IntegrationsConfig((), (integration,)),
+        keyring,
+        recorder,
+        lambda: source,
+        recorder,
+        now=lambda: 1_790_000_000,
+    )
+    return issuer, recorder
+
+
+TARGET = {
+    "dataset": {"id": "emulator-samples/hle-mini", "task_id": "hle", "revision": SHA_A},
+    "model_revision": SHA_B,
+    "framework": {"name": "lighteval", "version": "0.9.2"},
+    "metrics": [
+        {"metric_id": "calibration_error", "value": 12},
+        {"metric_id": "accuracy", "value": 20.90},
+    ],
+    "notes": "2026-01-15",  # a string YAML 1.1 would read as a date: written quoted
+}
+LIVE = {
+    "dataset": {"id": "emulator-samples/gpqa-mini", "task_id": "diamond", "revision": SHA_A},
+    "model_revision": SHA_B,
+    "value": 43.1,
+}
+
+
+def test_tokens_verify_with_the_bot_verifier_in_both_dialects(
+    setup: tuple[Issuer, Recorder],
+) -> None:
+    issuer, recorder = setup
+    request = TokenRequest(MODEL, (TARGET, LIVE), framework="lighteval")
+    tokens = issuer.issue(ALICE, request, "req-1")
+    signed = [
+        {**TARGET, "verify_token": tokens[0].verify_token},
+        {**LIVE, "verifyToken": tokens[1].verify_token},
+    ]
+    (report,) = validate_results_files(
+        {".eval_results/x.yaml": dump_entries(signed).encode()},
+        DirectoryBenchmarkSource(SAMPLES / "benchmarks"),
+    )
+    ring = issuer.keyring.current()
+    policy = IssuerPolicy(
+        issuer=ISSUER,
+        frameworks=("lighteval",),
+        keys={ring.active: ring.signing_key.public_key()},
+    )
+    verify_reports(
+        [report],
+        model_repo=MODEL,
+        registry=IssuerRegistry([policy]),
+        binder=MemoryJtiBinder(),
+        reference_time=lambda file, entry: datetime.fromtimestamp(1_790_000_060, UTC),
+    )
+    assert [e.verification.status.value for e in report.entries] == ["verified", "verified"]
+    assert [line["decision"] for line in recorder.lines] == ["issued", "issued"]
+    assert {line["jti"] for line in recorder.lines} == {t.jti for t in tokens}
+
+
+def test_a_live_entry_without_a_framework_needs_one_named(setup: tuple[Issuer, Recorder]) -> None:
+    issuer, recorder = setup
+    with pytest.raises(ContentRefusal) as refusal:
+        issuer.issue(ALICE, TokenRequest(MODEL, (LIVE,)), "req-2")
+    assert refusal.value.reason == "framework-missing"
+    assert refusal.value.problems[0]["index"] == 0
+    assert recorder.refusals == 1
+    assert recorder.lines[-1]["reason"] == "framework-missing"
+
+
+def test_a_caller_cannot_bring_its_own_digest_or_token() -> None:
+    with pytest.raises(Refusal, match="request-malformed"):
+        parse_request(b'{"model_repo": "a/b", "entries": [{"verify_token": "x"}]}')
+    with pytest.raises(Refusal, match="request-malformed"):
+        parse_request(b'{"model_repo": "a/b", "entries": [{}], "digest": "sha256:00"}')
+    with pytest.raises(Refusal, match="request-not-json"):
+        parse_request(b'{"model_repo": "a/b", "entries": [{"value": NaN}]}')

@@ -1,0 +1,80 @@
+"""Who asked for a recheck, and who is a stranger: decided from the PR as read, no Hub call.
+
+A recheck is answered from the PR's discussion details (one read, which every run makes
+anyway), not from the webhook that triggered the run: rechecks are coalesced (the receiver
+queues at most one run at once and one a little later per PR, `bot.receiver.queue`), so one
+run answers every ask made before it read the PR. The footer names the latest recheck by a
+maintainer made after the head was pushed (`latest_recheck`), so every run at the same PR
+state renders the same comment, retries and reconciliation included.
+
+Commenters found to be no maintainer of the repo are remembered for `STRANGER_TTL_S`
+(`stranger_key`, keyed by the Hub's author id, the only name a comment webhook carries), so the
+receiver drops their next commands without queueing them or calling the Hub. Each record holds
+the digest of the allow-list it was decided under; the receiver drops a command only while it
+equals the digest the workers last wrote (`MAINTAINERS_DIGEST_KEY`), so adding a user to the
+allow-list takes effect with the first run of a worker that has the new list.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Collection
+
+import redis
+
+from bot.hub.names import same_hub_name
+from bot.hub.pulls import PrComment, PullRequest
+from bot.receiver.events import parse_command
+from bot.receiver.queue import MAINTAINERS_DIGEST_KEY, STRANGER_TTL_S, stranger_key
+
+
+def latest_recheck(
+    pr: PullRequest, bot_name: str, maintainers: Collection[str]
+) -> PrComment | None:
+    """The latest visible `recheck` comment by a maintainer posted after the head commit."""
+    head = next((c for c in pr.commits if c.oid == pr.head_sha), None)
+    since = head.created_at if head is not None else None
+    for comment in reversed(pr.comments):
+        if comment.hidden or same_hub_name(comment.author, bot_name):
+            continue
+        if parse_command(comment.raw, bot_name) != "recheck":
+            continue
+        if since is not None and comment.created_at is not None and comment.created_at < since:
+            return None  # older asks were for an older head (the timeline is in order)
+        if comment.by_maintainer(pr.repo_id, maintainers):
+            return comment
+    return None
+
+
+def strangers(pr: PullRequest, bot_name: str, maintainers: Collection[str]) -> set[str]:
+    """Author ids of the PR's commenters who may not command the bot on this repo."""
+    return {
+        comment.author_id
+        for comment in pr.comments
+        if comment.author_id
+        and comment.author not in (bot_name, "deleted")
+        and not comment.by_maintainer(pr.repo_id, maintainers)
+    }
+
+
+def maintainers_digest(maintainers: Collection[str]) -> str:
+    """A short digest of the allow-list (names compare case-insensitively)."""
+    canonical = "\n".join(sorted({name.lower() for name in maintainers}))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+
+
+def remember_strangers(
+    client: redis.Redis, repo_id: str, author_ids: Collection[str], digest: str
+) -> None:
+    """Record `author_ids` as strangers of `repo_id` (one round trip; best effort: a failure
+    only means their next command is decided by a worker again)."""
+    if not author_ids:
+        return
+    pipe = client.pipeline(transaction=False)
+    pipe.set(MAINTAINERS_DIGEST_KEY, digest)
+    for author_id in sorted(author_ids):
+        pipe.set(stranger_key(repo_id, author_id), digest, ex=STRANGER_TTL_S)
+    try:
+        pipe.execute()
+    except redis.RedisError:
+        return
