@@ -53,7 +53,9 @@ BUILD = pins(LOCKS / "build.txt")
 
 def declared(group: str) -> list[Requirement]:
     project = PYPROJECT["project"]
-    texts = project["dependencies"] if group == "runtime" else project["optional-dependencies"][group]
+    if group == "runtime":
+        return [Requirement(text) for text in project["dependencies"]]
+    texts = project["optional-dependencies"][group]
     return [Requirement(text) for text in texts]
 
 
