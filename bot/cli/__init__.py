@@ -21,6 +21,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "bot.cli.gate",
     "bot.cli.collections",
     "bot.cli.convert",
+    "bot.cli.frameworks",
     "bot.cli.keys",
     "bot.cli.token",
     "bot.cli.serve",

@@ -307,8 +307,9 @@ CATALOGUE: dict[str, Message] = {
     ),
     "BENCH-FRAMEWORK-UNKNOWN": Message(
         W,
-        "evaluation_framework {value} is not in the Hub's list of frameworks",
-        "check the spelling{suggestion}",
+        "evaluation_framework {value} is not in the bot's copy of the Hub's list"
+        " ({count} frameworks, refreshed {refreshed})",
+        "{advice}",
     ),
     # Every Eval Ever records (`bot.spec.eee`), validated against the schema they declare.
     "EEE-JSON": Message(E, "not valid JSON: {problem}", "{hint}"),
