@@ -126,8 +126,15 @@ CATALOGUE: dict[str, Message] = {
     ),
     "FILE-PATH": Message(
         W,
-        "results files live directly in `.eval_results/` and end in `.yaml`; got `{path}`",
-        "move the file to `.eval_results/{suggestion}`",
+        "{problem}; got `{path}`",
+        "{fix} `.eval_results/{suggestion}`",
+    ),
+    "FILE-IS-BENCHMARK": Message(
+        E,
+        "this is a benchmark definition (it has `tasks`), not a results file: the Hub reads a"
+        " benchmark only from `eval.yaml` at the root of its dataset repo",
+        "name it `eval.yaml` at the dataset repo's root (`evalbot validate path/to/eval.yaml`"
+        " checks it); results files are YAML lists in a model repo's `.eval_results/`",
     ),
     "FILE-NAME": Message(
         W,
