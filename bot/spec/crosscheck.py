@@ -212,7 +212,11 @@ class RepoChecks:
             self.seen[key] = (path, entry.index)
             return None
         return where.diagnostic(
-            "ENTRY-DUPLICATE", ("dataset",), other_index=first[1], other_path=first[0]
+            "ENTRY-DUPLICATE",
+            ("dataset",),
+            other_number=first[1] + 1,  # counted from 1 like every entry shown to a person
+            other_index=first[1],
+            other_path=first[0],
         )
 
 

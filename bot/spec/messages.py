@@ -273,7 +273,8 @@ CATALOGUE: dict[str, Message] = {
     ),
     "ENTRY-DUPLICATE": Message(
         E,
-        "same benchmark, task and notes as entry {other_index} of `{other_path}`",
+        "same benchmark, task and notes as entry {other_number} (`[{other_index}]`) of"
+        " `{other_path}`",
         "keep one of them, or tell the setups apart with `notes` (e.g. `notes: With tools`)",
     ),
     # --- a benchmark's eval.yaml -------------------------------------------------------------

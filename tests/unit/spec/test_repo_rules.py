@@ -90,7 +90,7 @@ def test_duplicates_within_a_file_mark_the_later(store: DirectoryBenchmarkSource
     assert diagnostic.code == "ENTRY-DUPLICATE"
     assert (
         diagnostic.message
-        == "same benchmark, task and notes as entry 0 of `.eval_results/gpqa.yaml`"
+        == "same benchmark, task and notes as entry 1 (`[0]`) of `.eval_results/gpqa.yaml`"
     )
 
 
