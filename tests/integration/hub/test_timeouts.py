@@ -104,27 +104,30 @@ def test_every_hub_call_fails_as_transient_on_a_hub_that_never_answers(
         CALLS[name](HfHubClient(api))
 
 
-def test_validate_gives_up_on_a_hub_that_never_answers(silent_hub: str, tmp_path: Path) -> None:
-    """The pre-commit hook's own process, with `EVALBOT_HUB_TIMEOUT` from its environment."""
-    repo = tmp_path / "model"
-    (repo / ".eval_results").mkdir(parents=True)
-    (repo / ".eval_results" / "gpqa.yaml").write_text(
-        "- dataset:\n    id: org/bench\n    task_id: diamond\n  value: 0.42\n"
-    )
-    env = {
-        **os.environ,
-        "HF_ENDPOINT": silent_hub,
-        "HF_HUB_DISABLE_TELEMETRY": "1",
-        "EVALBOT_HUB_TIMEOUT": str(TIMEOUT_S),
-    }
-    done = subprocess.run(
+def validate_in_a_process(repo: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """`python -m bot validate REPO` as the pre-commit hook runs it, with `env` added."""
+    return subprocess.run(
         [sys.executable, "-m", "bot", "validate", str(repo)],
-        env=env,
+        env={**os.environ, **env},
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,
         timeout=25,
         check=False,
+    )
+
+
+def test_validate_gives_up_on_a_hub_that_never_answers(silent_hub: str, tmp_path: Path) -> None:
+    """The pre-commit hook's own process, with `EVALBOT_HUB_TIMEOUT` from its environment."""
+    (tmp_path / ".eval_results").mkdir()
+    (tmp_path / ".eval_results" / "gpqa.yaml").write_text(
+        "- dataset:\n    id: org/bench\n    task_id: diamond\n  value: 0.42\n"
+    )
+    done = validate_in_a_process(
+        tmp_path,
+        HF_ENDPOINT=silent_hub,
+        HF_HUB_DISABLE_TELEMETRY="1",
+        EVALBOT_HUB_TIMEOUT=str(TIMEOUT_S),
     )
     assert done.returncode == 2, done.stdout + done.stderr
     assert "did not answer" in done.stderr
@@ -133,15 +136,6 @@ def test_validate_gives_up_on_a_hub_that_never_answers(silent_hub: str, tmp_path
 def test_validate_refuses_a_malformed_hub_timeout(tmp_path: Path) -> None:
     (tmp_path / ".eval_results").mkdir()
     (tmp_path / ".eval_results" / "a.yaml").write_text("- value: 1\n")
-    env = {**os.environ, "EVALBOT_HUB_TIMEOUT": "soon", "HF_HUB_OFFLINE": "1"}
-    done = subprocess.run(
-        [sys.executable, "-m", "bot", "validate", str(tmp_path)],
-        env=env,
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=25,
-        check=False,
-    )
+    done = validate_in_a_process(tmp_path, EVALBOT_HUB_TIMEOUT="soon", HF_HUB_OFFLINE="1")
     assert done.returncode == 2
     assert "EVALBOT_HUB_TIMEOUT must be a number" in done.stderr
