@@ -134,7 +134,7 @@ def render_text(reports: Sequence[FileReport], *, strict: bool, colour: bool) ->
             status = _plural(file_errors, "error") + ", " + _plural(file_warnings, "warning")
             status = paint(status, _RED if file_errors else _YELLOW)
         out.append(f"{paint(report.path, _BOLD)}: {status}")
-        out.extend(_diagnostic_lines(report.diagnostics, None, paint))
+        out.extend(_diagnostic_lines(report.diagnostics, paint))
         for entry in report.entries:
             name = " / ".join(
                 part for part in (entry.entry.dataset_id, entry.entry.task_id) if part
@@ -147,7 +147,9 @@ def render_text(reports: Sequence[FileReport], *, strict: bool, colour: bool) ->
                 f"  entry {entry.entry.index + 1} (line {entry.entry.line}) {name}: {verdict}{tail}"
             )
             out.extend(
-                _diagnostic_lines(entry.diagnostics, entry.entry.index, paint, indent="    ")
+                _diagnostic_lines(
+                    entry.diagnostics, paint, indent="    ", entry_index=entry.entry.index
+                )
             )
     errors, warnings = counts(reports)
     summary = messages.SUMMARY.format(
@@ -166,7 +168,11 @@ def render_text(reports: Sequence[FileReport], *, strict: bool, colour: bool) ->
 
 
 def _diagnostic_lines(
-    diagnostics: Sequence[Diagnostic], entry_index: int | None, paint: Any, indent: str = "  "
+    diagnostics: Sequence[Diagnostic],
+    paint: Any,
+    indent: str = "  ",
+    *,
+    entry_index: int | None = None,
 ) -> Iterator[str]:
     """One line per finding: place, severity, code, the field (in the Hub's notation, so it
     matches the Hub's own push-time errors) and the message; the hint below."""

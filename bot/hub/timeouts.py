@@ -17,6 +17,7 @@ would turn one bounded request into minutes; the worker has its own retry policy
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import httpx2
@@ -24,7 +25,7 @@ from huggingface_hub import set_client_factory
 from huggingface_hub.utils._http import default_client_factory
 
 from bot.hub.errors import HubTransientError
-from bot.settings import DEFAULT_HUB_TIMEOUT_S
+from bot.settings import DEFAULT_HUB_TIMEOUT_S, hub_timeout_from_env
 
 #: A connection that takes this long is not going to be made.
 MAX_CONNECT_TIMEOUT_S = 10.0
@@ -65,6 +66,13 @@ def bounded_client(timeout_s: float) -> BoundedClient:
         follow_redirects=follow_redirects,
         timeout=httpx2.Timeout(timeout_s, connect=min(timeout_s, MAX_CONNECT_TIMEOUT_S)),
     )
+
+
+def use_hub_timeout_from_env(environ: Mapping[str, str]) -> None:
+    """`use_hub_timeout` with `EVALBOT_HUB_TIMEOUT` from `environ`: for the commands that talk
+    to the Hub without the bot's other settings (`evalbot validate`, `evalbot gate`). Raises
+    `SettingsError` for a malformed value."""
+    use_hub_timeout(hub_timeout_from_env(environ))
 
 
 def use_hub_timeout(timeout_s: float = DEFAULT_HUB_TIMEOUT_S) -> None:

@@ -24,6 +24,7 @@ from huggingface_hub.utils._http import default_client_factory
 
 from bot.hub.client import HfHubClient
 from bot.hub.errors import HubTransientError
+from bot.hub.identity import whoami
 from bot.hub.timeouts import use_hub_timeout
 from tests.support.processes import REPO_ROOT
 
@@ -90,7 +91,15 @@ CALLS: dict[str, Callable[[HfHubClient], object]] = {
     "edit_comment": lambda bot: bot.edit_comment(MODEL, 1, "c0ffee", "report"),
     # the fallbacks of pull_request: model_info (timeout=None) and list_repo_tree (paginate)
     "ref_sha": lambda bot: bot._ref_sha(MODEL, "refs/pr/1"),
-    "results_tree": lambda bot: bot._results_tree(MODEL, SHA),
+    "results_tree": lambda bot: bot.results_tree(MODEL, SHA),
+    # a benchmark's eval.yaml PR, its comment, and the leaderboard (get_dataset_leaderboard)
+    "dataset_pull_request": lambda bot: bot.dataset_pull_request("org/bench", 1),
+    "post_comment_on_dataset": lambda bot: bot.post_comment(
+        "org/bench", 1, "report", repo_type="dataset"
+    ),
+    "leaderboard": lambda bot: bot.leaderboard("org/bench"),
+    # who a token belongs to (bot.hub.identity)
+    "whoami": lambda bot: whoami(bot._api, "hf_someone"),
     # open_pull_requests' second call, reached only once PRs are listed
     "list_repo_refs": lambda bot: bot._api.list_repo_refs(MODEL, include_pull_requests=True),
 }
