@@ -128,6 +128,11 @@ class OidcVerifier:
         if not isinstance(kid, str) or not kid:
             raise Unauthenticated("kid-missing")
         key = self.keys.key(provider, kid)
+        if key.algorithm_name != algorithm:
+            # Each key verifies with its one algorithm (RFC 8725 §3.1): its JWK's `alg`, else
+            # its type's (RSA: RS256, EC: by curve); a header naming another is refused here,
+            # before PyJWT would choke (TypeError) on a key of the wrong type.
+            raise Unauthenticated("alg-key-mismatch")
         claims = self._decode(token, key, provider, str(algorithm))
         jti, expires = claims.get("jti"), claims.get("exp")
         if not isinstance(jti, str) or not jti or not isinstance(expires, int):
