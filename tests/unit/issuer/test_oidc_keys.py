@@ -111,3 +111,22 @@ def test_a_header_alg_that_is_not_the_keys_own_is_refused_not_a_crash() -> None:
         with pytest.raises(Refusal) as refusal:
             verifier.verify(forged)
         assert (refusal.value.reason, refusal.value.status) == ("alg-key-mismatch", 401)
+
+
+def test_a_provider_that_is_down_is_asked_at_most_once_per_interval(
+    jwk: dict[str, object],
+) -> None:
+    """Forged tokens naming an unreachable provider's `iss` do not each cost a fetch (each
+    attempt held every verification behind a lock for up to the fetch timeout)."""
+    fetch = Fetcher(jwk)
+    fetch.down = True
+    clock = [0.0]
+    keys = ProviderKeys(fetch=fetch, clock=lambda: clock[0])
+    for _ in range(5):
+        with pytest.raises(Unavailable):
+            keys.key(PROVIDER, "k1")
+    assert len(fetch.calls) == 1
+    clock[0] += 61
+    fetch.down = False
+    assert keys.key(PROVIDER, "k1").key_id == "k1"
+    assert len(fetch.calls) == 3
