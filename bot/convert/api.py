@@ -71,7 +71,12 @@ def read_runs(
         raise registry.ConvertError(
             f"{filename}: {len(content)} bytes, over the {MAX_INPUT_BYTES}-byte cap"
         )
-    data = parse_output(content)
+    try:
+        data = parse_output(content)
+    except RecursionError as error:
+        raise registry.ConvertError(
+            f"{filename}: JSON nested too deeply to read; is it a framework's output?"
+        ) from error
     chosen = (
         registry.get(framework)
         if framework is not None
