@@ -24,6 +24,8 @@ from bot.spec.benchmarks_offline import DirectoryBenchmarkSource
 from tests.unit.issuer.test_service import LIVE, TARGET, Recorder
 
 MODEL = "alice/model"
+#: The issuer's clock (tokens are then checked at a time of the caller's choosing).
+NOW = 1_790_000_000
 
 
 def _alice(token: str) -> Identity:
@@ -34,11 +36,10 @@ def _nobody(value: str) -> Identity:
     raise Unauthenticated("credentials-unrecognised")
 
 
-@pytest.fixture(scope="module")
-def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
-    keys: Path = tmp_path_factory.mktemp("issuer") / "keys"
-    rotate(keys)
-    keyring = KeyringHolder(keys)
+def build_issuer(directory: Path) -> Issuer:
+    """An issuer for alice's models over the sample benchmarks, its keyring in `directory`."""
+    rotate(directory / "keys")
+    keyring = KeyringHolder(directory / "keys")
     keyring.load()
     integration = Integration(
         name="acme",
@@ -48,14 +49,20 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     )
     recorder = Recorder()
     source = DirectoryBenchmarkSource(SAMPLES / "benchmarks")
-    issuer = Issuer(
+    return Issuer(
         "https://tokens.example.org",
         IntegrationsConfig((), (integration,)),
         keyring,
         recorder,
         lambda: source,
         recorder,
+        now=lambda: NOW,
     )
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    issuer = build_issuer(tmp_path_factory.mktemp("issuer"))
     app = create_app(
         issuer,
         Authenticators(oidc=_nobody, hub=_alice, client=_nobody),
