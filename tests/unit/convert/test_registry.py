@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.convert import registry
-from bot.convert.api import entries_from, read_runs
+from bot.convert.api import MAX_INPUT_BYTES, entries_from, read_input, read_runs
 from bot.convert.mapping import parse_mappings
 from bot.spec.benchmarks_offline import DirectoryBenchmarkSource
 from tests.conftest import REPO_ROOT
@@ -107,3 +107,11 @@ def test_json_nested_beyond_what_python_reads_is_a_convert_error_naming_the_file
         zipped.writestr("header.json", deep)
     with pytest.raises(registry.ConvertError, match=r"run\.eval: header\.json is not JSON"):
         read_runs(archive.getvalue(), "run.eval")
+
+
+def test_an_input_over_the_cap_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    huge = tmp_path / "results.json"
+    with huge.open("wb") as handle:  # sparse: nothing is written
+        handle.truncate(MAX_INPUT_BYTES + 1)
+    with pytest.raises(registry.ConvertError, match=r"results\.json: \d+ bytes, over the"):
+        read_input(huge)
