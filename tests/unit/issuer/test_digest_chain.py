@@ -6,7 +6,6 @@ something other than what the PR holds."""
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -21,44 +20,29 @@ from bot.spec.benchmarks_offline import DirectoryBenchmarkSource
 from bot.spec.validate import validate_results_files
 from bot.submit.api import _token_key
 from bot.submit.merge import merge_results
-from bot.tokens.binding import MemoryJtiBinder
-from bot.tokens.issuers import IssuerPolicy, IssuerRegistry
-from bot.tokens.verify import verify_reports
-from tests.unit.issuer.test_app_hostile import NOW, build_issuer
-from tests.unit.issuer.test_service import ALICE, MODEL, TARGET
+from tests.unit.issuer.test_app_hostile import ijson_text, ijson_values
+from tests.unit.issuer.test_service import ALICE, MODEL, TARGET, build_issuer, verify_with_the_bot
 
 MAIN = (
     "# kept by hand\n- dataset: {id: emulator-samples/hle-mini, task_id: hle}\n"
     '  value: 1\n  notes: "on main \\u0000"\n'
 )
 
-_text = st.text(max_size=30)
-_scalars = (
-    st.none()
-    | st.booleans()
-    | st.integers(min_value=-(2**53) + 1, max_value=2**53 - 1)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | _text
-)
-_values = st.recursive(
-    _scalars,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_text, inner, max_size=3),
-    max_leaves=12,
-)
-
 
 @pytest.fixture(scope="module")
 def issuer(tmp_path_factory: pytest.TempPathFactory) -> Issuer:
-    return build_issuer(tmp_path_factory.mktemp("chain"))
+    return build_issuer(tmp_path_factory.mktemp("chain"))[0]
 
 
 @settings(
     max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
-    notes=_text,
-    details=_values,
-    extra=st.dictionaries(_text.filter(lambda key: key not in TARGET), _values, max_size=2),
+    notes=ijson_text,
+    details=ijson_values,
+    extra=st.dictionaries(
+        ijson_text.filter(lambda key: key not in TARGET), ijson_values, max_size=2
+    ),
     value=st.floats(min_value=0, max_value=100),
 )
 def test_what_is_signed_is_what_submit_writes(
@@ -82,19 +66,7 @@ def test_what_is_signed_is_what_submit_writes(
         {".eval_results/hle-mini.yaml": written.encode()},
         DirectoryBenchmarkSource(SAMPLES / "benchmarks"),
     )
-    ring = issuer.keyring.current()
-    policy = IssuerPolicy(
-        issuer=issuer.issuer_url,
-        frameworks=("lighteval",),
-        keys={ring.active: ring.signing_key.public_key()},
-    )
-    verify_reports(
-        [report],
-        model_repo=MODEL,
-        registry=IssuerRegistry([policy]),
-        binder=MemoryJtiBinder(),
-        reference_time=lambda file, entry: datetime.fromtimestamp(NOW + 60, UTC),
-    )
+    verify_with_the_bot(issuer, report)
     signed = report.entries[-1]
     assert signed.verification is not None
     assert signed.verification.status.value == "verified", signed.verification
