@@ -22,13 +22,21 @@ RUN apt-get update \
 RUN useradd --create-home --uid 1000 --shell /usr/sbin/nologin evalbot
 
 WORKDIR /app
+# Runtime dependencies only (no [dev] extras), exactly the lock with its hashes, in a layer
+# of their own that a code change does not rebuild; the build backend from its own lock, so
+# the build without isolation below downloads nothing (docs/operating.md, "Dependencies").
+COPY requirements/runtime.txt requirements/build.txt ./requirements/
+RUN pip install --require-hashes -r requirements/build.txt \
+    && pip install --require-hashes -r requirements/runtime.txt \
+    && rm -rf requirements
 COPY pyproject.toml README.md ./
 COPY bot ./bot
 COPY workers ./workers
-# Runtime dependencies only (no [dev] extras). The source tree goes once installed: with
-# WORKDIR /app, `python -m bot...` would otherwise import /app/bot instead of the installed
-# package that the `evalbot` script runs, two copies of the code in one image.
-RUN pip install . && rm -rf build ./*.egg-info bot workers pyproject.toml README.md
+# The source tree goes once installed: with WORKDIR /app, `python -m bot...` would otherwise
+# import /app/bot instead of the installed package that the `evalbot` script runs, two copies
+# of the code in one image.
+RUN pip install --no-deps --no-build-isolation . \
+    && rm -rf build ./*.egg-info bot workers pyproject.toml README.md
 
 COPY config ./config
 COPY deploy/space/entrypoint.sh /usr/local/bin/evalbot-entrypoint

@@ -3,14 +3,39 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The locks (docs/operating.md, "Dependencies"): every distribution pinned with its hashes.
+LOCKS := requirements/dev.txt requirements/runtime.txt requirements/build.txt
+# The tool that writes the locks; pinned so a refresh is the same everywhere.
+UV_VERSION := 0.13.9
+UV_COMPILE := $(VENV)/uv/bin/uv pip compile --quiet --generate-hashes --universal \
+	--python-version 3.11 --custom-compile-command "make lock"
 
-.PHONY: demo test lint typecheck unit integration bench image clean
+.PHONY: demo test lint typecheck unit integration bench image clean lock lock-upgrade
 
-$(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+# Exactly the lock, into a venv made anew: the build backend first (the project is built
+# without isolation, so the build downloads nothing unpinned), then every dependency with its
+# hash, then the project itself without resolving anything.
+$(STAMP): pyproject.toml $(LOCKS)
+	$(PYTHON) -m venv --clear $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check --require-hashes -r requirements/build.txt
+	$(BIN)/pip install --quiet --disable-pip-version-check --require-hashes -r requirements/dev.txt
+	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $(STAMP)
+
+# Rewrite the three locks from pyproject.toml and requirements/build.in: dev first, runtime
+# and build constrained to the same versions. `make lock` keeps every pin that still fits (run
+# it after editing a requirement); `make lock-upgrade` moves everything to the newest allowed.
+lock: $(VENV)/uv/bin/uv
+	$(UV_COMPILE) $(LOCK_FLAGS) pyproject.toml --extra dev -o requirements/dev.txt
+	$(UV_COMPILE) $(LOCK_FLAGS) pyproject.toml -c requirements/dev.txt -o requirements/runtime.txt
+	$(UV_COMPILE) $(LOCK_FLAGS) requirements/build.in -c requirements/dev.txt -o requirements/build.txt
+
+lock-upgrade: LOCK_FLAGS := --upgrade
+lock-upgrade: lock
+
+$(VENV)/uv/bin/uv:
+	$(PYTHON) -m venv $(VENV)/uv
+	$(VENV)/uv/bin/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
 
 demo: $(STAMP)
 	$(BIN)/python -m bot.demo

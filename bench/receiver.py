@@ -38,6 +38,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 
 from bench.timing import percentile  # noqa: E402
+from bot.devstack.redis import redis_server_binary  # noqa: E402
 
 SECRET = "bench-webhook-secret"
 BODY = (REPO_ROOT / "tests/samples/webhooks/pr_push.repo_content_update.json").read_bytes()
@@ -70,7 +71,7 @@ def redis_server() -> Iterator[str]:
     with tempfile.TemporaryDirectory() as directory:
         process = subprocess.Popen(
             [
-                *("redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", ""),
+                *(redis_server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--save", ""),
                 *("--appendonly", "yes", "--appendfsync", "everysec", "--dir", directory),
             ],
             stdout=subprocess.DEVNULL,

@@ -18,6 +18,9 @@ from urllib.parse import urlsplit
 
 DEFAULT_HF_ENDPOINT = "https://huggingface.co"
 MIB = 1024 * 1024
+#: `EVALBOT_HUB_TIMEOUT`: seconds a Hub request may wait to connect, or between two reads
+#: (bot.hub.timeouts).
+DEFAULT_HUB_TIMEOUT_S = 30.0
 
 
 class SettingsError(ValueError):
@@ -135,7 +138,7 @@ class Settings:
             log_level=(reader.optional("EVALBOT_LOG_LEVEL") or "INFO").upper(),
             reconcile_interval_s=reader.integer("EVALBOT_RECONCILE_INTERVAL", 300, minimum=0),
             jwks_refetch_interval_s=reader.integer("EVALBOT_JWKS_REFETCH_INTERVAL", 60, minimum=1),
-            hub_timeout_s=reader.number("EVALBOT_HUB_TIMEOUT", 30.0, minimum=0.1),
+            hub_timeout_s=reader.number("EVALBOT_HUB_TIMEOUT", DEFAULT_HUB_TIMEOUT_S, minimum=0.1),
             hub_throttle_budget_s=reader.integer(
                 "EVALBOT_HUB_THROTTLE_BUDGET", 6 * 3600, minimum=60
             ),
@@ -151,6 +154,15 @@ class Settings:
         if self.webhook_secret_previous is None:
             return (self.webhook_secret,)
         return (self.webhook_secret, self.webhook_secret_previous)
+
+
+def hub_timeout_from_env(environ: Mapping[str, str]) -> float:
+    """`EVALBOT_HUB_TIMEOUT` alone, checked as `Settings` checks it: for `evalbot validate`,
+    which talks to the Hub but needs none of the bot's other settings."""
+    reader = _Reader(environ)
+    timeout_s = reader.number("EVALBOT_HUB_TIMEOUT", DEFAULT_HUB_TIMEOUT_S, minimum=0.1)
+    reader.raise_if_any()
+    return timeout_s
 
 
 def _maybe_secret(value: str | None) -> Secret | None:

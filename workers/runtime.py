@@ -18,9 +18,10 @@ from huggingface_hub import HfApi
 
 from bot.configfiles import ConfigError, read_config
 from bot.hub.benchmarks import BenchmarkCache
-from bot.hub.client import HfHubClient, HubClient, use_hub_timeout
+from bot.hub.client import HfHubClient, HubClient
 from bot.hub.identity import HubIdentity
 from bot.hub.standing import DatasetPrClient, ResultsReader
+from bot.hub.timeouts import use_hub_timeout
 from bot.settings import Settings
 from bot.spec.policy import DEFAULT_POLICY, Policy, PolicyError, policy_from_yaml
 from bot.tokens.binding import JtiBinder, RedisJtiBinder

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -21,6 +22,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "bot.cli.gate",
     "bot.cli.collections",
     "bot.cli.convert",
+    "bot.cli.frameworks",
     "bot.cli.keys",
     "bot.cli.token",
     "bot.cli.serve",
@@ -55,7 +57,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if run is None:
         parser.print_help(sys.stderr)
         return 2
-    status: int = run(args)
+    try:
+        status: int = run(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (`evalbot validate | head`). Python would print a traceback, then
+        # fail again flushing stdout at exit; what the reader did not take is an I/O error (2).
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 2
     return status
 
 

@@ -128,7 +128,7 @@ def _convert(
     path: str, args: argparse.Namespace, table: MappingTable, source: BenchmarkSource
 ) -> Conversion:
     from bot.cli.validate import _policy
-    from bot.convert.api import entries_from
+    from bot.convert.api import entries_from, read_input
 
     source_info = None
     if args.source_url:
@@ -136,7 +136,7 @@ def _convert(
         if args.source_name:
             source_info["name"] = args.source_name
     try:
-        content = Path(path).read_bytes()
+        content = read_input(Path(path))
     except OSError as error:
         raise _Usage(f"evalbot convert: {path}: {error.strerror}") from error
     return entries_from(

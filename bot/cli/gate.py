@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -90,11 +91,16 @@ def read_layers(args: argparse.Namespace, source: BenchmarkSource) -> list[Resul
         raise Refused(texts.NOT_A_TARGET.format(target=args.target))
     from huggingface_hub import HfApi
 
-    from bot.hub.client import HfHubClient, use_hub_timeout
+    from bot.hub.client import HfHubClient
     from bot.hub.errors import HubError
     from bot.hub.standing import read_repo_results
+    from bot.hub.timeouts import use_hub_timeout_from_env
+    from bot.settings import SettingsError
 
-    use_hub_timeout()
+    try:
+        use_hub_timeout_from_env(os.environ)
+    except SettingsError as error:
+        raise Refused(str(error)) from error
     try:
         repo = read_repo_results(
             HfHubClient(HfApi()),

@@ -277,10 +277,15 @@ def _benchmark_source(benchmarks_dir: str | None) -> BenchmarkSource:
     from huggingface_hub import HfApi
 
     from bot.hub.benchmarks import BenchmarkCache, HubBenchmarkSource
-    from bot.hub.client import HfHubClient, use_hub_timeout
+    from bot.hub.client import HfHubClient
+    from bot.hub.timeouts import use_hub_timeout_from_env
+    from bot.settings import SettingsError
     from bot.spec.benchmark import benchmark_from_eval_yaml
 
-    use_hub_timeout()  # a pre-commit hook must not hang on an unanswering Hub
+    try:
+        use_hub_timeout_from_env(os.environ)  # a pre-commit hook must not hang on a silent Hub
+    except SettingsError as error:
+        raise UsageError(str(error)) from error
     return HubBenchmarkSource(
         HfHubClient(HfApi()),
         lambda repo_id, sha, content: benchmark_from_eval_yaml(repo_id, content, sha),

@@ -71,7 +71,9 @@ def _entry_json(report: EntryReport) -> dict[str, Any]:
         "ok": report.ok,
         "badges": [badge.value for badge in badges_for(report)],
         "verification": report.verification.to_json(),
-        "diagnostics": [diagnostic.to_json() for diagnostic in report.diagnostics],
+        "diagnostics": [
+            diagnostic.to_json(report.entry.index) for diagnostic in report.diagnostics
+        ],
     }
 
 
@@ -79,7 +81,7 @@ def render_github(reports: Sequence[FileReport]) -> str:
     """GitHub Actions workflow commands, one per diagnostic (`::error file=…,line=…::…`)."""
     lines: list[str] = []
     for report in reports:
-        for diagnostic in _diagnostics_of(report):
+        for diagnostic, index in _diagnostics_of(report):
             level = "error" if diagnostic.is_error else "warning"
             properties = [f"file={_escape_property(report.path)}"]
             if diagnostic.line is not None:
@@ -88,16 +90,22 @@ def render_github(reports: Sequence[FileReport]) -> str:
                 properties.append(f"col={diagnostic.column}")
             properties.append(f"title={_escape_property(diagnostic.code)}")
             text = diagnostic.message
+            place = diagnostic.hub_path(index)
+            if place is not None:
+                text = f"{place}: {text}"
             if diagnostic.hint:
                 text += f" ({messages.HINT}: {diagnostic.hint})"
             lines.append(f"::{level} {','.join(properties)}::{_escape_data(text)}")
     return "\n".join(lines)
 
 
-def _diagnostics_of(report: FileReport) -> Iterator[Diagnostic]:
-    yield from report.diagnostics
+def _diagnostics_of(report: FileReport) -> Iterator[tuple[Diagnostic, int | None]]:
+    """Each finding with its entry's index (None: the file's)."""
+    for diagnostic in report.diagnostics:
+        yield diagnostic, None
     for entry in report.entries:
-        yield from entry.diagnostics
+        for diagnostic in entry.diagnostics:
+            yield diagnostic, entry.entry.index
 
 
 def _escape_data(text: str) -> str:
@@ -134,10 +142,15 @@ def render_text(reports: Sequence[FileReport], *, strict: bool, colour: bool) ->
             badges = ", ".join(badge.value for badge in badges_for(entry))
             verdict = paint("ok", _GREEN) if entry.ok else paint("invalid", _RED)
             tail = f" [{badges}]" if badges else ""
+            # counted from 1, as in the PR comment; the Hub's paths count from 0 (`[0].value`)
             out.append(
-                f"  entry {entry.entry.index} (line {entry.entry.line}) {name}: {verdict}{tail}"
+                f"  entry {entry.entry.index + 1} (line {entry.entry.line}) {name}: {verdict}{tail}"
             )
-            out.extend(_diagnostic_lines(entry.diagnostics, paint, indent="    "))
+            out.extend(
+                _diagnostic_lines(
+                    entry.diagnostics, paint, indent="    ", entry_index=entry.entry.index
+                )
+            )
     errors, warnings = counts(reports)
     summary = messages.SUMMARY.format(
         files=len(reports),
@@ -155,8 +168,14 @@ def render_text(reports: Sequence[FileReport], *, strict: bool, colour: bool) ->
 
 
 def _diagnostic_lines(
-    diagnostics: Sequence[Diagnostic], paint: Any, indent: str = "  "
+    diagnostics: Sequence[Diagnostic],
+    paint: Any,
+    indent: str = "  ",
+    *,
+    entry_index: int | None = None,
 ) -> Iterator[str]:
+    """One line per finding: place, severity, code, the field (in the Hub's notation, so it
+    matches the Hub's own push-time errors) and the message; the hint below."""
     for diagnostic in diagnostics:
         where = ""
         if diagnostic.line is not None:
@@ -167,9 +186,11 @@ def _diagnostic_lines(
             )
         severity = diagnostic.severity.value
         style = _RED if diagnostic.severity is Severity.ERROR else _YELLOW
+        place = diagnostic.hub_path(entry_index)
+        field = f"{paint(place, _BOLD)}: " if place is not None else ""
         yield (
             f"{indent}{where:>7}  {paint(f'{severity:<7}', style)} "
-            f"{paint(diagnostic.code, _DIM)}  {diagnostic.message}"
+            f"{paint(diagnostic.code, _DIM)}  {field}{diagnostic.message}"
         )
         if diagnostic.hint:
             yield f"{indent}{'':>7}  {paint(messages.HINT + ':', _DIM)} {diagnostic.hint}"

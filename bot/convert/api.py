@@ -63,6 +63,15 @@ def parse_output(content: bytes) -> Any:
         return None
 
 
+def read_input(path: Path) -> bytes:
+    """A framework output's bytes, its size checked before it is read (a stray 10 GB file
+    is refused, not loaded); OSError when it cannot be read."""
+    size = path.stat().st_size
+    if size > MAX_INPUT_BYTES:
+        raise registry.ConvertError(f"{path}: {size} bytes, over the {MAX_INPUT_BYTES}-byte cap")
+    return path.read_bytes()
+
+
 def read_runs(
     content: bytes, filename: str, framework: str | None = None
 ) -> tuple[registry.Adapter, list[Run]]:
@@ -71,7 +80,12 @@ def read_runs(
         raise registry.ConvertError(
             f"{filename}: {len(content)} bytes, over the {MAX_INPUT_BYTES}-byte cap"
         )
-    data = parse_output(content)
+    try:
+        data = parse_output(content)
+    except RecursionError as error:
+        raise registry.ConvertError(
+            f"{filename}: JSON nested too deeply to read; is it a framework's output?"
+        ) from error
     chosen = (
         registry.get(framework)
         if framework is not None
@@ -101,7 +115,7 @@ def entries_from(
         content, shown = source, filename or "<bytes>"
     else:
         path = Path(source)
-        content, shown = path.read_bytes(), filename or str(source)
+        content, shown = read_input(path), filename or str(source)
     adapter, runs = read_runs(content, shown, framework)
     entries, unmapped, problems = build_entries(adapter.name, runs, mappings, source=source_info)
     named = {(score.task, score.metric) for run in runs for score in run.scores}

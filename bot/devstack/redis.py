@@ -73,7 +73,12 @@ class RedisServer:
         )
         client = self.client()
         try:
-            wait_until(client.ping, timeout=10, what=f"redis-server on port {self.port}")
+            wait_until(
+                client.ping,
+                timeout=10,
+                what=f"redis-server on port {self.port}",
+                process=self.process,
+            )
         finally:
             client.close()
         return self

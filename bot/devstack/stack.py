@@ -172,6 +172,8 @@ class LocalStack:
             lambda: httpx.get(f"{self.receiver_url}/readyz", timeout=1).status_code == 200,
             timeout=30,
             what="the receiver to answer /readyz",
+            process=self.receiver,
+            log=self.work_dir / "receiver.log",
         )
 
     def restart_receiver(self, receiver_env: Mapping[str, str] | None = None) -> None:

@@ -49,11 +49,9 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
-import httpx2
-from huggingface_hub import get_session, hf_hub_url, hf_raise_for_status, set_client_factory
+from huggingface_hub import get_session, hf_hub_url, hf_raise_for_status
 from huggingface_hub.errors import RemoteEntryNotFoundError
 from huggingface_hub.utils._headers import build_hf_headers
-from huggingface_hub.utils._http import default_client_factory
 
 from bot.hub.diff import Change, DiffFile
 from bot.hub.download import read_capped
@@ -193,29 +191,6 @@ def hub_errors() -> Iterator[None]:
         if mapped is None:
             raise
         raise mapped from exc
-
-
-#: Seconds a Hub request may wait to connect, or between two reads, before it fails as
-#: transient (`EVALBOT_HUB_TIMEOUT`). huggingface_hub's shared client has no timeout at all.
-DEFAULT_HUB_TIMEOUT_S = 30.0
-
-
-def use_hub_timeout(timeout_s: float = DEFAULT_HUB_TIMEOUT_S) -> None:
-    """Give huggingface_hub's shared HTTP client (every call of this module goes through it)
-    a timeout, for this process.
-
-    Its default client waits for ever: a Hub that accepts a connection and never answers
-    would hold a worker until the task's soft time limit (minutes), and its PR with it. With
-    a timeout the call fails as a transient error and the task retries with backoff. Set
-    through the library's own client factory, so a client it rebuilds keeps the timeout.
-    """
-
-    def factory() -> httpx2.Client:
-        client = default_client_factory()  # keeps the library's request hooks and redirects
-        client.timeout = httpx2.Timeout(timeout_s, connect=min(timeout_s, 10.0))
-        return client
-
-    set_client_factory(factory)
 
 
 class HfHubClient:

@@ -41,6 +41,10 @@ def _mapping(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def parse_whoami(payload: Any) -> HubIdentity:
     """The typed view of a `whoami-v2` answer; ValueError when it lacks a name."""
     if not isinstance(payload, dict) or not isinstance(payload.get("name"), str):
@@ -50,7 +54,7 @@ def parse_whoami(payload: Any) -> HubIdentity:
     role = token.get("role") if isinstance(token.get("role"), str) else None
     scopes: list[tuple[str, tuple[str, ...]]] = []
     fine = _mapping(token.get("fineGrained"))
-    for scoped in fine.get("scoped") or []:
+    for scoped in _list(fine.get("scoped")):
         entity = scoped.get("entity") if isinstance(scoped, dict) else None
         perms = scoped.get("permissions") if isinstance(scoped, dict) else None
         if isinstance(entity, dict) and isinstance(perms, list):
@@ -58,7 +62,7 @@ def parse_whoami(payload: Any) -> HubIdentity:
             scopes.append((key, tuple(p for p in perms if isinstance(p, str))))
     orgs = tuple(
         org["name"]
-        for org in payload.get("orgs") or []
+        for org in _list(payload.get("orgs"))
         if isinstance(org, dict) and isinstance(org.get("name"), str)
     )
     return HubIdentity(

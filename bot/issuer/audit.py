@@ -65,7 +65,11 @@ class AuditLog:
             if self._fd is None:
                 self.open()
             assert self._fd is not None
-            os.write(self._fd, data)
+            view = memoryview(data)
+            while view:
+                # A short write (a full disk) returns a count, not an error: finish the line,
+                # or let the error that follows refuse the request (no token without its line).
+                view = view[os.write(self._fd, view) :]
             os.fsync(self._fd)
 
 

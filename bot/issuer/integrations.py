@@ -24,6 +24,24 @@ ASYMMETRIC_ALGORITHMS = frozenset({"RS256", "RS384", "RS512", "PS256", "ES256", 
 DEFAULT_ALGORITHMS = ("RS256",)
 DEFAULT_HUB_SCOPES = ("repo.write",)
 _SHA256_HEX = re.compile(r"[0-9a-f]{64}")
+#: Claims that name whose workload it is (GitHub Actions, GitLab CI). A matcher must pin one:
+#: `environment: release` or `ref: refs/heads/main` alone is true of anyone's job.
+BINDING_CLAIMS = frozenset(
+    {
+        "sub",
+        "repository",
+        "repository_id",
+        "repository_owner",
+        "repository_owner_id",
+        "workflow_ref",
+        "job_workflow_ref",
+        "project_path",
+        "project_id",
+        "namespace_path",
+        "namespace_id",
+        "ci_config_ref_uri",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -194,6 +212,12 @@ def _matcher(path: Path, raw: Any, where: str, providers: Sequence[Provider]) ->
             or not all(isinstance(k, str) and isinstance(v, str) and v for k, v in claims.items())
         ):
             fields.fail("claims", "expected a non-empty mapping of claim names to strings")
+        if not BINDING_CLAIMS & set(claims):
+            fields.fail(
+                "claims",
+                f"pins no claim naming the workload's owner, so any {provider} job could match; "
+                f"add one of {sorted(BINDING_CLAIMS)} (e.g. `repository` and `workflow_ref`)",
+            )
         return Matcher(provider=provider, claims=dict(claims))
     if "hub_user" in fields.raw:
         scopes = fields.strings("hub_scopes", DEFAULT_HUB_SCOPES) or DEFAULT_HUB_SCOPES

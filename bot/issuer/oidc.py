@@ -50,6 +50,9 @@ class ProviderKeys:
     An unknown `kid` refetches at most once per `refetch_interval_s` (a provider rotating its
     keys is seen within a minute; a flood of made-up kids costs one fetch a minute); a set
     older than `max_age_s` is refreshed at its next use; a failed fetch keeps the cached set.
+    A provider that cannot be reached is also asked at most once per interval (an ID token
+    naming its `iss` costs nothing to forge), and each provider has its own lock, so a slow
+    provider holds up only the tokens that name it.
     """
 
     fetch: Fetch = field(default_factory=HttpxJwksFetcher)
@@ -59,16 +62,21 @@ class ProviderKeys:
     _cache: dict[str, _Cached] = field(default_factory=dict)
     _attempts: dict[str, float] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _provider_locks: dict[str, threading.Lock] = field(default_factory=dict)
+
+    def _lock_for(self, provider: Provider) -> threading.Lock:
+        with self._lock:
+            return self._provider_locks.setdefault(provider.issuer, threading.Lock())
 
     def key(self, provider: Provider, kid: str) -> jwt.PyJWK:
-        with self._lock:
+        with self._lock_for(provider):
             cached = self._cache.get(provider.issuer)
             now = self.clock()
             stale = cached is None or now - cached.fetched_at > self.max_age_s
             if cached is not None and kid in cached.keys and not stale:
                 return cached.keys[kid]
             last = self._attempts.get(provider.issuer)
-            if cached is None or last is None or now - last >= self.refetch_interval_s:
+            if last is None or now - last >= self.refetch_interval_s:
                 self._attempts[provider.issuer] = now
                 try:
                     cached = _Cached(self._load(provider), now)
@@ -76,6 +84,8 @@ class ProviderKeys:
                 except JwksFetchError as error:
                     if cached is None:
                         raise Unavailable("provider-keys-unavailable") from error
+            if cached is None:  # the last attempt failed, within the interval
+                raise Unavailable("provider-keys-unavailable")
             if kid in cached.keys:
                 return cached.keys[kid]
         raise Refusal("kid-unknown", 401)
@@ -128,6 +138,11 @@ class OidcVerifier:
         if not isinstance(kid, str) or not kid:
             raise Unauthenticated("kid-missing")
         key = self.keys.key(provider, kid)
+        if key.algorithm_name != algorithm:
+            # Each key verifies with its one algorithm (RFC 8725 §3.1): its JWK's `alg`, else
+            # its type's (RSA: RS256, EC: by curve); a header naming another is refused here,
+            # before PyJWT would choke (TypeError) on a key of the wrong type.
+            raise Unauthenticated("alg-key-mismatch")
         claims = self._decode(token, key, provider, str(algorithm))
         jti, expires = claims.get("jti"), claims.get("exp")
         if not isinstance(jti, str) or not jti or not isinstance(expires, int):

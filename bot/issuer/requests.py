@@ -6,7 +6,10 @@
      "framework": "lighteval"}                 # optional: for live entries that state none
 
 Duplicate names, NaN/Infinity and numbers a double cannot hold are refused (the digest would
-be ambiguous); so is anything else than this shape.
+be ambiguous); so are entries nested deeper than a results file may be (the bot's YAML loader
+stops at `DEFAULT_LIMITS.max_depth`, and writing them out would exhaust the stack first), text
+that is not Unicode (a lone surrogate has no UTF-8 form to write), and anything else than this
+shape.
 """
 
 from __future__ import annotations
@@ -16,10 +19,13 @@ from typing import Any
 
 from bot.issuer.refusals import Refusal
 from bot.spec.formats import is_repo_id
+from bot.spec.limits import DEFAULT_LIMITS
 from bot.tokens.claims import TOKEN_KEYS
 from bot.tokens.strictjson import loads_strict
 
 MAX_ENTRIES = 50
+#: Container levels an entry may have: a results file's top-level list is level 1.
+MAX_ENTRY_DEPTH = DEFAULT_LIMITS.max_depth - 1
 
 
 @dataclass(frozen=True)
@@ -32,7 +38,7 @@ class TokenRequest:
 def parse_request(body: bytes) -> TokenRequest:
     try:
         data = loads_strict(body)
-    except ValueError as error:
+    except (ValueError, RecursionError) as error:
         raise Refusal("request-not-json", 400) from error
     if not isinstance(data, dict) or set(data) - {"model_repo", "entries", "framework"}:
         raise Refusal("request-malformed", 400)
@@ -49,4 +55,29 @@ def parse_request(body: bytes) -> TokenRequest:
         raise Refusal("request-malformed", 400)
     if framework is not None and (not isinstance(framework, str) or not framework):
         raise Refusal("request-malformed", 400)
+    if not all(_writable(entry) for entry in entries):
+        raise Refusal("request-malformed", 400)
     return TokenRequest(model_repo=model_repo, entries=tuple(entries), framework=framework)
+
+
+def _writable(entry: dict[str, Any]) -> bool:
+    """True when `entry` nests at most `MAX_ENTRY_DEPTH` levels and all its text is UTF-8.
+
+    Iterative, so a hostile entry cannot exhaust the stack here either.
+    """
+    stack: list[tuple[Any, int]] = [(entry, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                return False
+        elif isinstance(value, dict | list):
+            if depth > MAX_ENTRY_DEPTH:
+                return False
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            for key, item in items:
+                stack.append((key, depth))
+                stack.append((item, depth + 1))
+    return True

@@ -43,6 +43,7 @@ from bot.receiver.texts import (
 )
 from bot.receiver.workerstats import WorkerStatsCollector, WorkerStatsSource
 from bot.settings import Settings
+from bot.tokens.strictjson import finite_float
 
 logger = logging.getLogger("evalbot.receiver")
 
@@ -303,11 +304,16 @@ def _reject_constant(name: str) -> Any:
 
 
 def _parse_json(body: bytes) -> dict[str, Any]:
-    """Strict JSON: UTF-8 without BOM, no duplicate keys, no NaN/Infinity, bounded integers
-    (Python's 4,300-digit limit) and nesting (RecursionError); the top level an object."""
+    """Strict JSON: UTF-8 without BOM, no duplicate keys, no NaN/Infinity (written, or a number
+    too large for a float), bounded integers (Python's 4,300-digit limit) and nesting
+    (RecursionError); the top level an object."""
     try:
         payload = json.loads(
-            body.decode("utf-8"), object_pairs_hook=_reject_pairs, parse_constant=_reject_constant
+            body.decode("utf-8"),
+            object_pairs_hook=_reject_pairs,
+            parse_constant=_reject_constant,
+            # `1e400` would be read as infinity (`"num": 1e400` is no PR number)
+            parse_float=finite_float,
         )
     except (ValueError, RecursionError) as error:  # UnicodeDecodeError is a ValueError
         raise _Rejected("bad_request") from error

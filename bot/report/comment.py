@@ -230,15 +230,19 @@ def _row(entry: EntryReport, hub_url: str) -> str:
     )
 
 
-def _problem(diagnostic: Diagnostic, where: str) -> str:
+def _problem(diagnostic: Diagnostic, where: str, entry_index: int | None = None) -> str:
     if diagnostic.line is not None:
         where += texts.PROBLEM_AT_LINE.format(line=diagnostic.line)
     glyph = texts.GLYPH_ERROR if diagnostic.severity is Severity.ERROR else texts.GLYPH_WARNING
+    message = escape_text(diagnostic.message, 300)
+    place = diagnostic.hub_path(entry_index)  # a field name is the author's text: escaped
+    if place is not None:
+        message = texts.PROBLEM_PLACE.format(place=escape_text(place, 120), message=message)
     text = texts.PROBLEM_LINE.format(
         glyph=glyph,
         where=where,
         code=re.sub(r"[^\w.-]", "", diagnostic.code)[:60] or "?",
-        message=escape_text(diagnostic.message, 300),
+        message=message,
     )
     if diagnostic.hint:
         text += texts.PROBLEM_HINT.format(hint=escape_text(diagnostic.hint, 300))
@@ -247,7 +251,7 @@ def _problem(diagnostic: Diagnostic, where: str) -> str:
 
 def _entry_problems(entry: EntryReport) -> list[str]:
     where = texts.PROBLEM_ENTRY_WHERE.format(number=entry.entry.index + 1)
-    problems = [_problem(d, where) for d in entry.diagnostics]
+    problems = [_problem(d, where, entry.entry.index) for d in entry.diagnostics]
     if entry.verification.status is VerificationStatus.UNVERIFIED:
         problems.append(
             texts.TOKEN_PROBLEM.format(

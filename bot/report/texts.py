@@ -78,6 +78,8 @@ PROBLEM_FILE_WHERE = "file"
 PROBLEM_AT_LINE = ", line {line}"
 PROBLEM_LINE = "- {glyph} **{where}** `{code}`: {message}"
 PROBLEM_HINT = "<br>**Fix:** {hint}"
+#: The field in the Hub's notation (`[18].source.url`, 0-based like the Hub's own errors).
+PROBLEM_PLACE = "{place}: {message}"
 TOKEN_PROBLEM = (
     "- " + GLYPH_INFO + " **entry #{number}, line {line}** `{reason}`: the verify token "
     "was not accepted, so this result is shown as a community claim. Look the code up in "

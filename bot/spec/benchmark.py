@@ -13,39 +13,21 @@ from typing import Any
 from bot.spec import messages
 from bot.spec.diagnostics import Diagnostic
 from bot.spec.formats import (
-    did_you_mean,
     is_finite_number,
     is_repo_id,
     is_sha40,
     suggestion_suffix,
 )
+from bot.spec.frameworks import KNOWN as KNOWN_FRAMEWORKS
+from bot.spec.frameworks import close_match
 from bot.spec.limits import DEFAULT_LIMITS, Limits
 from bot.spec.located import Locator
 from bot.spec.model import Benchmark, BenchmarkLookup, BenchmarkNotFound, MetricDef, TaskDef
 from bot.spec.yamlload import Path, load_yaml
 
-#: huggingface.js `packages/tasks/src/eval.ts` EVALUATION_FRAMEWORKS (eval-specs.md §1.3).
-EVALUATION_FRAMEWORKS = (
-    "exgentic",
-    "inspect-ai",
-    "math-arena",
-    "mteb",
-    "olmocr-bench",
-    "harbor",
-    "archipelago",
-    "apex-evals",
-    "screenspot-pro",
-    "swe-bench",
-    "swe-bench-pro",
-    "nemo-evaluator",
-    "yc-bench",
-    "open-asr-leaderboard",
-    "mdpbench",
-    "parsebench",
-    "video-mme-v2",
-    "claw-eval",
-    "wildclawbench",
-)
+#: huggingface.js `packages/tasks/src/eval.ts` EVALUATION_FRAMEWORKS, as last refreshed
+#: (`evalbot frameworks refresh`; bot.spec.frameworks).
+EVALUATION_FRAMEWORKS = KNOWN_FRAMEWORKS.names
 AGGREGATIONS = ("single", "macro", "micro", "weighted", "per_class", "per_language", "per_domain")
 SCORE_TYPES = ("continuous", "integer", "categorical")
 VALUE_TYPES = ("float", "int", "percentage", "rank")
@@ -146,12 +128,20 @@ class _EvalYamlChecker:
         self.string(data, ("description",), required=True)
         framework = self.string(data, ("evaluation_framework",), required=False)
         if framework is not None and framework not in EVALUATION_FRAMEWORKS:
-            match = did_you_mean(framework, EVALUATION_FRAMEWORKS)
+            match = close_match(framework, EVALUATION_FRAMEWORKS)
             self.report(
                 "BENCH-FRAMEWORK-UNKNOWN",
                 ("evaluation_framework",),
                 value=messages.shown(framework),
-                suggestion=f" (did you mean `{match}`?)" if match else "",
+                count=len(EVALUATION_FRAMEWORKS),
+                refreshed=KNOWN_FRAMEWORKS.refreshed,
+                advice=(
+                    f"did you mean `{match}`? If not, the bot's list may be out of date:"
+                    if match
+                    else "the Hub adds frameworks often: if it accepts this one, the bot's"
+                    " list is out of date;"
+                )
+                + " `evalbot frameworks refresh` updates it",
             )
         tasks = self.tasks(data)
         metrics = self.metrics(data)

@@ -212,7 +212,11 @@ class RepoChecks:
             self.seen[key] = (path, entry.index)
             return None
         return where.diagnostic(
-            "ENTRY-DUPLICATE", ("dataset",), other_index=first[1], other_path=first[0]
+            "ENTRY-DUPLICATE",
+            ("dataset",),
+            other_number=first[1] + 1,  # counted from 1 like every entry shown to a person
+            other_index=first[1],
+            other_path=first[0],
         )
 
 
@@ -242,10 +246,32 @@ def file_name_diagnostic(
 
 
 def file_path_diagnostic(path: str) -> Diagnostic | None:
-    """Results files sit directly in `.eval_results/` and end in `.yaml` (F1)."""
+    """Results files sit directly in `.eval_results/` and end in `.yaml` (F1); the message
+    says which of the two is wrong, and the hint whether to move or to rename."""
     parts = path.split("/")
     name = parts[-1]
-    if len(parts) == 2 and parts[0] == ".eval_results" and name.endswith(".yaml"):
+    in_folder = len(parts) == 2 and parts[0] == ".eval_results"
+    if in_folder and name.endswith(".yaml"):
         return None
     stem = name.rsplit(".", 1)[0] if "." in name else name
-    return messages.make("FILE-PATH", path=path, suggestion=f"{stem}.yaml")
+    problems = []
+    if not in_folder:
+        problems.append(
+            "live directly in `.eval_results/`, not in a sub-folder"
+            if ".eval_results" in parts[:-1]
+            else "live in the repo's `.eval_results/` folder"
+        )
+    if not name.endswith(".yaml"):
+        problems.append(f"end in `.yaml`, not `{name[len(stem) :] or 'nothing'}`")
+    return messages.make(
+        "FILE-PATH",
+        path=path,
+        problem="results files " + " and ".join(problems),
+        fix="move the file to" if not in_folder else "rename the file to",
+        suggestion=f"{stem}.yaml",
+    )
+
+
+def looks_like_benchmark(data: object) -> bool:
+    """A mapping with `tasks`: an eval.yaml under another name (a results file is a list)."""
+    return isinstance(data, dict) and "tasks" in data

@@ -39,7 +39,22 @@ class Diagnostic:
     def is_error(self) -> bool:
         return self.severity is Severity.ERROR
 
-    def to_json(self) -> dict[str, Any]:
+    def hub_path(self, entry_index: int | None = None) -> str | None:
+        """Where the finding is, in the notation of the Hub's own push-time errors.
+
+        The Hub validates a results file as one array and names a place by the entry's 0-based
+        index and the field within it, `[18].source.url`; printing the same lets a user match
+        the bot's finding with the Hub's. `entry_index` is the entry's index for an entry's
+        finding, None for a file's (then the field alone, as in a benchmark's `tasks[0].id`).
+        """
+        if entry_index is None:
+            return self.field
+        if self.field is None:
+            return f"[{entry_index}]"
+        separator = "" if self.field.startswith("[") else "."
+        return f"[{entry_index}]{separator}{self.field}"
+
+    def to_json(self, entry_index: int | None = None) -> dict[str, Any]:
         return {
             "code": self.code,
             "severity": self.severity.value,
@@ -47,5 +62,6 @@ class Diagnostic:
             "line": self.line,
             "column": self.column,
             "field": self.field,
+            "hub_path": self.hub_path(entry_index),
             "hint": self.hint,
         }

@@ -126,8 +126,15 @@ CATALOGUE: dict[str, Message] = {
     ),
     "FILE-PATH": Message(
         W,
-        "results files live directly in `.eval_results/` and end in `.yaml`; got `{path}`",
-        "move the file to `.eval_results/{suggestion}`",
+        "{problem}; got `{path}`",
+        "{fix} `.eval_results/{suggestion}`",
+    ),
+    "FILE-IS-BENCHMARK": Message(
+        E,
+        "this is a benchmark definition (it has `tasks`), not a results file: the Hub reads a"
+        " benchmark only from `eval.yaml` at the root of its dataset repo",
+        "name it `eval.yaml` at the dataset repo's root (`evalbot validate path/to/eval.yaml`"
+        " checks it); results files are YAML lists in a model repo's `.eval_results/`",
     ),
     "FILE-NAME": Message(
         W,
@@ -266,7 +273,8 @@ CATALOGUE: dict[str, Message] = {
     ),
     "ENTRY-DUPLICATE": Message(
         E,
-        "same benchmark, task and notes as entry {other_index} of `{other_path}`",
+        "same benchmark, task and notes as entry {other_number} (`[{other_index}]`) of"
+        " `{other_path}`",
         "keep one of them, or tell the setups apart with `notes` (e.g. `notes: With tools`)",
     ),
     # --- a benchmark's eval.yaml -------------------------------------------------------------
@@ -307,8 +315,9 @@ CATALOGUE: dict[str, Message] = {
     ),
     "BENCH-FRAMEWORK-UNKNOWN": Message(
         W,
-        "evaluation_framework {value} is not in the Hub's list of frameworks",
-        "check the spelling{suggestion}",
+        "evaluation_framework {value} is not in the bot's copy of the Hub's list"
+        " ({count} frameworks, refreshed {refreshed})",
+        "{advice}",
     ),
     # Every Eval Ever records (`bot.spec.eee`), validated against the schema they declare.
     "EEE-JSON": Message(E, "not valid JSON: {problem}", "{hint}"),

@@ -16,6 +16,7 @@ from bot.spec.crosscheck import (
     check_against_benchmark,
     file_name_diagnostic,
     file_path_diagnostic,
+    looks_like_benchmark,
 )
 from bot.spec.diagnostics import Diagnostic
 from bot.spec.entries import read_entry, split_by_item
@@ -91,13 +92,18 @@ class _Run:
             )
             return report
         path_warning = file_path_diagnostic(path)
+        loaded = load_yaml(content, self.limits)
+        data = loaded.data
+        if looks_like_benchmark(data):
+            # where a results file belongs is no advice for a benchmark definition
+            line = loaded.positions.get((), (None, None))[0]
+            report.diagnostics.append(messages.make("FILE-IS-BENCHMARK", line=line))
+            return report
         if path_warning is not None:
             report.diagnostics.append(self.policy.apply(path_warning, None))
-        loaded = load_yaml(content, self.limits)
         report.diagnostics.extend(loaded.diagnostics)
         if not loaded.ok:
             return report
-        data = loaded.data
         if not isinstance(data, list):
             line = loaded.positions.get((), (None, None))[0]
             report.diagnostics.append(

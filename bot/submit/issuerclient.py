@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -9,6 +10,7 @@ import httpx
 
 from bot.submit.credentials import Credential
 from bot.submit.errors import SubmitError
+from bot.tokens.strictjson import loads_strict
 
 TIMEOUT_S = 60.0
 
@@ -36,6 +38,8 @@ def request_tokens(
     framework: str | None = None,
 ) -> list[dict[str, Any]]:
     """One `{index, verify_token, jti, expires_at, ...}` per entry, or `SubmitError`."""
+    for index, entry in enumerate(entries):
+        _check_signable(index, entry)
     body: dict[str, Any] = {"model_repo": model_repo, "entries": list(entries)}
     if framework:
         body["framework"] = framework
@@ -66,3 +70,15 @@ def request_tokens(
     if not isinstance(tokens, list) or len(tokens) != len(entries):
         raise SubmitError("the issuer answered without one token per entry", request_id=request_id)
     return tokens
+
+
+def _check_signable(index: int, entry: Any) -> None:
+    """Refuse, naming the entry, what the issuer cannot sign: NaN or infinite numbers (YAML's
+    `.nan`, `.inf`), integers no double holds exactly. (httpx raised a bare ValueError.)"""
+    try:
+        loads_strict(json.dumps(entry, allow_nan=False))
+    except ValueError as error:
+        raise SubmitError(
+            f"entry {index} cannot be signed ({error}): NaN, infinities and integers beyond "
+            "2^53 have no single JSON form; write each value as a finite number"
+        ) from error

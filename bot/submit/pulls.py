@@ -25,13 +25,16 @@ class PullRequest:
 
 
 def read_main_file(api: Any, repo_id: str, path: str) -> str | None:
-    """The file on the repo's main branch, or None when it has none."""
+    """The file on the repo's main branch, or None when it has none; `SubmitError` when the
+    repo cannot be read (missing, gated, the Hub failing) or the file is not UTF-8."""
     try:
         local = api.hf_hub_download(repo_id=repo_id, filename=path, revision="main")
+        with open(local, encoding="utf-8") as handle:
+            return handle.read()
     except EntryNotFoundError:
         return None
-    with open(local, encoding="utf-8") as handle:
-        return handle.read()
+    except (HfHubHTTPError, OSError, UnicodeDecodeError) as error:
+        raise SubmitError(f"cannot read {path} on {repo_id} main: {error}") from error
 
 
 def _own_open_pr(api: Any, repo_id: str, title: str) -> int | None:

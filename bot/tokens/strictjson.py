@@ -37,7 +37,8 @@ def _reject_constant(name: str) -> Any:
     raise NotIJsonError(f"{name} is not JSON")
 
 
-def _finite_float(text: str) -> float:
+def finite_float(text: str) -> float:
+    """A JSON number with a fraction or exponent, refused when past a double's range."""
     value = float(text)
     if not math.isfinite(value):
         raise NotIJsonError(f"{text} does not fit a double")
@@ -63,6 +64,6 @@ def loads_strict(data: bytes | str) -> Any:
         data,
         object_pairs_hook=_no_duplicates,
         parse_constant=_reject_constant,
-        parse_float=_finite_float,
+        parse_float=finite_float,
         parse_int=_safe_int,
     )

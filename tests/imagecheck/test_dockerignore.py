@@ -38,6 +38,8 @@ def test_the_project_context_leaves_out(path: str) -> None:
         ".env.example",
         "Dockerfile",
         "pyproject.toml",
+        "requirements/runtime.txt",
+        "requirements/build.txt",
         "bot/receiver/app.py",
         "deploy/space/entrypoint.sh",
         "config/issuers.yaml",

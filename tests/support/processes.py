@@ -119,12 +119,15 @@ class ReceiverProcess(ChildProcess):
         self.spawn()
 
         def healthy() -> bool:
-            assert self.process is not None
-            if self.process.poll() is not None:
-                raise AssertionError(f"receiver exited:\n{self.output()}")
             return httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200
 
-        wait_until(healthy, timeout=20, what="receiver /healthz")
+        wait_until(
+            healthy,
+            timeout=20,
+            what="receiver /healthz",
+            process=self.process,
+            log=self.log_path,
+        )
         return self
 
 

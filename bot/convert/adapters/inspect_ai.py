@@ -145,5 +145,5 @@ def _header(filename: str, content: bytes) -> Any:
         raise ConvertError(f"{filename}: {HEADER} is over the {MAX_HEADER_BYTES}-byte cap")
     try:
         return json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as error:
+    except (ValueError, UnicodeDecodeError, RecursionError) as error:
         raise ConvertError(f"{filename}: {HEADER} is not JSON: {error}") from error

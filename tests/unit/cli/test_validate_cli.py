@@ -77,8 +77,12 @@ def test_json_has_the_documented_shape(capsys: pytest.CaptureFixture[str]) -> No
             assert set(entry["verification"]) == {"status", "reason"}
             for diagnostic in entry["diagnostics"]:
                 assert set(diagnostic) == {
-                    "code", "severity", "message", "line", "column", "field", "hint",
+                    "code", "severity", "message", "line", "column", "field", "hub_path", "hint",
                 }  # fmt: skip
+                # the Hub's notation: the entry's 0-based index, then the field
+                field = diagnostic["field"]
+                expected = f"[{entry['index']}]" + (f".{field}" if field else "")
+                assert diagnostic["hub_path"] == expected
     gpqa = next(f for f in files if f["path"].endswith("gpqa.yaml"))
     first, second = gpqa["entries"]
     assert (first["index"], first["line"], first["ok"], first["badges"]) == (0, 2, False, [])
@@ -87,6 +91,18 @@ def test_json_has_the_documented_shape(capsys: pytest.CaptureFixture[str]) -> No
     hle = next(f for f in files if f["path"].endswith("hle.yaml"))
     assert hle["entries"] == []
     assert hle["diagnostics"][0]["code"] == "YAML-DUPLICATE-KEY"
+
+
+def test_text_counts_entries_from_1_and_names_each_field_as_the_hub_does(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Entry numbers match the PR comment's (entry 1 is the first); every finding on a field
+    names it, in the notation of the Hub's push-time errors (`[0].dataset.task_id`)."""
+    assert main(["validate", BROKEN, "--benchmarks", BENCHMARKS]) == 1
+    out = capsys.readouterr().out
+    assert "  entry 1 (line 2) Idavidrein/gpqa / gpqa_diamond: invalid" in out
+    assert "  entry 0 " not in out
+    assert "ENTRY-TASK-UNKNOWN  [0].dataset.task_id: task `gpqa_diamond`" in out
 
 
 def test_json_for_a_benchmark_file(capsys: pytest.CaptureFixture[str]) -> None:

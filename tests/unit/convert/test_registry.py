@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import io
 import sys
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from bot.convert import registry
-from bot.convert.api import entries_from
+from bot.convert.api import MAX_INPUT_BYTES, entries_from, read_input, read_runs
 from bot.convert.mapping import parse_mappings
 from bot.spec.benchmarks_offline import DirectoryBenchmarkSource
 from tests.conftest import REPO_ROOT
@@ -93,3 +95,23 @@ def test_unknown_and_unrecognised_outputs() -> None:
         registry.get("nope")
     with pytest.raises(registry.ConvertError, match="pass --from NAME"):
         registry.detect("x.json", b"{}", {})
+
+
+def test_json_nested_beyond_what_python_reads_is_a_convert_error_naming_the_file() -> None:
+    """A hostile output (100k nested arrays) was a RecursionError traceback."""
+    deep = b"[" * 100_000 + b"]" * 100_000
+    with pytest.raises(registry.ConvertError, match=r"results\.json: JSON nested too deeply"):
+        read_runs(b'{"results": ' + deep + b"}", "results.json")
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as zipped:
+        zipped.writestr("header.json", deep)
+    with pytest.raises(registry.ConvertError, match=r"run\.eval: header\.json is not JSON"):
+        read_runs(archive.getvalue(), "run.eval")
+
+
+def test_an_input_over_the_cap_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    huge = tmp_path / "results.json"
+    with huge.open("wb") as handle:  # sparse: nothing is written
+        handle.truncate(MAX_INPUT_BYTES + 1)
+    with pytest.raises(registry.ConvertError, match=r"results\.json: \d+ bytes, over the"):
+        read_input(huge)

@@ -76,3 +76,20 @@ def test_refusals(answer: HubIdentity | Exception, reason: str, status: int) -> 
     with pytest.raises(Refusal) as refusal:
         authenticator(answer).authenticate("t")
     assert (refusal.value.reason, refusal.value.status) == (reason, status)
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        {"orgs": 3},
+        {"orgs": "acme"},
+        {"auth": {"accessToken": {"role": "fineGrained", "fineGrained": {"scoped": 1}}}},
+        {"auth": {"accessToken": {"role": "fineGrained", "fineGrained": {"scoped": {"a": 1}}}}},
+    ],
+)
+def test_parse_whoami_reads_odd_shapes_as_nothing_granted(odd: dict[str, object]) -> None:
+    """A whoami answer of an unexpected shape grants nothing (an int `orgs` was a TypeError:
+    a 500 from the issuer)."""
+    found = parse_whoami({"type": "user", "name": "alice", **odd})
+    assert found.orgs == ()
+    assert found.permissions_on("user:alice") == ()

@@ -84,6 +84,12 @@ def test_model_policy_combines_orgs_and_globs(tmp_path: Path) -> None:
             "      - client_id: c\n        client_secret_sha256: plain-secret\n",
             "client_secret_sha256: expected 64 lowercase hex digits",
         ),
+        (
+            "providers:\n  - name: g\n    issuer: https://g.example\n"
+            "integrations:\n  - name: x\n    frameworks: [a]\n    identities:\n"
+            "      - provider: g\n        claims: {environment: release, ref: refs/heads/main}\n",
+            "line 8: integrations[0].identities[0].claims: pins no claim naming the workload",
+        ),
         ("providers: []\nproviders: []\n", "line 2: duplicate key 'providers'"),
         ("integrations: [\n", "not valid YAML"),
         (

@@ -50,10 +50,14 @@ class Recorder:
         return None
 
 
-@pytest.fixture
-def setup(tmp_path: Path) -> tuple[Issuer, Recorder]:
-    rotate(tmp_path / "keys")
-    keyring = KeyringHolder(tmp_path / "keys")
+#: The issuer's clock in these tests (tokens are checked a minute later).
+NOW = 1_790_000_000
+
+
+def build_issuer(directory: Path) -> tuple[Issuer, Recorder]:
+    """An issuer for alice's models over the sample benchmarks, its keyring in `directory`."""
+    rotate(directory / "keys")
+    keyring = KeyringHolder(directory / "keys")
     keyring.load()
     integration = Integration(
         name="acme",
@@ -70,9 +74,31 @@ def setup(tmp_path: Path) -> tuple[Issuer, Recorder]:
         recorder,
         lambda: source,
         recorder,
-        now=lambda: 1_790_000_000,
+        now=lambda: NOW,
     )
     return issuer, recorder
+
+
+def verify_with_the_bot(issuer: Issuer, report: Any) -> None:
+    """Run the bot's own verifier over `report`, trusting `issuer`'s active key."""
+    ring = issuer.keyring.current()
+    policy = IssuerPolicy(
+        issuer=ISSUER,
+        frameworks=("lighteval",),
+        keys={ring.active: ring.signing_key.public_key()},
+    )
+    verify_reports(
+        [report],
+        model_repo=MODEL,
+        registry=IssuerRegistry([policy]),
+        binder=MemoryJtiBinder(),
+        reference_time=lambda file, entry: datetime.fromtimestamp(NOW + 60, UTC),
+    )
+
+
+@pytest.fixture
+def setup(tmp_path: Path) -> tuple[Issuer, Recorder]:
+    return build_issuer(tmp_path)
 
 
 TARGET = {
@@ -106,19 +132,7 @@ def test_tokens_verify_with_the_bot_verifier_in_both_dialects(
         {".eval_results/x.yaml": dump_entries(signed).encode()},
         DirectoryBenchmarkSource(SAMPLES / "benchmarks"),
     )
-    ring = issuer.keyring.current()
-    policy = IssuerPolicy(
-        issuer=ISSUER,
-        frameworks=("lighteval",),
-        keys={ring.active: ring.signing_key.public_key()},
-    )
-    verify_reports(
-        [report],
-        model_repo=MODEL,
-        registry=IssuerRegistry([policy]),
-        binder=MemoryJtiBinder(),
-        reference_time=lambda file, entry: datetime.fromtimestamp(1_790_000_060, UTC),
-    )
+    verify_with_the_bot(issuer, report)
     assert [e.verification.status.value for e in report.entries] == ["verified", "verified"]
     assert [line["decision"] for line in recorder.lines] == ["issued", "issued"]
     assert {line["jti"] for line in recorder.lines} == {t.jti for t in tokens}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -243,6 +244,10 @@ def test_secret_is_checked_before_content_type(client: TestClient) -> None:
         PR_OPENED[:-3] + b', "repo": {"type": "model", "name": "evil/repo"}}',  # "repo" twice
         b'{"webhook": {"version": NaN}}',
         b'{"webhook": {"version": Infinity}}',
+        # a number past float's range reads as infinity: not JSON any sender meant (issue 11)
+        re.sub(rb'"num":\s*\d+', b'"num": 1e400', PR_OPENED, count=1),
+        re.sub(rb'"num":\s*\d+', b'"num": -1E+999', PR_OPENED, count=1),
+        b'{"webhook": {"version": 1.5e309}}',
         b'{"n": ' + b"9" * 5000 + b"}",
         b"[" * 100_000 + b"]" * 100_000,
         b'{"a":' * 50_000 + b"1" + b"}" * 50_000,
@@ -449,3 +454,11 @@ def test_every_outcome_has_a_status_a_text_and_a_metric() -> None:
 
     assert set(_STATUS) == set(OUTCOMES) == set(RESPONSE_TEXTS)
     assert not any(500 <= status < 503 or status > 503 for status in _STATUS.values())
+
+
+def test_an_out_of_range_number_is_not_read_as_infinity() -> None:
+    body = re.sub(rb'"num":\s*\d+', b'"num": 1e400', PR_OPENED, count=1)
+    assert body != PR_OPENED  # the sample has a PR number to replace
+    with pytest.raises(_Rejected):
+        _parse_json(body)
+    assert _parse_json(b'{"score": 1.5e308, "small": 1e-400}') == {"score": 1.5e308, "small": 0.0}

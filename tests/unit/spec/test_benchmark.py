@@ -239,3 +239,40 @@ def test_invalid_eval_yaml_is_not_found_with_its_diagnostics() -> None:
 def test_valid_eval_yaml_gives_the_benchmark() -> None:
     lookup = benchmark_from_eval_yaml("Org/Bench", HEAD + TASKS, "b" * 40)
     assert lookup == Benchmark(repo_id="Org/Bench", tasks=(TaskDef("t"),), revision="b" * 40)
+
+
+@pytest.mark.parametrize("framework", ["extractbench", "mmmu", "nanofold", "real5-omnidocbench"])
+def test_frameworks_the_hub_added_lately_are_known(framework: str) -> None:
+    """The Hub accepted 30 frameworks when the list was last refreshed, not the 19 of spring."""
+    assert codes(HEAD + f"evaluation_framework: {framework}\n".encode() + TASKS) == []
+
+
+@pytest.mark.parametrize(
+    ("framework", "suggested"),
+    [
+        ("inspect_ai", "inspect-ai"),
+        ("Inspect-AI", "inspect-ai"),
+        ("swe-bench-pr0", "swe-bench-pro"),
+    ],
+)
+def test_a_typo_of_a_known_framework_gets_its_correction(framework: str, suggested: str) -> None:
+    _, (diagnostic,) = parse_benchmark(
+        "org/bench", HEAD + f"evaluation_framework: {framework}\n".encode() + TASKS, None
+    )
+    assert diagnostic.code == "BENCH-FRAMEWORK-UNKNOWN"
+    assert diagnostic.hint is not None
+    assert f"did you mean `{suggested}`?" in diagnostic.hint
+
+
+@pytest.mark.parametrize("framework", ["lighteval", "mmlu-pro-eval", "helm", "bench"])
+def test_an_unknown_framework_gets_no_misleading_suggestion(framework: str) -> None:
+    """An id the Hub may have added since the last refresh is not a typo of a neighbour:
+    the hint says the list may be out of date and how to refresh it, and suggests nothing."""
+    _, (diagnostic,) = parse_benchmark(
+        "org/bench", HEAD + f"evaluation_framework: {framework}\n".encode() + TASKS, None
+    )
+    assert diagnostic.code == "BENCH-FRAMEWORK-UNKNOWN"
+    assert diagnostic.hint is not None
+    assert "did you mean" not in diagnostic.hint
+    assert "evalbot frameworks refresh" in diagnostic.hint
+    assert "refreshed 20" in diagnostic.message

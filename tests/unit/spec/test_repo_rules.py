@@ -90,7 +90,7 @@ def test_duplicates_within_a_file_mark_the_later(store: DirectoryBenchmarkSource
     assert diagnostic.code == "ENTRY-DUPLICATE"
     assert (
         diagnostic.message
-        == "same benchmark, task and notes as entry 0 of `.eval_results/gpqa.yaml`"
+        == "same benchmark, task and notes as entry 1 (`[0]`) of `.eval_results/gpqa.yaml`"
     )
 
 
@@ -242,3 +242,37 @@ def test_lookups_are_made_once_per_id_and_revision(store: DirectoryBenchmarkSour
     )
     validate_results_files({".eval_results/gpqa.yaml": content}, Recording())
     assert calls == [("Idavidrein/gpqa", None), ("IDAVIDREIN/GPQA", "a" * 40)]
+
+
+@pytest.mark.parametrize(
+    ("path", "says", "fix"),
+    [
+        (".eval_results/gpqa.yml", "end in `.yaml`, not `.yml`", "rename the file to"),
+        (".eval_results/sub/gpqa.yaml", "not in a sub-folder", "move the file to"),
+        ("gpqa.yaml", "live in the repo's `.eval_results/` folder", "move the file to"),
+    ],
+)
+def test_file_path_says_what_is_actually_wrong(
+    path: str, says: str, fix: str, store: DirectoryBenchmarkSource
+) -> None:
+    """A file that ends in `.yaml` is not told to end in `.yaml` (issue 11)."""
+    (diagnostic,) = [d for d in check(GPQA_ENTRY, store, path).diagnostics if d.code == "FILE-PATH"]
+    assert says in diagnostic.message
+    assert path.endswith(".yml") == ("`.yaml`" in diagnostic.message)
+    assert diagnostic.hint is not None
+    assert diagnostic.hint.startswith(fix)
+    assert diagnostic.hint.endswith("`.eval_results/gpqa.yaml`")
+
+
+@pytest.mark.parametrize("path", ["benchmark.yaml", "eval.yml", ".eval_results/eval.yaml"])
+def test_a_benchmark_definition_under_another_name_is_told_to_be_eval_yaml(
+    path: str, store: DirectoryBenchmarkSource
+) -> None:
+    """Not "move it into `.eval_results/`": that is where results go, not benchmarks."""
+    content = b"name: X\ndescription: y\nevaluation_framework: inspect-ai\ntasks:\n  - id: t\n"
+    report = check(content, store, path)
+    assert [d.code for d in report.diagnostics] == ["FILE-IS-BENCHMARK"]
+    (diagnostic,) = report.diagnostics
+    assert diagnostic.hint is not None
+    assert "`eval.yaml`" in diagnostic.hint
+    assert ".eval_results/eval" not in diagnostic.hint

@@ -170,6 +170,23 @@ def test_depth_cap_is_inclusive() -> None:
     assert found == ["YAML-TOO-DEEP"]
 
 
+@pytest.mark.parametrize(
+    "content",
+    [b"[" * 5_000, b"{a: " * 5_000, b"- " * 2_000 + b"x\n", b"[" * 1_001 + b"]" * 1_001],
+    ids=["flow-sequences", "flow-mappings", "block-sequences", "closed-flow"],
+)
+def test_depth_cap_decides_before_the_parsers_own(content: bytes) -> None:
+    """libyaml (PyYAML >= 6.0.4) refuses nesting past 1000 levels, and its scanner reads ahead
+    of the walk: such a file is still too deep by the bot's rule, with a place, not a syntax
+    error, whatever PyYAML release is installed."""
+    loaded = load_yaml(content)
+    (diagnostic,) = loaded.diagnostics
+    assert diagnostic.code == "YAML-TOO-DEEP"
+    assert diagnostic.line == 1
+    assert diagnostic.column is not None
+    assert "32" in diagnostic.message
+
+
 def test_depth_counts_the_expansion_of_aliases() -> None:
     anchored = b"[" * 20 + b"1" + b"]" * 20
     within = b"- &a " + anchored + b"\n- " + b"[" * 11 + b"*a" + b"]" * 11 + b"\n"

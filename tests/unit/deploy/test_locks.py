@@ -1,0 +1,100 @@
+"""The locks in requirements/ describe what pyproject.toml asks for, and this venv is them.
+
+`make test`, `.ci/run` and the Dockerfile install `requirements/*.txt` with `--require-hashes`
+and the project with `--no-deps` (docs/operating.md, "Dependencies"), so nothing re-resolves
+at install time: a requirement added to pyproject.toml without `make lock`, a lock edited by
+hand without its hash, or runtime and dev locks that disagree on a version would only show on
+someone else's machine. These checks read files only.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+from tests.support.processes import REPO_ROOT
+
+LOCKS = REPO_ROOT / "requirements"
+PYPROJECT = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())
+
+
+def pins(lock: Path) -> dict[str, Requirement]:
+    """name -> `name==version ; marker` of every entry, each checked to carry a hash."""
+    entries: dict[str, Requirement] = {}
+    logical = lock.read_text().replace("\\\n", " ")
+    for line in logical.splitlines():
+        text = line.split("#", 1)[0].strip()
+        if not text:
+            continue
+        requirement_text, *options = text.split(" --hash=")
+        requirement = Requirement(requirement_text)
+        assert options, f"{lock.name}: {requirement.name} has no hash"
+        assert all(option.startswith("sha256:") for option in options), requirement
+        (specifier,) = requirement.specifier
+        assert specifier.operator == "==", f"{lock.name}: {requirement} is not a pin"
+        entries[canonicalize_name(requirement.name)] = requirement
+    return entries
+
+
+def version(requirement: Requirement) -> str:
+    (specifier,) = requirement.specifier
+    return specifier.version
+
+
+DEV = pins(LOCKS / "dev.txt")
+RUNTIME = pins(LOCKS / "runtime.txt")
+BUILD = pins(LOCKS / "build.txt")
+
+
+def declared(group: str) -> list[Requirement]:
+    project = PYPROJECT["project"]
+    if group == "runtime":
+        return [Requirement(text) for text in project["dependencies"]]
+    texts = project["optional-dependencies"][group]
+    return [Requirement(text) for text in texts]
+
+
+@pytest.mark.parametrize(
+    ("group", "lock"),
+    [("runtime", RUNTIME), ("runtime", DEV), ("dev", DEV)],
+    ids=["runtime-in-runtime-lock", "runtime-in-dev-lock", "dev-in-dev-lock"],
+)
+def test_every_declared_requirement_is_pinned_within_its_bounds(
+    group: str, lock: dict[str, Requirement]
+) -> None:
+    for requirement in declared(group):
+        if requirement.marker is not None and not requirement.marker.evaluate():
+            continue
+        pinned = lock.get(canonicalize_name(requirement.name))
+        assert pinned is not None, f"{requirement.name} is not in the lock: run `make lock`"
+        assert requirement.specifier.contains(version(pinned), prereleases=True), (
+            f"{requirement} does not admit the locked {version(pinned)}: run `make lock`"
+        )
+
+
+def test_runtime_and_build_locks_pin_the_dev_locks_versions() -> None:
+    """The image (runtime lock) runs the versions the tests ran (dev lock)."""
+    for name, pinned in [*RUNTIME.items(), *BUILD.items()]:
+        assert name in DEV, f"{name} is locked for the image but not for the tests"
+        assert version(pinned) == version(DEV[name]), name
+    assert set(RUNTIME) < set(DEV)
+
+
+def test_the_build_lock_satisfies_the_build_system() -> None:
+    for text in PYPROJECT["build-system"]["requires"]:
+        requirement = Requirement(text)
+        pinned = BUILD[canonicalize_name(requirement.name)]
+        assert requirement.specifier.contains(version(pinned))
+
+
+def test_this_environment_is_exactly_the_dev_lock() -> None:
+    """`make` installed the lock, not whatever pip resolved (a stale venv fails here too)."""
+    for name, pinned in DEV.items():
+        if pinned.marker is not None and not pinned.marker.evaluate():
+            continue
+        assert metadata.version(name) == version(pinned), f"{name}: run `make` (lock changed)"
