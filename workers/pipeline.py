@@ -36,6 +36,7 @@ from bot.receiver.events import PrEvent
 from bot.report.comment import (
     CommentContext,
     RecheckNote,
+    count_reports,
     head_of_comment,
     help_reply_marker,
     recheck_of_comment,
@@ -51,6 +52,7 @@ from bot.spec.validate import validate_results_files
 from bot.tokens.verify import verify_reports
 from workers.benchmark_pr import lease_repo, run_benchmark_event
 from workers.campaign import CampaignInputs, campaign_sections
+from workers.history import record_verdict, verdict_of
 from workers.locks import Lease, as_text, pr_lease
 from workers.rechecks import latest_recheck, maintainers_digest, remember_strangers, strangers
 from workers.runtime import Runtime
@@ -225,6 +227,10 @@ def _report(
         runtime.hub.post_comment(pr.repo_id, pr.num, body)
         outcome = Outcome.POSTED
     _record_verdict(pr, head_sha, runtime)
+    verdict = verdict_of(
+        head_sha, outcome.value, pr.status.value, count_reports(reports), runtime.clock()
+    )
+    record_verdict(runtime.redis, pr.repo_id, pr.num, verdict)  # the web's PR history
     return outcome
 
 
