@@ -79,10 +79,13 @@ def _chart(title: str, unit: str, points: list[tuple[float, float]], now: float)
         return Chart(title, unit, "", None, 0.0)
     peak = max(value for _at, value in points)
     scale = peak if peak > 0 else 1.0
-    start = now - WINDOW_S
+    # The last hour, or less while the samples span less: a fresh bot's first minutes fill
+    # the chart instead of hugging its right edge.
+    start = max(now - WINDOW_S, points[0][0])
+    span = max(now - start, 1.0)
     coords = []
     for at, value in points:
-        x = max(0.0, min(1.0, (at - start) / WINDOW_S)) * WIDTH
+        x = max(0.0, min(1.0, (at - start) / span)) * WIDTH
         y = HEIGHT - 4 - (value / scale) * (HEIGHT - 8)
         coords.append(f"{x:.1f},{y:.1f}")
     if len(coords) == 1:  # one point: a short flat stroke, so it shows

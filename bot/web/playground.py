@@ -32,6 +32,9 @@ PREVIEW_HEAD = "0000000"
 #: each problem (`CONTEXT` either side).
 FULL_SOURCE_LINES = 400
 CONTEXT = 3
+#: Problems listed (and lines shown around them); the rest are counted. A 10,000-entry paste
+#: of duplicates would otherwise make a page of megabytes.
+MAX_PROBLEMS_SHOWN = 200
 
 # The comment's markdown as the Hub renders it: CommonMark, tables, the few HTML tags the bot
 # writes itself (`<br>`, `<details>`, `<sub>`). User text reaches it escaped by
@@ -194,7 +197,7 @@ def source_view(content: bytes, problems: Sequence[Problem]) -> list[SourceLine]
         wanted = sorted(
             {
                 n
-                for line in list(by_line)[:200]
+                for line in list(by_line)[:MAX_PROBLEMS_SHOWN]
                 for n in range(max(1, line - CONTEXT), min(len(lines), line + CONTEXT) + 1)
             }
         )
