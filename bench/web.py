@@ -13,10 +13,10 @@ large paste).
 from __future__ import annotations
 
 import sys
-from functools import partial
 import tempfile
 import time
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
 import redis

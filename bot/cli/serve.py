@@ -29,9 +29,11 @@ def run(args: argparse.Namespace) -> int:
     from bot.receiver.queue import RedisEnqueuer
     from bot.receiver.workerstats import RedisWorkerStats
     from bot.settings import Settings, SettingsError
+    from bot.web.forward import PageForwarder, upstream_from_env
 
     try:
         settings = Settings.from_env(os.environ)
+        upstream = upstream_from_env(os.environ)
     except SettingsError as error:
         print(f"evalbot serve: {error}", file=sys.stderr)
         return 2
@@ -46,7 +48,8 @@ def run(args: argparse.Namespace) -> int:
     worker_stats = RedisWorkerStats(
         settings.redis_url, queue=settings.queue_name, timeout_s=min(0.5, settings.redis_timeout_s)
     )
-    app = create_app(settings, enqueuer, worker_stats=worker_stats)
+    pages = PageForwarder(upstream) if upstream is not None else None
+    app = create_app(settings, enqueuer, worker_stats=worker_stats, pages=pages)
     uvicorn.run(
         app,
         host=args.host,

@@ -170,8 +170,10 @@ class LocalStack:
         return env
 
     def receiver_environment(self) -> dict[str, str]:
-        """The receiver's environment: the children's, then its own `receiver_env`."""
-        return {**self.environment(), **self.receiver_env}
+        """The receiver's environment: the children's, then its own `receiver_env`. With the
+        web pages on, the receiver forwards them, as on a Space (docs/web.md)."""
+        pages = {"EVALBOT_WEB_UPSTREAM": self.web_url} if self.options.web else {}
+        return {**self.environment(), **pages, **self.receiver_env}
 
     def start_receiver(self) -> None:
         command = ["serve", "--host", "127.0.0.1", "--port", str(self.receiver_port)]

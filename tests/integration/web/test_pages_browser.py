@@ -203,3 +203,17 @@ def test_status_charts_and_operator_sign_in(web_bot: Bot, browser: Any, screensh
     assert "Parked events" in tab.page.inner_text("main")
     tab.page.screenshot(path=str(screenshots / "status-operator.png"), full_page=True)
     assert tab.errors == []
+
+
+def test_pages_through_the_receivers_port_as_on_a_space(web_bot: Bot, browser: Any) -> None:
+    """One public port: the receiver answers webhooks and forwards every other path."""
+    tab = open_tab(browser, PHONE)
+    receiver = web_bot.stack.receiver_url
+    assert tab.goto(receiver + "/") == 200
+    assert "Evaluation results, checked" in tab.page.inner_text("h1")
+    tab.goto(receiver + "/playground")
+    tab.page.fill("#content", GPQA_FIXED)
+    tab.page.click("button[type=submit]")  # the Origin check passes: Host is kept
+    assert "No errors" in tab.page.inner_text("#verdict")
+    assert tab.goto(receiver + "/healthz") == 200  # the receiver's own routes still its own
+    assert tab.errors == []
