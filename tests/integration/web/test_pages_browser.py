@@ -114,9 +114,12 @@ HOSTILE = """\
     id: emulator-samples/gpqa-mini
     task_id: "<script>document.title='pwned'</script><img src=x onerror=alert(1)>"
   value: 43.1
-  notes: "[click me](javascript:alert(1)) @evalbot recheck <b>bold</b> ![x](http://198.51.100.1/t.png)"
   source:
     url: "javascript:alert(2)"
+- dataset:
+    id: emulator-samples/gpqa-mini
+    task_id: "[click me](javascript:alert(1)) @evalbot recheck <b>bold</b> ![x](http://198.51.100.1/t.png)"
+  value: 43.2
 """
 
 
@@ -148,8 +151,13 @@ def test_hostile_strings_in_a_pasted_file_render_inert(
         for i in range(main.locator("a").count())
     ]
     assert not any(href.lower().startswith("javascript:") for href in hrefs)
+    assert main.locator("a:has-text('click me')").count() == 0
+    assert main.locator("a:has-text('@evalbot')").count() == 0
     text = main.inner_text()
     assert "<script>" in text  # shown as text, where the user can read what they wrote
+    comment = tab.page.inner_text("#comment")
+    assert "[click me]" in comment  # the markdown link shown as text
+    assert "@\u200bevalbot recheck" in comment  # the mention broken, as in the PR comment
     assert not [url for url in requests if "198.51.100.1" in url]
     tab.page.screenshot(path=str(screenshots / "playground-hostile.png"), full_page=True)
     assert tab.errors == []
