@@ -9,6 +9,7 @@ bytes live for the request only. Time and memory are bounded by the validator's 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -83,11 +84,20 @@ class PlaygroundResult:
 
 def results_path(given: PlaygroundInput) -> str:
     """The repo path the file is checked under: the name given or uploaded, else the one the
-    benchmark's naming rule asks for, else `results.yaml`."""
+    naming rule asks for (of the benchmark picked, or the first `id:` in the file's head: a
+    guess that only names the file, the validator then checks it like any name), else
+    `results.yaml`."""
     name = (given.file_name or "").replace("\\", "/").rsplit("/", 1)[-1].strip()
-    if not name and given.benchmark and is_repo_id(given.benchmark):
-        name = benchmark_file_stem(given.benchmark) + ".yaml"
+    benchmark = given.benchmark
+    if not benchmark:
+        found = _FIRST_ID.search(given.content[:65536].decode("utf-8", "replace"))
+        benchmark = found.group(1) if found else None
+    if not name and benchmark and is_repo_id(benchmark):
+        name = benchmark_file_stem(benchmark) + ".yaml"
     return ".eval_results/" + (name or "results.yaml")
+
+
+_FIRST_ID = re.compile(r"""^[ \t-]*id:[ \t]*["']?([\w.-]+/[\w.-]+)["']?[ \t]*$""", re.MULTILINE)
 
 
 def run_playground(

@@ -64,6 +64,8 @@ def test_results_path_follows_the_name_given_else_the_benchmark() -> None:
     picked = PlaygroundInput(b"", "results", benchmark="cais/hle")
     assert results_path(picked) == ".eval_results/hle.yaml"
     assert results_path(PlaygroundInput(b"", "results")) == ".eval_results/results.yaml"
+    pasted = PlaygroundInput(b"- dataset:\n    id: 'Idavidrein/gpqa'\n", "results")
+    assert results_path(pasted) == ".eval_results/gpqa.yaml"
 
 
 def problem(line: int, severity: str = "error") -> Problem:
