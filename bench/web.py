@@ -4,7 +4,8 @@ Runs `bot.web` in process against a real redis-server and the Hub emulator (both
 loopback), with a PR history of 20 PRs x 20 verdicts and an hour of status samples in Redis,
 and times each page through Starlette's test client (the ASGI app, no socket: server time,
 not network). The playground is timed on a 4-entry file, with the benchmark lookup cached
-(a repeat paste) and on the 10,000-entry 1 MiB-cap worst case.
+(a repeat paste) and on the 10,000-entry 1 MiB-cap worst case, each against the validator
+alone on the same bytes in the same process (the ratio is the page's own cost).
 
 Run: `.venv/bin/python bench/web.py` (medians of 20 requests after 2 warm-ups; 5 for the
 large paste).
@@ -32,6 +33,7 @@ from bot.emulator.server import EmulatorServer  # noqa: E402
 from bot.hub.client import HfHubClient  # noqa: E402
 from bot.report.comment import Counts  # noqa: E402
 from bot.settings import Secret  # noqa: E402
+from bot.spec.validate import validate_results_files  # noqa: E402
 from bot.tokens.issuers import IssuerRegistry  # noqa: E402
 from bot.web.app import WebContext, create_web_app  # noqa: E402
 from bot.web.benchmarks import CachedHubBenchmarks  # noqa: E402
@@ -106,6 +108,17 @@ def main() -> None:
                     seconds = median_seconds(paste, repeat=repeat, warmup=1)
                     report(f"POST /playground, {label}: HTML bytes", weight, "B")
                     report(f"POST /playground, {label}: server time (median)", seconds * 1000, "ms")
+                    # Baseline, same process: the validator alone on the same bytes (what any
+                    # check costs), so the ratio is the page's own overhead.
+                    source = context.benchmarks.source(20)
+                    bare = median_seconds(
+                        partial(
+                            validate_results_files, {".eval_results/x.yaml": text.encode()}, source
+                        ),
+                        repeat=repeat,
+                        warmup=1,
+                    )
+                    report(f"POST /playground, {label}: / validation alone", seconds / bare, "x")
         finally:
             hub.stop()
             server.stop(kill=True)
