@@ -67,6 +67,11 @@ ADMIN_COOKIE_TTL_S = 8 * 3600
 #: room for the form's other fields.
 MAX_FORM_BYTES = DEFAULT_LIMITS.max_file_bytes + 64 * 1024
 HISTORY_PRS_SHOWN = 50
+REPLAY_NOTICES = {
+    "replayed": "Queued again: a worker will run it shortly.",
+    "gone": "Already gone: someone replayed it meanwhile.",
+    "not-an-event": "Kept: the record holds no event the workers accept.",
+}
 PARKED_SHOWN = 20
 DOCS = (
     ("validate.md", "Check files before pushing: evalbot validate"),
@@ -281,7 +286,7 @@ def create_web_app(context: WebContext) -> Starlette:
             charts=build_charts(state["samples"], context.clock()),
             admin=admin,
             parked=parked,
-            notice=request.query_params.get("notice", "")[:80],
+            notice=REPLAY_NOTICES.get(request.query_params.get("notice", "")),
         )
 
     async def status_login(request: Request) -> Response:
