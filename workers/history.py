@@ -1,6 +1,7 @@
 """The PR history the web pages show: each verdict the workers reached, kept small in Redis.
 
-After each report run the pipeline calls `record_verdict`, one pipelined round trip:
+After each report run the pipeline queues `add_verdict` on the pipeline that records the PR's
+last verdict (no round trip of its own):
 
 - `evalbot:history:pr:<repo>:<num>`: a list, newest first, of the PR's last
   `MAX_VERDICTS_PER_PR` verdicts (JSON: head, time, outcome, PR state, counts);
@@ -81,9 +82,23 @@ def record_verdict(
     now: datetime | None = None,
 ) -> None:
     """Append `verdict` to the PR's history and bump the PR and the repo; trim and expire."""
+    pipe = client.pipeline(transaction=False)
+    add_verdict(pipe, repo_id, pr_num, verdict, now=now)
+    pipe.execute()
+
+
+def add_verdict(
+    pipe: redis.client.Pipeline,
+    repo_id: str,
+    pr_num: int,
+    verdict: Verdict,
+    *,
+    now: datetime | None = None,
+) -> None:
+    """`record_verdict`'s commands, queued on `pipe`: the pipeline sends them in the round
+    trip that records the run's other keys (every round trip of a run is budgeted)."""
     moment = (now or datetime.now(UTC)).timestamp()
     pr_key, repo_key = pr_history_key(repo_id, pr_num), repo_history_key(repo_id)
-    pipe = client.pipeline(transaction=False)
     pipe.lpush(pr_key, json.dumps(asdict(verdict), separators=(",", ":")))
     pipe.ltrim(pr_key, 0, MAX_VERDICTS_PER_PR - 1)
     pipe.expire(pr_key, RETENTION_S)
@@ -93,7 +108,6 @@ def record_verdict(
     pipe.zadd(HISTORY_REPOS, {repo_id: moment})
     pipe.zremrangebyrank(HISTORY_REPOS, 0, -MAX_REPOS - 1)
     pipe.expire(HISTORY_REPOS, RETENTION_S)
-    pipe.execute()
 
 
 def verdict_of(head: str, outcome: str, state: str, counts: Counts, at: datetime) -> Verdict:
