@@ -5,10 +5,8 @@ Every page is rendered on the server by Jinja2 with autoescaping on, works witho
 reads its figures from Redis with the workers' own keys. Handlers are plain functions: Starlette
 runs them in its thread pool, so a slow Redis or Hub call never blocks the event loop.
 
-POSTs (the playground, the operator's sign-in and replay) are refused from other sites: a
-browser's `Sec-Fetch-Site` says cross-site, or `Origin` names another host (403). The
-playground stores nothing, so that is all the CSRF guard a stateless form needs; the operator
-cookie is also `SameSite=Strict`.
+POSTs (the playground, the operator's sign-in and replay) from other sites are refused, and
+operators are known by a signed cookie (`bot.web.guards`).
 """
 
 from __future__ import annotations
@@ -48,6 +46,7 @@ from bot.spec.policy import DEFAULT_POLICY, Policy
 from bot.tokens.issuers import IssuerRegistry
 from bot.web.benchmarks import CachedHubBenchmarks
 from bot.web.charts import build_charts
+from bot.web.guards import ADMIN_COOKIE, ADMIN_COOKIE_TTL_S, admin_cookie, cross_site, is_admin
 from bot.web.live import read_samples, read_snapshot, record_sample, workers_state
 from bot.web.playground import PlaygroundInput, run_playground
 from workers.deadletters import parked_events, replay
@@ -61,8 +60,6 @@ from workers.history import (
 log = logging.getLogger("evalbot.web")
 
 WEB_ROOT = Path(str(resources.files("bot").joinpath("web")))
-ADMIN_COOKIE = "evalbot_admin"
-ADMIN_COOKIE_TTL_S = 8 * 3600
 #: A playground POST larger than this is refused before it is parsed (413): the file cap and
 #: room for the form's other fields.
 MAX_FORM_BYTES = DEFAULT_LIMITS.max_file_bytes + 64 * 1024
@@ -164,7 +161,7 @@ def create_web_app(context: WebContext) -> Starlette:
         )
 
     async def playground_post(request: Request) -> Response:
-        refused = _cross_site(request)
+        refused = cross_site(request)
         if refused:
             return error(request, 403, "Refused", refused)
         declared = request.headers.get("content-length", "")
@@ -273,7 +270,7 @@ def create_web_app(context: WebContext) -> Starlette:
         )
 
     def status(request: Request) -> Response:
-        admin = _is_admin(request, context)
+        admin = is_admin(request, context.admin_token, context.clock())
         state = live()
         parked: list[dict[str, Any]] = []
         if admin and state["snapshot"] is not None:
@@ -290,7 +287,7 @@ def create_web_app(context: WebContext) -> Starlette:
         )
 
     async def status_login(request: Request) -> Response:
-        refused = _cross_site(request)
+        refused = cross_site(request)
         if refused:
             return error(request, 403, "Refused", refused)
         form = await request.form(max_files=0, max_fields=2, max_part_size=4096)
@@ -300,7 +297,7 @@ def create_web_app(context: WebContext) -> Starlette:
         response = RedirectResponse("/status", status_code=303)
         response.set_cookie(
             ADMIN_COOKIE,
-            _admin_cookie(context.admin_token, context.clock()),
+            admin_cookie(context.admin_token, context.clock()),
             max_age=ADMIN_COOKIE_TTL_S,
             httponly=True,
             samesite="strict",
@@ -310,7 +307,7 @@ def create_web_app(context: WebContext) -> Starlette:
         return response
 
     async def status_logout(request: Request) -> Response:
-        refused = _cross_site(request)
+        refused = cross_site(request)
         if refused:
             return error(request, 403, "Refused", refused)
         response = RedirectResponse("/status", status_code=303)
@@ -318,10 +315,10 @@ def create_web_app(context: WebContext) -> Starlette:
         return response
 
     async def status_replay(request: Request) -> Response:
-        refused = _cross_site(request)
+        refused = cross_site(request)
         if refused:
             return error(request, 403, "Refused", refused)
-        if not _is_admin(request, context):
+        if not is_admin(request, context.admin_token, context.clock()):
             return error(request, 403, "Operators only", "Sign in on the status page first.")
         form = await request.form(max_files=0, max_fields=2, max_part_size=4096)
         wanted = _field(form.get("digest"))
@@ -407,37 +404,6 @@ def _text(value: Any) -> str:
 def _origin(url: str) -> str:
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}"
-
-
-def _cross_site(request: Request) -> str | None:
-    """Why a POST is refused as coming from another site, or None."""
-    fetch_site = request.headers.get("sec-fetch-site")
-    if fetch_site is not None and fetch_site not in ("same-origin", "none"):
-        return "This form only accepts posts from its own page."
-    origin = request.headers.get("origin")
-    if origin is not None and origin != "null":
-        host = request.headers.get("host", "")
-        if urlsplit(origin).netloc.lower() != host.lower():
-            return "This form only accepts posts from its own page."
-    return None
-
-
-def _admin_cookie(token: Secret, now: float) -> str:
-    expires = int(now) + ADMIN_COOKIE_TTL_S
-    return f"{expires}.{_sign(token, expires)}"
-
-
-def _sign(token: Secret, expires: int) -> str:
-    key = token.reveal().encode("utf-8")
-    return hmac.new(key, f"evalbot-web-admin:{expires}".encode(), hashlib.sha256).hexdigest()
-
-
-def _is_admin(request: Request, context: WebContext) -> bool:
-    cookie = request.cookies.get(ADMIN_COOKIE, "")
-    expires, _, signature = cookie.partition(".")
-    if not expires.isdigit() or int(expires) < context.clock():
-        return False
-    return hmac.compare_digest(signature, _sign(context.admin_token, int(expires)))
 
 
 def _digest(raw: bytes) -> str:

@@ -24,9 +24,10 @@ from bot.receiver.events import PrEvent
 from bot.settings import Secret
 from bot.spec.limits import DEFAULT_LIMITS
 from bot.tokens.issuers import IssuerRegistry
-from bot.web.app import ADMIN_COOKIE, WebContext, create_web_app
+from bot.web.app import WebContext, create_web_app
 from bot.web.benchmarks import CachedHubBenchmarks
 from bot.web.forward import PageForwarder
+from bot.web.guards import ADMIN_COOKIE
 from tests.support.emulator import TOKENS, standard_state
 from workers.deadletters import DEAD_LETTERS, park
 
