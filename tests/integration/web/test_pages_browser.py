@@ -83,6 +83,24 @@ def test_playground_round_trip(web_bot: Bot, browser: Any, screenshots: Path) ->
     assert tab.errors == []
 
 
+def test_playground_takes_an_uploaded_file_under_its_own_name(web_bot: Bot, browser: Any) -> None:
+    tab = open_tab(browser, PHONE)
+    tab.goto(web_bot.stack.web_url + "/playground")
+    upload = {
+        "name": "gpqa_mini.yaml",
+        "mimeType": "application/yaml",
+        "buffer": GPQA_TYPO.encode(),
+    }
+    tab.page.set_input_files("#upload", files=[upload])
+    tab.page.click("button[type=submit]")
+    verdict = tab.page.inner_text("#verdict")
+    assert ".eval_results/gpqa_mini.yaml" in verdict
+    assert "1 error" in verdict
+    assert tab.page.locator("#L3.error").count() == 1
+    assert not tab.overflows()
+    assert tab.errors == []
+
+
 def test_playground_checks_an_eval_yaml(web_bot: Bot, browser: Any) -> None:
     tab = open_tab(browser)
     tab.goto(web_bot.stack.web_url + "/playground")
