@@ -44,6 +44,14 @@ MODEL = "alice/model"
 ORG = "evals-org"
 ORG_MODEL = "evals-org/team-model"
 BENCHMARKS = ("emulator-samples/gpqa-mini", "emulator-samples/hle-mini")
+#: A results entry on gpqa-mini whose task id has the wrong case (line 3), and its fix.
+GPQA_TYPO = """\
+- dataset:
+    id: emulator-samples/gpqa-mini
+    task_id: Diamond
+  value: 43.1
+"""
+GPQA_FIXED = GPQA_TYPO.replace("Diamond", "diamond")
 #: A gated benchmark: `evalbot` was granted access, `bob` was not.
 GATED_BENCHMARK = "emulator-samples/gated-bench"
 #: Fast retries so webhook tests finish quickly; the Hub's own pacing is not documented.

@@ -12,19 +12,12 @@ import pytest
 
 from bot.devstack.waiting import wait_until
 from tests.support.browser import DESKTOP, PHONE, open_tab
-from tests.support.emulator import MODEL
+from tests.support.emulator import GPQA_FIXED, GPQA_TYPO, MODEL
 from tests.support.stackbot import Bot, open_pr, push
 
 pytestmark = pytest.mark.integration
 
 GPQA_PATH = ".eval_results/gpqa-mini.yaml"
-GPQA_TYPO = """\
-- dataset:
-    id: emulator-samples/gpqa-mini
-    task_id: Diamond
-  value: 43.1
-"""
-GPQA_FIXED = GPQA_TYPO.replace("Diamond", "diamond")
 PAGES = ("/", "/playground", "/history", f"/history/{MODEL}", "/status")
 
 
