@@ -18,13 +18,13 @@ import hmac
 import logging
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import redis
 from jinja2 import Environment, FileSystemLoader, select_autoescape
@@ -35,7 +35,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from bot.cli.collections_store import StoredCollection
 from bot.hub.errors import HubError
+from bot.hub.standing import ResultsReader
 from bot.report.badges import Badge
 from bot.report.texts import BADGE_LABELS, BADGE_MEANINGS
 from bot.settings import Secret
@@ -49,6 +51,7 @@ from bot.web.charts import build_charts
 from bot.web.guards import ADMIN_COOKIE, ADMIN_COOKIE_TTL_S, admin_cookie, cross_site, is_admin
 from bot.web.live import read_samples, read_snapshot, record_sample, workers_state
 from bot.web.playground import PlaygroundInput, run_playground
+from bot.web.standing import standing
 from workers.deadletters import parked_events, replay
 from workers.history import (
     HISTORY_REPOS,
@@ -97,6 +100,10 @@ class WebContext:
     playground_max_benchmarks: int = 20
     docs_url: str | None = None  # where docs/*.md are published; else their paths are shown
     clock: Callable[[], float] = time.time
+    #: The collections a model's standing can be shown in (system, and the bot config's
+    #: `collections_dir`), and the Hub reader of a model's results for them.
+    collections: Mapping[str, StoredCollection] = field(default_factory=dict)
+    results_reader: ResultsReader | None = None
 
 
 def create_web_app(context: WebContext) -> Starlette:
@@ -332,6 +339,58 @@ def create_web_app(context: WebContext) -> Starlette:
                 break
         return RedirectResponse(f"/status?notice={outcome}", status_code=303)
 
+    def collections_index(request: Request) -> Response:
+        wanted = request.query_params.get("cid", "")
+        if wanted:  # the form on this page names the collection in the query
+            if wanted not in context.collections:
+                return error(request, 404, "No such collection", "See the list of collections.")
+            model = (request.query_params.get("model") or "").strip()
+            query = f"?model={quote(model, safe='/')}" if model else ""
+            return RedirectResponse(f"/collections/{quote(wanted)}{query}", status_code=303)
+        return page(
+            "collections.html",
+            request,
+            collections=sorted(context.collections.values(), key=lambda c: c.id),
+            chosen=None,
+            model="",
+            shown=None,
+        )
+
+    def collection_page(request: Request) -> Response:
+        stored = context.collections.get(request.path_params["cid"])
+        if stored is None:
+            return error(request, 404, "No such collection", "See the list of collections.")
+        model = (request.query_params.get("model") or "").strip()[:200]
+        shown = None
+        if model:
+            if not is_repo_id(model) or context.results_reader is None:
+                return error(request, 400, "Not a repo id", "A model repo id is owner/name.")
+            if not slots.acquire(blocking=False):
+                return error(request, 503, "Busy", "Other checks are running; try again shortly.")
+            try:
+                shown = standing(
+                    stored,
+                    model,
+                    context.results_reader,
+                    context.benchmarks.source(context.playground_max_benchmarks),
+                    context.policy,
+                )
+            except HubError as problem:
+                log.warning("collections: Hub read failed: %s", type(problem).__name__)
+                return error(
+                    request, 503, "The Hub did not answer", "The results could not be read."
+                )
+            finally:
+                slots.release()
+        return page(
+            "collections.html",
+            request,
+            collections=sorted(context.collections.values(), key=lambda c: c.id),
+            chosen=stored,
+            model=model,
+            shown=shown,
+        )
+
     def style(request: Request) -> Response:
         headers = {"ETag": style_etag, "Cache-Control": "public, max-age=3600"}
         if request.headers.get("if-none-match") == style_etag:
@@ -359,6 +418,8 @@ def create_web_app(context: WebContext) -> Starlette:
             Route("/playground", playground_post, methods=["POST"]),
             Route("/history", history_index, methods=["GET"]),
             Route("/history/{owner}/{name}", history_repo, methods=["GET"]),
+            Route("/collections", collections_index, methods=["GET"]),
+            Route("/collections/{cid}", collection_page, methods=["GET"]),
             Route("/status", status, methods=["GET"]),
             Route("/status/login", status_login, methods=["POST"]),
             Route("/status/logout", status_logout, methods=["POST"]),

@@ -10,6 +10,7 @@ from bot.tokens.issuers import IssuerRegistry
 from bot.web.app import WebContext
 from bot.web.benchmarks import CachedHubBenchmarks
 from bot.web.config import WebConfig
+from bot.web.standing import load_collections
 from workers.runtime import load_policy
 
 
@@ -23,6 +24,7 @@ def build_context(config: WebConfig, *, docs_url: str | None = None) -> WebConte
     )
     use_hub_timeout(settings.hub_timeout_s)
     api = HfApi(endpoint=settings.hf_endpoint, token=settings.hf_token.reveal())
+    hub = HfHubClient(api)
     # The playground verifies tokens the way `evalbot validate` does: jti bindings last one
     # request (in memory), so a pasted token is never bound, nor anything else written.
     registry = (
@@ -36,11 +38,13 @@ def build_context(config: WebConfig, *, docs_url: str | None = None) -> WebConte
         hub_url=settings.hf_endpoint.rstrip("/"),
         bot_name=settings.bot_name,
         admin_token=config.admin_token,
-        benchmarks=CachedHubBenchmarks(HfHubClient(api)),
+        benchmarks=CachedHubBenchmarks(hub),
         registry=registry,
         policy=load_policy(settings.policy_file),
         sample_interval_s=config.sample_interval_s,
         playground_slots=config.playground_slots,
         playground_max_benchmarks=config.playground_max_benchmarks,
         docs_url=docs_url.strip() if docs_url and docs_url.strip() else None,
+        collections=load_collections(settings.bot_config_file),
+        results_reader=hub,
     )

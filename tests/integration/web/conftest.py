@@ -12,9 +12,35 @@ from tests.support.stackbot import Bot, running_bot
 
 __all__ = ["browser", "screenshots", "web_bot"]
 
+#: A user collection over the emulator's two benchmarks (docs/collections.md).
+MINI_GATE = """\
+name: Mini gate
+category: test
+version: "1"
+pass_criteria:
+  threshold: 35
+benchmarks:
+  - id: emulator-samples/gpqa-mini
+    task_id: diamond
+    threshold: 40
+    scale: percent
+  - id: emulator-samples/hle-mini
+    task_id: hle
+    threshold: 25
+    scale: percent
+"""
+
 
 @pytest.fixture(scope="module")
 def web_bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bot]:
     work_dir: Path = tmp_path_factory.mktemp("web-stack")
-    with running_bot(work_dir, web=True, env={"EVALBOT_WEB_SAMPLE_INTERVAL": "1"}) as bot:
+    collections = work_dir / "collections"
+    collections.mkdir()
+    (collections / "mini-gate.yaml").write_text(MINI_GATE)
+    with running_bot(
+        work_dir / "stack",
+        web=True,
+        env={"EVALBOT_WEB_SAMPLE_INTERVAL": "1"},
+        bot_config={"collections_dir": str(collections)},
+    ) as bot:
         yield bot

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from bot.devstack.waiting import wait_until
+from bot.devstack.workload import hle_entry
 from tests.support.browser import DESKTOP, PHONE, open_tab
 from tests.support.emulator import GPQA_FIXED, GPQA_TYPO, MODEL
 from tests.support.stackbot import Bot, open_pr, push
@@ -18,7 +19,7 @@ from tests.support.stackbot import Bot, open_pr, push
 pytestmark = pytest.mark.integration
 
 GPQA_PATH = ".eval_results/gpqa-mini.yaml"
-PAGES = ("/", "/playground", "/history", f"/history/{MODEL}", "/status")
+PAGES = ("/", "/playground", "/history", f"/history/{MODEL}", "/collections", "/status")
 
 
 @pytest.mark.parametrize(("width_name", "viewport"), [("desktop", DESKTOP), ("phone", PHONE)])
@@ -235,4 +236,37 @@ def test_pages_through_the_receivers_port_as_on_a_space(web_bot: Bot, browser: A
     tab.page.click("button[type=submit]")  # the Origin check passes: Host is kept
     assert "No errors" in tab.page.inner_text("#verdict")
     assert tab.goto(receiver + "/healthz") == 200  # the receiver's own routes still its own
+    assert tab.errors == []
+
+
+def test_a_models_standing_in_a_collection(web_bot: Bot, browser: Any, screenshots: Path) -> None:
+    """alice/model's main holds GPQA 41.5 (the emulator's seed); an HLE result of 20 joins it:
+    GPQA clears its 40, HLE misses its 25, and the aggregate (41.5 + 20) / 2 = 30.75 is under
+    the pass line of 35."""
+    web_bot.api("alice").upload_file(
+        path_or_fileobj=hle_entry("20").encode(),
+        path_in_repo=".eval_results/hle_mini.yaml",
+        repo_id=MODEL,
+    )
+    tab = open_tab(browser, PHONE)
+    tab.goto(web_bot.stack.web_url + "/collections")
+    tab.page.select_option("#cid", "mini-gate")
+    tab.page.fill("#model", MODEL)
+    tab.page.click("#standing-form button")
+    assert tab.page.url.endswith("/collections/mini-gate?model=alice/model")
+    verdict = tab.page.inner_text("#verdict")
+    assert "does not pass" in verdict
+    assert "aggregate 30.75" in verdict
+    bars = tab.page.locator("#standing figure")
+    assert bars.count() == 3  # two benchmarks and the aggregate
+    gpqa, hle, aggregate = (bars.nth(i) for i in range(3))
+    assert "passed" in (gpqa.get_attribute("class") or "")
+    assert "41.5" in gpqa.inner_text()
+    assert "failed" in (hle.get_attribute("class") or "")
+    assert "≥ 25" in hle.inner_text()
+    assert "failed" in (aggregate.get_attribute("class") or "")
+    assert "≥ 35" in aggregate.inner_text()
+    assert hle.locator("line.mark").count() == 1
+    assert not tab.overflows()
+    tab.page.screenshot(path=str(screenshots / "collection-standing-phone.png"), full_page=True)
     assert tab.errors == []
