@@ -28,10 +28,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     import uvicorn
+    import yaml
 
+    from bot.cli.collections_store import StoreError
     from bot.logs import configure_logging
-    from bot.settings import SettingsError
-    from bot.tokens.issuers import IssuerConfigError
     from bot.web.app import create_web_app
     from bot.web.config import WebConfig
     from bot.web.context import build_context
@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         config = WebConfig.from_env(os.environ)
         context = build_context(config, docs_url=os.environ.get("EVALBOT_WEB_DOCS_URL"))
-    except (SettingsError, IssuerConfigError, OSError, ValueError) as error:
+    except (StoreError, yaml.YAMLError, OSError, ValueError) as error:  # settings, config files
         print(f"evalbot web: {error}", file=sys.stderr)
         return 2
     configure_logging(config.settings.log_level)

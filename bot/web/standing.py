@@ -37,6 +37,8 @@ def load_collections(bot_config: Path) -> dict[str, StoredCollection]:
         folder = data.get("collections_dir") if isinstance(data, dict) else None
         if isinstance(folder, str):
             user_dir = bot_config.parent / folder
+            if not user_dir.is_dir():
+                raise ValueError(f"{bot_config}: `collections_dir` {folder}: not a folder")
     return {stored.id: stored for stored in all_collections_in(SYSTEM_DIR, user_dir)}
 
 
