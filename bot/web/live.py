@@ -16,14 +16,8 @@ from dataclasses import dataclass
 
 import redis
 
-from bot.receiver.workerstats import (
-    DEAD_LETTERS_KEY,
-    HUB_PAUSE_KEY,
-    STATS_KEY,
-    UNACKED_KEY,
-    WorkerSnapshot,
-    parse_stats,
-)
+from bot.receiver.workerbeats import flat_hash, read_fleet_status
+from bot.receiver.workerstats import STATS_KEY, WorkerSnapshot, parse_stats
 
 SAMPLES_KEY = "evalbot:web:samples"
 #: The charts' span; samples older than this (and a margin) are dropped at each write.
@@ -44,23 +38,19 @@ class Sample:
 
 
 def read_snapshot(client: redis.Redis, queue: str) -> WorkerSnapshot:
-    """The `/metrics` figures now; raises `redis.RedisError` when Redis does not answer."""
-    pipe = client.pipeline(transaction=False)
-    pipe.hgetall(STATS_KEY)
-    pipe.llen(DEAD_LETTERS_KEY)
-    pipe.llen(queue)
-    pipe.hlen(UNACKED_KEY)
-    pipe.pttl(HUB_PAUSE_KEY)
-    stats, dead, queued, unacked, pause_ms = pipe.execute()
+    """The `/metrics` figures now, with the workers' heartbeats: the fleet through its one
+    reader (`read_fleet_status`), then the counters. Raises `redis.RedisError`."""
+    fleet = read_fleet_status(client, queue)
     flat: list[object] = []
-    for field, value in stats.items():
+    for field, value in flat_hash(client.hgetall(STATS_KEY)).items():
         flat.extend((field, value))
     return WorkerSnapshot(
         parse_stats(flat),
-        int(dead),
-        int(queued),
-        int(unacked),
-        hub_paused_s=max(0, int(pause_ms)) / 1000,
+        fleet.parked,
+        fleet.queue_length,
+        fleet.unacked,
+        hub_paused_s=fleet.hub_paused_s,
+        workers=fleet.workers,
     )
 
 
@@ -134,12 +124,21 @@ class WorkersState:
 def workers_state(snapshot: WorkerSnapshot, samples: Sequence[Sample]) -> WorkersState:
     """The one place the pages ask "are workers alive?".
 
-    Until workers write a heartbeat of their own, the answer is read from what they leave in
-    Redis: finished runs (the `outcome` counters) advancing between samples, and the queue.
-    Work in flight (`unacked`) or runs counted in the last samples mean consuming; nothing
-    waiting means idle (alive or not, nothing is delayed); events waiting while no run has
-    finished over two samples or more means stalled.
+    From the workers' heartbeats (`bot.receiver.workerbeats`: a heartbeat comes from a
+    worker's consumer loop, so it means consuming) when any worker has written one. Without
+    any (workers older than heartbeats), from what they leave in Redis: work in flight
+    (`unacked`) or finished runs (the `outcome` counters) advancing between samples mean
+    consuming; nothing waiting means idle; events waiting while no run has finished over two
+    samples or more means stalled.
     """
+    if snapshot.workers:
+        alive = sum(1 for worker in snapshot.workers if worker.alive)
+        if alive:
+            word = "worker" if alive == 1 else "workers"
+            return WorkersState("consuming", f"consuming: {alive} {word} alive")
+        return WorkersState(
+            "stalled", f"no worker alive: {snapshot.queue_length} waiting (heartbeats stopped)"
+        )
     recent = list(samples[-3:])
     progressed = len(recent) >= 2 and recent[-1].total("outcome") > recent[0].total("outcome")
     if snapshot.unacked > 0 or progressed:

@@ -210,6 +210,10 @@ def test_status_charts_and_operator_sign_in(web_bot: Bot, browser: Any, screensh
 
     wait_until(charted, timeout=30, interval=0.5, what="samples charted on the status page")
     assert tab.page.locator("form[action='/status/replay']").count() == 0  # read-only
+    workers = tab.page.locator("#workers tbody tr")  # the stack's worker, by its heartbeat
+    assert workers.count() >= 1
+    assert "alive" in workers.first.inner_text()
+    assert "worker alive" in tab.page.inner_text("#live")
     tab.page.fill("#token", "not-the-token")
     tab.page.click("form[action='/status/login'] button")
     assert "Wrong token" in tab.page.inner_text("h1")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from bot.receiver.workerbeats import WorkerBeat
 from bot.receiver.workerstats import WorkerSnapshot
 from bot.report.comment import Counts
 from bot.web.charts import HEIGHT, WIDTH, build_charts
@@ -110,3 +111,16 @@ def test_verdicts_round_trip_and_unreadable_ones_are_skipped() -> None:
     history = parse_pr_history(7, [raw, "garbage", '{"head": 1}'])
     assert history.verdicts == (verdict,)
     assert parse_verdict("[]") is None
+
+
+def beat(age_s: float) -> WorkerBeat:
+    return WorkerBeat("w1@host", "host", 42, 2, 0.0, 100.0, 30.0, 0, age_s)
+
+
+def test_workers_state_follows_the_heartbeats_when_there_are_any() -> None:
+    alive = WorkerSnapshot({}, 0, 5, 0, workers=(beat(3.0), beat(99.0)))
+    assert workers_state(alive, []).text == "consuming: 1 worker alive"
+    silent = WorkerSnapshot({}, 0, 5, 0, workers=(beat(99.0),))
+    state = workers_state(silent, [])
+    assert state.state == "stalled"
+    assert "no worker alive" in state.text
