@@ -52,6 +52,24 @@ GPQA_TYPO = """\
   value: 43.1
 """
 GPQA_FIXED = GPQA_TYPO.replace("Diamond", "diamond")
+#: A user collection over the emulator's two benchmarks (docs/collections.md): main's seeded
+#: GPQA result (41.5) clears its 40; the pass line of the aggregate is 35.
+MINI_GATE = """\
+name: Mini gate
+category: test
+version: "1"
+pass_criteria:
+  threshold: 35
+benchmarks:
+  - id: emulator-samples/gpqa-mini
+    task_id: diamond
+    threshold: 40
+    scale: percent
+  - id: emulator-samples/hle-mini
+    task_id: hle
+    threshold: 25
+    scale: percent
+"""
 #: A gated benchmark: `evalbot` was granted access, `bob` was not.
 GATED_BENCHMARK = "emulator-samples/gated-bench"
 #: Fast retries so webhook tests finish quickly; the Hub's own pacing is not documented.

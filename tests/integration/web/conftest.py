@@ -8,27 +8,10 @@ from pathlib import Path
 import pytest
 
 from tests.support.browser import browser, screenshots
+from tests.support.emulator import MINI_GATE
 from tests.support.stackbot import Bot, running_bot
 
 __all__ = ["browser", "screenshots", "web_bot"]
-
-#: A user collection over the emulator's two benchmarks (docs/collections.md).
-MINI_GATE = """\
-name: Mini gate
-category: test
-version: "1"
-pass_criteria:
-  threshold: 35
-benchmarks:
-  - id: emulator-samples/gpqa-mini
-    task_id: diamond
-    threshold: 40
-    scale: percent
-  - id: emulator-samples/hle-mini
-    task_id: hle
-    threshold: 25
-    scale: percent
-"""
 
 
 @pytest.fixture(scope="module")
