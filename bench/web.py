@@ -1,7 +1,8 @@
 """The web pages: weight (HTML + the stylesheet, bytes) and server time per page.
 
 Runs `bot.web` in process against a real redis-server and the Hub emulator (both on
-loopback), with a PR history of 20 PRs x 20 verdicts and an hour of status samples in Redis,
+loopback), with a PR history of 20 PRs x 20 verdicts and an hour of status samples in Redis
+(and a collection standing, which reads the model's results on main from the emulator),
 and times each page through Starlette's test client (the ASGI app, no socket: server time,
 not network). The playground is timed on a 4-entry file, with the benchmark lookup cached
 (a repeat paste) and on the 10,000-entry 1 MiB-cap worst case, each against the validator
@@ -28,6 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.timing import median_seconds, report  # noqa: E402
+from bot.cli.collections_store import StoredCollection  # noqa: E402
+from bot.collections.model import Scope  # noqa: E402
 from bot.devstack.redis import RedisServer  # noqa: E402
 from bot.emulator.server import EmulatorServer  # noqa: E402
 from bot.hub.client import HfHubClient  # noqa: E402
@@ -38,7 +41,7 @@ from bot.tokens.issuers import IssuerRegistry  # noqa: E402
 from bot.web.app import WebContext, create_web_app  # noqa: E402
 from bot.web.benchmarks import CachedHubBenchmarks  # noqa: E402
 from bot.web.live import Sample, encode_sample, read_snapshot  # noqa: E402
-from tests.support.emulator import MODEL, TOKENS, standard_state  # noqa: E402
+from tests.support.emulator import MINI_GATE, MODEL, TOKENS, standard_state  # noqa: E402
 from workers.history import record_verdict, verdict_of  # noqa: E402
 
 ENTRY = "- dataset:\n    id: emulator-samples/gpqa-mini\n    task_id: diamond\n  value: {v}\n"
@@ -74,20 +77,27 @@ def main() -> None:
             client = redis.Redis.from_url(server.url, socket_timeout=5)
             seed(client)
             api = HfApi(endpoint=hub.url, token=TOKENS["evalbot"])
+            gate = Path(folder) / "mini-gate.yaml"
+            gate.write_text(MINI_GATE)
+            hub_client = HfHubClient(api)
             context = WebContext(
                 redis=client,
                 queue="evalbot",
                 hub_url=hub.url,
                 bot_name="evalbot",
                 admin_token=Secret("x" * 32),
-                benchmarks=CachedHubBenchmarks(HfHubClient(api)),
+                benchmarks=CachedHubBenchmarks(hub_client),
                 registry=IssuerRegistry([]),
                 sample_interval_s=3600,
+                collections={"mini-gate": StoredCollection("mini-gate", Scope.USER, gate)},
+                results_reader=hub_client,
             )
             with TestClient(create_web_app(context)) as web:
                 css = len(web.get("/static/style.css").content)
                 print(f"{'stylesheet (bytes, cached by ETag)':<58} {css:>14,}")
-                for path in ("/", "/playground", "/history", f"/history/{MODEL}", "/status"):
+                standing = f"/collections/mini-gate?model={MODEL}"  # reads main from the Hub
+                pages = ("/", "/playground", "/history", f"/history/{MODEL}", "/status", standing)
+                for path in pages:
                     response = web.get(path)
                     assert response.status_code == 200, (path, response.status_code)
                     weight = len(response.content)
