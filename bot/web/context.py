@@ -5,7 +5,8 @@ from __future__ import annotations
 import redis
 from huggingface_hub import HfApi
 
-from bot.hub.client import HfHubClient, use_hub_timeout
+from bot.hub.client import HfHubClient
+from bot.hub.timeouts import use_hub_timeout
 from bot.tokens.issuers import IssuerRegistry
 from bot.web.app import WebContext
 from bot.web.benchmarks import CachedHubBenchmarks
