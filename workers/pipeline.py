@@ -37,6 +37,7 @@ from bot.receiver.events import PrEvent
 from bot.report.comment import (
     CommentContext,
     RecheckNote,
+    count_reports,
     head_of_comment,
     help_reply_marker,
     recheck_of_comment,
@@ -52,6 +53,7 @@ from bot.spec.validate import validate_results_files
 from bot.tokens.verify import verify_reports
 from workers.benchmark_pr import lease_repo, run_benchmark_event
 from workers.campaign import CampaignInputs, campaign_sections
+from workers.history import Verdict, add_verdict, verdict_of
 from workers.locks import Lease, as_text, pr_lease
 from workers.rechecks import latest_recheck, maintainers_digest, remember_strangers, strangers
 from workers.runtime import Runtime
@@ -225,7 +227,10 @@ def _report(
         lease.still_held()
         runtime.hub.post_comment(pr.repo_id, pr.num, body)
         outcome = Outcome.POSTED
-    _record_verdict(pr, head_sha, runtime)
+    verdict = verdict_of(
+        head_sha, outcome.value, pr.status.value, count_reports(reports), runtime.clock()
+    )
+    _record_verdict(pr, head_sha, runtime, verdict)
     return outcome
 
 
@@ -302,11 +307,13 @@ def checked_key(repo_id: str, pr_num: int) -> str:
 VERDICT_REPOS = "evalbot:verdict-repos"
 
 
-def _record_verdict(pr: PullRequest, head_sha: str, runtime: Runtime) -> None:
-    """Remember which head the PR's comment reflects (reconciliation looks for gaps)."""
+def _record_verdict(pr: PullRequest, head_sha: str, runtime: Runtime, verdict: Verdict) -> None:
+    """Remember which head the PR's comment reflects (reconciliation looks for gaps), and the
+    verdict in the PR's history (the web pages), in one round trip."""
     pipe = runtime.redis.pipeline(transaction=False)
     pipe.set(verdict_key(pr.repo_id, pr.num), head_sha, ex=VERDICT_TTL_S)
     pipe.sadd(VERDICT_REPOS, pr.repo_id)
+    add_verdict(pipe, pr.repo_id, pr.num, verdict)
     pipe.execute()
 
 

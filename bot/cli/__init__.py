@@ -26,6 +26,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "bot.cli.keys",
     "bot.cli.token",
     "bot.cli.serve",
+    "bot.cli.web",
     "bot.cli.worker",
     "bot.cli.beat",
     "bot.cli.parked",

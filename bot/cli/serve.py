@@ -29,10 +29,12 @@ def run(args: argparse.Namespace) -> int:
     from bot.receiver.queue import RedisEnqueuer
     from bot.receiver.workerstats import RedisWorkerStats
     from bot.settings import Settings, SettingsError
+    from bot.web.forward import PageForwarder, upstream_from_env
     from workers.startup import StartupError, check_configuration
 
     try:
         settings = Settings.from_env(os.environ)
+        upstream = upstream_from_env(os.environ)
         # The receiver reads none of the files itself, but a deployment whose workers cannot
         # start must not accept events either (docs/operating.md, "Start-up checks").
         check_configuration(settings)
@@ -50,7 +52,8 @@ def run(args: argparse.Namespace) -> int:
     worker_stats = RedisWorkerStats(
         settings.redis_url, queue=settings.queue_name, timeout_s=min(0.5, settings.redis_timeout_s)
     )
-    app = create_app(settings, enqueuer, worker_stats=worker_stats)
+    pages = PageForwarder(upstream) if upstream is not None else None
+    app = create_app(settings, enqueuer, worker_stats=worker_stats, pages=pages)
     uvicorn.run(
         app,
         host=args.host,

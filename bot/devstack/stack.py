@@ -45,6 +45,7 @@ class StackOptions:
     watched_repos: Sequence[str] = ()  # written to config/bot.yaml, for reconciliation
     bot_config: Mapping[str, Any] = field(default_factory=dict)  # more keys for config/bot.yaml
     beat: bool = False  # run `evalbot beat` (reconciliation every EVALBOT_RECONCILE_INTERVAL)
+    web: bool = False  # run `evalbot web` (the pages of docs/web.md) at `LocalStack.web_url`
     workers: int = 1  # worker processes
     concurrency: int = 1  # Celery pool size per worker process
     redis_url: str | None = None  # use this Redis instead of starting one
@@ -70,6 +71,8 @@ class LocalStack:
         self.receiver_env: dict[str, str] = dict(options.receiver_env)
         self.workers: list[subprocess.Popen[bytes]] = []
         self.beat: subprocess.Popen[bytes] | None = None
+        self.web_port = free_port()
+        self.web: subprocess.Popen[bytes] | None = None
         self._logs: list[IO[bytes]] = []
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -102,6 +105,8 @@ class LocalStack:
             self.start_worker()
         if self.options.beat:
             self.beat = self._spawn(["beat"], "beat")
+        if self.options.web:
+            self.start_web()
         self.hub.state.add_webhook(
             owner=self.options.bot_name,
             url=f"{self.receiver_url}/webhooks/hub",
@@ -111,6 +116,9 @@ class LocalStack:
         )
 
     def stop(self) -> None:
+        if self.web is not None:
+            _terminate(self.web)
+            self.web = None
         if self.beat is not None:
             _terminate(self.beat)
             self.beat = None
@@ -162,8 +170,10 @@ class LocalStack:
         return env
 
     def receiver_environment(self) -> dict[str, str]:
-        """The receiver's environment: the children's, then its own `receiver_env`."""
-        return {**self.environment(), **self.receiver_env}
+        """The receiver's environment: the children's, then its own `receiver_env`. With the
+        web pages on, the receiver forwards them, as on a Space (docs/web.md)."""
+        pages = {"EVALBOT_WEB_UPSTREAM": self.web_url} if self.options.web else {}
+        return {**self.environment(), **pages, **self.receiver_env}
 
     def start_receiver(self) -> None:
         command = ["serve", "--host", "127.0.0.1", "--port", str(self.receiver_port)]
@@ -174,6 +184,18 @@ class LocalStack:
             what="the receiver to answer /readyz",
             process=self.receiver,
             log=self.work_dir / "receiver.log",
+        )
+
+    @property
+    def web_url(self) -> str:
+        return f"http://127.0.0.1:{self.web_port}"
+
+    def start_web(self) -> None:
+        self.web = self._spawn(["web", "--host", "127.0.0.1", "--port", str(self.web_port)], "web")
+        wait_until(
+            lambda: httpx.get(f"{self.web_url}/web/healthz", timeout=1).status_code == 200,
+            timeout=30,
+            what="the web pages to answer /web/healthz",
         )
 
     def restart_receiver(self, receiver_env: Mapping[str, str] | None = None) -> None:

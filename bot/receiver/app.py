@@ -29,7 +29,8 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
-from starlette.routing import Route
+from starlette.routing import Mount, Route
+from starlette.types import ASGIApp
 
 from bot.receiver.events import Ignored, RoutingContext, route_delivery
 from bot.receiver.metrics import ReceiverMetrics
@@ -107,9 +108,12 @@ def create_app(
     clock: Callable[[], str] = utc_now_iso,
     metrics: ReceiverMetrics | None = None,
     worker_stats: WorkerStatsSource | None = None,
+    pages: ASGIApp | None = None,
 ) -> Starlette:
     """The receiver app. `enqueuer` (and `worker_stats`, read at each `/metrics` scrape to
-    expose the workers' counters) are owned by the app: closed on shutdown."""
+    expose the workers' counters) are owned by the app: closed on shutdown. `pages`, when
+    given, answers every other path (`bot.web.forward`: the web pages on a one-port Space);
+    the receiver's own routes match first."""
     metrics = metrics or ReceiverMetrics()
     collector = WorkerStatsCollector(worker_stats) if worker_stats is not None else None
     if collector is not None:
@@ -260,6 +264,9 @@ def create_app(
             await enqueuer.close()
             if worker_stats is not None:
                 await worker_stats.close()
+            closer = getattr(pages, "close", None)
+            if closer is not None:
+                await closer()
 
     app = Starlette(
         routes=[
@@ -268,6 +275,7 @@ def create_app(
             Route("/readyz", readyz, methods=["GET"]),
             Route("/readyz/workers", readyz_workers, methods=["GET"]),
             Route("/metrics", metrics_endpoint, methods=["GET"]),
+            *([Mount("/", app=pages)] if pages is not None else []),
         ],
         lifespan=lifespan,
     )

@@ -111,7 +111,7 @@ def head_of_comment(body: str) -> str | None:
 
 
 @dataclass(frozen=True, slots=True)
-class _Counts:
+class Counts:
     results: int = 0
     verified: int = 0
     community: int = 0
@@ -120,7 +120,8 @@ class _Counts:
     warnings: int = 0
 
 
-def _count(reports: Sequence[FileReport]) -> _Counts:
+def count_reports(reports: Sequence[FileReport]) -> Counts:
+    """The summary line's figures (the PR history and the web pages show the same ones)."""
     results = verified = community = invalid = errors = warnings = 0
     for report in reports:
         diagnostics: list[Diagnostic] = list(report.diagnostics)
@@ -135,10 +136,10 @@ def _count(reports: Sequence[FileReport]) -> _Counts:
                 community += 1
         errors += sum(1 for d in diagnostics if d.is_error)
         warnings += sum(1 for d in diagnostics if not d.is_error)
-    return _Counts(results, verified, community, invalid, errors, warnings)
+    return Counts(results, verified, community, invalid, errors, warnings)
 
 
-def _summary(counts: _Counts, files: int) -> str:
+def _summary(counts: Counts, files: int) -> str:
     if counts.results == 0 and counts.errors == 0 and counts.warnings == 0:
         return texts.SUMMARY_NO_RESULTS
     return texts.SUMMARY.format(
@@ -337,7 +338,7 @@ def render_comment(reports: Sequence[FileReport], context: CommentContext) -> st
     result_reports = [r for r in reports if r.kind == "results"] + [
         r for r in reports if r.kind != "results"
     ]
-    head.append(_summary(_count(result_reports), len(result_reports)))
+    head.append(_summary(count_reports(result_reports), len(result_reports)))
     tail: list[str] = list(context.extra_sections)
     if context.removed_files:
         tail.append(_file_list(texts.REMOVED_HEADING, context.removed_files))

@@ -23,6 +23,13 @@ BADGE_LABELS: dict[Badge, str] = {
     Badge.LEADERBOARD: "🏆 leaderboard",
     Badge.SOURCE: "🔗 source",
 }
+#: What each badge means, for readers of the help reply and the bot's web page.
+BADGE_MEANINGS: dict[Badge, str] = {
+    Badge.VERIFIED: "a signed token from a trusted issuer matches the result exactly",
+    Badge.COMMUNITY: "the result rests on its submitter's word (no token, or one not accepted)",
+    Badge.LEADERBOARD: "the benchmark is known, so the result can rank on its leaderboard",
+    Badge.SOURCE: "the result cites an http(s) source",
+}
 GLYPH_ERROR = "❌"
 GLYPH_WARNING = "⚠️"
 GLYPH_OK = "✔️"

@@ -15,6 +15,8 @@ from bot.supervise import texts
 
 #: The port a Hugging Face Docker Space routes to (`app_port` in the Space card).
 DEFAULT_PORT = 7860
+#: `evalbot web`'s loopback port inside the container (the receiver forwards pages to it).
+DEFAULT_WEB_PORT = 7861
 #: A Space's persistent storage, when the owner enabled it; else Redis keeps its AOF locally.
 PERSISTENT_ROOT = Path("/data")
 LOCAL_REDIS_DIR = Path("var/redis")
@@ -56,6 +58,9 @@ class Plan:
     redis: EmbeddedRedis | None
     receiver: ChildSpec
     workers: tuple[ChildSpec, ...]
+    #: `evalbot web` on loopback, reached through the receiver's public port (docs/web.md);
+    #: None when `EVALBOT_WEB=0`.
+    web: ChildSpec | None
     #: Seconds the children get to stop after SIGTERM (a worker finishes its running task).
     shutdown_timeout_s: float
     #: Seconds the embedded Redis gets to answer PING before the supervisor gives up.
@@ -64,7 +69,7 @@ class Plan:
     bot_env: Mapping[str, str]
 
     def bot_children(self) -> tuple[ChildSpec, ...]:
-        return (self.receiver, *self.workers)
+        return (*([self.web] if self.web else []), self.receiver, *self.workers)
 
 
 def plan_from_env(
@@ -87,6 +92,8 @@ def plan_from_env(
     redis_timeout = _number(environ, "EVALBOT_REDIS_START_TIMEOUT", 30.0, 1.0, problems)
     host = _text(environ, "EVALBOT_HOST") or "0.0.0.0"  # noqa: S104 - a container's service port
     reconcile_interval = _integer(environ, "EVALBOT_RECONCILE_INTERVAL", 300, 0, problems)
+    web_port = _integer(environ, "EVALBOT_WEB_PORT", DEFAULT_WEB_PORT, 1, problems)
+    web_enabled = _text(environ, "EVALBOT_WEB") not in ("0", "false", "no")
 
     bot_env = dict(environ)
     redis: EmbeddedRedis | None = None
@@ -108,10 +115,19 @@ def plan_from_env(
             texts.INVALID_CONFIG.format(prefix=texts.PREFIX, problems="\n  - ".join(problems))
         )
 
+    web: ChildSpec | None = None
+    receiver_env = bot_env
+    if web_enabled:
+        web = ChildSpec(
+            "web",
+            (python, "-m", "bot", "web", "--host", "127.0.0.1", "--port", str(web_port)),
+            bot_env,
+        )
+        receiver_env = {**bot_env, "EVALBOT_WEB_UPSTREAM": f"http://127.0.0.1:{web_port}"}
     receiver = ChildSpec(
         "receiver",
         (python, "-m", "bot", "serve", "--host", host, "--port", str(port)),
-        bot_env,
+        receiver_env,
     )
     worker_specs = tuple(
         ChildSpec(
@@ -137,6 +153,7 @@ def plan_from_env(
         redis=redis,
         receiver=receiver,
         workers=worker_specs,
+        web=web,
         shutdown_timeout_s=shutdown_timeout,
         redis_start_timeout_s=redis_timeout,
         bot_env=bot_env,

@@ -44,6 +44,32 @@ MODEL = "alice/model"
 ORG = "evals-org"
 ORG_MODEL = "evals-org/team-model"
 BENCHMARKS = ("emulator-samples/gpqa-mini", "emulator-samples/hle-mini")
+#: A results entry on gpqa-mini whose task id has the wrong case (line 3), and its fix.
+GPQA_TYPO = """\
+- dataset:
+    id: emulator-samples/gpqa-mini
+    task_id: Diamond
+  value: 43.1
+"""
+GPQA_FIXED = GPQA_TYPO.replace("Diamond", "diamond")
+#: A user collection over the emulator's two benchmarks (docs/collections.md): main's seeded
+#: GPQA result (41.5) clears its 40; the pass line of the aggregate is 35.
+MINI_GATE = """\
+name: Mini gate
+category: test
+version: "1"
+pass_criteria:
+  threshold: 35
+benchmarks:
+  - id: emulator-samples/gpqa-mini
+    task_id: diamond
+    threshold: 40
+    scale: percent
+  - id: emulator-samples/hle-mini
+    task_id: hle
+    threshold: 25
+    scale: percent
+"""
 #: A gated benchmark: `evalbot` was granted access, `bob` was not.
 GATED_BENCHMARK = "emulator-samples/gated-bench"
 #: Fast retries so webhook tests finish quickly; the Hub's own pacing is not documented.

@@ -142,11 +142,12 @@ def running_bot(
     watched_repos: Sequence[str] = (),
     beat: bool = False,
     bot_config: Mapping[str, Any] | None = None,
+    web: bool = False,
 ) -> Iterator[Bot]:
     """A whole bot for the standard cast, watching alice and evals-org; stopped on exit.
 
     The bot trusts `issuer_config` when given, else the `Bot.issuer`'s inline key;
-    `receiver_env`, `watched_repos`, `beat` and `bot_config` are passed to `StackOptions`."""
+    `receiver_env`, `watched_repos`, `beat`, `bot_config` and `web` are passed to `StackOptions`."""
     with pytest.MonkeyPatch.context() as patch:
         from huggingface_hub import constants
 
@@ -166,6 +167,7 @@ def running_bot(
             delivery=delivery,
             beat=beat,
             bot_config=dict(bot_config or {}),
+            web=web,
         )
         with LocalStack(standard_state(), work_dir, options) as stack:
             client_redis = redis.Redis.from_url(stack.redis_url, socket_timeout=5)

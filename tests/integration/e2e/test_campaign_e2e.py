@@ -12,27 +12,10 @@ from typing import Any
 import pytest
 
 from bot.devstack.workload import hle_entry
-from tests.support.emulator import MODEL
+from tests.support.emulator import MINI_GATE, MODEL
 from tests.support.stackbot import Bot, open_pr, running_bot
 
 pytestmark = pytest.mark.integration
-
-MINI_GATE = """\
-name: Mini gate
-category: test
-version: "1"
-pass_criteria:
-  threshold: 35
-benchmarks:
-  - id: emulator-samples/gpqa-mini
-    task_id: diamond
-    threshold: 40
-    scale: percent
-  - id: emulator-samples/hle-mini
-    task_id: hle
-    threshold: 25
-    scale: percent
-"""
 
 
 @pytest.fixture(scope="module")

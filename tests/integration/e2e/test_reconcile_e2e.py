@@ -13,8 +13,8 @@ import pytest
 from bot.devstack.waiting import wait_until
 from bot.emulator.faults import WebhookFaults
 from tests.integration.e2e.conftest import Bot
-from tests.integration.e2e.test_bot_e2e import GPQA_FIXED, GPQA_PATH, GPQA_TYPO
-from tests.support.emulator import MODEL
+from tests.integration.e2e.test_bot_e2e import GPQA_PATH
+from tests.support.emulator import GPQA_FIXED, GPQA_TYPO, MODEL
 from tests.support.stackbot import open_pr, push, running_bot
 
 pytestmark = pytest.mark.integration

@@ -95,4 +95,24 @@ def test_the_environment_is_passed_on_to_every_bot_process() -> None:
     environ = {"HF_TOKEN": "hf_x", "EVALBOT_BOT_NAME": "evalbot", "REDIS_URL": "redis://r:6379/0"}
     plan = plan_from_env(environ, python=PYTHON, redis_binary=None, writable=_never_writable)
     for child in plan.bot_children():
-        assert dict(child.env) == environ
+        if child.name == "receiver":  # and where the web pages answer (docs/web.md)
+            assert dict(child.env) == {**environ, "EVALBOT_WEB_UPSTREAM": "http://127.0.0.1:7861"}
+        else:
+            assert dict(child.env) == environ
+
+
+def test_the_web_pages_run_on_loopback_behind_the_receiver_unless_disabled() -> None:
+    plan = plan_from_env(
+        {"EVALBOT_WEB_PORT": "9001"}, python=PYTHON, redis_binary=REDIS, writable=_never_writable
+    )
+    assert plan.web is not None
+    assert plan.web.argv == (
+        PYTHON, "-m", "bot", "web", "--host", "127.0.0.1", "--port", "9001",
+    )  # fmt: skip
+    assert plan.receiver.env["EVALBOT_WEB_UPSTREAM"] == "http://127.0.0.1:9001"
+    assert [child.name for child in plan.bot_children()] == ["web", "receiver", "worker1"]
+    off = plan_from_env(
+        {"EVALBOT_WEB": "0"}, python=PYTHON, redis_binary=REDIS, writable=_never_writable
+    )
+    assert off.web is None
+    assert "EVALBOT_WEB_UPSTREAM" not in off.receiver.env

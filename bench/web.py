@@ -1,0 +1,138 @@
+"""The web pages: weight (HTML + the stylesheet, bytes) and server time per page.
+
+Runs `bot.web` in process against a real redis-server and the Hub emulator (both on
+loopback), with a PR history of 20 PRs x 20 verdicts and an hour of status samples in Redis
+(and a collection standing, which reads the model's results on main from the emulator),
+and times each page through Starlette's test client (the ASGI app, no socket: server time,
+not network). The playground is timed on a 4-entry file, with the benchmark lookup cached
+(a repeat paste) and on the 10,000-entry 1 MiB-cap worst case, each against the validator
+alone on the same bytes in the same process (the ratio is the page's own cost).
+
+Run: `.venv/bin/python bench/web.py` (medians of 20 requests after 2 warm-ups; 5 for the
+large paste).
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from functools import partial
+from pathlib import Path
+
+import redis
+from huggingface_hub import HfApi
+from starlette.testclient import TestClient
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.timing import median_seconds, report  # noqa: E402
+from bot.cli.collections_store import StoredCollection  # noqa: E402
+from bot.collections.model import Scope  # noqa: E402
+from bot.devstack.redis import RedisServer  # noqa: E402
+from bot.emulator.server import EmulatorServer  # noqa: E402
+from bot.hub.client import HfHubClient  # noqa: E402
+from bot.report.comment import Counts  # noqa: E402
+from bot.settings import Secret  # noqa: E402
+from bot.spec.validate import validate_results_files  # noqa: E402
+from bot.tokens.issuers import IssuerRegistry  # noqa: E402
+from bot.web.app import WebContext, create_web_app  # noqa: E402
+from bot.web.benchmarks import CachedHubBenchmarks  # noqa: E402
+from bot.web.live import Sample, encode_sample, read_snapshot  # noqa: E402
+from tests.support.emulator import MINI_GATE, MODEL, TOKENS, standard_state  # noqa: E402
+from workers.history import record_verdict, verdict_of  # noqa: E402
+
+ENTRY = "- dataset:\n    id: emulator-samples/gpqa-mini\n    task_id: diamond\n  value: {v}\n"
+SMALL = "".join(ENTRY.format(v=40 + i) for i in range(4))
+LARGE = "".join(
+    f"- {{dataset: {{id: emulator-samples/gpqa-mini, task_id: diamond}}, value: {i}}}\n"
+    for i in range(10_000)
+)
+
+
+def seed(client: redis.Redis) -> None:
+    counts = Counts(3, 1, 2, 0, 0, 1)
+    for num in range(1, 21):
+        for push in range(20):
+            verdict = verdict_of(
+                f"{num:02d}{push:02d}" + "a" * 36, "edited", "open", counts, datetime.now(UTC)
+            )
+            record_verdict(client, MODEL, num, verdict)
+    snapshot = read_snapshot(client, "evalbot")
+    now = time.time()
+    client.zadd(
+        "evalbot:web:samples",
+        {encode_sample(Sample(now - 60 * i, snapshot)): now - 60 * i for i in range(60)},
+    )
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        server = RedisServer(directory=Path(folder) / "redis").start()
+        hub = EmulatorServer(standard_state())
+        hub.start()
+        try:
+            client = redis.Redis.from_url(server.url, socket_timeout=5)
+            seed(client)
+            api = HfApi(endpoint=hub.url, token=TOKENS["evalbot"])
+            gate = Path(folder) / "mini-gate.yaml"
+            gate.write_text(MINI_GATE)
+            hub_client = HfHubClient(api)
+            context = WebContext(
+                redis=client,
+                queue="evalbot",
+                hub_url=hub.url,
+                bot_name="evalbot",
+                admin_token=Secret("x" * 32),
+                benchmarks=CachedHubBenchmarks(hub_client),
+                registry=IssuerRegistry([]),
+                sample_interval_s=3600,
+                collections={"mini-gate": StoredCollection("mini-gate", Scope.USER, gate)},
+                results_reader=hub_client,
+            )
+            with TestClient(create_web_app(context)) as web:
+                css = len(web.get("/static/style.css").content)
+                print(f"{'stylesheet (bytes, cached by ETag)':<58} {css:>14,}")
+                standing = f"/collections/mini-gate?model={MODEL}"  # reads main from the Hub
+                pages = ("/", "/playground", "/history", f"/history/{MODEL}", "/status", standing)
+                for path in pages:
+                    response = web.get(path)
+                    assert response.status_code == 200, (path, response.status_code)
+                    weight = len(response.content)
+                    seconds = median_seconds(partial(web.get, path), repeat=20, warmup=2)
+                    report(f"GET {path}: HTML bytes", weight, "B")
+                    report(f"GET {path}: server time (median)", seconds * 1000, "ms")
+                for label, text, repeat in (("4 entries", SMALL, 20), ("10,000 entries", LARGE, 5)):
+
+                    def paste(text: str = text) -> int:
+                        files = {"content": (None, text), "kind": (None, "results")}
+                        response = web.post(
+                            "/playground", files=files, headers={"origin": "http://testserver"}
+                        )
+                        assert response.status_code == 200, response.status_code
+                        return len(response.content)
+
+                    weight = paste()
+                    seconds = median_seconds(paste, repeat=repeat, warmup=1)
+                    report(f"POST /playground, {label}: HTML bytes", weight, "B")
+                    report(f"POST /playground, {label}: server time (median)", seconds * 1000, "ms")
+                    # Baseline, same process: the validator alone on the same bytes (what any
+                    # check costs), so the ratio is the page's own overhead.
+                    source = context.benchmarks.source(20)
+                    bare = median_seconds(
+                        partial(
+                            validate_results_files, {".eval_results/x.yaml": text.encode()}, source
+                        ),
+                        repeat=repeat,
+                        warmup=1,
+                    )
+                    report(f"POST /playground, {label}: / validation alone", seconds / bare, "x")
+        finally:
+            hub.stop()
+            server.stop(kill=True)
+
+
+if __name__ == "__main__":
+    main()

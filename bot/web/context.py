@@ -1,0 +1,51 @@
+"""The web process's clients, built once from its configuration (fail fast on broken files)."""
+
+from __future__ import annotations
+
+import redis
+from huggingface_hub import HfApi
+
+from bot.hub.client import HfHubClient
+from bot.hub.timeouts import use_hub_timeout
+from bot.tokens.issuers import IssuerRegistry
+from bot.web.app import WebContext
+from bot.web.benchmarks import CachedHubBenchmarks
+from bot.web.config import WebConfig
+from bot.web.standing import load_collections
+from workers.runtime import load_policy
+
+
+def build_context(config: WebConfig, *, docs_url: str | None = None) -> WebContext:
+    settings = config.settings
+    client = redis.Redis.from_url(
+        settings.redis_url,
+        socket_timeout=settings.redis_timeout_s,
+        socket_connect_timeout=settings.redis_timeout_s,
+        health_check_interval=30,
+    )
+    use_hub_timeout(settings.hub_timeout_s)
+    api = HfApi(endpoint=settings.hf_endpoint, token=settings.hf_token.reveal())
+    hub = HfHubClient(api)
+    # The playground verifies tokens the way `evalbot validate` does: jti bindings last one
+    # request (in memory), so a pasted token is never bound, nor anything else written.
+    registry = (
+        IssuerRegistry.from_file(settings.issuers_file)
+        if settings.issuers_file.is_file()
+        else IssuerRegistry([])
+    )
+    return WebContext(
+        redis=client,
+        queue=settings.queue_name,
+        hub_url=settings.hf_endpoint.rstrip("/"),
+        bot_name=settings.bot_name,
+        admin_token=config.admin_token,
+        benchmarks=CachedHubBenchmarks(hub),
+        registry=registry,
+        policy=load_policy(settings.policy_file),
+        sample_interval_s=config.sample_interval_s,
+        playground_slots=config.playground_slots,
+        playground_max_benchmarks=config.playground_max_benchmarks,
+        docs_url=docs_url.strip() if docs_url and docs_url.strip() else None,
+        collections=load_collections(settings.bot_config_file),
+        results_reader=hub,
+    )

@@ -1,0 +1,107 @@
+"""The receiver's door to the web pages, for a deployment with one public port (a Space).
+
+A Hugging Face Docker Space routes one port, and the Hub's webhooks already point at the
+receiver on it. The pages run in their own process (`evalbot web`, docs/web.md says why); the
+receiver forwards every path it does not serve itself to that process on loopback when
+`EVALBOT_WEB_UPSTREAM` is set. Its own routes (`/webhooks/hub`, health, metrics) match first,
+so a webhook never reaches this code; a page costs one loopback hop.
+
+Bodies are capped (the playground's cap), the upstream has a timeout, hop-by-hop headers are
+dropped both ways (`Host` is kept: the pages check a POST's `Origin` against it), and an
+upstream that does not answer is a 502 page, never an exception in the receiver.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from urllib.parse import urlsplit
+
+import httpx
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.types import Receive, Scope, Send
+
+from bot.settings import SettingsError
+from bot.spec.limits import DEFAULT_LIMITS
+
+UPSTREAM_VARIABLE = "EVALBOT_WEB_UPSTREAM"
+MAX_BODY_BYTES = DEFAULT_LIMITS.max_file_bytes + 64 * 1024
+_HOP_BY_HOP = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
+        "content-length",
+        "content-encoding",  # httpx hands over the decoded body
+    }
+)
+
+
+def upstream_from_env(environ: Mapping[str, str]) -> str | None:
+    """`EVALBOT_WEB_UPSTREAM`, an http URL on loopback, or None; a bad value stops start-up."""
+    raw = environ.get(UPSTREAM_VARIABLE, "").strip()
+    if not raw:
+        return None
+    parts = urlsplit(raw)
+    if parts.scheme != "http" or parts.hostname not in ("127.0.0.1", "localhost", "::1"):
+        raise SettingsError(
+            f"invalid settings:\n  - {UPSTREAM_VARIABLE} must be an http URL on loopback "
+            f"(the local `evalbot web`), got {parts.scheme}://{parts.hostname or ''}"
+        )
+    return raw.rstrip("/")
+
+
+class PageForwarder:
+    """An ASGI app forwarding HTTP requests to `upstream`."""
+
+    def __init__(self, upstream: str, *, timeout_s: float = 60.0) -> None:
+        self._upstream = upstream
+        self._timeout = httpx.Timeout(timeout_s, connect=2.0)
+        self._client: httpx.AsyncClient | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        request = Request(scope, receive)
+        response = await self._forward(request)
+        await response(scope, receive, send)
+
+    async def _forward(self, request: Request) -> Response:
+        declared = request.headers.get("content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY_BYTES):
+            return PlainTextResponse("request too large", status_code=413)
+        body = b""
+        if request.method not in ("GET", "HEAD"):
+            chunks: list[bytes] = []
+            size = 0
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > MAX_BODY_BYTES:
+                    return PlainTextResponse("request too large", status_code=413)
+                chunks.append(chunk)
+            body = b"".join(chunks)
+        headers = {k: v for k, v in request.headers.items() if k.lower() not in _HOP_BY_HOP}
+        url = self._upstream + request.url.path
+        if request.url.query:
+            url += "?" + request.url.query
+        if self._client is None:
+            self._client = httpx.AsyncClient(timeout=self._timeout, follow_redirects=False)
+        try:
+            answer = await self._client.request(request.method, url, headers=headers, content=body)
+        except httpx.HTTPError:
+            return PlainTextResponse("the web pages are not answering", status_code=502)
+        kept = [(k, v) for k, v in answer.headers.multi_items() if k.lower() not in _HOP_BY_HOP]
+        response = Response(answer.content, status_code=answer.status_code)
+        for name, value in kept:
+            response.headers.append(name, value)
+        return response
+
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None

@@ -1,0 +1,152 @@
+"""The bot's live state as the web pages show it, read from Redis with the workers' own keys.
+
+One snapshot is the `/metrics` figures (`bot.receiver.workerstats`: the counters hash, the
+queue, kombu's unacked hash, the parked list, the Hub pause), read in one pipelined round trip.
+Snapshots are also sampled into `SAMPLES_KEY`, a sorted set scored by time holding the last
+hour, so the status page can chart them (docs/web.md, "Status"): any web process may write a
+sample, at most one per `interval` (the newest sample's time is checked first).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import redis
+
+from bot.receiver.workerbeats import flat_hash, read_fleet_status
+from bot.receiver.workerstats import STATS_KEY, WorkerSnapshot, parse_stats
+
+SAMPLES_KEY = "evalbot:web:samples"
+#: The charts' span; samples older than this (and a margin) are dropped at each write.
+WINDOW_S = 3600
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """One snapshot at a moment (Unix seconds)."""
+
+    at: float
+    snapshot: WorkerSnapshot
+
+    def total(self, family: str) -> int:
+        """The sum of one counter family (`outcome`, `retry`, `parked`) over its labels."""
+        prefix = family + ":"
+        return sum(v for k, v in self.snapshot.counters.items() if k.startswith(prefix))
+
+
+def read_snapshot(client: redis.Redis, queue: str) -> WorkerSnapshot:
+    """The `/metrics` figures now, with the workers' heartbeats: the fleet through its one
+    reader (`read_fleet_status`), then the counters. Raises `redis.RedisError`."""
+    fleet = read_fleet_status(client, queue)
+    flat: list[object] = []
+    for field, value in flat_hash(client.hgetall(STATS_KEY)).items():
+        flat.extend((field, value))
+    return WorkerSnapshot(
+        parse_stats(flat),
+        fleet.parked,
+        fleet.queue_length,
+        fleet.unacked,
+        hub_paused_s=fleet.hub_paused_s,
+        workers=fleet.workers,
+    )
+
+
+def encode_sample(sample: Sample) -> str:
+    snapshot = sample.snapshot
+    return json.dumps(
+        {
+            "at": sample.at,
+            "counters": dict(snapshot.counters),
+            "dead": snapshot.dead_letters,
+            "queue": snapshot.queue_length,
+            "unacked": snapshot.unacked,
+            "paused": snapshot.hub_paused_s,
+        },
+        separators=(",", ":"),
+        sort_keys=True,
+    )
+
+
+def decode_sample(raw: bytes | str) -> Sample | None:
+    """A stored sample, or None for one that cannot be read (a chart then skips it)."""
+    try:
+        data = json.loads(raw)
+        counters = data["counters"]
+        if not isinstance(counters, Mapping):
+            return None
+        snapshot = WorkerSnapshot(
+            {str(k): int(v) for k, v in counters.items()},
+            int(data["dead"]),
+            int(data["queue"]),
+            int(data["unacked"]),
+            hub_paused_s=float(data["paused"]),
+        )
+        return Sample(float(data["at"]), snapshot)
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def record_sample(
+    client: redis.Redis, snapshot: WorkerSnapshot, *, interval_s: float, now: float | None = None
+) -> bool:
+    """Store `snapshot` unless a sample newer than `interval_s` exists; True when stored."""
+    moment = time.time() if now is None else now
+    newest = client.zrevrange(SAMPLES_KEY, 0, 0, withscores=True)
+    if newest and moment - float(newest[0][1]) < interval_s * 0.9:
+        return False
+    pipe = client.pipeline(transaction=False)
+    pipe.zadd(SAMPLES_KEY, {encode_sample(Sample(moment, snapshot)): moment})
+    pipe.zremrangebyscore(SAMPLES_KEY, "-inf", moment - WINDOW_S - 2 * interval_s)
+    pipe.expire(SAMPLES_KEY, WINDOW_S * 2)
+    pipe.execute()
+    return True
+
+
+def read_samples(client: redis.Redis, *, now: float | None = None) -> list[Sample]:
+    """The last hour's samples, oldest first."""
+    moment = time.time() if now is None else now
+    raws = client.zrangebyscore(SAMPLES_KEY, moment - WINDOW_S, "+inf")
+    decoded = (decode_sample(raw) for raw in raws if isinstance(raw, bytes | str))
+    return [sample for sample in decoded if sample is not None]
+
+
+@dataclass(frozen=True, slots=True)
+class WorkersState:
+    """Whether the workers are consuming, as far as Redis tells (see `workers_state`)."""
+
+    state: str  # consuming, idle, stalled, unknown
+    text: str
+
+
+def workers_state(snapshot: WorkerSnapshot, samples: Sequence[Sample]) -> WorkersState:
+    """The one place the pages ask "are workers alive?".
+
+    From the workers' heartbeats (`bot.receiver.workerbeats`: a heartbeat comes from a
+    worker's consumer loop, so it means consuming) when any worker has written one. Without
+    any (workers older than heartbeats), from what they leave in Redis: work in flight
+    (`unacked`) or finished runs (the `outcome` counters) advancing between samples mean
+    consuming; nothing waiting means idle; events waiting while no run has finished over two
+    samples or more means stalled.
+    """
+    if snapshot.workers:
+        alive = sum(1 for worker in snapshot.workers if worker.alive)
+        if alive:
+            word = "worker" if alive == 1 else "workers"
+            return WorkersState("consuming", f"consuming: {alive} {word} alive")
+        return WorkersState(
+            "stalled", f"no worker alive: {snapshot.queue_length} waiting (heartbeats stopped)"
+        )
+    recent = list(samples[-3:])
+    progressed = len(recent) >= 2 and recent[-1].total("outcome") > recent[0].total("outcome")
+    if snapshot.unacked > 0 or progressed:
+        return WorkersState("consuming", "consuming")
+    if snapshot.queue_length == 0:
+        return WorkersState("idle", "idle, nothing waiting")
+    if len(recent) >= 2:
+        return WorkersState(
+            "stalled", f"not consuming: {snapshot.queue_length} waiting, no run finished lately"
+        )
+    return WorkersState("unknown", f"{snapshot.queue_length} waiting")

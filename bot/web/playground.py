@@ -1,0 +1,226 @@
+"""The validation playground: one pasted or uploaded file in, the PR comment's report out.
+
+The same calls the workers make (`bot.spec.validate`, `bot.tokens` verification, the comment
+from `bot.report.comment`), so the page shows what the PR comment would. Nothing is kept: the
+bytes live for the request only. Time and memory are bounded by the validator's own caps
+(`bot.spec.limits`: the 1 MiB size cap is checked before parsing) and, for Hub lookups, by
+`bot.web.benchmarks` (a cap on distinct benchmarks, a cache, the Hub client's timeout).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from markdown_it import MarkdownIt
+
+from bot.report.comment import CommentContext, Counts, count_reports, render_comment
+from bot.spec.diagnostics import Diagnostic, Severity
+from bot.spec.formats import benchmark_file_stem, is_repo_id
+from bot.spec.limits import DEFAULT_LIMITS, Limits
+from bot.spec.model import BenchmarkSource, FileReport, VerificationStatus
+from bot.spec.policy import DEFAULT_POLICY, Policy
+from bot.spec.validate import validate_benchmark_file, validate_results_files
+from bot.tokens.issuers import IssuerRegistry
+from bot.tokens.offline import verify_offline
+
+#: What the preview names the repo and head when the user gives no model repo (no PR exists).
+PREVIEW_REPO = "your-org/your-model"
+PREVIEW_HEAD = "0000000"
+#: The source view shows every line of files up to this many lines, else the lines around
+#: each problem (`CONTEXT` either side).
+FULL_SOURCE_LINES = 400
+CONTEXT = 3
+#: Problems listed (and lines shown around them); the rest are counted. A 10,000-entry paste
+#: of duplicates would otherwise make a page of megabytes.
+MAX_PROBLEMS_SHOWN = 200
+
+# The comment's markdown as the Hub renders it: CommonMark, tables, the few HTML tags the bot
+# writes itself (`<br>`, `<details>`, `<sub>`). User text reaches it escaped by
+# `bot.report.escape`, and markdown-it refuses `javascript:` and other unsafe link targets.
+_MARKDOWN = MarkdownIt("commonmark", {"html": True}).enable("table")
+
+
+@dataclass(frozen=True, slots=True)
+class PlaygroundInput:
+    content: bytes
+    kind: str  # "results" or "benchmark"
+    file_name: str | None = None  # as typed or uploaded; the bot reads `.eval_results/<name>`
+    benchmark: str | None = None  # the benchmark an eval.yaml belongs to / results are for
+    model_repo: str | None = None  # the token claim `model_repo`, when the user gives one
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    line: int | None
+    severity: str  # error, warning, info
+    code: str
+    message: str
+    hint: str | None
+    where: str  # "file", "entry #2"
+
+
+@dataclass(frozen=True, slots=True)
+class SourceLine:
+    number: int | None  # None: a gap of lines not shown
+    text: str
+    severity: str | None  # the worst problem on the line
+    problems: tuple[Problem, ...] = ()
+
+
+@dataclass
+class PlaygroundResult:
+    path: str
+    kind: str
+    ok: bool
+    counts: Counts
+    problems: list[Problem]
+    source: list[SourceLine]
+    comment_html: str
+    reports: list[FileReport] = field(default_factory=list)
+
+
+def results_path(given: PlaygroundInput) -> str:
+    """The repo path the file is checked under: the name given or uploaded, else the one the
+    naming rule asks for (of the benchmark picked, or the first `id:` in the file's head: a
+    guess that only names the file, the validator then checks it like any name), else
+    `results.yaml`."""
+    name = (given.file_name or "").replace("\\", "/").rsplit("/", 1)[-1].strip()
+    benchmark = given.benchmark
+    if not benchmark:
+        found = _FIRST_ID.search(given.content[:65536].decode("utf-8", "replace"))
+        benchmark = found.group(1) if found else None
+    if not name and benchmark and is_repo_id(benchmark):
+        name = benchmark_file_stem(benchmark) + ".yaml"
+    return ".eval_results/" + (name or "results.yaml")
+
+
+_FIRST_ID = re.compile(r"""^[ \t-]*id:[ \t]*["']?([\w.-]+/[\w.-]+)["']?[ \t]*$""", re.MULTILINE)
+
+
+def run_playground(
+    given: PlaygroundInput,
+    source: BenchmarkSource,
+    registry: IssuerRegistry,
+    *,
+    policy: Policy = DEFAULT_POLICY,
+    limits: Limits = DEFAULT_LIMITS,
+    hub_url: str = "https://huggingface.co",
+    bot_name: str = "evalbot",
+    at: datetime | None = None,
+) -> PlaygroundResult:
+    """Validate (and verify tokens, when `model_repo` is given) like the bot; raises the Hub's
+    errors (`bot.hub.errors.HubError`) when a benchmark could not be read."""
+    if given.kind == "benchmark":
+        repo = given.benchmark if given.benchmark and is_repo_id(given.benchmark) else None
+        path = f"{repo}/eval.yaml" if repo else "eval.yaml"
+        reports = [validate_benchmark_file(path, given.content, limits=limits)]
+    else:
+        path = results_path(given)
+        reports = validate_results_files(
+            {path: given.content}, source, limits=limits, policy=policy
+        )
+        model_repo = given.model_repo if given.model_repo and is_repo_id(given.model_repo) else None
+        verify_offline(
+            reports, model_repo=model_repo, registry=registry, at=at or datetime.now(UTC)
+        )
+    problems = collect_problems(reports)
+    repo_id = given.model_repo if given.model_repo and is_repo_id(given.model_repo) else None
+    body = render_comment(
+        reports,
+        CommentContext(
+            repo_id=repo_id or PREVIEW_REPO,
+            pr_num=0,
+            head_sha=PREVIEW_HEAD,
+            bot_name=bot_name,
+            hub_url=hub_url,
+        ),
+    )
+    counts = count_reports(reports)
+    return PlaygroundResult(
+        path=path,
+        kind=given.kind,
+        ok=counts.errors == 0,
+        counts=counts,
+        problems=problems,
+        source=source_view(given.content, problems),
+        comment_html=comment_html(body),
+        reports=reports,
+    )
+
+
+def comment_html(body: str) -> str:
+    """The comment as HTML, without its footer (no PR, no head: the footer would mislead)."""
+    without_footer = body.rsplit("\n\n---\n", 1)[0]
+    html: str = _MARKDOWN.render(without_footer)
+    return html
+
+
+def collect_problems(reports: Sequence[FileReport]) -> list[Problem]:
+    problems: list[Problem] = []
+    for report in reports:
+        problems.extend(_problem(d, "file") for d in report.diagnostics)
+        for entry in report.entries:
+            where = f"entry #{entry.entry.index + 1}"
+            problems.extend(_problem(d, where) for d in entry.diagnostics)
+            verification = entry.verification
+            if verification.status is VerificationStatus.UNVERIFIED and entry.ok:
+                problems.append(
+                    Problem(
+                        entry.entry.line,
+                        "info",
+                        verification.reason or "unverified",
+                        "the verify token was not accepted: this result counts as a "
+                        "community claim",
+                        "see docs/verification.md for the reason code",
+                        where,
+                    )
+                )
+    return sorted(problems, key=lambda p: (p.line or 0, p.severity != "error"))
+
+
+def _problem(diagnostic: Diagnostic, where: str) -> Problem:
+    severity = "error" if diagnostic.severity is Severity.ERROR else "warning"
+    return Problem(
+        diagnostic.line, severity, diagnostic.code, diagnostic.message, diagnostic.hint, where
+    )
+
+
+_RANK = {"error": 0, "warning": 1, "info": 2}
+
+
+def source_view(content: bytes, problems: Sequence[Problem]) -> list[SourceLine]:
+    """The file's lines, each with the problems found on it; long files show only the lines
+    around problems (gaps are one `SourceLine` with `number=None`)."""
+    text = content.decode("utf-8", "replace")
+    lines = text.splitlines() or [""]
+    by_line: dict[int, list[Problem]] = {}
+    for problem in problems:
+        if problem.line is not None and 1 <= problem.line <= len(lines):
+            by_line.setdefault(problem.line, []).append(problem)
+    shown: Sequence[int]
+    if len(lines) <= FULL_SOURCE_LINES:
+        shown = range(1, len(lines) + 1)
+    else:
+        wanted = sorted(
+            {
+                n
+                for line in list(by_line)[:MAX_PROBLEMS_SHOWN]
+                for n in range(max(1, line - CONTEXT), min(len(lines), line + CONTEXT) + 1)
+            }
+        )
+        shown = wanted or range(1, min(len(lines), FULL_SOURCE_LINES) + 1)
+    view: list[SourceLine] = []
+    previous = 0
+    for number in shown:
+        if number != previous + 1:
+            view.append(SourceLine(None, f"… {number - previous - 1} lines", None))
+        found = tuple(by_line.get(number, ()))
+        worst = min((p.severity for p in found), key=_RANK.__getitem__, default=None)
+        view.append(SourceLine(number, lines[number - 1][:500], worst, found))
+        previous = number
+    if previous < len(lines):
+        view.append(SourceLine(None, f"… {len(lines) - previous} lines", None))
+    return view

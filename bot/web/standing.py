@@ -1,0 +1,126 @@
+"""A model's standing in a collection, for the web page: the same gate `evalbot gate` runs.
+
+The collection is checked against its benchmarks' `eval.yaml` (`bot.collections.check`), the
+model's results on main are read from the Hub (`bot.hub.standing`) and validated like the
+bot's, and `bot.collections.aggregate.evaluate` gives each benchmark's verdict and the
+weighted aggregate. `bars` turns that into what the chart draws: each score and threshold on
+the benchmark's own [0, 1] scale (its normalisation), the aggregate against the pass line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from bot.cli.collections_store import SYSTEM_DIR, StoredCollection, all_collections_in
+from bot.collections.aggregate import GateResult, Status, evaluate
+from bot.collections.check import check_collection
+from bot.collections.scores import ResultsLayer, find_scores
+from bot.hub.standing import ResultsReader, read_repo_results
+from bot.spec.diagnostics import Diagnostic
+from bot.spec.model import BenchmarkSource
+from bot.spec.policy import Policy
+from bot.spec.validate import validate_results_files
+
+BAR_WIDTH = 300
+
+
+def load_collections(bot_config: Path) -> dict[str, StoredCollection]:
+    """The system collections and the user folder `collections_dir` of `config/bot.yaml`
+    names (relative to that file, as the workers read it); raises on a broken config."""
+    user_dir: Path | None = None
+    if bot_config.is_file():
+        data = yaml.safe_load(bot_config.read_text(encoding="utf-8")) or {}
+        folder = data.get("collections_dir") if isinstance(data, dict) else None
+        if isinstance(folder, str):
+            user_dir = bot_config.parent / folder
+            if not user_dir.is_dir():
+                raise ValueError(f"{bot_config}: `collections_dir` {folder}: not a folder")
+    return {stored.id: stored for stored in all_collections_in(SYSTEM_DIR, user_dir)}
+
+
+@dataclass(frozen=True, slots=True)
+class Bar:
+    label: str
+    status: str  # passed, failed, not-gated, missing, ambiguous
+    score: str  # as the results state it, or why there is none
+    threshold: str
+    width: float  # the score's bar, 0..BAR_WIDTH (0 when missing)
+    mark: float | None  # the threshold's x, or None without one
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    result: GateResult | None
+    diagnostics: tuple[Diagnostic, ...]  # the collection's problems when it is invalid
+    bars: tuple[Bar, ...] = ()
+    aggregate: Bar | None = None
+
+
+def standing(
+    stored: StoredCollection,
+    model_repo: str,
+    client: ResultsReader,
+    source: BenchmarkSource,
+    policy: Policy,
+) -> Standing:
+    """Raises the Hub's errors (`bot.hub.errors.HubError`) for the caller to answer 503."""
+    collection, diagnostics = check_collection(stored.id, stored.read(), source, scope=stored.scope)
+    if collection is None:
+        return Standing(None, tuple(diagnostics))
+    repo = read_repo_results(client, model_repo)
+    reports = validate_results_files(repo.main, source, policy=policy)
+    result = evaluate(collection, find_scores(collection, [ResultsLayer(reports)]))
+    return Standing(result, tuple(diagnostics), *bars(result))
+
+
+def bars(result: GateResult) -> tuple[tuple[Bar, ...], Bar]:
+    items: list[Bar] = []
+    for item in result.benchmarks:
+        member = item.member
+        mark = (
+            member.normalised(member.threshold) * BAR_WIDTH
+            if member.threshold is not None
+            else None
+        )
+        direction = "≤" if member.lower_is_better else "≥"
+        items.append(
+            Bar(
+                label=f"{member.id} / {member.task_id} / {member.metric}",
+                status=item.status.value,
+                score=_number(item.score) if item.score is not None else _why(item.status),
+                threshold=f"{direction} {_number(member.threshold)}"
+                if member.threshold is not None
+                else "no threshold",
+                width=(item.normalised or 0.0) * BAR_WIDTH,
+                mark=mark,
+            )
+        )
+    collection = result.collection
+    top = collection.scale.top
+    aggregate = Bar(
+        label="aggregate",
+        status="passed" if result.passed else "failed",
+        score=_number(result.score) if result.score is not None else "none",
+        threshold=f"≥ {_number(collection.threshold)}",
+        width=(result.score or 0.0) / top * BAR_WIDTH,
+        mark=collection.threshold / top * BAR_WIDTH,
+    )
+    return tuple(items), aggregate
+
+
+_WHY: Mapping[Status, str] = {
+    Status.MISSING: "missing",
+    Status.AMBIGUOUS: "ambiguous (results disagree)",
+}
+
+
+def _why(status: Status) -> str:
+    return _WHY.get(status, status.value)
+
+
+def _number(value: float | None) -> str:
+    return "—" if value is None else f"{value:.4g}"

@@ -1,0 +1,29 @@
+"""One running bot with its web pages for the module (starting a stack costs seconds)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.browser import browser, screenshots
+from tests.support.emulator import MINI_GATE
+from tests.support.stackbot import Bot, running_bot
+
+__all__ = ["browser", "screenshots", "web_bot"]
+
+
+@pytest.fixture(scope="module")
+def web_bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bot]:
+    work_dir: Path = tmp_path_factory.mktemp("web-stack")
+    collections = work_dir / "collections"
+    collections.mkdir()
+    (collections / "mini-gate.yaml").write_text(MINI_GATE)
+    with running_bot(
+        work_dir / "stack",
+        web=True,
+        env={"EVALBOT_WEB_SAMPLE_INTERVAL": "1"},
+        bot_config={"collections_dir": str(collections)},
+    ) as bot:
+        yield bot

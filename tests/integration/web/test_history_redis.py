@@ -1,0 +1,43 @@
+"""The PR history in a real Redis: newest first, capped per PR, per repo and overall, and
+every key expiring (the retention docs/web.md states)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+import redis
+
+from bot.devstack.redis import RedisServer
+from bot.report.comment import Counts
+from workers import history
+
+pytestmark = pytest.mark.integration
+
+
+def test_history_is_newest_first_capped_and_expiring(
+    redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(history, "MAX_PRS_PER_REPO", 3)
+    client = redis.Redis.from_url(redis_server.url)
+    counts = Counts(1, 0, 1, 0, 0, 0)
+    for num in range(1, 6):
+        for push in range(history.MAX_VERDICTS_PER_PR + 5):
+            at = datetime.fromtimestamp(1_800_000_000 + num * 100 + push, UTC)
+            verdict = history.verdict_of(f"{push:040x}", "edited", "open", counts, at)
+            history.record_verdict(client, "alice/model", num, verdict, now=at)
+    kept = client.lrange(history.pr_history_key("alice/model", 5), 0, -1)
+    assert len(kept) == history.MAX_VERDICTS_PER_PR
+    newest = history.parse_verdict(kept[0])
+    assert newest is not None
+    assert newest.head == f"{history.MAX_VERDICTS_PER_PR + 4:040x}"
+    prs = client.zrevrange(history.repo_history_key("alice/model"), 0, -1)
+    assert prs == [b"5", b"4", b"3"]
+    assert client.zrange(history.HISTORY_REPOS, 0, -1) == [b"alice/model"]
+    for key in (
+        history.pr_history_key("alice/model", 5),
+        history.repo_history_key("alice/model"),
+        history.HISTORY_REPOS,
+    ):
+        assert 0 < client.ttl(key) <= history.RETENTION_S
+    client.close()

@@ -1,0 +1,276 @@
+"""The web pages in a real headless Chromium against a whole running bot (Redis, the Hub
+emulator, `evalbot serve`, a Celery worker, `evalbot web`): each page loads cleanly at
+desktop and phone widths, the playground round trip, a PR's history after two pushes, and
+hostile text rendered inert. Screenshots of each page are saved (tests/support/browser.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.devstack.waiting import wait_until
+from bot.devstack.workload import hle_entry
+from tests.support.browser import DESKTOP, PHONE, open_tab
+from tests.support.emulator import GPQA_FIXED, GPQA_TYPO, MODEL
+from tests.support.stackbot import Bot, open_pr, push
+
+pytestmark = pytest.mark.integration
+
+GPQA_PATH = ".eval_results/gpqa-mini.yaml"
+PAGES = ("/", "/playground", "/history", f"/history/{MODEL}", "/collections", "/status")
+
+
+@pytest.mark.parametrize(("width_name", "viewport"), [("desktop", DESKTOP), ("phone", PHONE)])
+def test_each_page_loads_without_console_errors(
+    web_bot: Bot, browser: Any, screenshots: Path, width_name: str, viewport: dict[str, int]
+) -> None:
+    tab = open_tab(browser, viewport)
+    for path in PAGES:
+        assert tab.goto(web_bot.stack.web_url + path) == 200, path
+        assert tab.page.locator("h1").count() == 1, path
+        assert not tab.overflows(), f"{path} scrolls sideways at {viewport['width']} px"
+        name = path.strip("/").replace("/", "-") or "landing"
+        tab.page.screenshot(path=str(screenshots / f"{name}-{width_name}.png"), full_page=True)
+    assert tab.errors == []
+
+
+def test_landing_shows_the_badges_and_the_live_state(web_bot: Bot, browser: Any) -> None:
+    tab = open_tab(browser)
+    tab.goto(web_bot.stack.web_url + "/")
+    text = tab.page.inner_text("main")
+    for label in ("✅ verified", "👥 community", "🏆 leaderboard", "🔗 source"):
+        assert label in text
+    live = tab.page.inner_text("#live")
+    assert "Workers:" in live
+    assert "waiting" in live
+    assert "Hub: not paused" in live
+    assert "@evalbot recheck" in text
+
+
+def test_playground_round_trip(web_bot: Bot, browser: Any, screenshots: Path) -> None:
+    tab = open_tab(browser)
+    tab.goto(web_bot.stack.web_url + "/playground")
+    tab.page.fill("#content", GPQA_TYPO)
+    tab.page.click("button[type=submit]")
+    assert "error" in tab.page.inner_text("#verdict")
+    flagged = tab.page.locator(".source .line.error")
+    assert flagged.count() == 1
+    assert flagged.first.get_attribute("id") == "L3"  # task_id: Diamond
+    assert "Diamond" in flagged.first.inner_text()
+    problems = tab.page.inner_text(".problems")
+    assert "line 3" in problems
+    assert "Fix:" in problems
+    assert "diamond" in problems
+    assert "❌" in tab.page.inner_text("#comment")  # the PR comment's own rendering
+    tab.page.screenshot(path=str(screenshots / "playground-error.png"), full_page=True)
+
+    assert tab.page.input_value("#content") == GPQA_TYPO  # the form keeps what was pasted
+    tab.page.fill("#content", GPQA_FIXED)
+    tab.page.click("button[type=submit]")
+    assert "No errors" in tab.page.inner_text("#verdict")
+    assert tab.page.locator(".source .line.error").count() == 0
+    comment = tab.page.inner_text("#comment")
+    assert "👥 community" in comment
+    assert "🏆 leaderboard" in comment
+    assert tab.errors == []
+
+
+def test_playground_takes_an_uploaded_file_under_its_own_name(web_bot: Bot, browser: Any) -> None:
+    tab = open_tab(browser, PHONE)
+    tab.goto(web_bot.stack.web_url + "/playground")
+    upload = {
+        "name": "gpqa_mini.yaml",
+        "mimeType": "application/yaml",
+        "buffer": GPQA_TYPO.encode(),
+    }
+    tab.page.set_input_files("#upload", files=[upload])
+    tab.page.click("button[type=submit]")
+    verdict = tab.page.inner_text("#verdict")
+    assert ".eval_results/gpqa_mini.yaml" in verdict
+    assert "1 error" in verdict
+    assert tab.page.locator("#L3.error").count() == 1
+    assert not tab.overflows()
+    assert tab.errors == []
+
+
+def test_playground_checks_an_eval_yaml(web_bot: Bot, browser: Any) -> None:
+    tab = open_tab(browser)
+    tab.goto(web_bot.stack.web_url + "/playground")
+    tab.page.check("input[value=benchmark]")
+    tab.page.fill("#content", "name: x\nmetrics: []\ntasks:\n  - id: main\n")
+    tab.page.click("button[type=submit]")
+    assert "error" in tab.page.inner_text("#verdict")
+    assert tab.page.locator(".source .line.error").count() >= 1
+    assert tab.page.is_checked("input[value=benchmark]")
+
+
+def test_playground_shows_what_a_picked_benchmark_expects(web_bot: Bot, browser: Any) -> None:
+    tab = open_tab(browser)
+    tab.goto(web_bot.stack.web_url + "/playground")
+    tab.page.fill("#benchmark", "emulator-samples/gpqa-mini")
+    tab.page.fill("#content", GPQA_FIXED)
+    tab.page.click("button[type=submit]")
+    expected = tab.page.inner_text("#expected")
+    assert "diamond" in expected
+    tab.goto(web_bot.stack.web_url + "/playground")
+    options = tab.page.locator("#known option")
+    assert "emulator-samples/gpqa-mini" in [
+        options.nth(i).get_attribute("value") for i in range(options.count())
+    ]
+
+
+HOSTILE = """\
+- dataset:
+    id: emulator-samples/gpqa-mini
+    task_id: "<script>document.title='pwned'</script><img src=x onerror=alert(1)>"
+  value: 43.1
+  source:
+    url: "javascript:alert(2)"
+- dataset:
+    id: emulator-samples/gpqa-mini
+    task_id: "[click me](javascript:alert(1)) @evalbot recheck <b>bold</b> ![x](http://198.51.100.1/t.png)"
+  value: 43.2
+"""
+
+
+def test_hostile_strings_in_a_pasted_file_render_inert(
+    web_bot: Bot, browser: Any, screenshots: Path
+) -> None:
+    tab = open_tab(browser)
+    dialogs: list[str] = []
+
+    def on_dialog(dialog: Any) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    tab.page.on("dialog", on_dialog)
+    requests: list[str] = []
+    tab.page.on("request", lambda request: requests.append(request.url))
+    tab.goto(web_bot.stack.web_url + "/playground")
+    tab.page.fill("#content", HOSTILE)
+    tab.page.click("button[type=submit]")
+    tab.page.wait_for_selector("#verdict")
+    assert tab.page.title() != "pwned"
+    assert dialogs == []
+    main = tab.page.locator("main")
+    assert main.locator("script").count() == 0
+    assert main.locator("img").count() == 0
+    assert main.locator("b:text('bold')").count() == 0
+    hrefs = [
+        main.locator("a").nth(i).get_attribute("href") or ""
+        for i in range(main.locator("a").count())
+    ]
+    assert not any(href.lower().startswith("javascript:") for href in hrefs)
+    assert main.locator("a:has-text('click me')").count() == 0
+    assert main.locator("a:has-text('@evalbot')").count() == 0
+    text = main.inner_text()
+    assert "<script>" in text  # shown as text, where the user can read what they wrote
+    comment = tab.page.inner_text("#comment")
+    assert "[click me]" in comment  # the markdown link shown as text
+    assert "@\u200bevalbot recheck" in comment  # the mention broken, as in the PR comment
+    assert not [url for url in requests if "198.51.100.1" in url]
+    tab.page.screenshot(path=str(screenshots / "playground-hostile.png"), full_page=True)
+    assert tab.errors == []
+
+
+def test_pr_history_after_two_pushes(web_bot: Bot, browser: Any, screenshots: Path) -> None:
+    num, first = open_pr(web_bot, {GPQA_PATH: GPQA_TYPO})
+    web_bot.wait_for_report(num, head=first)
+    second = push(web_bot, num, GPQA_PATH, GPQA_FIXED)
+    web_bot.wait_for_report(num, head=second)
+    tab = open_tab(browser)
+
+    def rows() -> Any:
+        tab.goto(f"{web_bot.stack.web_url}/history/{MODEL}")
+        found = tab.page.locator(f"#pr-{num} tbody tr")
+        return found if found.count() >= 2 else None
+
+    found = wait_until(rows, timeout=30, what="two verdicts on the history page")
+    newest, oldest = found.nth(0).inner_text(), found.nth(found.count() - 1).inner_text()
+    assert second[:7] in newest
+    assert "valid" in newest
+    assert first[:7] in oldest
+    assert "errors" in oldest
+    link = tab.page.locator(f"#pr-{num} h2 a").get_attribute("href")
+    assert link == f"{web_bot.stack.hub.url}/{MODEL}/discussions/{num}"
+    tab.page.screenshot(path=str(screenshots / "history-two-pushes.png"), full_page=True)
+    tab.goto(f"{web_bot.stack.web_url}/history")
+    assert MODEL in tab.page.inner_text(".repos")
+    assert tab.errors == []
+
+
+def test_status_charts_and_operator_sign_in(web_bot: Bot, browser: Any, screenshots: Path) -> None:
+    tab = open_tab(browser)
+
+    def charted() -> bool:
+        tab.goto(web_bot.stack.web_url + "/status")
+        return int(tab.page.locator(".chart polyline").count()) >= 4
+
+    wait_until(charted, timeout=30, interval=0.5, what="samples charted on the status page")
+    assert tab.page.locator("form[action='/status/replay']").count() == 0  # read-only
+    workers = tab.page.locator("#workers tbody tr")  # the stack's worker, by its heartbeat
+    assert workers.count() >= 1
+    assert "alive" in workers.first.inner_text()
+    assert "worker alive" in tab.page.inner_text("#live")
+    tab.page.fill("#token", "not-the-token")
+    tab.page.click("form[action='/status/login'] button")
+    assert "Wrong token" in tab.page.inner_text("h1")
+    assert tab.errors == [
+        "Failed to load resource: the server responded with a status of 403 (Forbidden)"
+    ]
+    tab.errors.clear()  # the 403 was the point
+    tab.goto(web_bot.stack.web_url + "/status")
+    tab.page.fill("#token", web_bot.stack.secret)
+    tab.page.click("form[action='/status/login'] button")
+    assert "Parked events" in tab.page.inner_text("main")
+    tab.page.screenshot(path=str(screenshots / "status-operator.png"), full_page=True)
+    assert tab.errors == []
+
+
+def test_pages_through_the_receivers_port_as_on_a_space(web_bot: Bot, browser: Any) -> None:
+    """One public port: the receiver answers webhooks and forwards every other path."""
+    tab = open_tab(browser, PHONE)
+    receiver = web_bot.stack.receiver_url
+    assert tab.goto(receiver + "/") == 200
+    assert "Evaluation results, checked" in tab.page.inner_text("h1")
+    tab.goto(receiver + "/playground")
+    tab.page.fill("#content", GPQA_FIXED)
+    tab.page.click("button[type=submit]")  # the Origin check passes: Host is kept
+    assert "No errors" in tab.page.inner_text("#verdict")
+    assert tab.goto(receiver + "/healthz") == 200  # the receiver's own routes still its own
+    assert tab.errors == []
+
+
+def test_a_models_standing_in_a_collection(web_bot: Bot, browser: Any, screenshots: Path) -> None:
+    """alice/model's main holds GPQA 41.5 (the emulator's seed); an HLE result of 20 joins it:
+    GPQA clears its 40, HLE misses its 25, and the aggregate (41.5 + 20) / 2 = 30.75 is under
+    the pass line of 35."""
+    web_bot.api("alice").upload_file(
+        path_or_fileobj=hle_entry("20").encode(),
+        path_in_repo=".eval_results/hle_mini.yaml",
+        repo_id=MODEL,
+    )
+    tab = open_tab(browser, PHONE)
+    tab.goto(web_bot.stack.web_url + "/collections")
+    tab.page.select_option("#cid", "mini-gate")
+    tab.page.fill("#model", MODEL)
+    tab.page.click("#standing-form button")
+    assert tab.page.url.endswith("/collections/mini-gate?model=alice/model")
+    verdict = tab.page.inner_text("#verdict")
+    assert "does not pass" in verdict
+    assert "aggregate 30.75" in verdict
+    bars = tab.page.locator("#standing figure")
+    assert bars.count() == 3  # two benchmarks and the aggregate
+    gpqa, hle, aggregate = (bars.nth(i) for i in range(3))
+    assert "passed" in (gpqa.get_attribute("class") or "")
+    assert "41.5" in gpqa.inner_text()
+    assert "failed" in (hle.get_attribute("class") or "")
+    assert "≥ 25" in hle.inner_text()
+    assert "failed" in (aggregate.get_attribute("class") or "")
+    assert "≥ 35" in aggregate.inner_text()
+    assert hle.locator("line.mark").count() == 1
+    assert not tab.overflows()
+    tab.page.screenshot(path=str(screenshots / "collection-standing-phone.png"), full_page=True)
+    assert tab.errors == []

@@ -1,0 +1,126 @@
+"""The web pages' pure parts: charts, the source view, the playground's paths, worker state,
+the history records."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from bot.receiver.workerbeats import WorkerBeat
+from bot.receiver.workerstats import WorkerSnapshot
+from bot.report.comment import Counts
+from bot.web.charts import HEIGHT, WIDTH, build_charts
+from bot.web.live import Sample, decode_sample, encode_sample, workers_state
+from bot.web.playground import PlaygroundInput, Problem, comment_html, results_path, source_view
+from workers.history import parse_pr_history, parse_verdict, verdict_of
+
+
+def snapshot(runs: int = 0, queue: int = 0, unacked: int = 0, retries: int = 0) -> WorkerSnapshot:
+    return WorkerSnapshot(
+        {"outcome:posted": runs, "retry:hub-5xx": retries}, 0, queue, unacked, hub_paused_s=0.0
+    )
+
+
+def test_rates_are_per_minute_and_never_negative() -> None:
+    samples = [
+        Sample(1000.0, snapshot(runs=10, retries=1)),
+        Sample(1060.0, snapshot(runs=40, retries=3)),
+        Sample(1120.0, snapshot(runs=5)),  # counters reset (Redis flushed)
+    ]
+    charts = {chart.title: chart for chart in build_charts(samples, now=1120.0)}
+    assert charts["Runs"].latest == 0.0
+    assert charts["Runs"].peak == 30.0
+    assert charts["Errors"].peak == 2.0
+    for chart in charts.values():
+        for pair in chart.points.split():
+            x, y = map(float, pair.split(","))
+            assert 0 <= x <= WIDTH
+            assert 0 <= y <= HEIGHT
+
+
+def test_a_chart_without_samples_is_empty() -> None:
+    assert all(chart.empty for chart in build_charts([], now=0.0))
+
+
+def test_samples_round_trip_and_garbage_is_skipped() -> None:
+    sample = Sample(12.5, snapshot(runs=3, queue=2))
+    assert decode_sample(encode_sample(sample)) == sample
+    assert decode_sample(b"{not json") is None
+    assert decode_sample(b'{"at": 1}') is None
+
+
+def test_workers_state_reads_progress_and_the_queue() -> None:
+    idle = [Sample(0, snapshot(runs=1)), Sample(60, snapshot(runs=1))]
+    assert workers_state(snapshot(runs=1), idle).state == "idle"
+    assert workers_state(snapshot(runs=1, queue=4), idle).state == "stalled"
+    moving = [Sample(0, snapshot(runs=1)), Sample(60, snapshot(runs=9))]
+    assert workers_state(snapshot(runs=9, queue=4), moving).state == "consuming"
+    assert workers_state(snapshot(unacked=1), []).state == "consuming"
+    assert workers_state(snapshot(queue=2), []).state == "unknown"
+
+
+def test_results_path_follows_the_name_given_else_the_benchmark() -> None:
+    assert results_path(PlaygroundInput(b"", "results", file_name="../x/hle.yaml")) == (
+        ".eval_results/hle.yaml"
+    )
+    picked = PlaygroundInput(b"", "results", benchmark="cais/hle")
+    assert results_path(picked) == ".eval_results/hle.yaml"
+    assert results_path(PlaygroundInput(b"", "results")) == ".eval_results/results.yaml"
+    pasted = PlaygroundInput(b"- dataset:\n    id: 'Idavidrein/gpqa'\n", "results")
+    assert results_path(pasted) == ".eval_results/gpqa.yaml"
+
+
+def problem(line: int, severity: str = "error") -> Problem:
+    return Problem(line, severity, "CODE", "message", "hint", "entry #1")
+
+
+def test_source_view_marks_problem_lines_and_elides_long_files() -> None:
+    short = source_view(b"a\nb\nc\n", [problem(2), problem(2, "warning")])
+    assert [line.severity for line in short] == [None, "error", None]
+    assert len(short[1].problems) == 2
+    long = "\n".join(f"line {n}" for n in range(1, 1001)).encode()
+    view = source_view(long, [problem(500)])
+    numbers = [line.number for line in view]
+    assert numbers == [None, 497, 498, 499, 500, 501, 502, 503, None]
+    assert view[0].text == "… 496 lines"
+    assert view[-1].text == "… 497 lines"
+
+
+def test_source_view_survives_invalid_utf8_and_out_of_range_lines() -> None:
+    view = source_view(b"\xff\xfe ok\n", [problem(99)])
+    assert view[0].text.endswith(" ok")
+    assert view[0].severity is None
+
+
+def test_comment_html_drops_the_footer_and_escapes_user_text() -> None:
+    html = comment_html("### Title\n\n&lt;script&gt; x\n\n---\n<sub>footer</sub>")
+    assert "footer" not in html
+    assert "<script>" not in html
+    assert "&lt;script&gt;" in html
+
+
+def test_verdicts_round_trip_and_unreadable_ones_are_skipped() -> None:
+    verdict = verdict_of(
+        "a" * 40, "posted", "open", Counts(2, 1, 1, 0, 0, 3), datetime(2026, 11, 24, tzinfo=UTC)
+    )
+    assert verdict.at == "2026-11-24T00:00:00Z"
+    assert verdict.ok
+    import json
+    from dataclasses import asdict
+
+    raw = json.dumps(asdict(verdict))
+    history = parse_pr_history(7, [raw, "garbage", '{"head": 1}'])
+    assert history.verdicts == (verdict,)
+    assert parse_verdict("[]") is None
+
+
+def beat(age_s: float) -> WorkerBeat:
+    return WorkerBeat("w1@host", "host", 42, 2, 0.0, 100.0, 30.0, 0, age_s)
+
+
+def test_workers_state_follows_the_heartbeats_when_there_are_any() -> None:
+    alive = WorkerSnapshot({}, 0, 5, 0, workers=(beat(3.0), beat(99.0)))
+    assert workers_state(alive, []).text == "consuming: 1 worker alive"
+    silent = WorkerSnapshot({}, 0, 5, 0, workers=(beat(99.0),))
+    state = workers_state(silent, [])
+    assert state.state == "stalled"
+    assert "no worker alive" in state.text
