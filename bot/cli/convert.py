@@ -24,9 +24,6 @@ if TYPE_CHECKING:
     from bot.convert.mapping import MappingTable
     from bot.spec.model import BenchmarkSource
 
-DEFAULT_MAPPINGS = Path("config") / "convert" / "mappings.yaml"
-_CHECKOUT_MAPPINGS = Path(__file__).resolve().parents[2] / "config" / "convert" / "mappings.yaml"
-
 
 class _Usage(Exception):
     """Exit status 2, message on stderr."""
@@ -90,26 +87,19 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _mappings(extra: list[str]) -> MappingTable:
-    from bot.convert.mapping import MappingError, MappingTable, parse_mappings
+    from bot.cli.sources import UsageError, mapping_table
 
-    files = [DEFAULT_MAPPINGS if DEFAULT_MAPPINGS.is_file() else _CHECKOUT_MAPPINGS]
-    files = [path for path in files if path.is_file()] + [Path(name) for name in extra]
-    table = MappingTable()
-    for path in files:
-        try:
-            table = table.merged(parse_mappings(str(path), path.read_bytes()))
-        except OSError as error:
-            raise _Usage(f"evalbot convert: {path}: {error.strerror}") from error
-        except MappingError as error:
-            raise _Usage(str(error)) from error
-    return table
+    try:
+        return mapping_table(extra)
+    except UsageError as error:
+        raise _Usage(str(error)) from error
 
 
 def _benchmarks(folder: str | None) -> BenchmarkSource:
-    from bot.cli.validate import UsageError, _benchmark_source
+    from bot.cli.sources import UsageError, benchmark_source
 
     try:
-        return _benchmark_source(folder)
+        return benchmark_source(folder)
     except UsageError as error:
         raise _Usage(str(error).replace("evalbot validate", "evalbot convert")) from error
 
@@ -127,7 +117,7 @@ def _check(table: MappingTable, source: BenchmarkSource) -> int:
 def _convert(
     path: str, args: argparse.Namespace, table: MappingTable, source: BenchmarkSource
 ) -> Conversion:
-    from bot.cli.validate import _policy
+    from bot.cli.sources import load_policy
     from bot.convert.api import entries_from, read_input
 
     source_info = None
@@ -146,7 +136,7 @@ def _convert(
         mappings=table,
         framework=args.framework,
         source_info=source_info,
-        policy=_policy(),
+        policy=load_policy(),
     )
 
 
@@ -196,7 +186,7 @@ def _write_into(
     folder: Path, files: dict[str, list[dict[str, Any]]], source: BenchmarkSource
 ) -> int:
     """Merge into the repo's files, validate the repo as it would be, then write."""
-    from bot.cli.validate import _policy
+    from bot.cli.sources import load_policy
     from bot.cli.validate_output import render_text
     from bot.convert.yamlio import MergeError, dump_entries, merge
     from bot.spec.validate import validate_results_files
@@ -213,7 +203,7 @@ def _write_into(
             print(f"evalbot convert: {folder / path}: {error}", file=sys.stderr)
             return 1
         contents[path] = dump_entries(merged)
-    reports = validate_results_files(contents, source, policy=_policy())
+    reports = validate_results_files(contents, source, policy=load_policy())
     if not all(report.ok for report in reports):
         print(render_text(reports, strict=False, colour=False), file=sys.stderr)
         print("evalbot convert: nothing written", file=sys.stderr)
@@ -226,7 +216,7 @@ def _write_into(
 
 
 def _to_eee(args: argparse.Namespace) -> int:
-    from bot.cli.validate import UsageError, collect
+    from bot.cli.sources import UsageError, collect
     from bot.convert.eee import EeeWriteError, to_eee
     from bot.spec.eee import validate_eee_file
     from bot.spec.formats import is_repo_id
