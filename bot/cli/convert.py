@@ -141,26 +141,13 @@ def _convert(
 
 
 def _emit(conversions: list[Conversion], args: argparse.Namespace, source: BenchmarkSource) -> int:
-    from bot.cli.validate_output import render_text
+    from bot.convert.findings import findings
 
     failed = False
     files: dict[str, list[dict[str, Any]]] = {}
     for conversion in conversions:
-        for problem in conversion.run_problems:
-            kind = "note" if args.allow_partial else "error"
-            print(f"{kind}: {conversion.adapter}: {problem}", file=sys.stderr)
-        for problem in [*conversion.problems, *map(str, conversion.mapping_problems)]:
-            print(f"error: {problem}", file=sys.stderr)
-        if conversion.unmapped:
-            print(
-                f"{len(conversion.unmapped)} score(s) not mapped; to convert one, add its row"
-                " to a --mappings file (under `mappings:`):",
-                file=sys.stderr,
-            )
-            for unmapped in conversion.unmapped:
-                print(f"  {unmapped.line}", file=sys.stderr)
-        if conversion.reports and not all(report.ok for report in conversion.reports):
-            print(render_text(conversion.reports, strict=False, colour=False), file=sys.stderr)
+        for line in findings(conversion, allow_partial=args.allow_partial):
+            print(line, file=sys.stderr)
         if not conversion.ok(allow_partial=args.allow_partial):
             failed = True
         for path, entries in conversion.files.items():
