@@ -19,6 +19,8 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bot.cli.sources import add_conversion_options
+
 if TYPE_CHECKING:
     from bot.convert.api import Conversion
     from bot.convert.mapping import MappingTable
@@ -41,20 +43,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("inputs", nargs="*", metavar="INPUT", help="framework output files")
     parser.add_argument("--from", dest="framework", metavar="NAME", help="force a converter")
-    parser.add_argument(
-        "--mappings",
-        action="append",
-        default=[],
-        metavar="FILE",
-        help="more mapping rows (added to config/convert/mappings.yaml; later files win)",
-    )
-    parser.add_argument("--benchmarks", metavar="DIR", help="offline benchmarks (default: Hub)")
+    add_conversion_options(parser)
     parser.add_argument("--out", metavar="DIR", help="model repo folder to merge results into")
     parser.add_argument("--to", choices=("results", "eee"), default="results")
     parser.add_argument("--model-repo", metavar="ID", help="the model (required with --to eee)")
     parser.add_argument("--eee-version", default="0.3.0", choices=("0.2.0", "0.2.2", "0.3.0"))
-    parser.add_argument("--source-url", metavar="URL", help="entries' source.url (logs, run)")
-    parser.add_argument("--source-name", metavar="NAME", help="entries' source.name")
     parser.add_argument(
         "--allow-partial", action="store_true", help="write results of failed or partial runs"
     )
@@ -117,14 +110,9 @@ def _check(table: MappingTable, source: BenchmarkSource) -> int:
 def _convert(
     path: str, args: argparse.Namespace, table: MappingTable, source: BenchmarkSource
 ) -> Conversion:
-    from bot.cli.sources import load_policy
+    from bot.cli.sources import load_policy, source_info
     from bot.convert.api import entries_from, read_input
 
-    source_info = None
-    if args.source_url:
-        source_info = {"url": args.source_url}
-        if args.source_name:
-            source_info["name"] = args.source_name
     try:
         content = read_input(Path(path))
     except OSError as error:
@@ -135,7 +123,7 @@ def _convert(
         benchmarks=source,
         mappings=table,
         framework=args.framework,
-        source_info=source_info,
+        source_info=source_info(args),
         policy=load_policy(),
     )
 

@@ -6,6 +6,7 @@ commands other than validate put their own name in front where it matters.
 
 from __future__ import annotations
 
+import argparse
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -169,3 +170,28 @@ def mapping_table(extra: list[str], command: str = "evalbot convert") -> Mapping
         except MappingError as error:
             raise UsageError(str(error)) from error
     return table
+
+
+def add_conversion_options(parser: argparse._ActionsContainer) -> None:
+    """The options `evalbot convert` and `evalbot submit` share for reading a framework's
+    output: extra mapping rows, offline benchmarks, and the entries' `source`."""
+    parser.add_argument(
+        "--mappings",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="more mapping rows (added to config/convert/mappings.yaml; later files win)",
+    )
+    parser.add_argument("--benchmarks", metavar="DIR", help="offline benchmarks (default: Hub)")
+    parser.add_argument("--source-url", metavar="URL", help="entries' source.url (logs, run)")
+    parser.add_argument("--source-name", metavar="NAME", help="entries' source.name")
+
+
+def source_info(args: argparse.Namespace) -> dict[str, str] | None:
+    """The entries' `source` from `--source-url` (and `--source-name`); None without a URL."""
+    if not args.source_url:
+        return None
+    info = {"url": args.source_url}
+    if args.source_name:
+        info["name"] = args.source_name
+    return info

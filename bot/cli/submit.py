@@ -18,6 +18,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bot.cli.sources import add_conversion_options
+
 if TYPE_CHECKING:
     from bot.convert.api import Conversion
 
@@ -77,14 +79,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="`results` for a results YAML, or a converter (lm-eval, inspect-ai, lighteval, "
         "evalscope, eee); default: by the file's suffix, then its content",
     )
-    converted.add_argument(
-        "--mappings",
-        action="append",
-        default=[],
-        metavar="FILE",
-        help="more mapping rows (added to config/convert/mappings.yaml; later files win)",
-    )
-    converted.add_argument("--benchmarks", metavar="DIR", help="offline benchmarks (default: Hub)")
+    add_conversion_options(converted)
     converted.add_argument(
         "--allow-partial", action="store_true", help="submit results of failed or partial runs"
     )
@@ -93,8 +88,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="SHA",
         help="the evaluated model's commit, when the output records none",
     )
-    converted.add_argument("--source-url", metavar="URL", help="entries' source.url (logs, run)")
-    converted.add_argument("--source-name", metavar="NAME", help="entries' source.name")
     parser.set_defaults(run=run)
 
 
@@ -159,17 +152,18 @@ def _read_yaml(path: Path) -> list[dict[str, Any]]:
 def _convert(args: argparse.Namespace) -> Conversion:
     """The output converted as `evalbot convert` would; its findings printed, and a stop
     (status 1, nothing submitted) wherever convert would write nothing."""
-    from bot.cli.sources import UsageError, benchmark_source, load_policy, mapping_table
+    from bot.cli.sources import (
+        UsageError,
+        benchmark_source,
+        load_policy,
+        mapping_table,
+        source_info,
+    )
     from bot.convert.api import entries_from
     from bot.convert.findings import findings
     from bot.convert.registry import ConvertError
     from bot.hub.errors import HubError
 
-    source_info = None
-    if args.source_url:
-        source_info = {"url": args.source_url}
-        if args.source_name:
-            source_info["name"] = args.source_name
     try:
         content = args.results.read_bytes()
         table = mapping_table(args.mappings, "evalbot submit")
@@ -179,7 +173,7 @@ def _convert(args: argparse.Namespace) -> Conversion:
             benchmarks=benchmark_source(args.benchmarks),
             mappings=table,
             framework=args.source_format,
-            source_info=source_info,
+            source_info=source_info(args),
             policy=load_policy(),
         )
     except OSError as error:

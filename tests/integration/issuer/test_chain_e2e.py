@@ -93,19 +93,26 @@ def results_yaml(chain: Chain, accuracy: float) -> str:
     )
 
 
-def submit(chain: Chain, results: str, *extra: str) -> subprocess.CompletedProcess[str]:
+def run_job(
+    chain: Chain, results: Path, *extra: str, model_repo: str = MODEL
+) -> subprocess.CompletedProcess[str]:
     """The simulated CI job: `evalbot submit` with the job's OIDC variables, bob's HF_TOKEN."""
-    path = chain.work / "results.yaml"
-    path.write_text(results)
     return run_ci_job(
         chain.issuer,
         chain.oidc,
         hub_url=chain.bot.stack.hub.url,
         hf_token=TOKENS["bob"],
-        results=path,
-        model_repo=MODEL,
+        results=results,
+        model_repo=model_repo,
         extra=extra,
     )
+
+
+def submit(chain: Chain, results: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    """The job with a results YAML of `results`."""
+    path = chain.work / "results.yaml"
+    path.write_text(results)
+    return run_job(chain, path, *extra)
 
 
 def pr_number(output: str) -> int:
@@ -165,42 +172,21 @@ def test_dry_run_prints_the_merged_file_and_opens_nothing(chain: Chain) -> None:
     assert len(hub.state.find_repo("model", MODEL).discussions) == before
 
 
-#: A real lm-eval run (tests/samples/real-world/README.md): two MATH variants, 0.0 and 0.0004.
-LM_EVAL_RUN = (
-    Path(__file__).resolve().parents[2]
-    / "samples/real-world/lm-eval/results_2026-01-21T03-44-18.458309.json"
-)
-LM_EVAL_ROWS = """\
-mappings:
-  - {framework: lm-eval, task: math_perturbed_full, metric: "exact_match,none",
-     benchmark: emulator-samples/hle-mini, task_id: hle, metric_id: accuracy, scale: percent,
-     notes: "lm-eval math_perturbed_full"}
-  - {framework: lm-eval, task: math_rephrased_full, metric: "exact_match,none",
-     benchmark: emulator-samples/hle-mini, task_id: hle, metric_id: accuracy, scale: percent,
-     notes: "lm-eval math_rephrased_full"}
-"""
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+#: A real lm-eval run (tests/samples/real-world/README.md): two MATH variants, 0.0 and 0.0004,
+#: and test mapping rows that send both to the emulator's hle-mini.
+LM_EVAL_RUN = SAMPLES / "real-world/lm-eval/results_2026-01-21T03-44-18.458309.json"
+LM_EVAL_ROWS = SAMPLES / "convert/mappings/lm-eval-math-to-hle-mini.yaml"
 
 
 def test_an_lm_eval_output_is_converted_signed_and_verified(chain: Chain) -> None:
     """`lm_eval ... && evalbot submit results.json`: the converter's entries (values scaled
     to percent in decimal), each signed by the issuer over exactly what the PR file holds."""
-    job_dir = chain.work / "lm-eval-job"
-    job_dir.mkdir()
-    output = job_dir / LM_EVAL_RUN.name
+    output = chain.work / LM_EVAL_RUN.name
     output.write_bytes(LM_EVAL_RUN.read_bytes())
-    rows = job_dir / "mappings.yaml"
-    rows.write_text(LM_EVAL_ROWS)
 
     def run() -> subprocess.CompletedProcess[str]:
-        return run_ci_job(
-            chain.issuer,
-            chain.oidc,
-            hub_url=chain.bot.stack.hub.url,
-            hf_token=TOKENS["bob"],
-            results=output,
-            model_repo=ORG_MODEL,
-            extra=("--mappings", str(rows)),
-        )
+        return run_job(chain, output, "--mappings", str(LM_EVAL_ROWS), model_repo=ORG_MODEL)
 
     job = run()
     assert job.returncode == 0, job.stderr + chain.issuer.logs()

@@ -28,15 +28,7 @@ EMULATOR_BENCHMARKS = REPO_ROOT / "bot/emulator/samples/benchmarks"
 EXAMPLE_BENCHMARKS = REPO_ROOT / "examples/benchmarks"
 SHIPPED = REPO_ROOT / "config/convert/mappings.yaml"
 #: The real lm-eval run's two tasks, mapped to the emulator's target-spec benchmark.
-HLE_MINI_ROWS = b"""\
-mappings:
-  - {framework: lm-eval, task: math_perturbed_full, metric: "exact_match,none",
-     benchmark: emulator-samples/hle-mini, task_id: hle, metric_id: accuracy, scale: percent,
-     notes: "lm-eval math_perturbed_full"}
-  - {framework: lm-eval, task: math_rephrased_full, metric: "exact_match,none",
-     benchmark: emulator-samples/hle-mini, task_id: hle, metric_id: accuracy, scale: percent,
-     notes: "lm-eval math_rephrased_full"}
-"""
+HLE_MINI_ROWS = REPO_ROOT / "tests/samples/convert/mappings/lm-eval-math-to-hle-mini.yaml"
 RECORDED_MODEL = "82047f5e5d5245c1b3a4cd75ad98aa441d6487cd"  # the run's model_revision
 
 
@@ -45,7 +37,7 @@ def shipped() -> MappingTable:
 
 
 def hle_mini_conversion() -> Conversion:
-    table = shipped().merged(parse_mappings("rows.yaml", HLE_MINI_ROWS))
+    table = shipped().merged(parse_mappings(str(HLE_MINI_ROWS), HLE_MINI_ROWS.read_bytes()))
     return entries_from(
         REAL_LM_EVAL,
         benchmarks=DirectoryBenchmarkSource(EMULATOR_BENCHMARKS),
