@@ -99,11 +99,19 @@ def is_results_yaml(path: Path, source_format: str | None) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
+    from bot.hub.errors import HubError
+    from bot.hub.timeouts import use_hub_timeout_from_env
+    from bot.settings import SettingsError
     from bot.submit import SubmitError, submit
 
     issuer = args.issuer or os.environ.get("EVALBOT_ISSUER_URL")
     if not issuer:
         print("evalbot submit: pass --issuer URL or set EVALBOT_ISSUER_URL", file=sys.stderr)
+        return 2
+    try:
+        use_hub_timeout_from_env(os.environ)  # a CI job must not hang on a silent Hub
+    except SettingsError as error:
+        print(f"evalbot submit: {error}", file=sys.stderr)
         return 2
     entries: list[dict[str, Any]] | Conversion
     try:
@@ -128,6 +136,9 @@ def run(args: argparse.Namespace) -> int:
         )
     except SubmitError as error:
         print(f"evalbot submit: {error}", file=sys.stderr)
+        return 1
+    except HubError as error:  # a Hub call past EVALBOT_HUB_TIMEOUT
+        print(f"evalbot submit: the Hub did not answer: {error}", file=sys.stderr)
         return 1
     if args.dry_run:
         for path, text in sorted(outcome.files.items()):
