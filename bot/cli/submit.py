@@ -170,13 +170,13 @@ def _convert(args: argparse.Namespace) -> Conversion:
         mapping_table,
         source_info,
     )
-    from bot.convert.api import entries_from
+    from bot.convert.api import entries_from, read_input
     from bot.convert.findings import findings
     from bot.convert.registry import ConvertError
     from bot.hub.errors import HubError
 
     try:
-        content = args.results.read_bytes()
+        content = read_input(args.results)
         table = mapping_table(args.mappings, "evalbot submit")
         conversion = entries_from(
             content,
