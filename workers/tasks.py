@@ -28,6 +28,7 @@ finished run as `outcome:<outcome>`; the receiver's `/metrics` exposes both.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import time
@@ -35,7 +36,7 @@ from typing import Any
 
 import redis
 from celery import Task, shared_task
-from celery.exceptions import Reject
+from celery.exceptions import Reject, SoftTimeLimitExceeded
 from kombu.exceptions import OperationalError
 
 from bot.hub.errors import HubTransientError
@@ -113,6 +114,30 @@ def process_pr_event(self: Task[Any, Any], event: dict[str, Any]) -> str:
         except StartupError as error:
             return _park_unconfigured(event, error)
         return handle(self, event, runtime)
+    except SoftTimeLimitExceeded as error:
+        # The soft limit fires once, wherever the task is: inside the run it is a failure like
+        # any other (the policy retries it), but it can also land in the failure path's own
+        # bookkeeping (counting the retry, publishing it): a task stalled past its limit and
+        # resumed, as a SIGSTOPped worker is. Let out, Celery would drop the message; requeue it
+        # (its runs are counted by task id, so a poison event is still parked).
+        log.warning(
+            "soft time limit outside the run, requeueing the event",
+            extra={"delivery_id": event.get("delivery_id")},
+        )
+        _count_requeue()
+        raise Reject(str(error) or "soft time limit", requeue=True) from error
+    except Reject as error:
+        if getattr(error, "requeue", False):
+            raise
+        # Ours are all requeues: a reject without one is Celery's `retry()` failing to publish
+        # the retry (a Redis error, or the soft limit firing inside it), which would drop the
+        # message. Requeue it instead; the task id keeps its attempt counts.
+        log.warning(
+            "the retry could not be published, requeueing the event",
+            extra={"delivery_id": event.get("delivery_id"), "error": str(error)},
+        )
+        _count_requeue()
+        raise Reject(getattr(error, "reason", None), requeue=True) from error
     except (redis.RedisError, OperationalError) as error:
         # Redis is down: the policy can neither count attempts, park, nor publish a retry.
         # Letting the error out would make Celery drop the message (a failed task is
@@ -125,6 +150,13 @@ def process_pr_event(self: Task[Any, Any], event: dict[str, Any]) -> str:
         )
         time.sleep(REDIS_DOWN_PAUSE_S)
         raise Reject(str(error), requeue=True) from error
+
+
+def _count_requeue() -> None:
+    """Count a requeue as a retry (`retry:requeued` on /metrics), when Redis takes it: the run
+    ended without an outcome, and an operator (or a test) must be able to see that it did."""
+    with contextlib.suppress(redis.RedisError, StartupError):
+        count_retry(runtime_for_process().redis, "requeued")
 
 
 def _park_unconfigured(event: dict[str, Any], error: StartupError) -> str:
