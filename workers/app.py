@@ -4,7 +4,7 @@
 also offers `app`, created on first access from the environment (`Settings.from_env`): importing
 this module reads nothing and connects to nothing, so tests import it freely.
 
-Every setting below names the failure it prevents (security.md §5.1-§5.5). Together with
+Every setting below names the failure it prevents (docs/security.md#celery-and-redis). Together with
 idempotent tasks (a task may run twice; the pipeline checks before it writes), they give
 at-least-once processing of every queued event.
 """

@@ -5,13 +5,15 @@
 
 Every run is idempotent, so a task may run twice (late ack, webhook retries, a recheck) and the
 PR still ends with one correct comment:
-- the PR is re-read from the Hub API; the webhook payload is only a hint (hub-api.md §1.5);
+- the PR is re-read from the Hub API; the webhook payload is only a hint
+  (docs/hub-api.md#receiving-webhooks);
 - the bot's comment is found again by its hidden marker and edited, never posted twice; a body
   equal to what is there is not written at all;
 - one run per PR at a time (`workers.locks`), and a report never replaces one for a newer head
   of the PR's timeline (`PullRequest.may_replace`);
 - a token's freshness is judged at the Hub time of the commit that introduced it, recorded the
-  first time it is seen, so a recheck a week later reaches the same verdict (DESIGN.md).
+  first time it is seen, so a recheck a week later reaches the same verdict
+  (docs/decisions.md#tokens).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """`evalbot validate PATH... [--benchmarks DIR] [--issuers FILE] [--model-repo ID] [--at ISO-8601]
-[--format text|json|github] [--strict]` (DESIGN.md, "Interfaces others depend on").
+[--format text|json|github] [--strict]` (docs/decisions.md#public-interfaces).
 
 Reads the files, hands bytes to the pure core (`bot.spec.validate`), prints one of three
 formats. Exit status: 0 no errors, 1 errors found (or warnings with --strict), 2 usage or I/O
@@ -150,7 +150,8 @@ def _registry(issuers: Path | None) -> IssuerRegistry:
 
 
 def collect(paths: list[str]) -> Inputs:
-    """Tell each PATH's kind by its shape and read the bytes (DESIGN.md: kind is told by path)."""
+    """Tell each PATH's kind by its shape and read the bytes (docs/decisions.md#public-interfaces:
+    kind is told by path)."""
     inputs = Inputs()
     for raw in paths:
         path = Path(raw)

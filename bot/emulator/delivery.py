@@ -152,9 +152,10 @@ class Dispatcher:
 
     def replay(self, delivery_id: str) -> None:
         """Send a logged delivery again, as the Hub's Activity-tab "Replay" button does: the
-        same payload and `Webhook-Id`, to the webhook's *current* URL and secret (hub-api.md
-        §1.1; a retry, by contrast, keeps what the delivery was built with). Retried like a
-        new delivery; raises `KeyError` for an unknown delivery or a deleted webhook."""
+        same payload and `Webhook-Id`, to the webhook's *current* URL and secret
+        (docs/hub-api.md#webhook-delivery; a retry, by contrast, keeps what the delivery was built
+        with). Retried like a new delivery; raises `KeyError` for an unknown delivery or a deleted
+        webhook."""
         with self._cond:
             matches = [r for r in self._log if r.delivery_id == delivery_id]
         if not matches:

@@ -604,7 +604,8 @@ class HubState:
         holder = access.require_permission(token, DISCUSS)
         with self.lock:
             if pull_request:
-                # "Pull Requests created programmatically will be in draft status" (hub-api.md 1.4)
+                # "Pull Requests created programmatically will be in draft status"
+                # (docs/hub-api.md#webhook-events)
                 discussion = self._new_discussion(
                     repo,
                     holder.user,

@@ -1,6 +1,6 @@
 """The webhook receiver: a thin Starlette app that authenticates, parses, routes and enqueues.
 
-`POST /webhooks/hub` checks, in the order DESIGN.md fixes ("Decisions on edge cases"):
+`POST /webhooks/hub` checks, in the order docs/decisions.md#receiver fixes:
 1. the body size, while reading it (413; a stalled body gets 408);
 2. the secret, from the `X-Webhook-Secret` header only, compared in constant time with the
    current and the previous secret (401 missing, 403 wrong). A `?secret=` in the URL is not

@@ -6,7 +6,7 @@ answers anything but 2xx to a well-authenticated delivery gets it retried and, i
 webhook suspended. So `route_delivery` never raises: every input ends as a `PrEvent` to queue
 or an `Ignored` with a reason that metrics count.
 
-Routing is a small table on `(event.scope, event.action)` (hub-api.md §1.3, §1.4):
+Routing is a small table on `(event.scope, event.action)` (docs/hub-api.md#webhook-events):
 
 | scope / action               | becomes                                                       |
 |------------------------------|---------------------------------------------------------------|
@@ -17,10 +17,10 @@ Routing is a small table on `(event.scope, event.action)` (hub-api.md §1.3, §1
 | anything else                | `Ignored`                                                     |
 
 Dedupe (`DedupeKey`): the `Webhook-Id` header when the Hub sends one, else a digest of the
-identifying fields (hub-api.md §1.5). One exception collapses a known double: opening a PR fires
-`discussion/create` *and* `repo.content/update` (new `refs/pr/N`); both become `opened` with the
-key `opened:<repo>:<num>`, so the first to arrive is queued and the other answered as a
-duplicate. A PR number is never reused in a repo, so the collapse cannot hide a later event.
+identifying fields (docs/hub-api.md#receiving-webhooks). One exception collapses a known double:
+opening a PR fires `discussion/create` *and* `repo.content/update` (new `refs/pr/N`); both become
+`opened` with the key `opened:<repo>:<num>`, so the first to arrive is queued and the other answered
+as a duplicate. A PR number is never reused in a repo, so the collapse cannot hide a later event.
 """
 
 from __future__ import annotations
@@ -429,7 +429,7 @@ def _dedupe_key(
 
 
 def _identity_digest(payload: Mapping[str, Any]) -> str:
-    """sha256 over the fields that identify a logical event (hub-api.md §1.5)."""
+    """sha256 over the fields that identify a logical event (docs/hub-api.md#receiving-webhooks)."""
     event = _mapping(payload.get("event"))
     repo = _mapping(payload.get("repo"))
     discussion = _mapping(payload.get("discussion"))

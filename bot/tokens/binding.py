@@ -2,9 +2,9 @@
 
 A verify token is legitimately seen many times (webhook retries, re-runs, PR updates that do
 not touch the result), so "single use" would be wrong. What must not happen is the same token
-vouching for other content or another repo (security.md §2.7). The first verification that
-passes every other check claims the jti atomically; later ones pass only with the same
-(model repo, digest).
+vouching for other content or another repo (docs/security.md#replay-protection). The first
+verification that passes every other check claims the jti atomically; later ones pass only with the
+same (model repo, digest).
 
 Bindings are kept far longer than the token lives (`retention_s`, default 400 days, and never
 less than `exp` + leeway + 5 s: Warehouse #19627), because the verdict must not change on a
@@ -32,7 +32,7 @@ class VerificationUnavailable(RuntimeError):
 
     Raised instead of a verdict because an outage is not a property of the token: reporting
     `unverified` would publish a wrong answer, and reporting `verified` without the reuse check
-    would fail open (security.md §1.7: replay protection is mandatory).
+    would fail open (docs/security.md#replay-protection: it is mandatory).
     """
 
 
@@ -100,7 +100,7 @@ class RedisJtiBinder:
     """Bindings shared by every worker: one atomic script claims and compares.
 
     The TTL is relative (`EX`) and computed from the worker's clock, so a skewed Redis clock
-    cannot shorten it (security.md §7(b) 9).
+    cannot shorten it (docs/security.md#fault-injection item 9).
     """
 
     def __init__(

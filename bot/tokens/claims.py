@@ -3,7 +3,7 @@
 Both sides compute these the same way: the issuer (through `evalbot token claims` or its own
 code following docs/verification.md) before signing, the verifier when it compares. They are
 computed from *parsed* values, never from YAML text, so `20.90` and `20.9` agree while the
-string `"20.90"` does not (security.md §3.3).
+string `"20.90"` does not (docs/security.md#canonical-json).
 """
 
 from __future__ import annotations
@@ -133,7 +133,7 @@ def metrics_claim(report: EntryReport) -> list[dict[str, Any]]:
     """`[{metric_id, value}]` sorted by `metric_id` (code point order), from either dialect.
 
     A live entry's scalar `value` stands for the benchmark's primary metric, or for the
-    pseudo-metric `value` when the benchmark declares none (DESIGN.md, edge cases: Tokens).
+    pseudo-metric `value` when the benchmark declares none (docs/decisions.md#tokens).
     """
     data = report.entry.data
     if report.entry.dialect is Dialect.LIVE:

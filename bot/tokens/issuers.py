@@ -2,11 +2,11 @@
 
 The registry is looked up by the token's exact `iss` first; keys are then taken only from that
 issuer's own key set, so a key of issuer B can never verify a token claiming issuer A, and no
-token header can select a key source (security.md §1.6, §2.7). Keys come inline from the
-configuration and/or from the issuer's JWKS URL, fetched through an injectable fetcher and
-cached in a `KeyCache` (memory for the CLI, Redis for the bot). An unknown `kid` triggers at
-most one refetch per issuer per `refetch_interval_s`; a failed fetch keeps the cached keys.
-A fetched set is also refreshed once it is older than `max_age_s` (at its next use, within
+token header can select a key source (docs/security.md#issuer-confusion, #jwt-verification). Keys
+come inline from the configuration and/or from the issuer's JWKS URL, fetched through an injectable
+fetcher and cached in a `KeyCache` (memory for the CLI, Redis for the bot). An unknown `kid`
+triggers at most one refetch per issuer per `refetch_interval_s`; a failed fetch keeps the cached
+keys. A fetched set is also refreshed once it is older than `max_age_s` (at its next use, within
 the same refetch budget), so a key the issuer has removed stops verifying: without that, a
 revoked key whose `kid` is still cached would verify for ever.
 """
@@ -56,13 +56,15 @@ class KeyNotFound(LookupError):
 
 
 def _glob_match(value: str, patterns: Sequence[str]) -> bool:
-    # fnmatchcase: shell-style and case-sensitive over canonical repo ids (DESIGN.md).
+    # fnmatchcase: shell-style and case-sensitive over canonical repo ids
+    # (docs/decisions.md#tokens).
     return any(fnmatch.fnmatchcase(value, pattern) for pattern in patterns)
 
 
 @dataclass(frozen=True)
 class IssuerPolicy:
-    """One trusted issuer as configured (DESIGN.md, "Trusted issuers")."""
+    """One trusted issuer as configured
+    (docs/verification.md#for-operators-registering-an-issuer)."""
 
     issuer: str
     frameworks: tuple[str, ...]

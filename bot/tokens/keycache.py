@@ -1,9 +1,9 @@
 """Where fetched JWKS documents are kept: in memory for the CLI, in Redis for the bot's workers.
 
 Shared by every worker when in Redis, so one refetch serves them all and the refetch budget
-(at most one per issuer per interval) holds across the fleet, as in Warehouse (security.md
-§1.3). Only documents that parsed into at least one usable key are ever stored: a failed or
-garbage fetch never replaces a good cache.
+(at most one per issuer per interval) holds across the fleet, as in Warehouse
+(docs/security.md#jwks-caching). Only documents that parsed into at least one usable key are ever
+stored: a failed or garbage fetch never replaces a good cache.
 
 A stored set is *fresh* for a while (`fresh_for_s`, the registry's refresh interval); after
 that it still verifies, but the registry refreshes it at its next use, so a key the issuer

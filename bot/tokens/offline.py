@@ -1,4 +1,5 @@
-"""Verification for the command line: `--issuers` and `--model-repo` as DESIGN.md sets them.
+"""Verification for the command line: `--issuers` and `--model-repo` as docs/decisions.md#cli sets
+them.
 
 `evalbot validate` calls `verify_offline` after validation. Offline, keys are cached in memory
 for the run, jti bindings only span the run (in the sorted file and entry order), and the

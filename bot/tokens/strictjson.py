@@ -3,7 +3,8 @@
 `json.loads` keeps the last of two duplicate names, accepts `NaN`/`Infinity`, turns `1e400`
 into `inf` and accepts integers no double can hold. PyJWT decodes payloads with it, so a token
 whose payload says `task_id` twice would be read one way by a verifier and another way by a
-human or another library (security.md §2.4). Every token segment is re-parsed here instead.
+human or another library (docs/security.md#pyjwt-behaviour). Every token segment is re-parsed here
+instead.
 """
 
 from __future__ import annotations

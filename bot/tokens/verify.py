@@ -1,4 +1,5 @@
-"""Token verification: the `verified` verdict, or the first reason it is not (DESIGN.md).
+"""Token verification: the `verified` verdict, or the first reason it is not
+(docs/decisions.md#tokens).
 
 Order of checks, cheapest and most telling first, and never trusting a claim before the
 signature over it has been verified:
@@ -18,10 +19,10 @@ signature over it has been verified:
 
 PyJWT's `decode` is not used. Its claim validation judges freshness at the wall clock, while a
 re-run must judge it at the time the commit was recorded, and it accepts string or float times
-(security.md §2.4). Its JWS layer re-parses segments this module has already parsed strictly
-(and refused: `crit`, `b64`, `jku`... never reach it), and doing so cost twice the signature
-check itself (bench/tokens.py); so only its EdDSA algorithm object is used, on the bytes this
-module parsed.
+(docs/security.md#pyjwt-behaviour). Its JWS layer re-parses segments this module has already parsed
+strictly (and refused: `crit`, `b64`, `jku`... never reach it), and doing so cost twice the
+signature check itself (bench/tokens.py); so only its EdDSA algorithm object is used, on the bytes
+this module parsed.
 """
 
 from __future__ import annotations
@@ -306,7 +307,7 @@ def check_token(
 
 def _epoch_seconds(moment: datetime) -> int:
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)  # DESIGN.md: no offset means UTC
+        moment = moment.replace(tzinfo=UTC)  # docs/decisions.md#cli: no offset means UTC
     return math.floor(moment.timestamp())
 
 
@@ -380,8 +381,8 @@ def verify_reports(
 ) -> None:
     """Set every entry's `verification` in place.
 
-    Files are taken in sorted path order and entries in file order (DESIGN.md), so when two
-    entries carry the same jti the first one binds it and the verdicts do not depend on the
+    Files are taken in sorted path order and entries in file order (docs/decisions.md#tokens), so
+    when two entries carry the same jti the first one binds it and the verdicts do not depend on the
     order the caller listed the files in. Raises `VerificationUnavailable` when Redis is
     unreachable (a Celery task should retry).
     """

@@ -162,8 +162,8 @@ def test_first_run_posts_and_an_identical_rerun_writes_nothing(client: redis.Red
 
 
 def test_the_payloads_head_sha_is_only_a_hint(client: redis.Redis) -> None:
-    """security.md §7(a) 5: a delivery naming another head (forged, or from an older push)
-    changes nothing: the PR is read from the Hub and reported at the Hub's head."""
+    """docs/security.md#adversarial-inputs item 5: a delivery naming another head (forged, or from
+    an older push) changes nothing: the PR is read from the Hub and reported at the Hub's head."""
     hub = FakeHub(pull_request())
     lying = event("updated", head_sha="f" * 40)
     assert run_event(lying, runtime_for(hub, client)) is Outcome.POSTED

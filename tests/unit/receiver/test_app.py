@@ -1,4 +1,5 @@
-"""The receiver's HTTP contract (DESIGN.md "Webhook receiver") and security.md §7(a) items 1-6.
+"""The receiver's HTTP contract (docs/decisions.md#receiver) and docs/security.md#adversarial-inputs
+items 1-6.
 
 The app runs in-process (Starlette's TestClient) with a small recording enqueuer; the same
 contract against real Redis under uvicorn is in tests/integration/receiver/.

@@ -1,4 +1,4 @@
-"""security.md §7(a) items 7-11: every hostile YAML ends in a diagnostic, cheaply.
+"""docs/security.md#adversarial-inputs items 7-11: every hostile YAML ends in a diagnostic, cheaply.
 
 Each case goes through the whole validation (loader, entry rules, cross-checks) and must
 finish under 1 s and 100 MB of traced Python memory, with at least one diagnostic.

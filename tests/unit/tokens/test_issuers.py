@@ -1,4 +1,5 @@
-"""`config/issuers.yaml`: the format of DESIGN.md, and every way an operator can get it wrong."""
+"""`config/issuers.yaml`: the format of docs/verification.md, and every way an operator can get it
+wrong."""
 
 from __future__ import annotations
 
