@@ -17,15 +17,16 @@ import redis
 import yaml
 from huggingface_hub import HfApi
 
+from bot.adapters.issuers_file import load_issuers
+from bot.adapters.redis_tokens import RedisJtiBinder, RedisKeyCache
 from bot.hub.benchmarks import BenchmarkCache
 from bot.hub.client import HfHubClient, HubClient
 from bot.hub.standing import DatasetPrClient, ResultsReader
 from bot.hub.timeouts import use_hub_timeout
 from bot.settings import Settings
 from bot.spec.policy import DEFAULT_POLICY, Policy, policy_from_yaml
-from bot.tokens.binding import JtiBinder, RedisJtiBinder
+from bot.tokens.binding import JtiBinder
 from bot.tokens.issuers import IssuerRegistry
-from bot.tokens.keycache import RedisKeyCache
 from workers.campaign import CampaignConfig, load_campaign_config
 from workers.catchup import ReconcileLimits
 
@@ -140,7 +141,7 @@ def build_runtime(settings: Settings) -> Runtime:
     use_hub_timeout(settings.hub_timeout_s)
     api = HfApi(endpoint=settings.hf_endpoint, token=settings.hf_token.reveal())
     registry = (
-        IssuerRegistry.from_file(
+        load_issuers(
             settings.issuers_file,
             cache=RedisKeyCache(client),
             refetch_interval_s=float(settings.jwks_refetch_interval_s),

@@ -139,8 +139,8 @@ def verify_options(args: argparse.Namespace) -> VerifyOptions:
 
 def _registry(issuers: Path | None) -> IssuerRegistry:
     """Load the trusted issuers before any work, so a broken file fails fast (exit 2)."""
+    from bot.adapters.issuers_file import registry_for_cli
     from bot.tokens.issuers import IssuerConfigError
-    from bot.tokens.offline import registry_for_cli
 
     try:
         return registry_for_cli(issuers)
@@ -270,7 +270,7 @@ def _policy() -> Policy:
 
 def _benchmark_source(benchmarks_dir: str | None) -> BenchmarkSource:
     if benchmarks_dir is not None:
-        from bot.spec.benchmarks_offline import DirectoryBenchmarkSource
+        from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 
         if not Path(benchmarks_dir).is_dir():
             raise UsageError(messages.NOT_A_FOLDER.format(path=benchmarks_dir))

@@ -4,10 +4,11 @@ The registry is looked up by the token's exact `iss` first; keys are then taken 
 issuer's own key set, so a key of issuer B can never verify a token claiming issuer A, and no
 token header can select a key source (docs/security.md#issuer-confusion, #jwt-verification). Keys
 come inline from the configuration and/or from the issuer's JWKS URL, fetched through an injectable
-fetcher and cached in a `KeyCache` (memory for the CLI, Redis for the bot). An unknown `kid`
-triggers at most one refetch per issuer per `refetch_interval_s`; a failed fetch keeps the cached
-keys. A fetched set is also refreshed once it is older than `max_age_s` (at its next use, within
-the same refetch budget), so a key the issuer has removed stops verifying: without that, a
+fetcher and cached in a `KeyCache` (memory for the CLI, Redis for the bot); reading the file and
+fetching over HTTP are adapters (`bot.adapters.issuers_file`, `bot.adapters.jwks_http`). An unknown
+`kid` triggers at most one refetch per issuer per `refetch_interval_s`; a failed fetch keeps the
+cached keys. A fetched set is also refreshed once it is older than `max_age_s` (at its next use,
+within the same refetch budget), so a key the issuer has removed stops verifying: without that, a
 revoked key whose `kid` is still cached would verify for ever.
 """
 
@@ -18,16 +19,13 @@ import hashlib
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-import yaml
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from bot.tokens import reasons
 from bot.tokens.binding import VerificationUnavailable
 from bot.tokens.jwks import (
-    HttpxJwksFetcher,
     JwksFetcher,
     JwksFetchError,
     KeyFormatError,
@@ -41,6 +39,12 @@ DEFAULT_MAX_LIFETIME_S = 3600
 REFETCH_INTERVAL_S = 60.0
 #: How long a fetched key set is used before it is refreshed (PyJWT's PyJWKClient: 300 s).
 JWKS_MAX_AGE_S = 600.0
+
+
+def no_fetcher(url: str) -> bytes:
+    """The fetcher of a registry given none: no network, so a JWKS URL yields no keys
+    (`keys-unavailable`). Callers that fetch pass `bot.adapters.jwks_http.HttpxJwksFetcher`."""
+    raise JwksFetchError(f"no JWKS fetcher configured for {url}")
 
 
 class IssuerConfigError(ValueError):
@@ -186,7 +190,7 @@ class IssuerRegistry:
     ) -> None:
         self._policies = {policy.issuer: policy for policy in policies}
         self._max_age_s = max_age_s
-        self._fetcher: JwksFetcher = fetcher if fetcher is not None else HttpxJwksFetcher()
+        self._fetcher: JwksFetcher = fetcher if fetcher is not None else no_fetcher
         self._cache: KeyCache = cache if cache is not None else MemoryKeyCache()
         self._refetch_interval_s = refetch_interval_s
         # The bot sets this: with a shared cache, "no keys yet" may mean another worker is
@@ -214,32 +218,6 @@ class IssuerRegistry:
             refetch_interval_s=refetch_interval_s,
             unavailable_keys_raise=unavailable_keys_raise,
         )
-
-    @classmethod
-    def from_file(
-        cls,
-        path: str | Path,
-        *,
-        fetcher: JwksFetcher | None = None,
-        cache: KeyCache | None = None,
-        refetch_interval_s: float = REFETCH_INTERVAL_S,
-        unavailable_keys_raise: bool = False,
-    ) -> IssuerRegistry:
-        """Load `issuers.yaml` (an operator's file, trusted; still parsed with safe_load)."""
-        try:
-            data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-        except yaml.YAMLError as error:
-            raise IssuerConfigError(f"{path}: not valid YAML: {error}") from error
-        try:
-            return cls.from_mapping(
-                data,
-                fetcher=fetcher,
-                cache=cache,
-                refetch_interval_s=refetch_interval_s,
-                unavailable_keys_raise=unavailable_keys_raise,
-            )
-        except IssuerConfigError as error:
-            raise IssuerConfigError(f"{path}: {error}") from error
 
     @property
     def issuers(self) -> tuple[str, ...]:

@@ -21,6 +21,7 @@ import redis
 from celery import Task
 from huggingface_hub import HfApi
 
+from bot.adapters.redis_tokens import RedisJtiBinder, RedisKeyCache
 from bot.devstack.redis import RedisServer
 from bot.devstack.signing import LocalIssuer
 from bot.devstack.workload import hle_entry, open_results_pr
@@ -29,9 +30,7 @@ from bot.hub.benchmarks import BenchmarkCache
 from bot.hub.client import HfHubClient
 from bot.receiver.events import PrEvent
 from bot.spec.policy import DEFAULT_POLICY
-from bot.tokens.binding import RedisJtiBinder
 from bot.tokens.issuers import IssuerRegistry
-from bot.tokens.keycache import RedisKeyCache
 from tests.support.emulator import MODEL, TOKENS, running_emulator
 from workers.locks import as_text
 from workers.runtime import Runtime

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.spec.benchmarks_offline import DirectoryBenchmarkSource
+from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 from tests.conftest import REAL_WORLD
 
 REAL_EVAL_YAML = REAL_WORLD / "hf-benchmark-eval-yaml"

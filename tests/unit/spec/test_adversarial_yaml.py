@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.spec.benchmarks_offline import DirectoryBenchmarkSource
+from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 from bot.spec.model import FileReport
 from bot.spec.validate import validate_results_files
 from tests.unit.spec.budget import measure, within_budget

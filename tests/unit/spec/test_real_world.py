@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.spec.benchmarks_offline import DirectoryBenchmarkSource
+from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 from bot.spec.model import FileReport
 from bot.spec.validate import validate_results_files
 from tests.conftest import REAL_WORLD
