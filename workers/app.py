@@ -86,7 +86,7 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "worker_cancel_long_running_tasks_on_connection_loss": True,
         # On SIGTERM, give running tasks a warm period to finish before a cold shutdown.
         "worker_soft_shutdown_timeout": 30.0,
-        # The queue the receiver publishes to (bot.receiver.queue builds messages for it).
+        # The queue every publisher uses (bot.contract.publish, with bot.contract.messages).
         "task_default_queue": settings.queue_name,
         "task_default_exchange": settings.queue_name,
         "task_default_routing_key": settings.queue_name,

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from bot.contract.events import PrEvent
 from bot.hub.client import OpenPullRequest
-from bot.receiver.events import PrEvent
 
 #: Hub calls one repo costs at least (the open-PR listing and the PR refs).
 CALLS_PER_REPO = 2

@@ -16,13 +16,12 @@ from typing import Any
 
 import redis
 
-from bot.receiver.events import PrEvent
-from bot.receiver.queue import encode_celery_message
-from bot.receiver.workerbeats import DEAD_LETTERS_KEY
-from bot.receiver.workerstats import STATS_KEY
+from bot.contract import keys
+from bot.contract.events import PrEvent
+from bot.contract.messages import encode_celery_message
 
-DEAD_LETTERS = DEAD_LETTERS_KEY  # the receiver's /metrics reads both (bot.receiver.workerstats)
-STATS = STATS_KEY
+DEAD_LETTERS = keys.DEAD_LETTERS  # the receiver's /metrics reads both (bot.receiver.workerstats)
+STATS = keys.STATS
 MAX_PARKED = 1000
 
 

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 import redis
 
+from bot.contract import keys
 from bot.tokens.binding import (
     DEFAULT_RETENTION_S,
     BindOutcome,
@@ -45,7 +46,7 @@ class RedisJtiBinder:
         self,
         client: redis.Redis,
         *,
-        prefix: str = "evalbot:jti:",
+        prefix: str = keys.JTI_PREFIX,
         retention_s: int = DEFAULT_RETENTION_S,
         clock: Callable[[], float] = time.time,
     ) -> None:
@@ -85,7 +86,7 @@ class RedisKeyCache:
     """JWKS bodies in Redis without expiry (a stale key set beats none), freshness as a
     marker key with a TTL, cooldown by `SET NX EX`."""
 
-    def __init__(self, client: redis.Redis, *, prefix: str = "evalbot:jwks:") -> None:
+    def __init__(self, client: redis.Redis, *, prefix: str = keys.JWKS_PREFIX) -> None:
         self._client = client
         self._prefix = prefix
 

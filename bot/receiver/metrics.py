@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 
-from bot.receiver.events import EVENT_KINDS, IGNORE_REASONS
+from bot.contract.events import EVENT_KINDS
+from bot.receiver.events import IGNORE_REASONS
 
 OUTCOMES = (
     "queued",

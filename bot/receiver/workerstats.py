@@ -24,6 +24,7 @@ from typing import Any, Protocol
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
+from bot.contract import keys
 from bot.receiver.resp import RespConnection, RespError
 from bot.receiver.workerbeats import (
     BEATS_KEY,
@@ -38,8 +39,9 @@ from bot.receiver.workerbeats import (
     parse_workers,
 )
 
-#: The Redis hash of worker counters (the other keys read here: `bot.receiver.workerbeats`).
-STATS_KEY = "evalbot:stats"
+#: The Redis hash of worker counters (the other keys read here: `bot.receiver.workerbeats`;
+#: `bot.contract.keys` says who writes each).
+STATS_KEY = keys.STATS
 #: At most this many fields are exposed (a guard; the real vocabulary is a few dozen).
 MAX_FIELDS = 500
 

@@ -23,8 +23,8 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from bot.contract.publish import CLAIM_AND_PUSH_SCRIPT
 from bot.emulator.delivery import DeliveryRecord, DeliverySettings
-from bot.receiver.queue import CLAIM_AND_PUSH_SCRIPT
 from tests.faults.conftest import (
     FAULT_ENV,
     Stopwatch,

@@ -14,12 +14,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import redis
 
+from bot.contract.events import PrEvent
 from bot.devstack.redis import RedisServer
 from bot.hub.benchmarks import BenchmarkCache
 from bot.hub.client import DatasetRevision, OpenPullRequests, RepoCommit
 from bot.hub.errors import HubError, HubFileTooLarge, HubFileUnreadable, HubPermanentError
 from bot.hub.pulls import PrComment, PrCommit, PrStatus, PullRequest
-from bot.receiver.events import PrEvent
 from bot.report.comment import render_help
 from bot.report.texts import REPORT_MARKER
 from bot.spec.model import Dialect, EntryReport, FileReport, ResultEntry

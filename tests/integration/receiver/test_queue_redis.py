@@ -8,15 +8,11 @@ from collections.abc import Iterator
 import pytest
 import redis
 
+from bot.contract.events import DedupeKey, PrEvent
+from bot.contract.keys import DEDUPE_PREFIX
+from bot.contract.messages import decode_celery_message
 from bot.devstack.redis import RedisServer
-from bot.receiver.events import DedupeKey, PrEvent
-from bot.receiver.queue import (
-    DEDUPE_PREFIX,
-    EnqueueOutcome,
-    QueueUnavailable,
-    RedisEnqueuer,
-    decode_celery_message,
-)
+from bot.receiver.queue import EnqueueOutcome, QueueUnavailable, RedisEnqueuer
 
 pytestmark = pytest.mark.integration
 

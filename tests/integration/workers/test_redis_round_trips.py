@@ -22,13 +22,13 @@ from celery import Task
 from huggingface_hub import HfApi
 
 from bot.adapters.redis_tokens import RedisJtiBinder, RedisKeyCache
+from bot.contract.events import PrEvent
 from bot.devstack.redis import RedisServer
 from bot.devstack.signing import LocalIssuer
 from bot.devstack.workload import hle_entry, open_results_pr
 from bot.emulator.server import EmulatorServer
 from bot.hub.benchmarks import BenchmarkCache
 from bot.hub.client import HfHubClient
-from bot.receiver.events import PrEvent
 from bot.spec.policy import DEFAULT_POLICY
 from bot.tokens.issuers import IssuerRegistry
 from tests.support.emulator import MODEL, TOKENS, running_emulator

@@ -7,8 +7,8 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.receiver.events import PrEvent
-from bot.receiver.queue import (
+from bot.contract.events import PrEvent
+from bot.contract.messages import (
     TASK_NAME,
     celery_message,
     decode_celery_message,
