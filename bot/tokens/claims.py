@@ -81,6 +81,10 @@ def _plainly_canonical(value: Any) -> bool:
     return False
 
 
+#: Built once: `json.dumps` with options builds an encoder per call, a fifth of the digest.
+_PLAIN_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
 def canonical_json(value: Any) -> bytes:
     """RFC 8785 (JCS) bytes of a JSON-compatible value; raises `ClaimsUnavailable` if it has none.
 
@@ -91,8 +95,7 @@ def canonical_json(value: Any) -> bytes:
     """
     if _plainly_canonical(value):
         try:
-            text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-            return text.encode("utf-8")
+            return _PLAIN_ENCODER.encode(value).encode("utf-8")
         except UnicodeEncodeError:
             pass  # a lone surrogate: rfc8785 reports it below
     try:
