@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
-import httpx
+import httpx2
 
 from bot.tokens.jwks import (
     FETCH_TIMEOUT_S,
@@ -29,16 +29,17 @@ def _origin(url: str) -> tuple[str, str | None, int | None]:
 
 @dataclass
 class HttpxJwksFetcher:
-    """Fetches a JWKS with httpx: same-origin redirects only, size and total-time caps."""
+    """Fetches a JWKS with httpx2 (the client `huggingface_hub` sends through, so the bot has
+    one HTTP client family): same-origin redirects only, size and total-time caps."""
 
     timeout_s: float = FETCH_TIMEOUT_S
     max_bytes: int = MAX_JWKS_BYTES
-    client: httpx.Client | None = None
+    client: httpx2.Client | None = None
 
     def __call__(self, url: str) -> bytes:
         check_jwks_url(url)
         deadline = time.monotonic() + self.timeout_s
-        client = self.client or httpx.Client(follow_redirects=False, timeout=self.timeout_s)
+        client = self.client or httpx2.Client(follow_redirects=False, timeout=self.timeout_s)
         try:
             current = url
             for _ in range(MAX_REDIRECTS + 1):
@@ -50,14 +51,14 @@ class HttpxJwksFetcher:
                     raise JwksFetchError(f"refusing redirect to another host: {target}")
                 current = target
             raise JwksFetchError("too many redirects")
-        except httpx.HTTPError as error:
+        except httpx2.HTTPError as error:
             raise JwksFetchError(f"fetching {url} failed: {error}") from error
         finally:
             if self.client is None:
                 client.close()
 
     def _get_once(
-        self, client: httpx.Client, url: str, deadline: float
+        self, client: httpx2.Client, url: str, deadline: float
     ) -> tuple[bytes, str | None]:
         # identity encoding: the size cap then bounds what is read, not a decompressed bomb
         headers = {"Accept": "application/json", "Accept-Encoding": "identity"}

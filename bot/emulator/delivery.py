@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
+import httpx2
 
 from bot.emulator import payloads
 from bot.emulator.faults import WebhookFaults
@@ -212,7 +212,7 @@ class Dispatcher:
             return None
 
     def _work(self) -> None:
-        with httpx.Client(timeout=self.settings.timeout_s, trust_env=False) as client:
+        with httpx2.Client(timeout=self.settings.timeout_s, trust_env=False) as client:
             while (delivery := self._next()) is not None:
                 try:
                     self._send(client, delivery)
@@ -221,7 +221,7 @@ class Dispatcher:
                         self._in_flight -= 1
                         self._cond.notify_all()
 
-    def _send(self, client: httpx.Client, delivery: Delivery) -> None:
+    def _send(self, client: httpx2.Client, delivery: Delivery) -> None:
         delivery.attempt += 1
         headers = {
             "Content-Type": "application/json",
@@ -236,7 +236,7 @@ class Dispatcher:
         try:
             response = client.post(delivery.url, content=delivery.body, headers=headers)
             status = response.status_code
-        except httpx.HTTPError as exc:
+        except httpx2.HTTPError as exc:
             error = f"{type(exc).__name__}: {exc}"
         if status is not None and 200 <= status < 300:
             self._record(delivery, "delivered", status, None)
