@@ -20,18 +20,21 @@ the key and is answered as a duplicate (the event is queued once either way).
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import socket
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any, Protocol
 
+import redis.asyncio
+import redis.exceptions
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+
 from bot.contract import keys
 from bot.contract.events import DedupeKey, PrEvent
 from bot.contract.messages import encode_celery_message
 from bot.contract.publish import CLAIM_AND_PUSH_SCRIPT, COMMAND_SCRIPT, dedupe_key, script_call
-from bot.receiver.resp import RespConnection, RespError
 
 #: Upper bound on events per script call: keeps one call short (Redis runs scripts serially).
 MAX_BATCH = 64
@@ -81,18 +84,30 @@ class _Pending:
 
 
 class RedisEnqueuer:
-    """Dedupe + Celery publish through one atomic Lua call per batch, on one lean connection."""
+    """Dedupe + Celery publish through one atomic Lua call per batch (redis-py's asyncio client).
+
+    The scripts are registered once (`EVALSHA`, and `EVAL` again after a Redis restart lost the
+    script cache: redis-py's `Script` does that). Connections come from redis-py's pool; one is
+    enough, since batches go one at a time.
+    """
 
     def __init__(
         self, url: str, *, queue: str, timeout_s: float = 2.0, recheck_interval_s: float = 10.0
     ) -> None:
-        self._url = url
         self._recheck_interval_s = recheck_interval_s
         self._queue = queue
         self._timeout_s = timeout_s
         self._origin = f"evalbot-receiver@{socket.gethostname()}"
-        self._connection: RespConnection | None = None
-        self._connecting = asyncio.Lock()
+        self._client = redis.asyncio.Redis.from_url(
+            url,
+            socket_timeout=timeout_s,
+            socket_connect_timeout=timeout_s,
+            # No retries inside the client: a failed call answers 503 at once and the Hub
+            # retries the delivery (a silent retry of the script would only add latency).
+            retry=Retry(NoBackoff(), 0),
+        )
+        self._claim_and_push = self._client.register_script(CLAIM_AND_PUSH_SCRIPT)
+        self._command = self._client.register_script(COMMAND_SCRIPT)
         self._pending: list[_Pending] = []
         self._flusher: asyncio.Task[None] | None = None
 
@@ -150,11 +165,8 @@ class RedisEnqueuer:
         ]
         try:
             async with asyncio.timeout(self._timeout_s):
-                connection = await self._connected()
-                outcome = await self._call_script(connection, COMMAND_SCRIPT, script_keys, args)
-        except (RespError, OSError, TimeoutError) as error:
-            if isinstance(error, TimeoutError):
-                self._drop_connection()
+                outcome = await self._command(keys=script_keys, args=args)
+        except (redis.exceptions.RedisError, OSError, TimeoutError) as error:
             raise QueueUnavailable(f"{type(error).__name__}: {error}") from error
         return _COMMAND_OUTCOMES.get(int(outcome), EnqueueOutcome.QUEUED)
 
@@ -178,9 +190,9 @@ class RedisEnqueuer:
                 claimed = await self._run_script(keys, args)
             if not isinstance(claimed, list) or len(claimed) != len(batch):
                 raise QueueUnavailable(f"unexpected script reply {claimed!r:.80}")
-        except (RespError, OSError, TimeoutError, QueueUnavailable) as error:
-            if isinstance(error, TimeoutError):
-                self._drop_connection()  # a stuck connection would delay every later batch
+        except (redis.exceptions.RedisError, OSError, TimeoutError, QueueUnavailable) as error:
+            # (redis-py closes a connection whose command timed out instead of returning it to
+            # the pool, so a late reply can never be read as the next batch's.)
             failure = (
                 error
                 if isinstance(error, QueueUnavailable)
@@ -195,47 +207,16 @@ class RedisEnqueuer:
                 item.done.set_result(int(outcome))
 
     async def _run_script(self, keys: list[str], args: list[str | int]) -> Any:
-        connection = await self._connected()
-        return await self._call_script(connection, CLAIM_AND_PUSH_SCRIPT, keys, args)
-
-    @staticmethod
-    async def _call_script(
-        connection: RespConnection, script: str, keys: list[str], args: list[str | int]
-    ) -> Any:
-        sha = hashlib.sha1(script.encode()).hexdigest()  # noqa: S324 - Redis names scripts by SHA-1
-        try:
-            return await connection.call("EVALSHA", sha, len(keys), *keys, *args)
-        except RespError as error:
-            if not str(error).startswith("NOSCRIPT"):
-                raise
-            # First use, or Redis restarted and lost its script cache: send the body (this also
-            # caches it under the same SHA for the next call).
-            return await connection.call("EVAL", script, len(keys), *keys, *args)
-
-    async def _connected(self) -> RespConnection:
-        connection = self._connection
-        if connection is not None and connection.usable:
-            return connection
-        async with self._connecting:
-            if self._connection is None or not self._connection.usable:
-                self._drop_connection()
-                self._connection = await RespConnection.open(self._url, timeout_s=self._timeout_s)
-            return self._connection
-
-    def _drop_connection(self) -> None:
-        if self._connection is not None:
-            self._connection.close()
-            self._connection = None
+        return await self._claim_and_push(keys=keys, args=args)
 
     async def ready(self) -> bool:
         try:
             async with asyncio.timeout(self._timeout_s):
-                connection = await self._connected()
-                return bool(await connection.call("PING") == "PONG")
-        except (RespError, OSError, TimeoutError):
+                return bool(await self._client.ping())
+        except (redis.exceptions.RedisError, OSError, TimeoutError):
             return False
 
     async def close(self) -> None:
         if self._flusher is not None:
             await asyncio.wait([self._flusher], timeout=self._timeout_s * 2)
-        self._drop_connection()
+        await self._client.aclose()
