@@ -449,12 +449,13 @@ def test_any_bytes_either_parse_or_are_a_400(body: bytes) -> None:
 
 
 def test_every_outcome_has_a_status_a_text_and_a_metric() -> None:
-    from bot.receiver.app import _STATUS
     from bot.receiver.metrics import OUTCOMES
-    from bot.receiver.texts import RESPONSE_TEXTS
+    from bot.receiver.texts import ANSWERS
 
-    assert set(_STATUS) == set(OUTCOMES) == set(RESPONSE_TEXTS)
-    assert not any(500 <= status < 503 or status > 503 for status in _STATUS.values())
+    assert set(ANSWERS) == set(OUTCOMES)
+    assert all(answer.text for answer in ANSWERS.values())
+    statuses = [answer.status for answer in ANSWERS.values()]
+    assert not any(500 <= status < 503 or status > 503 for status in statuses)
 
 
 def test_an_out_of_range_number_is_not_read_as_infinity() -> None:
