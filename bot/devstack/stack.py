@@ -193,7 +193,7 @@ class LocalStack:
     def start_web(self) -> None:
         self.web = self._spawn(["web", "--host", "127.0.0.1", "--port", str(self.web_port)], "web")
         wait_until(
-            lambda: httpx.get(f"{self.web_url}/web/healthz", timeout=1).status_code == 200,
+            lambda: httpx2.get(f"{self.web_url}/web/healthz", timeout=1).status_code == 200,
             timeout=30,
             what="the web pages to answer /web/healthz",
         )
