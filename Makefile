@@ -19,6 +19,9 @@ $(STAMP): pyproject.toml $(LOCKS)
 	$(PYTHON) -m venv --clear $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check --require-hashes -r requirements/build.txt
 	$(BIN)/pip install --quiet --disable-pip-version-check --require-hashes -r requirements/dev.txt
+	# An evalbot.egg-info left in the tree by an older install shadows the new metadata (the
+	# tree is on sys.path): its stale requirements would be what importlib.metadata reads.
+	rm -rf evalbot.egg-info
 	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 

@@ -112,7 +112,7 @@ class Settings:
     def from_env(cls, environ: Mapping[str, str]) -> Settings:
         """Build and check the settings; raise `SettingsError` naming every problem at once."""
         reader = _Reader(environ)
-        config_dir = Path(reader.optional("EVALBOT_CONFIG_DIR") or "config")
+        config_dir = reader.directory("EVALBOT_CONFIG_DIR", Path("config"))
         settings = cls(
             hf_endpoint=reader.url("HF_ENDPOINT", DEFAULT_HF_ENDPOINT, schemes=("http", "https")),
             hf_token=Secret(reader.required("HF_TOKEN")),
@@ -123,11 +123,9 @@ class Settings:
             ),
             bot_name=reader.required("EVALBOT_BOT_NAME").lstrip("@"),
             bot_user_id=reader.optional("EVALBOT_BOT_USER_ID"),
-            issuers_file=Path(
-                reader.optional("EVALBOT_ISSUERS_FILE") or config_dir / "issuers.yaml"
-            ),
-            policy_file=Path(reader.optional("EVALBOT_POLICY_FILE") or config_dir / "policy.yaml"),
-            bot_config_file=Path(reader.optional("EVALBOT_BOT_CONFIG") or config_dir / "bot.yaml"),
+            issuers_file=reader.file("EVALBOT_ISSUERS_FILE", config_dir / "issuers.yaml"),
+            policy_file=reader.file("EVALBOT_POLICY_FILE", config_dir / "policy.yaml"),
+            bot_config_file=reader.file("EVALBOT_BOT_CONFIG", config_dir / "bot.yaml"),
             max_body_bytes=reader.integer("EVALBOT_MAX_BODY_BYTES", MIB, minimum=1024),
             body_timeout_s=reader.number("EVALBOT_BODY_TIMEOUT", 10.0, minimum=0.1),
             dedupe_ttl_s=reader.integer("EVALBOT_DEDUPE_TTL", 24 * 3600, minimum=1),
@@ -192,6 +190,26 @@ class _Reader:
             return "<missing>"
         return value
 
+    def file(self, name: str, default: Path) -> Path:
+        """A configuration file: a path set in the environment must name an existing file
+        (never silently "none"); the default place may hold none (no such configuration)."""
+        raw = self.optional(name)
+        if raw is None:
+            return default
+        path = Path(raw)
+        if not path.is_file():
+            what = "is not a file" if path.exists() else "does not exist"
+            self.problems.append(f"{name} names {raw}, which {what}")
+        return path
+
+    def directory(self, name: str, default: Path) -> Path:
+        raw = self.optional(name)
+        if raw is None:
+            return default
+        if not Path(raw).is_dir():
+            self.problems.append(f"{name} names {raw}, which is not a directory")
+        return Path(raw)
+
     def url(self, name: str, default: str | None, *, schemes: tuple[str, ...]) -> str:
         value = self.optional(name) or default
         if value is None:
@@ -251,4 +269,5 @@ class _Reader:
 
     def raise_if_any(self) -> None:
         if self.problems:
-            raise SettingsError("invalid settings:\n  - " + "\n  - ".join(self.problems))
+            # One line, so a supervisor's log shows the whole reason for the exit.
+            raise SettingsError("invalid settings: " + "; ".join(self.problems))

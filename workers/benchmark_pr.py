@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from bot.contract.events import PrEvent
 from bot.hub.errors import HubPermanentError
+from bot.hub.names import same_hub_name
 from bot.hub.pulls import PullRequest
 from bot.hub.standing import DatasetPrClient
 from bot.report.benchmark_impact import render_impact
@@ -157,6 +158,6 @@ def run_benchmark_event(event: PrEvent, runtime: Runtime, lease: Lease) -> str:
 def _heard(event: PrEvent, pr: PullRequest, runtime: Runtime) -> bool:
     """A `recheck` from a maintainer re-runs the check; `help` is answered on model PRs only."""
     comment = pr.comment(event.comment_id) if event.comment_id else None
-    if comment is None or comment.hidden or comment.author == runtime.bot_name:
+    if comment is None or comment.hidden or same_hub_name(comment.author, runtime.bot_name):
         return False
     return event.command == "recheck" and comment.by_maintainer(pr.repo_id, runtime.maintainers)

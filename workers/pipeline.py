@@ -33,6 +33,7 @@ from bot.hub.errors import (
     HubPermanentError,
     HubTransientError,
 )
+from bot.hub.names import same_hub_name
 from bot.hub.provenance import token_commit_time
 from bot.hub.pulls import PullRequest
 from bot.logs import log_json
@@ -164,14 +165,14 @@ def _recheck(pr: PullRequest, head_sha: str, runtime: Runtime, lease: Lease) -> 
 def _command(event: PrEvent, pr: PullRequest, runtime: Runtime, lease: Lease) -> Outcome | None:
     """Answer `help`; ignore anyone but maintainers."""
     comment = pr.comment(event.comment_id) if event.comment_id else None
-    if comment is None or comment.hidden or comment.author == runtime.bot_name:
+    if comment is None or comment.hidden or same_hub_name(comment.author, runtime.bot_name):
         return Outcome.COMMAND_IGNORED
     if not comment.by_maintainer(pr.repo_id, runtime.maintainers):
         return Outcome.COMMAND_IGNORED
     if event.command != "help":
         return None
     marker = help_reply_marker(comment.id)
-    if any(c.author == runtime.bot_name and marker in c.raw for c in pr.comments):
+    if any(same_hub_name(c.author, runtime.bot_name) and marker in c.raw for c in pr.comments):
         return Outcome.HELP_ALREADY_SENT  # a retry after the Hub accepted our reply
     lease.still_held()
     runtime.hub.post_comment(pr.repo_id, pr.num, render_help(runtime.bot_name, reply_to=comment.id))

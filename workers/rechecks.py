@@ -24,6 +24,7 @@ import redis
 
 from bot.contract import keys
 from bot.contract.events import parse_command
+from bot.hub.names import same_hub_name
 from bot.hub.pulls import PrComment, PullRequest
 
 
@@ -34,7 +35,7 @@ def latest_recheck(
     head = next((c for c in pr.commits if c.oid == pr.head_sha), None)
     since = head.created_at if head is not None else None
     for comment in reversed(pr.comments):
-        if comment.hidden or comment.author == bot_name:
+        if comment.hidden or same_hub_name(comment.author, bot_name):
             continue
         if parse_command(comment.raw, bot_name) != "recheck":
             continue

@@ -9,40 +9,42 @@ environment.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 import redis
-import yaml
 from huggingface_hub import HfApi
 
-from bot.adapters.issuers_file import load_issuers
+from bot.adapters.jwks_http import HttpxJwksFetcher
 from bot.adapters.redis_tokens import RedisJtiBinder, RedisKeyCache
+from bot.configfiles import ConfigError, read_config
 from bot.hub.benchmarks import BenchmarkCache
 from bot.hub.client import HfHubClient, HubClient
+from bot.hub.identity import HubIdentity
 from bot.hub.standing import DatasetPrClient, ResultsReader
 from bot.hub.timeouts import use_hub_timeout
 from bot.settings import Settings
-from bot.spec.policy import DEFAULT_POLICY, Policy, policy_from_yaml
+from bot.spec.policy import DEFAULT_POLICY, Policy, PolicyError, policy_from_yaml
 from bot.tokens.binding import JtiBinder
-from bot.tokens.issuers import IssuerRegistry
-from workers.campaign import CampaignConfig, load_campaign_config
-from workers.catchup import ReconcileLimits
+from bot.tokens.issuers import (
+    IssuerConfigError,
+    IssuerPolicy,
+    IssuerRegistry,
+    policies_from_mapping,
+)
+from workers.botconfig import BotConfig, ReconcileConfig, load_bot_config
+from workers.campaign import CampaignConfig
 
-
-class BotConfigError(ValueError):
-    """`config/bot.yaml` is unreadable or malformed; the message names the field."""
-
-
-@dataclass(frozen=True, slots=True)
-class ReconcileConfig:
-    """`watched_repos:` and `reconcile:` of `config/bot.yaml` (docs/operating.md)."""
-
-    watched_repos: tuple[str, ...] = ()
-    limits: ReconcileLimits = field(default_factory=ReconcileLimits)
-    #: Seconds between runs (`EVALBOT_RECONCILE_INTERVAL`); also the catch-up dedupe window.
-    interval_s: int = 300
+__all__ = [
+    "ConfigError",
+    "ConfigFiles",
+    "ReconcileConfig",
+    "Runtime",
+    "build_runtime",
+    "countdown_cap_s",
+    "load_config_files",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,50 +78,49 @@ class Runtime:
     datasets: DatasetPrClient | None = None
 
 
-def _bot_config(path: Path) -> dict[str, object]:
-    if not path.is_file():
-        return {}
+@dataclass(frozen=True, slots=True)
+class ConfigFiles:
+    """The operator's files, loaded and checked: what `load_config_files` returns."""
+
+    issuers: tuple[IssuerPolicy, ...]
+    policy: Policy
+    bot: BotConfig
+
+
+ISSUERS_FIX = 'see docs/verification.md, "For operators: registering an issuer"'
+POLICY_FIX = 'see docs/validate.md, "Benchmark policy"'
+
+
+def load_config_files(settings: Settings) -> ConfigFiles:
+    """Load and check `issuers.yaml`, `policy.yaml` and `bot.yaml`; raises `ConfigError` (one
+    line: file, line, problem, fix) on the first problem. A file at its default place that
+    does not exist means "none" (no trusted issuers, the default policy, no maintainers); a
+    path set in the environment that does not exist is refused by `Settings.from_env`."""
+    return ConfigFiles(
+        issuers=load_issuers(settings.issuers_file),
+        policy=load_policy(settings.policy_file),
+        bot=load_bot_config(settings.bot_config_file, settings.reconcile_interval_s),
+    )
+
+
+def load_issuers(path: Path) -> tuple[IssuerPolicy, ...]:
+    if not path.exists():
+        return ()
+    document = read_config(path, fix=ISSUERS_FIX)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError) as error:
-        raise BotConfigError(f"{path}: cannot read the bot config: {error}") from error
-    if not isinstance(data, dict):
-        raise BotConfigError(f"{path}: the bot config must be a mapping")
-    return data
-
-
-def load_reconcile_config(path: Path, interval_s: int) -> ReconcileConfig:
-    """`watched_repos: [owner/name, ...]` and the optional `reconcile:` limits (positive
-    integers named like `ReconcileLimits` fields); no file means no configured repos."""
-    data = _bot_config(path)
-    repos = data.get("watched_repos", [])
-    if not isinstance(repos, list) or not all(
-        isinstance(repo, str) and repo.count("/") == 1 for repo in repos
-    ):
-        raise BotConfigError(f"{path}: `watched_repos` must be a list of owner/name repo ids")
-    raw_limits = data.get("reconcile", {})
-    if not isinstance(raw_limits, dict):
-        raise BotConfigError(f"{path}: `reconcile` must be a mapping")
-    names = {f.name for f in fields(ReconcileLimits)}
-    for name, value in raw_limits.items():
-        if name not in names:
-            raise BotConfigError(f"{path}: unknown `reconcile` setting {name!r}")
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise BotConfigError(f"{path}: `reconcile.{name}` must be a positive integer")
-    return ReconcileConfig(tuple(repos), ReconcileLimits(**raw_limits), interval_s)
-
-
-def load_maintainers(path: Path) -> frozenset[str]:
-    """The `maintainers:` allow-list of `config/bot.yaml`; no file means an empty list."""
-    data = _bot_config(path)
-    names = data.get("maintainers", [])
-    if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
-        raise BotConfigError(f"{path}: `maintainers` must be a list of Hub user names")
-    return frozenset(names)
+        return tuple(policies_from_mapping(document.data))
+    except IssuerConfigError as error:
+        raise document.error_from(error) from error
 
 
 def load_policy(path: Path) -> Policy:
-    return policy_from_yaml(path.read_bytes()) if path.is_file() else DEFAULT_POLICY
+    if not path.exists():
+        return DEFAULT_POLICY
+    document = read_config(path, fix=POLICY_FIX)
+    try:
+        return policy_from_yaml(path.read_bytes())
+    except (OSError, PolicyError) as error:
+        raise document.error_from(error) from error
 
 
 def countdown_cap_s(settings: Settings) -> float:
@@ -130,8 +131,13 @@ def countdown_cap_s(settings: Settings) -> float:
     return float(settings.visibility_timeout_s - settings.task_time_limit_s)
 
 
-def build_runtime(settings: Settings) -> Runtime:
-    """Everything a worker needs, from `settings`; raises on broken config files (fail fast)."""
+def build_runtime(
+    settings: Settings, identity: HubIdentity | None = None, files: ConfigFiles | None = None
+) -> Runtime:
+    """Everything a worker needs, from `settings`; raises `ConfigError` on broken config files
+    (fail fast). `identity`: the account the Hub says owns the token (`workers.startup`),
+    whose spelling of its name finds the bot's own comments; without it, `bot_name`."""
+    files = files if files is not None else load_config_files(settings)
     client = redis.Redis.from_url(
         settings.redis_url,
         socket_timeout=settings.redis_timeout_s * 5,
@@ -140,34 +146,31 @@ def build_runtime(settings: Settings) -> Runtime:
     )
     use_hub_timeout(settings.hub_timeout_s)
     api = HfApi(endpoint=settings.hf_endpoint, token=settings.hf_token.reveal())
-    registry = (
-        load_issuers(
-            settings.issuers_file,
-            cache=RedisKeyCache(client),
-            refetch_interval_s=float(settings.jwks_refetch_interval_s),
-            unavailable_keys_raise=True,
-        )
-        if settings.issuers_file.is_file()
-        else IssuerRegistry([])
+    registry = IssuerRegistry(
+        files.issuers,
+        fetcher=HttpxJwksFetcher(),
+        cache=RedisKeyCache(client),
+        refetch_interval_s=float(settings.jwks_refetch_interval_s),
+        unavailable_keys_raise=True,
     )
     hub = HfHubClient(api)
     return Runtime(
-        bot_name=settings.bot_name,
+        bot_name=identity.name if identity is not None else settings.bot_name,
         hub_url=settings.hf_endpoint.rstrip("/"),
         hub=hub,
         redis=client,
         registry=registry,
         binder=RedisJtiBinder(client),
         benchmark_cache=BenchmarkCache(),
-        policy=load_policy(settings.policy_file),
-        maintainers=load_maintainers(settings.bot_config_file),
+        policy=files.policy,
+        maintainers=files.bot.maintainers,
         lease_ttl_s=float(settings.task_time_limit_s),
         clock=lambda: datetime.now(UTC),
         queue_name=settings.queue_name,
-        reconcile=load_reconcile_config(settings.bot_config_file, settings.reconcile_interval_s),
+        reconcile=files.bot.reconcile,
         max_countdown_s=countdown_cap_s(settings),
         throttle_budget_s=float(settings.hub_throttle_budget_s),
-        campaign=load_campaign_config(settings.bot_config_file),
+        campaign=files.bot.campaign,
         repo_reader=hub,
         datasets=hub,
     )

@@ -1,22 +1,13 @@
-"""Celery tasks: thin shims from a queued message to the pipeline, plus the retry policy.
+"""Celery tasks: thin shims from a queued message to the pipeline and the retry policy.
 
 The receiver publishes `evalbot.process_pr_event` with one kwarg, `event` (a
-`PrEvent.to_json()` dict); `workers.pipeline.run_event` does the work. This module decides
-only what happens when a run cannot finish:
-
-| raised by the run                         | what happens                                    |
-|-------------------------------------------|-------------------------------------------------|
-| `LeaseBusy` (another run has the PR)      | retry in ~1 s, for up to twice the lease TTL    |
-| `LeaseLost` (our lease expired mid-run)   | retry at once; nothing was written              |
-| the Hub paused (`workers.hubpause`)       | retry at the pause's end plus a jitter spread   |
-| `HubTransientError` 429                   | pause every worker, then as above (throttled)   |
-| `HubTransientError` (5xx, timeouts)       | retry after `retry_after` or a jittered backoff |
-| `VerificationUnavailable`, Redis errors   | retry with backoff: never publish a guess       |
-| `HubPermanentError` (404, 403, ...)       | parked: retrying cannot help                    |
-| anything else, or too many retries        | parked, with the error                          |
-| throttled for longer than the budget      | parked as `hub-throttled` (hours, a setting)    |
-| the worker dies mid-run, 3 times          | parked (a poison event must not loop forever)   |
-| Redis down (nothing can be counted)       | requeued after a pause (never dropped)          |
+`PrEvent.to_json()` dict); `workers.pipeline.run_event` does the work, and
+`workers.retry_policy` (pure: its table says which failure is retried after how long and which
+is parked) decides what happens when a run cannot finish. This module does the I/O around
+that decision: it counts attempts in Redis (`Attempts`), pauses the fleet when the Hub said
+how long to wait (`workers.hubpause`), asks Celery for the retry, parks the event
+(`workers.deadletters`), and requeues the message when Redis itself is down (nothing can be
+counted, so it is never dropped either).
 
 Throttling is not failure: retries caused by the Hub's pacing (a 429, or the pause it set)
 are counted apart from the others and bounded by time (`Runtime.throttle_budget_s`,
@@ -25,6 +16,10 @@ windows is worked through instead of parked. Every countdown is capped at
 `Runtime.max_countdown_s` (the visibility timeout minus the task time limit): kombu's Redis
 transport redelivers a message held longer than the visibility timeout, ETA retries included,
 to a second worker.
+
+The runtime is built and checked before the worker consumes (`evalbot worker`,
+`install_runtime`); a worker started otherwise builds it on its first task, and an event it
+cannot run because of its own broken configuration is parked as `bot-config`, not dropped.
 
 Parked events go to `workers.deadletters`, visible in metrics and replayable (`evalbot
 replay`). Each retry is counted in `evalbot:stats` as `retry:<reason>` (best effort), and each
@@ -35,62 +30,89 @@ from __future__ import annotations
 
 import logging
 import os
-import random
 import time
-from functools import cache
 from typing import Any
 
 import redis
 from celery import Task, shared_task
-from celery.exceptions import Reject, SoftTimeLimitExceeded
+from celery.exceptions import Reject
 from kombu.exceptions import OperationalError
 
 from bot.contract import keys
 from bot.contract.events import PrEvent
 from bot.contract.messages import TASK_NAME
-from bot.hub.errors import HubPermanentError, HubTransientError
+from bot.hub.errors import HubTransientError
 from bot.logs import log_json
 from bot.settings import Settings
-from bot.tokens.binding import VerificationUnavailable
 from workers.deadletters import count_outcome, count_retry, park
-from workers.hubpause import HubPause, HubPaused, pause_for, resume_countdown, throttled_too_long
-from workers.locks import LeaseBusy, LeaseLost, as_text
+from workers.hubpause import HubPause, HubPaused, pause_for
+from workers.locks import as_text
 from workers.pipeline import run_event
-from workers.runtime import Runtime, build_runtime
+from workers.retry_policy import (
+    COUNTERS,
+    MAX_BUSY_RETRIES,
+    MAX_TRANSIENT_RETRIES,
+    MAX_UNFINISHED_RUNS,
+    Failure,
+    Kind,
+    Limits,
+    Park,
+    Retry,
+    backoff_s,
+    busy_retry_limit,
+    classify,
+    decide,
+    on_start,
+)
+from workers.runtime import Runtime
+from workers.startup import StartupError, worker_runtime
+
+__all__ = [
+    "MAX_BUSY_RETRIES",
+    "MAX_TRANSIENT_RETRIES",
+    "MAX_UNFINISHED_RUNS",
+    "Attempts",
+    "backoff_s",
+    "busy_retry_limit",
+    "handle",
+    "install_runtime",
+    "process_pr_event",
+    "runtime_for_process",
+]
 
 log = logging.getLogger("evalbot.worker")
 
-#: Retries for failures that may pass (Hub outages, Redis blips); about 10 minutes in all.
-MAX_TRANSIENT_RETRIES = 8
-#: Retries while another run holds the PR (each run is short; this is minutes of waiting).
-MAX_BUSY_RETRIES = 120
-#: Runs that started and never finished (the worker died) before the event is parked.
-MAX_UNFINISHED_RUNS = 3
 #: How long attempt counts are kept (a message comes back within the visibility timeout).
 ATTEMPTS_TTL_S = 24 * 3600
 #: Pause before requeueing an event because Redis itself failed.
 REDIS_DOWN_PAUSE_S = 2.0
-BACKOFF_BASE_S = 1.0
-BACKOFF_CAP_S = 120.0
+
+#: The process's runtime (one slot): set at start-up by `install_runtime`, or on first use.
+_RUNTIME: list[Runtime] = []
 
 
-@cache
+def install_runtime(runtime: Runtime) -> None:
+    """The runtime `evalbot worker` built and checked before its consumer started; the pool's
+    processes inherit it when they fork (docs/operating.md, "Start-up checks")."""
+    _RUNTIME[:] = [runtime]
+
+
 def runtime_for_process() -> Runtime:
-    """Built on first use in each worker process (after the fork), from the environment."""
-    return build_runtime(Settings.from_env(os.environ))
-
-
-def backoff_s(attempt: int, retry_after: float | None = None) -> float:
-    """Exponential backoff with jitter ("equal jitter"), never sooner than the Hub asked."""
-    ceiling = min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2.0**attempt)
-    delay = ceiling / 2 + random.uniform(0, ceiling / 2)  # noqa: S311 - jitter, not crypto
-    return max(delay, retry_after or 0.0)
+    """The process's runtime: the one installed at start-up, else (a worker started without
+    `evalbot worker`, e.g. `celery -A workers.app worker`) built and checked on first use.
+    Raises `StartupError` when the configuration or the token is refused."""
+    if not _RUNTIME:
+        install_runtime(worker_runtime(Settings.from_env(os.environ)))
+    return _RUNTIME[0]
 
 
 @shared_task(name=TASK_NAME, bind=True, max_retries=None)
 def process_pr_event(self: Task[Any, Any], event: dict[str, Any]) -> str:
-    runtime = runtime_for_process()
     try:
+        try:
+            runtime = runtime_for_process()
+        except StartupError as error:
+            return _park_unconfigured(event, error)
         return handle(self, event, runtime)
     except (redis.RedisError, OperationalError) as error:
         # Redis is down: the policy can neither count attempts, park, nor publish a retry.
@@ -106,8 +128,22 @@ def process_pr_event(self: Task[Any, Any], event: dict[str, Any]) -> str:
         raise Reject(str(error), requeue=True) from error
 
 
+def _park_unconfigured(event: dict[str, Any], error: StartupError) -> str:
+    """Park an event this worker cannot run because its own configuration is broken: not the
+    event's fault, so it is kept (never dropped) and `evalbot replay` runs it once fixed."""
+    decision = decide(Failure(Kind.CONFIG, str(error)), tries=1)
+    assert isinstance(decision, Park)  # the policy never retries a configuration failure
+    settings = Settings.from_env(os.environ)  # the same environment the app was built from
+    client = redis.Redis.from_url(settings.redis_url, socket_timeout=settings.redis_timeout_s * 5)
+    try:
+        return _give_up(client, event, decision)
+    finally:
+        client.close()
+
+
 def handle(task: Task[Any, Any], event: dict[str, Any], runtime: Runtime) -> str:
-    """Run the pipeline for one message, applying the retry policy; returns the outcome.
+    """Run the pipeline for one message; on failure, carry out what `workers.retry_policy`
+    decides (retry after a countdown, or park). Returns the outcome.
 
     Attempts are counted per message (the task id, stable across retries and redeliveries) in
     one Redis hash, each kind against its own budget: waiting for a busy PR must not use up
@@ -121,71 +157,58 @@ def handle(task: Task[Any, Any], event: dict[str, Any], runtime: Runtime) -> str
         return "parked"
     attempts = Attempts(runtime.redis, task.request.id)
     started, paused_s = attempts.begin()
-    if started > MAX_UNFINISHED_RUNS:
+    gave_up = on_start(started)
+    if gave_up is not None:
         attempts.forget()
-        return _give_up(runtime, event, "worker-lost", "the worker died during every attempt")
+        return _give_up(runtime.redis, event, gave_up)
     if started > 1:
         _count_retry(runtime, "worker-lost")  # redelivered after its worker died mid-run
-    finished = False  # a terminal outcome: the counts can go
     outcome: str | None = None
+    finished = False  # a terminal outcome or a park: the attempt counts can go
     try:
-        if paused_s > 0:
-            raise HubPaused(paused_s)  # the fleet was told to wait: no Hub call from us
-        outcome = run_event(parsed, runtime, owner=task.request.id).value
+        try:
+            if paused_s > 0:
+                raise HubPaused(paused_s)  # the fleet was told to wait: no Hub call from us
+            outcome = run_event(parsed, runtime, owner=task.request.id).value
+        except Exception as error:  # every failure goes through the policy
+            failure = classify(error)
+            if failure.kind is Kind.CRASHED:
+                log.exception("pr event failed: delivery %s", event.get("delivery_id"))
+            decision = _decide(runtime, attempts, failure, error)
+            if isinstance(decision, Retry):
+                _count_retry(runtime, decision.reason)
+                raise task.retry(countdown=decision.countdown, max_retries=None) from error
+            finished = True
+            return _give_up(runtime.redis, event, decision)
         finished = True
-    except HubPaused as pause:
-        parked = _throttled(
-            task, runtime, attempts, event=event, pause_left_s=pause.remaining_s, detail=str(pause)
-        )
-        finished = True
-        return parked
-    except LeaseBusy:
-        if attempts.count("busy") > busy_retry_limit(runtime.lease_ttl_s):
-            finished = True
-            return _give_up(runtime, event, "busy", "the PR stayed locked")
-        _count_retry(runtime, "busy")
-        raise task.retry(countdown=0.5 + random.uniform(0, 1.0), max_retries=None) from None  # noqa: S311
-    except LeaseLost:
-        if attempts.count("lease-lost") > MAX_TRANSIENT_RETRIES:
-            finished = True
-            return _give_up(runtime, event, "lease-lost", "every run outlived its lease")
-        _count_retry(runtime, "lease-lost")
-        raise task.retry(countdown=0, max_retries=None) from None
-    except HubTransientError as error:
-        pause_left_s = _pause_fleet(runtime, error)
-        if error.status == 429:
-            parked = _throttled(
-                task, runtime, attempts, event=event, pause_left_s=pause_left_s, detail=str(error)
-            )
-            finished = True
-            return parked
-        tries = attempts.count("transient")
-        if tries > MAX_TRANSIENT_RETRIES:
-            finished = True
-            return _give_up(runtime, event, "hub-unavailable", str(error))
-        _count_retry(runtime, "hub-transient")
-        countdown = backoff_s(tries - 1, error.retry_after)
-        if pause_left_s > 0:
-            resume_s = resume_countdown(pause_left_s, cap_s=runtime.max_countdown_s)
-            countdown = max(countdown, resume_s)
-        raise task.retry(countdown=_capped(runtime, countdown)) from error
-    except (VerificationUnavailable, redis.RedisError, SoftTimeLimitExceeded) as error:
-        tries = attempts.count("transient")
-        if tries > MAX_TRANSIENT_RETRIES:
-            finished = True
-            return _give_up(runtime, event, type(error).__name__, str(error))
-        _count_retry(runtime, type(error).__name__)
-        raise task.retry(countdown=_capped(runtime, backoff_s(tries - 1))) from error
-    except HubPermanentError as error:
-        finished = True
-        return _give_up(runtime, event, "hub-refused", str(error))
-    except Exception as error:
-        log.exception("pr event failed: delivery %s", event.get("delivery_id"))
-        finished = True
-        return _give_up(runtime, event, "crashed", f"{type(error).__name__}: {error}")
+        return outcome
     finally:
         attempts.ended(finished, outcome)
-    return outcome
+
+
+def _decide(
+    runtime: Runtime, attempts: Attempts, failure: Failure, error: Exception
+) -> Retry | Park:
+    """The policy's decision, after the I/O it needs: the attempt counts, and the fleet-wide
+    pause a Hub answer that said how long to wait sets."""
+    limits = Limits(
+        max_countdown_s=runtime.max_countdown_s,
+        throttle_budget_s=runtime.throttle_budget_s,
+        lease_ttl_s=runtime.lease_ttl_s,
+    )
+    pause_left_s = 0.0
+    if isinstance(error, HubPaused):
+        pause_left_s = error.remaining_s
+    elif isinstance(error, HubTransientError):
+        pause_left_s = _pause_fleet(runtime, error)
+    if failure.kind is Kind.THROTTLED:
+        tries, throttled_s = attempts.throttled()
+        return decide(
+            failure, tries=tries, limits=limits, throttled_s=throttled_s, pause_left_s=pause_left_s
+        )
+    counter = COUNTERS.get(failure.kind)
+    tries = attempts.count(counter) if counter is not None else 1
+    return decide(failure, tries=tries, limits=limits, pause_left_s=pause_left_s)
 
 
 def _pause_fleet(runtime: Runtime, error: HubTransientError) -> float:
@@ -210,40 +233,6 @@ def _pause_fleet(runtime: Runtime, error: HubTransientError) -> float:
             detail=str(error),
         )
     return remaining_s
-
-
-def _throttled(
-    task: Task[Any, Any],
-    runtime: Runtime,
-    attempts: Attempts,
-    *,
-    event: dict[str, Any],
-    pause_left_s: float,
-    detail: str,
-) -> str:
-    """Retry an event the Hub's pacing held back, counted apart from failures and bounded by
-    time; parks it (and returns "parked") only once it has been held back for longer than
-    the budget. It comes back after the pause plus a jitter spread, or (a 429 that said
-    nothing of a wait) after a jittered backoff."""
-    tries, throttled_s = attempts.throttled()
-    if throttled_too_long(throttled_s, runtime.throttle_budget_s):
-        return _give_up(runtime, event, "hub-throttled", detail)
-    _count_retry(runtime, "hub-throttled")
-    if pause_left_s > 0:
-        countdown = resume_countdown(pause_left_s, cap_s=runtime.max_countdown_s)
-    else:
-        countdown = _capped(runtime, backoff_s(min(tries - 1, MAX_TRANSIENT_RETRIES)))
-    raise task.retry(countdown=countdown, max_retries=None)
-
-
-def _capped(runtime: Runtime, countdown: float) -> float:
-    """A retry's countdown, at most `max_countdown_s` (below the visibility timeout)."""
-    return min(countdown, runtime.max_countdown_s)
-
-
-def busy_retry_limit(lease_ttl_s: float) -> int:
-    """Busy retries (about 1 s apart) outlast a lease left by a run that died: its TTL."""
-    return max(MAX_BUSY_RETRIES, int(2 * lease_ttl_s))
 
 
 def _count_retry(runtime: Runtime, reason: str) -> None:
@@ -318,14 +307,14 @@ class Attempts:
         self._client.delete(self._key)
 
 
-def _give_up(runtime: Runtime, event: dict[str, Any], reason: str, detail: str) -> str:
+def _give_up(client: redis.Redis, event: dict[str, Any], decision: Park) -> str:
     log_json(
         log,
         logging.ERROR,
         "pr event parked",
         delivery=event.get("delivery_id"),
-        reason=reason,
-        detail=detail,
+        reason=decision.reason,
+        detail=decision.detail,
     )
-    park(runtime.redis, event, reason, detail)
+    park(client, event, decision.reason, decision.detail)
     return "parked"

@@ -25,10 +25,10 @@ def fail(command: str, problem: object) -> int:
 
 def benchmarks(folder: str | None) -> BenchmarkSource:
     """`--benchmarks DIR` offline, else the Hub at HF_ENDPOINT (as `evalbot validate`)."""
-    from bot.cli.validate import UsageError, _benchmark_source
+    from bot.cli.sources import UsageError, benchmark_source
 
     try:
-        return _benchmark_source(folder)
+        return benchmark_source(folder)
     except UsageError as error:
         raise Refused(str(error).removeprefix("evalbot validate: ")) from error
 

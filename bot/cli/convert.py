@@ -19,13 +19,12 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bot.cli.sources import add_conversion_options
+
 if TYPE_CHECKING:
     from bot.convert.api import Conversion
     from bot.convert.mapping import MappingTable
     from bot.spec.model import BenchmarkSource
-
-DEFAULT_MAPPINGS = Path("config") / "convert" / "mappings.yaml"
-_CHECKOUT_MAPPINGS = Path(__file__).resolve().parents[2] / "config" / "convert" / "mappings.yaml"
 
 
 class _Usage(Exception):
@@ -44,20 +43,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("inputs", nargs="*", metavar="INPUT", help="framework output files")
     parser.add_argument("--from", dest="framework", metavar="NAME", help="force a converter")
-    parser.add_argument(
-        "--mappings",
-        action="append",
-        default=[],
-        metavar="FILE",
-        help="more mapping rows (added to config/convert/mappings.yaml; later files win)",
-    )
-    parser.add_argument("--benchmarks", metavar="DIR", help="offline benchmarks (default: Hub)")
+    add_conversion_options(parser)
     parser.add_argument("--out", metavar="DIR", help="model repo folder to merge results into")
     parser.add_argument("--to", choices=("results", "eee"), default="results")
     parser.add_argument("--model-repo", metavar="ID", help="the model (required with --to eee)")
     parser.add_argument("--eee-version", default="0.3.0", choices=("0.2.0", "0.2.2", "0.3.0"))
-    parser.add_argument("--source-url", metavar="URL", help="entries' source.url (logs, run)")
-    parser.add_argument("--source-name", metavar="NAME", help="entries' source.name")
     parser.add_argument(
         "--allow-partial", action="store_true", help="write results of failed or partial runs"
     )
@@ -90,26 +80,19 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _mappings(extra: list[str]) -> MappingTable:
-    from bot.convert.mapping import MappingError, MappingTable, parse_mappings
+    from bot.cli.sources import UsageError, mapping_table
 
-    files = [DEFAULT_MAPPINGS if DEFAULT_MAPPINGS.is_file() else _CHECKOUT_MAPPINGS]
-    files = [path for path in files if path.is_file()] + [Path(name) for name in extra]
-    table = MappingTable()
-    for path in files:
-        try:
-            table = table.merged(parse_mappings(str(path), path.read_bytes()))
-        except OSError as error:
-            raise _Usage(f"evalbot convert: {path}: {error.strerror}") from error
-        except MappingError as error:
-            raise _Usage(str(error)) from error
-    return table
+    try:
+        return mapping_table(extra)
+    except UsageError as error:
+        raise _Usage(str(error)) from error
 
 
 def _benchmarks(folder: str | None) -> BenchmarkSource:
-    from bot.cli.validate import UsageError, _benchmark_source
+    from bot.cli.sources import UsageError, benchmark_source
 
     try:
-        return _benchmark_source(folder)
+        return benchmark_source(folder)
     except UsageError as error:
         raise _Usage(str(error).replace("evalbot validate", "evalbot convert")) from error
 
@@ -127,14 +110,9 @@ def _check(table: MappingTable, source: BenchmarkSource) -> int:
 def _convert(
     path: str, args: argparse.Namespace, table: MappingTable, source: BenchmarkSource
 ) -> Conversion:
-    from bot.cli.validate import _policy
+    from bot.cli.sources import load_policy, source_info
     from bot.convert.api import entries_from, read_input
 
-    source_info = None
-    if args.source_url:
-        source_info = {"url": args.source_url}
-        if args.source_name:
-            source_info["name"] = args.source_name
     try:
         content = read_input(Path(path))
     except OSError as error:
@@ -145,32 +123,19 @@ def _convert(
         benchmarks=source,
         mappings=table,
         framework=args.framework,
-        source_info=source_info,
-        policy=_policy(),
+        source_info=source_info(args),
+        policy=load_policy(),
     )
 
 
 def _emit(conversions: list[Conversion], args: argparse.Namespace, source: BenchmarkSource) -> int:
-    from bot.cli.validate_output import render_text
+    from bot.convert.findings import findings
 
     failed = False
     files: dict[str, list[dict[str, Any]]] = {}
     for conversion in conversions:
-        for problem in conversion.run_problems:
-            kind = "note" if args.allow_partial else "error"
-            print(f"{kind}: {conversion.adapter}: {problem}", file=sys.stderr)
-        for problem in [*conversion.problems, *map(str, conversion.mapping_problems)]:
-            print(f"error: {problem}", file=sys.stderr)
-        if conversion.unmapped:
-            print(
-                f"{len(conversion.unmapped)} score(s) not mapped; to convert one, add its row"
-                " to a --mappings file (under `mappings:`):",
-                file=sys.stderr,
-            )
-            for unmapped in conversion.unmapped:
-                print(f"  {unmapped.line}", file=sys.stderr)
-        if conversion.reports and not all(report.ok for report in conversion.reports):
-            print(render_text(conversion.reports, strict=False, colour=False), file=sys.stderr)
+        for line in findings(conversion, allow_partial=args.allow_partial):
+            print(line, file=sys.stderr)
         if not conversion.ok(allow_partial=args.allow_partial):
             failed = True
         for path, entries in conversion.files.items():
@@ -196,7 +161,7 @@ def _write_into(
     folder: Path, files: dict[str, list[dict[str, Any]]], source: BenchmarkSource
 ) -> int:
     """Merge into the repo's files, validate the repo as it would be, then write."""
-    from bot.cli.validate import _policy
+    from bot.cli.sources import load_policy
     from bot.cli.validate_output import render_text
     from bot.convert.yamlio import MergeError, dump_entries, merge
     from bot.spec.validate import validate_results_files
@@ -213,7 +178,7 @@ def _write_into(
             print(f"evalbot convert: {folder / path}: {error}", file=sys.stderr)
             return 1
         contents[path] = dump_entries(merged)
-    reports = validate_results_files(contents, source, policy=_policy())
+    reports = validate_results_files(contents, source, policy=load_policy())
     if not all(report.ok for report in reports):
         print(render_text(reports, strict=False, colour=False), file=sys.stderr)
         print("evalbot convert: nothing written", file=sys.stderr)
@@ -226,7 +191,7 @@ def _write_into(
 
 
 def _to_eee(args: argparse.Namespace) -> int:
-    from bot.cli.validate import UsageError, collect
+    from bot.cli.sources import UsageError, collect
     from bot.convert.eee import EeeWriteError, to_eee
     from bot.spec.eee import validate_eee_file
     from bot.spec.formats import is_repo_id

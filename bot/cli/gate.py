@@ -72,13 +72,13 @@ def run(args: argparse.Namespace) -> int:
 def read_layers(args: argparse.Namespace, source: BenchmarkSource) -> list[ResultsLayer]:
     """The target's validated results: a folder's files, or the Hub's main (and open PRs)."""
     from bot.cli.collections_runtime import Refused
-    from bot.cli.validate import UsageError, _policy
+    from bot.cli.sources import UsageError, load_policy
     from bot.collections.scores import ResultsLayer
     from bot.spec.formats import is_repo_id
     from bot.spec.validate import validate_results_files
 
     try:
-        policy = _policy()
+        policy = load_policy()
     except UsageError as error:
         raise Refused(str(error)) from error
     folder = Path(args.target)

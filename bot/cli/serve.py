@@ -30,11 +30,15 @@ def run(args: argparse.Namespace) -> int:
     from bot.receiver.workerstats import RedisWorkerStats
     from bot.settings import Settings, SettingsError
     from bot.web.forward import PageForwarder, upstream_from_env
+    from workers.startup import StartupError, check_configuration
 
     try:
         settings = Settings.from_env(os.environ)
         upstream = upstream_from_env(os.environ)
-    except SettingsError as error:
+        # The receiver reads none of the files itself, but a deployment whose workers cannot
+        # start must not accept events either (docs/operating.md, "Start-up checks").
+        check_configuration(settings)
+    except (SettingsError, StartupError) as error:
         print(f"evalbot serve: {error}", file=sys.stderr)
         return 2
     configure_logging(settings.log_level, non_blocking=True)

@@ -1,7 +1,13 @@
 """`evalbot submit`: signed results from a CI job to one PR on the model repo (docs/frameworks.md).
 
+RESULTS is a results YAML (`.yaml`/`.yml`, read as it always was), or a framework's output
+(any other name: lm-eval, inspect-ai, lighteval, EvalScope, Every Eval Ever), converted first
+by `bot.convert` exactly as `evalbot convert` converts it (docs/convert.md); `--from results`
+or `--from NAME` says which, whatever the file is called.
+
 Exit status: 0 the PR was opened or updated (or the dry run printed its files), 1 the issuer
-or the Hub refused (the reason, and the issuer's request id, are printed), 2 usage or I/O.
+or the Hub refused, or the conversion found problems (the reason, and the issuer's request id,
+are printed), 2 usage or I/O.
 """
 
 from __future__ import annotations
@@ -10,6 +16,24 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bot.cli.sources import add_conversion_options
+
+if TYPE_CHECKING:
+    from bot.convert.api import Conversion
+
+#: `--from` value for a results YAML; any other value names a converter.
+RESULTS = "results"
+RESULTS_SUFFIXES = (".yaml", ".yml")
+
+
+class _Stop(Exception):
+    """Stop with this exit status; the message is already printed."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -17,13 +41,20 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "submit",
         help="get verify tokens from an issuer and open the results PR",
         description=(
-            "Read result entries from RESULTS (YAML), obtain one verify token per entry from "
-            "the issuer using this CI job's identity (GitHub Actions OIDC, EVALBOT_ID_TOKEN, "
-            "or HF_TOKEN), write .eval_results/<benchmark>.yaml merged with the repo's main, "
-            "and open a PR (a re-run updates it). HF_TOKEN opens the PR."
+            "Read result entries from RESULTS (a results YAML, or a framework's output converted "
+            "as `evalbot convert` does), obtain one verify token per entry from the issuer "
+            "using this CI job's identity (GitHub Actions OIDC, EVALBOT_ID_TOKEN, or HF_TOKEN), "
+            "write .eval_results/<benchmark>.yaml merged with the repo's main, and open a PR "
+            "(a re-run updates it). HF_TOKEN opens the PR."
         ),
     )
-    parser.add_argument("results", type=Path, metavar="RESULTS", help="a results YAML file")
+    parser.add_argument(
+        "results",
+        type=Path,
+        metavar="RESULTS",
+        help="a results YAML (.yaml/.yml), or a framework's output (lm-eval results JSON, "
+        "inspect-ai log, lighteval, EvalScope, Every Eval Ever)",
+    )
     parser.add_argument("--model-repo", required=True, metavar="ID")
     parser.add_argument(
         "--issuer", metavar="URL", help="the issuer's URL (default: $EVALBOT_ISSUER_URL)"
@@ -40,22 +71,57 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--dry-run", action="store_true", help="print the files it would propose; open no PR"
     )
+    converted = parser.add_argument_group("framework outputs (as `evalbot convert`)")
+    converted.add_argument(
+        "--from",
+        dest="source_format",
+        metavar="NAME",
+        help="`results` for a results YAML, or a converter (lm-eval, inspect-ai, lighteval, "
+        "evalscope, eee); default: by the file's suffix, then its content",
+    )
+    add_conversion_options(converted)
+    converted.add_argument(
+        "--allow-partial", action="store_true", help="submit results of failed or partial runs"
+    )
+    converted.add_argument(
+        "--model-revision",
+        metavar="SHA",
+        help="the evaluated model's commit, when the output records none",
+    )
     parser.set_defaults(run=run)
 
 
+def is_results_yaml(path: Path, source_format: str | None) -> bool:
+    """`--from results`, or no `--from` and a `.yaml`/`.yml` name: the unchanged YAML path."""
+    if source_format is not None:
+        return source_format == RESULTS
+    return path.suffix.lower() in RESULTS_SUFFIXES
+
+
 def run(args: argparse.Namespace) -> int:
+    from bot.hub.errors import HubError
+    from bot.hub.timeouts import use_hub_timeout_from_env
+    from bot.settings import SettingsError
     from bot.submit import SubmitError, submit
-    from bot.submit.api import read_entries
 
     issuer = args.issuer or os.environ.get("EVALBOT_ISSUER_URL")
     if not issuer:
         print("evalbot submit: pass --issuer URL or set EVALBOT_ISSUER_URL", file=sys.stderr)
         return 2
     try:
-        entries = read_entries(args.results)
-    except SubmitError as error:
+        use_hub_timeout_from_env(os.environ)  # a CI job must not hang on a silent Hub
+    except SettingsError as error:
         print(f"evalbot submit: {error}", file=sys.stderr)
         return 2
+    entries: list[dict[str, Any]] | Conversion
+    try:
+        entries = (
+            _read_yaml(args.results)
+            if is_results_yaml(args.results, args.source_format)
+            else _convert(args)
+        )
+    except _Stop as stop:
+        return stop.status
     try:
         outcome = submit(
             entries,
@@ -65,9 +131,14 @@ def run(args: argparse.Namespace) -> int:
             framework=args.framework,
             replace=args.replace,
             dry_run=args.dry_run,
+            allow_partial=args.allow_partial,
+            model_revision=args.model_revision,
         )
     except SubmitError as error:
         print(f"evalbot submit: {error}", file=sys.stderr)
+        return 1
+    except HubError as error:  # a Hub call past EVALBOT_HUB_TIMEOUT
+        print(f"evalbot submit: the Hub did not answer: {error}", file=sys.stderr)
         return 1
     if args.dry_run:
         for path, text in sorted(outcome.files.items()):
@@ -76,3 +147,62 @@ def run(args: argparse.Namespace) -> int:
     verb = "updated" if outcome.updated else "opened"
     print(f"{verb} {outcome.pr_url}")
     return 0
+
+
+def _read_yaml(path: Path) -> list[dict[str, Any]]:
+    from bot.submit import SubmitError
+    from bot.submit.api import read_entries
+
+    try:
+        return read_entries(path)
+    except SubmitError as error:
+        print(f"evalbot submit: {error}", file=sys.stderr)
+        raise _Stop(2) from error
+
+
+def _convert(args: argparse.Namespace) -> Conversion:
+    """The output converted as `evalbot convert` would; its findings printed, and a stop
+    (status 1, nothing submitted) wherever convert would write nothing."""
+    from bot.cli.sources import (
+        UsageError,
+        benchmark_source,
+        load_policy,
+        mapping_table,
+        source_info,
+    )
+    from bot.convert.api import entries_from, read_input
+    from bot.convert.findings import findings
+    from bot.convert.registry import ConvertError
+    from bot.hub.errors import HubError
+
+    try:
+        content = read_input(args.results)
+        table = mapping_table(args.mappings, "evalbot submit")
+        conversion = entries_from(
+            content,
+            filename=str(args.results),
+            benchmarks=benchmark_source(args.benchmarks),
+            mappings=table,
+            framework=args.source_format,
+            source_info=source_info(args),
+            policy=load_policy(),
+        )
+    except OSError as error:
+        print(f"evalbot submit: {args.results}: {error.strerror}", file=sys.stderr)
+        raise _Stop(2) from error
+    except (UsageError, ConvertError) as error:
+        message = str(error).replace("evalbot validate", "evalbot submit")
+        print(message, file=sys.stderr)
+        raise _Stop(2) from error
+    except HubError as error:
+        print(f"evalbot submit: the Hub failed reading benchmarks: {error}", file=sys.stderr)
+        raise _Stop(1) from error
+    for line in findings(conversion, allow_partial=args.allow_partial):
+        print(line, file=sys.stderr)
+    if not conversion.ok(allow_partial=args.allow_partial):
+        print("evalbot submit: nothing submitted", file=sys.stderr)
+        raise _Stop(1)
+    if not conversion.entries:
+        print("evalbot submit: no score is mapped: nothing to submit", file=sys.stderr)
+        raise _Stop(1)
+    return conversion

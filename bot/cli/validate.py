@@ -13,26 +13,18 @@ import datetime
 import os
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.cli import messages
+from bot.cli.sources import Inputs, UsageError, benchmark_source, collect, load_policy
 
 if TYPE_CHECKING:
-    from bot.spec.model import BenchmarkSource, FileReport
-    from bot.spec.policy import Policy
+    from bot.spec.model import FileReport
     from bot.tokens.issuers import IssuerRegistry
 
-EVAL_RESULTS = ".eval_results"
-BENCHMARK_FILE = "eval.yaml"
-EEE_SUFFIXES = (".json", ".jsonl")  # Every Eval Ever records (bot.spec.eee)
-DEFAULT_POLICY_FILE = Path("config") / "policy.yaml"
 _DATE_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
-
-
-class UsageError(Exception):
-    """A bad option or an unreadable path: exit status 2, message on stderr."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,23 +34,6 @@ class VerifyOptions:
     registry: IssuerRegistry  # from --issuers, else config/issuers.yaml here, else packaged
     model_repo: str | None
     at: datetime.datetime  # timezone-aware
-
-
-@dataclass
-class _ResultsGroup:
-    """The results files of one repo: repo-relative path -> (path as shown, bytes)."""
-
-    files: dict[str, tuple[str, bytes]] = field(default_factory=dict)
-
-
-@dataclass
-class Inputs:
-    """What the PATH arguments name, in the order given: eval.yaml files and repo groups."""
-
-    order: list[tuple[str, str]] = field(default_factory=list)  # ("benchmark"|"results", key)
-    benchmarks: dict[str, bytes] = field(default_factory=dict)
-    results: dict[str, _ResultsGroup] = field(default_factory=dict)
-    eee: dict[str, bytes] = field(default_factory=dict)  # Every Eval Ever .json / .jsonl
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -149,79 +124,12 @@ def _registry(issuers: Path | None) -> IssuerRegistry:
         raise UsageError(messages.UNREADABLE.format(path=shown, problem=error)) from error
 
 
-def collect(paths: list[str]) -> Inputs:
-    """Tell each PATH's kind by its shape and read the bytes (docs/decisions.md#public-interfaces:
-    kind is told by path)."""
-    inputs = Inputs()
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            _collect_folder(inputs, raw, path)
-        elif path.is_file():
-            if path.name == BENCHMARK_FILE:
-                _add_benchmark(inputs, raw, path)
-            elif path.suffix.lower() in EEE_SUFFIXES:
-                if raw not in inputs.eee:
-                    inputs.eee[raw] = _read(raw, path)
-                    inputs.order.append(("eee", raw))
-            else:
-                _add_results(inputs, raw, path)
-        else:
-            raise UsageError(messages.NO_SUCH_PATH.format(path=raw))
-    return inputs
-
-
-def _collect_folder(inputs: Inputs, raw: str, folder: Path) -> None:
-    results_folder = folder / EVAL_RESULTS
-    found = False
-    if results_folder.is_dir():
-        for candidate in sorted(results_folder.iterdir()):
-            if candidate.is_file() and candidate.suffix.lower() in (".yaml", ".yml"):
-                _add_results(inputs, os.path.join(raw, EVAL_RESULTS, candidate.name), candidate)
-                found = True
-    eval_yaml = folder / BENCHMARK_FILE
-    if eval_yaml.is_file():
-        _add_benchmark(inputs, os.path.join(raw, BENCHMARK_FILE), eval_yaml)
-        found = True
-    if not found:
-        raise UsageError(messages.NO_RESULTS.format(path=raw))
-
-
-def _read(shown: str, path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError as error:
-        raise UsageError(messages.UNREADABLE.format(path=shown, problem=error.strerror)) from error
-
-
-def _add_benchmark(inputs: Inputs, shown: str, path: Path) -> None:
-    if shown not in inputs.benchmarks:
-        inputs.benchmarks[shown] = _read(shown, path)
-        inputs.order.append(("benchmark", shown))
-
-
-def _add_results(inputs: Inputs, shown: str, path: Path) -> None:
-    """Group results files by repo, so duplicates across a repo's files are found."""
-    if path.parent.name == EVAL_RESULTS:
-        root = str(path.parent.parent.resolve())
-        relative = f"{EVAL_RESULTS}/{path.name}"
-    else:
-        root = str(path.parent.resolve())
-        relative = path.name
-    group = inputs.results.get(root)
-    if group is None:
-        group = inputs.results[root] = _ResultsGroup()
-        inputs.order.append(("results", root))
-    if relative not in group.files:
-        group.files[relative] = (shown, _read(shown, path))
-
-
 def validate_inputs(inputs: Inputs, benchmarks_dir: str | None) -> list[FileReport]:
     """Run the pure core over everything collected; reports in the order the paths came."""
     from bot.spec.validate import validate_benchmark_file, validate_results_files
 
-    source = _benchmark_source(benchmarks_dir) if inputs.results else None
-    policy = _policy()
+    source = benchmark_source(benchmarks_dir) if inputs.results else None
+    policy = load_policy()
     reports: list[FileReport] = []
     for kind, key in inputs.order:
         if kind == "benchmark":
@@ -252,43 +160,3 @@ def _transient_errors(benchmarks_dir: str | None) -> tuple[type[BaseException], 
     from bot.hub.errors import HubError
 
     return (HubError,)
-
-
-def _policy() -> Policy:
-    """The benchmark policy: `config/policy.yaml` in the working directory, as the bot reads it."""
-    from bot.spec.policy import DEFAULT_POLICY, PolicyError, policy_from_yaml
-
-    if not DEFAULT_POLICY_FILE.is_file():
-        return DEFAULT_POLICY
-    try:
-        return policy_from_yaml(DEFAULT_POLICY_FILE.read_bytes())
-    except (OSError, PolicyError) as error:
-        raise UsageError(
-            messages.UNREADABLE.format(path=DEFAULT_POLICY_FILE, problem=error)
-        ) from error
-
-
-def _benchmark_source(benchmarks_dir: str | None) -> BenchmarkSource:
-    if benchmarks_dir is not None:
-        from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
-
-        if not Path(benchmarks_dir).is_dir():
-            raise UsageError(messages.NOT_A_FOLDER.format(path=benchmarks_dir))
-        return DirectoryBenchmarkSource(benchmarks_dir)
-    from huggingface_hub import HfApi
-
-    from bot.hub.benchmarks import BenchmarkCache, HubBenchmarkSource
-    from bot.hub.client import HfHubClient
-    from bot.hub.timeouts import use_hub_timeout_from_env
-    from bot.settings import SettingsError
-    from bot.spec.benchmark import benchmark_from_eval_yaml
-
-    try:
-        use_hub_timeout_from_env(os.environ)  # a pre-commit hook must not hang on a silent Hub
-    except SettingsError as error:
-        raise UsageError(str(error)) from error
-    return HubBenchmarkSource(
-        HfHubClient(HfApi()),
-        lambda repo_id, sha, content: benchmark_from_eval_yaml(repo_id, content, sha),
-        BenchmarkCache(),
-    )

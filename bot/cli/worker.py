@@ -34,6 +34,8 @@ def run(args: argparse.Namespace) -> int:
     from bot.logs import configure_logging
     from bot.settings import Settings, SettingsError
     from workers.app import create_celery_app
+    from workers.startup import StartupError, worker_runtime
+    from workers.tasks import install_runtime
 
     if args.concurrency < 1:
         print("evalbot worker: --concurrency must be at least 1", file=sys.stderr)
@@ -45,6 +47,14 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if getattr(args, "beat", False) and settings.reconcile_interval_s == 0:
         print(messages.RECONCILE_DISABLED.format(command="worker --beat"), file=sys.stderr)
+        return 2
+    try:
+        # Before the consumer starts: configuration files, then whom HF_TOKEN belongs to
+        # (one Hub call). The pool's processes inherit the runtime when they fork, so a
+        # broken file stops the worker here instead of losing the events it would take.
+        install_runtime(worker_runtime(settings))
+    except StartupError as error:
+        print(f"evalbot worker: {error}", file=sys.stderr)
         return 2
     configure_logging(settings.log_level)
     quiet_celery_task_lines()

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, cast
 
+from bot.hub.names import same_hub_name
+
 EventKind = Literal["opened", "updated", "reopened", "merged", "closed", "command"]
 Command = Literal["recheck", "help"]
 #: Repos whose PRs lead to work: models (results files) and datasets (a benchmark's eval.yaml).
@@ -147,6 +149,6 @@ def parse_command(content: str, bot_name: str) -> str | None:
     if match is None:
         return None
     name = match.group("name")
-    if name is not None and name.lower() != bot_name.lower():
+    if name is not None and not same_hub_name(name, bot_name):
         return None
     return match.group("word").lower()

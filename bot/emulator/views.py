@@ -59,21 +59,23 @@ def whoami(state: HubState, token: Token) -> JSON:
                 "displayName": token.display_name,
                 "role": token.role,
                 "createdAt": hub_format(_TOKENS_CREATED),
-                **_fine_grained(token),
+                **_fine_grained(state, token),
             },
         },
     }
 
 
-def _fine_grained(token: Token) -> JSON:
+def _fine_grained(state: HubState, token: Token) -> JSON:
     """The scoped permissions a fine-grained token reports (nothing for read/write tokens)."""
     if token.role != "fineGrained":
         return {}
     scope = {
-        "entity": {"type": "user", "name": token.user},
+        "entity": {"_id": state.account(token.user).id, "type": "user", "name": token.user},
         "permissions": sorted(token.permissions),
     }
-    return {"fineGrained": {"scoped": [scope]}}
+    # `global`: permissions that hold everywhere (the Hub's own shape, huggingface.js
+    # api-who-am-i.ts); the emulator grants none.
+    return {"fineGrained": {"global": [], "scoped": [scope], "canReadGatedRepos": False}}
 
 
 _TOKENS_CREATED = datetime(2026, 1, 1, tzinfo=UTC)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.hub.client import hub_errors
+from bot.hub.names import same_hub_name
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,11 @@ class HubIdentity:
     role: str | None
     orgs: tuple[str, ...] = ()
     scopes: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def is_named(self, name: str) -> bool:
+        """Whether `name` is this account: Hub names compare case-insensitively (the
+        workers' start-up check of `EVALBOT_BOT_NAME`, `workers.startup`)."""
+        return same_hub_name(self.name, name)
 
     def permissions_on(self, entity: str) -> tuple[str, ...]:
         return next((perms for scoped, perms in self.scopes if scoped == entity), ())

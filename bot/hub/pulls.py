@@ -18,6 +18,7 @@ from enum import StrEnum
 from typing import Any
 
 from bot.hub.diff import Change, DiffFile, parse_diff
+from bot.hub.names import same_hub_name
 from bot.hub.paths import PathKind, classify_path
 
 
@@ -61,10 +62,12 @@ class PrComment:
         """
         if self.author == "deleted":
             return False
-        name = self.author.lower()
-        namespace = repo_id.split("/", 1)[0].lower()
-        allowed = {user.lower() for user in allow_list}
-        return self.is_owner or self.is_org_member or name == namespace or name in allowed
+        namespace = repo_id.split("/", 1)[0]
+        return (
+            self.is_owner
+            or self.is_org_member
+            or any(same_hub_name(self.author, name) for name in (namespace, *allow_list))
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +111,11 @@ class PullRequest:
         (help replies) without it.
         """
         for candidate in reversed(self.comments):
-            if candidate.author == bot_name and not candidate.hidden and marker in candidate.raw:
+            if (
+                same_hub_name(candidate.author, bot_name)
+                and not candidate.hidden
+                and marker in candidate.raw
+            ):
                 return candidate
         return None
 

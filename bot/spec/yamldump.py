@@ -39,7 +39,28 @@ def _represent_str(dumper: Any, value: str) -> yaml.ScalarNode:
     return node
 
 
+def _represent_float(dumper: Any, value: float) -> yaml.ScalarNode:
+    """A float that carries its exact decimal text (`bot.convert.scale.Scaled`: a converted
+    value such as `88.85298869143781`) is written as that text, so the file shows the source's
+    digits; it reads back as the very same double (checked here), so the digest the issuer
+    signed over the JSON number is the digest the bot computes from the file."""
+    text = getattr(value, "text", None)
+    if type(value) is not float and isinstance(text, str) and _reads_back(text, value):
+        node: yaml.ScalarNode = dumper.represent_scalar("tag:yaml.org,2002:float", text)
+        return node
+    represented: yaml.ScalarNode = dumper.represent_float(float(value))
+    return represented
+
+
+def _reads_back(text: str, value: float) -> bool:
+    try:
+        return float(text) == value and "." in text
+    except ValueError:
+        return False
+
+
 _EntryDumper.add_representer(str, _represent_str)
+_EntryDumper.add_multi_representer(float, _represent_float)
 
 
 def dump_entries(entries: Sequence[Any]) -> str:

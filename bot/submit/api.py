@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from huggingface_hub import HfApi
+from huggingface_hub.errors import HfHubHTTPError
 
+from bot.convert.api import Conversion
 from bot.spec.formats import benchmark_file_stem
 from bot.spec.yamlload import load_yaml
+from bot.submit.converted import converted_entries
 from bot.submit.credentials import ci_credential
 from bot.submit.errors import SubmitError
 from bot.submit.issuerclient import issuer_audience, request_tokens
@@ -66,8 +69,25 @@ def _description(files: Mapping[str, str], count: int, framework: str | None) ->
     )
 
 
+def _benchmark_revision(api: HfApi) -> Callable[[str], str]:
+    """The benchmark repo's current commit on main (what a converted entry is pinned to)."""
+
+    def revision(benchmark: str) -> str:
+        try:
+            sha = api.dataset_info(benchmark).sha
+        except HfHubHTTPError as error:
+            raise SubmitError(
+                f"cannot read the benchmark {benchmark} on the Hub: {error}"
+            ) from error
+        if not sha:
+            raise SubmitError(f"the Hub names no commit for the benchmark {benchmark}")
+        return sha
+
+    return revision
+
+
 def submit(
-    entries: Sequence[dict[str, Any]],
+    entries: Sequence[dict[str, Any]] | Conversion,
     *,
     model_repo: str,
     issuer_url: str,
@@ -78,10 +98,28 @@ def submit(
     hf_token: str | None = None,
     endpoint: str | None = None,
     environ: Mapping[str, str] | None = None,
+    allow_partial: bool = False,
+    model_revision: str | None = None,
 ) -> Submission:
     """Get a token for each entry, write `.eval_results/<benchmark>.yaml` merged with main,
-    and open (or update) one PR; with `dry_run`, only return the files it would propose."""
+    and open (or update) one PR; with `dry_run`, only return the files it would propose.
+
+    `entries` are result entries (a results YAML's, `read_entries`), or a framework output's
+    `bot.convert.entries_from(...)` conversion: refused as `evalbot convert` would refuse it
+    (`allow_partial` lets a failed or partial run through), its revisions pinned
+    (`model_revision` when the output records none; `bot.submit.converted`)."""
     env = os.environ if environ is None else environ
+    api = HfApi(
+        endpoint=endpoint or env.get("HF_ENDPOINT") or DEFAULT_ENDPOINT,
+        token=hf_token or env.get("HF_TOKEN") or False,
+    )
+    if isinstance(entries, Conversion):
+        entries = converted_entries(
+            entries,
+            allow_partial=allow_partial,
+            model_revision=model_revision,
+            benchmark_revision=_benchmark_revision(api),
+        )
     if not entries:
         raise SubmitError("no entries to submit")
     credential = ci_credential(env, audience or issuer_audience(issuer_url))
@@ -92,10 +130,6 @@ def submit(
     for entry, token in zip(entries, tokens, strict=True):
         path = f".eval_results/{benchmark_file_stem(str(token['benchmark']))}.yaml"
         by_file.setdefault(path, []).append({**entry, _token_key(entry): token["verify_token"]})
-    api = HfApi(
-        endpoint=endpoint or env.get("HF_ENDPOINT") or DEFAULT_ENDPOINT,
-        token=hf_token or env.get("HF_TOKEN") or False,
-    )
     files = {
         path: merge_results(
             read_main_file(api, model_repo, path), signed, path=path, replace=replace

@@ -10,16 +10,22 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
 
 from bot.devstack.waiting import free_port, wait_until
+from bot.emulator.server import EmulatorServer
+from bot.emulator.state import HubState
 
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 TEST_SECRET = "integration-webhook-secret"
+#: The bot's account and token in `bot_environment`; `bot_account_hub` knows both.
+BOT_NAME = "evalbot-ci"
+BOT_TOKEN = "hf_integration_token"
 #: Redis list where `tests.support.celery_recorder` appends the events its task received.
 RECORDED_EVENTS = "evalbot:test:recorded"
 #: Events on this repo block the recorder's task on their first attempt (a task to kill).
@@ -35,12 +41,12 @@ def bot_environment(redis_url: str, **overrides: str) -> dict[str, str]:
     }
     env.update(
         {
-            "HF_TOKEN": "hf_integration_token",
+            "HF_TOKEN": BOT_TOKEN,
             "HF_ENDPOINT": "http://127.0.0.1:9",
             "HF_HUB_DISABLE_TELEMETRY": "1",
             "REDIS_URL": redis_url,
             "EVALBOT_WEBHOOK_SECRET": TEST_SECRET,
-            "EVALBOT_BOT_NAME": "evalbot-ci",
+            "EVALBOT_BOT_NAME": BOT_NAME,
             "EVALBOT_BOT_USER_ID": "6640ffee00112233445566bb",
             "EVALBOT_REDIS_TIMEOUT": "0.5",
             "PYTHONPATH": str(REPO_ROOT),
@@ -48,6 +54,17 @@ def bot_environment(redis_url: str, **overrides: str) -> dict[str, str]:
     )
     env.update(overrides)
     return env
+
+
+@contextmanager
+def bot_account_hub() -> Iterator[EmulatorServer]:
+    """An emulated Hub that knows only the bot's account and token: enough for the start-up
+    check of `evalbot worker` (who the token belongs to); point `HF_ENDPOINT` at its `url`."""
+    state = HubState()
+    state.add_user(BOT_NAME, fullname="Evalbot CI")
+    state.add_token(BOT_TOKEN, BOT_NAME, "fineGrained", ["repo.content.read", "discussion.write"])
+    with EmulatorServer(state) as hub:
+        yield hub
 
 
 @dataclass

@@ -33,14 +33,16 @@ def test_minimal_environment_gets_documented_defaults() -> None:
     assert settings.hub_timeout_s == 30.0
 
 
-def test_every_variable_is_read() -> None:
+def test_every_variable_is_read(tmp_path: Path) -> None:
+    (tmp_path / "etc").mkdir()
+    (tmp_path / "policy.yaml").write_text("errors: []\n")
     env = BASE | {
         "HF_ENDPOINT": "http://127.0.0.1:8123/",
         "EVALBOT_WEBHOOK_SECRET_PREVIOUS": "old-secret",
         "EVALBOT_BOT_NAME": "@evalbot-ci",
         "EVALBOT_BOT_USER_ID": "6640ffee00112233445566bb",
-        "EVALBOT_CONFIG_DIR": "/etc/evalbot",
-        "EVALBOT_POLICY_FILE": "/srv/policy.yaml",
+        "EVALBOT_CONFIG_DIR": str(tmp_path / "etc"),
+        "EVALBOT_POLICY_FILE": str(tmp_path / "policy.yaml"),
         "EVALBOT_MAX_BODY_BYTES": "65536",
         "EVALBOT_BODY_TIMEOUT": "2.5",
         "EVALBOT_DEDUPE_TTL": "3600",
@@ -59,8 +61,8 @@ def test_every_variable_is_read() -> None:
     assert settings.hf_endpoint == "http://127.0.0.1:8123"
     assert settings.bot_name == "evalbot-ci"
     assert settings.bot_user_id == "6640ffee00112233445566bb"
-    assert settings.issuers_file == Path("/etc/evalbot/issuers.yaml")
-    assert settings.policy_file == Path("/srv/policy.yaml")
+    assert settings.issuers_file == tmp_path / "etc" / "issuers.yaml"
+    assert settings.policy_file == tmp_path / "policy.yaml"
     assert (settings.max_body_bytes, settings.body_timeout_s) == (65536, 2.5)
     assert (settings.dedupe_ttl_s, settings.status_dedupe_ttl_s) == (3600, 30)
     assert settings.redis_timeout_s == 0.5
@@ -136,3 +138,27 @@ def test_secret_matches_in_constant_time_on_bytes() -> None:
     assert not secret.matches(b"abd")
     assert not secret.matches(b"abcd")
     assert not secret.matches(b"")
+
+
+@pytest.mark.parametrize(
+    "variable", ["EVALBOT_ISSUERS_FILE", "EVALBOT_POLICY_FILE", "EVALBOT_BOT_CONFIG"]
+)
+def test_a_configured_file_that_does_not_exist_is_refused(tmp_path: Path, variable: str) -> None:
+    """Not silently "none" (no trusted issuers, the default policy, no maintainers)."""
+    missing = tmp_path / "nowhere.yaml"
+    with pytest.raises(SettingsError) as raised:
+        Settings.from_env(BASE | {variable: str(missing)})
+    expected = f"invalid settings: {variable} names {missing}, which does not exist"
+    assert str(raised.value) == expected
+
+
+def test_a_configured_directory_that_does_not_exist_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(SettingsError, match=r"EVALBOT_CONFIG_DIR names .*, which is not a dir"):
+        Settings.from_env(BASE | {"EVALBOT_CONFIG_DIR": str(tmp_path / "none")})
+
+
+def test_every_problem_is_on_one_line() -> None:
+    with pytest.raises(SettingsError) as raised:
+        Settings.from_env({})
+    assert "\n" not in str(raised.value)
+    assert "HF_TOKEN is required but not set; REDIS_URL is required" in str(raised.value)

@@ -21,7 +21,7 @@ import pytest
 
 from bot.devstack.redis import redis_server_binary
 from bot.devstack.waiting import free_port, wait_until
-from tests.support.processes import REPO_ROOT, bot_environment
+from tests.support.processes import REPO_ROOT, bot_account_hub, bot_environment
 
 pytestmark = pytest.mark.integration
 
@@ -96,9 +96,16 @@ class RunningSupervisor:
 
 
 @pytest.fixture
-def supervisor(tmp_path: Path) -> Iterator[RunningSupervisor]:
+def bot_hub() -> Iterator[str]:
+    """The Hub the workers ask at start-up whom their token belongs to."""
+    with bot_account_hub() as hub:
+        yield hub.url
+
+
+@pytest.fixture
+def supervisor(tmp_path: Path, bot_hub: str) -> Iterator[RunningSupervisor]:
     port = free_port()
-    env = bot_environment("unused")
+    env = bot_environment("unused", HF_ENDPOINT=bot_hub)
     del env["REDIS_URL"]  # the supervisor starts its own redis-server
     env.update(
         {

@@ -115,8 +115,13 @@ def test_every_hub_call_fails_as_transient_on_a_hub_that_never_answers(
 
 def validate_in_a_process(repo: Path, **env: str) -> subprocess.CompletedProcess[str]:
     """`python -m bot validate REPO` as the pre-commit hook runs it, with `env` added."""
+    return bot_in_a_process("validate", str(repo), **env)
+
+
+def bot_in_a_process(*argv: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """`python -m bot ARGV...` in its own process, with `env` added."""
     return subprocess.run(
-        [sys.executable, "-m", "bot", "validate", str(repo)],
+        [sys.executable, "-m", "bot", *argv],
         env={**os.environ, **env},
         cwd=REPO_ROOT,
         capture_output=True,
@@ -148,3 +153,27 @@ def test_validate_refuses_a_malformed_hub_timeout(tmp_path: Path) -> None:
     done = validate_in_a_process(tmp_path, EVALBOT_HUB_TIMEOUT="soon", HF_HUB_OFFLINE="1")
     assert done.returncode == 2
     assert "EVALBOT_HUB_TIMEOUT must be a number" in done.stderr
+
+
+def test_submit_gives_up_on_a_hub_that_never_answers(silent_hub: str) -> None:
+    """A framework output converted offline, then the benchmark's commit asked of the Hub:
+    the CI job fails in bounded time, before asking the issuer (nothing listens at :9)."""
+    samples = REPO_ROOT / "tests" / "samples"
+    done = bot_in_a_process(
+        "submit",
+        str(samples / "real-world/lm-eval/results_2026-01-21T03-44-18.458309.json"),
+        "--mappings",
+        str(samples / "convert/mappings/lm-eval-math-to-hle-mini.yaml"),
+        "--benchmarks",
+        str(REPO_ROOT / "bot/emulator/samples/benchmarks"),
+        "--model-repo",
+        MODEL,
+        "--issuer",
+        "http://127.0.0.1:9",
+        HF_ENDPOINT=silent_hub,
+        HF_TOKEN="hf_someone",
+        HF_HUB_DISABLE_TELEMETRY="1",
+        EVALBOT_HUB_TIMEOUT=str(TIMEOUT_S),
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "evalbot submit: the Hub did not answer" in done.stderr

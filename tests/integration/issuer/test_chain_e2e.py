@@ -9,12 +9,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import jwt
 import pytest
 
 from bot.devstack.issuer import IssuerProcess, run_ci_job
 from bot.devstack.oidc import LocalOidcProvider
 from bot.issuer.audit import read_audit
-from tests.support.emulator import MODEL, TOKENS
+from bot.spec.yamlload import load_yaml
+from bot.tokens.claims import entry_digest
+from tests.support.emulator import MODEL, ORG_MODEL, TOKENS
 from tests.support.stackbot import Bot, push, running_bot
 
 pytestmark = pytest.mark.integration
@@ -31,10 +34,14 @@ class Chain:
     work: Path
 
 
-def lighteval_integration(oidc: LocalOidcProvider) -> dict[str, object]:
+#: The frameworks the CI workflow is registered for (and the bot trusts the issuer for).
+FRAMEWORKS = ["lighteval", "lm-eval"]
+
+
+def ci_integration(oidc: LocalOidcProvider) -> dict[str, object]:
     return {
-        "name": "acme-lighteval",
-        "frameworks": ["lighteval"],
+        "name": "acme-evals",
+        "frameworks": FRAMEWORKS,
         "identities": [
             {
                 "provider": "github",
@@ -45,7 +52,7 @@ def lighteval_integration(oidc: LocalOidcProvider) -> dict[str, object]:
                 },
             }
         ],
-        "models": ["alice/*"],
+        "models": ["alice/*", "evals-org/*"],
     }
 
 
@@ -58,8 +65,8 @@ def chain(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Chain]:
             hub_url="",
             redis_url="",
             providers=[oidc.provider_config()],
-            integrations=[lighteval_integration(oidc)],
-            frameworks=["lighteval"],
+            integrations=[ci_integration(oidc)],
+            frameworks=FRAMEWORKS,
         )
         with running_bot(work / "stack", issuer_config=issuer.bot_config()) as bot:
             issuer.hub_url, issuer.redis_url = bot.stack.hub.url, bot.stack.redis_url
@@ -86,19 +93,26 @@ def results_yaml(chain: Chain, accuracy: float) -> str:
     )
 
 
-def submit(chain: Chain, results: str, *extra: str) -> subprocess.CompletedProcess[str]:
+def run_job(
+    chain: Chain, results: Path, *extra: str, model_repo: str = MODEL
+) -> subprocess.CompletedProcess[str]:
     """The simulated CI job: `evalbot submit` with the job's OIDC variables, bob's HF_TOKEN."""
-    path = chain.work / "results.yaml"
-    path.write_text(results)
     return run_ci_job(
         chain.issuer,
         chain.oidc,
         hub_url=chain.bot.stack.hub.url,
         hf_token=TOKENS["bob"],
-        results=path,
-        model_repo=MODEL,
+        results=results,
+        model_repo=model_repo,
         extra=extra,
     )
+
+
+def submit(chain: Chain, results: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    """The job with a results YAML of `results`."""
+    path = chain.work / "results.yaml"
+    path.write_text(results)
+    return run_job(chain, path, *extra)
 
 
 def pr_number(output: str) -> int:
@@ -156,3 +170,54 @@ def test_dry_run_prints_the_merged_file_and_opens_nothing(chain: Chain) -> None:
     assert "verify_token: " in job.stdout
     assert "value: 12.25" in job.stdout
     assert len(hub.state.find_repo("model", MODEL).discussions) == before
+
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+#: A real lm-eval run (tests/samples/real-world/README.md): two MATH variants, 0.0 and 0.0004,
+#: and test mapping rows that send both to the emulator's hle-mini.
+LM_EVAL_RUN = SAMPLES / "real-world/lm-eval/results_2026-01-21T03-44-18.458309.json"
+LM_EVAL_ROWS = SAMPLES / "convert/mappings/lm-eval-math-to-hle-mini.yaml"
+
+
+def test_an_lm_eval_output_is_converted_signed_and_verified(chain: Chain) -> None:
+    """`lm_eval ... && evalbot submit results.json`: the converter's entries (values scaled
+    to percent in decimal), each signed by the issuer over exactly what the PR file holds."""
+    output = chain.work / LM_EVAL_RUN.name
+    output.write_bytes(LM_EVAL_RUN.read_bytes())
+
+    def run() -> subprocess.CompletedProcess[str]:
+        return run_job(chain, output, "--mappings", str(LM_EVAL_ROWS), model_repo=ORG_MODEL)
+
+    job = run()
+    assert job.returncode == 0, job.stderr + chain.issuer.logs()
+    assert job.stdout.startswith("opened ")
+    num = pr_number(job.stdout)
+    hub = chain.bot.stack.hub
+    repo = hub.state.find_repo("model", ORG_MODEL)
+    head = repo.pr_refs[num]
+    report = chain.bot.wait_for_report(num, head=head, repo_id=ORG_MODEL)
+    assert report.content.count("✅ verified") == 2, report.content  # one per entry
+    assert "2 verified" in report.content, report.content
+
+    text = repo.blobs[repo.commits[head].files[PATH]].decode()
+    assert "value: 0.04\n" in text  # 0.0004 as a percent, the source's digits
+    entries = load_yaml(text.encode()).data
+    assert [entry["notes"] for entry in entries] == [
+        "lm-eval math_perturbed_full",
+        "lm-eval math_rephrased_full",
+    ]
+    benchmark_sha = chain.bot.api("bob").dataset_info(BENCHMARK).sha
+    for entry in entries:
+        assert entry["framework"] == {"name": "lm-eval", "version": "0.4.9.2"}
+        assert entry["dataset"]["revision"] == benchmark_sha  # pinned by submit
+        assert entry["model_revision"] == "82047f5e5d5245c1b3a4cd75ad98aa441d6487cd"  # the run's
+        claims = jwt.decode(entry["verify_token"], options={"verify_signature": False})
+        assert claims["digest"] == entry_digest(entry)  # what was signed is what is written
+    assert [entry["metrics"][0]["value"] for entry in entries] == [0.0, 0.04]
+
+    again = run()  # a re-run of the job updates its PR
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == f"updated {job.stdout.removeprefix('opened ')}"
+    rerun_head = hub.state.find_repo("model", ORG_MODEL).pr_refs[num]
+    report = chain.bot.wait_for_report(num, head=rerun_head, repo_id=ORG_MODEL)
+    assert "2 verified" in report.content, report.content

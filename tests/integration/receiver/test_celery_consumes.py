@@ -21,6 +21,7 @@ from tests.support.processes import (
     TEST_SECRET,
     ChildProcess,
     ReceiverProcess,
+    bot_account_hub,
     bot_environment,
     celery_worker,
 )
@@ -110,23 +111,24 @@ def test_evalbot_worker_consumes_the_receivers_queue(
     )
     assert response.json()["status"] == "queued"
     # DEBUG: Celery's own "Task ... received" line, the proof sought here, is DEBUG-only.
-    env = bot_environment(redis_server.url, EVALBOT_LOG_LEVEL="DEBUG")
-    command = [sys.executable, "-m", "bot", "worker", "--pool=solo", "--concurrency=1"]
-    worker = ChildProcess(command=command, env=env, log_path=tmp_path / "evalbot-worker.log")
-    worker.spawn()
-    broker = redis_server.client()
-    try:
-        wait_until(
-            lambda: (
-                "evalbot.process_pr_event[" in worker.output() and "received" in worker.output()
-            ),
-            timeout=30,
-            what=f"the task received by `evalbot worker` (see {worker.log_path})",
-        )
-        assert broker.llen("evalbot") == 0
-    finally:
-        broker.close()
-        worker.stop()
+    with bot_account_hub() as hub:  # the worker asks who its token belongs to
+        env = bot_environment(redis_server.url, EVALBOT_LOG_LEVEL="DEBUG", HF_ENDPOINT=hub.url)
+        command = [sys.executable, "-m", "bot", "worker", "--pool=solo", "--concurrency=1"]
+        worker = ChildProcess(command=command, env=env, log_path=tmp_path / "evalbot-worker.log")
+        worker.spawn()
+        broker = redis_server.client()
+        try:
+            wait_until(
+                lambda: (
+                    "evalbot.process_pr_event[" in worker.output() and "received" in worker.output()
+                ),
+                timeout=30,
+                what=f"the task received by `evalbot worker` (see {worker.log_path})",
+            )
+            assert broker.llen("evalbot") == 0
+        finally:
+            broker.close()
+            worker.stop()
 
 
 def test_task_of_a_killed_worker_is_redelivered(redis_server: RedisServer, tmp_path: Path) -> None:

@@ -6,15 +6,23 @@ from __future__ import annotations
 
 import signal
 import sys
+from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
 
 from bot.devstack.redis import RedisServer
 from bot.devstack.waiting import wait_until
-from tests.support.processes import ChildProcess, bot_environment
+from tests.support.processes import ChildProcess, bot_account_hub, bot_environment
 
 pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def stack() -> Iterator[ExitStack]:
+    with ExitStack() as resources:
+        yield resources
 
 
 def completed_runs(redis_server: RedisServer) -> int:
@@ -33,10 +41,13 @@ def start(command: list[str], env: dict[str, str], log: Path) -> ChildProcess:
 
 @pytest.mark.parametrize("embedded", [False, True], ids=["evalbot-beat", "worker--beat"])
 def test_beat_sends_reconcile_runs_that_a_worker_runs(
-    embedded: bool, redis_server: RedisServer, tmp_path: Path
+    embedded: bool, redis_server: RedisServer, tmp_path: Path, stack: ExitStack
 ) -> None:
+    (tmp_path / "config").mkdir()
+    hub = stack.enter_context(bot_account_hub())  # the worker asks who its token belongs to
     env = bot_environment(
         redis_server.url,
+        HF_ENDPOINT=hub.url,
         EVALBOT_RECONCILE_INTERVAL="1",
         EVALBOT_CONFIG_DIR=str(tmp_path / "config"),  # no bot.yaml: no watched repos
         EVALBOT_LOG_LEVEL="WARNING",

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from bot.cli.validate import UsageError, parse_at
+from bot.cli.sources import UsageError
+from bot.cli.validate import parse_at
 from bot.cli.validate_output import render_text
 from bot.devstack.waiting import free_port
 from bot.spec.validate import validate_benchmark_file

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 from typing import Any
 
 from tests.conftest import REPO_ROOT
@@ -99,3 +100,20 @@ def test_env_example_lists_every_documented_setting_with_safe_placeholders() -> 
             assert value == "" or "replace" in value, f"{name} must be a placeholder"
     gitignored = (REPO_ROOT / ".gitignore").read_text().splitlines()
     assert ".env" in gitignored
+
+
+def test_opt_in_services_run_evalbot_and_probe_with_the_standard_library_only() -> None:
+    """The issuer and the pages are behind profiles (`docker compose up` leaves them out); their
+    health checks run `python -c` in the image, where only runtime dependencies exist: the
+    standard library keeps them working whatever the lock moves to the dev side."""
+    for name, subcommand in (("issuer", "issuer"), ("web", "web")):
+        service = _service(name)
+        assert service["profiles"] == [name]
+        assert service["command"][:2] == ["evalbot", subcommand]
+        test = [str(part) for part in service["healthcheck"]["test"]]
+        code = test[test.index("-c") + 1]
+        imported = set(re.findall(r"\bimport ([\w., ]+?);", code)[0].replace(" ", "").split(","))
+        assert {module.partition(".")[0] for module in imported} <= set(sys.stdlib_module_names), (
+            name,
+            imported,
+        )

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from bot.configfiles import ConfigError
 from bot.settings import Settings, SettingsError
 from workers.app import RECONCILE_TASK, celery_config, create_celery_app
+from workers.botconfig import KEYS, load_bot_config
 from workers.catchup import ReconcileLimits
-from workers.runtime import BotConfigError, load_maintainers, load_reconcile_config
 
 BASE = {
     "HF_TOKEN": "hf_x",
@@ -55,12 +56,13 @@ def test_bot_yaml_watched_repos_and_limits(tmp_path: Path) -> None:
         "watched_repos: [org/model, alice/other]\n"
         "reconcile:\n  max_repos: 5\n  max_hub_calls: 20\n"
     )
-    config = load_reconcile_config(path, 60)
+    bot_config = load_bot_config(path, 60)
+    config = bot_config.reconcile
     assert config.watched_repos == ("org/model", "alice/other")
     assert config.limits == ReconcileLimits(max_repos=5, max_hub_calls=20)
     assert config.interval_s == 60
-    assert load_maintainers(path) == frozenset({"alice"})
-    missing = load_reconcile_config(tmp_path / "none.yaml", 300)
+    assert bot_config.maintainers == frozenset({"alice"})
+    missing = load_bot_config(tmp_path / "none.yaml", 300).reconcile
     assert (missing.watched_repos, missing.limits) == ((), ReconcileLimits())
 
 
@@ -74,10 +76,41 @@ def test_bot_yaml_watched_repos_and_limits(tmp_path: Path) -> None:
         ("reconcile: {max_repos: 0}\n", "`reconcile.max_repos` must be a positive integer"),
         ("reconcile: {max_repos: true}\n", "`reconcile.max_repos` must be a positive integer"),
         ("- a list\n", "must be a mapping"),
+        ("maintainers: alice\n", "`maintainers` must be a list of Hub user names"),
+        ("maintainer: [alice]\n", "unknown key `maintainer`"),
+        ("cross_pr_checks: 3\n", "`cross_pr_checks` must be true or false"),
+        ("collections: {a/b: [no-such]}\n", "`collections` names `no-such`"),
     ],
 )
 def test_bad_bot_yaml_fails_fast(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "bot.yaml"
     path.write_text(text)
-    with pytest.raises(BotConfigError, match=message):
-        load_reconcile_config(path, 300)
+    with pytest.raises(ConfigError, match=message):
+        load_bot_config(path, 300)
+
+
+def test_a_bot_yaml_error_is_one_line_with_file_line_field_and_fix(tmp_path: Path) -> None:
+    path = tmp_path / "bot.yaml"
+    path.write_text("# the bot's settings\nwatched_repos: []\nmaintainers: alice\n")
+    with pytest.raises(ConfigError) as raised:
+        load_bot_config(path, 300)
+    assert str(raised.value) == (
+        f"{path}:3: `maintainers` must be a list of Hub user names "
+        "(fix: write one name per line as `  - alice`, or `maintainers: [alice, bob]`)"
+    )
+    path.write_text("reconcile:\n  max_repos: 5\n  max_hub_call: 3\n")
+    with pytest.raises(ConfigError, match=rf"^{path}:3: unknown `reconcile` setting"):
+        load_bot_config(path, 300)
+    path.write_text("maintainers: [alice\n")
+    with pytest.raises(ConfigError, match=rf"^{path}:2: "):
+        load_bot_config(path, 300)
+
+
+def test_the_shipped_bot_yaml_is_valid_and_documents_every_key() -> None:
+    shipped = Path(__file__).resolve().parents[3] / "config" / "bot.yaml"
+    config = load_bot_config(shipped, 300)
+    text = shipped.read_text()
+    assert config.maintainers == frozenset()  # an example, commented out
+    assert not config.campaign.enabled
+    for key in (*KEYS, *ReconcileLimits.__dataclass_fields__):
+        assert f"{key}:" in text, key

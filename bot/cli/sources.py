@@ -1,0 +1,197 @@
+"""What several commands read the same way: PATH arguments, the benchmark source, the policy,
+and the converter's mapping table (`evalbot validate`, `convert`, `gate`, `collections`,
+`submit`). Errors are `UsageError` (exit status 2) with the message `evalbot validate` prints;
+commands other than validate put their own name in front where it matters.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bot.cli import messages
+
+if TYPE_CHECKING:
+    from bot.convert.mapping import MappingTable
+    from bot.spec.model import BenchmarkSource
+    from bot.spec.policy import Policy
+
+EVAL_RESULTS = ".eval_results"
+BENCHMARK_FILE = "eval.yaml"
+EEE_SUFFIXES = (".json", ".jsonl")  # Every Eval Ever records (bot.spec.eee)
+DEFAULT_POLICY_FILE = Path("config") / "policy.yaml"
+DEFAULT_MAPPINGS = Path("config") / "convert" / "mappings.yaml"
+_CHECKOUT_MAPPINGS = Path(__file__).resolve().parents[2] / "config" / "convert" / "mappings.yaml"
+
+
+class UsageError(Exception):
+    """A bad option or an unreadable path: exit status 2, message on stderr."""
+
+
+@dataclass
+class _ResultsGroup:
+    """The results files of one repo: repo-relative path -> (path as shown, bytes)."""
+
+    files: dict[str, tuple[str, bytes]] = field(default_factory=dict)
+
+
+@dataclass
+class Inputs:
+    """What the PATH arguments name, in the order given: eval.yaml files and repo groups."""
+
+    order: list[tuple[str, str]] = field(default_factory=list)  # ("benchmark"|"results", key)
+    benchmarks: dict[str, bytes] = field(default_factory=dict)
+    results: dict[str, _ResultsGroup] = field(default_factory=dict)
+    eee: dict[str, bytes] = field(default_factory=dict)  # Every Eval Ever .json / .jsonl
+
+
+def collect(paths: list[str]) -> Inputs:
+    """Tell each PATH's kind by its shape and read the bytes (DESIGN.md: kind is told by path)."""
+    inputs = Inputs()
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            _collect_folder(inputs, raw, path)
+        elif path.is_file():
+            if path.name == BENCHMARK_FILE:
+                _add_benchmark(inputs, raw, path)
+            elif path.suffix.lower() in EEE_SUFFIXES:
+                if raw not in inputs.eee:
+                    inputs.eee[raw] = _read(raw, path)
+                    inputs.order.append(("eee", raw))
+            else:
+                _add_results(inputs, raw, path)
+        else:
+            raise UsageError(messages.NO_SUCH_PATH.format(path=raw))
+    return inputs
+
+
+def _collect_folder(inputs: Inputs, raw: str, folder: Path) -> None:
+    results_folder = folder / EVAL_RESULTS
+    found = False
+    if results_folder.is_dir():
+        for candidate in sorted(results_folder.iterdir()):
+            if candidate.is_file() and candidate.suffix.lower() in (".yaml", ".yml"):
+                _add_results(inputs, os.path.join(raw, EVAL_RESULTS, candidate.name), candidate)
+                found = True
+    eval_yaml = folder / BENCHMARK_FILE
+    if eval_yaml.is_file():
+        _add_benchmark(inputs, os.path.join(raw, BENCHMARK_FILE), eval_yaml)
+        found = True
+    if not found:
+        raise UsageError(messages.NO_RESULTS.format(path=raw))
+
+
+def _read(shown: str, path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise UsageError(messages.UNREADABLE.format(path=shown, problem=error.strerror)) from error
+
+
+def _add_benchmark(inputs: Inputs, shown: str, path: Path) -> None:
+    if shown not in inputs.benchmarks:
+        inputs.benchmarks[shown] = _read(shown, path)
+        inputs.order.append(("benchmark", shown))
+
+
+def _add_results(inputs: Inputs, shown: str, path: Path) -> None:
+    """Group results files by repo, so duplicates across a repo's files are found."""
+    if path.parent.name == EVAL_RESULTS:
+        root = str(path.parent.parent.resolve())
+        relative = f"{EVAL_RESULTS}/{path.name}"
+    else:
+        root = str(path.parent.resolve())
+        relative = path.name
+    group = inputs.results.get(root)
+    if group is None:
+        group = inputs.results[root] = _ResultsGroup()
+        inputs.order.append(("results", root))
+    if relative not in group.files:
+        group.files[relative] = (shown, _read(shown, path))
+
+
+def load_policy() -> Policy:
+    """The benchmark policy: `config/policy.yaml` in the working directory, as the bot reads it."""
+    from bot.spec.policy import DEFAULT_POLICY, PolicyError, policy_from_yaml
+
+    if not DEFAULT_POLICY_FILE.is_file():
+        return DEFAULT_POLICY
+    try:
+        return policy_from_yaml(DEFAULT_POLICY_FILE.read_bytes())
+    except (OSError, PolicyError) as error:
+        raise UsageError(
+            messages.UNREADABLE.format(path=DEFAULT_POLICY_FILE, problem=error)
+        ) from error
+
+
+def benchmark_source(benchmarks_dir: str | None) -> BenchmarkSource:
+    if benchmarks_dir is not None:
+        from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
+
+        if not Path(benchmarks_dir).is_dir():
+            raise UsageError(messages.NOT_A_FOLDER.format(path=benchmarks_dir))
+        return DirectoryBenchmarkSource(benchmarks_dir)
+    from huggingface_hub import HfApi
+
+    from bot.hub.benchmarks import BenchmarkCache, HubBenchmarkSource
+    from bot.hub.client import HfHubClient
+    from bot.hub.timeouts import use_hub_timeout_from_env
+    from bot.settings import SettingsError
+    from bot.spec.benchmark import benchmark_from_eval_yaml
+
+    try:
+        use_hub_timeout_from_env(os.environ)  # a pre-commit hook must not hang on a silent Hub
+    except SettingsError as error:
+        raise UsageError(str(error)) from error
+    return HubBenchmarkSource(
+        HfHubClient(HfApi()),
+        lambda repo_id, sha, content: benchmark_from_eval_yaml(repo_id, content, sha),
+        BenchmarkCache(),
+    )
+
+
+def mapping_table(extra: list[str], command: str = "evalbot convert") -> MappingTable:
+    """`config/convert/mappings.yaml` (here, else the checkout's), then each `--mappings` file
+    in order (later rows win); a broken file is a UsageError naming its line."""
+    from bot.convert.mapping import MappingError, MappingTable, parse_mappings
+
+    files = [DEFAULT_MAPPINGS if DEFAULT_MAPPINGS.is_file() else _CHECKOUT_MAPPINGS]
+    files = [path for path in files if path.is_file()] + [Path(name) for name in extra]
+    table = MappingTable()
+    for path in files:
+        try:
+            table = table.merged(parse_mappings(str(path), path.read_bytes()))
+        except OSError as error:
+            raise UsageError(f"{command}: {path}: {error.strerror}") from error
+        except MappingError as error:
+            raise UsageError(str(error)) from error
+    return table
+
+
+def add_conversion_options(parser: argparse._ActionsContainer) -> None:
+    """The options `evalbot convert` and `evalbot submit` share for reading a framework's
+    output: extra mapping rows, offline benchmarks, and the entries' `source`."""
+    parser.add_argument(
+        "--mappings",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="more mapping rows (added to config/convert/mappings.yaml; later files win)",
+    )
+    parser.add_argument("--benchmarks", metavar="DIR", help="offline benchmarks (default: Hub)")
+    parser.add_argument("--source-url", metavar="URL", help="entries' source.url (logs, run)")
+    parser.add_argument("--source-name", metavar="NAME", help="entries' source.name")
+
+
+def source_info(args: argparse.Namespace) -> dict[str, str] | None:
+    """The entries' `source` from `--source-url` (and `--source-name`); None without a URL."""
+    if not args.source_url:
+        return None
+    info = {"url": args.source_url}
+    if args.source_name:
+        info["name"] = args.source_name
+    return info

@@ -1,0 +1,96 @@
+"""Reading the operator's YAML files (`issuers.yaml`, `policy.yaml`, `bot.yaml`) so that any
+problem comes out as ONE line naming the file, the line, the problem and the fix.
+
+Why one module: the three files are read by different loaders (`bot.tokens.issuers`,
+`bot.spec.policy`, `workers.runtime`), each with its own messages naming the field; this adds
+what they cannot know (the path, the line of the field) and is the one place that turns a
+problem into the line `evalbot serve|worker|beat` print before they exit
+(docs/operating.md, "Start-up checks"). The YAML is read with the project's strict loader
+(`bot.spec.yamlload`: YAML 1.2 types, duplicate keys refused, a line for every value).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bot.spec.yamlload import dotted, load_yaml
+
+#: Largest configuration file read (the shipped ones are a few KiB).
+MAX_CONFIG_BYTES = 1024 * 1024
+
+# A loader's message starts with the field it is about: `issuers[0].keys: ...`, or names it
+# in backquotes: "`maintainers` must be a list ...".
+_LEADING_FIELD = re.compile(r"(?P<field>[A-Za-z_][\w-]*(?:\[\d+\]|\.[\w-]+)*):\s")
+_QUOTED_FIELD = re.compile(r"`(?P<field>[A-Za-z_][\w-]*(?:\[\d+\]|\.[\w./-]+)*)`")
+_LAST_PART = re.compile(r"(\[\d+\]|\.[^.\[\]]+)$")
+
+
+class ConfigError(ValueError):
+    """A configuration file is missing, unreadable or wrong; `str()` is one line."""
+
+    def __init__(self, path: Path, line: int | None, problem: str, fix: str) -> None:
+        self.path = path
+        self.line = line
+        self.problem = " ".join(problem.split())  # one line, whatever the loader wrote
+        self.fix = fix
+        where = f"{path}:{line}" if line is not None else str(path)
+        super().__init__(f"{where}: {self.problem} (fix: {fix})")
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigDocument:
+    """One configuration file's data, with the line of every field (dotted path)."""
+
+    path: Path
+    data: Any
+    lines: dict[str, int]
+    fix: str
+
+    def line_of(self, field: str | None) -> int | None:
+        """The line of `field`, or of its nearest parent the file has (a missing key)."""
+        while field:
+            if field in self.lines:
+                return self.lines[field]
+            parent = _LAST_PART.sub("", field)
+            if parent == field:
+                return None
+            field = parent
+        return None
+
+    def error(self, field: str | None, problem: str, fix: str | None = None) -> ConfigError:
+        """A problem with `field` (a dotted path), at its line."""
+        return ConfigError(self.path, self.line_of(field), problem, fix or self.fix)
+
+    def error_from(self, error: Exception, fix: str | None = None) -> ConfigError:
+        """A loader's error, placed at the line of the field its message names."""
+        message = str(error)
+        prefix = f"{self.path}: "
+        message = message.removeprefix(prefix)
+        match = _LEADING_FIELD.match(message) or _QUOTED_FIELD.search(message)
+        return self.error(match.group("field") if match else None, message, fix)
+
+
+def read_config(path: Path, *, fix: str) -> ConfigDocument:
+    """Read and parse `path`; `fix` is the advice given with any problem (how to repair it).
+
+    Raises `ConfigError` for a file that does not exist, cannot be read, is too large, or is
+    not valid YAML (at the line the parser stopped).
+    """
+    try:
+        with path.open("rb") as handle:
+            content = handle.read(MAX_CONFIG_BYTES + 1)
+    except FileNotFoundError:
+        raise ConfigError(path, None, "the file does not exist", fix) from None
+    except OSError as error:
+        raise ConfigError(path, None, f"cannot read the file: {error.strerror}", fix) from error
+    if len(content) > MAX_CONFIG_BYTES:
+        raise ConfigError(path, None, f"larger than {MAX_CONFIG_BYTES} bytes", fix)
+    loaded = load_yaml(content)
+    if not loaded.ok:
+        first = next(diagnostic for diagnostic in loaded.diagnostics if diagnostic.is_error)
+        raise ConfigError(path, first.line, first.message, fix)
+    lines = {dotted(field): position[0] for field, position in loaded.positions.items()}
+    return ConfigDocument(path, loaded.data, lines, fix)

@@ -1,0 +1,89 @@
+"""`evalbot submit` with a framework's output: told from a results YAML, and refused before
+any issuer or Hub call wherever `evalbot convert` would write nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from bot.cli.submit import is_results_yaml
+from tests.conftest import REPO_ROOT
+
+EXAMPLES = str(REPO_ROOT / "examples" / "benchmarks")
+REAL_LM_EVAL = (
+    REPO_ROOT / "tests/samples/real-world/lm-eval/results_2026-01-21T03-44-18.458309.json"
+)
+PARTIAL = REPO_ROOT / "tests/samples/convert/evalscope/gsm8k_partial.json"
+#: Nothing listens on the discard port: a test that reached the issuer would fail loudly.
+NOWHERE = "http://127.0.0.1:9"
+
+
+@pytest.mark.parametrize(
+    ("name", "source_format", "expected"),
+    [
+        ("results.yaml", None, True),
+        ("results.YML", None, True),
+        ("results_2026.json", None, False),
+        ("log.eval", None, False),
+        ("results.json", "results", True),
+        ("results.yaml", "lm-eval", False),
+    ],
+)
+def test_a_results_yaml_is_told_by_suffix_or_by_from(
+    name: str, source_format: str | None, expected: bool
+) -> None:
+    assert is_results_yaml(Path(name), source_format) is expected
+
+
+def submit(*argv: str) -> int:
+    return main(["submit", *argv, "--model-repo", "alice/model", "--issuer", NOWHERE])
+
+
+def test_unmapped_tasks_are_refused_with_the_row_to_add(capsys: pytest.CaptureFixture[str]) -> None:
+    assert submit(str(REAL_LM_EVAL), "--benchmarks", EXAMPLES) == 1
+    err = capsys.readouterr().err
+    assert (
+        '  - {framework: "lm-eval", task: "math_perturbed_full", metric: "exact_match,none", '
+        "benchmark: <org/name>, task_id: <task id from its eval.yaml>, "
+        "scale: <fraction|percent>}" in err
+    )
+    assert err.rstrip().endswith("evalbot submit: no score is mapped: nothing to submit")
+
+
+def test_a_partial_run_submits_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    assert submit(str(PARTIAL), "--benchmarks", EXAMPLES) == 1
+    err = capsys.readouterr().err
+    assert "error: evalscope: not every sample was scored" in err
+    assert err.rstrip().endswith("evalbot submit: nothing submitted")
+
+
+def test_a_mapping_file_that_does_not_parse_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = tmp_path / "rows.yaml"
+    rows.write_text("mappings:\n  - {framework: lm-eval}\n")
+    assert submit(str(REAL_LM_EVAL), "--benchmarks", EXAMPLES, "--mappings", str(rows)) == 2
+    assert "rows.yaml" in capsys.readouterr().err
+
+
+def test_an_unknown_converter_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert submit(str(REAL_LM_EVAL), "--benchmarks", EXAMPLES, "--from", "nosuch") == 2
+    assert "nosuch" in capsys.readouterr().err
+
+
+def test_a_missing_output_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert submit(str(tmp_path / "results.json"), "--benchmarks", EXAMPLES) == 2
+    assert "results.json" in capsys.readouterr().err
+
+
+def test_a_results_yaml_is_read_as_before(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = tmp_path / "results.yaml"
+    broken.write_text("{not: a list}\n")
+    assert submit(str(broken)) == 2
+    assert "expected a list of result entries" in capsys.readouterr().err

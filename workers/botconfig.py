@@ -1,0 +1,125 @@
+"""`config/bot.yaml`: the maintainers' allow-list and what reconciliation watches.
+
+Every key is documented in the shipped, commented `config/bot.yaml` and in
+docs/operating.md. Unknown keys are refused (a misspelt `maintainer:` must not silently leave
+the allow-list empty), and every problem names the file, the line, the field and the fix
+(`bot.configfiles.ConfigError`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+from bot.configfiles import ConfigDocument, ConfigError, read_config
+from workers.campaign import CampaignConfig, CampaignConfigError, load_campaign_config
+from workers.catchup import ReconcileLimits
+
+#: The advice every problem of this file ends with.
+FIX = "see the commented config/bot.yaml shipped with evalbot, or docs/operating.md"
+KEYS = (
+    "maintainers",
+    "watched_repos",
+    "reconcile",
+    # the comment beyond one PR (docs/comment.md), read by `workers.campaign`
+    "collections",
+    "collections_dir",
+    "cross_pr_checks",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ReconcileConfig:
+    """`watched_repos:` and `reconcile:` of `config/bot.yaml` (docs/operating.md)."""
+
+    watched_repos: tuple[str, ...] = ()
+    limits: ReconcileLimits = field(default_factory=ReconcileLimits)
+    #: Seconds between runs (`EVALBOT_RECONCILE_INTERVAL`); also the catch-up dedupe window.
+    interval_s: int = 300
+
+
+@dataclass(frozen=True, slots=True)
+class BotConfig:
+    """The whole of `config/bot.yaml`, checked."""
+
+    #: Hub user names allowed to command the bot on any PR, besides each repo's owners.
+    maintainers: frozenset[str] = frozenset()
+    reconcile: ReconcileConfig = field(default_factory=ReconcileConfig)
+    #: Collection standing and cross-PR checks in the comment (`workers.campaign`).
+    campaign: CampaignConfig = field(default_factory=CampaignConfig)
+
+
+def load_bot_config(path: Path, interval_s: int) -> BotConfig:
+    """Read and check `path`; a file that does not exist is an empty configuration (the
+    settings refuse a configured path that does not exist, `bot.settings`). Raises
+    `ConfigError` on the first problem."""
+    if not path.exists():
+        return BotConfig(reconcile=ReconcileConfig(interval_s=interval_s))
+    document = read_config(path, fix=FIX)
+    data = document.data if document.data is not None else {}
+    if not isinstance(data, dict):
+        raise document.error(None, "the bot config must be a mapping of the keys " + _keys())
+    for key in data:
+        if key not in KEYS:
+            raise document.error(key, f"unknown key `{key}`; the keys are {_keys()}")
+    maintainers = _names(document, data.get("maintainers"))
+    repos = _repos(document, data.get("watched_repos"))
+    limits = _limits(document, data.get("reconcile"))
+    try:
+        campaign = load_campaign_config(path)
+    except CampaignConfigError as error:
+        raise document.error_from(error, 'see docs/comment.md, "Collection standing"') from error
+    return BotConfig(maintainers, ReconcileConfig(repos, limits, interval_s), campaign)
+
+
+def _keys() -> str:
+    return ", ".join(f"`{key}`" for key in KEYS)
+
+
+def _names(document: ConfigDocument, raw: object) -> frozenset[str]:
+    if raw is None:
+        return frozenset()
+    if not isinstance(raw, list) or not all(isinstance(n, str) and n.strip() for n in raw):
+        raise document.error(
+            "maintainers",
+            "`maintainers` must be a list of Hub user names",
+            "write one name per line as `  - alice`, or `maintainers: [alice, bob]`",
+        )
+    return frozenset(name.strip() for name in raw)
+
+
+def _repos(document: ConfigDocument, raw: object) -> tuple[str, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or not all(
+        isinstance(repo, str) and repo.count("/") == 1 and all(repo.split("/")) for repo in raw
+    ):
+        raise document.error(
+            "watched_repos",
+            "`watched_repos` must be a list of owner/name repo ids",
+            "write one model repo per line as `  - owner/name`",
+        )
+    return tuple(raw)
+
+
+def _limits(document: ConfigDocument, raw: object) -> ReconcileLimits:
+    if raw is None:
+        return ReconcileLimits()
+    names = [f.name for f in fields(ReconcileLimits)]
+    if not isinstance(raw, dict):
+        raise document.error("reconcile", "`reconcile` must be a mapping of " + ", ".join(names))
+    for name, value in raw.items():
+        if name not in names:
+            raise document.error(
+                f"reconcile.{name}",
+                f"unknown `reconcile` setting {name!r}",
+                "the settings are " + ", ".join(names),
+            )
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise document.error(
+                f"reconcile.{name}", f"`reconcile.{name}` must be a positive integer"
+            )
+    return ReconcileLimits(**raw)
+
+
+__all__ = ["FIX", "BotConfig", "ConfigError", "ReconcileConfig", "load_bot_config"]

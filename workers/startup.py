@@ -1,0 +1,82 @@
+"""Start-up checks: a process with broken configuration stops before it takes any work.
+
+`evalbot serve`, `evalbot worker` and `evalbot beat` call `check_configuration` after reading
+the settings; the worker also calls `verify_identity` (one `whoami-v2` call) and builds its
+runtime with both before its consumer starts (`worker_runtime`). Any problem becomes a
+`StartupError` whose message is one line naming the file (or variable), the line, the problem
+and the fix, which the command prints before exiting with status 2 (docs/operating.md,
+"Start-up checks").
+
+Why before consuming: a worker that builds its runtime on its first task takes an event off
+the queue, fails outside the code that parks failures, and the event is lost while the
+receiver has already answered 202 and will answer the Hub's retries "duplicate".
+"""
+
+from __future__ import annotations
+
+from huggingface_hub import HfApi
+
+from bot.configfiles import ConfigError
+from bot.hub.errors import HubPermanentError, HubTransientError
+from bot.hub.identity import HubIdentity, whoami
+from bot.hub.timeouts import use_hub_timeout
+from bot.settings import Settings
+from workers.runtime import ConfigFiles, Runtime, build_runtime, load_config_files
+
+
+class StartupError(Exception):
+    """The process must not start; `str()` is the one line to print."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(" ".join(message.split()))
+
+
+def check_configuration(settings: Settings) -> ConfigFiles:
+    """Load and check every configuration file the settings name."""
+    try:
+        return load_config_files(settings)
+    except ConfigError as error:
+        raise StartupError(str(error)) from error
+
+
+def verify_identity(settings: Settings) -> HubIdentity:
+    """Ask the Hub who `HF_TOKEN` belongs to (one call, bounded by `EVALBOT_HUB_TIMEOUT`) and
+    check that it is the account `EVALBOT_BOT_NAME` names (case-insensitively, as the Hub
+    compares names). A token the Hub refuses, a Hub that cannot answer, or another account is
+    a `StartupError`."""
+    use_hub_timeout(settings.hub_timeout_s)
+    api = HfApi(endpoint=settings.hf_endpoint, token=settings.hf_token.reveal())
+    try:
+        identity = whoami(api, settings.hf_token.reveal())
+    except (HubPermanentError, ValueError) as error:  # ValueError: an answer without a name
+        status = error.status if isinstance(error, HubPermanentError) else None
+        raise StartupError(
+            f"HF_TOKEN: the Hub at {settings.hf_endpoint} refuses the token "
+            f"(HTTP {status or '?'}: {_first_line(error)}) "
+            "(fix: set HF_TOKEN to a valid token of the bot's Hub account)"
+        ) from error
+    except HubTransientError as error:
+        raise StartupError(
+            f"HF_TOKEN: could not ask the Hub at {settings.hf_endpoint} whom the token belongs "
+            f"to: {_first_line(error)} (fix: check HF_ENDPOINT and the network, then start "
+            "again)"
+        ) from error
+    if not identity.is_named(settings.bot_name):
+        raise StartupError(
+            f"EVALBOT_BOT_NAME is {settings.bot_name!r} but HF_TOKEN belongs to the Hub "
+            f"account {identity.name!r} (fix: set EVALBOT_BOT_NAME={identity.name}, or "
+            "HF_TOKEN to a token of the bot's account)"
+        )
+    return identity
+
+
+def worker_runtime(settings: Settings) -> Runtime:
+    """A worker's runtime, every check passed: configuration files, then the token."""
+    files = check_configuration(settings)
+    identity = verify_identity(settings)
+    return build_runtime(settings, identity, files)
+
+
+def _first_line(error: Exception) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
