@@ -14,9 +14,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 from bot.convert import entries_from
 from bot.convert.mapping import parse_mappings
-from bot.spec.benchmarks_offline import DirectoryBenchmarkSource
 
 
 def generated(tasks: int) -> bytes:

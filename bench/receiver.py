@@ -11,6 +11,7 @@ one process each, as `evalbot serve` runs): the bare handler, the naive `send_ta
   that falls behind shows it (no coordinated omission). httpx is not used: at these rates its
   own CPU cost on this 2-core machine would be the bottleneck.
 
+`--server-cpu N` runs the server on core N alone (taskset) and this client on the other cores.
 Prints deliveries/s, p50/p99 ack latency, the ratios, and checks that every 202 "queued" left
 exactly one message in Redis. Run: `.venv/bin/python bench/receiver.py [--rate 2000]`.
 """
@@ -250,7 +251,18 @@ def main() -> int:
     parser.add_argument(
         "--only", choices=("bare", "naive", "evalbot"), help="run one server (no ratios)"
     )
+    parser.add_argument(
+        "--server-cpu",
+        type=int,
+        help="pin the server to this core (taskset) and this script to the others, so the "
+        "receiver has a core of its own",
+    )
     args = parser.parse_args()
+    pin: list[str] = []
+    if args.server_cpu is not None:
+        pin = ["taskset", "-c", str(args.server_cpu)]
+        others = set(range(os.cpu_count() or 1)) - {args.server_cpu}
+        os.sched_setaffinity(0, others or {args.server_cpu})
     have_wrk = shutil.which("wrk") is not None
     python = sys.executable
     uvicorn = [python, "-m", "uvicorn", "--factory", "--no-access-log", "--log-level", "warning"]
@@ -275,7 +287,7 @@ def main() -> int:
                 "EVALBOT_LOG_LEVEL": "INFO",  # one log line per delivery, as in production
                 "PYTHONPATH": str(REPO_ROOT),
             }
-            full = [*command, "--host", "127.0.0.1", "--port", str(port)]
+            full = [*pin, *command, "--host", "127.0.0.1", "--port", str(port)]
             tag = name.split()[0]
             with server(full, env, port):
                 uvloop.run(open_loop(port, 500, 1, f"warm-{tag}", 8))  # warm-up

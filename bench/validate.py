@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.timing import median_seconds, report  # noqa: E402
-from bot.spec.benchmarks_offline import DirectoryBenchmarkSource  # noqa: E402
+from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource  # noqa: E402
 from bot.spec.limits import DEFAULT_LIMITS  # noqa: E402
 from bot.spec.validate import validate_results_files  # noqa: E402
 

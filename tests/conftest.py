@@ -13,8 +13,9 @@ import pytest
 from bot.devstack.redis import RedisServer
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-#: Real public files (verbatim copies of `../shared/fixtures/real-world`, provenance in its
-#: README), inside the repository so that a clone anywhere runs the whole suite.
+#: Real public files (verbatim copies, provenance in
+#: tests/samples/real-world/README.md), inside the repository so that a clone anywhere runs the
+#: whole suite.
 REAL_WORLD = REPO_ROOT / "tests" / "samples" / "real-world"
 
 

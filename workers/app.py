@@ -4,7 +4,7 @@
 also offers `app`, created on first access from the environment (`Settings.from_env`): importing
 this module reads nothing and connects to nothing, so tests import it freely.
 
-Every setting below names the failure it prevents (security.md §5.1-§5.5). Together with
+Every setting below names the failure it prevents (docs/security.md#celery-and-redis). Together with
 idempotent tasks (a task may run twice; the pipeline checks before it writes), they give
 at-least-once processing of every queued event.
 """
@@ -86,7 +86,7 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "worker_cancel_long_running_tasks_on_connection_loss": True,
         # On SIGTERM, give running tasks a warm period to finish before a cold shutdown.
         "worker_soft_shutdown_timeout": 30.0,
-        # The queue the receiver publishes to (bot.receiver.queue builds messages for it).
+        # The queue every publisher uses (bot.contract.publish, with bot.contract.messages).
         "task_default_queue": settings.queue_name,
         "task_default_exchange": settings.queue_name,
         "task_default_routing_key": settings.queue_name,

@@ -13,11 +13,11 @@ names (1 each, at most `MAX_FILES`).
 
 from __future__ import annotations
 
+from bot.contract.events import PrEvent
 from bot.hub.errors import HubPermanentError
 from bot.hub.names import same_hub_name
 from bot.hub.pulls import PullRequest
 from bot.hub.standing import DatasetPrClient
-from bot.receiver.events import PrEvent
 from bot.report.benchmark_impact import render_impact
 from bot.report.comment import CommentContext, head_of_comment, render_comment
 from bot.report.texts import REPORT_MARKER

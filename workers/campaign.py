@@ -35,6 +35,7 @@ from bot.collections.aggregate import evaluate
 from bot.collections.check import check_collection
 from bot.collections.model import Scope
 from bot.collections.scores import ResultsLayer, find_scores
+from bot.contract import keys
 from bot.hub.pulls import PullRequest
 from bot.hub.standing import ResultsReader, is_results
 from bot.logs import log_json
@@ -138,7 +139,7 @@ class RepoView:
         for path, blob in sorted(tree.items()):
             if not is_results(path):
                 continue
-            key = f"evalbot:blob:{blob}"
+            key = keys.blob(blob)
             cached = self.redis.get(key) if blob else None
             if isinstance(cached, bytes):
                 files[path] = cached
@@ -187,7 +188,7 @@ class RepoView:
 
 
 def _claims_key(repo_id: str, num: int, head: str) -> str:
-    return f"evalbot:pr-claims:{repo_id}:{num}:{head}"
+    return keys.pr_claims(repo_id, num, head)
 
 
 def _git_blob_id(content: bytes) -> str:

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from bot.contract.events import PrEvent
 from bot.hub.client import OpenPullRequest
-from bot.receiver.events import PrEvent
 
 #: Hub calls one repo costs at least (the open-PR listing and the PR refs).
 CALLS_PER_REPO = 2
@@ -23,8 +23,9 @@ CALLS_PER_REPO = 2
 
 @dataclass(frozen=True, slots=True)
 class ReconcileLimits:
-    """Bounds on one run, so a run stays short and within the Hub's rate limits (hub-api.md §6:
-    1,000 API calls per 5 minutes for a free account; the defaults spend at most a tenth)."""
+    """Bounds on one run, so a run stays short and within the Hub's rate limits
+    (docs/hub-api.md#rate-limits: 1,000 API calls per 5 minutes for a free account; the defaults
+    spend at most a tenth)."""
 
     max_repos: int = 50  # repos visited per run (the rest wait for the next runs, in turn)
     max_prs_per_repo: int = 100  # open PRs looked at per repo (lowest numbers first)

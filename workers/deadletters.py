@@ -1,7 +1,7 @@
 """Parked events: work the bot gave up on, kept where an operator can see and replay it.
 
-Redis has no dead-letter queue (security.md §5.1), so a poison event (one that fails the same
-way every time, or kills its worker) is pushed here with the reason, instead of looping
+Redis has no dead-letter queue (docs/security.md#dead-letters), so a poison event (one that fails
+the same way every time, or kills its worker) is pushed here with the reason, instead of looping
 forever or vanishing. `evalbot` metrics count them; the list is capped so it cannot grow
 without bound. `evalbot parked` lists them and `evalbot replay` queues them again (`replay`).
 """
@@ -16,13 +16,12 @@ from typing import Any
 
 import redis
 
-from bot.receiver.events import PrEvent
-from bot.receiver.queue import encode_celery_message
-from bot.receiver.workerbeats import DEAD_LETTERS_KEY
-from bot.receiver.workerstats import STATS_KEY
+from bot.contract import keys
+from bot.contract.events import PrEvent
+from bot.contract.messages import encode_celery_message
 
-DEAD_LETTERS = DEAD_LETTERS_KEY  # the receiver's /metrics reads both (bot.receiver.workerstats)
-STATS = STATS_KEY
+DEAD_LETTERS = keys.DEAD_LETTERS  # the receiver's /metrics reads both (bot.receiver.workerstats)
+STATS = keys.STATS
 MAX_PARKED = 1000
 
 

@@ -29,9 +29,10 @@ from typing import Any
 
 import redis
 
+from bot.contract import keys
 from bot.report.comment import Counts
 
-HISTORY_PREFIX = "evalbot:history"
+HISTORY_PREFIX = keys.HISTORY_PREFIX
 HISTORY_REPOS = f"{HISTORY_PREFIX}:repos"
 MAX_VERDICTS_PER_PR = 20
 MAX_PRS_PER_REPO = 200

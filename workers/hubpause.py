@@ -1,8 +1,8 @@
 """The Hub's rate limit as one budget shared by every worker: a fleet-wide pause in Redis.
 
-The Hub counts `/api` calls per token in fixed windows (hub-api.md §6): once one run is told
-"429, wait T s", every other run would be told the same, each spending a call to learn it. So
-the first run that hears it sets `evalbot:hub-paused-until` (`PAUSE_KEY`), and every run reads
+The Hub counts `/api` calls per token in fixed windows (docs/hub-api.md#rate-limits): once one run
+is told "429, wait T s", every other run would be told the same, each spending a call to learn it.
+So the first run that hears it sets `evalbot:hub-paused-until` (`PAUSE_KEY`), and every run reads
 it before calling the Hub (folded into the round trip that counts the run's start,
 `workers.tasks.Attempts.started`): a paused bot does not call the Hub, its tasks come back
 after the pause, spread over a jitter so the backlog does not arrive at the window's reset all
@@ -23,10 +23,10 @@ from typing import Any
 
 import redis
 
+from bot.contract import keys
 from bot.hub.errors import HubTransientError
-from bot.receiver.workerbeats import HUB_PAUSE_KEY
 
-PAUSE_KEY = HUB_PAUSE_KEY  # the receiver's /metrics reads it too (bot.receiver.workerstats)
+PAUSE_KEY = keys.HUB_PAUSE  # the receiver's /metrics reads it too (bot.receiver.workerstats)
 #: Statuses whose "wait T s" pauses every worker: the Hub pacing us (429) or asking for quiet.
 PAUSING_STATUSES = frozenset({429, 503})
 #: Added to the Hub's wait: `RateLimit`'s `t=` is whole seconds, likely rounded down; coming

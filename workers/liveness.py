@@ -8,8 +8,8 @@ a 5 ms run is what issue 11 measured. Here every worker, from its consumer's eve
 
 1. records its heartbeat: its record (host, pid, concurrency, the delivery tags it holds, that
    is kombu's `QoS._delivered`: running, reserved and countdown messages) in `evalbot:workers`
-   and the time in `evalbot:worker-beats` (`bot.receiver.workerbeats` names the keys and reads
-   them);
+   and the time in `evalbot:worker-beats` (`bot.contract.keys` names the keys,
+   `bot.receiver.workerbeats` reads them);
 2. finds the unacked messages held by no live worker (a worker is live for three intervals
    after its last heartbeat) and returns those that have been in that state for two intervals
    (`evalbot:orphans` remembers since when: a message just delivered is held before its
@@ -38,8 +38,7 @@ from typing import Any
 import redis
 from celery import bootsteps
 
-from bot.receiver.workerbeats import BEATS_KEY, ORPHANS_KEY, UNACKED_KEY, WORKERS_KEY
-from bot.receiver.workerstats import STATS_KEY
+from bot.contract import keys
 from bot.settings import Settings
 
 log = logging.getLogger("evalbot.worker")
@@ -132,7 +131,7 @@ class Heartbeat:
             "held": held,
         }
         due = self._script(
-            keys=[WORKERS_KEY, BEATS_KEY, ORPHANS_KEY, UNACKED_KEY],
+            keys=[keys.WORKERS, keys.WORKER_BEATS, keys.ORPHANS, keys.KOMBU_UNACKED],
             args=[
                 self.worker_id,
                 json.dumps(record, separators=(",", ":")),
@@ -145,8 +144,8 @@ class Heartbeat:
     def leave(self) -> None:
         """Remove this worker's record (an orderly stop: it holds nothing any more)."""
         pipe = self.client.pipeline(transaction=False)
-        pipe.hdel(WORKERS_KEY, self.worker_id)
-        pipe.zrem(BEATS_KEY, self.worker_id)
+        pipe.hdel(keys.WORKERS, self.worker_id)
+        pipe.zrem(keys.WORKER_BEATS, self.worker_id)
         pipe.execute()
 
 
@@ -220,4 +219,4 @@ def restore(client: redis.Redis, qos: Any, tag: str) -> None:
     qos.restore_by_tag(tag)
     log.warning("requeued a message held by a dead worker", extra={"delivery_tag": tag})
     with contextlib.suppress(redis.RedisError):  # a counter, best effort
-        client.hincrby(STATS_KEY, "recovered:worker-dead", 1)
+        client.hincrby(keys.STATS, "recovered:worker-dead", 1)

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 import redis
 
+from bot.contract import keys
+
 #: Deletes the lease only if it is still ours (a plain DEL could free a successor's lease).
 _ACQUIRE = """
 local current = redis.call('GET', KEYS[1])
@@ -54,7 +56,7 @@ class LeaseLost(Exception):
 
 
 def lease_key(repo_id: str, pr_num: int) -> str:
-    return f"evalbot:lease:{repo_id}:{pr_num}"
+    return keys.lease(repo_id, pr_num)
 
 
 @dataclass(slots=True)

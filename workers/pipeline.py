@@ -5,13 +5,15 @@
 
 Every run is idempotent, so a task may run twice (late ack, webhook retries, a recheck) and the
 PR still ends with one correct comment:
-- the PR is re-read from the Hub API; the webhook payload is only a hint (hub-api.md §1.5);
+- the PR is re-read from the Hub API; the webhook payload is only a hint
+  (docs/hub-api.md#receiving-webhooks);
 - the bot's comment is found again by its hidden marker and edited, never posted twice; a body
   equal to what is there is not written at all;
 - one run per PR at a time (`workers.locks`), and a report never replaces one for a newer head
   of the PR's timeline (`PullRequest.may_replace`);
 - a token's freshness is judged at the Hub time of the commit that introduced it, recorded the
-  first time it is seen, so a recheck a week later reaches the same verdict (DESIGN.md).
+  first time it is seen, so a recheck a week later reaches the same verdict
+  (docs/decisions.md#tokens).
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ import time
 from datetime import UTC, datetime
 from enum import StrEnum
 
+from bot.contract import keys
+from bot.contract.events import PrEvent
 from bot.hub.benchmarks import HubBenchmarkSource
 from bot.hub.errors import (
     HubFileTooLarge,
@@ -33,7 +37,6 @@ from bot.hub.names import same_hub_name
 from bot.hub.provenance import token_commit_time
 from bot.hub.pulls import PullRequest
 from bot.logs import log_json
-from bot.receiver.events import PrEvent
 from bot.report.comment import (
     CommentContext,
     RecheckNote,
@@ -296,15 +299,15 @@ def _parse_eval_yaml(repo_id: str, sha: str, content: bytes) -> BenchmarkLookup:
 
 
 def verdict_key(repo_id: str, pr_num: int) -> str:
-    return f"evalbot:verdict:{repo_id}:{pr_num}"
+    return keys.verdict(repo_id, pr_num)
 
 
 def checked_key(repo_id: str, pr_num: int) -> str:
-    return f"evalbot:checked:{repo_id}:{pr_num}"
+    return keys.checked(repo_id, pr_num)
 
 
 #: Every repo that ever had a verdict: reconciliation watches them besides the configured ones.
-VERDICT_REPOS = "evalbot:verdict-repos"
+VERDICT_REPOS = keys.VERDICT_REPOS
 
 
 def _record_verdict(pr: PullRequest, head_sha: str, runtime: Runtime, verdict: Verdict) -> None:
@@ -340,7 +343,7 @@ class TokenTimes:
         if token is None:  # not called for entries without a token; a safe answer anyway
             return self._runtime.clock()
         digest = hashlib.sha256(token.encode("utf-8")).hexdigest()
-        key = f"evalbot:token-time:{self._pr.repo_id}:{digest}"
+        key = keys.token_time(self._pr.repo_id, digest)
         known = self._runtime.redis.get(key)
         if known is not None:
             return datetime.fromisoformat(as_text(known))

@@ -7,11 +7,11 @@ run answers every ask made before it read the PR. The footer names the latest re
 maintainer made after the head was pushed (`latest_recheck`), so every run at the same PR
 state renders the same comment, retries and reconciliation included.
 
-Commenters found to be no maintainer of the repo are remembered for `STRANGER_TTL_S`
+Commenters found to be no maintainer of the repo are remembered for `keys.STRANGER_TTL_S`
 (`stranger_key`, keyed by the Hub's author id, the only name a comment webhook carries), so the
 receiver drops their next commands without queueing them or calling the Hub. Each record holds
 the digest of the allow-list it was decided under; the receiver drops a command only while it
-equals the digest the workers last wrote (`MAINTAINERS_DIGEST_KEY`), so adding a user to the
+equals the digest the workers last wrote (`keys.MAINTAINERS_DIGEST`), so adding a user to the
 allow-list takes effect with the first run of a worker that has the new list.
 """
 
@@ -22,10 +22,10 @@ from collections.abc import Collection
 
 import redis
 
+from bot.contract import keys
+from bot.contract.events import parse_command
 from bot.hub.names import same_hub_name
 from bot.hub.pulls import PrComment, PullRequest
-from bot.receiver.events import parse_command
-from bot.receiver.queue import MAINTAINERS_DIGEST_KEY, STRANGER_TTL_S, stranger_key
 
 
 def latest_recheck(
@@ -71,9 +71,9 @@ def remember_strangers(
     if not author_ids:
         return
     pipe = client.pipeline(transaction=False)
-    pipe.set(MAINTAINERS_DIGEST_KEY, digest)
+    pipe.set(keys.MAINTAINERS_DIGEST, digest)
     for author_id in sorted(author_ids):
-        pipe.set(stranger_key(repo_id, author_id), digest, ex=STRANGER_TTL_S)
+        pipe.set(keys.stranger(repo_id, author_id), digest, ex=keys.STRANGER_TTL_S)
     try:
         pipe.execute()
     except redis.RedisError:

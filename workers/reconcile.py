@@ -12,9 +12,9 @@ Celery beat (`evalbot beat`, or `evalbot worker --beat`; one beat per deployment
    the heads recorded for them (one Redis MGET): a PR whose head is neither its verdict's
    (`evalbot:verdict:*`) nor the head last checked without a report (`evalbot:checked:*`)
    gets an `updated` event, exactly as a push webhook would have queued it;
-4. events go to the queue through the receiver's script (message and dedupe key in one atomic
-   call) under the dedupe key `reconcile:<repo>:<num>:<head>` for one interval: a PR is queued
-   at most once per head per interval, however many runs or beats see it.
+4. events go to the queue as the receiver's do (`bot.contract.publish`: message and dedupe key
+   in one atomic call) under the dedupe key `reconcile:<repo>:<num>:<head>` for one interval: a
+   PR is queued at most once per head per interval, however many runs or beats see it.
 
 The run stops early when the Hub call budget is spent or the Hub rate-limits it (the next run
 continues; a 429 that says how long to wait pauses the workers too, and no run starts while
@@ -34,8 +34,10 @@ from dataclasses import dataclass
 import redis
 from celery import shared_task
 
+from bot.contract import keys
+from bot.contract.events import DedupeKey
+from bot.contract.publish import publish
 from bot.hub.errors import HubPermanentError, HubTransientError
-from bot.receiver.queue import CLAIM_AND_PUSH_SCRIPT, DEDUPE_PREFIX, encode_celery_message
 from workers.app import RECONCILE_TASK
 from workers.catchup import (
     CatchUp,
@@ -55,8 +57,8 @@ from workers.tasks import runtime_for_process
 log = logging.getLogger("evalbot.reconcile")
 
 
-LOCK_KEY = "evalbot:reconcile:lock"
-CURSOR_KEY = "evalbot:reconcile:cursor"
+LOCK_KEY = keys.RECONCILE_LOCK
+CURSOR_KEY = keys.RECONCILE_CURSOR
 ORIGIN = "evalbot-reconcile"
 
 _RELEASE = """
@@ -175,8 +177,8 @@ def _recorded_heads(
 ) -> dict[int, tuple[str, ...]]:
     if not nums:
         return {}
-    keys = [key for num in nums for key in (verdict_key(repo_id, num), checked_key(repo_id, num))]
-    values = client.mget(keys)
+    wanted = [key for num in nums for key in (verdict_key(repo_id, num), checked_key(repo_id, num))]
+    values = client.mget(wanted)
     return {
         num: tuple(as_text(value) for value in values[2 * i : 2 * i + 2] if value is not None)
         for i, num in enumerate(nums)
@@ -188,16 +190,17 @@ def queue_catch_ups(runtime: Runtime, catch_ups: Sequence[CatchUp]) -> int:
     if not catch_ups:
         return 0
     received_at = runtime.clock().isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    keys = [runtime.queue_name]
-    args: list[str | int] = []
-    for catch_up in catch_ups:
-        keys.append(DEDUPE_PREFIX + catch_up.delivery_id)
-        message = encode_celery_message(
-            catch_up.event(received_at), queue=runtime.queue_name, origin=ORIGIN
-        )
-        args += (max(1, runtime.reconcile.interval_s), message, catch_up.delivery_id)
-    claimed = runtime.redis.eval(CLAIM_AND_PUSH_SCRIPT, len(keys), *keys, *args)
-    return sum(int(flag) for flag in claimed)
+    ttl_s = max(1, runtime.reconcile.interval_s)
+    queued = publish(
+        runtime.redis,
+        [
+            (catch_up.event(received_at), DedupeKey(catch_up.delivery_id, ttl_s))
+            for catch_up in catch_ups
+        ],
+        queue=runtime.queue_name,
+        origin=ORIGIN,
+    )
+    return sum(queued)
 
 
 def _count(client: redis.Redis, report: RunReport) -> None:

@@ -16,6 +16,8 @@ from pathlib import Path
 import redis
 from huggingface_hub import HfApi
 
+from bot.adapters.jwks_http import HttpxJwksFetcher
+from bot.adapters.redis_tokens import RedisJtiBinder, RedisKeyCache
 from bot.configfiles import ConfigError, read_config
 from bot.hub.benchmarks import BenchmarkCache
 from bot.hub.client import HfHubClient, HubClient
@@ -24,14 +26,13 @@ from bot.hub.standing import DatasetPrClient, ResultsReader
 from bot.hub.timeouts import use_hub_timeout
 from bot.settings import Settings
 from bot.spec.policy import DEFAULT_POLICY, Policy, PolicyError, policy_from_yaml
-from bot.tokens.binding import JtiBinder, RedisJtiBinder
+from bot.tokens.binding import JtiBinder
 from bot.tokens.issuers import (
     IssuerConfigError,
     IssuerPolicy,
     IssuerRegistry,
     policies_from_mapping,
 )
-from bot.tokens.keycache import RedisKeyCache
 from workers.botconfig import BotConfig, ReconcileConfig, load_bot_config
 from workers.campaign import CampaignConfig
 
@@ -147,6 +148,7 @@ def build_runtime(
     api = HfApi(endpoint=settings.hf_endpoint, token=settings.hf_token.reveal())
     registry = IssuerRegistry(
         files.issuers,
+        fetcher=HttpxJwksFetcher(),
         cache=RedisKeyCache(client),
         refetch_interval_s=float(settings.jwks_refetch_interval_s),
         unavailable_keys_raise=True,

@@ -39,10 +39,11 @@ from celery import Task, shared_task
 from celery.exceptions import Reject, SoftTimeLimitExceeded
 from kombu.exceptions import OperationalError
 
+from bot.contract import keys
+from bot.contract.events import PrEvent
+from bot.contract.messages import TASK_NAME
 from bot.hub.errors import HubTransientError
 from bot.logs import log_json
-from bot.receiver.events import PrEvent
-from bot.receiver.queue import TASK_NAME
 from bot.settings import Settings
 from workers.deadletters import count_outcome, count_retry, park
 from workers.hubpause import HubPause, HubPaused, pause_for
@@ -284,7 +285,7 @@ class Attempts:
 
     def __init__(self, client: redis.Redis, task_id: str | None) -> None:
         self._client = client
-        self._key = f"evalbot:attempts:{task_id}"
+        self._key = keys.attempts(str(task_id))
 
     def started(self) -> int:
         """Count a run's start; returns the runs started and not ended in order (this one

@@ -97,10 +97,10 @@ def _read(source: str, *, timeout: float) -> str:
     if not source.startswith(("http://", "https://")):
         with Path(source).open("rb") as handle:
             return _decode(handle.read(MAX_SOURCE_BYTES + 1))
-    import httpx
+    import httpx2
 
     try:
-        with httpx.stream("GET", source, timeout=timeout, follow_redirects=True) as response:
+        with httpx2.stream("GET", source, timeout=timeout, follow_redirects=True) as response:
             if response.status_code != 200:
                 raise ValueError(f"answered HTTP {response.status_code}")
             body = b""
@@ -108,7 +108,7 @@ def _read(source: str, *, timeout: float) -> str:
                 body += chunk
                 if len(body) > MAX_SOURCE_BYTES:
                     break
-    except httpx.HTTPError as error:
+    except httpx2.HTTPError as error:
         raise ValueError(f"{type(error).__name__}: {error or 'no answer in time'}") from error
     return _decode(body)
 

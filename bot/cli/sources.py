@@ -130,7 +130,7 @@ def load_policy() -> Policy:
 
 def benchmark_source(benchmarks_dir: str | None) -> BenchmarkSource:
     if benchmarks_dir is not None:
-        from bot.spec.benchmarks_offline import DirectoryBenchmarkSource
+        from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 
         if not Path(benchmarks_dir).is_dir():
             raise UsageError(messages.NOT_A_FOLDER.format(path=benchmarks_dir))

@@ -61,7 +61,7 @@ def _fail(command: str, message: str) -> int:
 
 
 def run_claims(args: argparse.Namespace) -> int:
-    from bot.spec.benchmarks_offline import DirectoryBenchmarkSource
+    from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
     from bot.spec.validate import validate_results_files
     from bot.tokens.claims import ClaimsUnavailable, claims_for_entry
 

@@ -1,5 +1,5 @@
 """`evalbot validate PATH... [--benchmarks DIR] [--issuers FILE] [--model-repo ID] [--at ISO-8601]
-[--format text|json|github] [--strict]` (DESIGN.md, "Interfaces others depend on").
+[--format text|json|github] [--strict]` (docs/decisions.md#public-interfaces).
 
 Reads the files, hands bytes to the pure core (`bot.spec.validate`), prints one of three
 formats. Exit status: 0 no errors, 1 errors found (or warnings with --strict), 2 usage or I/O
@@ -114,8 +114,8 @@ def verify_options(args: argparse.Namespace) -> VerifyOptions:
 
 def _registry(issuers: Path | None) -> IssuerRegistry:
     """Load the trusted issuers before any work, so a broken file fails fast (exit 2)."""
+    from bot.adapters.issuers_file import registry_for_cli
     from bot.tokens.issuers import IssuerConfigError
-    from bot.tokens.offline import registry_for_cli
 
     try:
         return registry_for_cli(issuers)

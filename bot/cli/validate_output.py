@@ -1,6 +1,6 @@
 """The three output formats of `evalbot validate`: text, json and GitHub annotations.
 
-The JSON shape is a public interface (DESIGN.md, `--format json`): change it only with a
+The JSON shape is a public interface (docs/validate.md#output-formats): change it only with a
 migration note in the changelog.
 """
 

@@ -82,8 +82,8 @@ def quiet_celery_task_lines() -> None:
 
 def worker_argv(args: argparse.Namespace, *, queue: str, log_level: str) -> list[str]:
     """Celery worker arguments; mingle and gossip are off: they add broker chatter at start-up
-    and were part of the "worker stops consuming after a Redis restart" reports (security.md
-    §5.2), and a bot worker needs neither."""
+    and were part of the "worker stops consuming after a Redis restart" reports
+    (docs/security.md#celery-and-redis), and a bot worker needs neither."""
     argv = [
         "worker",
         f"--concurrency={args.concurrency}",

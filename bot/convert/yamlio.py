@@ -55,7 +55,8 @@ def dump_entries(entries: list[dict[str, Any]]) -> bytes:
 
 
 def entry_key(entry: dict[str, Any]) -> tuple[str, Any, Any]:
-    """What makes two entries one leaderboard cell (DESIGN.md): benchmark, task, notes."""
+    """What makes two entries one leaderboard cell (docs/decisions.md#entries): benchmark, task,
+    notes."""
     raw = entry.get("dataset")
     dataset: dict[str, Any] = raw if isinstance(raw, dict) else {}
     dataset_id = dataset.get("id")

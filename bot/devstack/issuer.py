@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-import httpx
+import httpx2
 import yaml
 
 from bot.devstack.oidc import LocalOidcProvider
@@ -124,7 +124,7 @@ class IssuerProcess:
         def ready() -> str | None:
             if process.poll() is not None:
                 return "exited"  # stop waiting: it will never answer
-            response = httpx.get(f"{self.url}/readyz", timeout=1)
+            response = httpx2.get(f"{self.url}/readyz", timeout=1)
             return "ready" if response.status_code == 200 else None
 
         if wait_until(ready, timeout=30, what="the issuer to answer /readyz") == "exited":

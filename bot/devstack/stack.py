@@ -19,7 +19,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
-import httpx
+import httpx2
 import yaml
 
 from bot.devstack.redis import RedisServer
@@ -179,7 +179,7 @@ class LocalStack:
         command = ["serve", "--host", "127.0.0.1", "--port", str(self.receiver_port)]
         self.receiver = self._spawn(command, "receiver", env=self.receiver_environment())
         wait_until(
-            lambda: httpx.get(f"{self.receiver_url}/readyz", timeout=1).status_code == 200,
+            lambda: httpx2.get(f"{self.receiver_url}/readyz", timeout=1).status_code == 200,
             timeout=30,
             what="the receiver to answer /readyz",
             process=self.receiver,
@@ -193,7 +193,7 @@ class LocalStack:
     def start_web(self) -> None:
         self.web = self._spawn(["web", "--host", "127.0.0.1", "--port", str(self.web_port)], "web")
         wait_until(
-            lambda: httpx.get(f"{self.web_url}/web/healthz", timeout=1).status_code == 200,
+            lambda: httpx2.get(f"{self.web_url}/web/healthz", timeout=1).status_code == 200,
             timeout=30,
             what="the web pages to answer /web/healthz",
         )

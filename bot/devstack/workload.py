@@ -22,6 +22,7 @@ from typing import Any
 import redis
 from huggingface_hub import CommitOperationAdd, HfApi
 
+from bot.contract import keys
 from bot.devstack.outcomes import PrOutcome, all_reported, pr_outcomes
 from bot.devstack.redis import RedisServer
 from bot.devstack.signing import LocalIssuer
@@ -192,7 +193,7 @@ class Workload:
         wait_until(settled, timeout=timeout, interval=0.1, what="the stack to settle")
 
     def stats(self) -> dict[str, int]:
-        raw = self.redis.hgetall("evalbot:stats")
+        raw = self.redis.hgetall(keys.STATS)
         return {as_text(key): int(value) for key, value in raw.items()}
 
 

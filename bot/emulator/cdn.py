@@ -2,8 +2,8 @@
 
 On the real Hub, `resolve` of an LFS file answers 302 to `cdn-lfs.hf.co` (or the xet bridge)
 with a signed URL, and clients drop the `Authorization` header on that cross-origin hop
-(hub-api.md §2.5). `EmulatorServer` listens on a second socket for this; requests reaching it
-are served from the repos' LFS objects and recorded, with whether they carried an
+(docs/hub-api.md#downloads). `EmulatorServer` listens on a second socket for this; requests reaching
+it are served from the repos' LFS objects and recorded, with whether they carried an
 `Authorization` header, so tests can check that no token leaves the Hub.
 """
 

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
+import httpx2
 
 from bot.emulator import payloads
 from bot.emulator.faults import WebhookFaults
@@ -152,9 +152,10 @@ class Dispatcher:
 
     def replay(self, delivery_id: str) -> None:
         """Send a logged delivery again, as the Hub's Activity-tab "Replay" button does: the
-        same payload and `Webhook-Id`, to the webhook's *current* URL and secret (hub-api.md
-        §1.1; a retry, by contrast, keeps what the delivery was built with). Retried like a
-        new delivery; raises `KeyError` for an unknown delivery or a deleted webhook."""
+        same payload and `Webhook-Id`, to the webhook's *current* URL and secret
+        (docs/hub-api.md#webhook-delivery; a retry, by contrast, keeps what the delivery was built
+        with). Retried like a new delivery; raises `KeyError` for an unknown delivery or a deleted
+        webhook."""
         with self._cond:
             matches = [r for r in self._log if r.delivery_id == delivery_id]
         if not matches:
@@ -211,7 +212,7 @@ class Dispatcher:
             return None
 
     def _work(self) -> None:
-        with httpx.Client(timeout=self.settings.timeout_s, trust_env=False) as client:
+        with httpx2.Client(timeout=self.settings.timeout_s, trust_env=False) as client:
             while (delivery := self._next()) is not None:
                 try:
                     self._send(client, delivery)
@@ -220,7 +221,7 @@ class Dispatcher:
                         self._in_flight -= 1
                         self._cond.notify_all()
 
-    def _send(self, client: httpx.Client, delivery: Delivery) -> None:
+    def _send(self, client: httpx2.Client, delivery: Delivery) -> None:
         delivery.attempt += 1
         headers = {
             "Content-Type": "application/json",
@@ -235,7 +236,7 @@ class Dispatcher:
         try:
             response = client.post(delivery.url, content=delivery.body, headers=headers)
             status = response.status_code
-        except httpx.HTTPError as exc:
+        except httpx2.HTTPError as exc:
             error = f"{type(exc).__name__}: {exc}"
         if status is not None and 200 <= status < 300:
             self._record(delivery, "delivered", status, None)

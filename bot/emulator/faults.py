@@ -4,7 +4,7 @@ Route faults match route names (e.g. `discussions.comment`, `files.resolve`) wit
 patterns. A fault may add latency, answer a status instead of running the handler (429 with the
 Hub's `RateLimit` headers, 5xx bursts), or answer a status *after* the handler ran (a write that
 was applied but whose response the client never sees: a timeout behind a proxy). Quotas emulate
-the Hub's fixed-window rate limits per caller and bucket (hub-api.md §6).
+the Hub's fixed-window rate limits per caller and bucket (docs/hub-api.md#rate-limits).
 """
 
 from __future__ import annotations

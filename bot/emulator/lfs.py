@@ -2,9 +2,10 @@
 
 A file tracked by LFS is committed as a pointer (git-lfs spec v1: `version`, `oid sha256:<hex>`,
 `size <n>`), so the git diff of a PR shows the pointer's lines, not the file's. The Hub reports
-the object in tree and paths-info entries (`lfs: {oid, size, pointerSize}`, hub-api.md §2.3) and
-its resolve URL answers 302 to a CDN origin with `X-Linked-Etag` (the sha256) and
-`X-Linked-Size` (hub-api.md §2.5). The emulator keeps the objects per repo, keyed by sha256.
+the object in tree and paths-info entries (`lfs: {oid, size, pointerSize}`,
+docs/hub-api.md#files-and-trees) and its resolve URL answers 302 to a CDN origin with
+`X-Linked-Etag` (the sha256) and `X-Linked-Size` (docs/hub-api.md#downloads). The emulator keeps the
+objects per repo, keyed by sha256.
 
 CDN URLs are signed, as the Hub's are: the bytes can only be fetched through a resolve that
 passed the repo's access checks, and a URL expires.

@@ -1,4 +1,4 @@
-"""Webhook payloads, version 3, in the shapes the Hub sends (hub-api.md §1.2-1.4).
+"""Webhook payloads, version 3, in the shapes the Hub sends (docs/hub-api.md#webhook-payload).
 
 Built when the change happens (under the state lock), so a delayed or retried delivery carries
 what was true at that moment, as the Hub's do. URLs point at the emulator's own endpoint.

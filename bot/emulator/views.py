@@ -1,7 +1,8 @@
 """JSON shapes of the Hub's API answers, built from the emulator's records.
 
 Field names and nesting follow what `huggingface_hub` 2.4 parses (hf_api.py, community.py) and
-the extra fields the Hub is documented to send (hub-api.md §2). Dates always end in `Z`.
+the extra fields the Hub is documented to send (docs/hub-api.md#http-endpoints). Dates always end in
+`Z`.
 """
 
 from __future__ import annotations

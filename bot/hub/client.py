@@ -38,7 +38,8 @@ Why these choices:
   (`bot.hub.download`).
 - The details are fetched with the very request `HfApi.get_discussion_details` sends and
   parsed leniently by `bot.hub.pulls`: the client's parser raises on shapes it does not know
-  and drops the comment authors' `isOwner`/`isOrgMember` flags and ids (hub-api.md §3).
+  and drops the comment authors' `isOwner`/`isOrgMember` flags and ids
+  (docs/hub-api.md#maintainers).
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ __all__ = [
     "hub_errors",
 ]
 
-#: The validator's file size cap (DESIGN.md, edge cases); `read_file` reads one byte past it.
+#: The validator's file size cap (docs/decisions.md#yaml); `read_file` reads one byte past it.
 DEFAULT_MAX_FILE_BYTES = 1024 * 1024
 
 T = TypeVar("T")

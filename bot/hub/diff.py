@@ -1,7 +1,7 @@
 """Which files a PR touches, read from the git unified diff the Hub returns with its details.
 
-`GET …/discussions/{num}?diff=1` already carries the PR's diff (reference/hub-api.md §2.2), so
-reading it costs no extra call, where a tree listing at head and at base would cost two. This
+`GET …/discussions/{num}?diff=1` already carries the PR's diff (docs/hub-api.md#discussion-details),
+so reading it costs no extra call, where a tree listing at head and at base would cost two. This
 module is pure: text in, `DiffFile`s out.
 
 What a git diff can hold, and how each case is read:

@@ -2,7 +2,7 @@
 
 A regular file answers 200. A file stored in LFS (tracked by `.gitattributes`, or large) answers
 302 to another origin, the CDN or `cas-bridge.xethub.hf.co`, with `X-Linked-Size` and
-`X-Linked-Etag` on the redirect itself (reference/hub-api.md §2.5). httpx2 would follow that
+`X-Linked-Etag` on the redirect itself (docs/hub-api.md#downloads). httpx2 would follow that
 and drop `Authorization` on the cross-origin hop; following by hand makes each rule explicit
 instead of resting on a client default:
 

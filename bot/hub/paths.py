@@ -1,6 +1,6 @@
 """Which repo paths are results files: the Hub reads `.eval_results/*.yaml`, one level deep.
 
-The rule is the Hub's (reference/eval-specs.md §1.7 F1): a file directly inside `.eval_results/`
+The rule is the Hub's (docs/specs.md#validation-rules, F1): a file directly inside `.eval_results/`
 whose name ends in `.yaml`. Near misses are worth telling the author about, because the Hub
 silently ignores them: `.yml`, `.YAML`, a sub-folder, a differently cased folder. Those are
 `misplaced`: never read as results, reported so the comment can say why the score will not show.

@@ -1,4 +1,5 @@
-"""When did the Hub first record a token? Freshness is judged at that time (DESIGN.md).
+"""When did the Hub first record a token? Freshness is judged at that time
+(docs/decisions.md#tokens).
 
 A token is judged at the Hub time of the commit that introduced it, so a re-run a week later
 reaches the same verdict. The cheapest correct way to find that commit, in calls:

@@ -1,8 +1,8 @@
 """A PR as the Hub's discussion details describe it: types and a lenient, pure parser.
 
 `GET /api/models/{repo}/discussions/{num}?diff=1` returns everything the bot needs about a PR
-in one response (reference/hub-api.md §2.2, §3). `parse_pull_request` reads it leniently:
-unknown event types and fields are ignored, a missing optional field never raises, and a
+in one response (docs/hub-api.md#discussion-details, #maintainers). `parse_pull_request` reads it
+leniently: unknown event types and fields are ignored, a missing optional field never raises, and a
 malformed payload (not an object, no `isPullRequest`) raises `ValueError`. The client's own
 `get_discussion_details` is stricter (a hidden comment without `latest.raw`, or a new event
 shape, would raise `KeyError` and stall the PR for good) and drops the author flags and ids
@@ -53,11 +53,11 @@ class PrComment:
     is_org_member: bool = False
 
     def by_maintainer(self, repo_id: str, allow_list: Collection[str] = ()) -> bool:
-        """Whether the author may command the bot on `repo_id` (DESIGN.md, comment commands).
+        """Whether the author may command the bot on `repo_id` (docs/decisions.md#commands).
 
         The repo owner (the Hub's `isOwner` flag, or the user the repo's namespace names), a
         member of the owning org (`isOrgMember`; note it does not imply write access,
-        reference/hub-api.md §3), or a user on the configured allow-list. Names compare
+        docs/hub-api.md#maintainers), or a user on the configured allow-list. Names compare
         case-insensitively, as the Hub treats them; a deleted author never qualifies.
         """
         if self.author == "deleted":

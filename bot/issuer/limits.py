@@ -19,10 +19,11 @@ from dataclasses import dataclass
 
 import redis
 
+from bot.contract import keys
 from bot.issuer.integrations import Limits
 from bot.issuer.refusals import Refusal
 
-PREFIX = "evalbot:issuer:"
+PREFIX = keys.ISSUER_PREFIX
 
 
 def _hashed(text: str) -> str:

@@ -19,10 +19,11 @@ from typing import Any, Protocol
 
 import jwt
 
+from bot.adapters.jwks_http import HttpxJwksFetcher
 from bot.issuer.identity import Identity
 from bot.issuer.integrations import IntegrationsConfig, Provider
 from bot.issuer.refusals import Refusal, Unauthenticated, Unavailable
-from bot.tokens.jwks import HttpxJwksFetcher, JwksFetchError, check_jwks_url
+from bot.tokens.jwks import JwksFetchError, check_jwks_url
 
 LEEWAY_S = 30
 REQUIRED_CLAIMS = ("iss", "sub", "aud", "exp", "iat", "jti")

@@ -1,6 +1,6 @@
 """The webhook receiver: a thin Starlette app that authenticates, parses, routes and enqueues.
 
-`POST /webhooks/hub` checks, in the order DESIGN.md fixes ("Decisions on edge cases"):
+`POST /webhooks/hub` checks, in the order docs/decisions.md#receiver fixes:
 1. the body size, while reading it (413; a stalled body gets 408);
 2. the secret, from the `X-Webhook-Secret` header only, compared in constant time with the
    current and the previous secret (401 missing, 403 wrong). A `?secret=` in the URL is not
@@ -20,7 +20,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -36,11 +36,11 @@ from bot.receiver.events import Ignored, RoutingContext, route_delivery
 from bot.receiver.metrics import ReceiverMetrics
 from bot.receiver.queue import EnqueueOutcome, Enqueuer, QueueUnavailable
 from bot.receiver.texts import (
+    ANSWERS,
     HEALTH_OK,
     READY_FAILED,
     READY_OK,
     READY_WORKERS_UNKNOWN,
-    RESPONSE_TEXTS,
 )
 from bot.receiver.workerstats import WorkerStatsCollector, WorkerStatsSource
 from bot.settings import Settings
@@ -50,31 +50,14 @@ logger = logging.getLogger("evalbot.receiver")
 
 WEBHOOK_PATH = "/webhooks/hub"
 
-_STATUS = {
-    "queued": 202,
-    "duplicate": 202,
-    "coalesced": 202,
-    "ignored": 202,
-    "too_large": 413,
-    "timeout": 408,
-    "unauthorized": 401,
-    "forbidden": 403,
-    "unsupported_media": 415,
-    "bad_request": 400,
-    "unavailable": 503,
-    "error": 503,
-}
-_HEADERS = {
-    # The Hub retries non-2xx answers; tell it (and any other sender) when.
-    "unavailable": {"Retry-After": "5"},
-    "error": {"Retry-After": "5"},
-    # The rest of an oversized or stalled body is not worth reading: close the connection.
-    "too_large": {"Connection": "close"},
-    "timeout": {"Connection": "close"},
-}
-_BODIES = {
-    outcome: json.dumps({"status": outcome, "detail": text}).encode()
-    for outcome, text in RESPONSE_TEXTS.items()
+#: `ANSWERS` with each body rendered once: (status, body, headers) by outcome.
+_RESPONSES: dict[str, tuple[int, bytes, Mapping[str, str]]] = {
+    outcome: (
+        answer.status,
+        json.dumps({"status": outcome, "detail": answer.text}).encode(),
+        answer.headers,
+    )
+    for outcome, answer in ANSWERS.items()
 }
 
 
@@ -174,12 +157,8 @@ def create_app(
         metrics.deliveries[delivery.outcome].inc()
         metrics.ack_seconds.observe(elapsed)
         _log_delivery(delivery, elapsed)
-        return Response(
-            _BODIES[delivery.outcome],
-            status_code=_STATUS[delivery.outcome],
-            media_type="application/json",
-            headers=_HEADERS.get(delivery.outcome),
-        )
+        status, body, headers = _RESPONSES[delivery.outcome]
+        return Response(body, status_code=status, media_type="application/json", headers=headers)
 
     async def handle(request: Request, delivery: _Delivery) -> None:
         body = await read_body(request)
@@ -343,12 +322,12 @@ def _log_delivery(delivery: _Delivery, elapsed: float) -> None:
         "msg": "delivery",
         "delivery": delivery.delivery_id,
         "outcome": delivery.outcome,
-        "status": _STATUS[delivery.outcome],
+        "status": ANSWERS[delivery.outcome].status,
         "ms": round(elapsed * 1000, 3),
     }
     for name in ("reason", "kind", "repo", "pr", "enqueue_ms"):
         value = getattr(delivery, name)
         if value is not None:
             fields[name] = value
-    level = logging.WARNING if _STATUS[delivery.outcome] >= 500 else logging.INFO
+    level = logging.WARNING if ANSWERS[delivery.outcome].status >= 500 else logging.INFO
     logger.log(level, json.dumps(fields, ensure_ascii=True))

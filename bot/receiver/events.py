@@ -6,7 +6,7 @@ answers anything but 2xx to a well-authenticated delivery gets it retried and, i
 webhook suspended. So `route_delivery` never raises: every input ends as a `PrEvent` to queue
 or an `Ignored` with a reason that metrics count.
 
-Routing is a small table on `(event.scope, event.action)` (hub-api.md §1.3, §1.4):
+Routing is a small table on `(event.scope, event.action)` (docs/hub-api.md#webhook-events):
 
 | scope / action               | becomes                                                       |
 |------------------------------|---------------------------------------------------------------|
@@ -17,10 +17,10 @@ Routing is a small table on `(event.scope, event.action)` (hub-api.md §1.3, §1
 | anything else                | `Ignored`                                                     |
 
 Dedupe (`DedupeKey`): the `Webhook-Id` header when the Hub sends one, else a digest of the
-identifying fields (hub-api.md §1.5). One exception collapses a known double: opening a PR fires
-`discussion/create` *and* `repo.content/update` (new `refs/pr/N`); both become `opened` with the
-key `opened:<repo>:<num>`, so the first to arrive is queued and the other answered as a
-duplicate. A PR number is never reused in a repo, so the collapse cannot hide a later event.
+identifying fields (docs/hub-api.md#receiving-webhooks). One exception collapses a known double:
+opening a PR fires `discussion/create` *and* `repo.content/update` (new `refs/pr/N`); both become
+`opened` with the key `opened:<repo>:<num>`, so the first to arrive is queued and the other answered
+as a duplicate. A PR number is never reused in a repo, so the collapse cannot hide a later event.
 """
 
 from __future__ import annotations
@@ -30,26 +30,18 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from datetime import datetime
-from typing import Any, Literal, cast
+from typing import Any
 
-from bot.hub.names import same_hub_name
-
-EventKind = Literal["opened", "updated", "reopened", "merged", "closed", "command"]
-Command = Literal["recheck", "help"]
-#: Repos whose PRs lead to work: models (results files) and datasets (a benchmark's eval.yaml).
-RepoType = Literal["model", "dataset"]
-REPO_TYPES: tuple[RepoType, ...] = ("model", "dataset")
-
-EVENT_KINDS: tuple[EventKind, ...] = (
-    "opened",
-    "updated",
-    "reopened",
-    "merged",
-    "closed",
-    "command",
+from bot.contract.events import (
+    COMMANDS,
+    REPO_TYPES,
+    Command,
+    DedupeKey,
+    EventKind,
+    PrEvent,
+    parse_command,
 )
-COMMANDS: tuple[Command, ...] = ("recheck", "help")
+
 _COMMAND_WORDS: dict[str, Command] = {command: command for command in COMMANDS}
 
 _PR_REF = re.compile(r"refs/pr/([1-9][0-9]{0,8})")
@@ -61,111 +53,12 @@ _MAX_FIELD = 200
 
 
 @dataclass(frozen=True, slots=True)
-class PrEvent:
-    """One thing that happened to a PR on a model repo, as queued for a worker (JSON-safe).
-
-    `head_sha` is an untrusted hint from the payload (present for pushes); the worker resolves
-    the PR head itself. `delivery_id` is the `Webhook-Id` header, or `d-<digest>` without one.
-    `received_at` is the receiver's clock, ISO-8601 UTC.
-    """
-
-    kind: EventKind
-    repo_id: str
-    pr_num: int
-    delivery_id: str
-    received_at: str
-    command: Command | None = None
-    comment_id: str | None = None
-    comment_author_id: str | None = None
-    head_sha: str | None = None
-    #: "model" (results PRs) or "dataset" (a benchmark's eval.yaml: `workers.benchmark_pr`).
-    repo_type: RepoType = "model"
-
-    def to_json(self) -> dict[str, Any]:
-        # Spelled out rather than dataclasses.asdict: this runs per delivery, asdict deep-copies.
-        return {
-            "kind": self.kind,
-            "repo_id": self.repo_id,
-            "pr_num": self.pr_num,
-            "delivery_id": self.delivery_id,
-            "received_at": self.received_at,
-            "command": self.command,
-            "comment_id": self.comment_id,
-            "comment_author_id": self.comment_author_id,
-            "head_sha": self.head_sha,
-            "repo_type": self.repo_type,
-        }
-
-    def waited_s(self, now: datetime) -> float | None:
-        """Seconds from the receiver's acceptance to `now` (a worker starting on it): the
-        queue wait an operator reads in the worker's log. None when `received_at` is not a
-        time (an event queued by hand, say); the event itself is still good."""
-        try:
-            received = datetime.fromisoformat(self.received_at.replace("Z", "+00:00"))
-        except ValueError:
-            return None
-        if received.tzinfo is None:
-            return None
-        return (now - received).total_seconds()
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> PrEvent:
-        """Rebuild an event from `to_json()` output; raises ValueError on anything else."""
-        kind = data.get("kind")
-        command = data.get("command")
-        pr_num = data.get("pr_num")
-        if kind not in EVENT_KINDS:
-            raise ValueError(f"unknown event kind {kind!r}")
-        if command is not None and command not in COMMANDS:
-            raise ValueError(f"unknown command {command!r}")
-        if (command is None) != (kind != "command"):
-            raise ValueError("a command event needs a command, and only it")
-        if not isinstance(pr_num, int) or isinstance(pr_num, bool) or pr_num < 1:
-            raise ValueError(f"pr_num must be a positive integer, got {pr_num!r}")
-        texts = {}
-        for name in ("repo_id", "delivery_id", "received_at"):
-            value = data.get(name)
-            if not isinstance(value, str) or not value:
-                raise ValueError(f"{name} must be a non-empty string")
-            texts[name] = value
-        optional = {}
-        for name in ("comment_id", "comment_author_id", "head_sha"):
-            value = data.get(name)
-            if value is not None and not isinstance(value, str):
-                raise ValueError(f"{name} must be a string or null")
-            optional[name] = value
-        repo_type = data.get("repo_type", "model")  # events queued before datasets were read
-        if repo_type not in REPO_TYPES:
-            raise ValueError(f"unknown repo type {repo_type!r}")
-        return cls(
-            repo_type=cast(RepoType, repo_type),
-            kind=cast(EventKind, kind),
-            repo_id=texts["repo_id"],
-            pr_num=pr_num,
-            delivery_id=texts["delivery_id"],
-            received_at=texts["received_at"],
-            command=cast("Command | None", command),
-            comment_id=optional["comment_id"],
-            comment_author_id=optional["comment_author_id"],
-            head_sha=optional["head_sha"],
-        )
-
-
-@dataclass(frozen=True, slots=True)
 class Ignored:
     """A delivery that needs no work; `reason` is a short stable code (a metrics label)."""
 
     reason: str
     #: For comments: the command word when the comment addressed the bot but was not accepted.
     command: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class DedupeKey:
-    """The Redis key that marks a logical event as seen, and for how long (seconds)."""
-
-    key: str
-    ttl_s: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -358,26 +251,6 @@ _ROUTES: dict[str, dict[str, _Handler]] = {
 
 # --- commands --------------------------------------------------------------------------------
 
-_COMMAND_LINE = re.compile(r"(?:@(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)|/evalbot)\s+(?P<word>\S+)")
-
-
-def parse_command(content: str, bot_name: str) -> str | None:
-    """The command word (lower-cased) when the comment's first line addresses the bot.
-
-    The first line must be exactly `@<bot_name> <word>` or `/evalbot <word>` (surrounding
-    whitespace allowed; the name and the word are case-insensitive). Anything else, including
-    more words on the line, is not a command: a sentence that mentions the bot must not run it.
-    """
-    first_line = content.lstrip("\ufeff").split("\n", 1)[0].strip()
-    match = _COMMAND_LINE.fullmatch(first_line)
-    if match is None:
-        return None
-    name = match.group("name")
-    if name is not None and not same_hub_name(name, bot_name):
-        return None
-    return match.group("word").lower()
-
-
 # --- helpers ---------------------------------------------------------------------------------
 
 
@@ -431,7 +304,7 @@ def _dedupe_key(
 
 
 def _identity_digest(payload: Mapping[str, Any]) -> str:
-    """sha256 over the fields that identify a logical event (hub-api.md §1.5)."""
+    """sha256 over the fields that identify a logical event (docs/hub-api.md#receiving-webhooks)."""
     event = _mapping(payload.get("event"))
     repo = _mapping(payload.get("repo"))
     discussion = _mapping(payload.get("discussion"))

@@ -8,22 +8,12 @@ from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 
-from bot.receiver.events import EVENT_KINDS, IGNORE_REASONS
+from bot.contract.events import EVENT_KINDS
+from bot.receiver.events import IGNORE_REASONS
+from bot.receiver.texts import ANSWERS
 
-OUTCOMES = (
-    "queued",
-    "duplicate",
-    "coalesced",
-    "ignored",
-    "too_large",
-    "timeout",
-    "unauthorized",
-    "forbidden",
-    "unsupported_media",
-    "bad_request",
-    "unavailable",
-    "error",
-)
+#: Every delivery outcome, in the order of `bot.receiver.texts.ANSWERS` (the one table).
+OUTCOMES = tuple(ANSWERS)
 
 _LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 

@@ -29,18 +29,20 @@ from typing import Any
 
 import redis
 
+from bot.contract import keys
+
 #: Hash: worker id -> JSON record of its last heartbeat.
-WORKERS_KEY = "evalbot:workers"
+WORKERS_KEY = keys.WORKERS
 #: Sorted set: worker id -> Redis time of its last heartbeat.
-BEATS_KEY = "evalbot:worker-beats"
+BEATS_KEY = keys.WORKER_BEATS
 #: Hash: delivery tag of an unacked message held by no live worker -> Redis time first seen so.
-ORPHANS_KEY = "evalbot:orphans"
+ORPHANS_KEY = keys.ORPHANS
 #: The other keys a status reads (`bot.receiver.workerstats` reads them for `/metrics` too):
 #: the list of parked events (`workers.deadletters`), kombu's hash of delivered, unacked
 #: messages, and the workers' shared Hub pause (`workers.hubpause`; its PTTL is the pause left).
-DEAD_LETTERS_KEY = "evalbot:dead-letters"
-UNACKED_KEY = "unacked"
-HUB_PAUSE_KEY = "evalbot:hub-paused-until"
+DEAD_LETTERS_KEY = keys.DEAD_LETTERS
+UNACKED_KEY = keys.KOMBU_UNACKED
+HUB_PAUSE_KEY = keys.HUB_PAUSE
 #: At most this many workers are shown (a guard against a runaway hash).
 MAX_WORKERS = 200
 

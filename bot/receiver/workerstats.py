@@ -4,8 +4,8 @@ Workers are many processes on many machines, so they keep their counters in one 
 `evalbot:stats` (`<family>:<label>` -> count, `HINCRBY`), and the receiver, which Prometheus
 already scrapes, reads them at scrape time: one pipelined round trip (`HGETALL` of the hash,
 `LLEN` of the dead-letter list and of the queue, `HLEN` of kombu's unacked hash, `PTTL` of
-the shared Hub pause, and the workers' heartbeats of `bot.receiver.workerbeats`) on a
-connection of its own, with a short timeout. A scrape never fails because of Redis: the worker
+the shared Hub pause, and the workers' heartbeats of `bot.receiver.workerbeats`) on a redis-py
+client of its own, with a short timeout. A scrape never fails because of Redis: the worker
 metrics are then left out and `evalbot_worker_stats_up` says 0.
 
 Each family maps to one Prometheus counter with one label; fields of unknown families are not
@@ -22,9 +22,13 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import redis.asyncio
+import redis.exceptions
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 
-from bot.receiver.resp import RespConnection, RespError
+from bot.contract import keys
 from bot.receiver.workerbeats import (
     BEATS_KEY,
     DEAD_LETTERS_KEY,
@@ -38,8 +42,9 @@ from bot.receiver.workerbeats import (
     parse_workers,
 )
 
-#: The Redis hash of worker counters (the other keys read here: `bot.receiver.workerbeats`).
-STATS_KEY = "evalbot:stats"
+#: The Redis hash of worker counters (the other keys read here: `bot.receiver.workerbeats`;
+#: `bot.contract.keys` says who writes each).
+STATS_KEY = keys.STATS
 #: At most this many fields are exposed (a guard; the real vocabulary is a few dozen).
 MAX_FIELDS = 500
 
@@ -119,12 +124,13 @@ class WorkerSnapshot:
 
 
 def parse_stats(reply: Any) -> dict[str, int]:
-    """An `HGETALL` reply (flat `[field, value, ...]`) as fields to counts; anything that is
-    not a known family with a sane label and an integer count is left out."""
-    if not isinstance(reply, list):
+    """An `HGETALL` reply (redis-py's mapping, or the flat `[field, value, ...]` of RESP) as
+    fields to counts; anything that is not a known family with a sane label and an integer
+    count is left out."""
+    if not isinstance(reply, Mapping | list):
         raise ValueError(f"HGETALL answered {type(reply).__name__}")
     counters: dict[str, int] = {}
-    for raw_field, raw_value in zip(reply[::2], reply[1::2], strict=True):
+    for raw_field, raw_value in flat_hash(reply).items():
         field = _text(raw_field)
         prefix, _, label = field.partition(":")
         if prefix not in _BY_PREFIX or not _LABEL.fullmatch(label):
@@ -153,32 +159,32 @@ class WorkerStatsSource(Protocol):
 
 
 class RedisWorkerStats:
-    """`WorkerStatsSource` over a lean RESP connection of its own (not the enqueuer's, so a
-    scrape never queues behind a burst of webhooks, nor they behind it)."""
+    """`WorkerStatsSource` over a redis-py asyncio client of its own (not the enqueuer's, so a
+    scrape never queues behind a burst of webhooks, nor they behind it): one pipelined round
+    trip per scrape."""
 
     def __init__(self, url: str, *, queue: str, timeout_s: float) -> None:
-        self._url = url
         self._queue = queue
         self._timeout_s = timeout_s
-        self._connection: RespConnection | None = None
+        self._client = redis.asyncio.Redis.from_url(
+            url,
+            socket_timeout=timeout_s,
+            socket_connect_timeout=timeout_s,
+            retry=Retry(NoBackoff(), 0),  # a failed scrape says so at once (stats_up 0)
+        )
 
     async def read(self) -> WorkerSnapshot:
-        try:
-            async with asyncio.timeout(self._timeout_s):
-                connection = await self._connected()
-                replies = await asyncio.gather(
-                    connection.call("HGETALL", STATS_KEY),
-                    connection.call("LLEN", DEAD_LETTERS_KEY),
-                    connection.call("LLEN", self._queue),
-                    connection.call("HLEN", UNACKED_KEY),
-                    connection.call("PTTL", HUB_PAUSE_KEY),
-                    connection.call("TIME"),
-                    connection.call("HGETALL", WORKERS_KEY),
-                    connection.call("ZRANGE", BEATS_KEY, 0, -1, "WITHSCORES"),
-                )
-        except (RespError, OSError, TimeoutError):
-            self._drop()  # a late reply must not be matched to the next scrape's call
-            raise
+        async with asyncio.timeout(self._timeout_s):
+            pipe = self._client.pipeline(transaction=False)
+            pipe.hgetall(STATS_KEY)
+            pipe.llen(DEAD_LETTERS_KEY)
+            pipe.llen(self._queue)
+            pipe.hlen(UNACKED_KEY)
+            pipe.pttl(HUB_PAUSE_KEY)
+            pipe.time()
+            pipe.hgetall(WORKERS_KEY)
+            pipe.zrange(BEATS_KEY, 0, -1, withscores=True)
+            replies = await pipe.execute()
         stats, dead, queued, unacked, pause_ms, now, records, beats = replies
         return WorkerSnapshot(
             parse_stats(stats),
@@ -189,19 +195,8 @@ class RedisWorkerStats:
             workers=tuple(parse_workers(flat_hash(records), pairs(beats), parse_time(now))),
         )
 
-    async def _connected(self) -> RespConnection:
-        if self._connection is None or not self._connection.usable:
-            self._drop()
-            self._connection = await RespConnection.open(self._url, timeout_s=self._timeout_s)
-        return self._connection
-
-    def _drop(self) -> None:
-        if self._connection is not None:
-            self._connection.close()
-            self._connection = None
-
     async def close(self) -> None:
-        self._drop()
+        await self._client.aclose()
 
 
 class WorkerStatsCollector:

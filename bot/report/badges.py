@@ -1,6 +1,6 @@
 """Provenance badges: what the Hub shows next to a result, decided from the checks' verdicts.
 
-The four badges follow the Hub's own table (reference/eval-specs.md §1.2): `verified` only for a
+The four badges follow the Hub's own table (docs/specs.md#badges): `verified` only for a
 token that passed every check; `community` for any result that rests on its submitter's word
 (every unverified result in a PR, or checked before pushing); `leaderboard` when the result
 links to a known benchmark, so it will appear on that benchmark's leaderboard; `source` when it

@@ -13,7 +13,7 @@ REPORT_MARKER = "<!-- evalbot:pr-report -->"
 #: Hidden marker naming the head SHA the report reflects: `<!-- evalbot:head=<40-hex> -->`.
 HEAD_MARKER = "<!-- evalbot:head={sha} -->"
 
-#: The Hub documents no size limit for comment markdown (reference/hub-api.md §8, unknowns).
+#: The Hub documents no size limit for comment markdown (docs/hub-api.md#unknowns).
 #: 60,000 characters is a safe cap, well under GitHub's 65,536 that similar bots design for.
 MAX_COMMENT_CHARS = 60_000
 

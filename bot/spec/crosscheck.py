@@ -1,6 +1,6 @@
 """Checks of an entry against its benchmark's eval.yaml, and across the entries of a repo.
 
-Ids follow DESIGN.md "Decisions on edge cases": benchmark ids are case-insensitive (a
+Ids follow docs/decisions.md#ids: benchmark ids are case-insensitive (a
 different spelling is a warning), task and metric ids are exact (a case-only difference is an
 error with a hint). A live `value` stands for the benchmark's primary metric.
 """
@@ -226,7 +226,8 @@ def file_name_diagnostic(
     """The draft naming rule (F2), a warning: `.eval_results/<benchmark repo name>.yaml`.
 
     A suffix after `_` is accepted for variants (`hle_with_tools.yaml`), as HF's own
-    community-evals guidance asks for separate files per variant (eval-specs.md §1.7 F2).
+    community-evals guidance asks for separate files per variant (docs/specs.md#validation-rules,
+    F2).
     """
     if entry.dataset_id is None:
         return None

@@ -1,7 +1,8 @@
 """Diagnostics: what every check in evalbot reports, in the one shape all outputs share.
 
-The JSON form is a public interface (`evalbot validate --format json`, DESIGN.md), so the field
-names here are fixed; `code` values are stable and documented in `docs/diagnostics.md`.
+The JSON form is a public interface (`evalbot validate --format json`,
+docs/validate.md#output-formats), so the field names here are fixed; `code` values are stable and
+documented in `docs/diagnostics.md`.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """One result entry: its dialect, its shape, types and formats, as a `ResultEntry`.
 
 These checks need nothing but the entry itself. Checks against the benchmark's eval.yaml and
-across entries live in `bot.spec.crosscheck`. Both dialects are read (DESIGN.md): the live
-one (scalar `value`, `verifyToken`) and the target one (`metrics[]`, `framework`,
+across entries live in `bot.spec.crosscheck`. Both dialects are read (docs/decisions.md#dialects):
+the live one (scalar `value`, `verifyToken`) and the target one (`metrics[]`, `framework`,
 `verify_token`); a file valid under the live format never fails for lacking target fields.
 """
 

@@ -1,6 +1,6 @@
 """Small pure predicates for field formats, and the "did you mean" helper.
 
-Each rule cites where it comes from (reference/eval-specs.md §1.2, §1.4, §1.7, security.md §6.3).
+Each rule cites where it comes from (docs/specs.md#validation-rules, docs/security.md#yaml-loading).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Any, TypeGuard
 
 _SHA40 = re.compile(r"[0-9a-f]{40}\Z")
-# Hub repo ids: `owner/name`, letters, digits, `-`, `_`, `.` (security.md §6.3).
+# Hub repo ids: `owner/name`, letters, digits, `-`, `_`, `.` (docs/specs.md#validation-rules, E1).
 _REPO_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+\Z", re.ASCII)
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
 

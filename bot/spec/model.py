@@ -17,7 +17,7 @@ from bot.spec.diagnostics import Diagnostic
 
 
 class Dialect(StrEnum):
-    """Which of the two result-file dialects an entry is written in (DESIGN.md)."""
+    """Which of the two result-file dialects an entry is written in (docs/decisions.md#dialects)."""
 
     TARGET = "target"  # metrics[] of {metric_id, value}, framework, verify_token
     LIVE = "live"  # one scalar value, verifyToken, as real Hub repos carry today

@@ -1,4 +1,4 @@
-"""Benchmark policy: which draft-only warnings count as errors (DESIGN.md, "two dialects").
+"""Benchmark policy: which draft-only warnings count as errors (docs/decisions.md#dialects).
 
 Real files break some draft rules (40-hex revisions, file naming), so those are warnings by
 default; a deployment, or one benchmark, may make them errors through `config/policy.yaml`:

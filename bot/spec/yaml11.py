@@ -3,7 +3,8 @@
 evalbot reads YAML 1.2 core, but the Hub's own Python tooling reads YAML 1.1: `on` is a boolean
 there, `012` an octal 10, `1e3` a string, `1:20` the sexagesimal 80, `2025-01-15` a date.
 A value that the two readers disagree on is still valid, but a signed claim must not rest on it
-(security.md §6.1 and §7(a) item 20), so the loader records where such scalars stand.
+(docs/security.md#yaml-loading, and #adversarial-inputs item 20), so the loader records where such
+scalars stand.
 
 This module asks PyYAML itself (its implicit resolvers and `SafeConstructor`) rather than
 re-implementing YAML 1.1, so the answer is PyYAML's by construction.

@@ -211,7 +211,8 @@ def _is_parser_nesting_limit(error: yaml.MarkedYAMLError, limits: Limits) -> boo
 
 
 def _point_items_at_their_dash(positions: dict[Path, Position], text: str) -> None:
-    """Make each top-level item's position the line of its `-` (DESIGN.md: an entry's line).
+    """Make each top-level item's position the line of its `-` (docs/decisions.md#yaml: an entry's
+    line).
 
     libyaml reports where an item's content starts; in the usual `- dataset:` layout that is
     the dash's line, but an item may start on a later line (`-` alone, or a comment between).

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-import httpx
+import httpx2
 
 from bot.submit.errors import SubmitError
 
@@ -37,12 +37,12 @@ class Credential:
 def github_actions_token(url: str, request_token: str, audience: str) -> str:
     separator = "&" if "?" in url else "?"
     try:
-        response = httpx.get(
+        response = httpx2.get(
             f"{url}{separator}audience={quote(audience, safe='')}",
             headers={"Authorization": f"Bearer {request_token}"},
             timeout=TIMEOUT_S,
         )
-    except httpx.HTTPError as error:
+    except httpx2.HTTPError as error:
         raise SubmitError(f"cannot get an ID token from GitHub Actions: {error}") from error
     if response.status_code != 200:
         raise SubmitError(

@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-import httpx
+import httpx2
 
 from bot.submit.credentials import Credential
 from bot.submit.errors import SubmitError
@@ -19,10 +19,10 @@ def issuer_audience(issuer_url: str) -> str:
     """The audience the issuer wants CI ID tokens minted for (its metadata document)."""
     url = issuer_url.rstrip("/") + "/.well-known/evalbot-issuer"
     try:
-        response = httpx.get(url, timeout=10.0)
+        response = httpx2.get(url, timeout=10.0)
         response.raise_for_status()
         audience = response.json()["audience"]
-    except (httpx.HTTPError, ValueError, KeyError, TypeError) as error:
+    except (httpx2.HTTPError, ValueError, KeyError, TypeError) as error:
         raise SubmitError(f"cannot read the issuer's metadata at {url}: {error}") from error
     if not isinstance(audience, str):
         raise SubmitError(f"{url} names no audience")
@@ -44,13 +44,13 @@ def request_tokens(
     if framework:
         body["framework"] = framework
     try:
-        response = httpx.post(
+        response = httpx2.post(
             issuer_url.rstrip("/") + "/v1/tokens",
             json=body,
             headers={"Authorization": credential.authorization},
             timeout=TIMEOUT_S,
         )
-    except httpx.HTTPError as error:
+    except httpx2.HTTPError as error:
         raise SubmitError(f"cannot reach the issuer at {issuer_url}: {error}") from error
     try:
         answer = response.json()

@@ -161,7 +161,8 @@ def plan_from_env(
 
 
 def redis_argv(binary: str, port: int, directory: Path) -> tuple[str, ...]:
-    """The embedded broker's settings: what security.md §5.3 asks of the broker Redis.
+    """The embedded broker's settings: what docs/security.md#redis-persistence asks of the broker
+    Redis.
 
     AOF with `everysec` (a crash loses at most ~1 s of queued events and dedupe keys), no RDB
     snapshots, `noeviction` (a full Redis refuses writes, so the receiver answers 503 and the

@@ -2,9 +2,13 @@
 
 A verify token is legitimately seen many times (webhook retries, re-runs, PR updates that do
 not touch the result), so "single use" would be wrong. What must not happen is the same token
-vouching for other content or another repo (security.md §2.7). The first verification that
-passes every other check claims the jti atomically; later ones pass only with the same
-(model repo, digest).
+vouching for other content or another repo (docs/security.md#replay-protection). The first
+verification that passes every other check claims the jti atomically; later ones pass only with the
+same (model repo, digest).
+
+This module is pure (no client library): `MemoryJtiBinder` serves the CLI, and the bot's
+binder shared by every worker (`RedisJtiBinder`) lives with the other Redis adapters in
+`bot.adapters.redis_tokens`.
 
 Bindings are kept far longer than the token lives (`retention_s`, default 400 days, and never
 less than `exp` + leeway + 5 s: Warehouse #19627), because the verdict must not change on a
@@ -16,12 +20,8 @@ from __future__ import annotations
 
 import hashlib
 import threading
-import time
-from collections.abc import Callable
 from enum import Enum
 from typing import Protocol
-
-import redis
 
 LEEWAY_S = 30
 DEFAULT_RETENTION_S = 400 * 24 * 3600
@@ -32,7 +32,7 @@ class VerificationUnavailable(RuntimeError):
 
     Raised instead of a verdict because an outage is not a property of the token: reporting
     `unverified` would publish a wrong answer, and reporting `verified` without the reuse check
-    would fail open (security.md §1.7: replay protection is mandatory).
+    would fail open (docs/security.md#replay-protection: it is mandatory).
     """
 
 
@@ -84,60 +84,3 @@ class MemoryJtiBinder:
             if current is value:
                 return BindOutcome.NEW
         return BindOutcome.SAME if current == value else BindOutcome.OTHER
-
-
-_CLAIM_SCRIPT = """
-local previous = redis.call('GET', KEYS[1])
-if previous then
-    return previous
-end
-redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
-return false
-"""
-
-
-class RedisJtiBinder:
-    """Bindings shared by every worker: one atomic script claims and compares.
-
-    The TTL is relative (`EX`) and computed from the worker's clock, so a skewed Redis clock
-    cannot shorten it (security.md §7(b) 9).
-    """
-
-    def __init__(
-        self,
-        client: redis.Redis,
-        *,
-        prefix: str = "evalbot:jti:",
-        retention_s: int = DEFAULT_RETENTION_S,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        self._client = client
-        self._claim = client.register_script(_CLAIM_SCRIPT)
-        self._prefix = prefix
-        self._retention_s = retention_s
-        self._clock = clock
-
-    def bind(self, *, issuer: str, jti: str, model_repo: str, digest: str, expires_at: int) -> bool:
-        outcome = self.claim(
-            issuer=issuer, jti=jti, model_repo=model_repo, digest=digest, expires_at=expires_at
-        )
-        return outcome is not BindOutcome.OTHER
-
-    def claim(
-        self, *, issuer: str, jti: str, model_repo: str, digest: str, expires_at: int
-    ) -> BindOutcome:
-        """Bind or compare atomically; `NEW` for exactly one of any number of racing callers."""
-        value = binding_value(model_repo, digest)
-        ttl = binding_ttl_s(expires_at, now=self._clock(), retention_s=self._retention_s)
-        # One Lua script: returns nil when it set the key, else the value already bound; it
-        # runs atomically, so two workers racing cannot both claim. (`SET NX GET` would do
-        # the same but needs Redis >= 7.0; managed and bundled Redis 6.2 are still common.)
-        try:
-            previous = self._claim(keys=[binding_key(self._prefix, issuer, jti)], args=[value, ttl])
-        except redis.RedisError as error:
-            raise VerificationUnavailable(f"jti bindings unavailable: {error}") from error
-        if previous is None:
-            return BindOutcome.NEW
-        if isinstance(previous, str):  # a client built with decode_responses=True
-            previous = previous.encode()
-        return BindOutcome.SAME if previous == value else BindOutcome.OTHER

@@ -2,32 +2,32 @@
 
 The registry is looked up by the token's exact `iss` first; keys are then taken only from that
 issuer's own key set, so a key of issuer B can never verify a token claiming issuer A, and no
-token header can select a key source (security.md §1.6, §2.7). Keys come inline from the
-configuration and/or from the issuer's JWKS URL, fetched through an injectable fetcher and
-cached in a `KeyCache` (memory for the CLI, Redis for the bot). An unknown `kid` triggers at
-most one refetch per issuer per `refetch_interval_s`; a failed fetch keeps the cached keys.
-A fetched set is also refreshed once it is older than `max_age_s` (at its next use, within
-the same refetch budget), so a key the issuer has removed stops verifying: without that, a
+token header can select a key source (docs/security.md#issuer-confusion, #jwt-verification). Keys
+come inline from the configuration and/or from the issuer's JWKS URL, fetched through an injectable
+fetcher and cached in a `KeyCache` (memory for the CLI, Redis for the bot); reading the file and
+fetching over HTTP are adapters (`bot.adapters.issuers_file`, `bot.adapters.jwks_http`). An unknown
+`kid` triggers at most one refetch per issuer per `refetch_interval_s`; a failed fetch keeps the
+cached keys. A fetched set is also refreshed once it is older than `max_age_s` (at its next use,
+within the same refetch budget), so a key the issuer has removed stops verifying: without that, a
 revoked key whose `kid` is still cached would verify for ever.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import functools
 import hashlib
+import re
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-import yaml
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from bot.tokens import reasons
 from bot.tokens.binding import VerificationUnavailable
 from bot.tokens.jwks import (
-    HttpxJwksFetcher,
     JwksFetcher,
     JwksFetchError,
     KeyFormatError,
@@ -43,6 +43,12 @@ REFETCH_INTERVAL_S = 60.0
 JWKS_MAX_AGE_S = 600.0
 
 
+def no_fetcher(url: str) -> bytes:
+    """The fetcher of a registry given none: no network, so a JWKS URL yields no keys
+    (`keys-unavailable`). Callers that fetch pass `bot.adapters.jwks_http.HttpxJwksFetcher`."""
+    raise JwksFetchError(f"no JWKS fetcher configured for {url}")
+
+
 class IssuerConfigError(ValueError):
     """`config/issuers.yaml` is not a valid issuer list; the message says where."""
 
@@ -55,14 +61,22 @@ class KeyNotFound(LookupError):
         self.reason = reason
 
 
-def _glob_match(value: str, patterns: Sequence[str]) -> bool:
-    # fnmatchcase: shell-style and case-sensitive over canonical repo ids (DESIGN.md).
-    return any(fnmatch.fnmatchcase(value, pattern) for pattern in patterns)
+@functools.lru_cache(maxsize=256)
+def _globs(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    """One regex for a policy's globs, as `fnmatch.fnmatchcase` reads each: shell-style and
+    case-sensitive over canonical repo ids (docs/decisions.md#tokens). Compiled once per
+    policy, so a verification matches once instead of once per pattern."""
+    return re.compile("|".join(f"(?:{fnmatch.translate(pattern)})" for pattern in patterns))
+
+
+def _glob_match(value: str, patterns: tuple[str, ...]) -> bool:
+    return _globs(patterns).match(value) is not None
 
 
 @dataclass(frozen=True)
 class IssuerPolicy:
-    """One trusted issuer as configured (DESIGN.md, "Trusted issuers")."""
+    """One trusted issuer as configured
+    (docs/verification.md#for-operators-registering-an-issuer)."""
 
     issuer: str
     frameworks: tuple[str, ...]
@@ -184,7 +198,7 @@ class IssuerRegistry:
     ) -> None:
         self._policies = {policy.issuer: policy for policy in policies}
         self._max_age_s = max_age_s
-        self._fetcher: JwksFetcher = fetcher if fetcher is not None else HttpxJwksFetcher()
+        self._fetcher: JwksFetcher = fetcher if fetcher is not None else no_fetcher
         self._cache: KeyCache = cache if cache is not None else MemoryKeyCache()
         self._refetch_interval_s = refetch_interval_s
         # The bot sets this: with a shared cache, "no keys yet" may mean another worker is
@@ -212,32 +226,6 @@ class IssuerRegistry:
             refetch_interval_s=refetch_interval_s,
             unavailable_keys_raise=unavailable_keys_raise,
         )
-
-    @classmethod
-    def from_file(
-        cls,
-        path: str | Path,
-        *,
-        fetcher: JwksFetcher | None = None,
-        cache: KeyCache | None = None,
-        refetch_interval_s: float = REFETCH_INTERVAL_S,
-        unavailable_keys_raise: bool = False,
-    ) -> IssuerRegistry:
-        """Load `issuers.yaml` (an operator's file, trusted; still parsed with safe_load)."""
-        try:
-            data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-        except yaml.YAMLError as error:
-            raise IssuerConfigError(f"{path}: not valid YAML: {error}") from error
-        try:
-            return cls.from_mapping(
-                data,
-                fetcher=fetcher,
-                cache=cache,
-                refetch_interval_s=refetch_interval_s,
-                unavailable_keys_raise=unavailable_keys_raise,
-            )
-        except IssuerConfigError as error:
-            raise IssuerConfigError(f"{path}: {error}") from error
 
     @property
     def issuers(self) -> tuple[str, ...]:

@@ -1,4 +1,6 @@
-"""Issuer public keys: JWK parsing (pure) and the one place that fetches a JWKS over HTTP.
+"""Issuer public keys: JWK and JWKS parsing, and which URLs a JWKS may come from (pure).
+
+The fetch itself is `bot.adapters.jwks_http.HttpxJwksFetcher`, injected as a `JwksFetcher`.
 
 Only Ed25519 keys (`kty: OKP`, `crv: Ed25519`) are ever accepted: each key is used with exactly
 one algorithm (RFC 8725 §3.1), so no token can choose how its key is interpreted. The JWKS URL
@@ -12,13 +14,10 @@ import binascii
 import ipaddress
 import json
 import re
-import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
-import httpx
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 #: What a well-formed `kid` looks like; anything else is refused before any lookup.
@@ -118,62 +117,3 @@ def check_jwks_url(url: str) -> None:
     if parts.scheme == "http" and parts.hostname and _host_is_loopback(parts.hostname):
         return
     raise JwksFetchError(f"refusing JWKS URL {url!r}: https only (http on loopback)")
-
-
-def _origin(url: str) -> tuple[str, str | None, int | None]:
-    parts = urlsplit(url)
-    return parts.scheme, parts.hostname, parts.port
-
-
-@dataclass
-class HttpxJwksFetcher:
-    """Fetches a JWKS with httpx: same-origin redirects only, size and total-time caps."""
-
-    timeout_s: float = FETCH_TIMEOUT_S
-    max_bytes: int = MAX_JWKS_BYTES
-    client: httpx.Client | None = None
-
-    def __call__(self, url: str) -> bytes:
-        check_jwks_url(url)
-        deadline = time.monotonic() + self.timeout_s
-        client = self.client or httpx.Client(follow_redirects=False, timeout=self.timeout_s)
-        try:
-            current = url
-            for _ in range(MAX_REDIRECTS + 1):
-                body, location = self._get_once(client, current, deadline)
-                if location is None:
-                    return body
-                target = urljoin(current, location)
-                if _origin(target) != _origin(url):
-                    raise JwksFetchError(f"refusing redirect to another host: {target}")
-                current = target
-            raise JwksFetchError("too many redirects")
-        except httpx.HTTPError as error:
-            raise JwksFetchError(f"fetching {url} failed: {error}") from error
-        finally:
-            if self.client is None:
-                client.close()
-
-    def _get_once(
-        self, client: httpx.Client, url: str, deadline: float
-    ) -> tuple[bytes, str | None]:
-        # identity encoding: the size cap then bounds what is read, not a decompressed bomb
-        headers = {"Accept": "application/json", "Accept-Encoding": "identity"}
-        with client.stream("GET", url, headers=headers) as response:
-            if response.is_redirect:
-                return b"", response.headers.get("location", "")
-            if response.status_code != 200:
-                raise JwksFetchError(f"{url} answered {response.status_code}")
-            declared = response.headers.get("content-length")
-            if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
-                raise JwksFetchError(f"{url} is larger than {self.max_bytes} bytes")
-            chunks: list[bytes] = []
-            size = 0
-            for chunk in response.iter_bytes():
-                size += len(chunk)
-                if size > self.max_bytes:
-                    raise JwksFetchError(f"{url} is larger than {self.max_bytes} bytes")
-                if time.monotonic() > deadline:
-                    raise JwksFetchError(f"{url} took longer than {self.timeout_s} s")
-                chunks.append(chunk)
-            return b"".join(chunks), None

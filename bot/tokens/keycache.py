@@ -1,9 +1,10 @@
-"""Where fetched JWKS documents are kept: in memory for the CLI, in Redis for the bot's workers.
+"""Where fetched JWKS documents are kept: in memory for the CLI, in Redis for the bot's workers
+(`RedisKeyCache`, in `bot.adapters.redis_tokens`).
 
 Shared by every worker when in Redis, so one refetch serves them all and the refetch budget
-(at most one per issuer per interval) holds across the fleet, as in Warehouse (security.md
-§1.3). Only documents that parsed into at least one usable key are ever stored: a failed or
-garbage fetch never replaces a good cache.
+(at most one per issuer per interval) holds across the fleet, as in Warehouse
+(docs/security.md#jwks-caching). Only documents that parsed into at least one usable key are ever
+stored: a failed or garbage fetch never replaces a good cache.
 
 A stored set is *fresh* for a while (`fresh_for_s`, the registry's refresh interval); after
 that it still verifies, but the registry refreshes it at its next use, so a key the issuer
@@ -17,10 +18,6 @@ import threading
 import time
 from collections.abc import Callable
 from typing import NamedTuple, Protocol
-
-import redis
-
-from bot.tokens.binding import VerificationUnavailable
 
 
 class CachedJwks(NamedTuple):
@@ -75,43 +72,3 @@ class MemoryKeyCache:
                 return False
             self._next_fetch[issuer] = now + interval_s
             return True
-
-
-class RedisKeyCache:
-    """JWKS bodies in Redis without expiry (a stale key set beats none), freshness as a
-    marker key with a TTL, cooldown by `SET NX EX`."""
-
-    def __init__(self, client: redis.Redis, *, prefix: str = "evalbot:jwks:") -> None:
-        self._client = client
-        self._prefix = prefix
-
-    def load(self, issuer: str) -> CachedJwks | None:
-        try:
-            body, fresh = self._client.mget(
-                [f"{self._prefix}body:{issuer}", f"{self._prefix}fresh:{issuer}"]
-            )
-        except redis.RedisError as error:
-            raise VerificationUnavailable(f"key cache unavailable: {error}") from error
-        if isinstance(body, str):  # a client built with decode_responses=True
-            body = body.encode()
-        if not isinstance(body, bytes):
-            return None
-        return CachedJwks(body, fresh is not None)
-
-    def store(self, issuer: str, body: bytes, fresh_for_s: float) -> None:
-        try:
-            with self._client.pipeline(transaction=True) as pipe:
-                pipe.set(f"{self._prefix}body:{issuer}", body)
-                pipe.set(f"{self._prefix}fresh:{issuer}", b"1", ex=max(1, math.ceil(fresh_for_s)))
-                pipe.execute()
-        except redis.RedisError as error:
-            raise VerificationUnavailable(f"key cache unavailable: {error}") from error
-
-    def claim_refetch(self, issuer: str, interval_s: float) -> bool:
-        try:
-            claimed = self._client.set(
-                f"{self._prefix}refetch:{issuer}", b"1", nx=True, ex=max(1, math.ceil(interval_s))
-            )
-        except redis.RedisError as error:
-            raise VerificationUnavailable(f"key cache unavailable: {error}") from error
-        return bool(claimed)

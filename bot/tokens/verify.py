@@ -1,4 +1,5 @@
-"""Token verification: the `verified` verdict, or the first reason it is not (DESIGN.md).
+"""Token verification: the `verified` verdict, or the first reason it is not
+(docs/decisions.md#tokens).
 
 Order of checks, cheapest and most telling first, and never trusting a claim before the
 signature over it has been verified:
@@ -18,15 +19,14 @@ signature over it has been verified:
 
 PyJWT's `decode` is not used. Its claim validation judges freshness at the wall clock, while a
 re-run must judge it at the time the commit was recorded, and it accepts string or float times
-(security.md §2.4). Its JWS layer re-parses segments this module has already parsed strictly
-(and refused: `crit`, `b64`, `jku`... never reach it), and doing so cost twice the signature
-check itself (bench/tokens.py); so only its EdDSA algorithm object is used, on the bytes this
-module parsed.
+(docs/security.md#pyjwt-behaviour). Its JWS layer re-parses segments this module has already parsed
+strictly (and refused: `crit`, `b64`, `jku`... never reach it), and doing so cost twice the
+signature check itself (bench/tokens.py); so only its EdDSA algorithm object is used, on the bytes
+this module parsed.
 """
 
 from __future__ import annotations
 
-import base64
 import binascii
 import logging
 import math
@@ -73,6 +73,13 @@ ReferenceTime = Callable[[FileReport, EntryReport], datetime]
 
 _EDDSA = OKPAlgorithm()
 
+#: Headers that passed every check, by their encoded text. An issuer signs with a handful of
+#: keys, so most tokens repeat one of a few headers; parsing it again cost a tenth of a
+#: verification (bench/tokens.py). Only headers that passed are kept, and the cache is
+#: bounded (cleared when full), so hostile headers can neither poison nor grow it.
+_CHECKED_HEADERS: dict[str, dict[str, Any]] = {}
+MAX_CHECKED_HEADERS = 256
+
 
 class Unverified(Exception):
     """A verdict, raised to leave the checks at the first failing one."""
@@ -92,12 +99,18 @@ class CheckedToken:
     digest: str
 
 
+#: base64url to base64, as a bytes table: `base64.urlsafe_b64decode` translates through a
+#: str mapping, several times slower on a kilobyte token.
+_URLSAFE_TO_STANDARD = bytes.maketrans(b"-_", b"+/")
+
+
 def _b64url_decode(segment: str) -> bytes:
     """Decode an unpadded base64url segment (its alphabet was checked by `COMPACT_JWS`)."""
     if len(segment) % 4 == 1:
         raise Unverified(reasons.MALFORMED_TOKEN)
     try:
-        return base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4))
+        standard = segment.encode("ascii").translate(_URLSAFE_TO_STANDARD)
+        return binascii.a2b_base64(standard + b"=" * (-len(segment) % 4))
     except (binascii.Error, ValueError) as error:
         raise Unverified(reasons.MALFORMED_TOKEN) from error
 
@@ -124,6 +137,9 @@ def parse_header(token: str) -> dict[str, Any]:
     if not COMPACT_JWS.fullmatch(token):
         raise Unverified(reasons.MALFORMED_TOKEN)
     encoded_header = token.split(".", 1)[0]
+    known = _CHECKED_HEADERS.get(encoded_header)
+    if known is not None:
+        return dict(known)
     if len(encoded_header) > MAX_HEADER_CHARS:
         raise Unverified(reasons.MALFORMED_TOKEN)
     header = _segment_json(encoded_header)
@@ -138,7 +154,10 @@ def parse_header(token: str) -> dict[str, Any]:
     kid = header["kid"]
     if not isinstance(kid, str) or not KID_PATTERN.fullmatch(kid):
         raise Unverified(reasons.KID_MALFORMED)
-    return header
+    if len(_CHECKED_HEADERS) >= MAX_CHECKED_HEADERS:
+        _CHECKED_HEADERS.clear()
+    _CHECKED_HEADERS[encoded_header] = header
+    return dict(header)
 
 
 def _require_int_time(payload: Mapping[str, Any], name: str) -> int:
@@ -238,7 +257,15 @@ def _check_content(
             continue
         if name not in payload:
             raise Unverified(reasons.for_claim(reasons.CLAIM_MISSING, name))
-        if not json_equal(payload[name], expected[name]):
+        # `_check_claim_types` has made every payload claim but `framework` a string or a list
+        # of {str, non-boolean number}, as `content_claims` builds them: there `==` is exactly
+        # RFC 8785 equality, and much cheaper. `framework` holds whatever the entry wrote.
+        same = (
+            json_equal(payload[name], expected[name])
+            if name == "framework"
+            else payload[name] == expected[name]
+        )
+        if not same:
             raise Unverified(reasons.for_claim(reasons.CLAIM_MISMATCH, name))
     if not framework_stated:
         # The entry states no framework: the issuer's own statement must still be well formed.
@@ -306,7 +333,7 @@ def check_token(
 
 def _epoch_seconds(moment: datetime) -> int:
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)  # DESIGN.md: no offset means UTC
+        moment = moment.replace(tzinfo=UTC)  # docs/decisions.md#cli: no offset means UTC
     return math.floor(moment.timestamp())
 
 
@@ -380,8 +407,8 @@ def verify_reports(
 ) -> None:
     """Set every entry's `verification` in place.
 
-    Files are taken in sorted path order and entries in file order (DESIGN.md), so when two
-    entries carry the same jti the first one binds it and the verdicts do not depend on the
+    Files are taken in sorted path order and entries in file order (docs/decisions.md#tokens), so
+    when two entries carry the same jti the first one binds it and the verdicts do not depend on the
     order the caller listed the files in. Raises `VerificationUnavailable` when Redis is
     unreachable (a Celery task should retry).
     """

@@ -5,6 +5,7 @@ from __future__ import annotations
 import redis
 from huggingface_hub import HfApi
 
+from bot.adapters.issuers_file import load_issuers
 from bot.hub.client import HfHubClient
 from bot.hub.timeouts import use_hub_timeout
 from bot.tokens.issuers import IssuerRegistry
@@ -29,7 +30,7 @@ def build_context(config: WebConfig, *, docs_url: str | None = None) -> WebConte
     # The playground verifies tokens the way `evalbot validate` does: jti bindings last one
     # request (in memory), so a pasted token is never bound, nor anything else written.
     registry = (
-        IssuerRegistry.from_file(settings.issuers_file)
+        load_issuers(settings.issuers_file)
         if settings.issuers_file.is_file()
         else IssuerRegistry([])
     )

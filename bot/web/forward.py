@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from urllib.parse import urlsplit
 
-import httpx
+import httpx2
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.types import Receive, Scope, Send
@@ -61,8 +61,8 @@ class PageForwarder:
 
     def __init__(self, upstream: str, *, timeout_s: float = 60.0) -> None:
         self._upstream = upstream
-        self._timeout = httpx.Timeout(timeout_s, connect=2.0)
-        self._client: httpx.AsyncClient | None = None
+        self._timeout = httpx2.Timeout(timeout_s, connect=2.0)
+        self._client: httpx2.AsyncClient | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -90,10 +90,10 @@ class PageForwarder:
         if request.url.query:
             url += "?" + request.url.query
         if self._client is None:
-            self._client = httpx.AsyncClient(timeout=self._timeout, follow_redirects=False)
+            self._client = httpx2.AsyncClient(timeout=self._timeout, follow_redirects=False)
         try:
             answer = await self._client.request(request.method, url, headers=headers, content=body)
-        except httpx.HTTPError:
+        except httpx2.HTTPError:
             return PlainTextResponse("the web pages are not answering", status_code=502)
         kept = [(k, v) for k, v in answer.headers.multi_items() if k.lower() not in _HOP_BY_HOP]
         response = Response(answer.content, status_code=answer.status_code)

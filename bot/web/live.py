@@ -16,10 +16,11 @@ from dataclasses import dataclass
 
 import redis
 
+from bot.contract import keys
 from bot.receiver.workerbeats import flat_hash, read_fleet_status
 from bot.receiver.workerstats import STATS_KEY, WorkerSnapshot, parse_stats
 
-SAMPLES_KEY = "evalbot:web:samples"
+SAMPLES_KEY = keys.WEB_SAMPLES
 #: The charts' span; samples older than this (and a margin) are dropped at each write.
 WINDOW_S = 3600
 

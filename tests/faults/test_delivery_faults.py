@@ -1,5 +1,5 @@
 """Duplicate, replayed and reordered webhooks; token times skewed against the Hub's clock
-(security.md §7(b) items 8 and 9), end to end through the receiver and a worker.
+(docs/security.md#fault-injection items 8 and 9), end to end through the receiver and a worker.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The Hub misbehaving under the bot (security.md §7(b) item 6), end to end.
+"""The Hub misbehaving under the bot (docs/security.md#fault-injection item 6), end to end.
 
 Faults are injected at the emulator's routes while a real worker processes real PRs. Each test
 checks the final state on the emulator: one report for the PR's head when the fault passes,

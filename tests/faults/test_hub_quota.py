@@ -1,10 +1,10 @@
 """A burst of PRs past the Hub's API quota, end to end: paced by one shared pause, not parked.
 
 The emulator counts the bot's `/api` calls in fixed windows (9 per 2 s here, the Hub's rule
-with its numbers shrunk: hub-api.md §6) and answers 429 with `RateLimit: "api";r=0;t=<reset>`
-past the quota. Each PR costs the bot 3 `/api` calls (the PR's details, the benchmark's
-revision, the comment) and one `/resolve` (another bucket, not limited here), so the burst
-below needs at least ceil(3 x PRS / QUOTA) windows.
+with its numbers shrunk: docs/hub-api.md#rate-limits) and answers 429 with `RateLimit:
+"api";r=0;t=<reset>` past the quota. Each PR costs the bot 3 `/api` calls (the PR's details, the
+benchmark's revision, the comment) and one `/resolve` (another bucket, not limited here), so the
+burst below needs at least ceil(3 x PRS / QUOTA) windows.
 
 Why the 429s are bounded by the workers, not by the PRs: the first run told to wait pauses
 every worker (`workers.hubpause`) until after the window's reset (`t` + 1 s), and a run that

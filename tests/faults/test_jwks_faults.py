@@ -1,7 +1,7 @@
-"""An issuer's JWKS endpoint down or flooded, seen through the bot's verdicts (security.md
-§7(b) item 7). The bot trusts an issuer whose keys it must fetch from a real HTTP server on
-127.0.0.1; the registry's own tests step through rotation and cooldowns with a fake clock,
-here the end-to-end verdict on the PR is checked.
+"""An issuer's JWKS endpoint down or flooded, seen through the bot's verdicts
+(docs/security.md#fault-injection item 7). The bot trusts an issuer whose keys it must fetch from a
+real HTTP server on 127.0.0.1; the registry's own tests step through rotation and cooldowns with a
+fake clock, here the end-to-end verdict on the PR is checked.
 """
 
 from __future__ import annotations

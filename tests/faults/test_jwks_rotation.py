@@ -1,6 +1,6 @@
-"""An issuer rotating its signing key, end to end (security.md §7(b) item 7): the bot trusts an
-issuer through its JWKS URL only (a real HTTP server on 127.0.0.1), with the refetch cooldown
-set to its minimum (`EVALBOT_JWKS_REFETCH_INTERVAL=1`) so the test can wait it out. The
+"""An issuer rotating its signing key, end to end (docs/security.md#fault-injection item 7): the bot
+trusts an issuer through its JWKS URL only (a real HTTP server on 127.0.0.1), with the refetch
+cooldown set to its minimum (`EVALBOT_JWKS_REFETCH_INTERVAL=1`) so the test can wait it out. The
 verdicts are read on the PR reports, the fetches on the JWKS server's request count.
 """
 

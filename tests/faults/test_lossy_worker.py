@@ -1,4 +1,5 @@
-"""Why `task_reject_on_worker_lost` is on (security.md §7(b) item 4): a documenting test.
+"""Why `task_reject_on_worker_lost` is on (docs/security.md#fault-injection item 4): a documenting
+test.
 
 The stack runs one worker started from `tests/faults/lossy_worker.py`: the production worker
 with only that flag off (Celery's default). Its pool process is SIGKILLed mid-task (an OOM

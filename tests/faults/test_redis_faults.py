@@ -1,4 +1,4 @@
-"""Redis down, restarted, full (security.md §7(b) items 1, 2, 11, 12 and 14).
+"""Redis down, restarted, full (docs/security.md#fault-injection items 1, 2, 11, 12 and 14).
 
 The stack's redis-server runs with AOF (`appendfsync always` in the dev stack; production
 compose uses `everysec`, see docs/reliability.md). Each test stops or restarts it while the

@@ -1,5 +1,5 @@
-"""Rotating the webhook secret, end to end (security.md §7(b) item 15), following the runbook
-of docs/operating.md ("Rotating the webhook secret"): the receiver restarted with the new
+"""Rotating the webhook secret, end to end (docs/security.md#fault-injection item 15), following the
+runbook of docs/operating.md ("Rotating the webhook secret"): the receiver restarted with the new
 secret and the old one as `EVALBOT_WEBHOOK_SECRET_PREVIOUS`, the Hub webhook's secret changed
 through the settings API, the receiver restarted without the previous secret. What a
 delivery got is read on the emulator's delivery log, what ran on the bot's counters.

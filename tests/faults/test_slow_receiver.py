@@ -1,4 +1,5 @@
-"""A receiver whose enqueue answers after the Hub gave up (security.md §7(b) item 10).
+"""A receiver whose enqueue answers after the Hub gave up (docs/security.md#fault-injection item
+10).
 
 The receiver reaches Redis through `DelayProxy` (tests/support/delay_proxy.py), the workers
 directly; the test arms a one-shot delay on Redis's next reply, so the receiver's enqueue
@@ -22,8 +23,8 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from bot.contract.publish import CLAIM_AND_PUSH_SCRIPT
 from bot.emulator.delivery import DeliveryRecord, DeliverySettings
-from bot.receiver.queue import CLAIM_AND_PUSH_SCRIPT
 from tests.faults.conftest import (
     FAULT_ENV,
     Stopwatch,

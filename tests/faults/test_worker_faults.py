@@ -1,4 +1,5 @@
-"""Workers killed, stopped and crashed mid-task (security.md §7(b) items 3, 4, 5 and 13).
+"""Workers killed, stopped and crashed mid-task (docs/security.md#fault-injection items 3, 4, 5 and
+13).
 
 Each test kills or stops real `evalbot worker` processes while a slowed Hub request of theirs
 is in flight (an emulator latency fault holds the request open, so the kill lands at a known

@@ -12,17 +12,16 @@ from typing import Any
 import pytest
 import redis
 
+from bot.adapters.redis_tokens import RedisJtiBinder, RedisKeyCache
 from bot.devstack.redis import RedisServer
 from bot.spec.model import EntryReport, Verification, VerificationStatus
 from bot.tokens.binding import (
     DEFAULT_RETENTION_S,
     BindOutcome,
-    RedisJtiBinder,
     VerificationUnavailable,
     binding_key,
 )
 from bot.tokens.issuers import IssuerRegistry
-from bot.tokens.keycache import RedisKeyCache
 from bot.tokens.verify import verify_entry, verify_reports
 from tests.support.tokens import (
     ISSUER,

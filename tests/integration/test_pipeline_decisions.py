@@ -14,12 +14,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import redis
 
+from bot.contract.events import PrEvent
 from bot.devstack.redis import RedisServer
 from bot.hub.benchmarks import BenchmarkCache
 from bot.hub.client import DatasetRevision, OpenPullRequests, RepoCommit
 from bot.hub.errors import HubError, HubFileTooLarge, HubFileUnreadable, HubPermanentError
 from bot.hub.pulls import PrComment, PrCommit, PrStatus, PullRequest
-from bot.receiver.events import PrEvent
 from bot.report.comment import render_help
 from bot.report.texts import REPORT_MARKER
 from bot.spec.model import Dialect, EntryReport, FileReport, ResultEntry
@@ -162,8 +162,8 @@ def test_first_run_posts_and_an_identical_rerun_writes_nothing(client: redis.Red
 
 
 def test_the_payloads_head_sha_is_only_a_hint(client: redis.Redis) -> None:
-    """security.md §7(a) 5: a delivery naming another head (forged, or from an older push)
-    changes nothing: the PR is read from the Hub and reported at the Hub's head."""
+    """docs/security.md#adversarial-inputs item 5: a delivery naming another head (forged, or from
+    an older push) changes nothing: the PR is read from the Hub and reported at the Hub's head."""
     hub = FakeHub(pull_request())
     lying = event("updated", head_sha="f" * 40)
     assert run_event(lying, runtime_for(hub, client)) is Outcome.POSTED

@@ -7,7 +7,8 @@ reply that follows a request containing `after` (on whichever connection) is hel
 long, and everything behind it on that connection (a TCP stream keeps its order). Matching on
 the request keeps a health check or a metrics read from using up the delay. That is the fault
 a slow network or a stalled Redis gives a client: its command took effect, its answer comes
-late (security.md §7(b) 10). If the client gives up and closes meanwhile, the reply is dropped.
+late (docs/security.md#fault-injection item 10). If the client gives up and closes meanwhile, the
+reply is dropped.
 """
 
 from __future__ import annotations

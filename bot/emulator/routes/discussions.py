@@ -1,7 +1,8 @@
 """Discussions and pull requests: list, details, create, comment, edit, hide, status, title, merge.
 
 Response keys are the ones `huggingface_hub` reads: `num` on create, `newMessage`,
-`updatedComment`, `newStatus`, `newTitle` (each a timeline event, hub-api.md §2.1).
+`updatedComment`, `newStatus`, `newTitle` (each a timeline event,
+docs/hub-api.md#discussions-and-pull-requests).
 """
 
 from __future__ import annotations

@@ -3,8 +3,9 @@
 A regular file is served here with 200: `X-Repo-Commit`, an `ETag` (the git blob oid) and an
 exact `Content-Length` that the GET then honours. An LFS file answers 302 to the CDN origin
 (`bot.emulator.cdn`) with `X-Repo-Commit`, `X-Linked-Etag` (the sha256) and `X-Linked-Size`,
-the metadata the client reads off the redirect itself. Never xet headers (hub-api.md §2.5).
-A missing file is 404 `EntryNotFound` *with* `X-Repo-Commit`, so the client caches the miss.
+the metadata the client reads off the redirect itself. Never xet headers
+(docs/hub-api.md#downloads). A missing file is 404 `EntryNotFound` *with* `X-Repo-Commit`, so the
+client caches the miss.
 """
 
 from __future__ import annotations

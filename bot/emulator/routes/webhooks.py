@@ -1,4 +1,5 @@
-"""The webhooks settings API, as `HfApi.create_webhook` and friends call it (hub-api.md §1.1).
+"""The webhooks settings API, as `HfApi.create_webhook` and friends call it
+(docs/hub-api.md#webhook-delivery).
 
 Webhooks belong to the token's user; the list answers a bare JSON list, the others
 `{"webhook": {...}}`.

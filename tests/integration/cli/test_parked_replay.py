@@ -9,9 +9,9 @@ import pytest
 import redis
 
 from bot.cli import main
+from bot.contract.events import PrEvent
+from bot.contract.messages import TASK_NAME, decode_celery_message
 from bot.devstack.redis import RedisServer
-from bot.receiver.events import PrEvent
-from bot.receiver.queue import TASK_NAME, decode_celery_message
 from tests.integration.cli.conftest import operator_env
 from workers.deadletters import DEAD_LETTERS, park, parked_events, replay
 from workers.locks import as_text

@@ -142,8 +142,8 @@ def test_merging_the_pr_updates_the_comment(bot: Bot) -> None:
 
 
 def test_an_lfs_results_file_gets_the_same_report_as_a_regular_one(bot: Bot) -> None:
-    """security.md §7(a) 12: the file is read through the Hub's 302 to the CDN origin, and the
-    bot's token never reaches that origin."""
+    """docs/security.md#adversarial-inputs item 12: the file is read through the Hub's 302 to the
+    CDN origin, and the bot's token never reaches that origin."""
     text = signed_hle(bot)
     regular_num, regular_head = open_pr(bot, {HLE_PATH: text})
     regular = bot.wait_for_report(regular_num, head=regular_head)
@@ -179,8 +179,8 @@ def test_a_results_file_holding_a_path_is_not_a_list(bot: Bot) -> None:
 
 
 def test_a_deleted_and_misnamed_results_files_are_listed_not_read(bot: Bot) -> None:
-    """security.md §7(a) 12, end to end: a results file deleted by the PR, and `.yml` /
-    `.YAML` files the Hub will not read, are named in the report and never fetched."""
+    """docs/security.md#adversarial-inputs item 12, end to end: a results file deleted by the PR,
+    and `.yml` / `.YAML` files the Hub will not read, are named in the report and never fetched."""
     from huggingface_hub import CommitOperationAdd, CommitOperationDelete
 
     info = bot.api("alice").create_commit(

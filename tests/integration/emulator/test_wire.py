@@ -1,4 +1,5 @@
-"""Wire details the client relies on, checked on raw HTTP (hub-api.md §0 items 8, 10, 11 and §7)."""
+"""Wire details the client relies on, checked on raw HTTP (docs/hub-api.md#wire-details,
+#emulator-checklist)."""
 
 from __future__ import annotations
 

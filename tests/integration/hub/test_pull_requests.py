@@ -207,7 +207,8 @@ def test_without_a_diff_the_files_come_from_tree_listings(
 def test_webhook_comment_ids_find_the_comment_and_its_flags(
     emulated_hub: EmulatorServer, bot: HfHubClient, webhook_receiver: RecordingReceiver
 ) -> None:
-    """The receiver knows a commenter only by ids (hub-api.md §3): they must match the details."""
+    """The receiver knows a commenter only by ids (docs/hub-api.md#maintainers): they must match the
+    details."""
     emulated_hub.state.add_webhook(
         "evalbot",
         webhook_receiver.url,

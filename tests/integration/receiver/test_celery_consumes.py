@@ -12,9 +12,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from bot.contract.events import PrEvent
 from bot.devstack.redis import RedisServer
 from bot.devstack.waiting import wait_until
-from bot.receiver.events import PrEvent
 from tests.support.processes import (
     RECORDED_EVENTS,
     SLOW_REPO,

@@ -9,14 +9,10 @@ from collections.abc import Iterator
 import pytest
 import redis
 
+from bot.contract import keys
+from bot.contract.events import DedupeKey, PrEvent
 from bot.devstack.redis import RedisServer
-from bot.receiver.events import DedupeKey, PrEvent
-from bot.receiver.queue import (
-    MAINTAINERS_DIGEST_KEY,
-    EnqueueOutcome,
-    recheck_keys,
-    stranger_key,
-)
+from bot.receiver.queue import EnqueueOutcome
 from tests.integration.receiver.test_queue_redis import run_enqueues
 
 pytestmark = pytest.mark.integration
@@ -61,7 +57,7 @@ def test_a_burst_of_rechecks_queues_one_run_now_and_one_deferred(
     queued = etas(broker)
     assert queued[0] is None  # at once
     assert queued[1] is not None  # at the window's end
-    window, followup = recheck_keys(REPO, 3)
+    window, followup = keys.recheck(REPO, 3)
     assert 10_000 < broker.pttl(window) <= 21_000  # stretched past the deferred run
     assert 0 < broker.pttl(followup) <= 10_000
     # Every ask is claimed: the Hub's retry of a coalesced one is a duplicate, not a new ask.
@@ -73,13 +69,13 @@ def test_a_burst_of_rechecks_queues_one_run_now_and_one_deferred(
 def test_commands_of_a_known_stranger_are_dropped_while_the_allow_list_is_the_same(
     redis_server: RedisServer, broker: redis.Redis
 ) -> None:
-    broker.set(MAINTAINERS_DIGEST_KEY, "digest-1")
-    broker.set(stranger_key(REPO, "id-bob"), "digest-1")
+    broker.set(keys.MAINTAINERS_DIGEST, "digest-1")
+    broker.set(keys.stranger(REPO, "id-bob"), "digest-1")
     bob = [ask(3, i, author="id-bob", command=("help", "recheck")[i % 2]) for i in range(10)]
     assert enqueue_all(redis_server.url, bob) == [EnqueueOutcome.STRANGER] * 10
     assert broker.llen("evalbot") == 0
     # A worker with another allow-list has run since: bob is decided by a worker again.
-    broker.set(MAINTAINERS_DIGEST_KEY, "digest-2")
+    broker.set(keys.MAINTAINERS_DIGEST, "digest-2")
     assert enqueue_all(redis_server.url, [ask(3, 99, author="id-bob")]) == [EnqueueOutcome.QUEUED]
     # Anyone else is queued as before.
     assert enqueue_all(redis_server.url, [ask(5, 0, command="help")]) == [EnqueueOutcome.QUEUED]

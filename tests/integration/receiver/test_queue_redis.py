@@ -8,15 +8,11 @@ from collections.abc import Iterator
 import pytest
 import redis
 
+from bot.contract.events import DedupeKey, PrEvent
+from bot.contract.keys import DEDUPE_PREFIX
+from bot.contract.messages import decode_celery_message
 from bot.devstack.redis import RedisServer
-from bot.receiver.events import DedupeKey, PrEvent
-from bot.receiver.queue import (
-    DEDUPE_PREFIX,
-    EnqueueOutcome,
-    QueueUnavailable,
-    RedisEnqueuer,
-    decode_celery_message,
-)
+from bot.receiver.queue import EnqueueOutcome, QueueUnavailable, RedisEnqueuer
 
 pytestmark = pytest.mark.integration
 
@@ -92,7 +88,8 @@ def test_broker_down_fails_every_waiter_and_writes_nothing(
 def test_full_broker_is_unavailable_not_accepted(
     redis_server: RedisServer, broker: redis.Redis
 ) -> None:
-    """security.md §7(b) 14: maxmemory reached with noeviction must give 503, never a 2xx."""
+    """docs/security.md#fault-injection item 14: maxmemory reached with noeviction must give 503,
+    never a 2xx."""
     broker.config_set("maxmemory-policy", "noeviction")
     broker.config_set("maxmemory", 1)
     [outcome] = run_enqueues(redis_server.url, [(event(1, "full"), DedupeKey("full", 60))])

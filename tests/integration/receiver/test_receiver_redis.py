@@ -11,10 +11,11 @@ import httpx
 import pytest
 import redis
 
+from bot.contract.events import PrEvent
+from bot.contract.keys import DEDUPE_PREFIX
+from bot.contract.messages import TASK_NAME, decode_celery_message
 from bot.devstack.redis import RedisServer
 from bot.devstack.waiting import wait_until
-from bot.receiver.events import PrEvent
-from bot.receiver.queue import DEDUPE_PREFIX, TASK_NAME, decode_celery_message
 from tests.support.processes import TEST_SECRET, ReceiverProcess, bot_environment
 from tests.support.samples import webhook_bytes
 

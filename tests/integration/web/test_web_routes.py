@@ -15,12 +15,12 @@ import redis
 from huggingface_hub import HfApi
 from starlette.testclient import TestClient
 
+from bot.contract.events import PrEvent
 from bot.devstack.redis import RedisServer
 from bot.devstack.waiting import free_port
 from bot.emulator.faults import RouteFault
 from bot.emulator.server import EmulatorServer
 from bot.hub.client import HfHubClient
-from bot.receiver.events import PrEvent
 from bot.settings import Secret
 from bot.spec.limits import DEFAULT_LIMITS
 from bot.tokens.issuers import IssuerRegistry

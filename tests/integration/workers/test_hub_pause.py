@@ -12,8 +12,8 @@ import pytest
 import redis
 from celery import Task
 
+from bot.contract.events import PrEvent
 from bot.hub.errors import HubTransientError, retry_after_from_headers
-from bot.receiver.events import PrEvent
 from tests.support.runtime import FailingHub, make_runtime, stats
 from workers.hubpause import PAUSE_KEY, PAUSE_MARGIN_S, HubPause
 from workers.locks import as_text

@@ -10,6 +10,8 @@ from __future__ import annotations
 import pytest
 import redis
 
+from bot.contract.events import PrEvent
+from bot.contract.messages import TASK_NAME, decode_celery_message
 from bot.hub.client import (
     DatasetRevision,
     OpenPullRequest,
@@ -18,8 +20,6 @@ from bot.hub.client import (
     RepoCommit,
 )
 from bot.hub.errors import HubPermanentError, HubTransientError
-from bot.receiver.events import PrEvent
-from bot.receiver.queue import TASK_NAME, decode_celery_message
 from tests.support.runtime import make_runtime, stats
 from workers.catchup import ReconcileLimits
 from workers.hubpause import PAUSE_KEY, HubPause

@@ -21,17 +21,16 @@ import redis
 from celery import Task
 from huggingface_hub import HfApi
 
+from bot.adapters.redis_tokens import RedisJtiBinder, RedisKeyCache
+from bot.contract.events import PrEvent
 from bot.devstack.redis import RedisServer
 from bot.devstack.signing import LocalIssuer
 from bot.devstack.workload import hle_entry, open_results_pr
 from bot.emulator.server import EmulatorServer
 from bot.hub.benchmarks import BenchmarkCache
 from bot.hub.client import HfHubClient
-from bot.receiver.events import PrEvent
 from bot.spec.policy import DEFAULT_POLICY
-from bot.tokens.binding import RedisJtiBinder
 from bot.tokens.issuers import IssuerRegistry
-from bot.tokens.keycache import RedisKeyCache
 from tests.support.emulator import MODEL, TOKENS, running_emulator
 from workers.locks import as_text
 from workers.runtime import Runtime

@@ -10,8 +10,8 @@ import pytest
 import redis
 from celery import Task
 
+from bot.contract.events import PrEvent
 from bot.hub.errors import HubPermanentError, HubTransientError
-from bot.receiver.events import PrEvent
 from tests.support.runtime import FailingHub, make_runtime, stats
 from workers.deadletters import parked_events
 from workers.tasks import MAX_TRANSIENT_RETRIES, handle

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 from bot.cli import main
-from bot.spec.benchmarks_offline import DirectoryBenchmarkSource
 from bot.spec.validate import validate_results_files
 from bot.spec.yamlload import load_yaml
 from tests.conftest import REPO_ROOT

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 from bot.collections.check import check_collection
 from bot.collections.model import Collection
 from bot.spec.benchmark import benchmark_from_eval_yaml
-from bot.spec.benchmarks_offline import DirectoryBenchmarkSource
 from bot.spec.diagnostics import Diagnostic
 from bot.spec.model import BenchmarkLookup
 

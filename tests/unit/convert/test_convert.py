@@ -18,12 +18,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 from bot.convert import entries_from
 from bot.convert.api import Conversion, read_runs
 from bot.convert.mapping import MappingError, MappingTable, check_mappings, parse_mappings
 from bot.convert.scale import Scaled, rescale
 from bot.convert.yamlio import dump_entries, merge
-from bot.spec.benchmarks_offline import DirectoryBenchmarkSource
 from bot.spec.validate import validate_results_files
 from bot.spec.yamlload import load_yaml
 

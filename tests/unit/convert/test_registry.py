@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 from bot.convert import registry
 from bot.convert.api import MAX_INPUT_BYTES, entries_from, read_input, read_runs
 from bot.convert.mapping import parse_mappings
-from bot.spec.benchmarks_offline import DirectoryBenchmarkSource
 from tests.conftest import REPO_ROOT
 
 PLUGIN = """

@@ -1,8 +1,8 @@
 """A tiny Hub behind `httpx2.MockTransport`: the real `HfApi` code path, no sockets.
 
-Routes answer like the Hub does (reference/hub-api.md §2, §7): JSON bodies, `X-Error-Code` on
-errors. Every request except the client's telemetry probe is recorded, so tests can count
-calls. `faults` queues responses to serve before the normal answer of a route.
+Routes answer like the Hub does (docs/hub-api.md#http-endpoints, #emulator-checklist): JSON bodies,
+`X-Error-Code` on errors. Every request except the client's telemetry probe is recorded, so tests
+can count calls. `faults` queues responses to serve before the normal answer of a route.
 """
 
 from __future__ import annotations

@@ -12,11 +12,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 from bot.emulator.seed import SAMPLES
 from bot.issuer.refusals import Refusal
 from bot.issuer.requests import parse_request
 from bot.issuer.service import Issuer
-from bot.spec.benchmarks_offline import DirectoryBenchmarkSource
 from bot.spec.validate import validate_results_files
 from bot.submit.api import _token_key
 from bot.submit.merge import merge_results

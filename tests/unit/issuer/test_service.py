@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 from bot.emulator.seed import SAMPLES
 from bot.issuer.identity import Identity
 from bot.issuer.integrations import Integration, IntegrationsConfig, Limits, Matcher
@@ -16,7 +17,6 @@ from bot.issuer.keyring import KeyringHolder, rotate
 from bot.issuer.refusals import ContentRefusal, Refusal
 from bot.issuer.requests import TokenRequest, parse_request
 from bot.issuer.service import Issuer
-from bot.spec.benchmarks_offline import DirectoryBenchmarkSource
 from bot.spec.validate import validate_results_files
 from bot.spec.yamldump import dump_entries
 from bot.tokens.binding import MemoryJtiBinder

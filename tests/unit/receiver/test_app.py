@@ -1,4 +1,5 @@
-"""The receiver's HTTP contract (DESIGN.md "Webhook receiver") and security.md §7(a) items 1-6.
+"""The receiver's HTTP contract (docs/decisions.md#receiver) and docs/security.md#adversarial-inputs
+items 1-6.
 
 The app runs in-process (Starlette's TestClient) with a small recording enqueuer; the same
 contract against real Redis under uvicorn is in tests/integration/receiver/.
@@ -17,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
+from bot.contract.events import DedupeKey, PrEvent
 from bot.receiver.app import WEBHOOK_PATH, _parse_json, _Rejected, create_app
-from bot.receiver.events import DedupeKey, PrEvent
 from bot.receiver.queue import EnqueueOutcome, QueueUnavailable
 from bot.settings import Settings
 from tests.support.samples import webhook, webhook_bytes
@@ -448,12 +449,13 @@ def test_any_bytes_either_parse_or_are_a_400(body: bytes) -> None:
 
 
 def test_every_outcome_has_a_status_a_text_and_a_metric() -> None:
-    from bot.receiver.app import _STATUS
     from bot.receiver.metrics import OUTCOMES
-    from bot.receiver.texts import RESPONSE_TEXTS
+    from bot.receiver.texts import ANSWERS
 
-    assert set(_STATUS) == set(OUTCOMES) == set(RESPONSE_TEXTS)
-    assert not any(500 <= status < 503 or status > 503 for status in _STATUS.values())
+    assert set(ANSWERS) == set(OUTCOMES)
+    assert all(answer.text for answer in ANSWERS.values())
+    statuses = [answer.status for answer in ANSWERS.values()]
+    assert not any(500 <= status < 503 or status > 503 for status in statuses)
 
 
 def test_an_out_of_range_number_is_not_read_as_infinity() -> None:

@@ -13,15 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.receiver.events import (
-    IGNORE_REASONS,
-    Ignored,
-    PrEvent,
-    Routed,
-    RoutingContext,
-    parse_command,
-    route_delivery,
-)
+from bot.contract.events import PrEvent, parse_command
+from bot.receiver.events import IGNORE_REASONS, Ignored, Routed, RoutingContext, route_delivery
 from tests.support.samples import webhook, webhook_names
 
 BOT = "evalbot-ci"

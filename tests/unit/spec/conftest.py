@@ -6,12 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from bot.spec.benchmarks_offline import DirectoryBenchmarkSource
+from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 from tests.conftest import REAL_WORLD
 
 REAL_EVAL_YAML = REAL_WORLD / "hf-benchmark-eval-yaml"
 
-#: The target spec's example (seeds/eval-results-target-spec.md, MathArena) with two tasks.
+#: The target spec's example (docs/specs.md#draft-spec, its MathArena worked example) with two
+#: tasks.
 MATHARENA_EVAL_YAML = b"""\
 name: "MathArena"
 description: "Uncontaminated math competition benchmark suite."

@@ -1,4 +1,4 @@
-"""security.md §7(a) items 7-11: every hostile YAML ends in a diagnostic, cheaply.
+"""docs/security.md#adversarial-inputs items 7-11: every hostile YAML ends in a diagnostic, cheaply.
 
 Each case goes through the whole validation (loader, entry rules, cross-checks) and must
 finish under 1 s and 100 MB of traced Python memory, with at least one diagnostic.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.spec.benchmarks_offline import DirectoryBenchmarkSource
+from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 from bot.spec.model import FileReport
 from bot.spec.validate import validate_results_files
 from tests.unit.spec.budget import measure, within_budget

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.spec.benchmarks_offline import DirectoryBenchmarkSource
+from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 from bot.spec.diagnostics import Severity
 from bot.spec.model import Dialect, VerificationStatus
 from tests.unit.spec.helpers import GPQA_ENTRY, all_diagnostics, check

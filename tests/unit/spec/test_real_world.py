@@ -1,5 +1,5 @@
-"""Every real results file in tests/samples/real-world (a copy of
-../shared/fixtures/real-world), with its expected verdict.
+"""Every real results file in tests/samples/real-world (verbatim public
+files, provenance in its README), with its expected verdict.
 
 The store holds only the five real eval.yaml files (no synthetic benchmark), so what is
 checked here is what the real Hub files say about each other.
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.spec.benchmarks_offline import DirectoryBenchmarkSource
+from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 from bot.spec.model import FileReport
 from bot.spec.validate import validate_results_files
 from tests.conftest import REAL_WORLD

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.spec.benchmarks_offline import DirectoryBenchmarkSource
+from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 from bot.spec.diagnostics import Severity
 from bot.spec.limits import Limits
 from bot.spec.model import Benchmark, BenchmarkNotFound

@@ -8,8 +8,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 from bot.spec.benchmark import parse_benchmark
-from bot.spec.benchmarks_offline import DirectoryBenchmarkSource
 from bot.spec.entries import DATASET_KEYS, ENTRY_KEYS, METRIC_KEYS, SOURCE_KEYS
 from bot.spec.messages import CATALOGUE
 from bot.spec.validate import validate_results_files

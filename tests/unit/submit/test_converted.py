@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 from bot.convert import Conversion, entries_from
 from bot.convert.mapping import MappingTable, parse_mappings
 from bot.convert.scale import Scaled
-from bot.spec.benchmarks_offline import DirectoryBenchmarkSource
 from bot.spec.yamlload import load_yaml
 from bot.submit.converted import converted_entries
 from bot.submit.errors import SubmitError

@@ -10,13 +10,14 @@ from typing import Any
 
 import pytest
 
+from bot.adapters.issuers_file import registry_for_cli
 from bot.cli import main
 from bot.cli.validate import parse_at
 from bot.spec.diagnostics import Diagnostic, Severity
 from bot.spec.model import Verification, VerificationStatus
 from bot.tokens.claims import ClaimsUnavailable, claims_for_entry
 from bot.tokens.issuers import IssuerRegistry
-from bot.tokens.offline import registry_for_cli, verify_offline
+from bot.tokens.offline import verify_offline
 from tests.support.tokens import (
     GPQA,
     LIVE_FILE,

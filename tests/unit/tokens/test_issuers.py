@@ -1,4 +1,5 @@
-"""`config/issuers.yaml`: the format of DESIGN.md, and every way an operator can get it wrong."""
+"""`config/issuers.yaml`: the format of docs/verification.md, and every way an operator can get it
+wrong."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
+from bot.adapters.issuers_file import load_issuers
 from bot.tokens.issuers import IssuerConfigError, IssuerRegistry, KeyNotFound
 from bot.tokens.jwks import JwksFetchError, check_jwks_url
 from bot.tokens.signer import generate_private_key, public_jwk
@@ -40,7 +42,7 @@ def test_the_design_example_loads_from_a_file(tmp_path: Path) -> None:
         '    models: ["*"]\n'
         "    max_lifetime_s: 3600\n"
     )
-    registry = IssuerRegistry.from_file(path)
+    registry = load_issuers(path)
     policy = registry.policy("https://tokens.example.org")
     assert policy is not None
     assert policy.audience == "evalbot"
@@ -50,7 +52,7 @@ def test_the_design_example_loads_from_a_file(tmp_path: Path) -> None:
 
 
 def test_the_shipped_default_trusts_no_one() -> None:
-    registry = IssuerRegistry.from_file(REPO_ROOT / "config" / "issuers.yaml")
+    registry = load_issuers(REPO_ROOT / "config" / "issuers.yaml")
     assert registry.issuers == ()
 
 
@@ -99,10 +101,10 @@ def test_a_file_error_names_the_file(tmp_path: Path) -> None:
     path = tmp_path / "issuers.yaml"
     path.write_text(yaml.safe_dump({"issuers": [issuer_entry(frameworks=None)]}))
     with pytest.raises(IssuerConfigError, match=str(path)):
-        IssuerRegistry.from_file(path)
+        load_issuers(path)
     path.write_text("issuers: [\n")
     with pytest.raises(IssuerConfigError, match="not valid YAML"):
-        IssuerRegistry.from_file(path)
+        load_issuers(path)
 
 
 @pytest.mark.parametrize(

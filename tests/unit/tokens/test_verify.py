@@ -1,4 +1,5 @@
-"""The verifier against every token case of security.md §7(a) 13-19, with inline keys.
+"""The verifier against every token case of docs/security.md#adversarial-inputs items 13-19, with
+inline keys.
 
 Each test signs real tokens with real Ed25519 keys; a forgery differs from a good token only in
 the trick under test, and every family also has a passing control, so a check that silently

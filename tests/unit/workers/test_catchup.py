@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bot.contract.events import PrEvent
 from bot.hub.client import OpenPullRequest
-from bot.receiver.events import PrEvent
 from workers.catchup import (
     CatchUp,
     affordable,

@@ -1,0 +1,102 @@
+"""Every Redis key the bot writes, in one place: receiver, workers, reconciliation and replay.
+
+The processes share one Redis (the Celery broker), so a key is an interface between them: the
+receiver reads what the workers count, reconciliation reads what the pipeline records, the
+replay command writes what the workers consume. A key spelled in two modules would drift;
+here each is spelled once, with who writes it and who reads it. The queue itself is named by
+settings (`EVALBOT_QUEUE`); kombu's own keys (`unacked`, `_kombu.binding.*`) are kombu's.
+"""
+
+from __future__ import annotations
+
+#: Dedupe marks of queued events (`bot.contract.publish`): `<prefix><DedupeKey.key>`, with a TTL.
+DEDUPE_PREFIX = "evalbot:dedupe:"
+#: Worker counters, `<family>:<label>` -> count (`workers.deadletters`); the receiver's
+#: `/metrics` reads them (`bot.receiver.workerstats`).
+STATS = "evalbot:stats"
+#: Parked events, newest first (`workers.deadletters`); `evalbot parked`/`replay` and `/metrics`.
+DEAD_LETTERS = "evalbot:dead-letters"
+#: The fleet-wide Hub pause (`workers.hubpause`); its PTTL is shown on `/metrics`.
+HUB_PAUSE = "evalbot:hub-paused-until"
+#: Reconciliation's one-run-at-a-time lock and its repo cursor (`workers.reconcile`).
+RECONCILE_LOCK = "evalbot:reconcile:lock"
+RECONCILE_CURSOR = "evalbot:reconcile:cursor"
+#: Every repo that ever had a verdict, for reconciliation (`workers.pipeline`).
+VERDICT_REPOS = "evalbot:verdict-repos"
+#: jti bindings (`bot.adapters.redis_tokens.RedisJtiBinder`): `<prefix><sha256(issuer, jti)>`.
+JTI_PREFIX = "evalbot:jti:"
+#: Fetched JWKS, their freshness marks and refetch cooldowns (`RedisKeyCache`).
+JWKS_PREFIX = "evalbot:jwks:"
+#: The token issuer's limits and audit counters (`bot.issuer.limits`), under this prefix.
+ISSUER_PREFIX = "evalbot:issuer:"
+#: The bounded PR history the workers record and the web pages read (`workers.history`), under
+#: this prefix; the web process's sampled fleet snapshots (`bot.web.live`).
+HISTORY_PREFIX = "evalbot:history"
+WEB_SAMPLES = "evalbot:web:samples"
+#: kombu's Redis transport keeps delivered, not yet acknowledged messages in this hash.
+KOMBU_UNACKED = "unacked"
+#: Live workers: their records (a hash), their heartbeats (a sorted set by time), and the
+#: messages a sweep found held by no live worker (`workers.liveness`, `bot.receiver.workerbeats`).
+WORKERS = "evalbot:workers"
+WORKER_BEATS = "evalbot:worker-beats"
+ORPHANS = "evalbot:orphans"
+#: The digest of the maintainers allow-list the workers last judged commenters under
+#: (`workers.rechecks`); the receiver drops a known stranger's commands while it holds.
+MAINTAINERS_DIGEST = "evalbot:maintainers-digest"
+STRANGER_PREFIX = "evalbot:stranger:"
+#: How long a stranger is remembered: a user who becomes an org member is heard at the latest
+#: this long after (the allow-list takes effect at once, through the digest).
+STRANGER_TTL_S = 900
+#: Per PR: exists for the recheck interval after a recheck run was queued to start at once,
+#: and while the one deferred recheck run of that window waits (`bot.contract.publish`).
+RECHECK_WINDOW_PREFIX = "evalbot:recheck-window:"
+RECHECK_FOLLOWUP_PREFIX = "evalbot:recheck-followup:"
+
+
+def lease(repo_id: str, pr_num: int) -> str:
+    """The per-PR lease one run holds while it works on the PR (`workers.locks`)."""
+    return f"evalbot:lease:{repo_id}:{pr_num}"
+
+
+def verdict(repo_id: str, pr_num: int) -> str:
+    """The head SHA of the PR's last published report (`workers.pipeline`, reconciliation)."""
+    return f"evalbot:verdict:{repo_id}:{pr_num}"
+
+
+def checked(repo_id: str, pr_num: int) -> str:
+    """The head SHA last checked without a report (no results files), for reconciliation."""
+    return f"evalbot:checked:{repo_id}:{pr_num}"
+
+
+def token_time(repo_id: str, digest: str) -> str:
+    """When the Hub first recorded a token (`workers.pipeline`): freshness is judged then."""
+    return f"evalbot:token-time:{repo_id}:{digest}"
+
+
+def attempts(task_id: str) -> str:
+    """Per-message attempt counts of the task policy (`workers.tasks`)."""
+    return f"evalbot:attempts:{task_id}"
+
+
+def blob(blob_id: str) -> str:
+    """A results file of a repo's main branch by git blob id (`workers.campaign`, a cache)."""
+    return f"evalbot:blob:{blob_id}"
+
+
+def pr_claims(repo_id: str, pr_num: int, head: str) -> str:
+    """The results an open PR claims at one head (`workers.campaign`, a cache)."""
+    return f"evalbot:pr-claims:{repo_id}:{pr_num}:{head}"
+
+
+def stranger(repo_id: str, author_id: str) -> str:
+    """A commenter a worker found to be no maintainer of the repo; the value is the allow-list
+    digest they were judged under."""
+    return f"{STRANGER_PREFIX}{repo_id}:{author_id}"
+
+
+def recheck(repo_id: str, pr_num: int) -> tuple[str, str]:
+    """The window and follow-up keys of one PR's rechecks."""
+    return (
+        f"{RECHECK_WINDOW_PREFIX}{repo_id}:{pr_num}",
+        f"{RECHECK_FOLLOWUP_PREFIX}{repo_id}:{pr_num}",
+    )
