@@ -49,7 +49,8 @@ class Inputs:
 
 
 def collect(paths: list[str]) -> Inputs:
-    """Tell each PATH's kind by its shape and read the bytes (DESIGN.md: kind is told by path)."""
+    """Tell each PATH's kind by its shape and read the bytes (docs/decisions.md#public-interfaces:
+    kind is told by path)."""
     inputs = Inputs()
     for raw in paths:
         path = Path(raw)
