@@ -13,6 +13,8 @@ import json
 import math
 from typing import Any
 
+import orjson
+
 #: Integers beyond this are not exactly representable as IEEE-754 doubles (RFC 7493 §2.2).
 MAX_SAFE_INTEGER = 2**53 - 1
 
@@ -77,3 +79,30 @@ def loads_strict(data: bytes | str) -> Any:
     if data.startswith("\ufeff"):
         raise ValueError("a byte order mark is not JSON")  # as json.loads refuses it
     return _STRICT.decode(data)
+
+
+#: Every digit as `0`, so that a run of 16 digits (the only way to write an integer of
+#: magnitude 2^53 or more) is a plain substring search; a regex took five times as long.
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_SIXTEEN_DIGITS = b"0" * 16
+
+
+def loads_strict_compact(data: bytes) -> Any:
+    """`loads_strict` for compact JSON, such as a JWS segment, at a third of the cost.
+
+    orjson parses in C without hooks; when writing its result back gives exactly `data`, the
+    text had no duplicate name (a dropped member would be missing), no whitespace and no
+    escape orjson would not write, and orjson refuses NaN, infinities and deep nesting on its
+    own. What remains of I-JSON is integers beyond 2^53, which need 16 digits: text with such
+    a run, and any text orjson writes differently, takes `loads_strict`, so the verdict on
+    every input is `loads_strict`'s (property-tested in tests/unit/tokens/test_strictjson.py).
+    """
+    if _SIXTEEN_DIGITS not in data.translate(_DIGITS_AS_ZERO):
+        try:
+            value = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            pass
+        else:
+            if orjson.dumps(value) == data:
+                return value
+    return loads_strict(data)
