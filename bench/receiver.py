@@ -14,6 +14,10 @@ one process each, as `evalbot serve` runs): the bare handler, the naive `send_ta
 `--server-cpu N` runs the server on core N alone (taskset) and this client on the other cores.
 Prints deliveries/s, p50/p99 ack latency, the ratios, and checks that every 202 "queued" left
 exactly one message in Redis. Run: `.venv/bin/python bench/receiver.py [--rate 2000]`.
+
+`--before TREE` compares another checkout's `evalbot serve` (say, `git worktree add /tmp/old
+2c90a2b` and `make .venv/.installed` there) with this one's instead: alternating runs at each
+of `--rates`, medians, and the highest rate each held with p99 ack under `--p99-ms`.
 """
 
 from __future__ import annotations
@@ -22,10 +26,12 @@ import argparse
 import asyncio
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -88,15 +94,25 @@ def redis_server() -> Iterator[str]:
             process.wait(timeout=10)
 
 
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of a process so far (Linux /proc)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @contextmanager
-def server(command: list[str], env: dict[str, str], port: int) -> Iterator[None]:
+def server(
+    command: list[str], env: dict[str, str], port: int, cwd: Path = REPO_ROOT
+) -> Iterator[int]:
+    """Runs `command` (taskset execs it, so the pid is the server's) until the block ends."""
     process = subprocess.Popen(
-        command, env=env, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        command, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     try:
         # Any answer means up (the bare server has no /healthz and answers 404).
         wait_for(lambda: httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1) is not None)
-        yield
+        yield process.pid
     finally:
         process.terminate()
         process.wait(timeout=10)
@@ -241,6 +257,91 @@ def closed_loop(port: int, tag: str, seconds: int, connections: int) -> tuple[fl
     return float(values["rps"]), values["50%"], values["99%"]
 
 
+def serve_command(tree: Path) -> list[str]:
+    """`evalbot serve` of a checkout, with that checkout's own virtualenv (`make` builds it)."""
+    python = tree / ".venv/bin/python"
+    if not python.exists():
+        raise SystemExit(f"{python} not found: run `make .venv/.installed` in {tree} first")
+    return [str(python), "-m", "bot", "serve"]
+
+
+def compare_trees(args: argparse.Namespace, pin: list[str]) -> int:
+    """`evalbot serve` of `--before` against this checkout's, alternating, at each `--rates`.
+
+    Same Redis, same client, same core for the server; runs alternate (before, after, before,
+    ...) so load from elsewhere on the machine falls on both. Prints every run, then per tree
+    and rate the medians (the server's CPU per delivery too, from /proc), and the highest
+    offered rate each tree held (every delivery answered 202) with a median p99 ack under
+    `--p99-ms`.
+    """
+    trees = {"before": Path(args.before).resolve(), "after": REPO_ROOT}
+    runs: dict[tuple[str, float], list[Result]] = {}
+    cpu: defaultdict[tuple[str, float], list[float]] = defaultdict(list)  # s per delivery
+    with redis_server() as url:
+        broker = redis.Redis.from_url(url)
+        for rate in args.rates:
+            for repeat in range(args.repeat):
+                for label, tree in trees.items():
+                    broker.flushall()
+                    port = free_port()
+                    env = os.environ | {
+                        "HF_TOKEN": "hf_bench",
+                        "REDIS_URL": url,
+                        "EVALBOT_WEBHOOK_SECRET": SECRET,
+                        "EVALBOT_BOT_NAME": "evalbot-ci",
+                        "EVALBOT_LOG_LEVEL": "INFO",
+                        "PYTHONPATH": str(tree),
+                    }
+                    command = [*pin, *serve_command(tree), "--host", "127.0.0.1"]
+                    with server([*command, "--port", str(port)], env, port, cwd=tree) as pid:
+                        uvloop.run(open_loop(port, 500, 1, f"warm-{label}", 8))
+                        broker.flushall()
+                        cpu_before = cpu_seconds(pid)
+                        result = uvloop.run(
+                            open_loop(
+                                port, rate, args.seconds, f"{label}-{repeat}", args.connections
+                            )
+                        )
+                        cpu[label, rate].append((cpu_seconds(pid) - cpu_before) / result.sent)
+                        queued = int(broker.llen("evalbot"))
+                    if queued != result.ok:
+                        raise RuntimeError(f"{label}: {result.ok} answered 202, {queued} queued")
+                    runs.setdefault((label, rate), []).append(result)
+                    print(
+                        f"{label:<7} {rate:>7,.0f}/s run {repeat + 1}:"
+                        f" held {result.per_second:,.0f}/s p50 {result.p50_ms:.2f} ms"
+                        f" p99 {result.p99_ms:.2f} ms"
+                        f" server CPU {cpu[label, rate][-1] * 1e6:.0f} µs/delivery"
+                        f" 202s {result.ok}/{result.sent}",
+                        flush=True,
+                    )
+        broker.close()
+    print(
+        f"\nmedians of {args.repeat} runs, {args.seconds:g} s each, {args.connections} connections"
+    )
+    print(
+        f"{'tree':<7} {'offered/s':>10} {'held/s':>9} {'p50 ms':>8} {'p99 ms':>8}"
+        f" {'CPU µs/delivery':>16}"
+    )
+    held: dict[str, float] = {}
+    for (label, rate), results in runs.items():
+        p99 = statistics.median(result.p99_ms for result in results)
+        all_answered = all(result.ok == result.sent for result in results)
+        print(
+            f"{label:<7} {rate:>10,.0f} {statistics.median(r.per_second for r in results):>9,.0f}"
+            f" {statistics.median(r.p50_ms for r in results):>8.2f} {p99:>8.2f}"
+            f" {statistics.median(cpu[label, rate]) * 1e6:>16.0f}"
+        )
+        if all_answered and p99 < args.p99_ms:
+            held[label] = max(held.get(label, 0.0), rate)
+    for label in trees:
+        print(
+            f"{label}: highest offered rate held with median p99 < {args.p99_ms:g} ms: "
+            f"{held.get(label, 0.0):,.0f}/s"
+        )
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rate", type=float, default=2000, help="open-loop deliveries/s")
@@ -257,12 +358,27 @@ def main() -> int:
         help="pin the server to this core (taskset) and this script to the others, so the "
         "receiver has a core of its own",
     )
+    parser.add_argument(
+        "--before",
+        metavar="TREE",
+        help="compare `evalbot serve` of this other checkout (with its own .venv) against "
+        "this one's, alternating runs, at each of --rates",
+    )
+    parser.add_argument(
+        "--rates", type=float, nargs="+", default=[1000, 1500, 2000, 2500], help="with --before"
+    )
+    parser.add_argument("--repeat", type=int, default=3, help="runs per tree and rate (--before)")
+    parser.add_argument(
+        "--p99-ms", type=float, default=10.0, help="the p99 ack a rate must be held under"
+    )
     args = parser.parse_args()
     pin: list[str] = []
     if args.server_cpu is not None:
         pin = ["taskset", "-c", str(args.server_cpu)]
         others = set(range(os.cpu_count() or 1)) - {args.server_cpu}
         os.sched_setaffinity(0, others or {args.server_cpu})
+    if args.before:
+        return compare_trees(args, pin)
     have_wrk = shutil.which("wrk") is not None
     python = sys.executable
     uvicorn = [python, "-m", "uvicorn", "--factory", "--no-access-log", "--log-level", "warning"]
