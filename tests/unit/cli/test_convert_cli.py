@@ -18,12 +18,12 @@ from tests.conftest import REPO_ROOT
 BENCHMARKS = str(REPO_ROOT / "examples" / "benchmarks")
 REAL = REPO_ROOT / "tests" / "samples" / "real-world"
 CONVERT = REPO_ROOT / "tests" / "samples" / "convert"
-LEADERBOARD = {  # an lm-eval Open LLM Leaderboard v2 run, cut to the tasks the table maps
+LEADERBOARD = {  # an lm-eval Open LLM Leaderboard v2 run, cut to a few tasks
     "results": {
         "leaderboard_gpqa_diamond": {"acc_norm,none": 0.25252525252525254, "alias": "x"},
         "leaderboard_gpqa_main": {"acc_norm,none": 0.23214285714285715},
         "leaderboard_mmlu_pro": {"acc,none": 0.11087101063829788},
-        "leaderboard_musr": {"acc_norm,none": 0.3637566137566138},
+        "leaderboard_arc_challenge": {"acc_norm,none": 0.3967576791808874},  # not mapped
     },
     "versions": {},
     "configs": {
@@ -46,9 +46,8 @@ def test_yaml_on_stdout_and_the_unmapped_rows(
     assert main(["convert", str(source), "--benchmarks", BENCHMARKS]) == 0
     captured = capsys.readouterr()
     assert captured.out.startswith("# .eval_results/gpqa.yaml\n")
-    assert '- {framework: "lm-eval", task: "leaderboard_musr", metric: "acc_norm,none",' in (
-        captured.err
-    )
+    unmapped = '- {framework: "lm-eval", task: "leaderboard_arc_challenge", metric: "acc_norm,none"'
+    assert unmapped in captured.err
     gpqa = captured.out.split("# .eval_results/mmlu_pro.yaml\n")[0]
     entries = load_yaml(gpqa.encode()).data
     assert entries[0]["dataset"] == {
