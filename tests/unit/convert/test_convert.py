@@ -22,7 +22,7 @@ from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 from bot.convert import entries_from
 from bot.convert.api import Conversion, read_runs
 from bot.convert.mapping import MappingError, MappingTable, check_mappings, parse_mappings
-from bot.convert.scale import Scaled, rescale
+from bot.convert.scale import Scaled, exact_decimal, rescale
 from bot.convert.yamlio import dump_entries, merge
 from bot.spec.validate import validate_results_files
 from bot.spec.yamlload import load_yaml
@@ -464,6 +464,65 @@ def test_evalscope_reports_written_by_evalscope() -> None:
         "not every sample was scored: 10 of 13 succeeded, 3 errored, the run is incomplete"
     ]
     assert not partial.ok()
+
+
+QWEN3_MAX = CONVERT / "evalscope/qwen3-max"  # one real EvalScope run of four benchmarks
+
+
+@pytest.mark.parametrize(
+    ("report", "cells"),
+    [
+        ("gsm8k.json", {("openai/gsm8k", "gsm8k", None): "100.0"}),
+        ("gpqa_diamond.json", {("Idavidrein/gpqa", "diamond", None): "90.0"}),
+        (
+            "ifeval.json",
+            {
+                ("wis-k/instruction-following-eval", "ifeval", "prompt_level_strict_acc"): "80.0",
+                ("wis-k/instruction-following-eval", "ifeval", "inst_level_strict_acc"): "86.67",
+                ("wis-k/instruction-following-eval", "ifeval", "prompt_level_loose_acc"): "90.0",
+                ("wis-k/instruction-following-eval", "ifeval", "inst_level_loose_acc"): "96.67",
+            },
+        ),
+        ("iquiz.json", {}),  # no Hub benchmark: every score listed with its row to add
+    ],
+)
+def test_real_evalscope_run_of_four_benchmarks(report: str, cells: dict[Any, str]) -> None:
+    conversion = entries_from(QWEN3_MAX / report, benchmarks=EXAMPLES, mappings=SHIPPED)
+    source = json.loads((QWEN3_MAX / report).read_bytes())
+    found: dict[Any, str] = {}
+    for entry in conversion.entries:
+        dataset = entry["dataset"]
+        for metric in entry.get("metrics", [{"metric_id": None, "value": entry.get("value")}]):
+            key = (dataset["id"], dataset["task_id"], metric["metric_id"])
+            found[key] = str(exact_decimal(metric["value"]))
+        assert entry["framework"] == {"name": "evalscope"}  # a report records no version
+        assert not {"date", "model_revision"} & entry.keys()
+    assert found == cells
+    if cells:
+        assert_valid(conversion)
+        assert conversion.ok()
+        # the values are the report's own, times 100 exactly
+        sources = {Decimal(repr(metric["score"])) * 100 for metric in source["metrics"]}
+        assert {Decimal(value) for value in cells.values()} == sources
+    else:
+        assert conversion.entries == []
+        assert sorted(u.task for u in conversion.unmapped) == ["iquiz", "iquiz/EQ", "iquiz/IQ"]
+
+
+def test_real_legacy_evalscope_reports() -> None:
+    run = CONVERT / "evalscope/Qwen2.5-0.5B-Instruct"
+    gsm8k = entries_from(run / "gsm8k.json", benchmarks=EXAMPLES, mappings=SHIPPED)
+    assert_valid(gsm8k)
+    assert [(e["dataset"]["id"], e["value"]) for e in gsm8k.entries] == [("openai/gsm8k", 40.0)]
+    ceval = entries_from(run / "ceval.json", benchmarks=EXAMPLES, mappings=SHIPPED)
+    assert ceval.entries == []
+    assert [(u.task, u.metric, u.value) for u in ceval.unmapped] == [
+        ("ceval", "AverageAccuracy", 0.35),
+        ("ceval/computer_network", "AverageAccuracy", 0.1),
+        ("ceval/operating_system", "AverageAccuracy", 0.3),
+        ("ceval/computer_architecture", "AverageAccuracy", 0.6),
+        ("ceval/college_programming", "AverageAccuracy", 0.4),
+    ]
 
 
 def test_lighteval_community_task_with_custom_metrics(tmp_path: Path) -> None:
