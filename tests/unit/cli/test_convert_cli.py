@@ -134,6 +134,40 @@ def test_to_eee_writes_valid_records(tmp_path: Path) -> None:
     assert {"diamond", "mmlu_pro", "hle", "aime_2026"} <= tasks
 
 
+def test_run_fields_reach_the_entries_and_eee_and_come_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = {
+        **LEADERBOARD,
+        "versions": {"leaderboard_gpqa_diamond": 1.0},
+        "n-samples": {"leaderboard_gpqa_diamond": {"original": 198, "effective": 198}},
+    }
+    run["results"] = {
+        "leaderboard_gpqa_diamond": {
+            "acc_norm,none": 0.25252525252525254,
+            "acc_norm_stderr,none": 0.030954055470365897,
+        }
+    }
+    source = tmp_path / "results_2024-06-17T17-37-25.144953.json"
+    source.write_text(json.dumps(run))
+    repo = tmp_path / "repo"
+    assert main(["convert", str(source), "--benchmarks", BENCHMARKS, "--out", str(repo)]) == 0
+    [entry] = load_yaml((repo / ".eval_results/gpqa.yaml").read_bytes()).data
+    assert entry["run"] == {"num_samples": 198, "adapter_version": "1.0"}
+    out = tmp_path / "eee"
+    args = ["convert", "--to", "eee", str(repo), "--model-repo", "org/model", "--out", str(out)]
+    assert main([*args, "--benchmarks", BENCHMARKS]) == 0
+    [record_path] = out.iterdir()
+    [result] = json.loads(record_path.read_text())["evaluation_results"]
+    # the sample count has an EEE field; the stderr never reached the entry, so none is written
+    assert result["score_details"]["uncertainty"] == {"num_samples": 198}
+    assert result["score_details"]["details"]["hf_run_adapter_version"] == "1.0"
+    capsys.readouterr()
+    assert main(["convert", str(record_path), "--benchmarks", BENCHMARKS]) == 0
+    [back] = load_yaml(capsys.readouterr().out.encode()).data
+    assert back == entry
+
+
 def test_to_eee_needs_a_model_repo(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["convert", "--to", "eee", str(REPO_ROOT / "examples" / "model-good")]) == 2
     assert "--model-repo" in capsys.readouterr().err

@@ -81,6 +81,8 @@ def test_lm_eval_real_file(tmp_path: Path) -> None:
     assert entry["model_revision"] == "82047f5e5d5245c1b3a4cd75ad98aa441d6487cd"
     assert entry["date"] == "2026-01-21T02:59:43Z"
     assert "revision" not in entry["dataset"]  # not recorded by the run
+    # n-samples[task].effective and versions[task]; the stderr (0.0002828...) has no field
+    assert entry["run"] == {"num_samples": 5000, "adapter_version": "1.0"}
     assert [u.task for u in conversion.unmapped] == ["math_perturbed_full"]
     assert conversion.unmapped[0].line.startswith(
         '- {framework: "lm-eval", task: "math_perturbed_full", metric: "exact_match,none",'
@@ -101,6 +103,7 @@ def test_lm_eval_group_run_with_limit_is_partial(tmp_path: Path) -> None:
     assert not conversion.ok()
     assert conversion.ok(allow_partial=True)
     assert conversion.entries[0]["value"] == 30.0
+    assert conversion.entries[0]["run"] == {"num_samples": 10, "adapter_version": "1.0"}
     _adapter, [run] = read_runs(path.read_bytes(), path.name)
     tasks = {score.task for score in run.scores}
     assert tasks == {"arc_challenge", "arc_easy", "regression_arc"}  # groups read as tasks
@@ -117,6 +120,7 @@ def test_lm_eval_03_files_map_through_the_shipped_table() -> None:
             "dataset": {"id": "openai/gsm8k", "task_id": "gsm8k"},
             "value": 0.0,
             "framework": {"name": "lm-eval"},
+            "run": {"adapter_version": "0"},  # `versions`; a 0.3 file records no n-samples
             "notes": "lm-eval 0.3 gsm8k (acc)",
         }
     ]
@@ -127,7 +131,7 @@ def test_lm_eval_03_files_map_through_the_shipped_table() -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "task", "metric", "value", "problem"),
+    ("name", "task", "metric", "value", "problem", "run"),
     [
         (
             REAL / "inspect-ai/data_intercode_ctf_local_path.json",
@@ -135,6 +139,7 @@ def test_lm_eval_03_files_map_through_the_shipped_table() -> None:
             "includes/accuracy",
             0.35443037974683544,
             None,
+            {"adapter_version": "0"},  # inspect 0.3.75 records no scored_samples
         ),
         (
             CONVERT / "inspect-ai/data_arc_qwen.json",
@@ -142,6 +147,7 @@ def test_lm_eval_03_files_map_through_the_shipped_table() -> None:
             "choice/accuracy",
             0.3333333333333333,
             None,
+            {"num_samples": 3, "adapter_version": "0"},
         ),
         (
             CONVERT / "inspect-ai/data_cvebench_empty_choices.json",
@@ -149,6 +155,7 @@ def test_lm_eval_03_files_map_through_the_shipped_table() -> None:
             "check_exploit/mean",
             0.7051282051282052,
             "78 of 80",
+            {"num_samples": 78, "adapter_version": "0"},
         ),
         (
             CONVERT / "inspect-ai/data_cyse2_vuln_exploit_challenges.json",
@@ -156,11 +163,18 @@ def test_lm_eval_03_files_map_through_the_shipped_table() -> None:
             "vul_exploit_scorer/accuracy",
             0.38108974358974373,
             None,
+            {"adapter_version": "0"},
         ),
     ],
 )
 def test_inspect_logs(
-    tmp_path: Path, name: Path, task: str, metric: str, value: float, problem: str | None
+    tmp_path: Path,
+    name: Path,
+    task: str,
+    metric: str,
+    value: float,
+    problem: str | None,
+    run: dict[str, Any],
 ) -> None:
     source, table = local(
         tmp_path,
@@ -178,6 +192,7 @@ def test_inspect_logs(
     assert Decimal(repr(entry["value"])) == Decimal(repr(float(percent(value))))
     assert entry["value"] == float(percent(value))
     assert entry["framework"]["name"] == "inspect-ai"
+    assert entry["run"] == run  # `scored_samples` and `eval.task_version`
 
 
 def test_inspect_eval_archive_reads_like_its_json(tmp_path: Path) -> None:
@@ -210,6 +225,8 @@ def test_lighteval_partial_multi_task(tmp_path: Path) -> None:
     [entry] = conversion.entries
     assert entry["date"] == "2026-08-10T17:22:11"
     assert entry["framework"] == {"name": "lighteval"}  # no version recorded
+    # effective_num_docs is -1 here (not a count): only the task version is written
+    assert entry["run"] == {"adapter_version": "0"}
 
 
 def test_evalscope_report_v2_and_legacy(tmp_path: Path) -> None:
@@ -274,6 +291,26 @@ def test_eee_records_map_through_the_shipped_table(name: str, value: float) -> N
 
 
 EEE_SOURCE = EXAMPLES
+
+
+def test_eee_uncertainty_gives_the_sample_count_not_the_stderr() -> None:
+    record = json.loads(
+        (REAL / "every_eval_ever/98ea850e-7019-4728-a558-8b1819ec47c2.json").read_bytes()
+    )
+    mmlu_pro = next(r for r in record["evaluation_results"] if r["evaluation_name"] == "MMLU-PRO")
+    mmlu_pro["score_details"]["uncertainty"] = {
+        "standard_error": {"value": 0.0036},
+        "num_samples": 12032,
+    }
+    conversion = entries_from(
+        json.dumps(record).encode(), filename="r.json", benchmarks=EEE_SOURCE, mappings=SHIPPED
+    )
+    _adapter, [run] = read_runs(json.dumps(record).encode(), "r.json")
+    [score] = [s for s in run.scores if s.task == "MMLU-PRO"]
+    assert (score.stderr, score.num_samples) == (0.0036, 12032)
+    [entry] = conversion.entries
+    assert entry["run"] == {"num_samples": 12032}
+    assert "0.0036" not in json.dumps(entry)  # an entry has no field for a standard error
 
 
 def test_mapping_errors_name_the_line(tmp_path: Path) -> None:
@@ -443,6 +480,7 @@ def test_evalscope_reports_written_by_evalscope() -> None:
             "dataset": {"id": "openai/gsm8k", "task_id": "gsm8k"},
             "value": 74.62,
             "framework": {"name": "evalscope"},
+            "run": {"num_samples": 1319},  # the report's `num`; it records no version
             "notes": "EvalScope gsm8k",
         }
     ]
@@ -496,6 +534,7 @@ def test_real_evalscope_run_of_four_benchmarks(report: str, cells: dict[Any, str
             key = (dataset["id"], dataset["task_id"], metric["metric_id"])
             found[key] = str(exact_decimal(metric["value"]))
         assert entry["framework"] == {"name": "evalscope"}  # a report records no version
+        assert entry["run"] == {"num_samples": 10}  # `num`: the run's `limit: 10`
         assert not {"date", "model_revision"} & entry.keys()
     assert found == cells
     if cells:

@@ -161,3 +161,6 @@ def test_a_leaderboard_run_converts_with_the_published_values() -> None:
     for entry in conversion.entries:
         assert entry["framework"] == {"name": "lm-eval", "version": "0.4.9.2"}
         assert entry["notes"].startswith("Open LLM Leaderboard v2 setup (lm-eval leaderboard_")
+    # versions[task] as run.adapter_version; this derived file records no n-samples
+    assert ifeval["run"] == {"adapter_version": "3.0"}
+    assert by_cell["TAUR-Lab/MuSR", "team_allocation"]["run"] == {"adapter_version": "1.0"}
