@@ -285,9 +285,26 @@ def test_eee_records_map_through_the_shipped_table(name: str, value: float) -> N
         REAL / "every_eval_ever" / name, benchmarks=EEE_SOURCE, mappings=SHIPPED
     )
     assert_valid(conversion)
-    [entry] = conversion.entries
+    [entry] = [e for e in conversion.entries if e["dataset"]["id"] == "TIGER-Lab/MMLU-Pro"]
     assert entry["dataset"] == {"id": "TIGER-Lab/MMLU-Pro", "task_id": "mmlu_pro"}
     assert Decimal(repr(entry["value"])) == percent(value)
+
+
+def test_eee_open_llm_leaderboard_scrape_maps_to_the_proposed_benchmarks() -> None:
+    path = REAL / "every_eval_ever/98ea850e-7019-4728-a558-8b1819ec47c2.json"
+    conversion = entries_from(path, benchmarks=EEE_SOURCE, mappings=SHIPPED)
+    assert_valid(conversion)
+    cells = {
+        (e["dataset"]["id"], e["dataset"]["task_id"]): str(exact_decimal(e["value"]))
+        for e in conversion.entries
+    }
+    assert cells == {
+        ("SaylorTwift/bbh", "bbh"): "42.24",
+        ("DigitalLearningGmbH/MATH-lighteval", "math_hard"): "2.49",
+        ("TAUR-Lab/MuSR", "musr"): "41.9",
+        ("TIGER-Lab/MMLU-Pro", "mmlu_pro"): "19.46",
+    }
+    assert sorted(u.task for u in conversion.unmapped) == ["GPQA", "IFEval"]
 
 
 EEE_SOURCE = EXAMPLES
@@ -308,8 +325,9 @@ def test_eee_uncertainty_gives_the_sample_count_not_the_stderr() -> None:
     _adapter, [run] = read_runs(json.dumps(record).encode(), "r.json")
     [score] = [s for s in run.scores if s.task == "MMLU-PRO"]
     assert (score.stderr, score.num_samples) == (0.0036, 12032)
-    [entry] = conversion.entries
+    [entry] = [e for e in conversion.entries if e["dataset"]["id"] == "TIGER-Lab/MMLU-Pro"]
     assert entry["run"] == {"num_samples": 12032}
+    assert all("run" not in e for e in conversion.entries if e is not entry)
     assert "0.0036" not in json.dumps(entry)  # an entry has no field for a standard error
 
 
