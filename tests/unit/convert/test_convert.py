@@ -482,6 +482,8 @@ def test_lighteval_nan_and_unknown_scales(tmp_path: Path) -> None:
     assert not conversion.ok()
     [anatomy] = conversion.entries
     assert Decimal(repr(anatomy["value"])) == Decimal("44.44444444444444")
+    # effective_num_docs and versions[task]
+    assert anatomy["run"] == {"num_samples": 135, "adapter_version": "0"}
     _a, [run] = read_runs(path.read_bytes(), path.name)
     metrics = {(score.task, score.metric): score for score in run.scores}
     assert ("glue:cola|0", "broken_metric") not in metrics  # NaN is not a score
