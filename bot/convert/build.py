@@ -2,10 +2,12 @@
 
 A score becomes part of an entry only through a mapping row or the Hub coordinates its record
 declares; the others are listed as `Unmapped`, with the row to add. Values are rescaled
-exactly (`bot.convert.scale`). Fields the run does not record are left out. Scores that land
-on the same benchmark, task and notes become one entry with several `metrics[]` when the
-benchmark declares metrics; on a benchmark without metrics they would be two entries for one
-leaderboard cell, which validation then reports as a duplicate.
+exactly (`bot.convert.scale`). Fields the run does not record are left out. A score's sample
+count and task version go to the entry's `run` (`num_samples`, `adapter_version`); its
+standard error has no field in an entry and is not written (docs/convert.md#run-metadata).
+Scores that land on the same benchmark, task and notes become one entry with several
+`metrics[]` when the benchmark declares metrics; on a benchmark without metrics they would be
+two entries for one leaderboard cell, which validation then reports as a duplicate.
 """
 
 from __future__ import annotations
@@ -95,6 +97,8 @@ def _target(
             extra["model_revision"] = declared.model_revision
         if declared.source is not None:
             extra["source"] = dict(declared.source)
+        if declared.run is not None:
+            extra["run"] = dict(declared.run)
         return (
             declared.dataset_id,
             declared.task_id,
@@ -141,6 +145,7 @@ def _entry(  # noqa: PLR0917
         entry["metrics"] = [{"metric_id": metric_id, "value": value}]
     else:
         entry["value"] = value
+    run_fields = _run_fields(score, extra)
     if run.framework is not None:
         framework = {"name": run.framework}
         if run.framework_version is not None:
@@ -148,6 +153,8 @@ def _entry(  # noqa: PLR0917
         if run.command is not None:
             framework["command"] = run.command
         entry["framework"] = framework
+    if run_fields:
+        entry["run"] = run_fields
     model_revision = extra.get("model_revision", run.model_revision)
     if model_revision is not None:
         entry["model_revision"] = model_revision
@@ -159,6 +166,18 @@ def _entry(  # noqa: PLR0917
     if notes is not None:
         entry["notes"] = notes
     return entry
+
+
+def _run_fields(score: Score, extra: dict[str, Any]) -> dict[str, Any]:
+    """The entry's `run`: the sample count the value was computed on (`num_samples`) and the
+    task's version (`adapter_version`, the task definition on top of the framework), where the
+    output records them; a record that carried other `run` fields gives them back too."""
+    fields: dict[str, Any] = dict(extra.get("run") or {})
+    if score.num_samples is not None:
+        fields["num_samples"] = score.num_samples
+    if score.task_version is not None:
+        fields["adapter_version"] = score.task_version
+    return fields
 
 
 def results_path(dataset_id: str) -> str:

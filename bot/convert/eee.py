@@ -3,8 +3,9 @@
 One record per framework (name, version) of the entries given, for one model. What EEE has a
 field for goes there: the score, `metric_config.metric_id` (0.3.0), the benchmark as an
 `hf_dataset` source, the date as `evaluation_timestamp`, the framework as `eval_library`
-(0.3.0). What it has no field for (the Hub task id, dataset and model revisions, notes, the
-entry's `source`, the framework command) goes in `score_details.details`, whose values are
+(0.3.0), `run.num_samples` as `score_details.uncertainty.num_samples`. What it has no field
+for (the Hub task id, dataset and model revisions, notes, the entry's `source`, the framework
+command, the other `run` fields) goes in `score_details.details`, whose values are
 strings by the schema, under `hf_*` keys that `bot.convert.adapters.eee` reads back: the round
 trip `.eval_results` -> EEE -> `.eval_results` keeps every one of these fields. A token is
 not carried: it signs the entry, not the record.
@@ -111,6 +112,11 @@ def _results(
     for key, value in source.items():
         if isinstance(value, str):
             details[keys.DETAIL_SOURCE_PREFIX + key] = value
+    run = _mapping(entry.get("run"))
+    for key, value in run.items():
+        if key != "num_samples" and isinstance(value, str | int) and not isinstance(value, bool):
+            details[keys.DETAIL_RUN_PREFIX + key] = str(value)
+    num_samples = run.get("num_samples")
     if "metrics" in entry:
         scores = [(metric["metric_id"], metric["value"]) for metric in entry["metrics"]]
     else:
@@ -148,6 +154,8 @@ def _results(
             "metric_config": config,
             "score_details": {"score": value, "details": result_details},
         }
+        if isinstance(num_samples, int) and not isinstance(num_samples, bool):
+            result["score_details"]["uncertainty"] = {"num_samples": num_samples}
         if isinstance(entry.get("date"), str):
             result["evaluation_timestamp"] = entry["date"]
         results.append(result)

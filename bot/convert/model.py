@@ -29,7 +29,10 @@ class Score:
     value: float
     scale: Scale | None = None
     stderr: float | None = None
-    num_samples: int | None = None
+    num_samples: int | None = None  # samples the value was computed on (effective)
+    #: the version of the task definition the framework ran (lm-eval `versions[task]`), which
+    #: entries carry as `run.adapter_version` (docs/convert.md#run-metadata)
+    task_version: str | None = None
     higher_is_better: bool | None = None
     dataset_id: str | None = None  # the dataset the framework read, when it is a Hub id
     dataset_revision: str | None = None
@@ -48,6 +51,9 @@ class DeclaredTarget:
     notes: str | None = None
     model_revision: str | None = None
     source: dict[str, str] | None = None
+    #: the entry's other `run` fields (all but `num_samples` and `adapter_version`, which
+    #: travel on the score)
+    run: dict[str, str | int] | None = None
 
 
 @dataclass(slots=True)

@@ -83,3 +83,13 @@ def hub_id(value: Any) -> str | None:
 def sha40(value: Any) -> str | None:
     raw = text(value)
     return raw if raw is not None and is_sha40(raw) else None
+
+
+def version_text(value: Any) -> str | None:
+    """A task's version as the output writes it (`1.0`, `0`, `"v2"`), for `run.adapter_version`;
+    None for what says no version (`"N/A"`, which lm-eval writes for groups, null, bools)."""
+    found = number(value)
+    if found is not None:
+        return repr(found)
+    raw = text(value)
+    return None if raw is None or raw.strip().upper() == "N/A" else raw.strip()

@@ -6,7 +6,8 @@ named by its `evaluation_name` (the task) and its `metric_config.metric_id` (0.3
 proportion, else `max_score` 100 or 1 with `min_score` 0; otherwise it is unknown and the
 mapping must state it. A record written by `evalbot convert --to eee` names its Hub dataset,
 task and metric in `score_details.details` (`hf_dataset_id`, `hf_task_id`, `hf_metric_id`):
-such a result needs no mapping, which is what makes the round trip exact.
+such a result needs no mapping, which is what makes the round trip exact. Its `run` fields
+come back from `uncertainty.num_samples` and `hf_run_<key>` details.
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ DETAIL_DATASET_REVISION = "hf_dataset_revision"
 DETAIL_FRAMEWORK_COMMAND = "hf_framework_command"
 DETAIL_FRAMEWORK_NAME = "hf_framework_name"
 DETAIL_FRAMEWORK_VERSION = "hf_framework_version"
+DETAIL_RUN_PREFIX = "hf_run_"
+#: `run` fields that are integers in an entry (details hold strings only)
+_RUN_INTEGERS = frozenset({"seed", "batch_size", "num_samples"})
 
 
 @adapter
@@ -108,6 +112,7 @@ def _score(index: int, result: dict[str, Any], run: Run) -> Score | None:
         higher_is_better=(not lower) if isinstance(lower, bool) else None,
         dataset_id=hub_id(source.get("hf_repo")),
         dataset_revision=text(details.get(DETAIL_DATASET_REVISION)),
+        task_version=text(details.get(DETAIL_RUN_PREFIX + "adapter_version")),
         declared=_declared(details),
     )
 
@@ -135,6 +140,7 @@ def _declared(details: dict[str, Any]) -> DeclaredTarget | None:
         for key, value in details.items()
         if key.startswith(DETAIL_SOURCE_PREFIX) and isinstance(value, str)
     }
+    run = _run(details)
     return DeclaredTarget(
         dataset_id=dataset_id,
         task_id=task_id,
@@ -142,4 +148,23 @@ def _declared(details: dict[str, Any]) -> DeclaredTarget | None:
         notes=details.get(DETAIL_NOTES) if isinstance(details.get(DETAIL_NOTES), str) else None,
         model_revision=text(details.get(DETAIL_MODEL_REVISION)),
         source=source or None,
+        run=run or None,
     )
+
+
+def _run(details: dict[str, Any]) -> dict[str, str | int]:
+    """The `run` fields an evalbot record carries as `hf_run_<key>` details (the sample count
+    and the adapter version travel on the score itself)."""
+    run: dict[str, str | int] = {}
+    for key, value in details.items():
+        name = key[len(DETAIL_RUN_PREFIX) :]
+        if not key.startswith(DETAIL_RUN_PREFIX) or name == "adapter_version":
+            continue
+        if not isinstance(value, str):
+            continue
+        if name in _RUN_INTEGERS:
+            if value.isdecimal():
+                run[name] = int(value)
+        else:
+            run[name] = value
+    return run

@@ -18,7 +18,7 @@ import json
 import zipfile
 from typing import Any, ClassVar
 
-from bot.convert.adapters._common import hub_id, iso_text, mapping, number, text
+from bot.convert.adapters._common import hub_id, iso_text, mapping, number, text, version_text
 from bot.convert.model import Run, Scale, Score
 from bot.convert.registry import ConvertError, adapter
 
@@ -72,15 +72,18 @@ class InspectAdapter:
             run.problems.append(f"{completed} of {total} samples completed")
         dataset = mapping(spec.get("dataset"))
         dataset_id = hub_id(dataset.get("location"))
+        version = version_text(spec.get("task_version"))
         for score in results.get("scores") or []:
             if isinstance(score, dict):
-                run.scores.extend(_scores(task, score, dataset_id))
+                run.scores.extend(_scores(task, score, dataset_id, version))
         if not run.scores:
             run.problems.append("the log holds no numeric score")
         return [run]
 
 
-def _scores(task: str, score: dict[str, Any], dataset_id: str | None) -> list[Score]:
+def _scores(
+    task: str, score: dict[str, Any], dataset_id: str | None, version: str | None
+) -> list[Score]:
     name = text(score.get("name")) or text(score.get("scorer")) or "score"
     reducer = text(score.get("reducer"))
     prefix = name if reducer in (None, "mean") else f"{name}:{reducer}"
@@ -104,6 +107,7 @@ def _scores(task: str, score: dict[str, Any], dataset_id: str | None) -> list[Sc
                 stderr=float(stderr) if stderr is not None else None,
                 num_samples=scored if isinstance(scored, int) else None,
                 dataset_id=dataset_id,
+                task_version=version,
             )
         )
     return found

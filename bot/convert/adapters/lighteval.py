@@ -12,7 +12,15 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from bot.convert.adapters._common import hub_id, iso_from_filename, mapping, number, sha40, text
+from bot.convert.adapters._common import (
+    hub_id,
+    iso_from_filename,
+    mapping,
+    number,
+    sha40,
+    text,
+    version_text,
+)
 from bot.convert.model import Run, Scale, Score
 from bot.convert.registry import ConvertError, adapter
 
@@ -50,11 +58,13 @@ class LightevalAdapter:
                 f"max_samples is {limit}: tasks ran on at most {limit} samples, not the full set"
             )
         configs = mapping(data.get("config_tasks"))
+        versions = mapping(data.get("versions"))
         for task, values in data["results"].items():
             if task == "all" or not isinstance(values, dict):
                 continue
             config = mapping(configs.get(task))
             docs = config.get("effective_num_docs")
+            version = version_text(versions.get(task, config.get("version")))
             for metric, raw in values.items():
                 value = number(raw)
                 if metric.endswith("_stderr") or value is None:
@@ -71,6 +81,7 @@ class LightevalAdapter:
                         num_samples=docs if isinstance(docs, int) and docs > 0 else None,
                         dataset_id=hub_id(config.get("hf_repo")),
                         dataset_revision=text(config.get("hf_revision")),
+                        task_version=version,
                     )
                 )
         if not run.scores:

@@ -4,12 +4,14 @@ Metric keys are `<metric>,<filter>` (`acc,none`, `exact_match,strict-match`); th
 table names them exactly so. The 0.3-era files (`tests/testdata/*-res.json` in the harness)
 have plain `acc` keys and no filter. Groups (`groups`, `group_subtasks`) are read like tasks:
 a group's aggregate can be mapped as well as each subtask. `*_stderr` keys become the score's
-standard error ("N/A" is dropped), `n-samples[task].effective` its sample count; a run with
-`--limit` (effective < original) is reported as partial.
+standard error ("N/A" is dropped), `n-samples[task].effective` its sample count and
+`versions[task]` its task version; a run with `--limit` (effective < original) is reported as
+partial.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from bot.convert.adapters._common import (
@@ -20,6 +22,7 @@ from bot.convert.adapters._common import (
     number,
     sha40,
     text,
+    version_text,
 )
 from bot.convert.model import Run, Scale, Score
 from bot.convert.registry import ConvertError, adapter
@@ -74,6 +77,7 @@ class LmEvalAdapter:
         samples = mapping(data.get("n-samples"))
         higher = mapping(data.get("higher_is_better"))
         configs = mapping(data.get("configs"))
+        versions = mapping(data.get("versions"))
         seen: set[str] = set()
         for section in ("results", "groups"):
             for task, values in mapping(data.get(section)).items():
@@ -93,9 +97,9 @@ class LmEvalAdapter:
                         " its scores are not comparable with a full run"
                     )
                 task_config = mapping(configs.get(task))
-                run.scores.extend(
-                    _scores(task, values, mapping(higher.get(task)), task_config, effective)
-                )
+                found = _scores(task, values, mapping(higher.get(task)), task_config, effective)
+                version = version_text(versions.get(task))
+                run.scores.extend(replace(score, task_version=version) for score in found)
         if not run.scores:
             run.problems.append("the file holds no numeric score")
         return [run]

@@ -18,12 +18,12 @@ from tests.conftest import REPO_ROOT
 BENCHMARKS = str(REPO_ROOT / "examples" / "benchmarks")
 REAL = REPO_ROOT / "tests" / "samples" / "real-world"
 CONVERT = REPO_ROOT / "tests" / "samples" / "convert"
-LEADERBOARD = {  # an lm-eval Open LLM Leaderboard v2 run, cut to the tasks the table maps
+LEADERBOARD = {  # an lm-eval Open LLM Leaderboard v2 run, cut to a few tasks
     "results": {
         "leaderboard_gpqa_diamond": {"acc_norm,none": 0.25252525252525254, "alias": "x"},
         "leaderboard_gpqa_main": {"acc_norm,none": 0.23214285714285715},
         "leaderboard_mmlu_pro": {"acc,none": 0.11087101063829788},
-        "leaderboard_musr": {"acc_norm,none": 0.3637566137566138},
+        "leaderboard_arc_challenge": {"acc_norm,none": 0.3967576791808874},  # not mapped
     },
     "versions": {},
     "configs": {
@@ -46,9 +46,8 @@ def test_yaml_on_stdout_and_the_unmapped_rows(
     assert main(["convert", str(source), "--benchmarks", BENCHMARKS]) == 0
     captured = capsys.readouterr()
     assert captured.out.startswith("# .eval_results/gpqa.yaml\n")
-    assert '- {framework: "lm-eval", task: "leaderboard_musr", metric: "acc_norm,none",' in (
-        captured.err
-    )
+    unmapped = '- {framework: "lm-eval", task: "leaderboard_arc_challenge", metric: "acc_norm,none"'
+    assert unmapped in captured.err
     gpqa = captured.out.split("# .eval_results/mmlu_pro.yaml\n")[0]
     entries = load_yaml(gpqa.encode()).data
     assert entries[0]["dataset"] == {
@@ -133,6 +132,40 @@ def test_to_eee_writes_valid_records(tmp_path: Path) -> None:
         for result in json.loads(path.read_text())["evaluation_results"]
     }
     assert {"diamond", "mmlu_pro", "hle", "aime_2026"} <= tasks
+
+
+def test_run_fields_reach_the_entries_and_eee_and_come_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = {
+        **LEADERBOARD,
+        "versions": {"leaderboard_gpqa_diamond": 1.0},
+        "n-samples": {"leaderboard_gpqa_diamond": {"original": 198, "effective": 198}},
+    }
+    run["results"] = {
+        "leaderboard_gpqa_diamond": {
+            "acc_norm,none": 0.25252525252525254,
+            "acc_norm_stderr,none": 0.030954055470365897,
+        }
+    }
+    source = tmp_path / "results_2024-06-17T17-37-25.144953.json"
+    source.write_text(json.dumps(run))
+    repo = tmp_path / "repo"
+    assert main(["convert", str(source), "--benchmarks", BENCHMARKS, "--out", str(repo)]) == 0
+    [entry] = load_yaml((repo / ".eval_results/gpqa.yaml").read_bytes()).data
+    assert entry["run"] == {"num_samples": 198, "adapter_version": "1.0"}
+    out = tmp_path / "eee"
+    args = ["convert", "--to", "eee", str(repo), "--model-repo", "org/model", "--out", str(out)]
+    assert main([*args, "--benchmarks", BENCHMARKS]) == 0
+    [record_path] = out.iterdir()
+    [result] = json.loads(record_path.read_text())["evaluation_results"]
+    # the sample count has an EEE field; the stderr never reached the entry, so none is written
+    assert result["score_details"]["uncertainty"] == {"num_samples": 198}
+    assert result["score_details"]["details"]["hf_run_adapter_version"] == "1.0"
+    capsys.readouterr()
+    assert main(["convert", str(record_path), "--benchmarks", BENCHMARKS]) == 0
+    [back] = load_yaml(capsys.readouterr().out.encode()).data
+    assert back == entry
 
 
 def test_to_eee_needs_a_model_repo(capsys: pytest.CaptureFixture[str]) -> None:

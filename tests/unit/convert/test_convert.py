@@ -22,7 +22,7 @@ from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 from bot.convert import entries_from
 from bot.convert.api import Conversion, read_runs
 from bot.convert.mapping import MappingError, MappingTable, check_mappings, parse_mappings
-from bot.convert.scale import Scaled, rescale
+from bot.convert.scale import Scaled, exact_decimal, rescale
 from bot.convert.yamlio import dump_entries, merge
 from bot.spec.validate import validate_results_files
 from bot.spec.yamlload import load_yaml
@@ -81,6 +81,8 @@ def test_lm_eval_real_file(tmp_path: Path) -> None:
     assert entry["model_revision"] == "82047f5e5d5245c1b3a4cd75ad98aa441d6487cd"
     assert entry["date"] == "2026-01-21T02:59:43Z"
     assert "revision" not in entry["dataset"]  # not recorded by the run
+    # n-samples[task].effective and versions[task]; the stderr (0.0002828...) has no field
+    assert entry["run"] == {"num_samples": 5000, "adapter_version": "1.0"}
     assert [u.task for u in conversion.unmapped] == ["math_perturbed_full"]
     assert conversion.unmapped[0].line.startswith(
         '- {framework: "lm-eval", task: "math_perturbed_full", metric: "exact_match,none",'
@@ -101,6 +103,7 @@ def test_lm_eval_group_run_with_limit_is_partial(tmp_path: Path) -> None:
     assert not conversion.ok()
     assert conversion.ok(allow_partial=True)
     assert conversion.entries[0]["value"] == 30.0
+    assert conversion.entries[0]["run"] == {"num_samples": 10, "adapter_version": "1.0"}
     _adapter, [run] = read_runs(path.read_bytes(), path.name)
     tasks = {score.task for score in run.scores}
     assert tasks == {"arc_challenge", "arc_easy", "regression_arc"}  # groups read as tasks
@@ -117,6 +120,7 @@ def test_lm_eval_03_files_map_through_the_shipped_table() -> None:
             "dataset": {"id": "openai/gsm8k", "task_id": "gsm8k"},
             "value": 0.0,
             "framework": {"name": "lm-eval"},
+            "run": {"adapter_version": "0"},  # `versions`; a 0.3 file records no n-samples
             "notes": "lm-eval 0.3 gsm8k (acc)",
         }
     ]
@@ -127,7 +131,7 @@ def test_lm_eval_03_files_map_through_the_shipped_table() -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "task", "metric", "value", "problem"),
+    ("name", "task", "metric", "value", "problem", "run"),
     [
         (
             REAL / "inspect-ai/data_intercode_ctf_local_path.json",
@@ -135,6 +139,7 @@ def test_lm_eval_03_files_map_through_the_shipped_table() -> None:
             "includes/accuracy",
             0.35443037974683544,
             None,
+            {"adapter_version": "0"},  # inspect 0.3.75 records no scored_samples
         ),
         (
             CONVERT / "inspect-ai/data_arc_qwen.json",
@@ -142,6 +147,7 @@ def test_lm_eval_03_files_map_through_the_shipped_table() -> None:
             "choice/accuracy",
             0.3333333333333333,
             None,
+            {"num_samples": 3, "adapter_version": "0"},
         ),
         (
             CONVERT / "inspect-ai/data_cvebench_empty_choices.json",
@@ -149,6 +155,7 @@ def test_lm_eval_03_files_map_through_the_shipped_table() -> None:
             "check_exploit/mean",
             0.7051282051282052,
             "78 of 80",
+            {"num_samples": 78, "adapter_version": "0"},
         ),
         (
             CONVERT / "inspect-ai/data_cyse2_vuln_exploit_challenges.json",
@@ -156,11 +163,18 @@ def test_lm_eval_03_files_map_through_the_shipped_table() -> None:
             "vul_exploit_scorer/accuracy",
             0.38108974358974373,
             None,
+            {"adapter_version": "0"},
         ),
     ],
 )
 def test_inspect_logs(
-    tmp_path: Path, name: Path, task: str, metric: str, value: float, problem: str | None
+    tmp_path: Path,
+    name: Path,
+    task: str,
+    metric: str,
+    value: float,
+    problem: str | None,
+    run: dict[str, Any],
 ) -> None:
     source, table = local(
         tmp_path,
@@ -178,6 +192,7 @@ def test_inspect_logs(
     assert Decimal(repr(entry["value"])) == Decimal(repr(float(percent(value))))
     assert entry["value"] == float(percent(value))
     assert entry["framework"]["name"] == "inspect-ai"
+    assert entry["run"] == run  # `scored_samples` and `eval.task_version`
 
 
 def test_inspect_eval_archive_reads_like_its_json(tmp_path: Path) -> None:
@@ -210,6 +225,8 @@ def test_lighteval_partial_multi_task(tmp_path: Path) -> None:
     [entry] = conversion.entries
     assert entry["date"] == "2026-08-10T17:22:11"
     assert entry["framework"] == {"name": "lighteval"}  # no version recorded
+    # effective_num_docs is -1 here (not a count): only the task version is written
+    assert entry["run"] == {"adapter_version": "0"}
 
 
 def test_evalscope_report_v2_and_legacy(tmp_path: Path) -> None:
@@ -268,12 +285,50 @@ def test_eee_records_map_through_the_shipped_table(name: str, value: float) -> N
         REAL / "every_eval_ever" / name, benchmarks=EEE_SOURCE, mappings=SHIPPED
     )
     assert_valid(conversion)
-    [entry] = conversion.entries
+    [entry] = [e for e in conversion.entries if e["dataset"]["id"] == "TIGER-Lab/MMLU-Pro"]
     assert entry["dataset"] == {"id": "TIGER-Lab/MMLU-Pro", "task_id": "mmlu_pro"}
     assert Decimal(repr(entry["value"])) == percent(value)
 
 
+def test_eee_open_llm_leaderboard_scrape_maps_to_the_proposed_benchmarks() -> None:
+    path = REAL / "every_eval_ever/98ea850e-7019-4728-a558-8b1819ec47c2.json"
+    conversion = entries_from(path, benchmarks=EEE_SOURCE, mappings=SHIPPED)
+    assert_valid(conversion)
+    cells = {
+        (e["dataset"]["id"], e["dataset"]["task_id"]): str(exact_decimal(e["value"]))
+        for e in conversion.entries
+    }
+    assert cells == {
+        ("SaylorTwift/bbh", "bbh"): "42.24",
+        ("DigitalLearningGmbH/MATH-lighteval", "math_hard"): "2.49",
+        ("TAUR-Lab/MuSR", "musr"): "41.9",
+        ("TIGER-Lab/MMLU-Pro", "mmlu_pro"): "19.46",
+    }
+    assert sorted(u.task for u in conversion.unmapped) == ["GPQA", "IFEval"]
+
+
 EEE_SOURCE = EXAMPLES
+
+
+def test_eee_uncertainty_gives_the_sample_count_not_the_stderr() -> None:
+    record = json.loads(
+        (REAL / "every_eval_ever/98ea850e-7019-4728-a558-8b1819ec47c2.json").read_bytes()
+    )
+    mmlu_pro = next(r for r in record["evaluation_results"] if r["evaluation_name"] == "MMLU-PRO")
+    mmlu_pro["score_details"]["uncertainty"] = {
+        "standard_error": {"value": 0.0036},
+        "num_samples": 12032,
+    }
+    conversion = entries_from(
+        json.dumps(record).encode(), filename="r.json", benchmarks=EEE_SOURCE, mappings=SHIPPED
+    )
+    _adapter, [run] = read_runs(json.dumps(record).encode(), "r.json")
+    [score] = [s for s in run.scores if s.task == "MMLU-PRO"]
+    assert (score.stderr, score.num_samples) == (0.0036, 12032)
+    [entry] = [e for e in conversion.entries if e["dataset"]["id"] == "TIGER-Lab/MMLU-Pro"]
+    assert entry["run"] == {"num_samples": 12032}
+    assert all("run" not in e for e in conversion.entries if e is not entry)
+    assert "0.0036" not in json.dumps(entry)  # an entry has no field for a standard error
 
 
 def test_mapping_errors_name_the_line(tmp_path: Path) -> None:
@@ -427,6 +482,8 @@ def test_lighteval_nan_and_unknown_scales(tmp_path: Path) -> None:
     assert not conversion.ok()
     [anatomy] = conversion.entries
     assert Decimal(repr(anatomy["value"])) == Decimal("44.44444444444444")
+    # effective_num_docs and versions[task]
+    assert anatomy["run"] == {"num_samples": 135, "adapter_version": "0"}
     _a, [run] = read_runs(path.read_bytes(), path.name)
     metrics = {(score.task, score.metric): score for score in run.scores}
     assert ("glue:cola|0", "broken_metric") not in metrics  # NaN is not a score
@@ -443,6 +500,7 @@ def test_evalscope_reports_written_by_evalscope() -> None:
             "dataset": {"id": "openai/gsm8k", "task_id": "gsm8k"},
             "value": 74.62,
             "framework": {"name": "evalscope"},
+            "run": {"num_samples": 1319},  # the report's `num`; it records no version
             "notes": "EvalScope gsm8k",
         }
     ]
@@ -464,6 +522,66 @@ def test_evalscope_reports_written_by_evalscope() -> None:
         "not every sample was scored: 10 of 13 succeeded, 3 errored, the run is incomplete"
     ]
     assert not partial.ok()
+
+
+QWEN3_MAX = CONVERT / "evalscope/qwen3-max"  # one real EvalScope run of four benchmarks
+
+
+@pytest.mark.parametrize(
+    ("report", "cells"),
+    [
+        ("gsm8k.json", {("openai/gsm8k", "gsm8k", None): "100.0"}),
+        ("gpqa_diamond.json", {("Idavidrein/gpqa", "diamond", None): "90.0"}),
+        (
+            "ifeval.json",
+            {
+                ("wis-k/instruction-following-eval", "ifeval", "prompt_level_strict_acc"): "80.0",
+                ("wis-k/instruction-following-eval", "ifeval", "inst_level_strict_acc"): "86.67",
+                ("wis-k/instruction-following-eval", "ifeval", "prompt_level_loose_acc"): "90.0",
+                ("wis-k/instruction-following-eval", "ifeval", "inst_level_loose_acc"): "96.67",
+            },
+        ),
+        ("iquiz.json", {}),  # no Hub benchmark: every score listed with its row to add
+    ],
+)
+def test_real_evalscope_run_of_four_benchmarks(report: str, cells: dict[Any, str]) -> None:
+    conversion = entries_from(QWEN3_MAX / report, benchmarks=EXAMPLES, mappings=SHIPPED)
+    source = json.loads((QWEN3_MAX / report).read_bytes())
+    found: dict[Any, str] = {}
+    for entry in conversion.entries:
+        dataset = entry["dataset"]
+        for metric in entry.get("metrics", [{"metric_id": None, "value": entry.get("value")}]):
+            key = (dataset["id"], dataset["task_id"], metric["metric_id"])
+            found[key] = str(exact_decimal(metric["value"]))
+        assert entry["framework"] == {"name": "evalscope"}  # a report records no version
+        assert entry["run"] == {"num_samples": 10}  # `num`: the run's `limit: 10`
+        assert not {"date", "model_revision"} & entry.keys()
+    assert found == cells
+    if cells:
+        assert_valid(conversion)
+        assert conversion.ok()
+        # the values are the report's own, times 100 exactly
+        sources = {Decimal(repr(metric["score"])) * 100 for metric in source["metrics"]}
+        assert {Decimal(value) for value in cells.values()} == sources
+    else:
+        assert conversion.entries == []
+        assert sorted(u.task for u in conversion.unmapped) == ["iquiz", "iquiz/EQ", "iquiz/IQ"]
+
+
+def test_real_legacy_evalscope_reports() -> None:
+    run = CONVERT / "evalscope/Qwen2.5-0.5B-Instruct"
+    gsm8k = entries_from(run / "gsm8k.json", benchmarks=EXAMPLES, mappings=SHIPPED)
+    assert_valid(gsm8k)
+    assert [(e["dataset"]["id"], e["value"]) for e in gsm8k.entries] == [("openai/gsm8k", 40.0)]
+    ceval = entries_from(run / "ceval.json", benchmarks=EXAMPLES, mappings=SHIPPED)
+    assert ceval.entries == []
+    assert [(u.task, u.metric, u.value) for u in ceval.unmapped] == [
+        ("ceval", "AverageAccuracy", 0.35),
+        ("ceval/computer_network", "AverageAccuracy", 0.1),
+        ("ceval/operating_system", "AverageAccuracy", 0.3),
+        ("ceval/computer_architecture", "AverageAccuracy", 0.6),
+        ("ceval/college_programming", "AverageAccuracy", 0.4),
+    ]
 
 
 def test_lighteval_community_task_with_custom_metrics(tmp_path: Path) -> None:

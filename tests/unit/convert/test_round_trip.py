@@ -57,6 +57,22 @@ def entries(draw: Any) -> dict[str, Any]:
         entry["source"] = source
     if draw(st.booleans()):
         entry["notes"] = draw(text)
+    run = draw(
+        st.fixed_dictionaries(
+            {},
+            optional={
+                "num_samples": st.integers(min_value=0, max_value=10**9),
+                "adapter_version": text,
+                "framework_version": text,
+                "dataset_revision": st.from_regex(r"[0-9a-f]{40}", fullmatch=True),
+                "code_revision": st.from_regex(r"[0-9a-f]{40}", fullmatch=True),
+                "seed": st.integers(min_value=0, max_value=2**32),
+                "batch_size": st.integers(min_value=1, max_value=4096),
+            },
+        )
+    )
+    if run:
+        entry["run"] = run
     return entry
 
 
