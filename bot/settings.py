@@ -11,6 +11,7 @@ Every variable is documented in `docs/operating.md`; keep that table in step wit
 from __future__ import annotations
 
 import hmac
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -111,7 +112,7 @@ class Settings:
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> Settings:
         """Build and check the settings; raise `SettingsError` naming every problem at once."""
-        reader = _Reader(environ)
+        reader = EnvReader(environ)
         config_dir = reader.directory("EVALBOT_CONFIG_DIR", Path("config"))
         settings = cls(
             hf_endpoint=reader.url("HF_ENDPOINT", DEFAULT_HF_ENDPOINT, schemes=("http", "https")),
@@ -159,7 +160,7 @@ class Settings:
 def hub_timeout_from_env(environ: Mapping[str, str]) -> float:
     """`EVALBOT_HUB_TIMEOUT` alone, checked as `Settings` checks it: for `evalbot validate`,
     which talks to the Hub but needs none of the bot's other settings."""
-    reader = _Reader(environ)
+    reader = EnvReader(environ)
     timeout_s = reader.number("EVALBOT_HUB_TIMEOUT", DEFAULT_HUB_TIMEOUT_S, minimum=0.1)
     reader.raise_if_any()
     return timeout_s
@@ -172,8 +173,11 @@ def _maybe_secret(value: str | None) -> Secret | None:
 _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
-class _Reader:
-    """Reads variables and collects every problem, so one start-up failure lists them all."""
+class EnvReader:
+    """Reads variables and collects every problem, so one start-up failure lists them all.
+
+    The one reader of environment variables: the bot's settings here, the issuer's
+    (`bot.issuer.settings`) and the Space supervisor's (`bot.supervise.plan`)."""
 
     def __init__(self, environ: Mapping[str, str]) -> None:
         self._environ = environ
@@ -241,9 +245,11 @@ class _Reader:
         try:
             value = float(raw)
         except ValueError:
+            value = math.nan
+        if not math.isfinite(value):  # `nan` and `inf` parse, but no timeout or size is either
             self.problems.append(f"{name} must be a number, got {raw!r}")
             return default
-        if not value >= minimum:  # also rejects NaN
+        if value < minimum:
             self.problems.append(f"{name} must be at least {minimum}, got {raw}")
         return value
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from bot.contract.events import PrEvent
 from bot.hub.errors import HubPermanentError
-from bot.hub.names import same_hub_name
 from bot.hub.pulls import PullRequest
 from bot.hub.standing import DatasetPrClient
 from bot.report.benchmark_impact import render_impact
@@ -25,6 +24,7 @@ from bot.spec import messages
 from bot.spec.benchmark import parse_benchmark
 from bot.spec.impact import Impact, ResultRef, assess, compare, referencing
 from bot.spec.model import Benchmark, FileReport
+from bot.spec.names import same_hub_name
 from workers.locks import Lease
 from workers.runtime import Runtime
 

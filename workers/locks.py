@@ -25,7 +25,7 @@ import redis
 
 from bot.contract import keys
 
-#: Deletes the lease only if it is still ours (a plain DEL could free a successor's lease).
+#: Takes the lease unless another owner holds it (ARGV: token, owner prefix, TTL in ms).
 _ACQUIRE = """
 local current = redis.call('GET', KEYS[1])
 if current and string.sub(current, 1, string.len(ARGV[2])) ~= ARGV[2] then
@@ -34,6 +34,7 @@ end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
 return 1
 """
+#: Deletes the lock only if it is still ours (a plain DEL could free a successor's lock).
 _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then
     return redis.call('DEL', KEYS[1])
@@ -45,6 +46,12 @@ return 0
 def as_text(value: bytes | str) -> str:
     """redis-py answers bytes (or str with decode_responses); we store ASCII only."""
     return value.decode("ascii") if isinstance(value, bytes) else value
+
+
+def release(client: redis.Redis, key: str, token: str) -> None:
+    """Delete the lock at `key` if `token` still holds it, in one atomic call: the PR leases
+    here and the reconciliation's run lock (`workers.reconcile`) are released this way."""
+    client.eval(_RELEASE, 1, key, token)
 
 
 class LeaseBusy(Exception):
@@ -89,4 +96,4 @@ def pr_lease(
     try:
         yield Lease(client, key, token)
     finally:
-        client.eval(_RELEASE, 1, key, token)
+        release(client, key, token)

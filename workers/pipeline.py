@@ -33,7 +33,6 @@ from bot.hub.errors import (
     HubPermanentError,
     HubTransientError,
 )
-from bot.hub.names import same_hub_name
 from bot.hub.provenance import token_commit_time
 from bot.hub.pulls import PullRequest
 from bot.logs import log_json
@@ -52,6 +51,7 @@ from bot.spec import messages
 from bot.spec.benchmark import benchmark_from_eval_yaml
 from bot.spec.diagnostics import Diagnostic
 from bot.spec.model import BenchmarkLookup, EntryReport, FileReport
+from bot.spec.names import same_hub_name
 from bot.spec.validate import validate_results_files
 from bot.tokens.verify import verify_reports
 from workers.benchmark_pr import lease_repo, run_benchmark_event

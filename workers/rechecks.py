@@ -24,8 +24,8 @@ import redis
 
 from bot.contract import keys
 from bot.contract.events import parse_command
-from bot.hub.names import same_hub_name
 from bot.hub.pulls import PrComment, PullRequest
+from bot.spec.names import same_hub_name
 
 
 def latest_recheck(

@@ -49,7 +49,7 @@ from workers.catchup import (
 )
 from workers.deadletters import STATS
 from workers.hubpause import HubPause, pause_for
-from workers.locks import as_text
+from workers.locks import as_text, release
 from workers.pipeline import VERDICT_REPOS, checked_key, verdict_key
 from workers.runtime import Runtime
 from workers.tasks import runtime_for_process
@@ -60,13 +60,6 @@ log = logging.getLogger("evalbot.reconcile")
 LOCK_KEY = keys.RECONCILE_LOCK
 CURSOR_KEY = keys.RECONCILE_CURSOR
 ORIGIN = "evalbot-reconcile"
-
-_RELEASE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-    return redis.call('DEL', KEYS[1])
-end
-return 0
-"""
 
 
 @dataclass(slots=True)
@@ -107,7 +100,7 @@ def reconcile_once(runtime: Runtime) -> RunReport:
         else:
             _run(runtime, report)
     finally:
-        client.eval(_RELEASE, 1, LOCK_KEY, token)
+        release(client, LOCK_KEY, token)
     _count(client, report)
     log.info(
         "reconciliation run",

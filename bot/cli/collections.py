@@ -126,7 +126,7 @@ def run_validate(args: argparse.Namespace) -> int:
         ok = all(c is not None for _item, c, _d in checked)
         print(json.dumps({"ok": ok, "collections": objects}, indent=2))
     elif args.format == "github":
-        from bot.cli.validate_output import render_github
+        from bot.report.validation import render_github
         from bot.spec.model import FileReport
 
         reports = [FileReport(str(item.path), "benchmark", list(d)) for item, _c, d in checked]
@@ -181,7 +181,7 @@ def _collection_json(
 def _collection_text(
     stored: StoredCollection, collection: Collection | None, diagnostics: list[Diagnostic]
 ) -> str:
-    from bot.cli.validate_output import _diagnostic_lines
+    from bot.report.validation import diagnostic_lines
 
     head = f"{stored.id} ({stored.scope.value}, {stored.path}): "
     out = [head + ("ok" if collection is not None else "invalid")]
@@ -201,5 +201,5 @@ def _collection_text(
                 f"  - {member.id} / {member.task_id} / {member.metric}{bar}, weight "
                 f"{member.weight:g}, range [{member.low:g}, {member.high:g}]"
             )
-    out.extend(_diagnostic_lines(diagnostics, lambda text, _style: text))
+    out.extend(diagnostic_lines(diagnostics))
     return "\n".join(out)

@@ -162,8 +162,8 @@ def _write_into(
 ) -> int:
     """Merge into the repo's files, validate the repo as it would be, then write."""
     from bot.cli.sources import load_policy
-    from bot.cli.validate_output import render_text
     from bot.convert.yamlio import MergeError, dump_entries, merge
+    from bot.report.validation import render_text
     from bot.spec.validate import validate_results_files
 
     results = folder / ".eval_results"
@@ -180,7 +180,7 @@ def _write_into(
         contents[path] = dump_entries(merged)
     reports = validate_results_files(contents, source, policy=load_policy())
     if not all(report.ok for report in reports):
-        print(render_text(reports, strict=False, colour=False), file=sys.stderr)
+        print(render_text(reports, strict=False), file=sys.stderr)
         print("evalbot convert: nothing written", file=sys.stderr)
         return 1
     results.mkdir(parents=True, exist_ok=True)

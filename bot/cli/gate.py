@@ -133,24 +133,24 @@ def _folder_results(folder: Path, shown: str) -> dict[str, bytes]:
 
 def render_github(result: GateResult, target: str) -> str:
     """Workflow commands: the collection's verdict, then each failed or missing benchmark."""
-    from bot.cli.validate_output import _escape_data, _escape_property
     from bot.collections.aggregate import Status
     from bot.collections.render import benchmark_line, verdict_line
+    from bot.report.validation import workflow_data, workflow_property
 
     collection = result.collection
     level = "notice" if result.passed else "error"
-    title = _escape_property(f"collection {collection.id}")
-    lines = [f"::{level} title={title}::{_escape_data(f'{target}: {verdict_line(result)}')}"]
+    title = workflow_property(f"collection {collection.id}")
+    lines = [f"::{level} title={title}::{workflow_data(f'{target}: {verdict_line(result)}')}"]
     for item in result.benchmarks:
         if item.status in (Status.PASSED, Status.NOT_GATED):
             continue
-        properties = [f"title={_escape_property(item.member.id)}"]
+        properties = [f"title={workflow_property(item.member.id)}"]
         if item.origin is not None and item.origin.pr is None and Path(target).is_dir():
-            path = _escape_property(str(Path(target) / item.origin.path))
+            path = workflow_property(str(Path(target) / item.origin.path))
             properties.insert(0, f"file={path},line={item.origin.line}")
         blocking = item.status is not Status.FAILED and not collection.allow_missing
         lines.append(
             f"::{'error' if blocking else 'warning'} {','.join(properties)}::"
-            f"{_escape_data(benchmark_line(item))}"
+            f"{workflow_data(benchmark_line(item))}"
         )
     return "\n".join(lines)

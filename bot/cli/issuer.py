@@ -8,6 +8,8 @@ import argparse
 import os
 import sys
 
+from bot.cli.serving import add_listen_arguments, serve
+
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
@@ -16,10 +18,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Run the verify-token issuer under uvicorn. Settings come from the "
         "environment; integrations from config/integrations.yaml (docs/issuer.md).",
     )
-    parser.add_argument(
-        "--host", default="127.0.0.1", help="address to bind (default: %(default)s)"
-    )
-    parser.add_argument("--port", type=int, default=8100, help="port (default: %(default)s)")
+    add_listen_arguments(parser, port=8100)
     parser.add_argument(
         "action",
         nargs="?",
@@ -38,8 +37,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"client_secret: {secret}\nclient_secret_sha256: {digest}")
         return 0
 
-    import uvicorn
-
     from bot.issuer.settings import IssuerSettings, SettingsError
     from bot.issuer.wiring import StartupError, build
     from bot.logs import configure_logging
@@ -52,14 +49,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     configure_logging(settings.log_level, non_blocking=True)
     try:
-        uvicorn.run(
-            running.app,
-            host=args.host,
-            port=args.port,
-            log_config=None,
-            access_log=False,  # the audit log records every decision, without credentials
-            server_header=False,
-        )
+        # no access log: the audit log records every decision, without credentials
+        serve(running.app, args, lifespan="auto")
     finally:
         running.audit.close()
     return 0

@@ -27,12 +27,6 @@ HUB_FAILED = (
     " use --benchmarks DIR offline"
 )
 
-SUMMARY = (
-    "{files} {file_word}, {entries} {entry_word}: {errors} {error_word}, {warnings} {warning_word}"
-)
-FILE_OK = "ok"
-HINT = "hint"
-
 # -- operating the workers: beat, parked, replay ---------------------------------------------
 
 BEAT_HELP = "run the scheduler of the periodic reconciliation (exactly one per deployment)"

@@ -6,6 +6,8 @@ import argparse
 import os
 import sys
 
+from bot.cli.serving import add_listen_arguments, serve
+
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
@@ -14,16 +16,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Run the Hub webhook receiver under uvicorn. Settings come from the "
         "environment (docs/operating.md).",
     )
-    parser.add_argument(
-        "--host", default="127.0.0.1", help="address to bind (default: %(default)s)"
-    )
-    parser.add_argument("--port", type=int, default=8000, help="port (default: %(default)s)")
+    add_listen_arguments(parser, port=8000)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    import uvicorn
-
     from bot.logs import configure_logging
     from bot.receiver.app import create_app
     from bot.receiver.queue import RedisEnqueuer
@@ -54,15 +51,7 @@ def run(args: argparse.Namespace) -> int:
     )
     pages = PageForwarder(upstream) if upstream is not None else None
     app = create_app(settings, enqueuer, worker_stats=worker_stats, pages=pages)
-    uvicorn.run(
-        app,
-        host=args.host,
-        port=args.port,
-        log_config=None,  # keep our handlers
-        # No access log: the receiver logs one structured line per delivery itself, and an
-        # access log would record a `?secret=` some sender put in the URL.
-        access_log=False,
-        server_header=False,
-        lifespan="on",
-    )
+    # No access log (bot.cli.serving): the receiver logs one structured line per delivery
+    # itself, and an access log would record a `?secret=` some sender put in the URL.
+    serve(app, args)
     return 0

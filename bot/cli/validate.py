@@ -2,8 +2,9 @@
 [--format text|json|github] [--strict]` (docs/decisions.md#public-interfaces).
 
 Reads the files, hands bytes to the pure core (`bot.spec.validate`), prints one of three
-formats. Exit status: 0 no errors, 1 errors found (or warnings with --strict), 2 usage or I/O
-error. Token verification plugs in between validation and output (see `run`).
+formats rendered by `bot.report.validation` (in colour on a terminal). Exit status: 0 no
+errors, 1 errors found (or warnings with --strict), 2 usage or I/O error. Token verification
+plugs in between validation and output (see `run`).
 """
 
 from __future__ import annotations
@@ -21,10 +22,21 @@ from bot.cli import messages
 from bot.cli.sources import Inputs, UsageError, benchmark_source, collect, load_policy
 
 if TYPE_CHECKING:
+    from bot.report.validation import Style
     from bot.spec.model import FileReport
     from bot.tokens.issuers import IssuerRegistry
 
 _DATE_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
+
+#: The text report's colours on a terminal (only when stdout is one and NO_COLOR is unset),
+#: by `bot.report.validation.Style` value.
+_ANSI = {
+    "error": "\033[31m",
+    "warning": "\033[33m",
+    "ok": "\033[32m",
+    "dim": "\033[2m",
+    "bold": "\033[1m",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +65,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from bot.cli.validate_output import counts, render_github, render_json, render_text
+    from bot.report.validation import counts, plain, render_github, render_json, render_text
 
     try:
         options = verify_options(args)
@@ -71,9 +83,14 @@ def run(args: argparse.Namespace) -> int:
             print(text)
     else:
         colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
-        print(render_text(reports, strict=args.strict, colour=colour))
+        print(render_text(reports, strict=args.strict, paint=ansi if colour else plain))
     errors, warnings = counts(reports)
     return 1 if errors or (args.strict and warnings) else 0
+
+
+def ansi(text: str, style: Style) -> str:
+    """`text` in the terminal colour of its `style` (ANSI escape codes)."""
+    return f"{_ANSI[style.value]}{text}\033[0m"
 
 
 def verify(reports: list[FileReport], options: VerifyOptions) -> None:

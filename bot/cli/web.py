@@ -11,6 +11,8 @@ import argparse
 import os
 import sys
 
+from bot.cli.serving import add_listen_arguments, serve
+
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
@@ -19,15 +21,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Serve the bot's web pages under uvicorn. Settings come from the "
         "environment, as for `evalbot serve` (docs/web.md).",
     )
-    parser.add_argument(
-        "--host", default="127.0.0.1", help="address to bind (default: %(default)s)"
-    )
-    parser.add_argument("--port", type=int, default=8001, help="port (default: %(default)s)")
+    add_listen_arguments(parser, port=8001)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    import uvicorn
     import yaml
 
     from bot.cli.collections_store import StoreError
@@ -43,13 +41,5 @@ def run(args: argparse.Namespace) -> int:
         print(f"evalbot web: {error}", file=sys.stderr)
         return 2
     configure_logging(config.settings.log_level)
-    uvicorn.run(
-        create_web_app(context),
-        host=args.host,
-        port=args.port,
-        log_config=None,
-        access_log=False,  # a query string may carry what a user typed; nothing is logged
-        server_header=False,
-        lifespan="on",
-    )
+    serve(create_web_app(context), args)  # no access log: a query string may carry user input
     return 0

@@ -8,8 +8,8 @@ refuse are shown as `evalbot validate` shows them. Pure: lines in, nothing print
 
 from __future__ import annotations
 
-from bot.cli.validate_output import render_text
 from bot.convert.api import Conversion
+from bot.report.validation import render_text
 
 
 def findings(conversion: Conversion, *, allow_partial: bool) -> list[str]:
@@ -26,5 +26,5 @@ def findings(conversion: Conversion, *, allow_partial: bool) -> list[str]:
         )
         lines.extend(f"  {unmapped.line}" for unmapped in conversion.unmapped)
     if conversion.reports and not all(report.ok for report in conversion.reports):
-        lines.append(render_text(conversion.reports, strict=False, colour=False))
+        lines.append(render_text(conversion.reports, strict=False))
     return lines

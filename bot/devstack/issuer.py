@@ -9,7 +9,6 @@ for `config/issuers.yaml` with its JWKS URL, as production does.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
@@ -20,6 +19,7 @@ from typing import IO, Any
 import httpx2
 import yaml
 
+from bot.devstack.environment import inherited_environment
 from bot.devstack.oidc import LocalOidcProvider
 from bot.devstack.stack import _terminate
 from bot.devstack.waiting import free_port, wait_until
@@ -69,11 +69,7 @@ class IssuerProcess:
         }
 
     def environment(self) -> dict[str, str]:
-        env = {
-            key: value
-            for key, value in os.environ.items()
-            if not key.startswith(("EVALBOT_", "HF_", "REDIS_"))
-        }
+        env = inherited_environment()
         env.update(
             {
                 "EVALBOT_ISSUER_URL": self.url,
@@ -166,7 +162,7 @@ def run_ci_job(
 ) -> subprocess.CompletedProcess[str]:
     """`evalbot submit` as a GitHub Actions job with `id-token: write` runs it: the OIDC
     request variables of `oidc`, `HF_TOKEN` to open the PR, the issuer's URL."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "EVALBOT_"))}
+    env = inherited_environment()
     env.update(oidc.actions_environment())
     env.update(
         {

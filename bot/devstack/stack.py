@@ -22,6 +22,7 @@ from typing import IO, Any
 import httpx2
 import yaml
 
+from bot.devstack.environment import inherited_environment
 from bot.devstack.redis import RedisServer
 from bot.devstack.waiting import free_port, wait_until
 from bot.emulator.delivery import DeliverySettings
@@ -148,11 +149,7 @@ class LocalStack:
 
     def environment(self) -> dict[str, str]:
         """The children's environment: the production variables, pointed at this stack."""
-        env = {
-            key: value
-            for key, value in os.environ.items()
-            if not key.startswith(("EVALBOT_", "HF_", "REDIS_"))
-        }
+        env = inherited_environment()
         env.update(
             {
                 "HF_ENDPOINT": self.hub.url,

@@ -9,15 +9,29 @@ the Hub's fixed-window rate limits per caller and bucket (docs/hub-api.md#rate-l
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import random
 import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from bot.emulator import texts
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+_Config = TypeVar("_Config", bound="DataclassInstance")
+
+
+def _from_known_fields(cls: type[_Config], data: dict[str, Any], what: str) -> _Config:
+    """`cls(**data)`, refusing a key `cls` has no field for (a typo must not pass silently)."""
+    unknown = set(data) - {known.name for known in dataclasses.fields(cls)}
+    if unknown:
+        raise ValueError(f"unknown {what} keys: {sorted(unknown)}")
+    return cls(**data)
 
 
 @dataclass
@@ -39,11 +53,7 @@ class RouteFault:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RouteFault:
-        allowed = set(cls.__dataclass_fields__)
-        unknown = set(data) - allowed
-        if unknown:
-            raise ValueError(f"unknown route fault keys: {sorted(unknown)}")
-        return cls(**data)
+        return _from_known_fields(cls, data, "route fault")
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -75,7 +85,7 @@ class Quota:
         fields = dict(data)
         if "callers" in fields:
             fields["callers"] = frozenset(str(name) for name in fields["callers"])
-        return cls(**fields)
+        return _from_known_fields(cls, fields, "quota")
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -213,11 +223,7 @@ class WebhookFaults:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> WebhookFaults:
-        allowed = set(cls.__dataclass_fields__)
-        unknown = set(data) - allowed
-        if unknown:
-            raise ValueError(f"unknown webhook fault keys: {sorted(unknown)}")
-        return cls(**data)
+        return _from_known_fields(cls, data, "webhook fault")
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)

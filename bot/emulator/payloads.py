@@ -10,7 +10,7 @@ from typing import Any
 
 from bot.emulator.model import Discussion, Event, Repo, Webhook
 from bot.emulator.state import HubState, Trigger
-from bot.emulator.views import api_url, web_url
+from bot.emulator.views import api_url, pr_changes, web_url
 
 JSON = dict[str, Any]
 
@@ -48,10 +48,7 @@ def discussion_part(state: HubState, repo: Repo, discussion: Discussion, endpoin
         "pinned": discussion.pinned,
     }
     if discussion.is_pull_request:
-        changes: JSON = {"base": discussion.base_ref}
-        if discussion.merge_commit:
-            changes["mergeCommitId"] = discussion.merge_commit
-        part["changes"] = changes
+        part["changes"] = pr_changes(discussion)
     return part
 
 

@@ -335,15 +335,21 @@ def discussion_details(
             "avatarUrl": f"/avatars/{owner.name}.svg",
         }
     if discussion.is_pull_request:
-        changes: JSON = {"base": discussion.base_ref}
-        if discussion.merge_commit:
-            changes["mergeCommitId"] = discussion.merge_commit
-        details["changes"] = changes
+        details["changes"] = pr_changes(discussion)
         details["filesWithConflicts"] = state.conflicts(repo, discussion)
         details["diffUrl"] = f"{api_url(endpoint, repo)}/discussions/{discussion.num}/files.diff"
         if diff is not None:
             details["diff"] = diff
     return details
+
+
+def pr_changes(discussion: Discussion) -> JSON:
+    """A PR's `changes` object, the same in the API's details and in webhook payloads: its base
+    ref, and the merge commit once merged."""
+    changes: JSON = {"base": discussion.base_ref}
+    if discussion.merge_commit:
+        changes["mergeCommitId"] = discussion.merge_commit
+    return changes
 
 
 def webhook(item: Webhook) -> JSON:

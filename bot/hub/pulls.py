@@ -18,8 +18,8 @@ from enum import StrEnum
 from typing import Any
 
 from bot.hub.diff import Change, DiffFile, parse_diff
-from bot.hub.names import same_hub_name
 from bot.hub.paths import PathKind, classify_path
+from bot.spec.names import same_hub_name
 
 
 class PrStatus(StrEnum):

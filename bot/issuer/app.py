@@ -25,6 +25,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from bot.httpbody import BodyRefused, read_body
 from bot.issuer.identity import Identity
 from bot.issuer.refusals import GENERIC, ContentRefusal, Refusal, Unauthenticated
 from bot.issuer.requests import parse_request
@@ -81,17 +82,12 @@ def _refused(request_id: str, refusal: Refusal) -> JSONResponse:
 
 
 async def _read_body(request: Request, limit: int) -> bytes:
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise Refusal("request-too-large", 413)
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise Refusal("request-too-large", 413)
-        chunks.append(chunk)
-    return b"".join(chunks)
+    try:
+        return await read_body(request, limit)
+    except BodyRefused as refused:
+        if refused.problem == "too-large":
+            raise Refusal("request-too-large", 413) from None
+        raise Refusal("request-malformed", 400) from None
 
 
 def create_app(

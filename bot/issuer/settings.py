@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot.settings import DEFAULT_HF_ENDPOINT, Secret, SettingsError, _Reader
+from bot.settings import DEFAULT_HF_ENDPOINT, EnvReader, Secret, SettingsError
 
 __all__ = ["IssuerSettings", "SettingsError"]
 
@@ -32,7 +32,7 @@ class IssuerSettings:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> IssuerSettings:
-        reader = _Reader(environ)
+        reader = EnvReader(environ)
         config_dir = Path(reader.optional("EVALBOT_CONFIG_DIR") or "config")
         issuer_url = reader.url("EVALBOT_ISSUER_URL", None, schemes=("http", "https"))
         token = reader.optional("EVALBOT_ISSUER_HF_TOKEN")

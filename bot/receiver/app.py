@@ -27,11 +27,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp
 
+from bot.httpbody import BodyRefused
+from bot.httpbody import read_body as read_capped_body
 from bot.receiver.events import Ignored, RoutingContext, route_delivery
 from bot.receiver.metrics import ReceiverMetrics
 from bot.receiver.queue import EnqueueOutcome, Enqueuer, QueueUnavailable
@@ -105,26 +107,15 @@ def create_app(
     cap = settings.max_body_bytes
 
     async def read_body(request: Request) -> bytes:
-        declared = request.headers.get("content-length")
-        if declared is not None:
-            if not (declared.isascii() and declared.isdigit()):
-                raise _Rejected("bad_request")
-            if int(declared) > cap:
-                raise _Rejected("too_large")  # refused before a single body byte is read
-        chunks: list[bytes] = []
-        size = 0
         try:
             async with asyncio.timeout(settings.body_timeout_s):
-                async for chunk in request.stream():
-                    size += len(chunk)
-                    if size > cap:  # chunked bodies declare no length: count while reading
-                        raise _Rejected("too_large")
-                    chunks.append(chunk)
+                return await read_capped_body(request, cap)
         except TimeoutError as error:
             raise _Rejected("timeout") from error
-        except ClientDisconnect as error:  # the sender went away mid-body: nothing to answer
-            raise _Rejected("bad_request") from error
-        return b"".join(chunks)
+        except BodyRefused as refused:
+            # a sender that went away mid-body gets the same (unread) answer as a bad length
+            problem = "too_large" if refused.problem == "too-large" else "bad_request"
+            raise _Rejected(problem) from refused
 
     def authenticate(request: Request) -> None:
         presented = next(

@@ -1,4 +1,5 @@
-"""Every user-facing text of the PR comment and the `help` reply, in one place to review.
+"""Every user-facing text of the PR comment, the `help` reply and the validation report
+(`evalbot validate`), in one place to review.
 
 Templates use `str.format` fields; `bot.report.comment` fills them with values that are
 already escaped (`bot.report.escape`) or produced by the bot itself (counts, SHAs, codes).
@@ -148,6 +149,15 @@ Run the same checks before pushing with `evalbot validate`.
 HELP_MARKER = "<!-- evalbot:help -->"
 #: Names the comment a help reply answers, so a retried task never answers twice.
 HELP_REPLY_MARKER = "<!-- evalbot:help-for={comment_id} -->"
+
+# -- the validation report `evalbot validate` prints (bot.report.validation) -----------------
+
+VALIDATE_SUMMARY = (
+    "{files} {file_word}, {entries} {entry_word}: {errors} {error_word}, {warnings} {warning_word}"
+)
+VALIDATE_FILE_OK = "ok"
+VALIDATE_FILE_COUNTS = "{errors} {error_word}, {warnings} {warning_word}"
+VALIDATE_HINT = "hint"
 
 
 def plural(count: int, singular: str, plural_form: str | None = None) -> str:

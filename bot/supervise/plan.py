@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot.settings import EnvReader
 from bot.supervise import texts
 
 #: The port a Hugging Face Docker Space routes to (`app_port` in the Space card).
@@ -84,26 +85,27 @@ def plan_from_env(
     `python` runs the bot's processes (`python -m bot serve|worker`); `redis_binary` is the
     `redis-server` found on PATH (or None); `writable` tells whether a folder can hold the AOF.
     """
-    problems: list[str] = []
-    port = _integer(environ, "PORT", DEFAULT_PORT, 1, problems)
-    workers = _integer(environ, "EVALBOT_WORKERS", 1, 1, problems)
-    concurrency = _integer(environ, "EVALBOT_WORKER_CONCURRENCY", 2, 1, problems)
-    shutdown_timeout = _number(environ, "EVALBOT_SHUTDOWN_TIMEOUT", 30.0, 1.0, problems)
-    redis_timeout = _number(environ, "EVALBOT_REDIS_START_TIMEOUT", 30.0, 1.0, problems)
-    host = _text(environ, "EVALBOT_HOST") or "0.0.0.0"  # noqa: S104 - a container's service port
-    reconcile_interval = _integer(environ, "EVALBOT_RECONCILE_INTERVAL", 300, 0, problems)
-    web_port = _integer(environ, "EVALBOT_WEB_PORT", DEFAULT_WEB_PORT, 1, problems)
-    web_enabled = _text(environ, "EVALBOT_WEB") not in ("0", "false", "no")
+    reader = EnvReader(environ)
+    problems = reader.problems
+    port = reader.integer("PORT", DEFAULT_PORT, minimum=1)
+    workers = reader.integer("EVALBOT_WORKERS", 1, minimum=1)
+    concurrency = reader.integer("EVALBOT_WORKER_CONCURRENCY", 2, minimum=1)
+    shutdown_timeout = reader.number("EVALBOT_SHUTDOWN_TIMEOUT", 30.0, minimum=1.0)
+    redis_timeout = reader.number("EVALBOT_REDIS_START_TIMEOUT", 30.0, minimum=1.0)
+    host = reader.optional("EVALBOT_HOST") or "0.0.0.0"  # noqa: S104 - a container's service port
+    reconcile_interval = reader.integer("EVALBOT_RECONCILE_INTERVAL", 300, minimum=0)
+    web_port = reader.integer("EVALBOT_WEB_PORT", DEFAULT_WEB_PORT, minimum=1)
+    web_enabled = reader.optional("EVALBOT_WEB") not in ("0", "false", "no")
 
     bot_env = dict(environ)
     redis: EmbeddedRedis | None = None
-    if _text(environ, "REDIS_URL") is None:
-        redis_port = _integer(environ, "EVALBOT_REDIS_PORT", 6379, 1, problems)
+    if reader.optional("REDIS_URL") is None:
+        redis_port = reader.integer("EVALBOT_REDIS_PORT", 6379, minimum=1)
         if redis_binary is None:
-            binary = _text(environ, "EVALBOT_REDIS_SERVER") or "redis-server"
+            binary = reader.optional("EVALBOT_REDIS_SERVER") or "redis-server"
             problems.append(texts.NO_REDIS_BINARY.format(binary=binary))
             redis_binary = binary
-        directory = _redis_directory(environ, writable)
+        directory = _redis_directory(reader, writable)
         redis = EmbeddedRedis(
             port=redis_port,
             directory=directory,
@@ -191,47 +193,10 @@ def redis_argv(binary: str, port: int, directory: Path) -> tuple[str, ...]:
     )
 
 
-def _redis_directory(environ: Mapping[str, str], writable: Callable[[Path], bool]) -> Path:
-    configured = _text(environ, "EVALBOT_REDIS_DIR")
+def _redis_directory(reader: EnvReader, writable: Callable[[Path], bool]) -> Path:
+    configured = reader.optional("EVALBOT_REDIS_DIR")
     if configured is not None:
         return Path(configured)
     if writable(PERSISTENT_ROOT):
         return PERSISTENT_ROOT / "evalbot-redis"
     return LOCAL_REDIS_DIR
-
-
-def _text(environ: Mapping[str, str], name: str) -> str | None:
-    value = environ.get(name, "").strip()
-    return value or None
-
-
-def _integer(
-    environ: Mapping[str, str], name: str, default: int, minimum: int, problems: list[str]
-) -> int:
-    raw = _text(environ, name)
-    if raw is None:
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        value = minimum - 1
-    if value < minimum:
-        problems.append(texts.BAD_INTEGER.format(name=name, minimum=minimum, raw=raw))
-        return default
-    return value
-
-
-def _number(
-    environ: Mapping[str, str], name: str, default: float, minimum: float, problems: list[str]
-) -> float:
-    raw = _text(environ, name)
-    if raw is None:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        value = float("nan")
-    if not value >= minimum or value == float("inf"):  # also rejects NaN
-        problems.append(texts.BAD_NUMBER.format(name=name, minimum=minimum, raw=raw))
-        return default
-    return value

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 PREFIX = "evalbot-supervise"
 
-BAD_INTEGER = "{name} must be an integer of at least {minimum}, got {raw!r}"
-BAD_NUMBER = "{name} must be a number of at least {minimum}, got {raw!r}"
 NO_REDIS_BINARY = (
     "REDIS_URL is not set and no redis-server was found ({binary!r}); install redis-server "
     "or point REDIS_URL at a Redis"

@@ -21,6 +21,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.types import Receive, Scope, Send
 
+from bot.httpbody import BodyRefused, read_body
 from bot.settings import SettingsError
 from bot.spec.limits import DEFAULT_LIMITS
 
@@ -72,19 +73,14 @@ class PageForwarder:
         await response(scope, receive, send)
 
     async def _forward(self, request: Request) -> Response:
-        declared = request.headers.get("content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY_BYTES):
+        try:
+            body = await read_body(request, MAX_BODY_BYTES)
+        except BodyRefused as refused:
+            if refused.problem == "disconnected":
+                return PlainTextResponse("request body incomplete", status_code=400)
             return PlainTextResponse("request too large", status_code=413)
-        body = b""
-        if request.method not in ("GET", "HEAD"):
-            chunks: list[bytes] = []
-            size = 0
-            async for chunk in request.stream():
-                size += len(chunk)
-                if size > MAX_BODY_BYTES:
-                    return PlainTextResponse("request too large", status_code=413)
-                chunks.append(chunk)
-            body = b"".join(chunks)
+        if request.method in ("GET", "HEAD"):
+            body = b""  # the pages read none; what a client sent with a GET is not forwarded
         headers = {k: v for k, v in request.headers.items() if k.lower() not in _HOP_BY_HOP}
         url = self._upstream + request.url.path
         if request.url.query:

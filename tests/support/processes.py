@@ -6,7 +6,6 @@ stopped (and its output kept for failure messages) when the test ends.
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -17,6 +16,7 @@ from pathlib import Path
 
 import httpx
 
+from bot.devstack.environment import inherited_environment
 from bot.devstack.waiting import free_port, wait_until
 from bot.emulator.server import EmulatorServer
 from bot.emulator.state import HubState
@@ -34,11 +34,7 @@ SLOW_REPO = "acme-labs/slow-task"
 
 def bot_environment(redis_url: str, **overrides: str) -> dict[str, str]:
     """A complete evalbot environment for a test (settings the receiver and workers read)."""
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("EVALBOT_", "HF_", "REDIS_"))
-    }
+    env = inherited_environment()
     env.update(
         {
             "HF_TOKEN": BOT_TOKEN,

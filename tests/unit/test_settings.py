@@ -101,7 +101,9 @@ def test_all_problems_are_reported_at_once() -> None:
         ({"EVALBOT_VISIBILITY_TIMEOUT": "300"}, "must exceed EVALBOT_TASK_TIME_LIMIT"),
         ({"EVALBOT_TASK_SOFT_TIME_LIMIT": "300"}, "must be below EVALBOT_TASK_TIME_LIMIT"),
         ({"EVALBOT_MAX_BODY_BYTES": "10"}, "at least 1024"),
-        ({"EVALBOT_BODY_TIMEOUT": "nan"}, "EVALBOT_BODY_TIMEOUT must be at least"),
+        ({"EVALBOT_BODY_TIMEOUT": "nan"}, "EVALBOT_BODY_TIMEOUT must be a number, got 'nan'"),
+        # an infinite timeout is no timeout (every outbound call has one)
+        ({"EVALBOT_REDIS_TIMEOUT": "inf"}, "EVALBOT_REDIS_TIMEOUT must be a number, got 'inf'"),
         ({"EVALBOT_LOG_LEVEL": "LOUD"}, "EVALBOT_LOG_LEVEL must be one of"),
         ({"EVALBOT_BOT_NAME": "evalbot ci"}, "without spaces"),
         ({"EVALBOT_QUEUE": "evalbot queue"}, "EVALBOT_QUEUE may hold"),

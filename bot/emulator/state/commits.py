@@ -149,15 +149,7 @@ class Commits(Discussions):
             "commit",
             {"subject": summary, "oid": commit.sha, "parents": [start]},
         )
-        self._emit(Trigger("discussion", "create", repo, discussion, discussion.events[0]))
-        self._emit(
-            Trigger(
-                "repo.content",
-                "update",
-                repo,
-                updated_refs=((discussion.git_ref, None, commit.sha),),
-            )
-        )
+        self._announce_new_pr(repo, discussion, commit.sha)
         return CommitOutcome(commit, discussion.num)
 
     def _commit_to_pr(

@@ -49,6 +49,13 @@ class Discussions(Repos):
         self._add_comment(discussion, author, description)
         return discussion
 
+    def _announce_new_pr(self, repo: Repo, discussion: Discussion, head: str) -> None:
+        """The webhooks of a new PR, in the Hub's order: `discussion` `create`, then
+        `repo.content` `update` for its ref (`refs/pr/N`), now at `head`."""
+        self._emit(Trigger("discussion", "create", repo, discussion, discussion.events[0]))
+        refs = ((discussion.git_ref, None, head),)
+        self._emit(Trigger("repo.content", "update", repo, updated_refs=refs))
+
     def _add_event(
         self, discussion: Discussion, author: str, kind: str, data: dict[str, object]
     ) -> Event:
@@ -92,15 +99,7 @@ class Discussions(Repos):
                 start = repo.branches["main"]
                 discussion.base_sha = start
                 repo.pr_refs[discussion.num] = start
-                self._emit(Trigger("discussion", "create", repo, discussion, discussion.events[0]))
-                self._emit(
-                    Trigger(
-                        "repo.content",
-                        "update",
-                        repo,
-                        updated_refs=((discussion.git_ref, None, start),),
-                    )
-                )
+                self._announce_new_pr(repo, discussion, start)
             else:
                 discussion = self._new_discussion(
                     repo,

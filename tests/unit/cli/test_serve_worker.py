@@ -1,4 +1,5 @@
-"""`evalbot serve` and `evalbot worker`: registration, fail-fast settings, worker arguments."""
+"""`evalbot serve` and `evalbot worker`: registration, fail-fast settings, worker arguments;
+how the HTTP services (serve, web, issuer) listen."""
 
 from __future__ import annotations
 
@@ -70,3 +71,32 @@ def test_celerys_per_task_lines_show_only_at_debug(root_level: str, task_level: 
         root.setLevel(saved[0])
         for name, level in saved[1].items():
             logging.getLogger(name).setLevel(level)
+
+
+@pytest.mark.parametrize(("command", "port"), [("serve", 8000), ("web", 8001), ("issuer", 8100)])
+def test_every_service_listens_on_loopback_by_default(command: str, port: int) -> None:
+    args = build_parser().parse_args([command])
+    assert (args.host, args.port) == ("127.0.0.1", port)
+
+
+def test_services_run_without_access_log_or_server_header(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A query string may carry a secret or what a user typed: uvicorn must not log it."""
+    import uvicorn
+
+    from bot.cli.serving import serve
+
+    calls: list[dict[str, object]] = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **options: calls.append(options))
+    serve(object(), argparse.Namespace(host="127.0.0.1", port=8000))
+    assert calls == [
+        {
+            "host": "127.0.0.1",
+            "port": 8000,
+            "log_config": None,
+            "access_log": False,
+            "server_header": False,
+            "lifespan": "on",
+        }
+    ]

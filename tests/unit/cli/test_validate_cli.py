@@ -13,9 +13,9 @@ import pytest
 
 from bot.cli import main
 from bot.cli.sources import UsageError
-from bot.cli.validate import parse_at
-from bot.cli.validate_output import render_text
+from bot.cli.validate import ansi, parse_at
 from bot.devstack.waiting import free_port
+from bot.report.validation import render_text
 from bot.spec.validate import validate_benchmark_file
 from tests.conftest import REPO_ROOT
 
@@ -231,8 +231,8 @@ def test_parse_at_refuses_garbage() -> None:
 
 def test_colours_only_when_asked() -> None:
     report = validate_benchmark_file("eval.yaml", b"name: X\n")
-    assert "\033[31m" in render_text([report], strict=False, colour=True)
-    assert "\033[" not in render_text([report], strict=False, colour=False)
+    assert "\033[31m" in render_text([report], strict=False, paint=ansi)
+    assert "\033[" not in render_text([report], strict=False)
 
 
 def test_subprocess_against_an_unreachable_hub_exits_2(tmp_path: Path) -> None:

@@ -9,15 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from bot.devstack.environment import inherited_environment
 from tests.unit.deploy.files import ENTRYPOINT
 
 
 def _run(args: list[str], **extra: str) -> subprocess.CompletedProcess[str]:
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("EVALBOT_", "HF_", "REDIS_", "SPACE_"))
-    }
+    env = inherited_environment()
     # `python` in the script must be this interpreter (the image's is the only one there).
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env.update(extra)

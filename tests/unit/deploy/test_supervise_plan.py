@@ -86,7 +86,7 @@ def test_every_problem_is_reported_at_once() -> None:
         )
     message = str(caught.value)
     assert "PORT must be an integer" in message
-    assert "EVALBOT_WORKERS must be an integer of at least 1, got '0'" in message
+    assert "EVALBOT_WORKERS must be at least 1, got 0" in message
     assert "EVALBOT_SHUTDOWN_TIMEOUT must be a number" in message
     assert "no redis-server was found" in message
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from bot.emulator.faults import Faults, Quota, RouteFault
+from typing import Any
+
+import pytest
+
+from bot.emulator.faults import Faults, Quota, RouteFault, WebhookFaults
 
 
 def test_rules_match_route_names_and_bursts_run_out() -> None:
@@ -79,3 +83,25 @@ def test_every_429_answered_is_counted_by_bucket() -> None:
     assert faults.rate_limited_snapshot() == {"api": 2, "resolvers": 1}
     faults.reset_counters()
     assert faults.rate_limited_snapshot() == {}
+
+
+@pytest.mark.parametrize(
+    ("parse", "what"),
+    [
+        (RouteFault.from_json, "route fault"),
+        (Quota.from_json, "quota"),
+        (WebhookFaults.from_json, "webhook fault"),
+    ],
+)
+def test_a_fault_setting_with_a_mistyped_key_is_refused(parse: Any, what: str) -> None:
+    with pytest.raises(ValueError, match=f"unknown {what} keys: \\['dealy_s'\\]"):
+        parse({"dealy_s": 1})
+
+
+def test_fault_settings_round_trip_through_json() -> None:
+    route = RouteFault(pattern="files.*", status=503, times=2)
+    assert RouteFault.from_json(route.to_json()) == route
+    hooks = WebhookFaults(drop_next=1, seed=3)
+    assert WebhookFaults.from_json(hooks.to_json()) == hooks
+    quota = Quota(api=10, callers=frozenset({"alice"}))
+    assert Quota.from_json(quota.to_json()) == quota

@@ -1,4 +1,9 @@
-"""The three output formats of `evalbot validate`: text, json and GitHub annotations.
+"""A validation's findings as people and machines read them: text, JSON, GitHub annotations.
+
+`evalbot validate` prints these three formats, `evalbot convert` and `evalbot submit` the text
+one for the entries they would refuse, `evalbot collections` the annotations. Pure: reports in,
+text out; printing, exit codes and terminal colours stay in the command line (`bot.cli`), which
+passes a `Paint` to colour the text.
 
 The JSON shape is a public interface (docs/validate.md#output-formats): change it only with a
 migration note in the changelog.
@@ -6,21 +11,34 @@ migration note in the changelog.
 
 from __future__ import annotations
 
+import enum
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from bot.cli import messages
+from bot.report import texts
 from bot.report.badges import badges_for
 from bot.spec.diagnostics import Diagnostic, Severity
 from bot.spec.model import EntryReport, FileReport
 
-_RED = "\033[31m"
-_YELLOW = "\033[33m"
-_GREEN = "\033[32m"
-_DIM = "\033[2m"
-_BOLD = "\033[1m"
-_RESET = "\033[0m"
+
+class Style(enum.Enum):
+    """What a span of the text report is, for a caller that colours it."""
+
+    BOLD = "bold"
+    DIM = "dim"
+    OK = "ok"
+    WARNING = "warning"
+    ERROR = "error"
+
+
+#: Marks a span of the text report with its `Style`; `plain` leaves it as it is.
+Paint = Callable[[str, Style], str]
+
+
+def plain(text: str, style: Style) -> str:
+    """No colours: what `render_text` writes unless asked otherwise."""
+    return text
 
 
 def counts(reports: Sequence[FileReport]) -> tuple[int, int]:
@@ -83,19 +101,19 @@ def render_github(reports: Sequence[FileReport]) -> str:
     for report in reports:
         for diagnostic, index in _diagnostics_of(report):
             level = "error" if diagnostic.is_error else "warning"
-            properties = [f"file={_escape_property(report.path)}"]
+            properties = [f"file={workflow_property(report.path)}"]
             if diagnostic.line is not None:
                 properties.append(f"line={diagnostic.line}")
             if diagnostic.column is not None:
                 properties.append(f"col={diagnostic.column}")
-            properties.append(f"title={_escape_property(diagnostic.code)}")
+            properties.append(f"title={workflow_property(diagnostic.code)}")
             text = diagnostic.message
             place = diagnostic.hub_path(index)
             if place is not None:
                 text = f"{place}: {text}"
             if diagnostic.hint:
-                text += f" ({messages.HINT}: {diagnostic.hint})"
-            lines.append(f"::{level} {','.join(properties)}::{_escape_data(text)}")
+                text += f" ({texts.VALIDATE_HINT}: {diagnostic.hint})"
+            lines.append(f"::{level} {','.join(properties)}::{workflow_data(text)}")
     return "\n".join(lines)
 
 
@@ -108,68 +126,71 @@ def _diagnostics_of(report: FileReport) -> Iterator[tuple[Diagnostic, int | None
             yield diagnostic, entry.entry.index
 
 
-def _escape_data(text: str) -> str:
+def workflow_data(text: str) -> str:
+    """`text` as the message of a GitHub workflow command (after its `::`)."""
     # https://github.com/actions/toolkit/blob/main/packages/core/src/command.ts (escapeData)
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+def workflow_property(text: str) -> str:
+    """`text` as a property value of a GitHub workflow command (`file=`, `title=`)."""
+    return workflow_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def render_text(reports: Sequence[FileReport], *, strict: bool, colour: bool) -> str:
-    """Readable report grouped by file; ANSI colours only when `colour` (a terminal)."""
-
-    def paint(text: str, style: str) -> str:
-        return f"{style}{text}{_RESET}" if colour else text
-
+def render_text(reports: Sequence[FileReport], *, strict: bool, paint: Paint = plain) -> str:
+    """Readable report grouped by file, each span passed through `paint` (colours, if any)."""
     out: list[str] = []
     entry_total = 0
     for report in reports:
         file_errors, file_warnings = counts([report])
         entry_total += len(report.entries)
         if report.ok and not file_warnings:
-            status = paint(messages.FILE_OK, _GREEN)
+            status = paint(texts.VALIDATE_FILE_OK, Style.OK)
         else:
-            status = _plural(file_errors, "error") + ", " + _plural(file_warnings, "warning")
-            status = paint(status, _RED if file_errors else _YELLOW)
-        out.append(f"{paint(report.path, _BOLD)}: {status}")
-        out.extend(_diagnostic_lines(report.diagnostics, paint))
+            status = texts.VALIDATE_FILE_COUNTS.format(
+                errors=file_errors,
+                error_word=texts.plural(file_errors, "error"),
+                warnings=file_warnings,
+                warning_word=texts.plural(file_warnings, "warning"),
+            )
+            status = paint(status, Style.ERROR if file_errors else Style.WARNING)
+        out.append(f"{paint(report.path, Style.BOLD)}: {status}")
+        out.extend(diagnostic_lines(report.diagnostics, paint))
         for entry in report.entries:
             name = " / ".join(
                 part for part in (entry.entry.dataset_id, entry.entry.task_id) if part
             )
             badges = ", ".join(badge.value for badge in badges_for(entry))
-            verdict = paint("ok", _GREEN) if entry.ok else paint("invalid", _RED)
+            verdict = paint("ok", Style.OK) if entry.ok else paint("invalid", Style.ERROR)
             tail = f" [{badges}]" if badges else ""
             # counted from 1, as in the PR comment; the Hub's paths count from 0 (`[0].value`)
             out.append(
                 f"  entry {entry.entry.index + 1} (line {entry.entry.line}) {name}: {verdict}{tail}"
             )
             out.extend(
-                _diagnostic_lines(
+                diagnostic_lines(
                     entry.diagnostics, paint, indent="    ", entry_index=entry.entry.index
                 )
             )
     errors, warnings = counts(reports)
-    summary = messages.SUMMARY.format(
+    summary = texts.VALIDATE_SUMMARY.format(
         files=len(reports),
-        file_word="file" if len(reports) == 1 else "files",
+        file_word=texts.plural(len(reports), "file"),
         entries=entry_total,
-        entry_word="entry" if entry_total == 1 else "entries",
+        entry_word=texts.plural(entry_total, "entry", "entries"),
         errors=errors,
-        error_word="error" if errors == 1 else "errors",
+        error_word=texts.plural(errors, "error"),
         warnings=warnings,
-        warning_word="warning" if warnings == 1 else "warnings",
+        warning_word=texts.plural(warnings, "warning"),
     )
     failed = errors or (strict and warnings)
-    out.append(paint(summary, _RED if failed else _GREEN))
+    out.append(paint(summary, Style.ERROR if failed else Style.OK))
     return "\n".join(out)
 
 
-def _diagnostic_lines(
+def diagnostic_lines(
     diagnostics: Sequence[Diagnostic],
-    paint: Any,
+    paint: Paint = plain,
     indent: str = "  ",
     *,
     entry_index: int | None = None,
@@ -185,16 +206,13 @@ def _diagnostic_lines(
                 else str(diagnostic.line)
             )
         severity = diagnostic.severity.value
-        style = _RED if diagnostic.severity is Severity.ERROR else _YELLOW
+        style = Style.ERROR if diagnostic.severity is Severity.ERROR else Style.WARNING
         place = diagnostic.hub_path(entry_index)
-        field = f"{paint(place, _BOLD)}: " if place is not None else ""
+        field = f"{paint(place, Style.BOLD)}: " if place is not None else ""
         yield (
             f"{indent}{where:>7}  {paint(f'{severity:<7}', style)} "
-            f"{paint(diagnostic.code, _DIM)}  {field}{diagnostic.message}"
+            f"{paint(diagnostic.code, Style.DIM)}  {field}{diagnostic.message}"
         )
         if diagnostic.hint:
-            yield f"{indent}{'':>7}  {paint(messages.HINT + ':', _DIM)} {diagnostic.hint}"
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
+            hint = paint(texts.VALIDATE_HINT + ":", Style.DIM)
+            yield f"{indent}{'':>7}  {hint} {diagnostic.hint}"
