@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from bot.devstack.redis import RedisServer
 from bot.emulator.server import EmulatorServer
 from bot.issuer.audit import read_audit
 from bot.issuer.clientauth import secret_digest
+from bot.issuer.refusals import GENERIC
 from tests.support.emulator import MODEL, running_emulator
 
 HLE = "emulator-samples/hle-mini"
@@ -130,9 +132,10 @@ class IssuerEnv:
         return lines[-1]
 
 
-@pytest.fixture(scope="module")
-def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[IssuerEnv]:
-    work: Path = tmp_path_factory.mktemp("issuer")
+@contextmanager
+def issuer_env(work: Path, settings: Mapping[str, str] | None = None) -> Iterator[IssuerEnv]:
+    """The emulator, Redis, two OIDC providers and an issuer started with `settings` (extra
+    environment variables) over `integrations`, all stopped on exit."""
     redis_server = RedisServer(work / "redis").start()
     try:
         with (
@@ -146,6 +149,7 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[IssuerEnv]:
                 redis_url=redis_server.url,
                 providers=[oidc.provider_config(), oidc_down.provider_config("gitlab")],
                 integrations=integrations(oidc),
+                env=dict(settings or {}),
             )
             with issuer:
                 api = httpx.get(f"{hub.url}/api/models/{MODEL}", timeout=10).json()
@@ -156,6 +160,34 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[IssuerEnv]:
                 yield IssuerEnv(hub, oidc, oidc_down, issuer, api["sha"], shas[HLE], shas[GPQA])
     finally:
         redis_server.stop(kill=True)
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[IssuerEnv]:
+    # Every request here comes from 127.0.0.1, and test_refusals fails to authenticate on
+    # purpose more often than the default limit allows (test_auth_failures tests the limit).
+    with issuer_env(
+        tmp_path_factory.mktemp("issuer"), {"EVALBOT_ISSUER_AUTH_FAILURES": "1000"}
+    ) as started:
+        yield started
+
+
+def refused(env: IssuerEnv, response: httpx.Response, status: int, reason: str) -> dict[str, Any]:
+    """Assert a generic refusal with `status`, audited with `reason`; returns the audit line."""
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert body["error"] == GENERIC[status]
+    assert body["request_id"] == response.headers["X-Request-Id"]
+    assert reason not in response.text or status == 422
+    line = env.audited(response)
+    assert line["decision"] == "refused"
+    assert line["reason"] == reason
+    assert line["status"] == status
+    return line
+
+
+def bearer(token: str) -> str:
+    return f"Bearer {token}"
 
 
 def now() -> int:
