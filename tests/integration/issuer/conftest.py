@@ -28,6 +28,23 @@ from tests.support.emulator import MODEL, running_emulator
 
 HLE = "emulator-samples/hle-mini"
 GPQA = "emulator-samples/gpqa-mini"
+#: A benchmark with two tasks (one PR per task: test_submit_pulls), seeded by `issuer_env`.
+TWO_TASKS = "emulator-samples/two-tasks"
+TWO_TASKS_EVAL_YAML = b"""\
+name: Two tasks
+description: A benchmark with two tasks, for one PR per task.
+metrics:
+  - id: accuracy
+    higher_is_better: true
+    primary: true
+tasks:
+  - id: alpha
+    config: default
+    split: test
+  - id: beta
+    config: default
+    split: test
+"""
 CLIENT_ID = "acme-offline"
 CLIENT_SECRET = "evs_test-client-secret-0123456789abcdef"
 
@@ -49,7 +66,7 @@ def integrations(oidc: LocalOidcProvider) -> list[dict[str, Any]]:
                 {"hub_user": "evalbot"},
                 {"client_id": CLIENT_ID, "client_secret_sha256": secret_digest(CLIENT_SECRET)},
             ],
-            "benchmarks": [HLE],
+            "benchmarks": [HLE, TWO_TASKS],
             "models": ["alice/*"],
             "limits": strict,
         },
@@ -143,6 +160,12 @@ def issuer_env(work: Path, settings: Mapping[str, str] | None = None) -> Iterato
             LocalOidcProvider() as oidc,
             LocalOidcProvider(jwks_available=False) as oidc_down,
         ):
+            hub.state.seed_repo(
+                "dataset",
+                TWO_TASKS,
+                {"eval.yaml": TWO_TASKS_EVAL_YAML},
+                tags=[hub.state.benchmark_tag],
+            )
             issuer = IssuerProcess(
                 work / "issuer",
                 hub_url=hub.url,
