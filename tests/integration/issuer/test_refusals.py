@@ -207,7 +207,8 @@ def test_hub_tokens_checked_with_whoami(env: IssuerEnv) -> None:
     refused(env, env.post(bearer(TOKENS["evalbot"]), env.body()), 403, "hub-token-scope-missing")
     env.hub.faults.add_rule(RouteFault("identity.whoami", status=500, times=20))
     try:
-        refused(env, env.post(bearer(TOKENS["alice"]), env.body()), 503, "hub-whoami-failed")
+        # carol's token: alice's answer is cached now (docs/issuer.md, "The Hub-token cache").
+        refused(env, env.post(bearer(TOKENS["carol"]), env.body()), 503, "hub-whoami-failed")
     finally:
         env.hub.faults.clear()
 
