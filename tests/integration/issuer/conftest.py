@@ -35,6 +35,7 @@ name: Two tasks
 description: A benchmark with two tasks, for one PR per task.
 metrics:
   - id: accuracy
+    display_name: Accuracy
     higher_is_better: true
     primary: true
 tasks:
