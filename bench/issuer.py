@@ -8,7 +8,10 @@ Prints, from one run:
   against its benchmark, claims and digest computed, signed; one audit line each; one OIDC
   verification, replay claim and rate-limit check per request), and their ratio to the raw
   signatures;
-- p50 / p99 wall time per request of one entry (what a CI job waits), and requests per second.
+- p50 / p99 wall time per request of one entry (what a CI job waits), and requests per second;
+- for a caller authenticated with a Hub token: `whoami-v2` calls per issuance and the p50 of a
+  one-entry request, with the whoami cache (the default) and without it
+  (`EVALBOT_ISSUER_WHOAMI_CACHE_S=0`, the issuer before the cache), two processes in one run.
 
 The Hub emulator, redis-server and a local OIDC provider run on 127.0.0.1; ID tokens are
 minted before the timed loops (a CI provider's cost, not the issuer's).
@@ -33,7 +36,7 @@ from bench.timing import median_seconds, percentile, report
 from bot.devstack.issuer import IssuerProcess
 from bot.devstack.oidc import LocalOidcProvider
 from bot.devstack.redis import RedisServer
-from bot.devstack.workload import MODEL, seeded_state
+from bot.devstack.workload import MODEL, OWNER_TOKEN, seeded_state
 from bot.emulator.server import EmulatorServer
 from bot.tokens.signer import generate_private_key
 
@@ -42,13 +45,17 @@ BATCH = 50
 BATCH_ROUNDS = 20
 SINGLE_REQUESTS = 300
 SIGNATURES = 5000
+HUB_TOKEN_REQUESTS = 50
 
 
 def integration(oidc: LocalOidcProvider) -> dict[str, Any]:
     return {
         "name": "bench",
         "frameworks": ["lighteval"],
-        "identities": [{"provider": "github", "claims": {"repository": oidc.workflow.repository}}],
+        "identities": [
+            {"provider": "github", "claims": {"repository": oidc.workflow.repository}},
+            {"hub_user": "alice"},
+        ],
         "limits": {"per_minute": 10**6, "per_hour": 10**7, "max_models": 10**6},
     }
 
@@ -94,6 +101,18 @@ def main() -> None:
                 )
                 with issuer, httpx.Client(timeout=60) as client:
                     run(client, issuer, oidc, hub.url)
+                    print(f"{HUB_TOKEN_REQUESTS} one-entry requests with one Hub token each:")
+                    for label, cache_s in (("whoami cache off (before)", "0"), ("cached", "60")):
+                        issuer = IssuerProcess(
+                            Path(work) / f"issuer-whoami-{cache_s}",
+                            hub_url=hub.url,
+                            redis_url=redis_server.url,
+                            providers=[oidc.provider_config()],
+                            integrations=[integration(oidc)],
+                            env={"EVALBOT_ISSUER_WHOAMI_CACHE_S": cache_s},
+                        )
+                        with issuer:
+                            hub_token_requests(client, issuer, hub, label)
         finally:
             redis_server.stop(kill=True)
 
@@ -141,6 +160,23 @@ def run(client: httpx.Client, issuer: IssuerProcess, oidc: LocalOidcProvider, hu
     report("one-entry request p50", percentile(singles, 0.50) * 1000, "ms")
     report("one-entry request p99", percentile(singles, 0.99) * 1000, "ms")
     report("one-entry requests, sequential", 1 / statistics.median(singles), "req/s")
+
+
+def hub_token_requests(
+    client: httpx.Client, issuer: IssuerProcess, hub: EmulatorServer, label: str
+) -> None:
+    """`whoami-v2` calls per issuance and p50 latency for requests made with a Hub token."""
+    body = {"model_repo": MODEL, "entries": entries(hub.url, 1)}
+    headers = {"Authorization": f"Bearer {OWNER_TOKEN}"}
+    before = hub.counters().get("identity.whoami", 0)
+    seconds = []
+    for _ in range(HUB_TOKEN_REQUESTS):
+        started = time.perf_counter()
+        client.post(f"{issuer.url}/v1/tokens", json=body, headers=headers).raise_for_status()
+        seconds.append(time.perf_counter() - started)
+    calls = hub.counters().get("identity.whoami", 0) - before
+    report(f"{label}: whoami-v2 calls per issuance", calls / HUB_TOKEN_REQUESTS, "calls")
+    report(f"{label}: one-entry request p50", percentile(seconds, 0.50) * 1000, "ms")
 
 
 if __name__ == "__main__":

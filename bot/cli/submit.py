@@ -45,7 +45,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "as `evalbot convert` does), obtain one verify token per entry from the issuer "
             "using this CI job's identity (GitHub Actions OIDC, EVALBOT_ID_TOKEN, or HF_TOKEN), "
             "write .eval_results/<benchmark>.yaml merged with the repo's main, and open a PR "
-            "(a re-run updates it). HF_TOKEN opens the PR."
+            "(a re-run with the same results, or the same --pr-key, updates it). HF_TOKEN "
+            "opens the PR."
         ),
     )
     parser.add_argument(
@@ -70,6 +71,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--dry-run", action="store_true", help="print the files it would propose; open no PR"
+    )
+    parser.add_argument(
+        "--pr-key",
+        metavar="KEY",
+        help="one PR per KEY (e.g. the CI job's name): a run with the same KEY updates that "
+        "PR; default: one PR per model repo and set of results (benchmark, task, notes)",
     )
     converted = parser.add_argument_group("framework outputs (as `evalbot convert`)")
     converted.add_argument(
@@ -133,6 +140,7 @@ def run(args: argparse.Namespace) -> int:
             dry_run=args.dry_run,
             allow_partial=args.allow_partial,
             model_revision=args.model_revision,
+            pr_key=args.pr_key,
         )
     except SubmitError as error:
         print(f"evalbot submit: {error}", file=sys.stderr)

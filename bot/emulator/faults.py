@@ -152,6 +152,11 @@ class Faults:
             self.counters.clear()
             self.rate_limited.clear()
 
+    def count(self, route: str) -> None:
+        """Count a request answered before `decide` (a token the Hub does not know: 401)."""
+        with self._lock:
+            self.counters[route] += 1
+
     def decide(self, route: str, bucket: str, caller: str) -> Decision:
         """Count the request and decide what happens to it (called once per request)."""
         with self._lock:

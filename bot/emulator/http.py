@@ -150,6 +150,7 @@ class HubRouter:
         try:
             token = self.state.authenticate(request.headers.get("authorization"))
         except HubError as error:
+            self.faults.count(hub_route.name)  # the Hub served it too: counters see every call
             return error_response(error)
         caller = token.user if token else (request.client.host if request.client else "anonymous")
         decision = self.faults.decide(hub_route.name, hub_route.bucket, caller)

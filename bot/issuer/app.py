@@ -7,6 +7,11 @@
 
 Every answer carries `X-Request-Id`. A refusal says only what kind of failure it was (and,
 for content errors, the problems in full); the audit log says which check failed.
+
+Failed authentications are counted per client address and per presented OAuth client id
+(`AuthFailureGuard`); past the limit a source gets 429 before its credentials are looked at.
+The address is the one uvicorn reports: the socket's peer, or the `X-Forwarded-For` a proxy
+listed in `FORWARDED_ALLOW_IPS` set (docs/issuer.md, "Failed authentications").
 """
 
 from __future__ import annotations
@@ -14,9 +19,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import redis
 from starlette.applications import Starlette
@@ -26,6 +31,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from bot.httpbody import BodyRefused, read_body
+from bot.issuer.clientauth import presented_client_id
 from bot.issuer.identity import Identity
 from bot.issuer.refusals import GENERIC, ContentRefusal, Refusal, Unauthenticated
 from bot.issuer.requests import parse_request
@@ -37,6 +43,25 @@ JWKS_CACHE_CONTROL = "public, max-age=300"
 #: Seconds a caller has to send its whole body (a slow-loris guard, as the receiver has).
 BODY_TIMEOUT_S = 10.0
 HUB_TOKEN_PREFIX = "hf_"  # noqa: S105 - how Hub tokens start, not a secret
+
+
+class AuthFailureGuard(Protocol):
+    """Failed authentications per source (`bot.issuer.limits.RedisLimits`)."""
+
+    def check_auth_failures(self, sources: Sequence[str]) -> None: ...
+    def record_auth_failure(self, sources: Sequence[str]) -> None: ...
+
+
+def failure_sources(header: str | None, address: str | None) -> list[str]:
+    """What a failed authentication is counted against: the client address, and the client id
+    that HTTP Basic credentials name (guessing one client's secret from many addresses)."""
+    sources = [f"addr:{address or 'unknown'}"]
+    scheme, _, value = (header or "").strip().partition(" ")
+    if scheme.lower() == "basic":
+        client_id = presented_client_id(value.strip())
+        if client_id:
+            sources.append(f"client:{client_id}")
+    return sources
 
 
 @dataclass
@@ -96,9 +121,12 @@ def create_app(
     *,
     redis_client: redis.Redis,
     audience: str,
+    auth_failures: AuthFailureGuard,
     max_body_bytes: int = 256 * 1024,
 ) -> Starlette:
-    def audit_refusal(request_id: str, refusal: Refusal, identity: Identity | None) -> None:
+    def audit_refusal(
+        request_id: str, refusal: Refusal, identity: Identity | None, address: str | None
+    ) -> None:
         if not refusal.audited:
             issuer.audit.write(
                 request_id=request_id,
@@ -106,20 +134,33 @@ def create_app(
                 reason=refusal.reason,
                 status=refusal.status,
                 identity=identity.subject if identity else None,
+                address=address,
             )
 
-    def decide(header: str | None, body: bytes, request_id: str) -> list[dict[str, Any]]:
+    def authenticate(header: str | None, address: str | None) -> Identity:
+        sources = failure_sources(header, address)
+        auth_failures.check_auth_failures(sources)
+        try:
+            return authenticators.authenticate(header)
+        except Unauthenticated:
+            auth_failures.record_auth_failure(sources)
+            raise
+
+    def decide(
+        header: str | None, body: bytes, request_id: str, address: str | None
+    ) -> list[dict[str, Any]]:
         identity: Identity | None = None
         try:
-            identity = authenticators.authenticate(header)
+            identity = authenticate(header, address)
             token_request = parse_request(body)
             return [token.to_json() for token in issuer.issue(identity, token_request, request_id)]
         except Refusal as refusal:
-            audit_refusal(request_id, refusal, identity)
+            audit_refusal(request_id, refusal, identity, address)
             raise
 
     async def tokens(request: Request) -> Response:
         request_id = secrets.token_hex(12)
+        address = request.client.host if request.client else None
         try:
             media = request.headers.get("content-type", "").split(";")[0].strip().lower()
             if media != "application/json":
@@ -127,14 +168,14 @@ def create_app(
             body = await asyncio.wait_for(_read_body(request, max_body_bytes), BODY_TIMEOUT_S)
         except TimeoutError:
             refusal = Refusal("request-timeout", 408)
-            audit_refusal(request_id, refusal, None)
+            audit_refusal(request_id, refusal, None, address)
             return _refused(request_id, refusal)
         except Refusal as refusal:
-            audit_refusal(request_id, refusal, None)
+            audit_refusal(request_id, refusal, None, address)
             return _refused(request_id, refusal)
         try:
             issued = await run_in_threadpool(
-                decide, request.headers.get("authorization"), body, request_id
+                decide, request.headers.get("authorization"), body, request_id, address
             )
         except Refusal as refusal:
             log.info("refused %s: %s (%d)", request_id, refusal.reason, refusal.status)

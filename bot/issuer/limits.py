@@ -5,7 +5,11 @@
   `max_models` distinct model repos within `spread_window_s` (an unusual spread: one CI
   identity signing for many models is what a stolen credential looks like), the identity gets
   429 for `cooldown_s`;
-- the ID-token replay guard (`SET NX` with the token's remaining lifetime, as Warehouse does).
+- the ID-token replay guard (`SET NX` with the token's remaining lifetime, as Warehouse does);
+- failed authentications, counted before anyone is known: per client address and per
+  presented OAuth client id, `AuthFailureLimits.failures` within `window_s` and that address
+  (or client id) gets 429 until the window ends, without its credentials being checked (no Hub
+  call for made-up Hub tokens, no more secret guesses).
 
 Keys are `evalbot:issuer:*`; identities are hashed into them (a key never holds a raw claim).
 """
@@ -35,10 +39,19 @@ class RateLimited(Refusal):
         super().__init__(reason, 429, retry_after_s=max(1, retry_after_s))
 
 
+@dataclass(frozen=True)
+class AuthFailureLimits:
+    """How many failed authentications a client address or client id may make per window."""
+
+    failures: int = 10
+    window_s: int = 600
+
+
 @dataclass
 class RedisLimits:
     client: redis.Redis
     clock: Callable[[], float] = time.time
+    auth_failures: AuthFailureLimits = AuthFailureLimits()
 
     def first_use(self, key: str, ttl_s: int) -> bool:
         """The replay guard of `oidc.ReplayGuard`: claim `key` once."""
@@ -85,6 +98,29 @@ class RedisLimits:
         if count > limits.max_models:
             self._cool_down(who, limits)
             raise RateLimited("unusual-spread", limits.cooldown_s)
+
+    def check_auth_failures(self, sources: Iterable[str]) -> None:
+        """Refuse (429) a request from a source (`addr:...`, `client:...`) that failed to
+        authenticate too often in its current window; `Retry-After` is the window's rest."""
+        limits = self.auth_failures
+        pipe = self.client.pipeline()
+        for source in sources:
+            key = f"{PREFIX}auth-failures:{_hashed(source)}"
+            pipe.get(key)
+            pipe.ttl(key)
+        answers = pipe.execute()
+        for count, ttl in zip(answers[::2], answers[1::2], strict=True):
+            if count is not None and int(count) >= limits.failures:
+                raise RateLimited("auth-failures", int(ttl) if int(ttl) > 0 else limits.window_s)
+
+    def record_auth_failure(self, sources: Iterable[str]) -> None:
+        """Count one failed authentication against each source; the window starts at the first."""
+        pipe = self.client.pipeline()
+        for source in sources:
+            key = f"{PREFIX}auth-failures:{_hashed(source)}"
+            pipe.incr(key)
+            pipe.expire(key, self.auth_failures.window_s, nx=True)
+        pipe.execute()
 
     def _cool_down(self, who: str, limits: Limits) -> None:
         pipe = self.client.pipeline()

@@ -27,10 +27,11 @@ from bot.issuer.configfile import ConfigError
 from bot.issuer.hubauth import HubTokenAuthenticator
 from bot.issuer.integrations import load_integrations
 from bot.issuer.keyring import KeyringError, KeyringHolder
-from bot.issuer.limits import RedisLimits
+from bot.issuer.limits import AuthFailureLimits, RedisLimits
 from bot.issuer.oidc import OidcVerifier, ProviderKeys
 from bot.issuer.service import Issuer
 from bot.issuer.settings import IssuerSettings
+from bot.issuer.whoamicache import CachedWhoAmI
 from bot.spec.benchmark import benchmark_from_eval_yaml
 from bot.spec.model import BenchmarkLookup, BenchmarkSource
 
@@ -99,7 +100,10 @@ def build(settings: IssuerSettings) -> RunningIssuer:
     def ask_hub(token: str) -> HubIdentity:
         return whoami(identity_api, token)
 
-    limits = RedisLimits(client)
+    limits = RedisLimits(
+        client,
+        auth_failures=AuthFailureLimits(settings.auth_failures, settings.auth_failure_window_s),
+    )
     audit = AuditLog(settings.audit_log).open()
     issuer = Issuer(
         issuer_url=settings.issuer_url,
@@ -113,7 +117,9 @@ def build(settings: IssuerSettings) -> RunningIssuer:
     oidc = OidcVerifier(config, settings.audience, ProviderKeys(), limits)
     authenticators = Authenticators(
         oidc=oidc.verify,
-        hub=HubTokenAuthenticator(ask_hub, config.hub_scopes_for).authenticate,
+        hub=HubTokenAuthenticator(
+            CachedWhoAmI(ask_hub, ttl_s=settings.whoami_cache_s), config.hub_scopes_for
+        ).authenticate,
         client=ClientAuthenticator(config).authenticate,
     )
     app = create_app(
@@ -121,6 +127,7 @@ def build(settings: IssuerSettings) -> RunningIssuer:
         authenticators,
         redis_client=client,
         audience=settings.audience,
+        auth_failures=limits,
         max_body_bytes=settings.max_body_bytes,
     )
     return RunningIssuer(app=app, issuer=issuer, audit=audit)

@@ -19,7 +19,7 @@ from bot.submit.credentials import ci_credential
 from bot.submit.errors import SubmitError
 from bot.submit.issuerclient import issuer_audience, request_tokens
 from bot.submit.merge import merge_results
-from bot.submit.pulls import open_or_update, read_main_file
+from bot.submit.pulls import open_or_update, read_main_file, submission_key
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 
@@ -54,9 +54,24 @@ def _token_key(entry: Mapping[str, Any]) -> str:
     return "verifyToken" if "value" in entry and "metrics" not in entry else "verify_token"
 
 
-def _title(benchmarks: Sequence[str], framework: str | None) -> str:
+#: Longer titles name only how many tasks of how many benchmarks the PR holds.
+MAX_TITLE = 150
+
+
+def _legacy_title(benchmarks: Sequence[str], framework: str | None) -> str:
+    """The title PRs had when it was how `evalbot submit` found them (benchmarks only)."""
     names = ", ".join(sorted(benchmarks))
     return f"Evaluation results: {names}" + (f" ({framework})" if framework else "")
+
+
+def _title(tasks: Mapping[str, Sequence[str]], framework: str | None) -> str:
+    by = f" ({framework})" if framework else ""
+    named = ", ".join(f"{benchmark} [{', '.join(tasks[benchmark])}]" for benchmark in tasks)
+    title = f"Evaluation results: {named}{by}"
+    if len(title) <= MAX_TITLE:
+        return title
+    count = sum(len(names) for names in tasks.values())
+    return f"Evaluation results: {count} tasks of {len(tasks)} benchmarks{by}"
 
 
 def _description(files: Mapping[str, str], count: int, framework: str | None) -> str:
@@ -65,7 +80,8 @@ def _description(files: Mapping[str, str], count: int, framework: str | None) ->
     return (
         f"{count} evaluation result(s){by}, each with a `verify_token` from a trusted issuer, "
         f"so the results can be marked verified.\n\n{listed}\n\n"
-        "Opened with `evalbot submit`; a re-run updates this PR."
+        "Opened with `evalbot submit`; a re-run of the same job (the same results, or the "
+        "same `--pr-key`) updates this PR."
     )
 
 
@@ -100,6 +116,7 @@ def submit(
     environ: Mapping[str, str] | None = None,
     allow_partial: bool = False,
     model_revision: str | None = None,
+    pr_key: str | None = None,
 ) -> Submission:
     """Get a token for each entry, write `.eval_results/<benchmark>.yaml` merged with main,
     and open (or update) one PR; with `dry_run`, only return the files it would propose.
@@ -107,7 +124,12 @@ def submit(
     `entries` are result entries (a results YAML's, `read_entries`), or a framework output's
     `bot.convert.entries_from(...)` conversion: refused as `evalbot convert` would refuse it
     (`allow_partial` lets a failed or partial run through), its revisions pinned
-    (`model_revision` when the output records none; `bot.submit.converted`)."""
+    (`model_revision` when the output records none; `bot.submit.converted`).
+
+    The PR is this submission's own: one per model repo and set of results (benchmark, task
+    and notes of each entry), or per `pr_key` when given (`bot.submit.pulls`)."""
+    if pr_key is not None and not pr_key.strip():
+        raise SubmitError("--pr-key must not be empty")
     env = os.environ if environ is None else environ
     api = HfApi(
         endpoint=endpoint or env.get("HF_ENDPOINT") or DEFAULT_ENDPOINT,
@@ -139,13 +161,22 @@ def submit(
     jtis = [str(token["jti"]) for token in tokens]
     if dry_run:
         return Submission(files=files, jtis=jtis)
-    benchmarks = sorted({str(token["benchmark"]) for token in tokens})
+    results = [
+        (str(token["benchmark"]), str(token["task_id"]), str(entry.get("notes", "")))
+        for entry, token in zip(entries, tokens, strict=True)
+    ]
+    tasks: dict[str, list[str]] = {}
+    for benchmark, task_id, _notes in sorted(results):
+        if task_id not in tasks.setdefault(benchmark, []):
+            tasks[benchmark].append(task_id)
     pull = open_or_update(
         api,
         model_repo,
         files,
-        title=_title(benchmarks, framework),
+        title=_title(tasks, framework),
         description=_description(files, len(entries), framework),
+        key=submission_key(model_repo, results, pr_key),
+        legacy_title=_legacy_title(sorted(tasks), framework),
     )
     return Submission(
         files=files, pr_url=pull.url, pr_num=pull.num, updated=pull.updated, jtis=jtis

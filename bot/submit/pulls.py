@@ -1,13 +1,22 @@
 """Open the submission's PR, or update the one this account already has open for it.
 
-A submission's PR is found again by its exact title among the open PRs the token's own
-account opened on the repo; a re-run then commits to `refs/pr/<num>` instead of opening a
-second PR. Every call goes through `huggingface_hub` (`create_commit(create_pr=True)`).
+A submission's PR is found again by a hidden marker in its description, `<!-- evalbot-submit:
+KEY -->`, where KEY (`submission_key`) names what the PR holds: the model repo and the results
+it adds (benchmark, task and notes of each entry), or the user's `--pr-key`. Two CI jobs for
+two tasks of one benchmark therefore open two PRs, and each job's re-run commits to its own
+`refs/pr/<num>`. Only open PRs the token's own account opened on the repo are looked at.
+
+PRs opened before the marker existed were found by their title, which named only the
+benchmarks; such a PR (the old title, no marker) is adopted once: the marker is added to its
+description, so no upgrade opens a duplicate and the next job for another task of that
+benchmark no longer takes it. Every call goes through `huggingface_hub`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,39 +46,105 @@ def read_main_file(api: Any, repo_id: str, path: str) -> str | None:
         raise SubmitError(f"cannot read {path} on {repo_id} main: {error}") from error
 
 
-def _own_open_pr(api: Any, repo_id: str, title: str) -> int | None:
+#: At most this many of our own open PRs on one repo are read to find the submission's.
+MAX_OWN_PRS = 100
+_MARKER_START = "<!-- evalbot-submit: "
+
+
+def submission_key(
+    model_repo: str, results: Iterable[tuple[str, str, str]], custom: str | None
+) -> str:
+    """What identifies a submission's PR: `custom` (`--pr-key`), else the set of results it
+    adds, as (benchmark, task id, notes), on `model_repo`. A hash: the marker stays short."""
+    what: dict[str, Any] = {"model": model_repo.lower()}
+    if custom is not None:
+        what["key"] = custom
+    else:
+        what["results"] = sorted({(b.lower(), t, n) for b, t, n in results})
+    canonical = json.dumps(what, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:32]
+
+
+def marker(key: str) -> str:
+    """The hidden line in a PR's description that finds it again (rendered as nothing)."""
+    return f"{_MARKER_START}{key} -->"
+
+
+@dataclass(frozen=True)
+class _Found:
+    num: int
+    comment_id: str | None  # the description's comment, to stamp a legacy PR with the marker
+    description: str
+
+
+def _own_open_pr(api: Any, repo_id: str, key: str, legacy_title: str | None) -> _Found | None:
     me = api.whoami()["name"]
-    for discussion in api.get_repo_discussions(
-        repo_id=repo_id, author=me, discussion_type="pull_request", discussion_status="open"
+    wanted = marker(key)
+    legacy: _Found | None = None
+    for count, discussion in enumerate(
+        api.get_repo_discussions(
+            repo_id=repo_id, author=me, discussion_type="pull_request", discussion_status="open"
+        )
     ):
-        if discussion.title == title:
-            return int(discussion.num)
-    return None
+        if count >= MAX_OWN_PRS:
+            break
+        details = api.get_discussion_details(repo_id=repo_id, discussion_num=discussion.num)
+        first = next((e for e in details.events if e.type == "comment"), None)
+        text = str(getattr(first, "content", "") or "")
+        comment_id = str(first.id) if first is not None else None
+        if wanted in text:
+            return _Found(int(discussion.num), comment_id, text)
+        if (
+            legacy is None
+            and legacy_title is not None
+            and discussion.title == legacy_title
+            and _MARKER_START not in text
+        ):
+            legacy = _Found(int(discussion.num), comment_id, text)
+    return legacy
 
 
 def open_or_update(
-    api: Any, repo_id: str, files: Mapping[str, str], *, title: str, description: str
+    api: Any,
+    repo_id: str,
+    files: Mapping[str, str],
+    *,
+    title: str,
+    description: str,
+    key: str,
+    legacy_title: str | None = None,
 ) -> PullRequest:
+    """Commit `files` to this submission's open PR (found by `key`, or an old PR titled
+    `legacy_title` without a marker), or open one whose description carries the marker."""
     operations = [
         CommitOperationAdd(path_in_repo=path, path_or_fileobj=text.encode("utf-8"))
         for path, text in files.items()
     ]
+    described = f"{description}\n\n{marker(key)}"
     try:
-        existing = _own_open_pr(api, repo_id, title)
+        existing = _own_open_pr(api, repo_id, key, legacy_title)
         if existing is not None:
             api.create_commit(
                 repo_id=repo_id,
                 operations=operations,
                 commit_message=f"{title} (re-run)",
-                revision=f"refs/pr/{existing}",
+                revision=f"refs/pr/{existing.num}",
             )
-            url = f"{api.endpoint.rstrip('/')}/{repo_id}/discussions/{existing}"
-            return PullRequest(num=existing, url=url, updated=True)
+            if existing.comment_id is not None and existing.description != described:
+                # A legacy PR gets its marker; an updated one the description of what it holds.
+                api.edit_discussion_comment(
+                    repo_id=repo_id,
+                    discussion_num=existing.num,
+                    comment_id=existing.comment_id,
+                    new_content=described,
+                )
+            url = f"{api.endpoint.rstrip('/')}/{repo_id}/discussions/{existing.num}"
+            return PullRequest(num=existing.num, url=url, updated=True)
         info = api.create_commit(
             repo_id=repo_id,
             operations=operations,
             commit_message=title,
-            commit_description=description,
+            commit_description=described,
             create_pr=True,
         )
     except HfHubHTTPError as error:

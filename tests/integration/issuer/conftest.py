@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,10 +23,29 @@ from bot.devstack.redis import RedisServer
 from bot.emulator.server import EmulatorServer
 from bot.issuer.audit import read_audit
 from bot.issuer.clientauth import secret_digest
+from bot.issuer.refusals import GENERIC
 from tests.support.emulator import MODEL, running_emulator
 
 HLE = "emulator-samples/hle-mini"
 GPQA = "emulator-samples/gpqa-mini"
+#: A benchmark with two tasks (one PR per task: test_submit_pulls), seeded by `issuer_env`.
+TWO_TASKS = "emulator-samples/two-tasks"
+TWO_TASKS_EVAL_YAML = b"""\
+name: Two tasks
+description: A benchmark with two tasks, for one PR per task.
+metrics:
+  - id: accuracy
+    display_name: Accuracy
+    higher_is_better: true
+    primary: true
+tasks:
+  - id: alpha
+    config: default
+    split: test
+  - id: beta
+    config: default
+    split: test
+"""
 CLIENT_ID = "acme-offline"
 CLIENT_SECRET = "evs_test-client-secret-0123456789abcdef"
 
@@ -47,7 +67,7 @@ def integrations(oidc: LocalOidcProvider) -> list[dict[str, Any]]:
                 {"hub_user": "evalbot"},
                 {"client_id": CLIENT_ID, "client_secret_sha256": secret_digest(CLIENT_SECRET)},
             ],
-            "benchmarks": [HLE],
+            "benchmarks": [HLE, TWO_TASKS],
             "models": ["alice/*"],
             "limits": strict,
         },
@@ -130,9 +150,10 @@ class IssuerEnv:
         return lines[-1]
 
 
-@pytest.fixture(scope="module")
-def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[IssuerEnv]:
-    work: Path = tmp_path_factory.mktemp("issuer")
+@contextmanager
+def issuer_env(work: Path, settings: Mapping[str, str] | None = None) -> Iterator[IssuerEnv]:
+    """The emulator, Redis, two OIDC providers and an issuer started with `settings` (extra
+    environment variables) over `integrations`, all stopped on exit."""
     redis_server = RedisServer(work / "redis").start()
     try:
         with (
@@ -140,12 +161,19 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[IssuerEnv]:
             LocalOidcProvider() as oidc,
             LocalOidcProvider(jwks_available=False) as oidc_down,
         ):
+            hub.state.seed_repo(
+                "dataset",
+                TWO_TASKS,
+                {"eval.yaml": TWO_TASKS_EVAL_YAML},
+                tags=[hub.state.benchmark_tag],
+            )
             issuer = IssuerProcess(
                 work / "issuer",
                 hub_url=hub.url,
                 redis_url=redis_server.url,
                 providers=[oidc.provider_config(), oidc_down.provider_config("gitlab")],
                 integrations=integrations(oidc),
+                env=dict(settings or {}),
             )
             with issuer:
                 api = httpx.get(f"{hub.url}/api/models/{MODEL}", timeout=10).json()
@@ -156,6 +184,34 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[IssuerEnv]:
                 yield IssuerEnv(hub, oidc, oidc_down, issuer, api["sha"], shas[HLE], shas[GPQA])
     finally:
         redis_server.stop(kill=True)
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[IssuerEnv]:
+    # Every request here comes from 127.0.0.1, and test_refusals fails to authenticate on
+    # purpose more often than the default limit allows (test_auth_failures tests the limit).
+    with issuer_env(
+        tmp_path_factory.mktemp("issuer"), {"EVALBOT_ISSUER_AUTH_FAILURES": "1000"}
+    ) as started:
+        yield started
+
+
+def refused(env: IssuerEnv, response: httpx.Response, status: int, reason: str) -> dict[str, Any]:
+    """Assert a generic refusal with `status`, audited with `reason`; returns the audit line."""
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert body["error"] == GENERIC[status]
+    assert body["request_id"] == response.headers["X-Request-Id"]
+    assert reason not in response.text or status == 422
+    line = env.audited(response)
+    assert line["decision"] == "refused"
+    assert line["reason"] == reason
+    assert line["status"] == status
+    return line
+
+
+def bearer(token: str) -> str:
+    return f"Bearer {token}"
 
 
 def now() -> int:

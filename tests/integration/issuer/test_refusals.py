@@ -7,38 +7,25 @@ from __future__ import annotations
 import base64
 import json
 import socket
-from typing import Any
 
-import httpx
 import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from bot.emulator.faults import RouteFault
 from bot.issuer.audit import read_audit
-from bot.issuer.refusals import GENERIC
-from tests.integration.issuer.conftest import CLIENT_ID, CLIENT_SECRET, GPQA, IssuerEnv, now
+from tests.integration.issuer.conftest import (
+    CLIENT_ID,
+    CLIENT_SECRET,
+    GPQA,
+    IssuerEnv,
+    bearer,
+    now,
+    refused,
+)
 from tests.support.emulator import TOKENS
 
 pytestmark = pytest.mark.integration
-
-
-def refused(env: IssuerEnv, response: httpx.Response, status: int, reason: str) -> dict[str, Any]:
-    """Assert a generic refusal with `status`, audited with `reason`; returns the audit line."""
-    assert response.status_code == status, response.text
-    body = response.json()
-    assert body["error"] == GENERIC[status]
-    assert body["request_id"] == response.headers["X-Request-Id"]
-    assert reason not in response.text or status == 422
-    line = env.audited(response)
-    assert line["decision"] == "refused"
-    assert line["reason"] == reason
-    assert line["status"] == status
-    return line
-
-
-def bearer(token: str) -> str:
-    return f"Bearer {token}"
 
 
 def test_a_valid_github_identity_gets_one_token_per_entry(env: IssuerEnv) -> None:
@@ -220,7 +207,8 @@ def test_hub_tokens_checked_with_whoami(env: IssuerEnv) -> None:
     refused(env, env.post(bearer(TOKENS["evalbot"]), env.body()), 403, "hub-token-scope-missing")
     env.hub.faults.add_rule(RouteFault("identity.whoami", status=500, times=20))
     try:
-        refused(env, env.post(bearer(TOKENS["alice"]), env.body()), 503, "hub-whoami-failed")
+        # carol's token: alice's answer is cached now (docs/issuer.md, "The Hub-token cache").
+        refused(env, env.post(bearer(TOKENS["carol"]), env.body()), 503, "hub-whoami-failed")
     finally:
         env.hub.faults.clear()
 

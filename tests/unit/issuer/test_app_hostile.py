@@ -28,12 +28,13 @@ def _nobody(value: str) -> Identity:
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
-    issuer, _ = build_issuer(tmp_path_factory.mktemp("issuer"))
+    issuer, recorder = build_issuer(tmp_path_factory.mktemp("issuer"))
     app = create_app(
         issuer,
         Authenticators(oidc=_nobody, hub=_alice, client=_nobody),
         redis_client=None,  # type: ignore[arg-type]  # only /readyz uses it
         audience="https://tokens.example.org",
+        auth_failures=recorder,
     )
     with TestClient(app, raise_server_exceptions=False) as test_client:
         yield test_client

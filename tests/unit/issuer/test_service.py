@@ -49,6 +49,12 @@ class Recorder:
     def check_spread(self, subject: str, models: Any, limits: Limits) -> None:
         return None
 
+    def check_auth_failures(self, sources: Any) -> None:
+        return None
+
+    def record_auth_failure(self, sources: Any) -> None:
+        return None
+
 
 #: The issuer's clock in these tests (tokens are checked a minute later).
 NOW = 1_790_000_000

@@ -11,7 +11,7 @@ import pytest
 from huggingface_hub.errors import EntryNotFoundError, HfHubHTTPError, RepositoryNotFoundError
 
 from bot.submit.errors import SubmitError
-from bot.submit.pulls import read_main_file
+from bot.submit.pulls import marker, read_main_file, submission_key
 
 
 class Api:
@@ -43,3 +43,23 @@ def test_an_unreadable_repo_or_file_is_a_submit_error(tmp_path: Path) -> None:
     (tmp_path / "x.yaml").write_bytes(b"\xff\xfe")
     with pytest.raises(SubmitError, match=r"cannot read x\.yaml on a/b main"):
         read_main_file(Api(tmp_path / "x.yaml"), "a/b", "x.yaml")
+
+
+def test_a_submission_key_names_the_model_and_the_set_of_results() -> None:
+    alpha = ("org/bench", "alpha", "")
+    beta = ("org/bench", "beta", "")
+    key = submission_key("alice/model", [alpha, beta], None)
+    assert key == submission_key("Alice/Model", [beta, alpha, alpha], None)
+    assert key == submission_key("alice/model", [("ORG/Bench", "alpha", ""), beta], None)
+    assert key != submission_key("alice/model", [alpha], None)
+    assert key != submission_key("alice/model", [alpha, ("org/bench", "beta", "run 2")], None)
+    assert key != submission_key("alice/other", [alpha, beta], None)
+    assert len(key) == 32
+
+
+def test_a_pr_key_replaces_the_results_in_the_key() -> None:
+    nightly = submission_key("alice/model", [("org/bench", "alpha", "")], "nightly")
+    assert nightly == submission_key("alice/model", [("org/bench", "beta", "")], "nightly")
+    assert nightly != submission_key("alice/model", [("org/bench", "beta", "")], "weekly")
+    assert nightly != submission_key("bob/model", [], "nightly")
+    assert marker(nightly) == f"<!-- evalbot-submit: {nightly} -->"
