@@ -27,10 +27,21 @@ tag used one prefetch slot of the channel for good. The message waited for kombu
 visibility sweep: 900 s in production. `QoS` here forgets the tag whatever the command did:
 the task is over, the message is in `unacked`, and the sweep takes it back after its grace
 (docs/reliability.md, "Redis restarts").
+
+And the one that lost events: kombu takes a message off the queue (`BRPOP`) and records it as
+unacked in a second command. When Redis goes down between the two (a restart during a burst,
+as the fault suite's restart test does), the second command fails and kombu drops the
+message it holds in memory: in neither the queue nor `unacked`, the event was lost, though the
+receiver had answered 202. `QoS.append` here keeps such a message (`unrecorded`), and the
+worker puts it back on the queue as soon as Redis answers again (`requeue_unrecorded`, from
+the worker's heartbeat step: at each consumer start, so right after the reconnect, and at each
+heartbeat).
 """
 
 from __future__ import annotations
 
+import logging
+from dataclasses import dataclass
 from typing import Any
 
 import redis
@@ -40,9 +51,42 @@ from kombu.transport import virtual
 #: For `broker_transport` (workers.app): kombu resolves "module:Class" names.
 TRANSPORT = "workers.broker:Transport"
 
+log = logging.getLogger("evalbot.worker")
+
+
+@dataclass(frozen=True)
+class Unrecorded:
+    """A message taken off the queue whose `unacked` record failed: only this process has it."""
+
+    delivery_tag: str
+    payload: dict[str, Any]
+    exchange: str
+    routing_key: str
+
+
+#: This process's unrecorded messages, oldest first (one consumer per worker process; the
+#: channel that took them is gone by the time Redis answers again, so they are kept here).
+unrecorded: list[Unrecorded] = []
+
 
 class QoS(kombu_redis.QoS):
-    """kombu's Redis QoS, which forgets a finished message even when Redis refused its ack."""
+    """kombu's Redis QoS, which keeps a message it could not record as unacked, and forgets a
+    finished message even when Redis refused its ack."""
+
+    def append(self, message: Any, delivery_tag: Any) -> None:
+        try:
+            super().append(message, delivery_tag)
+        except BaseException:
+            delivery = message.delivery_info
+            unrecorded.append(
+                Unrecorded(
+                    str(delivery_tag),
+                    message._raw,
+                    delivery["exchange"],
+                    delivery["routing_key"],
+                )
+            )
+            raise
 
     def ack(self, delivery_tag: Any) -> None:
         try:
@@ -76,3 +120,32 @@ class Channel(kombu_redis.Channel):
 
 class Transport(kombu_redis.Transport):
     Channel = Channel
+
+
+def requeue_unrecorded(channel: Any) -> int:
+    """Put this process's unrecorded messages back on their queue through `channel` (a live
+    one); returns how many. Stops at the first Redis error (the rest wait for the next call).
+
+    Each goes back in one MULTI/EXEC with the removal of its `unacked` record: when the record
+    was in fact written (only the reply was lost), the message is moved, not doubled."""
+    qos = channel.qos
+    count = 0
+    while unrecorded:
+        message = unrecorded[0]
+
+        def move(pipe: Any, message: Unrecorded = message) -> None:
+            pipe.multi()
+            qos._remove_from_indices(message.delivery_tag, pipe)
+            channel._do_restore_message(
+                message.payload, message.exchange, message.routing_key, pipe, leftmost=True
+            )
+
+        with channel.conn_or_acquire() as client:
+            client.transaction(move, qos.unacked_key)
+        unrecorded.pop(0)
+        count += 1
+        log.warning(
+            "requeued a message taken off the queue as Redis went down",
+            extra={"delivery_tag": message.delivery_tag},
+        )
+    return count

@@ -2,7 +2,8 @@
 
 Each test takes a message as a worker does (kombu's Redis channel, late ack), restarts Redis
 (AOF on, as in production) at the moment the fault needs, and checks that the message comes
-back on the queue promptly, not after the visibility timeout (900 s in production).
+back on the queue promptly (not after the visibility timeout, 900 s in production), and is
+never lost.
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ import kombu
 import pytest
 import redis
 import redis.lock
+from kombu.transport import redis as kombu_redis
 
 from bot.devstack.redis import RedisServer
 from bot.devstack.waiting import wait_until
 from bot.settings import Settings
 from workers.app import celery_config
-from workers.broker import TRANSPORT
+from workers.broker import TRANSPORT, requeue_unrecorded, unrecorded
 from workers.liveness import Heartbeat, held_tags, restore
 
 pytestmark = pytest.mark.integration
@@ -159,3 +161,39 @@ def test_a_sweep_lock_left_by_a_redis_restart_holds_kombus_sweep_back_one_interv
         return drain(connection)
 
     assert wait_until(swept, timeout=15, interval=0.2, what="kombu's sweep to resume") == ["pr-5"]
+
+
+def test_a_message_taken_as_redis_goes_down_is_put_back_not_lost(
+    redis_server: RedisServer,
+    client: redis.Redis,
+    connect: Callable[[int], kombu.Connection],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """kombu pops a message, then records it as unacked in a second command. Redis going down
+    between the two used to lose the event (in neither the queue nor `unacked`): the worker
+    now keeps it and puts it back once Redis answers (its heartbeat step does, at once after
+    the reconnect)."""
+    connection = connect(3600)
+    queue = kombu.Queue(QUEUE, routing_key=QUEUE)
+    with connection.Producer() as producer:
+        producer.publish("pr-5", routing_key=QUEUE, declare=[queue], serializer="json")
+    real_append = kombu_redis.QoS.append
+
+    def append_after_a_restart(qos: Any, message: Any, delivery_tag: Any) -> None:
+        monkeypatch.setattr(kombu_redis.QoS, "append", real_append)
+        redis_server.stop()  # the restart lands between the pop and the unacked record
+        try:
+            real_append(qos, message, delivery_tag)
+        finally:
+            redis_server.start()
+
+    monkeypatch.setattr(kombu_redis.QoS, "append", append_after_a_restart)
+    with pytest.raises(redis.ConnectionError):
+        queue(connection.default_channel).get(no_ack=False)
+    assert client.llen(QUEUE) == 0  # popped before the restart (AOF kept the pop) ...
+    assert client.hlen("unacked") == 0  # ... and never recorded: only the worker has it
+    assert len(unrecorded) == 1
+    fresh = connect(3600)  # the worker's channel after its reconnect
+    assert requeue_unrecorded(fresh.default_channel) == 1
+    assert unrecorded == []
+    assert drain(fresh) == ["pr-5"]
