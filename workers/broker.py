@@ -76,7 +76,7 @@ class QoS(kombu_redis.QoS):
     def append(self, message: Any, delivery_tag: Any) -> None:
         try:
             super().append(message, delivery_tag)
-        except BaseException:
+        except (redis.RedisError, OSError):  # down, or refusing writes (maxmemory)
             delivery = message.delivery_info
             unrecorded.append(
                 Unrecorded(
