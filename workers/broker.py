@@ -28,14 +28,15 @@ visibility sweep: 900 s in production. `QoS` here forgets the tag whatever the c
 the task is over, the message is in `unacked`, and the sweep takes it back after its grace
 (docs/reliability.md, "Redis restarts").
 
-And the one that lost events: kombu takes a message off the queue (`BRPOP`) and records it as
-unacked in a second command. When Redis goes down between the two (a restart during a burst,
-as the fault suite's restart test does), the second command fails and kombu drops the
-message it holds in memory: in neither the queue nor `unacked`, the event was lost, though the
-receiver had answered 202. `QoS.append` here keeps such a message (`unrecorded`), and the
-worker puts it back on the queue as soon as Redis answers again (`requeue_unrecorded`, from
-the worker's heartbeat step: at each consumer start, so right after the reconnect, and at each
-heartbeat).
+And one way a Redis restart lost events: kombu takes a message off the queue (`BRPOP`) and
+records it as unacked in a second command. When Redis goes down between the two (a restart
+during a burst, as the fault suite's restart test does), the second command fails and kombu
+drops the message it holds in memory: in neither the queue nor `unacked`, the event was lost,
+though the receiver had answered 202. `QoS.append` here keeps such a message (`unrecorded`),
+and the worker puts it back on the queue as soon as Redis answers again (`requeue_unrecorded`,
+from the worker's heartbeat step: at each consumer start, so right after the reconnect, and at
+each heartbeat). The other way (Redis ran the `BRPOP` and shut down before replying) no
+worker can see; the reconciler brings that event back.
 """
 
 from __future__ import annotations
