@@ -32,13 +32,20 @@ RECONCILE_TASK = "evalbot.reconcile"
 def celery_config(settings: Settings) -> dict[str, Any]:
     """The Celery configuration for `settings`, as a plain dict (inspectable in tests)."""
     visibility = {"visibility_timeout": settings.visibility_timeout_s}
+    sweep_every_s = max(1, min(10, settings.visibility_timeout_s // 4))
     broker_options = {
         **visibility,
         # kombu only looks for expired unacked messages every interval x throttle seconds
         # (10 x 10 by default in kombu 5.7): a task lost with its worker would come back up to
         # ~100 s after the visibility timeout. Sweep every few seconds, each time for real.
-        "unacked_restore_interval": max(1, min(10, settings.visibility_timeout_s // 4)),
+        "unacked_restore_interval": sweep_every_s,
         "unacked_restore_throttle": 1,
+        # Each sweep takes a lock in Redis (kombu's default expiry: 300 s). A Redis restart
+        # while a worker holds it leaves it behind (the release fails; AOF keeps the key), and
+        # no worker sweeps until it expires. A sweep takes milliseconds, and two at once
+        # restore nothing twice (each restore is a WATCH/MULTI transaction), so the lock
+        # expires after one sweep interval (docs/reliability.md, "Redis restarts").
+        "unacked_mutex_expire": sweep_every_s,
     }
     return {
         **beat_config(settings),

@@ -40,6 +40,7 @@ from celery import bootsteps
 
 from bot.contract import keys
 from bot.settings import Settings
+from workers.broker import requeue_unrecorded
 
 log = logging.getLogger("evalbot.worker")
 
@@ -187,12 +188,17 @@ def heartbeat_step(settings: Settings) -> type[bootsteps.StartStopStep]:
             )
 
         def tick(self, consumer: Any) -> None:
-            """One heartbeat and sweep; a failure is logged and the next tick tries again."""
+            """One heartbeat and sweep; a failure is logged and the next tick tries again.
+            First, the messages this worker took off the queue as Redis went down go back on it
+            (`workers.broker.requeue_unrecorded`; the first tick runs at each consumer start,
+            right after a reconnect)."""
             heartbeat = self.heartbeat
             if heartbeat is None:
                 return
             try:
-                qos = consumer.task_consumer.channel.qos
+                channel = consumer.task_consumer.channel
+                requeue_unrecorded(channel)
+                qos = channel.qos
                 for tag in heartbeat.beat(held_tags(qos)):
                     restore(heartbeat.client, qos, tag)
             except Exception as error:  # never let the loop's timer die with it

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from types import FrameType
 
+from bot.cli.serving import add_fd_argument, inherited_socket
+
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
@@ -17,6 +19,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=7860, help="port to bind (default 7860)")
+    add_fd_argument(parser)
     parser.add_argument(
         "--state",
         type=Path,
@@ -58,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
         port=args.port,
         delivery=loaded.delivery,
         log_level=args.log_level,
+        listen=inherited_socket(args),
     )
     # Before the server starts: a SIGTERM that arrives as soon as it answers must still end
     # in an orderly stop (exit 0), not in the default action.

@@ -1,15 +1,22 @@
 """How the bot's HTTP services listen: `evalbot serve`, `evalbot web` and `evalbot issuer`.
 
-One place for what the three share: `--host` (loopback unless told) and `--port`, and how
-uvicorn runs them. Our own logging handlers stay (`log_config=None`); uvicorn's access log is
-off, because a URL's query string can carry what a sender or a user typed (a `?secret=` put
-there by mistake, a playground's input) and each service logs its own structured line
+One place for what the three share: `--host` (loopback unless told) and `--port`, or `--fd`,
+and how uvicorn runs them. Our own logging handlers stay (`log_config=None`); uvicorn's access
+log is off, because a URL's query string can carry what a sender or a user typed (a `?secret=`
+put there by mistake, a playground's input) and each service logs its own structured line
 instead; no `server` header names the software.
+
+`--fd N` serves on a listening socket the parent process opened and passed down as file
+descriptor N (`bot.devstack.listening` in tests and the dev stack, or systemd's socket
+activation). The parent binds the port before the child exists, so no one can take it in
+between: a port picked free and bound later by the child was now and then taken by someone
+else in tests ("address already in use" at start). `evalbot emulator` takes it too.
 """
 
 from __future__ import annotations
 
 import argparse
+import socket
 from typing import Any, Literal
 
 
@@ -18,15 +25,34 @@ def add_listen_arguments(parser: argparse.ArgumentParser, *, port: int) -> None:
         "--host", default="127.0.0.1", help="address to bind (default: %(default)s)"
     )
     parser.add_argument("--port", type=int, default=port, help="port (default: %(default)s)")
+    add_fd_argument(parser)
+
+
+def add_fd_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--fd",
+        type=int,
+        default=None,
+        metavar="N",
+        help="serve on the listening TCP socket inherited as file descriptor N "
+        "(instead of binding --host and --port)",
+    )
+
+
+def inherited_socket(args: argparse.Namespace) -> socket.socket | None:
+    """The socket `--fd` names, if any. Its family, type and protocol are read from the
+    descriptor (TCP: asyncio then sets TCP_NODELAY on the connections it accepts)."""
+    return socket.socket(fileno=args.fd) if args.fd is not None else None
 
 
 def serve(
     app: Any, args: argparse.Namespace, *, lifespan: Literal["auto", "on", "off"] = "on"
 ) -> None:
-    """Run `app` under uvicorn on `args.host`:`args.port` until the process is told to stop."""
+    """Run `app` under uvicorn on `args.host`:`args.port`, or on the `--fd` socket, until the
+    process is told to stop. Exits with uvicorn's status 3 when the app did not start."""
     import uvicorn
 
-    uvicorn.run(
+    config = uvicorn.Config(
         app,
         host=args.host,
         port=args.port,
@@ -35,3 +61,8 @@ def serve(
         server_header=False,
         lifespan=lifespan,
     )
+    server = uvicorn.Server(config)
+    sock = inherited_socket(args)
+    server.run(sockets=[sock] if sock is not None else None)
+    if not server.started:
+        raise SystemExit(3)

@@ -20,9 +20,10 @@ import httpx2
 import yaml
 
 from bot.devstack.environment import inherited_environment
+from bot.devstack.listening import ServerAddress
 from bot.devstack.oidc import LocalOidcProvider
 from bot.devstack.stack import _terminate
-from bot.devstack.waiting import free_port, wait_until
+from bot.devstack.waiting import wait_until
 from bot.issuer.keyring import rotate
 
 
@@ -34,14 +35,19 @@ class IssuerProcess:
     providers: Sequence[Mapping[str, Any]] = ()
     integrations: Sequence[Mapping[str, Any]] = ()
     frameworks: Sequence[str] = ("lighteval", "inspect-ai")
-    port: int = field(default_factory=free_port)
+    #: Bound before the issuer starts, and inherited by it (bot/devstack/listening.py).
+    address: ServerAddress = field(default_factory=ServerAddress)
     env: Mapping[str, str] = field(default_factory=dict)
     process: subprocess.Popen[bytes] | None = None
     _log: IO[bytes] | None = None
 
     @property
+    def port(self) -> int:
+        return self.address.port
+
+    @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return self.address.url
 
     @property
     def audience(self) -> str:
@@ -99,22 +105,18 @@ class IssuerProcess:
     def start(self) -> IssuerProcess:
         self.write_config()
         self._log = (self.work_dir / "issuer.log").open("ab")
-        self.process = subprocess.Popen(  # noqa: S603 - our own interpreter and module
-            [
-                sys.executable,
-                "-m",
-                "bot",
-                "issuer",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(self.port),
-            ],
-            env=self.environment(),
-            stdout=self._log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+        listen, pass_fds = self.address.spawn_arguments()
+        try:
+            self.process = subprocess.Popen(  # noqa: S603 - our own interpreter and module
+                [sys.executable, "-m", "bot", "issuer", *listen],
+                env=self.environment(),
+                stdout=self._log,
+                stderr=subprocess.STDOUT,
+                pass_fds=pass_fds,
+                start_new_session=True,
+            )
+        finally:
+            self.address.close()  # the issuer has its own copy
         process = self.process
 
         def ready() -> str | None:
@@ -135,6 +137,7 @@ class IssuerProcess:
         if self.process is not None:
             _terminate(self.process)
         self.process = None
+        self.address.close()
         if self._log is not None:
             self._log.close()
             self._log = None

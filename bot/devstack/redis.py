@@ -11,12 +11,15 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import redis
 
-from bot.devstack.waiting import free_port, wait_until
+from bot.devstack.waiting import ProcessExited, free_port, wait_until
+
+#: Ports tried by a server whose port was picked free and taken before it could bind it.
+PORT_ATTEMPTS = 3
 
 
 def redis_server_binary() -> str:
@@ -33,10 +36,16 @@ def redis_server_binary() -> str:
 
 @dataclass
 class RedisServer:
-    """A redis-server child process. `start()` and `stop()` may be called repeatedly."""
+    """A redis-server child process. `start()` and `stop()` may be called repeatedly; the
+    port stays the same across restarts.
+
+    redis-server binds its port itself (it cannot serve on an inherited socket, unlike the
+    services of `bot.devstack.listening`), so a port picked free may be taken by someone else
+    before it binds it. When the port was picked here (`port=0`, the default), a server that
+    exits at its first start is started again on a fresh port, up to `PORT_ATTEMPTS` times."""
 
     directory: Path
-    port: int = field(default_factory=free_port)
+    port: int = 0
     appendonly: bool = False
     #: `always` (every write on disk before the reply: the strictest, for fault tests) or
     #: `everysec` (production's setting, docs/deploy.md: up to a second lost on a crash).
@@ -48,6 +57,18 @@ class RedisServer:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self) -> RedisServer:
+        if self.port:
+            return self._start()
+        for _ in range(PORT_ATTEMPTS - 1):
+            self.port = free_port()
+            try:
+                return self._start()
+            except ProcessExited:  # most likely the port was taken: try another
+                self.process = None
+        self.port = free_port()
+        return self._start()
+
+    def _start(self) -> RedisServer:
         self.directory.mkdir(parents=True, exist_ok=True)
         command = [
             redis_server_binary(),

@@ -23,8 +23,9 @@ import httpx2
 import yaml
 
 from bot.devstack.environment import inherited_environment
+from bot.devstack.listening import ServerAddress
 from bot.devstack.redis import RedisServer
-from bot.devstack.waiting import free_port, wait_until
+from bot.devstack.waiting import wait_until
 from bot.emulator.delivery import DeliverySettings
 from bot.emulator.server import EmulatorServer
 from bot.emulator.state import HubState
@@ -67,12 +68,14 @@ class LocalStack:
         self.hub = EmulatorServer(state, delivery=options.delivery)
         self.redis: RedisServer | None = None
         self.redis_url = options.redis_url or ""
-        self.receiver_port = free_port()
+        # Bound on first use, before the child starts, and inherited by it: no port race
+        # (bot/devstack/listening.py).
+        self.receiver_address = ServerAddress()
         self.receiver: subprocess.Popen[bytes] | None = None
         self.receiver_env: dict[str, str] = dict(options.receiver_env)
         self.workers: list[subprocess.Popen[bytes]] = []
         self.beat: subprocess.Popen[bytes] | None = None
-        self.web_port = free_port()
+        self.web_address = ServerAddress()
         self.web: subprocess.Popen[bytes] | None = None
         self._logs: list[IO[bytes]] = []
 
@@ -133,6 +136,8 @@ class LocalStack:
         if self.redis is not None:
             self.redis.stop(kill=True)
             self.redis = None
+        self.receiver_address.close()
+        self.web_address.close()
         for handle in self._logs:
             handle.close()
         self._logs.clear()
@@ -140,8 +145,12 @@ class LocalStack:
     # -- processes -------------------------------------------------------------------------
 
     @property
+    def receiver_port(self) -> int:
+        return self.receiver_address.port
+
+    @property
     def receiver_url(self) -> str:
-        return f"http://127.0.0.1:{self.receiver_port}"
+        return self.receiver_address.url
 
     @property
     def config_dir(self) -> Path:
@@ -173,8 +182,9 @@ class LocalStack:
         return {**self.environment(), **pages, **self.receiver_env}
 
     def start_receiver(self) -> None:
-        command = ["serve", "--host", "127.0.0.1", "--port", str(self.receiver_port)]
-        self.receiver = self._spawn(command, "receiver", env=self.receiver_environment())
+        self.receiver = self._spawn(
+            ["serve"], "receiver", env=self.receiver_environment(), address=self.receiver_address
+        )
         wait_until(
             lambda: httpx2.get(f"{self.receiver_url}/readyz", timeout=1).status_code == 200,
             timeout=30,
@@ -184,11 +194,15 @@ class LocalStack:
         )
 
     @property
+    def web_port(self) -> int:
+        return self.web_address.port
+
+    @property
     def web_url(self) -> str:
-        return f"http://127.0.0.1:{self.web_port}"
+        return self.web_address.url
 
     def start_web(self) -> None:
-        self.web = self._spawn(["web", "--host", "127.0.0.1", "--port", str(self.web_port)], "web")
+        self.web = self._spawn(["web"], "web", address=self.web_address)
         wait_until(
             lambda: httpx2.get(f"{self.web_url}/web/healthz", timeout=1).status_code == 200,
             timeout=30,
@@ -227,16 +241,24 @@ class LocalStack:
         *,
         env: Mapping[str, str] | None = None,
         module: str = "bot",
+        address: ServerAddress | None = None,
     ) -> subprocess.Popen[bytes]:
+        """Start `python -m module *arguments`; a server gets `address`'s socket (`--fd`)."""
+        listen, pass_fds = address.spawn_arguments() if address is not None else ([], ())
         log = (self.work_dir / f"{name}.log").open("ab")
         self._logs.append(log)
-        return subprocess.Popen(  # noqa: S603 - our own interpreter and module, fixed argv
-            [sys.executable, "-m", module, *arguments],
-            env=dict(env) if env is not None else self.environment(),
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # so a stop reaches the worker's pool children too
-        )
+        try:
+            return subprocess.Popen(  # noqa: S603 - our own interpreter and module, fixed argv
+                [sys.executable, "-m", module, *arguments, *listen],
+                env=dict(env) if env is not None else self.environment(),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                pass_fds=pass_fds,
+                start_new_session=True,  # so a stop reaches the worker's pool children too
+            )
+        finally:
+            if address is not None:
+                address.close()  # the child has its own copy; when it exits, nothing listens
 
     def logs(self) -> str:
         """Everything the children wrote, for a failing test's report."""

@@ -20,6 +20,7 @@ from types import TracebackType
 
 import uvicorn
 
+from bot.devstack.listening import listening_socket
 from bot.emulator.app import Emulator
 from bot.emulator.cdn import CdnRequest
 from bot.emulator.delivery import DeliveryRecord, DeliverySettings, Dispatcher
@@ -45,11 +46,15 @@ class EmulatorServer:
         port: int = 0,
         delivery: DeliverySettings | None = None,
         log_level: str = "warning",
+        listen: socket.socket | None = None,
     ) -> None:
+        """`listen`: a listening socket to serve on (one a parent process bound and passed
+        down, `evalbot emulator --fd`) instead of binding `host`:`port`."""
         self.emulator = Emulator(state, delivery)
         self.host = host
         self.port = port
         self.log_level = log_level
+        self._listen_on = listen
         self._sockets: list[socket.socket] = []
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
@@ -76,17 +81,17 @@ class EmulatorServer:
         return self.emulator.state.cdn.endpoint
 
     def _listen(self, port: int) -> socket.socket:
-        # proto=IPPROTO_TCP matters: asyncio sets TCP_NODELAY on accepted connections only when
-        # the listening socket says TCP, and without it every response waits ~40 ms for an ACK.
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((self.host, port))
-        sock.listen(128)
+        sock = listening_socket(port, self.host)
         self._sockets.append(sock)
         return sock
 
     def start(self) -> EmulatorServer:
-        sock = self._listen(self.port)
+        if self._listen_on is not None:
+            sock, self._listen_on = self._listen_on, None  # a later start binds self.port
+            self._sockets.append(sock)
+            self.host = sock.getsockname()[0]
+        else:
+            sock = self._listen(self.port)
         self.port = sock.getsockname()[1]
         self.emulator.endpoint = f"http://{self.host}:{self.port}"
         cdn_port = self._listen(0).getsockname()[1]

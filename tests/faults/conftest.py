@@ -24,9 +24,11 @@ from bot.devstack.signing import LocalIssuer
 from bot.devstack.waiting import wait_until
 from bot.devstack.workload import hle_entry
 from bot.emulator.delivery import DeliveryRecord, DeliverySettings
+from bot.settings import Settings
 from tests.support.emulator import MODEL
 from tests.support.jwks_server import JwksServer, running_jwks_server
 from tests.support.stackbot import SAMPLE_BENCHMARKS, Bot, open_pr, running_bot
+from workers.app import RECONCILE_TASK, create_celery_app
 
 #: Seconds before Redis hands an unacked task to another worker (production: 900).
 VISIBILITY_TIMEOUT_S = 6
@@ -183,3 +185,12 @@ def signed_pr(bot: Bot, signer: LocalIssuer, value: float) -> tuple[int, str]:
     entry = hle_entry(value)
     token = signer.token_for(entry, 0, model_repo=MODEL, benchmarks=SAMPLE_BENCHMARKS)
     return open_pr(bot, {HLE_PATH: entry + f"  verify_token: {token}\n"})
+
+
+def run_reconciliation_once(bot: Bot) -> None:
+    """Send `evalbot.reconcile` once, as `evalbot beat` does every interval."""
+    app = create_celery_app(Settings.from_env(bot.stack.environment()))
+    try:
+        app.send_task(RECONCILE_TASK)
+    finally:
+        app.close()

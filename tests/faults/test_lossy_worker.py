@@ -21,7 +21,6 @@ import pytest
 
 from bot.devstack.waiting import wait_until
 from bot.emulator.faults import RouteFault
-from bot.settings import Settings
 from tests.faults.conftest import (
     Stopwatch,
     assert_one_report,
@@ -30,11 +29,11 @@ from tests.faults.conftest import (
     pool_children,
     results,
     route_count,
+    run_reconciliation_once,
     wait_for_request,
 )
 from tests.support.emulator import MODEL
 from tests.support.stackbot import Bot, open_pr
-from workers.app import RECONCILE_TASK, create_celery_app
 
 pytestmark = pytest.mark.integration
 
@@ -56,15 +55,6 @@ def bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bot]:
 
 def worker_log(bot: Bot) -> str:
     return (bot.stack.work_dir / "worker0.log").read_text(errors="replace")
-
-
-def run_reconciliation_once(bot: Bot) -> None:
-    """Send `evalbot.reconcile` once, as `evalbot beat` does every interval."""
-    app = create_celery_app(Settings.from_env(bot.stack.environment()))
-    try:
-        app.send_task(RECONCILE_TASK)
-    finally:
-        app.close()
 
 
 def test_a_killed_pool_process_loses_its_task_without_reject_on_worker_lost(

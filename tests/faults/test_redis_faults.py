@@ -22,7 +22,9 @@ from tests.faults.conftest import (
     fault_bot,
     live_workers,
     results,
+    run_reconciliation_once,
 )
+from tests.support.emulator import MODEL
 from tests.support.stackbot import Bot, open_pr
 
 pytestmark = pytest.mark.integration
@@ -30,7 +32,13 @@ pytestmark = pytest.mark.integration
 
 @pytest.fixture(scope="module")
 def bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bot]:
-    with fault_bot(tmp_path_factory, "redis", workers=1, concurrency=2) as running:
+    with fault_bot(
+        tmp_path_factory,
+        "redis",
+        workers=1,
+        concurrency=2,
+        watched_repos=[MODEL],  # for reconciliation
+    ) as running:
         yield running
 
 
@@ -89,7 +97,12 @@ def test_redis_restarted_mid_burst_loses_nothing(
     bot: Bot, record_figure: Callable[[str, float], None]
 ) -> None:
     """Invariant: a Redis restart (AOF on) in the middle of a burst of PRs loses none of them
-    and doubles none: every PR ends with exactly one report for its head, no event parked."""
+    and doubles none: every PR ends with exactly one report for its head, no event parked.
+
+    The workers alone lose at most the one message a worker's `BRPOP` took as Redis shut
+    down (popped on the server, the reply never sent: docs/reliability.md, "Redis
+    restarts"); the reconciliation `evalbot beat` runs in production brings it back. So: once
+    the bot is quiet, at most one PR lacks its report, and one reconciliation run reports it."""
     bot.wait_until_quiet()
     opened: list[tuple[int, str]] = []
     for index in range(10):
@@ -98,6 +111,12 @@ def test_redis_restarted_mid_burst_loses_nothing(
             redis_of(bot).stop()  # SIGTERM: Redis shuts down as a deploy would stop it
             redis_of(bot).start()
     clock = Stopwatch()
+    bot.wait_until_quiet(timeout=60)  # webhooks delivered, queue drained, nothing unacked
+    missing = [num for num, _ in opened if not bot.bot_comments(num)]
+    record_figure("events_popped_at_shutdown_redis_restart_mid_burst", len(missing))
+    assert len(missing) <= 1, f"PRs without a report once the bot is quiet: {missing}"
+    if missing:
+        run_reconciliation_once(bot)
     for num, head in opened:
         bot.wait_for_report(num, head=head, timeout=60)
     record_figure("recovery_s_redis_restart_mid_burst", clock.elapsed())

@@ -17,7 +17,8 @@ from pathlib import Path
 import httpx
 
 from bot.devstack.environment import inherited_environment
-from bot.devstack.waiting import free_port, wait_until
+from bot.devstack.listening import ServerAddress
+from bot.devstack.waiting import wait_until
 from bot.emulator.server import EmulatorServer
 from bot.emulator.state import HubState
 
@@ -70,16 +71,23 @@ class ChildProcess:
     log_path: Path
     process: subprocess.Popen[bytes] | None = field(default=None, repr=False)
 
-    def spawn(self) -> None:
+    def spawn(self, address: ServerAddress | None = None) -> None:
+        """Start the command; a server gets `address`'s listening socket (`--fd`)."""
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        with self.log_path.open("wb") as log:
-            self.process = subprocess.Popen(
-                self.command,
-                env=dict(self.env),
-                cwd=REPO_ROOT,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
+        listen, pass_fds = address.spawn_arguments() if address is not None else ([], ())
+        try:
+            with self.log_path.open("wb") as log:
+                self.process = subprocess.Popen(
+                    [*self.command, *listen],
+                    env=dict(self.env),
+                    cwd=REPO_ROOT,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    pass_fds=pass_fds,
+                )
+        finally:
+            if address is not None:
+                address.close()  # the child has its own copy
 
     def output(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
@@ -99,20 +107,28 @@ class ChildProcess:
 
 @dataclass
 class ReceiverProcess(ChildProcess):
-    port: int = field(default_factory=free_port)
+    #: Bound before the receiver starts, and inherited by it (bot/devstack/listening.py).
+    address: ServerAddress = field(default_factory=ServerAddress)
 
     @classmethod
     def create(cls, env: Mapping[str, str], log_dir: Path) -> ReceiverProcess:
-        port = free_port()
-        command = [sys.executable, "-m", "bot", "serve", "--host", "127.0.0.1", "--port", str(port)]
-        return cls(command=command, env=env, log_path=log_dir / "receiver.log", port=port)
+        command = [sys.executable, "-m", "bot", "serve"]
+        return cls(command=command, env=env, log_path=log_dir / "receiver.log")
+
+    @property
+    def port(self) -> int:
+        return self.address.port
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return self.address.url
+
+    def stop(self, sig: int = signal.SIGTERM) -> None:
+        super().stop(sig)
+        self.address.close()  # if it never started
 
     def start(self) -> ReceiverProcess:
-        self.spawn()
+        self.spawn(self.address)
 
         def healthy() -> bool:
             return httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200

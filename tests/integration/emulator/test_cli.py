@@ -10,7 +10,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bot.devstack.waiting import free_port, wait_until
+from bot.devstack.listening import ServerAddress
+from bot.devstack.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -20,16 +21,22 @@ SAMPLE_STATE = REPO_ROOT / "bot" / "emulator" / "samples" / "state.yaml"
 def test_cli_serves_the_sample_state(hub_env: Path, tmp_path: Path) -> None:
     from huggingface_hub import HfApi
 
-    port = free_port()
+    address = ServerAddress()  # bound here and inherited: no port race (`--fd`)
     extra = tmp_path / "benchmarks" / "extra-org" / "extra-bench"
     extra.mkdir(parents=True)
     (extra / "eval.yaml").write_text("name: Extra\ntasks:\n  - id: t\n")
-    command = [sys.executable, "-m", "bot", "emulator", "--port", str(port)]
+    listen, pass_fds = address.spawn_arguments()
+    command = [sys.executable, "-m", "bot", "emulator", *listen]
     command += ["--state", str(SAMPLE_STATE), "--benchmarks", str(tmp_path / "benchmarks")]
     process = subprocess.Popen(
-        command, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        command,
+        cwd=REPO_ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        pass_fds=pass_fds,
     )
-    url = f"http://127.0.0.1:{port}"
+    address.close()
+    url = address.url
     try:
         wait_until(
             lambda: httpx.get(f"{url}/_emulator/health", trust_env=False).status_code == 200,

@@ -82,14 +82,19 @@ def test_rotation_while_running_keeps_earlier_tokens_verifiable(env: IssuerEnv) 
 
 def start(issuer: IssuerProcess) -> subprocess.CompletedProcess[str]:
     """`evalbot issuer` expected to refuse to start (exit 2, the reason on stderr)."""
-    done = subprocess.run(
-        [sys.executable, "-m", "bot", "issuer", "--port", str(issuer.port)],
-        env=issuer.environment(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    listen, pass_fds = issuer.address.spawn_arguments()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "bot", "issuer", *listen],
+            env=issuer.environment(),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            pass_fds=pass_fds,
+        )
+    finally:
+        issuer.address.close()
     assert done.returncode == 2, done.stderr
     return done
 

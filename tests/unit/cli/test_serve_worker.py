@@ -4,6 +4,7 @@ how the HTTP services (serve, web, issuer) listen."""
 from __future__ import annotations
 
 import argparse
+import socket
 
 import pytest
 
@@ -87,16 +88,56 @@ def test_services_run_without_access_log_or_server_header(
 
     from bot.cli.serving import serve
 
-    calls: list[dict[str, object]] = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **options: calls.append(options))
-    serve(object(), argparse.Namespace(host="127.0.0.1", port=8000))
-    assert calls == [
-        {
-            "host": "127.0.0.1",
-            "port": 8000,
-            "log_config": None,
-            "access_log": False,
-            "server_header": False,
-            "lifespan": "on",
-        }
-    ]
+    runs: list[tuple[uvicorn.Config, object]] = []
+
+    def run(server: uvicorn.Server, sockets: object = None) -> None:
+        runs.append((server.config, sockets))
+        server.started = True
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
+    serve(object(), argparse.Namespace(host="127.0.0.1", port=8000, fd=None))
+    ((config, sockets),) = runs
+    assert (config.host, config.port, config.log_config) == ("127.0.0.1", 8000, None)
+    assert (config.access_log, config.server_header, config.lifespan) == (False, False, "on")
+    assert sockets is None  # uvicorn binds --host and --port itself
+
+
+def test_a_service_given_fd_serves_on_that_inherited_socket(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`--fd N`: the socket the parent bound (bot/devstack/listening.py), not a new bind."""
+    import uvicorn
+
+    from bot.cli.serving import serve
+    from bot.devstack.listening import listening_socket
+
+    served: list[list[socket.socket]] = []
+
+    def run(server: uvicorn.Server, sockets: list[socket.socket] | None = None) -> None:
+        assert sockets is not None
+        served.append(sockets)
+        server.started = True
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
+    parent = listening_socket()
+    try:
+        serve(object(), argparse.Namespace(host="127.0.0.1", port=8000, fd=parent.fileno()))
+        ((inherited,),) = served
+        assert inherited.getsockname() == parent.getsockname()
+        assert inherited.proto == socket.IPPROTO_TCP
+        inherited.detach()  # the parent's descriptor: closed once, below
+    finally:
+        parent.close()
+
+
+def test_a_service_whose_app_did_not_start_exits_with_uvicorns_status(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import uvicorn
+
+    from bot.cli.serving import serve
+
+    monkeypatch.setattr(uvicorn.Server, "run", lambda server, sockets=None: None)
+    with pytest.raises(SystemExit) as exited:
+        serve(object(), argparse.Namespace(host="127.0.0.1", port=8000, fd=None))
+    assert exited.value.code == 3

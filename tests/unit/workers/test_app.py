@@ -33,6 +33,7 @@ def test_reliability_settings() -> None:
     assert config["broker_transport_options"]["visibility_timeout"] == 150
     assert config["broker_transport_options"]["unacked_restore_throttle"] == 1
     assert config["broker_transport_options"]["unacked_restore_interval"] == 10
+    assert config["broker_transport_options"]["unacked_mutex_expire"] == 10
     assert config["result_backend_transport_options"]["visibility_timeout"] == 150
     assert config["visibility_timeout"] == 150
     assert (config["task_soft_time_limit"], config["task_time_limit"]) == (80, 100)
