@@ -170,18 +170,22 @@ def heartbeat_step(settings: Settings) -> type[bootsteps.StartStopStep]:
             self.timer_ref: Any = None
 
         def start(self, consumer: Any) -> None:
-            client = redis.Redis.from_url(
-                settings.redis_url,
-                socket_timeout=settings.redis_timeout_s,
-                socket_connect_timeout=settings.redis_timeout_s,
-            )
-            pool = getattr(consumer, "pool", None)
-            self.heartbeat = Heartbeat(
-                client,
-                worker_id=f"{consumer.hostname}:{os.getpid()}",
-                interval_s=settings.worker_heartbeat_s,
-                concurrency=getattr(pool, "num_processes", None),
-            )
+            # Celery restarts the consumer (stop, then start) after each broker connection
+            # loss: the heartbeat and its client are kept, not opened again and leaked, and
+            # its `started_at` stays the worker's.
+            if self.heartbeat is None:
+                client = redis.Redis.from_url(
+                    settings.redis_url,
+                    socket_timeout=settings.redis_timeout_s,
+                    socket_connect_timeout=settings.redis_timeout_s,
+                )
+                pool = getattr(consumer, "pool", None)
+                self.heartbeat = Heartbeat(
+                    client,
+                    worker_id=f"{consumer.hostname}:{os.getpid()}",
+                    interval_s=settings.worker_heartbeat_s,
+                    concurrency=getattr(pool, "num_processes", None),
+                )
             self.tick(consumer)
             self.timer_ref = consumer.timer.call_repeatedly(
                 settings.worker_heartbeat_s, self.tick, (consumer,)
