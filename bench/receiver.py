@@ -257,6 +257,19 @@ def closed_loop(port: int, tag: str, seconds: int, connections: int) -> tuple[fl
     return float(values["rps"]), values["50%"], values["99%"]
 
 
+def server_environment(redis_url: str, tree: Path) -> dict[str, str]:
+    """What every server under test runs with: the bench's secret, and INFO logs (one line per
+    delivery, as in production)."""
+    return os.environ | {
+        "HF_TOKEN": "hf_bench",
+        "REDIS_URL": redis_url,
+        "EVALBOT_WEBHOOK_SECRET": SECRET,
+        "EVALBOT_BOT_NAME": "evalbot-ci",
+        "EVALBOT_LOG_LEVEL": "INFO",
+        "PYTHONPATH": str(tree),
+    }
+
+
 def serve_command(tree: Path) -> list[str]:
     """`evalbot serve` of a checkout, with that checkout's own virtualenv (`make` builds it)."""
     python = tree / ".venv/bin/python"
@@ -284,14 +297,7 @@ def compare_trees(args: argparse.Namespace, pin: list[str]) -> int:
                 for label, tree in trees.items():
                     broker.flushall()
                     port = free_port()
-                    env = os.environ | {
-                        "HF_TOKEN": "hf_bench",
-                        "REDIS_URL": url,
-                        "EVALBOT_WEBHOOK_SECRET": SECRET,
-                        "EVALBOT_BOT_NAME": "evalbot-ci",
-                        "EVALBOT_LOG_LEVEL": "INFO",
-                        "PYTHONPATH": str(tree),
-                    }
+                    env = server_environment(url, tree)
                     command = [*pin, *serve_command(tree), "--host", "127.0.0.1"]
                     with server([*command, "--port", str(port)], env, port, cwd=tree) as pid:
                         uvloop.run(open_loop(port, 500, 1, f"warm-{label}", 8))
@@ -395,14 +401,7 @@ def main() -> int:
         for name, command in targets.items():
             broker.flushall()
             port = free_port()
-            env = os.environ | {
-                "HF_TOKEN": "hf_bench",
-                "REDIS_URL": url,
-                "EVALBOT_WEBHOOK_SECRET": SECRET,
-                "EVALBOT_BOT_NAME": "evalbot-ci",
-                "EVALBOT_LOG_LEVEL": "INFO",  # one log line per delivery, as in production
-                "PYTHONPATH": str(REPO_ROOT),
-            }
+            env = server_environment(url, REPO_ROOT)
             full = [*pin, *command, "--host", "127.0.0.1", "--port", str(port)]
             tag = name.split()[0]
             with server(full, env, port):
