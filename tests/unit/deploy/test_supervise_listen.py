@@ -37,3 +37,9 @@ def test_an_inherited_descriptor_must_be_a_listening_tcp_socket() -> None:
         ):
             inherited_listener(unbound.fileno())
         assert unbound.fileno() >= 0  # left open for its owner
+
+
+def test_an_ipv6_host_gets_an_ipv6_socket() -> None:
+    # `EVALBOT_HOST=::` worked when uvicorn bound the port; it must still, now the supervisor does.
+    with open_listener(Listener("::1", 0, "EVALBOT_HOST")) as sock:
+        assert sock.family == socket.AF_INET6
