@@ -146,6 +146,29 @@ def classify(error: Exception) -> Failure:
     return Failure(Kind.CRASHED, f"{type(error).__name__}: {error}")
 
 
+def stop_behind(error: BaseException) -> BaseException | None:
+    """The stop (`SystemExit`, `KeyboardInterrupt`) that `error` was raised while handling, if
+    any: a failure that is in fact the process being told to stop.
+
+    A task cancelled because the worker's broker connection dropped gets SIGTERM, which Celery's
+    pool turns into a `SystemExit` wherever the run is. Cleanup on the way out (the PR lease's
+    release in a `finally`) then talks to Redis, which is down (that is why the connection
+    dropped): its `ConnectionError` replaces the `SystemExit`, and the run looked like a Redis
+    outage, paused 2 s and requeued itself instead of exiting. Python keeps the stop as the
+    error's `__context__` (or `__cause__`), so the chain tells the two apart."""
+    seen: set[int] = set()
+    pending: list[BaseException] = [error]
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue  # a cycle: Python allows an exception to be its own context's context
+        seen.add(id(current))
+        if isinstance(current, SystemExit | KeyboardInterrupt):
+            return current
+        pending.extend(e for e in (current.__context__, current.__cause__) if e is not None)
+    return None
+
+
 def busy_retry_limit(lease_ttl_s: float) -> int:
     """Busy retries (about 1 s apart) outlast a lease left by a run that died: its TTL."""
     return max(MAX_BUSY_RETRIES, int(2 * lease_ttl_s))

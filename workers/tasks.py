@@ -64,6 +64,7 @@ from workers.retry_policy import (
     classify,
     decide,
     on_start,
+    stop_behind,
 )
 from workers.runtime import Runtime
 from workers.startup import StartupError, worker_runtime
@@ -140,6 +141,7 @@ def process_pr_event(self: Task[Any, Any], event: dict[str, Any]) -> str:
         _count_requeue()
         raise Reject(getattr(error, "reason", None), requeue=True) from error
     except (redis.RedisError, OperationalError) as error:
+        _stop_if_stopping(error)
         # Redis is down: the policy can neither count attempts, park, nor publish a retry.
         # Letting the error out would make Celery drop the message (a failed task is
         # rejected without requeue). Requeue it instead, after a pause so a Redis that
@@ -151,6 +153,17 @@ def process_pr_event(self: Task[Any, Any], event: dict[str, Any]) -> str:
         )
         time.sleep(REDIS_DOWN_PAUSE_S)
         raise Reject(str(error), requeue=True) from error
+
+
+def _stop_if_stopping(error: BaseException) -> None:
+    """Re-raise the stop (SIGTERM's `SystemExit`) a failure hides, so a cancelled or stopping
+    run exits as told instead of being retried or requeued as a Redis outage (see
+    `workers.retry_policy.stop_behind`). Its message is left to the broker: unacked, it comes
+    back as after any worker stop."""
+    stop = stop_behind(error)
+    if stop is not None:
+        log.info("run stopped by a signal; a cleanup error hid it: %s", error)
+        raise stop
 
 
 def _count_requeue() -> None:
@@ -203,6 +216,7 @@ def handle(task: Task[Any, Any], event: dict[str, Any], runtime: Runtime) -> str
                 raise HubPaused(paused_s)  # the fleet was told to wait: no Hub call from us
             outcome = run_event(parsed, runtime, owner=task.request.id).value
         except Exception as error:  # every failure goes through the policy
+            _stop_if_stopping(error)
             failure = classify(error)
             if failure.kind is Kind.CRASHED:
                 log.exception("pr event failed: delivery %s", event.get("delivery_id"))

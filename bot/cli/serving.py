@@ -19,6 +19,28 @@ import argparse
 import socket
 from typing import Any, Literal
 
+LOOPBACK = "127.0.0.1"
+
+
+def listening_socket(port: int = 0, host: str = LOOPBACK) -> socket.socket:
+    """A TCP socket bound to `host`:`port` (0: any free port) and listening.
+
+    `SO_REUSEADDR` lets a server be started again on the port of one just stopped (its
+    connections in TIME_WAIT); it never lets two sockets listen on one port. `IPPROTO_TCP`,
+    explicitly: asyncio sets TCP_NODELAY on accepted connections only when the listening
+    socket says TCP, and without it every response waits ~40 ms for an ACK. An IPv6 `host`
+    (`::`, as uvicorn would take it for `--host ::`) gets an IPv6 socket."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
 
 def add_listen_arguments(parser: argparse.ArgumentParser, *, port: int) -> None:
     parser.add_argument(

