@@ -9,11 +9,18 @@ so a webhook never reaches this code; a page costs one loopback hop.
 Bodies are capped (the playground's cap), the upstream has a timeout, hop-by-hop headers are
 dropped both ways (`Host` is kept: the pages check a POST's `Origin` against it), and an
 upstream that does not answer is a 502 page, never an exception in the receiver.
+
+The forwarder is shared by every visitor, so it must hold no state of any one of them: its
+HTTP client's cookie jar refuses every cookie (`_refusing_jar`). A client's default jar would
+store the operator's sign-in `Set-Cookie` and send it with every later visitor's request that
+carries no cookie of its own, handing them the operator's view. Each request's own `Cookie`
+header is forwarded as it came, and each answer's `Set-Cookie` goes back to that visitor only.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from http.cookiejar import CookieJar, DefaultCookiePolicy
 from urllib.parse import urlsplit
 
 import httpx2
@@ -57,6 +64,11 @@ def upstream_from_env(environ: Mapping[str, str]) -> str | None:
     return raw.rstrip("/")
 
 
+def _refusing_jar() -> CookieJar:
+    """A cookie jar that neither stores a cookie nor adds one to a request (no domain allowed)."""
+    return CookieJar(policy=DefaultCookiePolicy(allowed_domains=[]))
+
+
 class PageForwarder:
     """An ASGI app forwarding HTTP requests to `upstream`."""
 
@@ -86,7 +98,9 @@ class PageForwarder:
         if request.url.query:
             url += "?" + request.url.query
         if self._client is None:
-            self._client = httpx2.AsyncClient(timeout=self._timeout, follow_redirects=False)
+            self._client = httpx2.AsyncClient(
+                timeout=self._timeout, follow_redirects=False, cookies=_refusing_jar()
+            )
         try:
             answer = await self._client.request(request.method, url, headers=headers, content=body)
         except httpx2.HTTPError:

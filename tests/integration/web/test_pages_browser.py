@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 
 from bot.devstack.waiting import wait_until
@@ -274,3 +275,25 @@ def test_a_models_standing_in_a_collection(web_bot: Bot, browser: Any, screensho
     assert not tab.overflows()
     tab.page.screenshot(path=str(screenshots / "collection-standing-phone.png"), full_page=True)
     assert tab.errors == []
+
+
+def test_an_operator_sign_in_through_the_receiver_is_not_shared_with_other_visitors(
+    web_bot: Bot,
+) -> None:
+    """On a Space every visitor comes through the receiver's forwarder: one operator signing in
+    there must not turn the next anonymous visitor into an operator."""
+    receiver = web_bot.stack.receiver_url
+    with httpx2.Client(timeout=10) as operator, httpx2.Client(timeout=10) as visitor:
+        signed_in = operator.post(
+            receiver + "/status/login",
+            data={"token": web_bot.stack.secret},
+            headers={"origin": receiver},
+            follow_redirects=False,
+        )
+        assert signed_in.status_code == 303
+        assert "Parked events" in operator.get(receiver + "/status").text
+        anonymous = visitor.get(receiver + "/status")
+        assert anonymous.status_code == 200
+        assert "Parked events" not in anonymous.text
+        assert "/status/replay" not in anonymous.text
+        assert "/status/logout" not in anonymous.text
