@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 
 from bench.timing import processes
-from bot.devstack.workload import Workload
+from evalbot_dev.devstack.workload import Workload
 
 
 def process_tree(roots: set[int]) -> set[int]:

@@ -45,9 +45,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.cpus import pin, receiver_pids, redis_pids, worker_pids
 from bench.timing import percentile, process_tree_cpu_s
-from bot.devstack.outcomes import PrOutcome, tally
-from bot.devstack.workload import BOT, OPENER_ROUTES, Workload, bot_calls, running_workload
-from bot.emulator.faults import Quota, RouteFault
+from evalbot_dev.devstack.outcomes import PrOutcome, tally
+from evalbot_dev.devstack.workload import BOT, OPENER_ROUTES, Workload, bot_calls, running_workload
+from evalbot_dev.emulator.faults import Quota, RouteFault
 
 
 def latencies(outcomes: list[PrOutcome]) -> list[float]:

@@ -25,8 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from huggingface_hub import CommitOperationAdd, HfApi
 
 from bench.timing import percentile, report
-from bot.emulator.seed import SAMPLE_STATE, load_state_file
-from bot.emulator.server import EmulatorServer
+from evalbot_dev.emulator.seed import SAMPLE_STATE, load_state_file
+from evalbot_dev.emulator.server import EmulatorServer
 
 
 class _Sink(BaseHTTPRequestHandler):

@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.timing import report
 from bot.contract.events import DedupeKey, PrEvent
-from bot.devstack.redis import RedisServer
 from bot.receiver.queue import RedisEnqueuer
+from evalbot_dev.devstack.redis import RedisServer
 
 DELIVERIES = 4000
 ROUNDS = 5

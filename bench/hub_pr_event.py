@@ -22,12 +22,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from huggingface_hub import CommitOperationAdd, HfApi
 
 from bench.timing import percentile, report
-from bot.emulator.seed import SAMPLE_STATE, load_state_file
-from bot.emulator.server import EmulatorServer
 from bot.hub.benchmarks import BenchmarkCache, HubBenchmarkSource
 from bot.hub.client import HfHubClient
 from bot.spec.benchmark import benchmark_from_eval_yaml
 from bot.spec.validate import validate_results_files
+from evalbot_dev.emulator.seed import SAMPLE_STATE, load_state_file
+from evalbot_dev.emulator.server import EmulatorServer
 
 ENTRY = b"- dataset:\n    id: emulator-samples/gpqa-mini\n    task_id: diamond\n  value: 0.42\n"
 

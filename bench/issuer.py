@@ -33,12 +33,12 @@ import httpx
 import jwt
 
 from bench.timing import median_seconds, percentile, report
-from bot.devstack.issuer import IssuerProcess
-from bot.devstack.oidc import LocalOidcProvider
-from bot.devstack.redis import RedisServer
-from bot.devstack.workload import MODEL, OWNER_TOKEN, seeded_state
-from bot.emulator.server import EmulatorServer
 from bot.tokens.signer import generate_private_key
+from evalbot_dev.devstack.issuer import IssuerProcess
+from evalbot_dev.devstack.oidc import LocalOidcProvider
+from evalbot_dev.devstack.redis import RedisServer
+from evalbot_dev.devstack.workload import MODEL, OWNER_TOKEN, seeded_state
+from evalbot_dev.emulator.server import EmulatorServer
 
 BENCHMARK = "emulator-samples/hle-mini"
 BATCH = 50

@@ -43,10 +43,10 @@ import uvloop
 from bench.cpus import pin, receiver_pids, redis_pids, worker_pids
 from bench.receiver import Result, open_loop, request_bytes
 from bench.timing import percentile, processes
-from bot.devstack.outcomes import Tally, tally
-from bot.devstack.workload import MODEL, OWNER_TOKEN, Workload, running_workload
-from bot.emulator import payloads
-from bot.emulator.state import FileChange, Trigger
+from evalbot_dev.devstack.outcomes import Tally, tally
+from evalbot_dev.devstack.workload import MODEL, OWNER_TOKEN, Workload, running_workload
+from evalbot_dev.emulator import payloads
+from evalbot_dev.emulator.state import FileChange, Trigger
 
 ENTRY = "- dataset:\n    id: emulator-samples/gpqa-mini\n    task_id: diamond\n  value: {value}\n"
 

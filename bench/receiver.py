@@ -45,7 +45,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 
 from bench.timing import percentile  # noqa: E402
-from bot.devstack.redis import redis_server_binary  # noqa: E402
+from evalbot_dev.devstack.redis import redis_server_binary  # noqa: E402
 
 SECRET = "bench-webhook-secret"
 BODY = (REPO_ROOT / "tests/samples/webhooks/pr_push.repo_content_update.json").read_bytes()

@@ -31,8 +31,6 @@ sys.path.insert(0, str(ROOT))
 from bench.timing import median_seconds, report  # noqa: E402
 from bot.cli.collections_store import StoredCollection  # noqa: E402
 from bot.collections.model import Scope  # noqa: E402
-from bot.devstack.redis import RedisServer  # noqa: E402
-from bot.emulator.server import EmulatorServer  # noqa: E402
 from bot.hub.client import HfHubClient  # noqa: E402
 from bot.report.comment import Counts  # noqa: E402
 from bot.settings import Secret  # noqa: E402
@@ -41,6 +39,8 @@ from bot.tokens.issuers import IssuerRegistry  # noqa: E402
 from bot.web.app import WebContext, create_web_app  # noqa: E402
 from bot.web.benchmarks import CachedHubBenchmarks  # noqa: E402
 from bot.web.live import Sample, encode_sample, read_snapshot  # noqa: E402
+from evalbot_dev.devstack.redis import RedisServer  # noqa: E402
+from evalbot_dev.emulator.server import EmulatorServer  # noqa: E402
 from tests.support.emulator import MINI_GATE, MODEL, TOKENS, standard_state  # noqa: E402
 from workers.history import record_verdict, verdict_of  # noqa: E402
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from bot.devstack.redis import RedisServer
+from evalbot_dev.devstack.redis import RedisServer
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 #: Real public files (verbatim copies, provenance in

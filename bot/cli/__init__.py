@@ -32,7 +32,6 @@ COMMAND_MODULES: tuple[str, ...] = (
     "bot.cli.parked",
     "bot.cli.replay",
     "bot.cli.status",
-    "bot.cli.emulator",
     "bot.cli.issuer",
     "bot.cli.submit",
 )

@@ -7,10 +7,10 @@ put there by mistake, a playground's input) and each service logs its own struct
 instead; no `server` header names the software.
 
 `--fd N` serves on a listening socket the parent process opened and passed down as file
-descriptor N (`bot.devstack.listening` in tests and the dev stack, or systemd's socket
+descriptor N (`evalbot_dev.devstack.listening` in tests and the dev stack, or systemd's socket
 activation). The parent binds the port before the child exists, so no one can take it in
 between: a port picked free and bound later by the child was now and then taken by someone
-else in tests ("address already in use" at start). `evalbot emulator` takes it too.
+else in tests ("address already in use" at start). `python -m evalbot_dev.emulator` takes it too.
 """
 
 from __future__ import annotations

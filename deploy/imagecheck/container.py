@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from bot.devstack.waiting import wait_until
+from evalbot_dev.devstack.waiting import wait_until
 
 #: Docker's PATH when the image sets none.
 DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"

@@ -13,10 +13,11 @@ from pathlib import Path
 import yaml
 from huggingface_hub import HfApi
 
-from bot.devstack.signing import LocalIssuer
-from bot.devstack.stack import LOCAL_DELIVERY
-from bot.devstack.waiting import wait_until
-from bot.devstack.workload import (
+from bot.report.texts import REPORT_MARKER
+from evalbot_dev.devstack.signing import LocalIssuer
+from evalbot_dev.devstack.stack import LOCAL_DELIVERY
+from evalbot_dev.devstack.waiting import wait_until
+from evalbot_dev.devstack.workload import (
     BOT,
     MODEL,
     OWNER_TOKEN,
@@ -24,8 +25,7 @@ from bot.devstack.workload import (
     seeded_state,
     signed_results_file,
 )
-from bot.emulator.server import EmulatorServer
-from bot.report.texts import REPORT_MARKER
+from evalbot_dev.emulator.server import EmulatorServer
 
 VERIFIED_BADGE = "✅ verified"
 

@@ -15,7 +15,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.devstack.workload import BOT, BOT_TOKEN
 from deploy.imagecheck import compose, netns
 from deploy.imagecheck.compose import Service
 from deploy.imagecheck.container import (
@@ -27,6 +26,7 @@ from deploy.imagecheck.container import (
 from deploy.imagecheck.dockerfile import ImageConfig
 from deploy.imagecheck.hub import ScenarioHub
 from deploy.imagecheck.report import Report, say
+from evalbot_dev.devstack.workload import BOT, BOT_TOKEN
 
 #: The compose services whose `image:` the built image's rootfs stands in for besides its
 #: own: redis:7 runs Debian's redis-server 7.0 (installed in the image for the Space mode) as

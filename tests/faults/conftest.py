@@ -20,11 +20,11 @@ from typing import Any
 
 import pytest
 
-from bot.devstack.signing import LocalIssuer
-from bot.devstack.waiting import wait_until
-from bot.devstack.workload import hle_entry
-from bot.emulator.delivery import DeliveryRecord, DeliverySettings
 from bot.settings import Settings
+from evalbot_dev.devstack.signing import LocalIssuer
+from evalbot_dev.devstack.waiting import wait_until
+from evalbot_dev.devstack.workload import hle_entry
+from evalbot_dev.emulator.delivery import DeliveryRecord, DeliverySettings
 from tests.support.emulator import MODEL
 from tests.support.jwks_server import JwksServer, running_jwks_server
 from tests.support.stackbot import SAMPLE_BENCHMARKS, Bot, open_pr, running_bot
@@ -52,7 +52,7 @@ GPQA_ENTRY = """\
 """
 
 
-#: Where the fault tests put their signable entry (`bot.devstack.workload.hle_entry`).
+#: Where the fault tests put their signable entry (`evalbot_dev.devstack.workload.hle_entry`).
 HLE_PATH = ".eval_results/hle_mini.yaml"
 
 

@@ -14,9 +14,9 @@ from typing import Any
 import httpx
 import pytest
 
-from bot.devstack.workload import hle_entry
-from bot.emulator.delivery import DeliveryRecord
-from bot.emulator.faults import WebhookFaults
+from evalbot_dev.devstack.workload import hle_entry
+from evalbot_dev.emulator.delivery import DeliveryRecord
+from evalbot_dev.emulator.faults import WebhookFaults
 from tests.faults.conftest import (
     GPQA_ENTRY,
     GPQA_PATH,

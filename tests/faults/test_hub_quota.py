@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from bot.emulator.faults import Quota
+from evalbot_dev.emulator.faults import Quota
 from tests.faults.conftest import GPQA_ENTRY, GPQA_PATH, Stopwatch, assert_one_report, fault_bot
 from tests.support.emulator import open_state_pr
 from tests.support.stackbot import Bot

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot.devstack.signing import LocalIssuer
+from evalbot_dev.devstack.signing import LocalIssuer
 from tests.faults.conftest import assert_one_report, fault_bot, signed_pr
 from tests.support.jwks_server import Answer, JwksServer, key_set
 from tests.support.stackbot import Bot

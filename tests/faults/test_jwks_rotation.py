@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from bot.devstack.signing import LocalIssuer
-from bot.devstack.waiting import wait_until
+from evalbot_dev.devstack.signing import LocalIssuer
+from evalbot_dev.devstack.waiting import wait_until
 from tests.faults.conftest import Stopwatch, assert_one_report, fault_bot, signed_pr
 from tests.support.jwks_server import Answer, JwksServer, key_set
 from tests.support.stackbot import Bot

@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from bot.devstack.waiting import wait_until
-from bot.emulator.faults import RouteFault
+from evalbot_dev.devstack.waiting import wait_until
+from evalbot_dev.emulator.faults import RouteFault
 from tests.faults.conftest import (
     Stopwatch,
     assert_one_report,

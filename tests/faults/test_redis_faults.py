@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterator
 import pytest
 import redis
 
-from bot.devstack.redis import RedisServer
-from bot.devstack.waiting import wait_until
-from bot.emulator.faults import RouteFault
+from evalbot_dev.devstack.redis import RedisServer
+from evalbot_dev.devstack.waiting import wait_until
+from evalbot_dev.emulator.faults import RouteFault
 from tests.faults.conftest import (
     Stopwatch,
     assert_one_report,

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot.devstack.waiting import wait_until
-from bot.emulator.delivery import DeliveryRecord, DeliverySettings
+from evalbot_dev.devstack.waiting import wait_until
+from evalbot_dev.emulator.delivery import DeliveryRecord, DeliverySettings
 from tests.faults.conftest import (
     FAULT_ENV,
     GPQA_ENTRY,

@@ -24,7 +24,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from bot.contract.publish import CLAIM_AND_PUSH_SCRIPT
-from bot.emulator.delivery import DeliveryRecord, DeliverySettings
+from evalbot_dev.emulator.delivery import DeliveryRecord, DeliverySettings
 from tests.faults.conftest import (
     FAULT_ENV,
     Stopwatch,

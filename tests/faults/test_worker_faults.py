@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from bot.devstack.waiting import wait_until
-from bot.emulator.faults import RouteFault
+from evalbot_dev.devstack.waiting import wait_until
+from evalbot_dev.emulator.faults import RouteFault
 from tests.faults.conftest import (
     VISIBILITY_TIMEOUT_S,
     Stopwatch,

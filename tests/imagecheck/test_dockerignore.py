@@ -22,7 +22,7 @@ PROJECT = dockerignore.parse((ROOT / ".dockerignore").read_text())
         ".env",
         ".env.local",
         "bot/__pycache__/app.cpython-311.pyc",
-        "bot/emulator/routes/__pycache__/x.pyc",
+        "evalbot_dev/emulator/routes/__pycache__/x.pyc",
         "tests/conftest.py",
         "bench/timing.py",
         "var/redis/appendonly.aof",
@@ -43,7 +43,7 @@ def test_the_project_context_leaves_out(path: str) -> None:
         "bot/receiver/app.py",
         "deploy/space/entrypoint.sh",
         "config/issuers.yaml",
-        "bot/emulator/samples/benchmarks/x/eval.yaml",
+        "evalbot_dev/emulator/samples/benchmarks/x/eval.yaml",
     ],
 )
 def test_the_project_context_keeps(path: str) -> None:

@@ -7,7 +7,7 @@ import time
 import pytest
 import redis
 
-from bot.devstack.redis import RedisServer
+from evalbot_dev.devstack.redis import RedisServer
 from tests.support.delay_proxy import running_delay_proxy
 
 pytestmark = pytest.mark.integration

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.demo import run_demo
+from evalbot_dev.demo import run_demo
 
 pytestmark = pytest.mark.integration
 

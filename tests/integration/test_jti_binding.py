@@ -13,7 +13,6 @@ import pytest
 import redis
 
 from bot.adapters.redis_tokens import RedisJtiBinder, RedisKeyCache
-from bot.devstack.redis import RedisServer
 from bot.spec.model import EntryReport, Verification, VerificationStatus
 from bot.tokens.binding import (
     DEFAULT_RETENTION_S,
@@ -23,6 +22,7 @@ from bot.tokens.binding import (
 )
 from bot.tokens.issuers import IssuerRegistry
 from bot.tokens.verify import verify_entry, verify_reports
+from evalbot_dev.devstack.redis import RedisServer
 from tests.support.tokens import (
     ISSUER,
     MODEL_REPO,

@@ -15,7 +15,6 @@ import pytest
 import redis
 
 from bot.contract.events import PrEvent
-from bot.devstack.redis import RedisServer
 from bot.hub.benchmarks import BenchmarkCache
 from bot.hub.client import DatasetRevision, OpenPullRequests, RepoCommit
 from bot.hub.errors import HubError, HubFileTooLarge, HubFileUnreadable, HubPermanentError
@@ -26,6 +25,7 @@ from bot.spec.model import Dialect, EntryReport, FileReport, ResultEntry
 from bot.spec.policy import DEFAULT_POLICY
 from bot.tokens.binding import MemoryJtiBinder
 from bot.tokens.issuers import IssuerRegistry
+from evalbot_dev.devstack.redis import RedisServer
 from workers.locks import LeaseBusy, lease_key
 from workers.pipeline import Outcome, TokenTimes, run_event
 from workers.runtime import Runtime

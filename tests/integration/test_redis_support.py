@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.devstack import redis as devstack_redis
-from bot.devstack.listening import listening_socket
-from bot.devstack.redis import RedisServer
-from bot.devstack.waiting import free_port
+from evalbot_dev.devstack import redis as devstack_redis
+from evalbot_dev.devstack.listening import listening_socket
+from evalbot_dev.devstack.redis import RedisServer
+from evalbot_dev.devstack.waiting import free_port
 
 pytestmark = pytest.mark.integration
 

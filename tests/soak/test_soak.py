@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bench.load import run_load
-from bot.devstack.workload import running_workload
+from evalbot_dev.devstack.workload import running_workload
 
 pytestmark = pytest.mark.soak
 

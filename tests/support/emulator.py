@@ -9,7 +9,7 @@ The standard cast (see `standard_state`):
 - `bob` is a stranger with a write token (can open PRs and comment anywhere public);
 - `carol` is a write member and `dave` a read member of org `evals-org` (`evals-org/team-model`);
 - `evalbot` is the bot: a fine-grained token with `repo.content.read` + `discussion.write`;
-- benchmark datasets from `bot/emulator/samples/benchmarks`: `emulator-samples/hle-mini`
+- benchmark datasets from `evalbot_dev/emulator/samples/benchmarks`: `emulator-samples/hle-mini`
   (target spec) and `emulator-samples/gpqa-mini` (live format), tagged `benchmark:official`,
   and a gated one, `emulator-samples/gated-bench`, that `evalbot` may read and `bob` may not.
 """
@@ -27,10 +27,10 @@ from typing import Any
 
 import pytest
 
-from bot.emulator.delivery import DeliverySettings
-from bot.emulator.seed import SAMPLES, load_benchmarks, read_folder
-from bot.emulator.server import EmulatorServer
-from bot.emulator.state import FileChange, HubState
+from evalbot_dev.emulator.delivery import DeliverySettings
+from evalbot_dev.emulator.seed import SAMPLES, load_benchmarks, read_folder
+from evalbot_dev.emulator.server import EmulatorServer
+from evalbot_dev.emulator.state import FileChange, HubState
 
 TOKENS: dict[str, str] = {
     "alice": "hf_alice_write",

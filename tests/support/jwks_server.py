@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from bot.devstack.signing import LocalIssuer
 from bot.tokens.signer import public_jwk
+from evalbot_dev.devstack.signing import LocalIssuer
 
 
 @dataclass

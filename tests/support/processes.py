@@ -16,11 +16,11 @@ from pathlib import Path
 
 import httpx
 
-from bot.devstack.environment import inherited_environment
-from bot.devstack.listening import ServerAddress
-from bot.devstack.waiting import wait_until
-from bot.emulator.server import EmulatorServer
-from bot.emulator.state import HubState
+from evalbot_dev.devstack.environment import inherited_environment
+from evalbot_dev.devstack.listening import ServerAddress
+from evalbot_dev.devstack.waiting import wait_until
+from evalbot_dev.emulator.server import EmulatorServer
+from evalbot_dev.emulator.state import HubState
 
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 TEST_SECRET = "integration-webhook-secret"
@@ -107,7 +107,7 @@ class ChildProcess:
 
 @dataclass
 class ReceiverProcess(ChildProcess):
-    #: Bound before the receiver starts, and inherited by it (bot/devstack/listening.py).
+    #: Bound before the receiver starts, and inherited by it (evalbot_dev/devstack/listening.py).
     address: ServerAddress = field(default_factory=ServerAddress)
 
     @classmethod

@@ -18,13 +18,13 @@ from typing import Any
 import pytest
 import redis
 
-from bot.devstack.signing import LocalIssuer
-from bot.devstack.stack import LOCAL_DELIVERY, LocalStack, StackOptions
-from bot.devstack.waiting import wait_until
-from bot.emulator.delivery import DeliverySettings
-from bot.emulator.seed import SAMPLES
-from bot.emulator.server import CommentView
 from bot.report.texts import REPORT_MARKER
+from evalbot_dev.devstack.signing import LocalIssuer
+from evalbot_dev.devstack.stack import LOCAL_DELIVERY, LocalStack, StackOptions
+from evalbot_dev.devstack.waiting import wait_until
+from evalbot_dev.emulator.delivery import DeliverySettings
+from evalbot_dev.emulator.seed import SAMPLES
+from evalbot_dev.emulator.server import CommentView
 from tests.support.emulator import MODEL, TOKENS, client, standard_state
 from workers.deadletters import DEAD_LETTERS
 from workers.locks import as_text

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot.devstack.waiting import wait_until
 from bot.logs import DroppingQueueHandler, configure_logging
+from evalbot_dev.devstack.waiting import wait_until
 
 
 def record(message: str) -> logging.LogRecord:

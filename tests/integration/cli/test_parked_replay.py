@@ -11,7 +11,7 @@ import redis
 from bot.cli import main
 from bot.contract.events import PrEvent
 from bot.contract.messages import TASK_NAME, decode_celery_message
-from bot.devstack.redis import RedisServer
+from evalbot_dev.devstack.redis import RedisServer
 from tests.integration.cli.conftest import operator_env
 from workers.deadletters import DEAD_LETTERS, park, parked_events, replay
 from workers.locks import as_text
@@ -135,7 +135,7 @@ def test_usage_errors(client: redis.Redis, capsys: pytest.CaptureFixture[str]) -
 def test_redis_down_is_exit_2(
     client: redis.Redis, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from bot.devstack.waiting import free_port
+    from evalbot_dev.devstack.waiting import free_port
 
     monkeypatch.setenv("REDIS_URL", f"redis://127.0.0.1:{free_port()}/0")
     assert main(["parked"]) == 2

@@ -10,8 +10,8 @@ import pytest
 import redis
 
 from bot.cli import main
-from bot.devstack.redis import RedisServer
-from bot.devstack.waiting import wait_until
+from evalbot_dev.devstack.redis import RedisServer
+from evalbot_dev.devstack.waiting import wait_until
 from tests.integration.cli.conftest import operator_env
 from workers.liveness import Heartbeat
 

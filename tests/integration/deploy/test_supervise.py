@@ -19,9 +19,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bot.devstack.listening import listening_socket
-from bot.devstack.redis import redis_server_binary
-from bot.devstack.waiting import free_port, wait_until
+from evalbot_dev.devstack.listening import listening_socket
+from evalbot_dev.devstack.redis import redis_server_binary
+from evalbot_dev.devstack.waiting import free_port, wait_until
 from tests.support.processes import REPO_ROOT, bot_account_hub, bot_environment
 
 pytestmark = pytest.mark.integration

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from huggingface_hub import CommitOperationAdd
 
-from bot.devstack.waiting import wait_until
-from bot.devstack.workload import hle_entry
-from bot.emulator.server import CommentView
 from bot.report.texts import REPORT_MARKER
+from evalbot_dev.devstack.waiting import wait_until
+from evalbot_dev.devstack.workload import hle_entry
+from evalbot_dev.emulator.server import CommentView
 from tests.integration.e2e.conftest import BOT, Bot
 
 pytestmark = pytest.mark.integration

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.devstack.workload import hle_entry
-from bot.emulator.faults import RouteFault, WebhookFaults
+from evalbot_dev.devstack.workload import hle_entry
+from evalbot_dev.emulator.faults import RouteFault, WebhookFaults
 from tests.integration.e2e.conftest import BOT, SAMPLE_BENCHMARKS, Bot
 from tests.support.emulator import GPQA_FIXED, GPQA_TYPO, MODEL, open_state_pr
 from tests.support.stackbot import open_pr, push
@@ -135,7 +135,7 @@ def test_merging_the_pr_updates_the_comment(bot: Bot) -> None:
         comments = bot.bot_comments(num)
         return bool(comments) and "**merged**" in comments[-1].content
 
-    from bot.devstack.waiting import wait_until
+    from evalbot_dev.devstack.waiting import wait_until
 
     wait_until(says_merged, timeout=30, what="the report to say the PR was merged")
     assert len(bot.bot_comments(num)) == 1

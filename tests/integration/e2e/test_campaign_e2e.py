@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from bot.devstack.workload import hle_entry
+from evalbot_dev.devstack.workload import hle_entry
 from tests.support.emulator import MINI_GATE, MODEL
 from tests.support.stackbot import Bot, open_pr, running_bot
 

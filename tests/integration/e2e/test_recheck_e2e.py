@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from bot.devstack.waiting import wait_until
+from evalbot_dev.devstack.waiting import wait_until
 from tests.integration.e2e.conftest import BOT, Bot
 from tests.support.emulator import MODEL
 from tests.support.stackbot import open_pr, running_bot

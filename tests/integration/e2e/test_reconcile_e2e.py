@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from bot.devstack.waiting import wait_until
-from bot.emulator.faults import WebhookFaults
+from evalbot_dev.devstack.waiting import wait_until
+from evalbot_dev.emulator.faults import WebhookFaults
 from tests.integration.e2e.conftest import Bot
 from tests.integration.e2e.test_bot_e2e import GPQA_PATH
 from tests.support.emulator import GPQA_FIXED, GPQA_TYPO, MODEL

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.devstack.waiting import wait_until
+from evalbot_dev.devstack.waiting import wait_until
 from tests.support.processes import REPO_ROOT, celery_worker
 from tests.support.stackbot import open_pr, running_bot
 

@@ -1,4 +1,4 @@
-"""`evalbot emulator` as a separate process, seeded from the bundled sample state file."""
+"""`python -m evalbot_dev.emulator` as a separate process, seeded from the sample state file."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bot.devstack.listening import ServerAddress
-from bot.devstack.waiting import wait_until
+from evalbot_dev.devstack.listening import ServerAddress
+from evalbot_dev.devstack.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 REPO_ROOT = Path(__file__).resolve().parents[3]
-SAMPLE_STATE = REPO_ROOT / "bot" / "emulator" / "samples" / "state.yaml"
+SAMPLE_STATE = REPO_ROOT / "evalbot_dev" / "emulator" / "samples" / "state.yaml"
 
 
 def test_cli_serves_the_sample_state(hub_env: Path, tmp_path: Path) -> None:
@@ -26,7 +26,7 @@ def test_cli_serves_the_sample_state(hub_env: Path, tmp_path: Path) -> None:
     extra.mkdir(parents=True)
     (extra / "eval.yaml").write_text("name: Extra\ntasks:\n  - id: t\n")
     listen, pass_fds = address.spawn_arguments()
-    command = [sys.executable, "-m", "bot", "emulator", *listen]
+    command = [sys.executable, "-m", "evalbot_dev.emulator", *listen]
     command += ["--state", str(SAMPLE_STATE), "--benchmarks", str(tmp_path / "benchmarks")]
     process = subprocess.Popen(
         command,
@@ -64,7 +64,7 @@ def test_cli_refuses_a_broken_state_file(tmp_path: Path) -> None:
     state = tmp_path / "state.yaml"
     state.write_text("orgs:\n  - name: o\n    members: {ghost: write}\n")
     result = subprocess.run(
-        [sys.executable, "-m", "bot", "emulator", "--port", "0", "--state", str(state)],
+        [sys.executable, "-m", "evalbot_dev.emulator", "--port", "0", "--state", str(state)],
         cwd=REPO_ROOT,
         capture_output=True,
         timeout=30,

@@ -6,7 +6,7 @@ import pytest
 from huggingface_hub import CommitOperationAdd, CommitOperationDelete
 from huggingface_hub.errors import HfHubHTTPError, RevisionNotFoundError
 
-from bot.emulator.server import EmulatorServer
+from evalbot_dev.emulator.server import EmulatorServer
 from tests.support.emulator import MODEL, ORG_MODEL, client
 
 pytestmark = pytest.mark.integration

@@ -9,9 +9,9 @@ import httpx
 import pytest
 from huggingface_hub.errors import HfHubHTTPError
 
-from bot.devstack.waiting import wait_until
-from bot.emulator.faults import Quota, RouteFault
-from bot.emulator.server import EmulatorServer
+from evalbot_dev.devstack.waiting import wait_until
+from evalbot_dev.emulator.faults import Quota, RouteFault
+from evalbot_dev.emulator.server import EmulatorServer
 from tests.support.emulator import MODEL, RecordingReceiver, client
 
 pytestmark = pytest.mark.integration

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from huggingface_hub import CommitOperationAdd
 
-from bot.devstack.workload import hle_entry
-from bot.emulator.server import EmulatorServer
+from evalbot_dev.devstack.workload import hle_entry
+from evalbot_dev.emulator.server import EmulatorServer
 from tests.support.emulator import MODEL, client
 
 pytestmark = pytest.mark.integration

@@ -13,9 +13,9 @@ import pytest
 from huggingface_hub import hf_hub_download
 from huggingface_hub.errors import RepositoryNotFoundError
 
-from bot.emulator.git import blob_oid
-from bot.emulator.lfs import parse_pointer
-from bot.emulator.server import EmulatorServer
+from evalbot_dev.emulator.git import blob_oid
+from evalbot_dev.emulator.lfs import parse_pointer
+from evalbot_dev.emulator.server import EmulatorServer
 from tests.support.emulator import MODEL, TOKENS, client, open_state_pr
 
 pytestmark = pytest.mark.integration

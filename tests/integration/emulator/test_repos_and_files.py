@@ -14,8 +14,8 @@ from huggingface_hub.errors import (
     RevisionNotFoundError,
 )
 
-from bot.emulator.git import blob_oid
-from bot.emulator.server import EmulatorServer
+from evalbot_dev.emulator.git import blob_oid
+from evalbot_dev.emulator.server import EmulatorServer
 from tests.support.emulator import (
     BENCHMARKS,
     GATED_BENCHMARK,
@@ -189,7 +189,7 @@ def test_file_metadata_headers(emulated_hub: EmulatorServer) -> None:
     meta = get_hf_file_metadata(url, token=False)
     content = (
         Path(__file__).parents[3]
-        / "bot/emulator/samples/benchmarks/emulator-samples/gpqa-mini/eval.yaml"
+        / "evalbot_dev/emulator/samples/benchmarks/emulator-samples/gpqa-mini/eval.yaml"
     ).read_bytes()
     assert meta.etag == blob_oid(content)
     assert meta.size == len(content)

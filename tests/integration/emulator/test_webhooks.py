@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from huggingface_hub import CommitOperationAdd, WebhookInfo
 
-from bot.devstack.waiting import wait_until
-from bot.emulator.delivery import DeliverySettings
-from bot.emulator.faults import WebhookFaults
-from bot.emulator.server import EmulatorServer
+from evalbot_dev.devstack.waiting import wait_until
+from evalbot_dev.emulator.delivery import DeliverySettings
+from evalbot_dev.emulator.faults import WebhookFaults
+from evalbot_dev.emulator.server import EmulatorServer
 from tests.support.emulator import MODEL, RecordingReceiver, client, running_emulator
 
 pytestmark = pytest.mark.integration

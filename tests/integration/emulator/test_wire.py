@@ -10,8 +10,8 @@ from typing import Any
 import httpx
 import pytest
 
-from bot.emulator.git import blob_oid
-from bot.emulator.server import EmulatorServer
+from evalbot_dev.emulator.git import blob_oid
+from evalbot_dev.emulator.server import EmulatorServer
 from tests.support.emulator import MODEL, TOKENS, client
 
 pytestmark = pytest.mark.integration

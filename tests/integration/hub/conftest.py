@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from bot.emulator.server import EmulatorServer
 from bot.hub.client import HfHubClient
+from evalbot_dev.emulator.server import EmulatorServer
 from tests.support.emulator import MODEL, client, emulated_hub, hub_env, webhook_receiver
 
 __all__ = ["emulated_hub", "hub_env", "open_pr", "push_to_pr", "webhook_receiver"]

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from bot.emulator.server import EmulatorServer
 from bot.hub.benchmarks import BenchmarkCache, HubBenchmarkSource
 from bot.hub.client import HfHubClient
 from bot.spec.benchmark import benchmark_from_eval_yaml
 from bot.spec.model import Benchmark, BenchmarkNotFound
+from evalbot_dev.emulator.server import EmulatorServer
 from tests.support.emulator import BENCHMARKS, GATED_BENCHMARK, client
 
 pytestmark = pytest.mark.integration

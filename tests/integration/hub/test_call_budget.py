@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from bot.emulator.server import EmulatorServer
 from bot.hub.benchmarks import BenchmarkCache, HubBenchmarkSource
 from bot.hub.client import HfHubClient
 from bot.spec.benchmark import benchmark_from_eval_yaml
 from bot.spec.validate import validate_results_files
+from evalbot_dev.emulator.server import EmulatorServer
 from tests.integration.hub.conftest import GPQA_ENTRY, open_pr
 from tests.support.emulator import MODEL, client
 

@@ -7,11 +7,11 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from bot.emulator.faults import RouteFault
-from bot.emulator.server import EmulatorServer
 from bot.hub.client import HfHubClient
 from bot.hub.errors import HubPermanentError, HubTransientError
 from bot.hub.timeouts import use_hub_timeout
+from evalbot_dev.emulator.faults import RouteFault
+from evalbot_dev.emulator.server import EmulatorServer
 from tests.integration.hub.conftest import GPQA_ENTRY, open_pr
 from tests.support.emulator import BENCHMARKS, MODEL, client
 
@@ -93,7 +93,7 @@ def test_server_errors_are_transient(
 def test_a_quota_exhausted_answers_with_the_window_reset(
     emulated_hub: EmulatorServer, bot: HfHubClient
 ) -> None:
-    from bot.emulator.faults import Quota
+    from evalbot_dev.emulator.faults import Quota
 
     emulated_hub.faults.set_quota(Quota(api=1, window_s=300))
     bot.dataset_revision(BENCHMARKS[0], None)

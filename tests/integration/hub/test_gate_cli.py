@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from bot.cli import main
-from bot.emulator.seed import load_benchmarks
-from bot.emulator.server import EmulatorServer
+from evalbot_dev.emulator.seed import load_benchmarks
+from evalbot_dev.emulator.server import EmulatorServer
 from tests.conftest import REPO_ROOT
 from tests.support.emulator import client, running_emulator, standard_state, use_emulator_endpoint
 

@@ -8,11 +8,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot.emulator.faults import RouteFault
-from bot.emulator.server import EmulatorServer
 from bot.hub.errors import HubPermanentError, HubTransientError
 from bot.hub.identity import HubIdentity, whoami
 from bot.hub.timeouts import use_hub_timeout
+from evalbot_dev.emulator.faults import RouteFault
+from evalbot_dev.emulator.server import EmulatorServer
 from tests.support.emulator import TOKENS, client
 
 pytestmark = pytest.mark.integration

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot.emulator.server import EmulatorServer
 from bot.hub.client import HfHubClient
 from bot.hub.errors import HubFileTooLarge
+from evalbot_dev.emulator.server import EmulatorServer
 from tests.integration.hub.conftest import GPQA_ENTRY
 from tests.support.emulator import MODEL, open_state_pr
 

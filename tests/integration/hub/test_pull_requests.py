@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from bot.devstack.waiting import wait_until
-from bot.emulator.server import EmulatorServer
 from bot.hub.client import HfHubClient
 from bot.hub.pulls import PrStatus
+from evalbot_dev.devstack.waiting import wait_until
+from evalbot_dev.emulator.server import EmulatorServer
 from tests.integration.hub.conftest import GPQA_ENTRY, open_pr, push_to_pr
 from tests.support.emulator import MODEL, RecordingReceiver, client
 

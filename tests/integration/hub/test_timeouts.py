@@ -165,7 +165,7 @@ def test_submit_gives_up_on_a_hub_that_never_answers(silent_hub: str) -> None:
         "--mappings",
         str(samples / "convert/mappings/lm-eval-math-to-hle-mini.yaml"),
         "--benchmarks",
-        str(REPO_ROOT / "bot/emulator/samples/benchmarks"),
+        str(REPO_ROOT / "evalbot_dev/emulator/samples/benchmarks"),
         "--model-repo",
         MODEL,
         "--issuer",

@@ -17,13 +17,13 @@ from typing import Any
 import httpx
 import pytest
 
-from bot.devstack.issuer import IssuerProcess
-from bot.devstack.oidc import LocalOidcProvider
-from bot.devstack.redis import RedisServer
-from bot.emulator.server import EmulatorServer
 from bot.issuer.audit import read_audit
 from bot.issuer.clientauth import secret_digest
 from bot.issuer.refusals import GENERIC
+from evalbot_dev.devstack.issuer import IssuerProcess
+from evalbot_dev.devstack.oidc import LocalOidcProvider
+from evalbot_dev.devstack.redis import RedisServer
+from evalbot_dev.emulator.server import EmulatorServer
 from tests.support.emulator import MODEL, running_emulator
 
 HLE = "emulator-samples/hle-mini"

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from bot.emulator.faults import RouteFault
 from bot.issuer.refusals import GENERIC
+from evalbot_dev.emulator.faults import RouteFault
 from tests.integration.issuer.conftest import (
     CLIENT_ID,
     CLIENT_SECRET,

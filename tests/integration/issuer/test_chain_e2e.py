@@ -12,11 +12,11 @@ from pathlib import Path
 import jwt
 import pytest
 
-from bot.devstack.issuer import IssuerProcess, run_ci_job
-from bot.devstack.oidc import LocalOidcProvider
 from bot.issuer.audit import read_audit
 from bot.spec.yamlload import load_yaml
 from bot.tokens.claims import entry_digest
+from evalbot_dev.devstack.issuer import IssuerProcess, run_ci_job
+from evalbot_dev.devstack.oidc import LocalOidcProvider
 from tests.support.emulator import MODEL, ORG_MODEL, TOKENS
 from tests.support.stackbot import Bot, push, running_bot
 

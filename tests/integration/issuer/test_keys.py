@@ -15,9 +15,9 @@ import httpx
 import jwt
 import pytest
 
-from bot.devstack.issuer import IssuerProcess
-from bot.devstack.waiting import wait_until
 from bot.tokens.jwks import parse_jwks
+from evalbot_dev.devstack.issuer import IssuerProcess
+from evalbot_dev.devstack.waiting import wait_until
 from tests.integration.issuer.conftest import IssuerEnv
 
 pytestmark = pytest.mark.integration

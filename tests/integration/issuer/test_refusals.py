@@ -12,8 +12,8 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from bot.emulator.faults import RouteFault
 from bot.issuer.audit import read_audit
+from evalbot_dev.emulator.faults import RouteFault
 from tests.integration.issuer.conftest import (
     CLIENT_ID,
     CLIENT_SECRET,

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from huggingface_hub import CommitOperationAdd, DiscussionComment, HfApi
 
-from bot.devstack.issuer import run_ci_job
 from bot.spec.yamlload import load_yaml
+from evalbot_dev.devstack.issuer import run_ci_job
 from tests.integration.issuer.conftest import HLE, TWO_TASKS, IssuerEnv
 from tests.support.emulator import MODEL, TOKENS
 

@@ -13,8 +13,8 @@ import httpx
 import pytest
 
 from bot.contract.events import PrEvent
-from bot.devstack.redis import RedisServer
-from bot.devstack.waiting import wait_until
+from evalbot_dev.devstack.redis import RedisServer
+from evalbot_dev.devstack.waiting import wait_until
 from tests.support.processes import (
     RECORDED_EVENTS,
     SLOW_REPO,

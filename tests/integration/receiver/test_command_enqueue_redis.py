@@ -11,8 +11,8 @@ import redis
 
 from bot.contract import keys
 from bot.contract.events import DedupeKey, PrEvent
-from bot.devstack.redis import RedisServer
 from bot.receiver.queue import EnqueueOutcome
+from evalbot_dev.devstack.redis import RedisServer
 from tests.integration.receiver.test_queue_redis import run_enqueues
 
 pytestmark = pytest.mark.integration

@@ -11,8 +11,8 @@ import redis
 from bot.contract.events import DedupeKey, PrEvent
 from bot.contract.keys import DEDUPE_PREFIX
 from bot.contract.messages import decode_celery_message
-from bot.devstack.redis import RedisServer
 from bot.receiver.queue import EnqueueOutcome, QueueUnavailable, RedisEnqueuer
+from evalbot_dev.devstack.redis import RedisServer
 
 pytestmark = pytest.mark.integration
 

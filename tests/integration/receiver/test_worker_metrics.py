@@ -11,7 +11,7 @@ import pytest
 import redis
 from prometheus_client.parser import text_string_to_metric_families
 
-from bot.devstack.redis import RedisServer
+from evalbot_dev.devstack.redis import RedisServer
 from tests.support.processes import ReceiverProcess, bot_environment
 from workers.deadletters import park
 from workers.hubpause import HubPause

@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 import pytest
 import redis
 
-from bot.devstack.redis import RedisServer
 from bot.report.comment import Counts
+from evalbot_dev.devstack.redis import RedisServer
 from workers import history
 
 pytestmark = pytest.mark.integration

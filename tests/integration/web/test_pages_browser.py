@@ -11,8 +11,8 @@ from typing import Any
 import httpx2
 import pytest
 
-from bot.devstack.waiting import wait_until
-from bot.devstack.workload import hle_entry
+from evalbot_dev.devstack.waiting import wait_until
+from evalbot_dev.devstack.workload import hle_entry
 from tests.support.browser import DESKTOP, PHONE, open_tab
 from tests.support.emulator import GPQA_FIXED, GPQA_TYPO, MODEL
 from tests.support.stackbot import Bot, open_pr, push

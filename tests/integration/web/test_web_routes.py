@@ -16,10 +16,6 @@ from huggingface_hub import HfApi
 from starlette.testclient import TestClient
 
 from bot.contract.events import PrEvent
-from bot.devstack.redis import RedisServer
-from bot.devstack.waiting import free_port
-from bot.emulator.faults import RouteFault
-from bot.emulator.server import EmulatorServer
 from bot.hub.client import HfHubClient
 from bot.settings import Secret
 from bot.spec.limits import DEFAULT_LIMITS
@@ -28,6 +24,10 @@ from bot.web.app import WebContext, create_web_app
 from bot.web.benchmarks import CachedHubBenchmarks
 from bot.web.forward import PageForwarder
 from bot.web.guards import ADMIN_COOKIE
+from evalbot_dev.devstack.redis import RedisServer
+from evalbot_dev.devstack.waiting import free_port
+from evalbot_dev.emulator.faults import RouteFault
+from evalbot_dev.emulator.server import EmulatorServer
 from tests.support.emulator import TOKENS, standard_state
 from workers.deadletters import DEAD_LETTERS, park
 

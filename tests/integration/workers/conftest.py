@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from bot.devstack.redis import RedisServer
+from evalbot_dev.devstack.redis import RedisServer
 
 
 @pytest.fixture

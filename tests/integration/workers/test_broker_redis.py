@@ -18,9 +18,9 @@ import redis
 import redis.lock
 from kombu.transport import redis as kombu_redis
 
-from bot.devstack.redis import RedisServer
-from bot.devstack.waiting import wait_until
 from bot.settings import Settings
+from evalbot_dev.devstack.redis import RedisServer
+from evalbot_dev.devstack.waiting import wait_until
 from workers.app import celery_config
 from workers.broker import TRANSPORT, requeue_unrecorded, unrecorded
 from workers.liveness import Heartbeat, held_tags, restore

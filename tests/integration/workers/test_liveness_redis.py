@@ -13,8 +13,8 @@ import time
 import pytest
 import redis
 
-from bot.devstack.waiting import wait_until
 from bot.receiver.workerbeats import ORPHANS_KEY, read_fleet_status
+from evalbot_dev.devstack.waiting import wait_until
 from workers.liveness import Heartbeat
 
 pytestmark = pytest.mark.integration

@@ -23,14 +23,14 @@ from huggingface_hub import HfApi
 
 from bot.adapters.redis_tokens import RedisJtiBinder, RedisKeyCache
 from bot.contract.events import PrEvent
-from bot.devstack.redis import RedisServer
-from bot.devstack.signing import LocalIssuer
-from bot.devstack.workload import hle_entry, open_results_pr
-from bot.emulator.server import EmulatorServer
 from bot.hub.benchmarks import BenchmarkCache
 from bot.hub.client import HfHubClient
 from bot.spec.policy import DEFAULT_POLICY
 from bot.tokens.issuers import IssuerRegistry
+from evalbot_dev.devstack.redis import RedisServer
+from evalbot_dev.devstack.signing import LocalIssuer
+from evalbot_dev.devstack.workload import hle_entry, open_results_pr
+from evalbot_dev.emulator.server import EmulatorServer
 from tests.support.emulator import MODEL, TOKENS, running_emulator
 from workers.locks import as_text
 from workers.runtime import Runtime
@@ -95,7 +95,7 @@ def _runtime(hub: EmulatorServer, client: redis.Redis, issuer: LocalIssuer) -> R
 
 
 def _open_signed_pr(hub: EmulatorServer, issuer: LocalIssuer, value: str) -> int:
-    from bot.emulator.seed import SAMPLES
+    from evalbot_dev.emulator.seed import SAMPLES
 
     entry = hle_entry(value)
     token = issuer.token_for(entry, 0, model_repo=MODEL, benchmarks=SAMPLES / "benchmarks")

@@ -9,10 +9,10 @@ import pytest
 import redis
 import yaml
 
-from bot.devstack.redis import RedisServer
-from bot.devstack.signing import LocalIssuer
 from bot.settings import Settings
 from bot.tokens.signer import public_jwk
+from evalbot_dev.devstack.redis import RedisServer
+from evalbot_dev.devstack.signing import LocalIssuer
 from tests.support.jwks_server import Answer, running_jwks_server
 from workers.runtime import build_runtime
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.devstack.redis import RedisServer
-from bot.devstack.waiting import wait_until
+from evalbot_dev.devstack.redis import RedisServer
+from evalbot_dev.devstack.waiting import wait_until
 from tests.support.processes import (
     BOT_NAME,
     ChildProcess,

@@ -105,11 +105,11 @@ def test_services_run_without_access_log_or_server_header(
 def test_a_service_given_fd_serves_on_that_inherited_socket(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """`--fd N`: the socket the parent bound (bot/devstack/listening.py), not a new bind."""
+    """`--fd N`: the socket the parent bound (evalbot_dev/devstack/listening.py), not a new bind."""
     import uvicorn
 
     from bot.cli.serving import serve
-    from bot.devstack.listening import listening_socket
+    from evalbot_dev.devstack.listening import listening_socket
 
     served: list[list[socket.socket]] = []
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.devstack.environment import inherited_environment
+from evalbot_dev.devstack.environment import inherited_environment
 from tests.unit.deploy.files import ENTRYPOINT
 
 

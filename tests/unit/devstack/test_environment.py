@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.devstack.environment import inherited_environment
+from evalbot_dev.devstack.environment import inherited_environment
 
 
 def test_the_bots_settings_are_dropped_and_the_rest_passes(

@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from bot.devstack.listening import ServerAddress, listening_socket
-from bot.devstack.waiting import port_open
+from evalbot_dev.devstack.listening import ServerAddress, listening_socket
+from evalbot_dev.devstack.waiting import port_open
 
 
 def test_the_port_is_listening_from_the_start_and_nobody_else_can_bind_it() -> None:

@@ -1,11 +1,11 @@
-"""`bot.devstack.outcomes` reads a run's verdict from a real emulator state."""
+"""`evalbot_dev.devstack.outcomes` reads a run's verdict from a real emulator state."""
 
 from __future__ import annotations
 
-from bot.devstack.outcomes import all_reported, pr_outcomes, tally
-from bot.emulator.model import Token
-from bot.emulator.state import FileChange, HubState
 from bot.report.texts import HEAD_MARKER, REPORT_MARKER
+from evalbot_dev.devstack.outcomes import all_reported, pr_outcomes, tally
+from evalbot_dev.emulator.model import Token
+from evalbot_dev.emulator.state import FileChange, HubState
 
 REPO = "alice/model"
 

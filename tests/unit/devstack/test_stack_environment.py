@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.devstack.stack import LocalStack, StackOptions
+from evalbot_dev.devstack.stack import LocalStack, StackOptions
 from tests.support.emulator import TOKENS, standard_state
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.devstack.waiting import DeadlineExceeded, ProcessExited, wait_until
+from evalbot_dev.devstack.waiting import DeadlineExceeded, ProcessExited, wait_until
 
 
 def test_a_dead_process_ends_the_wait_with_its_status_and_log(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ import threading
 import time
 from typing import Any
 
-from bot.devstack.workload import Workload
+from evalbot_dev.devstack.workload import Workload
 
 
 class RecordingWorkload(Workload):

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.emulator.errors import HubError
-from bot.emulator.routes.repos import _parse_ndjson
+from evalbot_dev.emulator.errors import HubError
+from evalbot_dev.emulator.routes.repos import _parse_ndjson
 
 
 def line(key: str, value: object) -> bytes:

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from bot.emulator.faults import Faults, Quota, RouteFault, WebhookFaults
+from evalbot_dev.emulator.faults import Faults, Quota, RouteFault, WebhookFaults
 
 
 def test_rules_match_route_names_and_bursts_run_out() -> None:

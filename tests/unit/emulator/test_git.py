@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.emulator.git import blob_oid, make_commit, three_way, unified_diff
+from evalbot_dev.emulator.git import blob_oid, make_commit, three_way, unified_diff
 
 paths = st.sampled_from(["a", "b", "c/d", "c/e"])
 snapshots = st.dictionaries(paths, st.sampled_from(["1" * 40, "2" * 40, "3" * 40]))

@@ -9,9 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from bot.emulator.app import Emulator
-from bot.emulator.lfs import parse_pointer, pointer_for
-from bot.emulator.state import HubState
+from evalbot_dev.emulator.app import Emulator
+from evalbot_dev.emulator.lfs import parse_pointer, pointer_for
+from evalbot_dev.emulator.state import HubState
 
 
 @given(st.binary(max_size=300))

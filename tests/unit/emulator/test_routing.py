@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from bot.emulator.faults import Faults
-from bot.emulator.http import HubRouter
-from bot.emulator.hubtime import hub_format
-from bot.emulator.routes import all_routes
-from bot.emulator.state import HubState
+from evalbot_dev.emulator.faults import Faults
+from evalbot_dev.emulator.http import HubRouter
+from evalbot_dev.emulator.hubtime import hub_format
+from evalbot_dev.emulator.routes import all_routes
+from evalbot_dev.emulator.state import HubState
 
 ROUTER = HubRouter(HubState(), Faults(), all_routes(), lambda: "http://127.0.0.1")
 

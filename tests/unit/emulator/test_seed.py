@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.emulator.errors import HubError
-from bot.emulator.seed import SAMPLE_STATE, StateFileError, load_state_file
+from evalbot_dev.emulator.errors import HubError
+from evalbot_dev.emulator.seed import SAMPLE_STATE, StateFileError, load_state_file
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "benchmarks"
 PIN = "bafec50ab78c16e774241f7fe89e53f242fcb5ad"

@@ -9,8 +9,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.emulator.git import blob_oid, unified_diff
 from bot.hub.diff import Change, parse_diff
+from evalbot_dev.emulator.git import blob_oid, unified_diff
 
 names = st.text(
     alphabet=st.characters(exclude_categories=["Cs"], exclude_characters="/\x00"),

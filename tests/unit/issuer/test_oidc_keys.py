@@ -12,11 +12,11 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from jwt.algorithms import ECAlgorithm, RSAAlgorithm
 
-from bot.devstack.oidc import LocalOidcProvider
 from bot.issuer.integrations import IntegrationsConfig, Provider
 from bot.issuer.oidc import OidcVerifier, ProviderKeys
 from bot.issuer.refusals import Refusal, Unavailable
 from bot.tokens.jwks import JwksFetchError
+from evalbot_dev.devstack.oidc import LocalOidcProvider
 
 ISSUER = "https://ci.example"
 PROVIDER = Provider(name="ci", issuer=ISSUER)

@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
-from bot.emulator.seed import SAMPLES
 from bot.issuer.identity import Identity
 from bot.issuer.integrations import Integration, IntegrationsConfig, Limits, Matcher
 from bot.issuer.keyring import KeyringHolder, rotate
@@ -22,6 +21,7 @@ from bot.spec.yamldump import dump_entries
 from bot.tokens.binding import MemoryJtiBinder
 from bot.tokens.issuers import IssuerPolicy, IssuerRegistry
 from bot.tokens.verify import verify_reports
+from evalbot_dev.emulator.seed import SAMPLES
 
 ISSUER = "https://tokens.example.org"
 MODEL = "alice/model"

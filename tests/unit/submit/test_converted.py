@@ -24,7 +24,7 @@ REAL_LM_EVAL = (
     REPO_ROOT / "tests/samples/real-world/lm-eval/results_2026-01-21T03-44-18.458309.json"
 )
 PARTIAL_EVALSCOPE = REPO_ROOT / "tests/samples/convert/evalscope/gsm8k_partial.json"
-EMULATOR_BENCHMARKS = REPO_ROOT / "bot/emulator/samples/benchmarks"
+EMULATOR_BENCHMARKS = REPO_ROOT / "evalbot_dev/emulator/samples/benchmarks"
 EXAMPLE_BENCHMARKS = REPO_ROOT / "examples/benchmarks"
 SHIPPED = REPO_ROOT / "config/convert/mappings.yaml"
 #: The real lm-eval run's two tasks, mapped to the emulator's target-spec benchmark.

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.devstack.oidc import LocalOidcProvider
 from bot.submit.credentials import ci_credential
 from bot.submit.errors import SubmitError
+from evalbot_dev.devstack.oidc import LocalOidcProvider
 
 
 def test_github_actions_token_is_requested_for_the_issuer_audience() -> None:

