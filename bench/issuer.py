@@ -53,9 +53,11 @@ def integration(oidc: LocalOidcProvider) -> dict[str, Any]:
         "name": "bench",
         "frameworks": ["lighteval"],
         "identities": [
-            {"provider": "github", "claims": {"repository": oidc.workflow.repository}},
+            {"provider": "github", "claims": oidc.pinned_claims("repository")},
             {"hub_user": "alice"},
         ],
+        "benchmarks": ["*"],
+        "models": ["*"],
         "limits": {"per_minute": 10**6, "per_hour": 10**7, "max_models": 10**6},
     }
 

@@ -118,7 +118,7 @@ def build(settings: IssuerSettings) -> RunningIssuer:
     authenticators = Authenticators(
         oidc=oidc.verify,
         hub=HubTokenAuthenticator(
-            CachedWhoAmI(ask_hub, ttl_s=settings.whoami_cache_s), config.hub_scopes_for
+            CachedWhoAmI(ask_hub, ttl_s=settings.whoami_cache_s)
         ).authenticate,
         client=ClientAuthenticator(config).authenticate,
     )
