@@ -30,6 +30,8 @@ class IssuerSettings:
     max_body_bytes: int = 256 * 1024
     #: Seconds a `whoami-v2` answer (or a refusal) is reused for one Hub token; 0: never.
     whoami_cache_s: float = 60.0
+    #: Seconds a benchmark lookup, found or not, is reused across requests (`lookups`).
+    benchmark_cache_s: float = 300.0
     #: Failed authentications per client address (and per presented client id) within
     #: `auth_failure_window_s` before that address or client id gets 429 until the window ends.
     auth_failures: int = 10
@@ -59,6 +61,7 @@ class IssuerSettings:
                 "EVALBOT_ISSUER_MAX_BODY_BYTES", 256 * 1024, minimum=1024
             ),
             whoami_cache_s=reader.number("EVALBOT_ISSUER_WHOAMI_CACHE_S", 60.0, minimum=0.0),
+            benchmark_cache_s=reader.number("EVALBOT_ISSUER_BENCHMARK_CACHE_S", 300.0, minimum=1.0),
             auth_failures=reader.integer("EVALBOT_ISSUER_AUTH_FAILURES", 10, minimum=1),
             auth_failure_window_s=reader.integer(
                 "EVALBOT_ISSUER_AUTH_FAILURE_WINDOW_S", 600, minimum=1
