@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.settings import DEFAULT_HF_ENDPOINT, EnvReader, Secret, SettingsError
+from bot.tokens.jwks import is_https_or_loopback
 
 __all__ = ["IssuerSettings", "SettingsError"]
 
@@ -43,6 +44,12 @@ class IssuerSettings:
         reader = EnvReader(environ)
         config_dir = Path(reader.optional("EVALBOT_CONFIG_DIR") or "config")
         issuer_url = reader.url("EVALBOT_ISSUER_URL", None, schemes=("http", "https"))
+        if issuer_url.startswith("http://") and not is_https_or_loopback(issuer_url):
+            # Callers send their credentials to it, and the bot fetches its keys from it.
+            reader.problems.append(
+                "EVALBOT_ISSUER_URL must be an https URL (plain http only on loopback: "
+                f"127.0.0.1, ::1, localhost), got {issuer_url!r}"
+            )
         token = reader.optional("EVALBOT_ISSUER_HF_TOKEN")
         settings = cls(
             issuer_url=issuer_url,

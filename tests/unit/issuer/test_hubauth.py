@@ -40,6 +40,19 @@ def authenticator(answer: HubIdentity | Exception) -> HubTokenAuthenticator:
     return HubTokenAuthenticator(whoami)
 
 
+def test_parse_whoami_reads_global_permissions() -> None:
+    answer = {
+        **FINE_GRAINED,
+        "auth": {
+            "accessToken": {
+                "role": "fineGrained",
+                "fineGrained": {"global": ["discussion.write"], "scoped": []},
+            }
+        },
+    }
+    assert parse_whoami(answer).permissions_on("global") == ("discussion.write",)
+
+
 def test_parse_whoami_reads_role_scopes_and_orgs() -> None:
     found = parse_whoami(FINE_GRAINED)
     assert found.role == "fineGrained"
