@@ -249,3 +249,17 @@ def test_pull_request_target_runs_are_refused_unless_allowed(tmp_path: Path) -> 
 def test_the_shipped_example_loads() -> None:
     config = load_integrations(Path(__file__).parents[3] / "config" / "integrations.yaml")
     assert config.providers
+
+
+def test_the_shipped_commented_example_loads_and_pins_ids(tmp_path: Path) -> None:
+    shipped = (Path(__file__).parents[3] / "config" / "integrations.yaml").read_text()
+    head = shipped[: shipped.index("integrations: []")]
+    example = [line[2:] for line in shipped.splitlines() if line.startswith("#  ")]
+    digest = "a" * 64
+    text = head + "integrations:\n" + "\n".join(example).replace(
+        "<`evalbot issuer client-secret` prints it>", digest
+    )
+    (acme,) = load(tmp_path, text).integrations
+    github_rule, gitlab_rule = acme.matchers[:2]
+    assert github_rule.claims["repository_owner_id"] == "583231"
+    assert gitlab_rule.claims["namespace_id"] == "72"
