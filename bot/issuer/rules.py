@@ -64,9 +64,10 @@ def provider_type(claims: Mapping[str, Any]) -> str:
 def identity_rule(claims: Mapping[str, Any], provider_name: str | None = None) -> str:
     """The YAML of one `identities:` item pinning what `claims` say about the job."""
     kind = provider_type(claims)
+    event = claims.get("event_name") or claims.get("pipeline_source") or "unknown"
     lines = [
-        f"# from an ID token of {claims.get('iss', 'an unknown issuer')}, "
-        f"event {claims.get('event_name') or claims.get('pipeline_source') or 'unknown'}",
+        f"# from an ID token of {json.dumps(str(claims.get('iss', 'an unknown issuer')))}, "
+        f"event {json.dumps(str(event))}",
         f"- provider: {provider_name or kind}",
         "  claims:",
     ]
@@ -76,5 +77,6 @@ def identity_rule(claims: Mapping[str, Any], provider_name: str | None = None) -
             continue
         line = f"    {name}: {json.dumps(str(value))}"
         named = claims.get(NAMED_BY.get(name, ""))
-        lines.append(f"{line}  # {named}" if named else line)
+        # the name as a JSON string body: a control character in a claim cannot add a line
+        lines.append(f"{line}  # {json.dumps(str(named))[1:-1]}" if named else line)
     return "\n".join(lines) + "\n"

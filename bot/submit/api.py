@@ -14,7 +14,7 @@ from huggingface_hub.errors import HfHubHTTPError
 from bot.convert.api import Conversion
 from bot.hub.errors import HubError
 from bot.hub.identity import HubIdentity, whoami
-from bot.spec.formats import benchmark_file_stem
+from bot.spec.formats import benchmark_file_stem, is_repo_id
 from bot.spec.yamlload import load_yaml
 from bot.submit.converted import converted_entries
 from bot.submit.credentials import ci_credential
@@ -117,8 +117,8 @@ def _dry_run_files(
     for index, entry in enumerate(entries):
         dataset = entry.get("dataset")
         benchmark = dataset.get("id") if isinstance(dataset, dict) else None
-        if not isinstance(benchmark, str) or not benchmark:
-            raise SubmitError(f"entry {index}: `dataset.id` names no benchmark")
+        if not isinstance(benchmark, str) or not is_repo_id(benchmark):
+            raise SubmitError(f"entry {index}: `dataset.id` names no benchmark repo (org/name)")
         path = f".eval_results/{benchmark_file_stem(benchmark)}.yaml"
         by_file.setdefault(path, []).append({**entry, _token_key(entry): DRY_RUN_TOKEN})
     return {

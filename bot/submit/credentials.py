@@ -28,6 +28,8 @@ from bot.submit.errors import SubmitError
 TIMEOUT_S = 10.0
 #: The setting naming the variable whose Hub token identifies the job (as `--hub-identity`).
 HUB_IDENTITY_SETTING = "EVALBOT_HUB_IDENTITY"
+#: The variable an earlier version sent as the job's Hub identity without being asked.
+FORMER_HUB_IDENTITY = "EVALBOT_ISSUER_HF_TOKEN"
 
 NO_IDENTITY = (
     "no identity for the issuer: in GitHub Actions give the job `permissions: id-token: "
@@ -42,9 +44,6 @@ NO_IDENTITY = (
 class Credential:
     kind: str  # "github-actions", "id-token", "client", "hf-token"
     value: str
-    #: True for a token the issuer accepts once (an ID token handed to the job, not minted
-    #: on request): spending it on a request leaves the job without an identity.
-    single_use: bool = False
 
     def __repr__(self) -> str:
         return f"Credential({self.kind!r}, '***')"
@@ -132,18 +131,23 @@ def ci_credential(
     if url and request_token:
         return Credential("github-actions", github_actions_token(url, request_token, audience()))
     if environ.get("EVALBOT_ID_TOKEN"):
-        return Credential("id-token", environ["EVALBOT_ID_TOKEN"].strip(), single_use=True)
+        return Credential("id-token", environ["EVALBOT_ID_TOKEN"].strip())
     if environ.get("EVALBOT_ID_TOKEN_FILE"):
         path = Path(environ["EVALBOT_ID_TOKEN_FILE"])
         try:
             value = path.read_text(encoding="utf-8").strip()
         except OSError as error:
             raise SubmitError(f"EVALBOT_ID_TOKEN_FILE: cannot read {path}: {error}") from error
-        return Credential("id-token", value, single_use=True)
+        return Credential("id-token", value)
     client_id, secret = environ.get("EVALBOT_CLIENT_ID"), environ.get("EVALBOT_CLIENT_SECRET")
     if client_id or secret:
         if not (client_id and secret):
             missing = "EVALBOT_CLIENT_SECRET" if client_id else "EVALBOT_CLIENT_ID"
             raise SubmitError(f"OAuth client credentials: {missing} is not set")
         return Credential("client", client_credentials(client_id.strip(), secret.strip()))
+    if environ.get(FORMER_HUB_IDENTITY):
+        raise SubmitError(
+            f"{NO_IDENTITY}. {FORMER_HUB_IDENTITY} is no longer sent on its own: if it holds "
+            f"a read token, pass --hub-identity {FORMER_HUB_IDENTITY}"
+        )
     raise SubmitError(NO_IDENTITY)

@@ -256,8 +256,10 @@ def test_the_shipped_commented_example_loads_and_pins_ids(tmp_path: Path) -> Non
     head = shipped[: shipped.index("integrations: []")]
     example = [line[2:] for line in shipped.splitlines() if line.startswith("#  ")]
     digest = "a" * 64
-    text = head + "integrations:\n" + "\n".join(example).replace(
-        "<`evalbot issuer client-secret` prints it>", digest
+    text = (
+        head
+        + "integrations:\n"
+        + "\n".join(example).replace("<`evalbot issuer client-secret` prints it>", digest)
     )
     (acme,) = load(tmp_path, text).integrations
     github_rule, gitlab_rule = acme.matchers[:2]

@@ -81,3 +81,11 @@ def test_the_command_reads_stdin_or_a_file(
     assert main(["issuer", "identity", str(garbage)]) == 2
     assert f"evalbot issuer identity: {garbage}: not an ID token" in capsys.readouterr().err
     assert main(["issuer", "identity", str(tmp_path / "missing")]) == 2
+
+
+def test_a_claim_with_a_line_break_cannot_add_a_line_to_the_rule() -> None:
+    claims = {**GITLAB, "namespace_path": "acme\n    project_id: '1'"}
+    rule = identity_rule(claims)
+    assert len(rule.splitlines()) == 7
+    ((item,),) = [yaml.safe_load(rule)]
+    assert item["claims"]["project_id"] == "20"

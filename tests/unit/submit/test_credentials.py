@@ -28,7 +28,6 @@ def test_github_actions_token_is_requested_for_the_issuer_audience() -> None:
         env = {**provider.actions_environment(), "HF_TOKEN": "hf_x"}
         credential = ci_credential(env, audience)
         assert credential.kind == "github-actions"
-        assert not credential.single_use
         claims = jwt.decode(credential.value, options={"verify_signature": False})
         assert claims["aud"] == "https://issuer.example"
         assert "***" in repr(credential)
@@ -41,7 +40,7 @@ def test_generic_id_token_then_client_credentials(tmp_path: Path) -> None:
     path = tmp_path / "id-token"
     path.write_text("a.b.c\n")
     given = ci_credential({"EVALBOT_ID_TOKEN": "x.y.z", "HF_TOKEN": "hf"}, never)
-    assert (given.value, given.single_use) == ("x.y.z", True)
+    assert (given.kind, given.value) == ("id-token", "x.y.z")
     assert ci_credential({"EVALBOT_ID_TOKEN_FILE": str(path)}, never).value == "a.b.c"
     client = ci_credential(
         {"EVALBOT_CLIENT_ID": "acme offline", "EVALBOT_CLIENT_SECRET": "evs_s:1"}, never
@@ -56,9 +55,11 @@ def test_generic_id_token_then_client_credentials(tmp_path: Path) -> None:
 def test_hf_token_alone_is_no_identity_and_the_message_says_how_to_get_one() -> None:
     """HF_TOKEN (a write token: it opens the PR) used to be sent to the issuer."""
     with pytest.raises(SubmitError) as error:
-        ci_credential({"HF_TOKEN": "hf_t", "EVALBOT_ISSUER_HF_TOKEN": "hf_u"}, never)
+        ci_credential({"HF_TOKEN": "hf_t"}, never)
     assert str(error.value) == NO_IDENTITY
     assert "permissions: id-token: write" in NO_IDENTITY
+    with pytest.raises(SubmitError, match="pass --hub-identity EVALBOT_ISSUER_HF_TOKEN"):
+        ci_credential({"HF_TOKEN": "hf_t", "EVALBOT_ISSUER_HF_TOKEN": "hf_u"}, never)
 
 
 def whoami_as(role: str, *permissions: str) -> HubIdentity:
