@@ -251,7 +251,7 @@ def _claims(fields: _Fields, provider: Provider) -> dict[str, str]:
         value = str(written) if name in ID_CLAIMS and is_number else written
         if not isinstance(name, str) or not isinstance(value, str) or not value:
             fields.fail("claims", "expected a non-empty mapping of claim names to strings")
-        if name in ID_CLAIMS and not value.isdecimal():
+        if name in ID_CLAIMS and not (value.isascii() and value.isdigit()):
             fields.fail(f"claims.{name}", f"expected a numeric id, not {value!r}")
         pinned[name] = value
     if not BINDING_CLAIMS & set(pinned):

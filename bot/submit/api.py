@@ -19,7 +19,12 @@ from bot.spec.yamlload import load_yaml
 from bot.submit.converted import converted_entries
 from bot.submit.credentials import ci_credential
 from bot.submit.errors import SubmitError
-from bot.submit.issuerclient import check_issuer_url, issuer_audience, request_tokens
+from bot.submit.issuerclient import (
+    check_issuer_url,
+    check_signable,
+    issuer_audience,
+    request_tokens,
+)
 from bot.submit.merge import merge_results
 from bot.submit.pulls import open_or_update, read_main_file, submission_key
 
@@ -115,6 +120,7 @@ def _dry_run_files(
     the benchmark each entry names (the issuer would name it canonically)."""
     by_file: dict[str, list[dict[str, Any]]] = {}
     for index, entry in enumerate(entries):
+        check_signable(index, entry)
         dataset = entry.get("dataset")
         benchmark = dataset.get("id") if isinstance(dataset, dict) else None
         if not isinstance(benchmark, str) or not is_repo_id(benchmark):

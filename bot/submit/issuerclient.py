@@ -50,7 +50,7 @@ def request_tokens(
 ) -> list[dict[str, Any]]:
     """One `{index, verify_token, jti, expires_at, ...}` per entry, or `SubmitError`."""
     for index, entry in enumerate(entries):
-        _check_signable(index, entry)
+        check_signable(index, entry)
     body: dict[str, Any] = {"model_repo": model_repo, "entries": list(entries)}
     if framework:
         body["framework"] = framework
@@ -83,7 +83,7 @@ def request_tokens(
     return tokens
 
 
-def _check_signable(index: int, entry: Any) -> None:
+def check_signable(index: int, entry: Any) -> None:
     """Refuse, naming the entry, what the issuer cannot sign: NaN or infinite numbers (YAML's
     `.nan`, `.inf`), integers no double holds exactly. (httpx raised a bare ValueError.)"""
     try:
