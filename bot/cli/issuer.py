@@ -48,6 +48,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.action == "identity":
         return _identity(args.file, args.provider)
+    if args.file is not None or args.provider is not None:
+        print("evalbot issuer: FILE and --provider are for `identity` only", file=sys.stderr)
+        return 2
 
     from bot.issuer.settings import IssuerSettings, SettingsError
     from bot.issuer.wiring import StartupError, build

@@ -89,3 +89,8 @@ def test_a_claim_with_a_line_break_cannot_add_a_line_to_the_rule() -> None:
     assert len(rule.splitlines()) == 7
     ((item,),) = [yaml.safe_load(rule)]
     assert item["claims"]["project_id"] == "20"
+
+
+def test_a_file_given_to_serve_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["issuer", "serve", "token-file"]) == 2
+    assert "for `identity` only" in capsys.readouterr().err
