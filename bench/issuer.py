@@ -9,6 +9,8 @@ Prints, from one run:
   verification, replay claim and rate-limit check per request), and their ratio to the raw
   signatures;
 - p50 / p99 wall time per request of one entry (what a CI job waits), and requests per second;
+- Hub benchmark lookups (`dataset_info` at the entry's revision) per one-entry request: each
+  (benchmark, revision) is kept across requests for `EVALBOT_ISSUER_BENCHMARK_CACHE_S`;
 - for a caller authenticated with a Hub token: `whoami-v2` calls per issuance and the p50 of a
   one-entry request, with the whoami cache (the default) and without it
   (`EVALBOT_ISSUER_WHOAMI_CACHE_S=0`, the issuer before the cache), two processes in one run.
@@ -41,6 +43,8 @@ from evalbot_dev.devstack.workload import MODEL, OWNER_TOKEN, seeded_state
 from evalbot_dev.emulator.server import EmulatorServer
 
 BENCHMARK = "emulator-samples/hle-mini"
+#: The emulator's route for `dataset_info` at a revision: one per benchmark lookup on a miss.
+REVISION_LOOKUP = "repos.info_at_revision"
 BATCH = 50
 BATCH_ROUNDS = 20
 SINGLE_REQUESTS = 300
@@ -53,9 +57,11 @@ def integration(oidc: LocalOidcProvider) -> dict[str, Any]:
         "name": "bench",
         "frameworks": ["lighteval"],
         "identities": [
-            {"provider": "github", "claims": {"repository": oidc.workflow.repository}},
+            {"provider": "github", "claims": oidc.pinned_claims("repository")},
             {"hub_user": "alice"},
         ],
+        "benchmarks": ["*"],
+        "models": ["*"],
         "limits": {"per_minute": 10**6, "per_hour": 10**7, "max_models": 10**6},
     }
 
@@ -100,7 +106,7 @@ def main() -> None:
                     integrations=[integration(oidc)],
                 )
                 with issuer, httpx.Client(timeout=60) as client:
-                    run(client, issuer, oidc, hub.url)
+                    run(client, issuer, oidc, hub)
                     print(f"{HUB_TOKEN_REQUESTS} one-entry requests with one Hub token each:")
                     for label, cache_s in (("whoami cache off (before)", "0"), ("cached", "60")):
                         issuer = IssuerProcess(
@@ -117,9 +123,11 @@ def main() -> None:
             redis_server.stop(kill=True)
 
 
-def run(client: httpx.Client, issuer: IssuerProcess, oidc: LocalOidcProvider, hub: str) -> None:
+def run(
+    client: httpx.Client, issuer: IssuerProcess, oidc: LocalOidcProvider, hub: EmulatorServer
+) -> None:
     url = f"{issuer.url}/v1/tokens"
-    batch = entries(hub, BATCH)
+    batch = entries(hub.url, BATCH)
     ids = [oidc.mint(issuer.audience) for _ in range(BATCH_ROUNDS + SINGLE_REQUESTS + 2)]
 
     def post(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -144,10 +152,12 @@ def run(client: httpx.Client, issuer: IssuerProcess, oidc: LocalOidcProvider, hu
     tokens_per_s = BATCH / statistics.median(batch_seconds)
 
     singles = []
+    lookups_before = hub.counters().get(REVISION_LOOKUP, 0)
     for _ in range(SINGLE_REQUESTS):
         started = time.perf_counter()
         post(batch[:1])
         singles.append(time.perf_counter() - started)
+    lookups = hub.counters().get(REVISION_LOOKUP, 0) - lookups_before
 
     signatures_per_s = raw_signatures_per_s(warm[0]["verify_token"])
     print(
@@ -160,6 +170,7 @@ def run(client: httpx.Client, issuer: IssuerProcess, oidc: LocalOidcProvider, hu
     report("one-entry request p50", percentile(singles, 0.50) * 1000, "ms")
     report("one-entry request p99", percentile(singles, 0.99) * 1000, "ms")
     report("one-entry requests, sequential", 1 / statistics.median(singles), "req/s")
+    report("Hub benchmark lookups per one-entry request", lookups / SINGLE_REQUESTS, "calls")
 
 
 def hub_token_requests(

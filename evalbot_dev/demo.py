@@ -86,20 +86,16 @@ def _banner(text: str) -> None:
 def _integration(oidc: LocalOidcProvider) -> dict[str, Any]:
     """The framework's registration: its workflow, in its release environment, may sign
     math-arena results for alice's models."""
-    claims = oidc.workflow.claims()
     return {
         "name": "math-arena",
         "frameworks": ["math-arena"],
         "identities": [
             {
                 "provider": "github",
-                "claims": {
-                    "repository": claims["repository"],
-                    "workflow_ref": claims["workflow_ref"],
-                    "environment": claims["environment"],
-                },
+                "claims": oidc.pinned_claims("repository", "workflow_ref", "environment"),
             }
         ],
+        "benchmarks": ["*"],
         "models": ["alice/*"],
     }
 

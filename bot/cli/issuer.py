@@ -1,5 +1,7 @@
-"""`evalbot issuer`: the token issuer under uvicorn (docs/issuer.md); and
-`evalbot issuer client-secret`, which prints a new OAuth client secret and the hash to configure.
+"""`evalbot issuer`: the token issuer under uvicorn (docs/issuer.md);
+`evalbot issuer client-secret`, which prints a new OAuth client secret and the hash to configure;
+`evalbot issuer identity [FILE]`, which prints the `identities:` rule, ids included, for the CI
+job that obtained the ID token in FILE (or on stdin).
 """
 
 from __future__ import annotations
@@ -7,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 
 from bot.cli.serving import add_listen_arguments, serve
 
@@ -22,9 +25,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "action",
         nargs="?",
-        choices=["serve", "client-secret"],
+        choices=["serve", "client-secret", "identity"],
         default="serve",
-        help="serve (default), or print a new client secret and its sha256 for the config",
+        help="serve (default); client-secret: print a new client secret and its sha256 for "
+        "the config; identity: print the rule, with its ids, for the job whose ID token (or "
+        "claims as JSON) is in FILE or on stdin",
+    )
+    parser.add_argument("file", nargs="?", metavar="FILE", help="for identity: default stdin")
+    parser.add_argument(
+        "--provider", metavar="NAME", help="for identity: the providers[].name to write"
     )
     parser.set_defaults(run=run)
 
@@ -36,6 +45,12 @@ def run(args: argparse.Namespace) -> int:
         secret, digest = new_client_secret()
         print(f"client_secret: {secret}\nclient_secret_sha256: {digest}")
         return 0
+
+    if args.action == "identity":
+        return _identity(args.file, args.provider)
+    if args.file is not None or args.provider is not None:
+        print("evalbot issuer: FILE and --provider are for `identity` only", file=sys.stderr)
+        return 2
 
     from bot.issuer.settings import IssuerSettings, SettingsError
     from bot.issuer.wiring import StartupError, build
@@ -53,4 +68,20 @@ def run(args: argparse.Namespace) -> int:
         serve(running.app, args, lifespan="auto")
     finally:
         running.audit.close()
+    return 0
+
+
+def _identity(path: str | None, provider: str | None) -> int:
+    from bot.issuer.rules import ClaimsUnreadable, identity_rule, read_claims
+
+    source = path or "stdin"
+    try:
+        text = sys.stdin.read() if path in (None, "-") else Path(path).read_text("utf-8")
+        print(identity_rule(read_claims(text), provider), end="")
+    except OSError as error:
+        print(f"evalbot issuer identity: {source}: {error.strerror}", file=sys.stderr)
+        return 2
+    except ClaimsUnreadable as error:
+        print(f"evalbot issuer identity: {source}: {error}", file=sys.stderr)
+        return 2
     return 0

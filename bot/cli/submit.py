@@ -43,10 +43,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=(
             "Read result entries from RESULTS (a results YAML, or a framework's output converted "
             "as `evalbot convert` does), obtain one verify token per entry from the issuer "
-            "using this CI job's identity (GitHub Actions OIDC, EVALBOT_ID_TOKEN, or HF_TOKEN), "
-            "write .eval_results/<benchmark>.yaml merged with the repo's main, and open a PR "
-            "(a re-run with the same results, or the same --pr-key, updates it). HF_TOKEN "
-            "opens the PR."
+            "using this CI job's identity (GitHub Actions OIDC, EVALBOT_ID_TOKEN, OAuth client "
+            "credentials, or the read-only Hub token --hub-identity names), write "
+            ".eval_results/<benchmark>.yaml merged with the repo's main, and open a PR (a "
+            "re-run with the same results, or the same --pr-key, updates it). HF_TOKEN opens "
+            "the PR and is never sent to the issuer."
         ),
     )
     parser.add_argument(
@@ -70,7 +71,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="replace entries on main with the same benchmark, task and notes",
     )
     parser.add_argument(
-        "--dry-run", action="store_true", help="print the files it would propose; open no PR"
+        "--dry-run",
+        action="store_true",
+        help="print the files it would propose, with a placeholder for each token; ask the "
+        "issuer nothing (a single-use ID token stays unspent) and open no PR",
+    )
+    parser.add_argument(
+        "--hub-identity",
+        metavar="VAR",
+        help="identify the job to the issuer with the Hub token in the environment variable "
+        "VAR (a read-only token registered as `hub_user`; default: $EVALBOT_HUB_IDENTITY). "
+        "Without it no Hub token is sent to the issuer",
     )
     parser.add_argument(
         "--pr-key",
@@ -110,10 +121,16 @@ def run(args: argparse.Namespace) -> int:
     from bot.hub.timeouts import use_hub_timeout_from_env
     from bot.settings import SettingsError
     from bot.submit import SubmitError, submit
+    from bot.submit.issuerclient import check_issuer_url
 
     issuer = args.issuer or os.environ.get("EVALBOT_ISSUER_URL")
     if not issuer:
         print("evalbot submit: pass --issuer URL or set EVALBOT_ISSUER_URL", file=sys.stderr)
+        return 2
+    try:
+        check_issuer_url(issuer)
+    except SubmitError as error:
+        print(f"evalbot submit: {error}", file=sys.stderr)
         return 2
     try:
         use_hub_timeout_from_env(os.environ)  # a CI job must not hang on a silent Hub
@@ -141,6 +158,7 @@ def run(args: argparse.Namespace) -> int:
             allow_partial=args.allow_partial,
             model_revision=args.model_revision,
             pr_key=args.pr_key,
+            hub_identity=args.hub_identity,
         )
     except SubmitError as error:
         print(f"evalbot submit: {error}", file=sys.stderr)

@@ -19,7 +19,8 @@ class HubIdentity:
     """What `whoami-v2` reports about a token and its owner.
 
     `role` is `read`, `write` or `fineGrained`; `scopes` maps each entity a fine-grained token
-    is scoped to (`user:alice`, `org:acme`) to the permissions it grants there.
+    is scoped to (`user:alice`, `org:acme`) to the permissions it grants there, and `global`
+    to those it grants everywhere.
     """
 
     name: str
@@ -54,6 +55,9 @@ def parse_whoami(payload: Any) -> HubIdentity:
     role = token.get("role") if isinstance(token.get("role"), str) else None
     scopes: list[tuple[str, tuple[str, ...]]] = []
     fine = _mapping(token.get("fineGrained"))
+    granted_everywhere = tuple(p for p in _list(fine.get("global")) if isinstance(p, str))
+    if granted_everywhere:
+        scopes.append(("global", granted_everywhere))
     for scoped in _list(fine.get("scoped")):
         entity = scoped.get("entity") if isinstance(scoped, dict) else None
         perms = scoped.get("permissions") if isinstance(scoped, dict) else None

@@ -1,15 +1,14 @@
 """Callers that present a Hugging Face access token: who it belongs to, per `whoami-v2`.
 
 The Hub is asked behind a small Protocol (`WhoAmI`), so units use a recorded fake and the
-issuer the real `bot.hub.identity.whoami`. A token must be able to do what the integration
-requires (`hub_scopes`, default `repo.write`): a `write` token can; a `fineGrained` one only
-when its scope on the caller's own account grants every required permission; a `read` token
-never. A Hub that cannot be asked is `Unavailable` (503); a token it rejects is refused.
+issuer the real `bot.hub.identity.whoami`. The token only proves which account calls: any
+valid token of a user account does, a `read` one included, so a job never has to send the
+write token that opens its PR to a third party. A Hub that cannot be asked is `Unavailable`
+(503); a token it rejects is refused.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -27,8 +26,6 @@ class WhoAmI(Protocol):
 @dataclass
 class HubTokenAuthenticator:
     whoami: WhoAmI
-    #: The permissions a token of `user` must carry (from the user's integration).
-    required_scopes: Callable[[str], tuple[str, ...]]
 
     def authenticate(self, token: str) -> Identity:
         try:
@@ -41,14 +38,4 @@ class HubTokenAuthenticator:
             raise Unavailable("hub-whoami-failed") from error
         if found.type != "user":
             raise Refusal("hub-token-not-a-user")
-        if not self._allowed(found):
-            raise Refusal("hub-token-scope-missing")
         return Identity(kind="hub", name=found.name)
-
-    def _allowed(self, found: HubIdentity) -> bool:
-        if found.role == "write":
-            return True
-        if found.role != "fineGrained":
-            return False
-        granted = set(found.permissions_on(f"user:{found.name}"))
-        return set(self.required_scopes(found.name)) <= granted

@@ -22,7 +22,20 @@ from bot.issuer.identity import Identity
 ASYMMETRIC_ALGORITHMS = frozenset({"RS256", "RS384", "RS512", "PS256", "ES256", "ES384", "EdDSA"})
 #: What GitHub Actions and GitLab CI sign their ID tokens with.
 DEFAULT_ALGORITHMS = ("RS256",)
-DEFAULT_HUB_SCOPES = ("repo.write",)
+#: The kinds of CI provider the issuer knows the claims of; `other` pins no id claim.
+PROVIDER_TYPES = ("github", "gitlab", "other")
+#: The public issuers whose type needs no saying (self-hosted ones state `type:`).
+KNOWN_ISSUERS = {
+    "https://token.actions.githubusercontent.com": "github",
+    "https://gitlab.com": "gitlab",
+}
+#: The immutable id a rule of each provider type must pin: names can be deleted and
+#: re-registered by someone else, ids are never reused (PyPI trusted publishing pins them too).
+OWNER_ID_CLAIMS = {"github": "repository_owner_id", "gitlab": "namespace_id"}
+#: Claims that are numeric ids (GitHub, GitLab send them as strings of digits).
+ID_CLAIMS = frozenset({"repository_owner_id", "repository_id", "namespace_id", "project_id"})
+#: The GitHub event whose runs carry the base repository's identity on a fork's code.
+PULL_REQUEST_TARGET = "pull_request_target"
 _SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 #: Claims that name whose workload it is (GitHub Actions, GitLab CI). A matcher must pin one:
 #: `environment: release` or `ref: refs/heads/main` alone is true of anyone's job.
@@ -51,6 +64,8 @@ class Provider:
     name: str
     issuer: str
     algorithms: tuple[str, ...] = DEFAULT_ALGORITHMS
+    #: `github`, `gitlab` or `other`: which claims name the workload's owner by id.
+    type: str = "other"
 
 
 @dataclass(frozen=True)
@@ -75,9 +90,20 @@ class Matcher:
     provider: str | None = None
     claims: Mapping[str, str] = field(default_factory=dict)
     hub_user: str | None = None
-    hub_scopes: tuple[str, ...] = DEFAULT_HUB_SCOPES
     client_id: str | None = None
     client_secret_sha256: str | None = None
+    #: GitHub runs triggered by `pull_request_target` match only when this is set.
+    allow_pull_request_target: bool = False
+
+    def refuses_event(self, identity: Identity) -> bool:
+        """Whether `identity` is a run this rule matches but whose event it does not allow:
+        a `pull_request_target` run executes a fork's code with the base repository's
+        identity, so it is refused unless the rule allows it in so many words."""
+        return (
+            identity.kind == "oidc"
+            and identity.claims.get("event_name") == PULL_REQUEST_TARGET
+            and not self.allow_pull_request_target
+        )
 
     def matches(self, identity: Identity) -> bool:
         if identity.kind == "oidc":
@@ -94,12 +120,18 @@ class Integration:
     name: str
     frameworks: tuple[str, ...]
     matchers: tuple[Matcher, ...]
-    benchmarks: tuple[str, ...] = ("*",)
-    models: tuple[str, ...] = ("*",)
+    #: Policy gates: an empty tuple allows nothing, `("*",)` anything.
+    benchmarks: tuple[str, ...]
+    models: tuple[str, ...]
     #: Owners (users or orgs) whose model repos this integration may sign for; None: any.
     orgs: tuple[str, ...] | None = None
     token_lifetime_s: int = 900
     limits: Limits = field(default_factory=Limits)
+
+    def refuses_event(self, identity: Identity) -> bool:
+        """True when every rule `identity` matches refuses its triggering event."""
+        matching = [m for m in self.matchers if m.matches(identity)]
+        return bool(matching) and all(m.refuses_event(identity) for m in matching)
 
     def allows_benchmark(self, repo_id: str) -> bool:
         return any(fnmatch.fnmatchcase(repo_id, pattern) for pattern in self.benchmarks)
@@ -130,13 +162,6 @@ class IntegrationsConfig:
                 if matcher.client_id == client_id:
                     return matcher
         return None
-
-    def hub_scopes_for(self, user: str) -> tuple[str, ...]:
-        for integration in self.integrations:
-            for matcher in integration.matchers:
-                if matcher.hub_user == user:
-                    return matcher.hub_scopes
-        return DEFAULT_HUB_SCOPES
 
 
 class _Fields:
@@ -176,6 +201,17 @@ class _Fields:
             self.fail(name, "expected a list of non-empty strings")
         return tuple(value)
 
+    def gate(self, name: str, what: str) -> tuple[str, ...]:
+        """A policy gate: required (`["*"]` allows anything, said in so many words); an empty
+        list allows nothing."""
+        if name not in self.raw:
+            self.fail(
+                name,
+                f"missing: list the {what} this integration may sign for, or write "
+                f'`{name}: ["*"]` to allow any',
+            )
+        return self.strings(name, None) or ()
+
     def integer(self, name: str, default: int, minimum: int = 1) -> int:
         value = self.raw.get(name, default)
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
@@ -184,7 +220,7 @@ class _Fields:
 
 
 def _provider(path: Path, raw: Any, position: int) -> Provider:
-    fields = _Fields(path, raw, f"providers[{position}]", {"name", "issuer", "algorithms"})
+    fields = _Fields(path, raw, f"providers[{position}]", {"name", "issuer", "algorithms", "type"})
     issuer = str(fields.string("issuer"))
     if not issuer.startswith("https://") and not issuer.startswith("http://127.0.0.1"):
         fields.fail("issuer", "expected an https URL (http on 127.0.0.1 for tests)")
@@ -192,36 +228,85 @@ def _provider(path: Path, raw: Any, position: int) -> Provider:
     bad = sorted(set(algorithms) - ASYMMETRIC_ALGORITHMS)
     if bad:
         fields.fail("algorithms", f"{bad} not allowed; use {sorted(ASYMMETRIC_ALGORITHMS)}")
-    return Provider(name=str(fields.string("name")), issuer=issuer, algorithms=algorithms)
+    known = KNOWN_ISSUERS.get(issuer)
+    kind = fields.string("type", required=known is None) or known
+    if kind not in PROVIDER_TYPES:
+        fields.fail("type", f"expected one of {list(PROVIDER_TYPES)}")
+    if known is not None and kind != known:
+        fields.fail("type", f"{issuer} is {known}'s issuer, not {kind}")
+    return Provider(
+        name=str(fields.string("name")), issuer=issuer, algorithms=algorithms, type=str(kind)
+    )
+
+
+def _claims(fields: _Fields, provider: Provider) -> dict[str, str]:
+    """The claims a rule pins, checked: ids are digits (YAML integers are read as such), and a
+    GitHub or GitLab rule pins the owner's id."""
+    claims = fields.raw.get("claims")
+    if not isinstance(claims, dict) or not claims:
+        fields.fail("claims", "expected a non-empty mapping of claim names to strings")
+    pinned: dict[str, str] = {}
+    for name, written in claims.items():
+        is_number = isinstance(written, int) and not isinstance(written, bool)
+        value = str(written) if name in ID_CLAIMS and is_number else written
+        if not isinstance(name, str) or not isinstance(value, str) or not value:
+            fields.fail("claims", "expected a non-empty mapping of claim names to strings")
+        if name in ID_CLAIMS and not (value.isascii() and value.isdigit()):
+            fields.fail(f"claims.{name}", f"expected a numeric id, not {value!r}")
+        pinned[name] = value
+    if not BINDING_CLAIMS & set(pinned):
+        fields.fail(
+            "claims",
+            f"pins no claim naming the workload's owner, so any {provider.name} job could "
+            f"match; add one of {sorted(BINDING_CLAIMS)} (e.g. `repository` and `workflow_ref`)",
+        )
+    owner_id = OWNER_ID_CLAIMS.get(provider.type)
+    if owner_id is not None and owner_id not in pinned:
+        fields.fail(
+            "claims",
+            f"pins no `{owner_id}`: a {provider.type} name can be deleted and registered again "
+            f"by someone else, its id cannot; add `{owner_id}` (and "
+            f"`{'repository_id' if provider.type == 'github' else 'project_id'}`), which "
+            "`evalbot issuer identity` prints from one of the job's ID tokens",
+        )
+    return pinned
 
 
 def _matcher(path: Path, raw: Any, where: str, providers: Sequence[Provider]) -> Matcher:
-    known = {"provider", "claims", "hub_user", "hub_scopes", "client_id", "client_secret_sha256"}
+    known = {
+        "provider",
+        "claims",
+        "allow_pull_request_target",
+        "hub_user",
+        "hub_scopes",
+        "client_id",
+        "client_secret_sha256",
+    }
     fields = _Fields(path, raw, where, known)
     kinds = [name for name in ("provider", "hub_user", "client_id") if name in fields.raw]
     if len(kinds) != 1:
         fields.fail("", "expected exactly one of provider, hub_user, client_id")
+    if "hub_scopes" in fields.raw:
+        fields.fail(
+            "hub_scopes",
+            "no longer read: a Hub token only identifies its account (a read token is "
+            "enough, and safer); remove this line",
+        )
     if "provider" in fields.raw:
-        provider = str(fields.string("provider"))
-        if provider not in {p.name for p in providers}:
-            fields.fail("provider", f"{provider!r} is not one of providers[].name")
-        claims = fields.raw.get("claims")
-        if (
-            not isinstance(claims, dict)
-            or not claims
-            or not all(isinstance(k, str) and isinstance(v, str) and v for k, v in claims.items())
-        ):
-            fields.fail("claims", "expected a non-empty mapping of claim names to strings")
-        if not BINDING_CLAIMS & set(claims):
-            fields.fail(
-                "claims",
-                f"pins no claim naming the workload's owner, so any {provider} job could match; "
-                f"add one of {sorted(BINDING_CLAIMS)} (e.g. `repository` and `workflow_ref`)",
-            )
-        return Matcher(provider=provider, claims=dict(claims))
+        name = str(fields.string("provider"))
+        provider = next((p for p in providers if p.name == name), None)
+        if provider is None:
+            fields.fail("provider", f"{name!r} is not one of providers[].name")
+        allow = fields.raw.get("allow_pull_request_target", False)
+        if not isinstance(allow, bool):
+            fields.fail("allow_pull_request_target", "expected true or false")
+        return Matcher(
+            provider=name, claims=_claims(fields, provider), allow_pull_request_target=allow
+        )
+    if "allow_pull_request_target" in fields.raw:
+        fields.fail("allow_pull_request_target", "only for a provider's identities")
     if "hub_user" in fields.raw:
-        scopes = fields.strings("hub_scopes", DEFAULT_HUB_SCOPES) or DEFAULT_HUB_SCOPES
-        return Matcher(hub_user=fields.string("hub_user"), hub_scopes=scopes)
+        return Matcher(hub_user=fields.string("hub_user"))
     digest = str(fields.string("client_secret_sha256"))
     if not _SHA256_HEX.fullmatch(digest):
         fields.fail("client_secret_sha256", "expected 64 lowercase hex digits (sha256 of it)")
@@ -267,8 +352,8 @@ def _integration(path: Path, raw: Any, position: int, providers: Sequence[Provid
         name=str(fields.string("name")),
         frameworks=frameworks,
         matchers=matchers,
-        benchmarks=fields.strings("benchmarks", ("*",)) or ("*",),
-        models=fields.strings("models", ("*",)) or ("*",),
+        benchmarks=fields.gate("benchmarks", "benchmark repos (globs over canonical ids)"),
+        models=fields.gate("models", "model repos (globs)"),
         orgs=fields.strings("orgs", None),
         token_lifetime_s=lifetime,
         limits=_limits(path, fields.raw.get("limits"), f"{where}.limits"),

@@ -9,6 +9,7 @@ its claims built by `bot.tokens.claims` exactly as the bot will rebuild them to 
 
 from __future__ import annotations
 
+import fnmatch
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -123,8 +124,11 @@ class Issuer:
     def _issue(
         self, identity: Identity, integration: Integration, request: TokenRequest
     ) -> list[IssuedToken]:
+        if integration.refuses_event(identity):
+            raise Refusal("pull-request-target")
         if not integration.allows_model(request.model_repo):
             raise Refusal("model-not-allowed")
+        _check_policy(integration, request)
         report = self._validate(request)
         problems: list[dict[str, Any]] = []
         for entry_report in report.entries:
@@ -214,6 +218,44 @@ class _PolicyRefusal(Refusal):
         super().__init__(reason)
         benchmark = entry_report.benchmark
         self.benchmark = benchmark.repo_id if benchmark is not None else None
+
+
+class _GateRefusal(Refusal):
+    def __init__(self, reason: str, benchmark: str | None) -> None:
+        super().__init__(reason)
+        self.benchmark = benchmark
+
+
+def _check_policy(integration: Integration, request: TokenRequest) -> None:
+    """Refuse, with the generic refusal, any entry naming a benchmark or framework outside the
+    caller's gates, before anything is validated: validation reads the benchmark's eval.yaml
+    and answers with its tasks and hints, which are not this caller's to see.
+
+    Benchmark ids are compared case-insensitively here (the Hub's ids are), and exactly again
+    against the canonical id once the benchmark is read. An entry whose id or framework is
+    missing or malformed passes to validation, which names the field without reading any
+    benchmark."""
+    patterns = [pattern.lower() for pattern in integration.benchmarks]
+    for entry in request.entries:
+        dataset = entry.get("dataset")
+        benchmark = dataset.get("id") if isinstance(dataset, dict) else None
+        if isinstance(benchmark, str) and not any(
+            fnmatch.fnmatchcase(benchmark.lower(), pattern) for pattern in patterns
+        ):
+            raise _GateRefusal("benchmark-not-allowed", benchmark)
+        framework = _named_framework(entry) or request.framework
+        if framework is not None and framework not in integration.frameworks:
+            raise _GateRefusal(
+                "framework-not-allowed", benchmark if isinstance(benchmark, str) else None
+            )
+
+
+def _named_framework(entry: Mapping[str, Any]) -> str | None:
+    """The framework name an entry states (`framework.name`, or a live entry's
+    `evaluation_framework`), when it is a string."""
+    stated = entry.get("framework")
+    name = stated.get("name") if isinstance(stated, dict) else entry.get("evaluation_framework")
+    return name if isinstance(name, str) else None
 
 
 def _problem(

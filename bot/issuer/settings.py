@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.settings import DEFAULT_HF_ENDPOINT, EnvReader, Secret, SettingsError
+from bot.tokens.jwks import is_https_or_loopback
 
 __all__ = ["IssuerSettings", "SettingsError"]
 
@@ -30,6 +31,8 @@ class IssuerSettings:
     max_body_bytes: int = 256 * 1024
     #: Seconds a `whoami-v2` answer (or a refusal) is reused for one Hub token; 0: never.
     whoami_cache_s: float = 60.0
+    #: Seconds a benchmark lookup, found or not, is reused across requests (`lookups`).
+    benchmark_cache_s: float = 300.0
     #: Failed authentications per client address (and per presented client id) within
     #: `auth_failure_window_s` before that address or client id gets 429 until the window ends.
     auth_failures: int = 10
@@ -41,6 +44,12 @@ class IssuerSettings:
         reader = EnvReader(environ)
         config_dir = Path(reader.optional("EVALBOT_CONFIG_DIR") or "config")
         issuer_url = reader.url("EVALBOT_ISSUER_URL", None, schemes=("http", "https"))
+        if issuer_url.startswith("http://") and not is_https_or_loopback(issuer_url):
+            # Callers send their credentials to it, and the bot fetches its keys from it.
+            reader.problems.append(
+                "EVALBOT_ISSUER_URL must be an https URL (plain http only on loopback: "
+                f"127.0.0.1, ::1, localhost), got {issuer_url!r}"
+            )
         token = reader.optional("EVALBOT_ISSUER_HF_TOKEN")
         settings = cls(
             issuer_url=issuer_url,
@@ -59,6 +68,7 @@ class IssuerSettings:
                 "EVALBOT_ISSUER_MAX_BODY_BYTES", 256 * 1024, minimum=1024
             ),
             whoami_cache_s=reader.number("EVALBOT_ISSUER_WHOAMI_CACHE_S", 60.0, minimum=0.0),
+            benchmark_cache_s=reader.number("EVALBOT_ISSUER_BENCHMARK_CACHE_S", 300.0, minimum=1.0),
             auth_failures=reader.integer("EVALBOT_ISSUER_AUTH_FAILURES", 10, minimum=1),
             auth_failure_window_s=reader.integer(
                 "EVALBOT_ISSUER_AUTH_FAILURE_WINDOW_S", 600, minimum=1

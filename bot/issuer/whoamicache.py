@@ -12,8 +12,8 @@ that asks 50 times costs 50 calls, and anyone can make the issuer hammer the Hub
 - at most `capacity` entries, least recently used dropped first: made-up tokens cannot grow it;
 - concurrent requests with one token wait for the first one's call instead of each asking.
 
-The price is that a token revoked on the Hub keeps working here for up to `ttl_s`, as a scope
-change takes that long to be seen; 0 turns the cache off.
+The price is that a token revoked on the Hub keeps working here for up to `ttl_s`; 0 turns the
+cache off.
 """
 
 from __future__ import annotations

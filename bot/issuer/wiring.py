@@ -28,6 +28,7 @@ from bot.issuer.hubauth import HubTokenAuthenticator
 from bot.issuer.integrations import load_integrations
 from bot.issuer.keyring import KeyringError, KeyringHolder
 from bot.issuer.limits import AuthFailureLimits, RedisLimits
+from bot.issuer.lookups import CachedLookups
 from bot.issuer.oidc import OidcVerifier, ProviderKeys
 from bot.issuer.service import Issuer
 from bot.issuer.settings import IssuerSettings
@@ -92,8 +93,13 @@ def build(settings: IssuerSettings) -> RunningIssuer:
     reader = HfHubClient(HfApi(endpoint=settings.hf_endpoint, token=reading_token))
     cache = LockedBenchmarkCache()
 
+    def lookup_on_hub(dataset_id: str, revision: str | None) -> BenchmarkLookup:
+        return HubBenchmarkSource(reader, _parse_eval_yaml, cache).lookup(dataset_id, revision)
+
+    lookups = CachedLookups(lookup_on_hub, ttl_s=settings.benchmark_cache_s)
+
     def benchmarks() -> BenchmarkSource:
-        return HubBenchmarkSource(reader, _parse_eval_yaml, cache)
+        return lookups
 
     identity_api = HfApi(endpoint=settings.hf_endpoint, token=False)
 
@@ -118,7 +124,7 @@ def build(settings: IssuerSettings) -> RunningIssuer:
     authenticators = Authenticators(
         oidc=oidc.verify,
         hub=HubTokenAuthenticator(
-            CachedWhoAmI(ask_hub, ttl_s=settings.whoami_cache_s), config.hub_scopes_for
+            CachedWhoAmI(ask_hub, ttl_s=settings.whoami_cache_s)
         ).authenticate,
         client=ClientAuthenticator(config).authenticate,
     )

@@ -12,12 +12,19 @@ from huggingface_hub import HfApi
 from huggingface_hub.errors import HfHubHTTPError
 
 from bot.convert.api import Conversion
-from bot.spec.formats import benchmark_file_stem
+from bot.hub.errors import HubError
+from bot.hub.identity import HubIdentity, whoami
+from bot.spec.formats import benchmark_file_stem, is_repo_id
 from bot.spec.yamlload import load_yaml
 from bot.submit.converted import converted_entries
 from bot.submit.credentials import ci_credential
 from bot.submit.errors import SubmitError
-from bot.submit.issuerclient import issuer_audience, request_tokens
+from bot.submit.issuerclient import (
+    check_issuer_url,
+    check_signable,
+    issuer_audience,
+    request_tokens,
+)
 from bot.submit.merge import merge_results
 from bot.submit.pulls import open_or_update, read_main_file, submission_key
 
@@ -102,6 +109,38 @@ def _benchmark_revision(api: HfApi) -> Callable[[str], str]:
     return revision
 
 
+#: What a dry run writes where each entry's token will be.
+DRY_RUN_TOKEN = "<issued by the issuer when submitted>"  # noqa: S105 - a placeholder
+
+
+def _dry_run_files(
+    api: HfApi, model_repo: str, entries: Sequence[dict[str, Any]], *, replace: bool
+) -> dict[str, str]:
+    """The files a submission would propose, with `DRY_RUN_TOKEN` for each token, filed by
+    the benchmark each entry names (the issuer would name it canonically)."""
+    by_file: dict[str, list[dict[str, Any]]] = {}
+    for index, entry in enumerate(entries):
+        check_signable(index, entry)
+        dataset = entry.get("dataset")
+        benchmark = dataset.get("id") if isinstance(dataset, dict) else None
+        if not isinstance(benchmark, str) or not is_repo_id(benchmark):
+            raise SubmitError(f"entry {index}: `dataset.id` names no benchmark repo (org/name)")
+        path = f".eval_results/{benchmark_file_stem(benchmark)}.yaml"
+        by_file.setdefault(path, []).append({**entry, _token_key(entry): DRY_RUN_TOKEN})
+    return {
+        path: merge_results(read_main_file(api, model_repo, path), held, path=path, replace=replace)
+        for path, held in by_file.items()
+    }
+
+
+def _whoami(api: HfApi, token: str) -> HubIdentity:
+    """Whose `token` is, asked of the Hub the PR goes to (never of the issuer)."""
+    try:
+        return whoami(api, token)
+    except HubError as error:
+        raise SubmitError(f"the Hub did not accept the Hub identity token: {error}") from error
+
+
 def submit(
     entries: Sequence[dict[str, Any]] | Conversion,
     *,
@@ -117,6 +156,7 @@ def submit(
     allow_partial: bool = False,
     model_revision: str | None = None,
     pr_key: str | None = None,
+    hub_identity: str | None = None,
 ) -> Submission:
     """Get a token for each entry, write `.eval_results/<benchmark>.yaml` merged with main,
     and open (or update) one PR; with `dry_run`, only return the files it would propose.
@@ -127,9 +167,15 @@ def submit(
     (`model_revision` when the output records none; `bot.submit.converted`).
 
     The PR is this submission's own: one per model repo and set of results (benchmark, task
-    and notes of each entry), or per `pr_key` when given (`bot.submit.pulls`)."""
+    and notes of each entry), or per `pr_key` when given (`bot.submit.pulls`).
+
+    The job's identity for the issuer is found in `environ` (`bot.submit.credentials`); a Hub
+    token is sent only from the variable `hub_identity` names, and only when it is read-only.
+    A dry run asks the issuer nothing (a GitLab ID token is single-use: asking would spend
+    it) and proposes the files with `DRY_RUN_TOKEN` where each token would be."""
     if pr_key is not None and not pr_key.strip():
         raise SubmitError("--pr-key must not be empty")
+    check_issuer_url(issuer_url)
     env = os.environ if environ is None else environ
     api = HfApi(
         endpoint=endpoint or env.get("HF_ENDPOINT") or DEFAULT_ENDPOINT,
@@ -144,7 +190,14 @@ def submit(
         )
     if not entries:
         raise SubmitError("no entries to submit")
-    credential = ci_credential(env, audience or issuer_audience(issuer_url))
+    if dry_run:
+        return Submission(files=_dry_run_files(api, model_repo, entries, replace=replace))
+    credential = ci_credential(
+        env,
+        lambda: audience or issuer_audience(issuer_url),
+        hub_variable=hub_identity,
+        whoami=lambda token: _whoami(api, token),
+    )
     tokens = request_tokens(
         issuer_url, credential, model_repo=model_repo, entries=entries, framework=framework
     )
@@ -159,8 +212,6 @@ def submit(
         for path, signed in by_file.items()
     }
     jtis = [str(token["jti"]) for token in tokens]
-    if dry_run:
-        return Submission(files=files, jtis=jtis)
     results = [
         (str(token["benchmark"]), str(token["task_id"]), str(entry.get("notes", "")))
         for entry, token in zip(entries, tokens, strict=True)

@@ -1,29 +1,48 @@
-"""The CI job's identity, found in its environment, in the order a job most likely has it:
+"""The CI job's identity for the issuer, found in its environment, in this order:
 
-1. GitHub Actions with `permissions: id-token: write`: `ACTIONS_ID_TOKEN_REQUEST_URL` and
+1. a Hub token, only when the caller names the variable that holds it (`--hub-identity VAR`,
+   or `EVALBOT_HUB_IDENTITY=VAR`); it must be read-only (asked of the Hub's `whoami-v2` first):
+   the issuer needs only to learn whose token it is, and a write token never leaves the job;
+2. GitHub Actions with `permissions: id-token: write`: `ACTIONS_ID_TOKEN_REQUEST_URL` and
    `ACTIONS_ID_TOKEN_REQUEST_TOKEN`; an ID token is requested for the issuer's audience;
-2. a generic ID token (GitLab CI `id_tokens:`, any other provider): `EVALBOT_ID_TOKEN`, or a
+3. a generic ID token (GitLab CI `id_tokens:`, any other provider): `EVALBOT_ID_TOKEN`, or a
    file named by `EVALBOT_ID_TOKEN_FILE`;
-3. a Hugging Face access token: `EVALBOT_ISSUER_HF_TOKEN`, else `HF_TOKEN`.
+4. OAuth client credentials: `EVALBOT_CLIENT_ID` and `EVALBOT_CLIENT_SECRET` (HTTP Basic).
+
+`HF_TOKEN`, which opens the PR, is never sent to the issuer unless named as in 1.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import base64
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
 import httpx2
 
+from bot.hub.identity import HubIdentity
 from bot.submit.errors import SubmitError
 
 TIMEOUT_S = 10.0
+#: The setting naming the variable whose Hub token identifies the job (as `--hub-identity`).
+HUB_IDENTITY_SETTING = "EVALBOT_HUB_IDENTITY"
+#: The variable an earlier version sent as the job's Hub identity without being asked.
+FORMER_HUB_IDENTITY = "EVALBOT_ISSUER_HF_TOKEN"
+
+NO_IDENTITY = (
+    "no identity for the issuer: in GitHub Actions give the job `permissions: id-token: "
+    "write`; in GitLab CI declare `id_tokens: EVALBOT_ID_TOKEN: aud: <the issuer's audience>`; "
+    "elsewhere set EVALBOT_CLIENT_ID and EVALBOT_CLIENT_SECRET (OAuth client credentials), or "
+    "pass --hub-identity VAR naming a variable that holds a read-only Hub token registered "
+    "with the issuer (HF_TOKEN, which opens the PR, is never sent to the issuer)"
+)
 
 
 @dataclass(frozen=True)
 class Credential:
-    kind: str  # "github-actions", "id-token", "hf-token"
+    kind: str  # "github-actions", "id-token", "client", "hf-token"
     value: str
 
     def __repr__(self) -> str:
@@ -31,7 +50,8 @@ class Credential:
 
     @property
     def authorization(self) -> str:
-        return f"Bearer {self.value}"
+        scheme = "Basic" if self.kind == "client" else "Bearer"
+        return f"{scheme} {self.value}"
 
 
 def github_actions_token(url: str, request_token: str, audience: str) -> str:
@@ -58,24 +78,76 @@ def github_actions_token(url: str, request_token: str, audience: str) -> str:
     return value
 
 
-def ci_credential(environ: Mapping[str, str], audience: str) -> Credential:
-    """The best identity this job has; `SubmitError` saying what to set when it has none."""
+def client_credentials(client_id: str, secret: str) -> str:
+    """HTTP Basic credentials as RFC 6749 §2.3.1 spells them (each part form-encoded)."""
+    pair = f"{quote(client_id, safe='')}:{quote(secret, safe='')}"
+    return base64.b64encode(pair.encode("utf-8")).decode("ascii")
+
+
+def is_read_only(found: HubIdentity) -> bool:
+    """A `read` token, or a fine-grained one that grants only `*.read` permissions."""
+    if found.role == "read":
+        return True
+    if found.role != "fineGrained":
+        return False
+    return all(p.endswith(".read") for _, perms in found.scopes for p in perms)
+
+
+def hub_identity(
+    environ: Mapping[str, str], variable: str, whoami: Callable[[str], HubIdentity]
+) -> Credential:
+    """The read-only Hub token in `variable`; `SubmitError` when it is missing or can write."""
+    token = (environ.get(variable) or "").strip()
+    if not token:
+        raise SubmitError(f"--hub-identity {variable}: the variable {variable} is not set")
+    found = whoami(token)
+    if not is_read_only(found):
+        raise SubmitError(
+            f"--hub-identity {variable}: the token in {variable} can write (role "
+            f"{found.role}); nothing was sent to the issuer. It needs only to know who calls: "
+            "create a read token for the issuer's account and put it in another variable"
+        )
+    return Credential("hf-token", token)
+
+
+def ci_credential(
+    environ: Mapping[str, str],
+    audience: Callable[[], str],
+    *,
+    hub_variable: str | None = None,
+    whoami: Callable[[str], HubIdentity] | None = None,
+) -> Credential:
+    """The job's identity for the issuer; `SubmitError` saying how to get one when it has none.
+
+    `audience` is asked only for GitHub Actions (it reads the issuer's metadata); `whoami` is
+    needed with `hub_variable`, to check the token is read-only before it is sent."""
+    variable = hub_variable or environ.get(HUB_IDENTITY_SETTING)
+    if variable:
+        if whoami is None:
+            raise SubmitError("a Hub identity needs the Hub to check the token (no whoami)")
+        return hub_identity(environ, variable, whoami)
     url = environ.get("ACTIONS_ID_TOKEN_REQUEST_URL")
     request_token = environ.get("ACTIONS_ID_TOKEN_REQUEST_TOKEN")
     if url and request_token:
-        return Credential("github-actions", github_actions_token(url, request_token, audience))
+        return Credential("github-actions", github_actions_token(url, request_token, audience()))
     if environ.get("EVALBOT_ID_TOKEN"):
         return Credential("id-token", environ["EVALBOT_ID_TOKEN"].strip())
     if environ.get("EVALBOT_ID_TOKEN_FILE"):
         path = Path(environ["EVALBOT_ID_TOKEN_FILE"])
         try:
-            return Credential("id-token", path.read_text(encoding="utf-8").strip())
+            value = path.read_text(encoding="utf-8").strip()
         except OSError as error:
             raise SubmitError(f"EVALBOT_ID_TOKEN_FILE: cannot read {path}: {error}") from error
-    hub = environ.get("EVALBOT_ISSUER_HF_TOKEN") or environ.get("HF_TOKEN")
-    if hub:
-        return Credential("hf-token", hub.strip())
-    raise SubmitError(
-        "no CI identity found: run in GitHub Actions with `permissions: id-token: write`, "
-        "set EVALBOT_ID_TOKEN (GitLab `id_tokens:`) or EVALBOT_ID_TOKEN_FILE, or HF_TOKEN"
-    )
+        return Credential("id-token", value)
+    client_id, secret = environ.get("EVALBOT_CLIENT_ID"), environ.get("EVALBOT_CLIENT_SECRET")
+    if client_id or secret:
+        if not (client_id and secret):
+            missing = "EVALBOT_CLIENT_SECRET" if client_id else "EVALBOT_CLIENT_ID"
+            raise SubmitError(f"OAuth client credentials: {missing} is not set")
+        return Credential("client", client_credentials(client_id.strip(), secret.strip()))
+    if environ.get(FORMER_HUB_IDENTITY):
+        raise SubmitError(
+            f"{NO_IDENTITY}. {FORMER_HUB_IDENTITY} is no longer sent on its own: if it holds "
+            f"a read token, pass --hub-identity {FORMER_HUB_IDENTITY}"
+        )
+    raise SubmitError(NO_IDENTITY)

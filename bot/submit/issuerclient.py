@@ -10,9 +10,20 @@ import httpx2
 
 from bot.submit.credentials import Credential
 from bot.submit.errors import SubmitError
+from bot.tokens.jwks import is_https_or_loopback
 from bot.tokens.strictjson import loads_strict
 
 TIMEOUT_S = 60.0
+
+
+def check_issuer_url(issuer_url: str) -> None:
+    """Refuse an issuer reached over plain http (anything but loopback): the job's identity
+    travels to it, and the tokens it answers would be anyone's on the way."""
+    if not is_https_or_loopback(issuer_url):
+        raise SubmitError(
+            f"the issuer URL {issuer_url!r} is not https: the job's identity would travel in "
+            "clear; use the issuer's https URL (plain http is for loopback only)"
+        )
 
 
 def issuer_audience(issuer_url: str) -> str:
@@ -39,7 +50,7 @@ def request_tokens(
 ) -> list[dict[str, Any]]:
     """One `{index, verify_token, jti, expires_at, ...}` per entry, or `SubmitError`."""
     for index, entry in enumerate(entries):
-        _check_signable(index, entry)
+        check_signable(index, entry)
     body: dict[str, Any] = {"model_repo": model_repo, "entries": list(entries)}
     if framework:
         body["framework"] = framework
@@ -72,7 +83,7 @@ def request_tokens(
     return tokens
 
 
-def _check_signable(index: int, entry: Any) -> None:
+def check_signable(index: int, entry: Any) -> None:
     """Refuse, naming the entry, what the issuer cannot sign: NaN or infinite numbers (YAML's
     `.nan`, `.inf`), integers no double holds exactly. (httpx raised a bare ValueError.)"""
     try:

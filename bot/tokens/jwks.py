@@ -109,11 +109,16 @@ def _host_is_loopback(host: str) -> bool:
         return False
 
 
+def is_https_or_loopback(url: str) -> bool:
+    """Whether `url` is https, or plain http to this machine (tests, a local proxy): what keys
+    and credentials may travel over."""
+    parts = urlsplit(url)
+    if not parts.hostname:
+        return False
+    return parts.scheme == "https" or (parts.scheme == "http" and _host_is_loopback(parts.hostname))
+
+
 def check_jwks_url(url: str) -> None:
     """Refuse URLs a JWKS must not come from: anything but https (http on loopback only)."""
-    parts = urlsplit(url)
-    if parts.scheme == "https" and parts.hostname:
-        return
-    if parts.scheme == "http" and parts.hostname and _host_is_loopback(parts.hostname):
-        return
-    raise JwksFetchError(f"refusing JWKS URL {url!r}: https only (http on loopback)")
+    if not is_https_or_loopback(url):
+        raise JwksFetchError(f"refusing JWKS URL {url!r}: https only (http on loopback)")

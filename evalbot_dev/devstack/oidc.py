@@ -37,6 +37,9 @@ class Workflow:
     ref: str = "refs/heads/main"
     environment: str | None = "release"
     actor: str = "acme-bot"
+    #: GitHub's immutable ids of the owner and the repository (what integrations pin).
+    repository_owner_id: str = "1001"
+    repository_id: str = "2002"
 
     def claims(self) -> dict[str, Any]:
         owner = self.repository.split("/", 1)[0]
@@ -47,6 +50,8 @@ class Workflow:
             "sub": subject,
             "repository": self.repository,
             "repository_owner": owner,
+            "repository_owner_id": self.repository_owner_id,
+            "repository_id": self.repository_id,
             "workflow_ref": f"{self.repository}/{self.workflow}@{self.ref}",
             "job_workflow_ref": f"{self.repository}/{self.workflow}@{self.ref}",
             "ref": self.ref,
@@ -108,9 +113,16 @@ class LocalOidcProvider:
         """What GitHub puts in `ACTIONS_ID_TOKEN_REQUEST_URL` (the client adds `&audience=`)."""
         return f"{self.url}{TOKEN_PATH}?api-version=2.0"
 
-    def provider_config(self, name: str = "github") -> dict[str, Any]:
-        """This provider's entry for `integrations.yaml`'s `providers`."""
-        return {"name": name, "issuer": self.url, "algorithms": ["RS256"]}
+    def provider_config(self, name: str = "github", kind: str = "github") -> dict[str, Any]:
+        """This provider's entry for `integrations.yaml`'s `providers` (`kind`: its `type`)."""
+        return {"name": name, "issuer": self.url, "algorithms": ["RS256"], "type": kind}
+
+    def pinned_claims(self, *names: str) -> dict[str, str]:
+        """The workflow's owner and repository ids, plus the named claims: an integration's
+        `claims:` for this job."""
+        claims = self.workflow.claims()
+        pinned = ("repository_owner_id", "repository_id", *names)
+        return {name: str(claims[name]) for name in pinned}
 
     def jwk(self) -> dict[str, Any]:
         jwk: dict[str, Any] = json.loads(RSAAlgorithm.to_jwk(self.key.public_key()))

@@ -50,8 +50,18 @@ CLIENT_ID = "acme-offline"
 CLIENT_SECRET = "evs_test-client-secret-0123456789abcdef"
 
 
+#: The GitHub ids of the owner and repository every local ID token names (`Workflow`).
+OWNER_ID = "1001"
+REPOSITORY_ID = "2002"
+
+
 def github(repository: str, **claims: str) -> dict[str, Any]:
-    return {"provider": "github", "claims": {"repository": repository, **claims}}
+    ids = {"repository_owner_id": OWNER_ID, "repository_id": REPOSITORY_ID}
+    return {"provider": "github", "claims": {**ids, "repository": repository, **claims}}
+
+
+#: The gates of an integration that may sign for anything.
+ANY = {"benchmarks": ["*"], "models": ["*"]}
 
 
 def integrations(oidc: LocalOidcProvider) -> list[dict[str, Any]]:
@@ -75,24 +85,33 @@ def integrations(oidc: LocalOidcProvider) -> list[dict[str, Any]]:
             "name": "limited",
             "frameworks": ["lighteval"],
             "identities": [github("acme/limited")],
+            **ANY,
             "limits": {"per_minute": 2, "refusals_before_cooldown": 1000},
         },
         {
             "name": "cooling",
             "frameworks": ["lighteval"],
             "identities": [github("acme/cooling")],
+            **ANY,
             "limits": {"refusals_before_cooldown": 2, "cooldown_s": 600},
         },
         {
             "name": "spread",
             "frameworks": ["lighteval"],
             "identities": [github("acme/spread")],
+            **ANY,
             "limits": {"max_models": 1, "cooldown_s": 600},
         },
         {
             "name": "elsewhere",
             "frameworks": ["lighteval"],
-            "identities": [{"provider": "gitlab", "claims": {"project_path": "acme/evals"}}],
+            "identities": [
+                {
+                    "provider": "gitlab",
+                    "claims": {"namespace_id": "72", "project_id": "20"},
+                }
+            ],
+            **ANY,
         },
     ]
 
@@ -171,7 +190,7 @@ def issuer_env(work: Path, settings: Mapping[str, str] | None = None) -> Iterato
                 work / "issuer",
                 hub_url=hub.url,
                 redis_url=redis_server.url,
-                providers=[oidc.provider_config(), oidc_down.provider_config("gitlab")],
+                providers=[oidc.provider_config(), oidc_down.provider_config("gitlab", "gitlab")],
                 integrations=integrations(oidc),
                 env=dict(settings or {}),
             )

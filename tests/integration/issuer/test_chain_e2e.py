@@ -45,13 +45,10 @@ def ci_integration(oidc: LocalOidcProvider) -> dict[str, object]:
         "identities": [
             {
                 "provider": "github",
-                "claims": {
-                    "repository": oidc.workflow.repository,
-                    "workflow_ref": oidc.workflow.claims()["workflow_ref"],
-                    "environment": "release",
-                },
+                "claims": oidc.pinned_claims("repository", "workflow_ref", "environment"),
             }
         ],
+        "benchmarks": ["*"],
         "models": ["alice/*", "evals-org/*"],
     }
 

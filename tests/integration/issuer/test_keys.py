@@ -143,3 +143,21 @@ def test_a_broken_integrations_file_stops_the_issuer_naming_its_line(
     done = start(issuer)
     assert f"{issuer.integrations_file}: line 6: integrations[0].identities[0]" in done.stderr
     assert "unknown keys ['scope']" in done.stderr
+
+
+def test_a_github_rule_pinning_no_owner_id_stops_the_issuer(tmp_path: Path, env: IssuerEnv) -> None:
+    """A rule by names alone would pass to whoever registers the name after its owner left."""
+    issuer = IssuerProcess(tmp_path, hub_url=env.hub.url, redis_url=env.issuer.redis_url)
+    issuer.write_config()
+    issuer.integrations_file.write_text(
+        "providers:\n  - name: github\n    issuer: https://token.actions.githubusercontent.com\n"
+        "integrations:\n  - name: x\n    frameworks: [lighteval]\n"
+        '    benchmarks: ["*"]\n    models: ["*"]\n'
+        "    identities:\n      - provider: github\n"
+        "        claims: {repository: acme/evals, workflow_ref: acme/evals/e.yml@main}\n"
+    )
+    done = start(issuer)
+    assert (
+        f"{issuer.integrations_file}: line 10: integrations[0].identities[0].claims: "
+        "pins no `repository_owner_id`"
+    ) in done.stderr

@@ -135,6 +135,27 @@ def test_framework_benchmark_and_model_outside_the_policy(env: IssuerEnv) -> Non
     refused(env, env.post(bearer(env.id_token()), other_model), 403, "model-not-allowed")
 
 
+def test_an_entry_outside_the_gate_gets_the_generic_refusal_not_its_benchmarks_hints(
+    env: IssuerEnv,
+) -> None:
+    """An invalid entry for a benchmark outside the gate was validated first: its 422 listed
+    that benchmark's tasks to a caller with no business reading them."""
+    wrong_task = {"id": GPQA, "task_id": "no-such-task", "revision": env.gpqa_sha}
+    response = env.post(
+        bearer(env.id_token()), env.body(env.entry(), env.entry(dataset=wrong_task))
+    )
+    refused(env, response, 403, "benchmark-not-allowed")
+    assert "problems" not in response.json()
+    assert "diamond" not in response.text
+
+
+def test_a_pull_request_target_run_is_refused(env: IssuerEnv) -> None:
+    """It runs a fork's code with the base repository's identity (PyPI refuses it too)."""
+    token = env.id_token(event_name="pull_request_target")
+    line = refused(env, env.post(bearer(token), env.body()), 403, "pull-request-target")
+    assert line["integration"] == "acme"
+
+
 def test_an_entry_invalid_against_its_benchmark_is_shown_in_full(env: IssuerEnv) -> None:
     bad = env.entry(
         dataset={"id": "emulator-samples/hle-mini", "task_id": "HLE", "revision": env.hle_sha}
@@ -202,9 +223,11 @@ def test_provider_keys_unreachable_is_503_not_500(env: IssuerEnv) -> None:
 def test_hub_tokens_checked_with_whoami(env: IssuerEnv) -> None:
     assert env.post(bearer(TOKENS["alice"]), env.body()).status_code == 200
     refused(env, env.post(bearer("hf_not_a_token"), env.body()), 401, "hub-token-rejected")
-    # A read token, and a fine-grained one without repo.write: not enough to act for a user.
-    refused(env, env.post(bearer(TOKENS["alice-read"]), env.body()), 403, "hub-token-scope-missing")
-    refused(env, env.post(bearer(TOKENS["evalbot"]), env.body()), 403, "hub-token-scope-missing")
+    # A read token identifies its account: the issuer needs only whoami, so a job never has
+    # to send the write token that opens its PR (it was refused: hub-token-scope-missing).
+    read = env.post(bearer(TOKENS["alice-read"]), env.body())
+    assert read.status_code == 200, read.text
+    assert env.audited(read)["identity"] == "hub:alice"
     env.hub.faults.add_rule(RouteFault("identity.whoami", status=500, times=20))
     try:
         # carol's token: alice's answer is cached now (docs/issuer.md, "The Hub-token cache").

@@ -87,3 +87,15 @@ def test_a_results_yaml_is_read_as_before(
     broken.write_text("{not: a list}\n")
     assert submit(str(broken)) == 2
     assert "expected a list of result entries" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("issuer", ["http://tokens.example.org", "http://10.1.2.3:8100"])
+def test_an_issuer_over_plain_http_is_refused_before_anything_is_sent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], issuer: str
+) -> None:
+    """The job's identity would travel in clear (plain http was accepted)."""
+    results = tmp_path / "results.yaml"
+    results.write_text("- {dataset: {id: a/b, task_id: t}, value: 1}\n")
+    status = main(["submit", str(results), "--model-repo", "alice/model", "--issuer", issuer])
+    assert status == 2
+    assert "is not https" in capsys.readouterr().err

@@ -69,6 +69,7 @@ def build_issuer(directory: Path) -> tuple[Issuer, Recorder]:
         name="acme",
         frameworks=("lighteval",),
         matchers=(Matcher(hub_user="alice"),),
+        benchmarks=("*",),
         models=("alice/*",),
     )
     recorder = Recorder()
@@ -107,7 +108,7 @@ def setup(tmp_path: Path) -> tuple[Issuer, Recorder]:
     return build_issuer(tmp_path)
 
 
-TARGET = {
+TARGET: dict[str, Any] = {
     "dataset": {"id": "emulator-samples/hle-mini", "task_id": "hle", "revision": SHA_A},
     "model_revision": SHA_B,
     "framework": {"name": "lighteval", "version": "0.9.2"},
@@ -161,3 +162,95 @@ def test_a_caller_cannot_bring_its_own_digest_or_token() -> None:
         parse_request(b'{"model_repo": "a/b", "entries": [{}], "digest": "sha256:00"}')
     with pytest.raises(Refusal, match="request-not-json"):
         parse_request(b'{"model_repo": "a/b", "entries": [{"value": NaN}]}')
+
+
+class CountingSource:
+    """The sample benchmarks, counting the lookups made (what validation reads)."""
+
+    def __init__(self) -> None:
+        self.inner = DirectoryBenchmarkSource(SAMPLES / "benchmarks")
+        self.looked_up: list[str] = []
+
+    def lookup(self, dataset_id: str, revision: str | None) -> Any:
+        self.looked_up.append(dataset_id)
+        return self.inner.lookup(dataset_id, revision)
+
+
+def gated_issuer(directory: Path, source: CountingSource, **gates: Any) -> Issuer:
+    rotate(directory / "keys")
+    keyring = KeyringHolder(directory / "keys")
+    keyring.load()
+    claims = {"repository_owner_id": "1001", "repository": "acme/evals"}
+    integration = Integration(
+        name="acme",
+        frameworks=("lighteval",),
+        matchers=(
+            Matcher(hub_user="alice"),
+            Matcher(provider="github", claims=claims),
+            Matcher(
+                provider="github",
+                claims={"repository_owner_id": "1001", "repository": "acme/trusted"},
+                allow_pull_request_target=True,
+            ),
+        ),
+        **{"benchmarks": ("*",), "models": ("alice/*",), **gates},
+    )
+    recorder = Recorder()
+    return Issuer(
+        ISSUER,
+        IntegrationsConfig((), (integration,)),
+        keyring,
+        recorder,
+        lambda: source,
+        recorder,
+        now=lambda: NOW,
+    )
+
+
+@pytest.mark.parametrize(
+    ("entry", "reason"),
+    [
+        ({**TARGET, "dataset": {**TARGET["dataset"], "task_id": "no-such-task"}}, "benchmark"),
+        ({**TARGET, "framework": {"name": "inspect-ai"}}, "framework"),
+    ],
+)
+def test_entries_outside_the_gates_are_refused_before_any_validation_detail(
+    tmp_path: Path, entry: dict[str, Any], reason: str
+) -> None:
+    """An entry for a benchmark outside the caller's gate used to be validated first: the
+    caller got a 422 listing that benchmark's tasks (hints) instead of the generic refusal."""
+    source = CountingSource()
+    gates = {"benchmarks": ("emulator-samples/gpqa-mini",)} if reason == "benchmark" else {}
+    issuer = gated_issuer(tmp_path, source, **gates)
+    if reason == "framework":
+        entry = {**entry, "dataset": {**entry["dataset"], "task_id": "no-such-task"}}
+    with pytest.raises(Refusal) as refusal:
+        issuer.issue(ALICE, TokenRequest(MODEL, (LIVE, entry), framework="lighteval"), "r")
+    assert not isinstance(refusal.value, ContentRefusal)
+    assert (refusal.value.reason, refusal.value.status) == (f"{reason}-not-allowed", 403)
+    assert source.looked_up == []
+
+
+def test_the_benchmark_gate_is_checked_again_on_the_canonical_id(tmp_path: Path) -> None:
+    source = CountingSource()
+    issuer = gated_issuer(tmp_path, source, benchmarks=("EMULATOR-SAMPLES/hle-*",))
+    with pytest.raises(Refusal) as refusal:
+        issuer.issue(ALICE, TokenRequest(MODEL, (TARGET,)), "r")
+    assert refusal.value.reason == "benchmark-not-allowed"
+    assert source.looked_up == ["emulator-samples/hle-mini"]
+
+
+def github_run(repository: str, event: str) -> Identity:
+    claims = {"repository_owner_id": "1001", "repository": repository, "event_name": event}
+    return Identity(kind="oidc", name=f"repo:{repository}", provider="github", claims=claims)
+
+
+def test_pull_request_target_runs_are_refused_unless_the_rule_allows_them(tmp_path: Path) -> None:
+    """`pull_request_target` runs a fork's code with the base repository's identity."""
+    issuer = gated_issuer(tmp_path, CountingSource())
+    request = TokenRequest(MODEL, (TARGET,))
+    with pytest.raises(Refusal) as refusal:
+        issuer.issue(github_run("acme/evals", "pull_request_target"), request, "r")
+    assert (refusal.value.reason, refusal.value.status) == ("pull-request-target", 403)
+    assert issuer.issue(github_run("acme/evals", "push"), request, "r")
+    assert issuer.issue(github_run("acme/trusted", "pull_request_target"), request, "r")

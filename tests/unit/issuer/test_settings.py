@@ -39,3 +39,20 @@ def test_settings_are_read_and_zero_turns_the_cache_off() -> None:
 def test_bad_values_name_the_setting(name: str, value: str) -> None:
     with pytest.raises(SettingsError, match=name):
         IssuerSettings.from_env({**BASE, name: value})
+
+
+@pytest.mark.parametrize(
+    "url", ["http://tokens.example.org", "http://10.0.0.5:8100", "http://127.0.0.1.nip.io"]
+)
+def test_the_issuer_url_is_https_except_on_loopback(url: str) -> None:
+    """Callers send their identity to this URL, and the bot fetches the keys from it."""
+    with pytest.raises(SettingsError, match="EVALBOT_ISSUER_URL must be an https URL"):
+        IssuerSettings.from_env({**BASE, "EVALBOT_ISSUER_URL": url})
+    for local in ("http://127.0.0.1:8100", "http://[::1]:8100", "http://localhost:8100"):
+        assert IssuerSettings.from_env({**BASE, "EVALBOT_ISSUER_URL": local}).issuer_url == local
+
+
+def test_benchmark_lookups_are_kept_five_minutes_and_never_less_than_a_second() -> None:
+    assert IssuerSettings.from_env(BASE).benchmark_cache_s == 300.0
+    with pytest.raises(SettingsError, match="EVALBOT_ISSUER_BENCHMARK_CACHE_S"):
+        IssuerSettings.from_env({**BASE, "EVALBOT_ISSUER_BENCHMARK_CACHE_S": "0"})

@@ -23,3 +23,13 @@ def test_an_entry_the_issuer_cannot_sign_is_named_before_any_call(value: Any) ->
         request_tokens(
             UNREACHABLE, Credential("hf-token", "hf_x"), model_repo="a/b", entries=entries
         )
+
+
+def test_a_dry_run_refuses_what_the_issuer_could_not_sign_and_asks_it_nothing() -> None:
+    from bot.submit import submit
+
+    entry = {"dataset": {"id": "a/b", "task_id": "t"}, "value": float("nan")}
+    with pytest.raises(SubmitError, match=r"entry 0 cannot be signed"):
+        submit([entry], model_repo="a/m", issuer_url=UNREACHABLE, dry_run=True, environ={})
+    with pytest.raises(SubmitError, match=r"entry 0: `dataset.id` names no benchmark repo"):
+        submit([{"value": 1.0}], model_repo="a/m", issuer_url=UNREACHABLE, dry_run=True)

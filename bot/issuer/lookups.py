@@ -1,0 +1,91 @@
+"""Benchmark lookups shared by every request of the issuer, found or not found, for minutes.
+
+Each request validates its entries against their benchmarks on the Hub: one `dataset_info`
+call per (benchmark, revision), and a read of its eval.yaml. Within one request the lookups
+are already shared; across requests they were not, so a caller could make the issuer ask the
+Hub once per request for a benchmark or revision that does not exist, a cheap way to spend the
+issuer's Hub quota (and a rate limit shared with its other callers). `CachedLookups` keeps each
+answer, `BenchmarkNotFound` included, for `ttl_s` (`EVALBOT_ISSUER_BENCHMARK_CACHE_S`, 300 s):
+
+- keyed by (lower-cased id, revision) as the validator keys them (Hub ids compare
+  case-insensitively); at most `capacity` keys, least recently used dropped first;
+- a Hub that fails (`HubError`: 5xx, timeout) is never cached: the next request asks again;
+- concurrent requests for one key wait for the first one's call instead of each asking.
+
+The price: a benchmark created, or a revision pushed, within `ttl_s` of a lookup that missed
+is seen that much later; a benchmark made private keeps being used for as long.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from bot.spec.model import BenchmarkLookup
+
+#: What the cache asks on a miss: one lookup against the Hub (`HubBenchmarkSource.lookup`).
+Lookup = Callable[[str, str | None], BenchmarkLookup]
+DEFAULT_TTL_S = 300.0
+DEFAULT_CAPACITY = 4096
+
+_Key = tuple[str, str | None]
+
+
+@dataclass
+class CachedLookups:
+    """A `BenchmarkSource` over `lookup`, shared by all requests (thread-safe)."""
+
+    lookup_on_hub: Lookup
+    ttl_s: float = DEFAULT_TTL_S
+    capacity: int = DEFAULT_CAPACITY
+    clock: Callable[[], float] = time.monotonic
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _entries: OrderedDict[_Key, tuple[float, BenchmarkLookup]] = field(
+        default_factory=OrderedDict, repr=False
+    )
+    _pending: dict[_Key, threading.Lock] = field(default_factory=dict, repr=False)
+
+    def lookup(self, dataset_id: str, revision: str | None) -> BenchmarkLookup:
+        key = (dataset_id.lower(), revision)
+        found = self._cached(key)
+        if found is not None:
+            return found
+        with self._lock:
+            pending = self._pending.setdefault(key, threading.Lock())
+        try:
+            with pending:  # one Hub call per key at a time; the others find its answer
+                found = self._cached(key)
+                if found is None:
+                    found = self.lookup_on_hub(dataset_id, revision)  # HubError: not kept
+                    self._keep(key, found)
+        finally:
+            with self._lock:
+                if self._pending.get(key) is pending:
+                    del self._pending[key]
+        return found
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._entries)
+
+    def _cached(self, key: _Key) -> BenchmarkLookup | None:
+        now = self.clock()
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None:
+                return None
+            if now - entry[0] >= self.ttl_s:
+                del self._entries[key]
+                return None
+            self._entries.move_to_end(key)
+            return entry[1]
+
+    def _keep(self, key: _Key, found: BenchmarkLookup) -> None:
+        with self._lock:
+            self._entries[key] = (self.clock(), found)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.capacity:
+                self._entries.popitem(last=False)

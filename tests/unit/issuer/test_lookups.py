@@ -1,0 +1,91 @@
+"""The issuer's benchmark lookups over a counting fake: one Hub lookup per (benchmark,
+revision) per TTL, found or not found, Hub failures never kept, bounded, one call for
+concurrent misses."""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+
+import pytest
+
+from bot.hub.errors import HubTransientError
+from bot.issuer.lookups import CachedLookups
+from bot.spec.model import BenchmarkLookup, BenchmarkNotFound
+
+MISSING = BenchmarkNotFound("cais/hle", "revision '0000' not found")
+
+
+class Hub:
+    """Every lookup is a miss (`BenchmarkNotFound`), except `down/*`, whose Hub fails."""
+
+    def __init__(self, gate: threading.Event | None = None) -> None:
+        self.calls: Counter[tuple[str, str | None]] = Counter()
+        self.gate = gate
+        self._lock = threading.Lock()
+
+    def __call__(self, dataset_id: str, revision: str | None) -> BenchmarkLookup:
+        with self._lock:
+            self.calls[(dataset_id, revision)] += 1
+        if self.gate is not None:
+            assert self.gate.wait(10)
+        if dataset_id.startswith("down/"):
+            raise HubTransientError("the Hub is down", status=503)
+        return BenchmarkNotFound(dataset_id, f"revision {revision!r} not found")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_lookup_not_found_is_kept_until_it_expires() -> None:
+    hub, clock = Hub(), Clock()
+    lookups = CachedLookups(hub, ttl_s=300, clock=clock)
+    answers = [lookups.lookup("cais/hle", "0" * 40) for _ in range(50)]
+    assert all(isinstance(a, BenchmarkNotFound) for a in answers)
+    assert sum(hub.calls.values()) == 1
+    lookups.lookup("CAIS/HLE", "0" * 40)  # Hub ids compare case-insensitively
+    clock.now += 299.9
+    lookups.lookup("cais/hle", "0" * 40)
+    assert sum(hub.calls.values()) == 1
+    clock.now += 0.1
+    lookups.lookup("cais/hle", "0" * 40)
+    assert sum(hub.calls.values()) == 2
+    lookups.lookup("cais/hle", "1" * 40)
+    assert sum(hub.calls.values()) == 3
+
+
+def test_a_failing_hub_is_not_kept() -> None:
+    hub = Hub()
+    lookups = CachedLookups(hub)
+    for _ in range(3):
+        with pytest.raises(HubTransientError):
+            lookups.lookup("down/x", None)
+    assert hub.calls[("down/x", None)] == 3
+    assert len(lookups) == 0
+
+
+def test_made_up_keys_cannot_grow_it_past_its_capacity() -> None:
+    lookups = CachedLookups(Hub(), capacity=10)
+    for n in range(100):
+        lookups.lookup(f"x/b{n}", None)
+    assert len(lookups) == 10
+
+
+def test_concurrent_misses_for_one_key_make_one_call() -> None:
+    gate = threading.Event()
+    hub = Hub(gate)
+    lookups = CachedLookups(hub)
+    threads = [
+        threading.Thread(target=lookups.lookup, args=("cais/hle", "0" * 40)) for _ in range(8)
+    ]
+    for thread in threads:
+        thread.start()
+    gate.set()
+    for thread in threads:
+        thread.join(10)
+    assert hub.calls[("cais/hle", "0" * 40)] == 1
