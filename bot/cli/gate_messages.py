@@ -16,6 +16,7 @@ COLLECTIONS_DIR_HELP = (
 )
 INCLUDE_OPEN_PRS_HELP = "also count the results the repo's open PRs propose (Hub targets only)"
 REVISION_HELP = "the Hub revision to read (default: main)"
+TAG_HELP = "KEY=VALUE carried into the JSON result's `tags` (EvalHub's experiment tags); repeatable"
 FORMAT_HELP = "text (default), json (EvalHub's field names), or github (workflow annotations)"
 
 COLLECTIONS_HELP = "list, show or validate collections (exit 0 ok, 1 errors, 2 usage or I/O)"
@@ -33,8 +34,8 @@ PREFIX = "evalbot {command}: "
 NOT_A_TARGET = "{target}: neither a folder nor a Hub repo id of the form owner/name"
 NO_RESULTS = "{target}: no .eval_results/*.yaml in this folder"
 LOCAL_AND_PRS = "--include-open-prs needs a Hub repo id, not a folder"
-INVALID_COLLECTION = (
-    "collection `{id}` ({path}) has {errors} error(s); run `evalbot collections validate`"
-)
+INVALID_COLLECTION = "collection `{id}` ({path}) has {errors} error(s):"
+BAD_TAG = "--tag {tag}: write KEY=VALUE, e.g. --tag run=nightly"
+TAG_TWICE = "--tag {key}=…: the key is given twice; give each key once"
 HUB_FAILED = "could not read from the Hub ({problem})"
 NO_SUCH_FILE = "{path}: no such file"

@@ -47,13 +47,14 @@ def test_a_missing_result_fails_and_annotates_the_gap(
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("::error title=collection leaderboard-v2::")
     assert lines[1] == (
-        "::error title=TIGER-Lab/MMLU-Pro::? TIGER-Lab/MMLU-Pro / mmlu_pro: missing (needs ≥ 60)"
+        "::error title=TIGER-Lab/MMLU-Pro::TIGER-Lab/MMLU-Pro / mmlu_pro has no result "
+        "(add one, or set `pass_criteria.allow_missing: true`)"
     )
     assert main([*args, "--format", "json"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["status"] == "incomplete"
     assert report["missing"] == [
-        {"id": "TIGER-Lab/MMLU-Pro", "task_id": "mmlu_pro", "metric": "value"}
+        {"id": "TIGER-Lab/MMLU-Pro", "task_id": "mmlu_pro", "metric": "value", "notes": None}
     ]
 
 

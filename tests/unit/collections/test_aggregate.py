@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
-from bot.collections.aggregate import Found, Origin, Status, evaluate, weighted_score
+from bot.collections.aggregate import Candidate, Found, Origin, Status, evaluate, weighted_score
 from tests.unit.collections.helpers import checked
 
 #: The seed's "General Assistant Deployment Gate v1", with the Hub's GPQA standing in for each
@@ -43,7 +45,7 @@ benchmarks:
 
 def _found(*scores: float | None) -> dict[int, Found]:
     return {
-        index: Found(((score, Origin(".eval_results/x.yaml", 3 + index)),))
+        index: Found((Candidate(score, Origin(".eval_results/x.yaml", 3 + index)),))
         for index, score in enumerate(scores)
         if score is not None
     }
@@ -180,7 +182,14 @@ benchmarks:
     scale: percent
 """
     )
-    found = {0: Found(((40.0, Origin("a.yaml", 1, notes="tools")), (70.0, Origin("a.yaml", 9))))}
+    found = {
+        0: Found(
+            (
+                Candidate(40.0, Origin("a.yaml", 1, notes="tools")),
+                Candidate(70.0, Origin("a.yaml", 9)),
+            )
+        )
+    }
     result = evaluate(collection, found)
     assert result.benchmarks[0].status is Status.AMBIGUOUS
     assert result.score is None
@@ -211,5 +220,5 @@ benchmarks:
 
 
 def test_zero_weight_benchmarks_gate_but_do_not_aggregate() -> None:
-    assert weighted_score([(0.0, 1.0), (2.0, 0.25)], 100.0) == pytest.approx(25.0)
-    assert weighted_score([(0.0, 1.0)], 100.0) is None
+    assert weighted_score([(0.0, Fraction(1)), (2.0, Fraction(1, 4))], 100.0) == 25
+    assert weighted_score([(0.0, Fraction(1))], 100.0) is None

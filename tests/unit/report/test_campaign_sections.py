@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from markdown_it import MarkdownIt
 
-from bot.collections.aggregate import Found, Origin, evaluate
+from bot.collections.aggregate import Candidate, Found, Origin, evaluate
 from bot.report.campaign import Standing, render_clashes, render_standing
 from bot.spec.clashes import Claim, Clash
 from tests.unit.collections.helpers import checked
@@ -12,7 +12,7 @@ from tests.unit.collections.test_aggregate import TWO_BENCHMARKS as GATE
 
 
 def found(*scores: float) -> dict[int, Found]:
-    return {i: Found(((s, Origin("f.yaml", 1)),)) for i, s in enumerate(scores)}
+    return {i: Found((Candidate(s, Origin("f.yaml", 1)),)) for i, s in enumerate(scores)}
 
 
 def test_standing_row_names_score_verdict_and_flipped_thresholds() -> None:
@@ -22,7 +22,7 @@ def test_standing_row_names_score_verdict_and_flipped_thresholds() -> None:
     text = render_standing([Standing("two", before, after)], "alice/model")
     assert text is not None
     assert (
-        "| **two** | 50.00 → 53.50 | ✔️ pass → ✔️ pass | "
+        "| **two** | 50.00 → 53.50 | ✔️ pass → ✔️ pass | none | "
         "TIGER-Lab/MMLU-Pro / mmlu\\_pro: 55 failed → 62 passed |"
     ) in text
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -34,11 +35,11 @@ def test_bars_put_scores_and_thresholds_on_each_benchmarks_own_scale() -> None:
     result = GateResult(
         collection,
         (
-            BenchmarkResult(higher, Status.PASSED, score=60.0, normalised=0.6),
-            BenchmarkResult(cost, Status.FAILED, score=20.0, normalised=0.6),
+            BenchmarkResult(higher, Status.PASSED, score=60.0, exact_normalised=Fraction(3, 5)),
+            BenchmarkResult(cost, Status.FAILED, score=20.0, exact_normalised=Fraction(3, 5)),
             BenchmarkResult(missing, Status.MISSING),
         ),
-        score=60.0,
+        exact_score=Fraction(60),
     )
     (first, second, third), aggregate = bars(result)
     assert first.width == pytest.approx(0.6 * BAR_WIDTH)
