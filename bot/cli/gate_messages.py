@@ -28,6 +28,24 @@ COLLECTIONS_DESCRIPTION = (
 LIST_HELP = "the system and user collections"
 SHOW_HELP = "one collection, checked against its benchmarks"
 VALIDATE_HELP = "check collection files (default: every system and user collection)"
+IMPORT_HELP = (
+    "convert an EvalHub collection (eval-hub/eval-hub config/collections/*.yaml) into an evalbot "
+    "one (exit 0 written, 1 errors, 2 usage or I/O)"
+)
+IMPORT_FILE_HELP = "the EvalHub collection file"
+IMPORT_MAP_HELP = (
+    "the Hub benchmark an EvalHub benchmark id stands for, e.g. "
+    "leaderboard_gpqa=Idavidrein/gpqa:diamond (repeatable)"
+)
+IMPORT_SCALE_HELP = (
+    "the scale EvalHub's scores and thresholds are on (default: fraction when every threshold "
+    "is within 0-1, else percent)"
+)
+IMPORT_DROP_HELP = "leave out the benchmarks no --map names instead of refusing"
+IMPORT_OUTPUT_HELP = "write the collection here (default: standard output); never overwritten"
+IMPORT_BAD_MAP = "--map {item}: write ID=OWNER/NAME:TASK or ID=OWNER/NAME:TASK:METRIC"
+IMPORT_EXISTS = "{path} exists; choose another --output"
+IMPORT_NEXT = "next: `evalbot collections validate {path}` checks it against its benchmarks"
 FILES_HELP = "collection files to check (their id is the file name)"
 
 PREFIX = "evalbot {command}: "

@@ -27,6 +27,12 @@ CATALOGUE: dict[str, Message] = {
         "run `evalbot collections import FILE` to convert the collection (it maps "
         "`primary_score.metric`, `primary_score.lower_is_better` and `pass_criteria.threshold`)",
     ),
+    "IMPORT-UNMAPPED": Message(
+        E,
+        "EvalHub benchmark {value} has no Hub benchmark to stand for it",
+        "add `--map {id}=OWNER/NAME:TASK` (the Hub dataset whose eval.yaml defines it, and its "
+        "task), or `--drop-unmapped` to leave it out",
+    ),
     "COLL-THRESHOLD-FRACTION": Message(
         W,
         "threshold {value} is on a 0-{high} scale but lies between 0 and 1: it is almost "
