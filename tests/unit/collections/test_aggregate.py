@@ -7,6 +7,7 @@ from fractions import Fraction
 import pytest
 
 from bot.collections.aggregate import Candidate, Found, Origin, Status, evaluate, weighted_score
+from bot.collections.render import verdict_line
 from tests.unit.collections.helpers import checked
 
 #: The seed's "General Assistant Deployment Gate v1", with the Hub's GPQA standing in for each
@@ -61,8 +62,11 @@ def test_evalhubs_published_example_is_51_94_not_61_4_and_fails_its_gate() -> No
     """
     collection = checked(_evalhub_gate())
     result = evaluate(collection, _found(*(score for *_rest, score in EVALHUB_TASKS)))
-    assert result.score == pytest.approx(363.6 / 7)
+    assert result.exact_score == Fraction(3636, 70)  # 363.6 / 7, exactly
     assert round(result.score or 0, 2) == 51.94
+    assert verdict_line(result) == (
+        "FAIL  51.94 / 100 (pass at 55): the aggregate 51.94 is below the pass threshold 55 by 3.06"
+    )
     assert result.score != pytest.approx(61.4, abs=0.05)
     assert not result.passed
     assert [r.passed for r in result.benchmarks] == [True, True, False, True, True, False]
