@@ -31,10 +31,9 @@ import redis
 import yaml
 
 from bot.cli.collections_store import SYSTEM_DIR, StoreError, all_collections_in
-from bot.collections.aggregate import evaluate
 from bot.collections.check import check_collection
 from bot.collections.model import Scope
-from bot.collections.scores import REPO_LIMITS, ResultsLayer, find_scores
+from bot.collections.scores import REPO_LIMITS, ResultsLayer, evaluate_view
 from bot.contract import keys
 from bot.hub.pulls import PullRequest
 from bot.hub.standing import ResultsReader, is_results
@@ -269,6 +268,6 @@ def _standing(
         pr=inputs.pr.num,
         removed=frozenset(inputs.pr.removed_result_files),
     )
-    before = evaluate(collection, find_scores(collection, [main]))
-    after = evaluate(collection, find_scores(collection, [main, merged]))
+    before = evaluate_view(collection, [main])
+    after = evaluate_view(collection, [main, merged])
     return Standing(name, before=before, after=after)

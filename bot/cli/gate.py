@@ -54,9 +54,8 @@ def run(args: argparse.Namespace) -> int:
         findings_text,
     )
     from bot.cli.collections_store import StoreError, find
-    from bot.collections.aggregate import evaluate
     from bot.collections.render import render_text, to_json
-    from bot.collections.scores import find_scores
+    from bot.collections.scores import evaluate_view
 
     try:
         tags = parse_tags(args.tag)
@@ -75,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         layers = read_layers(args, source)
     except (Refused, StoreError) as error:
         return fail(COMMAND, error)
-    result = evaluate(collection, find_scores(collection, layers))
+    result = evaluate_view(collection, layers)
     if args.format == "json":
         body = to_json(result, args.target, tags)
         body["collection_diagnostics"] = [diagnostic.to_json() for diagnostic in diagnostics]

@@ -19,7 +19,7 @@ file or entry came first.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
@@ -69,6 +69,15 @@ class Candidate:
 
 
 @dataclass(frozen=True, slots=True)
+class Unreadable:
+    """A results file of the view whose errors leave no entry to read: the first error."""
+
+    origin: Origin
+    code: str
+    column: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Found:
     """Every result the merged view holds for one collection benchmark."""
 
@@ -115,18 +124,21 @@ class Why(StrEnum):
     AMBIGUOUS = "ambiguous"
     INVALID = "invalid"
     REQUIRE_ALL = "require-all"
+    UNREADABLE = "unreadable"  # a results file no entry can be read from
     LEFT_OUT = "left-out"  # allow_missing: a benchmark skipped (not blocking, but said)
     COUNTED_ZERO = "counted-as-zero"  # missing_as_zero: a benchmark counted at its worst
 
 
 @dataclass(frozen=True, slots=True)
 class Reason:
-    """One cause of the verdict; `benchmark` is the index of the benchmark it is about."""
+    """One cause of the verdict; `benchmark` is the index of the benchmark it is about, `file`
+    the index of the unreadable file."""
 
     code: Why
     blocking: bool
     benchmark: int | None = None
     gap: Fraction | None = None  # BELOW: threshold - aggregate, on the collection's scale
+    file: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +146,7 @@ class GateResult:
     collection: Collection
     benchmarks: tuple[BenchmarkResult, ...]
     exact_score: Fraction | None  # the aggregate on the collection's scale; None: nothing to add
+    unreadable: tuple[Unreadable, ...] = ()
 
     @property
     def score(self) -> float | None:
@@ -166,6 +179,9 @@ class GateResult:
                 out.append(Reason(Why.MISSING, True, index))
             elif result.status is Status.FAILED and collection.require_all:
                 out.append(Reason(Why.REQUIRE_ALL, True, index))
+        # An unreadable file may hold what is missing: then it blocks, else it is only said.
+        absent = any(result.status is Status.MISSING for result in self.benchmarks)
+        out.extend(Reason(Why.UNREADABLE, absent, file=i) for i in range(len(self.unreadable)))
         if self.exact_score is None:
             out.append(Reason(Why.NO_SCORE, True))
         elif self.exact_score < exact(collection.threshold):
@@ -191,8 +207,13 @@ def weighted_score(parts: list[tuple[float, Fraction]], top: float) -> Fraction 
     return exact(top) * mean
 
 
-def evaluate(collection: Collection, found: Mapping[int, Found]) -> GateResult:
-    """The gate over `found`, keyed by the index of each benchmark in the collection."""
+def evaluate(
+    collection: Collection,
+    found: Mapping[int, Found],
+    unreadable: Sequence[Unreadable] = (),
+) -> GateResult:
+    """The gate over `found`, keyed by the index of each benchmark in the collection, and the
+    view's files that could not be read."""
     results: list[BenchmarkResult] = []
     parts: list[tuple[float, Fraction]] = []
     for index, member in enumerate(collection.benchmarks):
@@ -205,7 +226,12 @@ def evaluate(collection: Collection, found: Mapping[int, Found]) -> GateResult:
             parts.append((member.weight, result.exact_normalised))
         elif result.status is Status.MISSING and collection.missing_as_zero:
             parts.append((member.weight, Fraction(0)))
-    return GateResult(collection, tuple(results), weighted_score(parts, collection.scale.top))
+    return GateResult(
+        collection,
+        tuple(results),
+        weighted_score(parts, collection.scale.top),
+        tuple(sorted(unreadable, key=lambda item: (item.origin.path, item.origin.pr or 0))),
+    )
 
 
 def judge(member: CollectionBenchmark, candidates: tuple[Candidate, ...]) -> BenchmarkResult:

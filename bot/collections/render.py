@@ -73,6 +73,9 @@ def to_json(
                 "benchmark": None
                 if reason.benchmark is None
                 else _member_key(result.benchmarks[reason.benchmark].member),
+                "file": None
+                if reason.file is None
+                else _origin_json(result.unreadable[reason.file].origin),
                 "message": reason_text(result, reason),
             }
             for reason in result.reasons
@@ -157,6 +160,18 @@ def reason_text(result: GateResult, reason: Reason) -> str:
         )
     if reason.code is Why.NO_SCORE:
         return "no benchmark with a positive weight has a usable result, so there is no aggregate"
+    if reason.code is Why.UNREADABLE:
+        assert reason.file is not None
+        file = result.unreadable[reason.file]
+        place = where(file.origin) + (f":{file.column}" if file.column else "")
+        consequence = (
+            "a missing benchmark may be in it"
+            if reason.blocking
+            else "no benchmark of the collection is missing"
+        )
+        return (
+            f"{place} could not be read ({file.code}; `evalbot validate` says why): {consequence}"
+        )
     assert reason.benchmark is not None
     item = result.benchmarks[reason.benchmark]
     name = member_name(item.member)

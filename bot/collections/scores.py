@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from bot.collections.aggregate import Candidate, Found, Origin
+from bot.collections.aggregate import Candidate, Found, GateResult, Origin, Unreadable, evaluate
 from bot.collections.model import VALUE_METRIC, Collection, CollectionBenchmark
 from bot.spec.formats import is_finite_number
 from bot.spec.limits import DEFAULT_LIMITS, Limits
@@ -68,6 +68,22 @@ def find_scores(collection: Collection, layers: Sequence[ResultsLayer]) -> dict[
         if candidates:
             found[index] = Found(candidates)
     return found
+
+
+def unreadable_files(layers: Sequence[ResultsLayer]) -> list[Unreadable]:
+    """The view's files whose errors leave no entry (a YAML error, too many entries...)."""
+    out: list[Unreadable] = []
+    for report, pr in merged_view(layers):
+        first = next((d for d in report.diagnostics if d.is_error), None)
+        if report.entries or first is None:
+            continue
+        out.append(Unreadable(Origin(report.path, first.line or 1, pr), first.code, first.column))
+    return out
+
+
+def evaluate_view(collection: Collection, layers: Sequence[ResultsLayer]) -> GateResult:
+    """The collection's gate over the merged view of `layers`: what every caller runs."""
+    return evaluate(collection, find_scores(collection, layers), unreadable_files(layers))
 
 
 def candidate_of(

@@ -9,7 +9,7 @@ from __future__ import annotations
 from bot.collections.aggregate import GateResult, Status, Why, evaluate
 from bot.collections.model import Collection
 from bot.collections.render import reason_text, render_text, verdict_line
-from bot.collections.scores import REPO_LIMITS, ResultsLayer, find_scores
+from bot.collections.scores import REPO_LIMITS, ResultsLayer, evaluate_view, find_scores
 from bot.spec.validate import validate_results_files
 from tests.unit.collections.helpers import MemorySource, check, checked, codes
 
@@ -271,3 +271,23 @@ def test_the_content_hash_names_the_collections_bytes() -> None:
     assert first.content_hash.startswith("sha256:")
     assert _one(threshold=51).content_hash != first.content_hash
     assert _one().content_hash == first.content_hash
+
+
+def test_an_unreadable_results_file_is_named_and_blocks_when_something_is_missing() -> None:
+    """A results file with a YAML error used to leave its benchmark "missing", unsaid."""
+    collection = _one()
+    broken = {".eval_results/gpqa.yaml": "- dataset: {id: Idavidrein/gpqa\n  value: 60\n"}
+    result = evaluate_view(collection, [_layer(broken)])
+    assert result.benchmarks[0].status is Status.MISSING
+    codes_ = [reason.code for reason in result.reasons]
+    assert codes_ == [Why.MISSING, Why.UNREADABLE, Why.NO_SCORE]
+    text = reason_text(result, result.reasons[1])
+    assert text.startswith(".eval_results/gpqa.yaml:")
+    assert "could not be read (YAML-" in text
+    assert "a missing benchmark may be in it" in text
+    fine = {".eval_results/gpqa.yaml": GPQA.format(value=60), ".eval_results/x.yaml": "[a"}
+    result = evaluate_view(collection, [_layer(fine)])
+    assert result.passed
+    (reason,) = result.reasons
+    assert reason.code is Why.UNREADABLE
+    assert not reason.blocking
