@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
+from functools import lru_cache
 
 
 class Scale(StrEnum):
@@ -35,6 +36,7 @@ class Scope(StrEnum):
 VALUE_METRIC = "value"
 
 
+@lru_cache(maxsize=4096)  # bounds, weights and thresholds recur in every gate run
 def exact(value: float) -> Fraction:
     """The decimal a YAML number was written as, as an exact rational.
 

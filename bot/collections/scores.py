@@ -55,19 +55,42 @@ def merged_view(layers: Sequence[ResultsLayer]) -> list[tuple[FileReport, int | 
 
 
 def find_scores(collection: Collection, layers: Sequence[ResultsLayer]) -> dict[int, Found]:
-    """Each collection benchmark's candidates in the merged view, by the benchmark's index."""
-    view = merged_view(layers)
+    """Each collection benchmark's candidates in the merged view, by the benchmark's index.
+
+    The view's entries are indexed once by (benchmark id, task) and by (benchmark id, task,
+    notes), so a gate costs one pass over the entries plus one look-up per collection
+    benchmark, not their product.
+    """
+    Held = list[tuple[EntryReport, str, int | None]]
+    by_task: dict[tuple[str, str | None], Held] = {}
+    by_notes: dict[tuple[str, str | None, str | None], Held] = {}
+    for report, pr in merged_view(layers):
+        for entry in report.entries:
+            dataset, task = _dataset_of(entry).lower(), entry.entry.task_id
+            held = (entry, report.path, pr)
+            by_task.setdefault((dataset, task), []).append(held)
+            by_notes.setdefault((dataset, task, _notes(entry)), []).append(held)
     found: dict[int, Found] = {}
     for index, member in enumerate(collection.benchmarks):
+        dataset = member.id.lower()
+        if member.notes is None:
+            entries = by_task.get((dataset, member.task_id), [])
+        else:
+            entries = by_notes.get((dataset, member.task_id, member.notes), [])
         candidates = tuple(
             candidate
-            for report, pr in view
-            for entry in report.entries
-            if (candidate := candidate_of(entry, member, report.path, pr)) is not None
+            for entry, path, pr in entries
+            if (candidate := candidate_of(entry, member, path, pr)) is not None
         )
         if candidates:
             found[index] = Found(candidates)
     return found
+
+
+def _dataset_of(entry: EntryReport) -> str:
+    benchmark = entry.benchmark
+    dataset_id = benchmark.repo_id if benchmark is not None else entry.entry.dataset_id
+    return dataset_id or ""
 
 
 def unreadable_files(layers: Sequence[ResultsLayer]) -> list[Unreadable]:
