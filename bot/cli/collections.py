@@ -220,6 +220,7 @@ def _collection_json(
             description=collection.description,
             tags=list(collection.tags),
             version=collection.version,
+            content_hash=collection.content_hash,
             scale=collection.scale.value,
             pass_criteria={
                 "threshold": collection.threshold,
@@ -251,10 +252,11 @@ def _collection_text(
     head = f"{stored.id} ({stored.scope.value}, {stored.path}): "
     out = [head + ("ok" if collection is not None else "invalid")]
     if collection is not None:
-        out.append(f"  {collection.name} [{collection.category}]")
+        out.append(f"  {collection.name} [{collection.category}], {collection.content_hash}")
         out.append(
             f"  pass at {collection.threshold:g} on the {collection.scale.value} scale"
             + (", missing results allowed" if collection.allow_missing else "")
+            + (", a missing result counts as 0" if collection.missing_as_zero else "")
         )
         for member in collection.benchmarks:
             bar = (

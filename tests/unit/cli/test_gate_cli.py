@@ -204,6 +204,9 @@ def test_the_json_result_names_the_collection_hash_and_carries_the_tags(
     assert report["collection_hash"] == "sha256:" + hashlib.sha256(content).hexdigest()
     assert report["tags"] == {"run": "nightly", "commit": "abc=1"}
     assert report["reasons"] == []
+    show = ["collections", "show", "leaderboard-v2", "--benchmarks", BENCHMARKS, "--format", "json"]
+    assert main(show) == 0
+    assert json.loads(capsys.readouterr().out)["content_hash"] == report["collection_hash"]
     assert main([*args, "--tag", "novalue"]) == 2
     assert "--tag novalue: write KEY=VALUE" in capsys.readouterr().err
     assert main([*args, "--tag", "a=1", "--tag", "a=2"]) == 2
