@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from html import unescape
+
 from markdown_it import MarkdownIt
 
 from bot.collections.aggregate import Candidate, Found, Origin, evaluate
@@ -25,6 +28,23 @@ def test_standing_row_names_score_verdict_and_flipped_thresholds() -> None:
         "| **two** | 50.00 → 53.50 | ✔️ pass → ✔️ pass | none | "
         "TIGER-Lab/MMLU-Pro / mmlu\\_pro: 55 failed → 62 passed |"
     ) in text
+
+
+def test_standing_row_says_why_the_merged_repo_fails_with_its_sources_escaped() -> None:
+    collection = checked(GATE)
+    before = evaluate(collection, found(45.0, 55.0))
+    two = (Candidate(45.0, Origin("a|<b>.yaml", 1)), Candidate(70.0, Origin("c.yaml", 2, pr=3)))
+    after = evaluate(collection, {0: Found(two), 1: Found((Candidate(55.0, Origin("f", 1)),))})
+    text = render_standing([Standing("two", before, after)], "alice/model")
+    assert text is not None
+    html = MarkdownIt("commonmark").enable("table").render(text)
+    assert html.count("<td>") == 5  # a pipe in a path cannot end a cell
+    assert "<b>" not in html
+    shown = unescape(re.sub(r"<[^>]+>", "", html))
+    assert (
+        "Idavidrein/gpqa / diamond has 2 results and no `notes:` chooses between them: "
+        "45 (a|<b>.yaml:1), 70 (PR #3 c.yaml:2)"
+    ) in shown
 
 
 def test_an_unusable_collection_says_why() -> None:
