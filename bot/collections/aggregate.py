@@ -63,10 +63,6 @@ class Candidate:
     origin: Origin
     problems: tuple[str, ...] = ()
 
-    @property
-    def valid(self) -> bool:
-        return self.value is not None and not self.problems
-
 
 @dataclass(frozen=True, slots=True)
 class Unreadable:
@@ -236,7 +232,7 @@ def evaluate(
 
 def judge(member: CollectionBenchmark, candidates: tuple[Candidate, ...]) -> BenchmarkResult:
     """One benchmark's tier: missing, ambiguous, invalid, or its score against its threshold."""
-    ordered = tuple(sorted(candidates, key=lambda c: (c.origin.path, c.origin.line, c.origin.pr)))
+    ordered = tuple(sorted(candidates, key=_place))
     if not ordered:
         return BenchmarkResult(member, Status.MISSING)
     if len(ordered) > 1:
@@ -264,3 +260,9 @@ def judge(member: CollectionBenchmark, candidates: tuple[Candidate, ...]) -> Ben
         origin=only.origin,
         candidates=ordered,
     )
+
+
+def _place(candidate: Candidate) -> tuple[str, int, int]:
+    """Sources in reading order: path, line, then main (-1) before PRs by number."""
+    origin = candidate.origin
+    return origin.path, origin.line, -1 if origin.pr is None else origin.pr
