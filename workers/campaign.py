@@ -31,10 +31,9 @@ import redis
 import yaml
 
 from bot.cli.collections_store import SYSTEM_DIR, StoreError, all_collections_in
-from bot.collections.aggregate import evaluate
 from bot.collections.check import check_collection
 from bot.collections.model import Scope
-from bot.collections.scores import ResultsLayer, find_scores
+from bot.collections.scores import REPO_LIMITS, ResultsLayer, evaluate_view
 from bot.contract import keys
 from bot.hub.pulls import PullRequest
 from bot.hub.standing import ResultsReader, is_results
@@ -217,7 +216,9 @@ def campaign_sections(
         return []
     view = RepoView(reader, client, pr.repo_id)
     main_files = view.main_files(pr.target_branch or "main")
-    main_reports = validate_results_files(main_files, inputs.source, policy=inputs.policy)
+    main_reports = validate_results_files(
+        main_files, inputs.source, policy=inputs.policy, limits=REPO_LIMITS
+    )
     sections: list[str] = []
     if ids:
         standing = render_standing(
@@ -261,14 +262,12 @@ def _standing(
             f", first: {first.code} {first.message}" if first is not None else ""
         )
         return Standing(name, problem=problem)
-    removed = set(inputs.pr.removed_result_files)
-    kept = [report for report in main_reports if report.path not in removed]
-    before = evaluate(collection, find_scores(collection, [ResultsLayer(main_reports)]))
-    after = evaluate(
-        collection,
-        find_scores(
-            collection,
-            [ResultsLayer(kept), ResultsLayer(list(inputs.reports), pr=inputs.pr.num)],
-        ),
+    main = ResultsLayer(main_reports)
+    merged = ResultsLayer(
+        list(inputs.reports),
+        pr=inputs.pr.num,
+        removed=frozenset(inputs.pr.removed_result_files),
     )
+    before = evaluate_view(collection, [main])
+    after = evaluate_view(collection, [main, merged])
     return Standing(name, before=before, after=after)

@@ -44,6 +44,71 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         formats = ("text", "json", "github") if name == "validate" else ("text", "json")
         sub.add_argument("--format", choices=formats, default="text", help=texts.FORMAT_HELP)
         sub.set_defaults(run=run)
+    imports = actions.add_parser("import", help=texts.IMPORT_HELP, description=texts.IMPORT_HELP)
+    imports.add_argument("file", metavar="FILE", help=texts.IMPORT_FILE_HELP)
+    imports.add_argument(
+        "--map",
+        action="append",
+        default=[],
+        metavar="ID=OWNER/NAME:TASK[:METRIC]",
+        help=texts.IMPORT_MAP_HELP,
+    )
+    imports.add_argument("--scale", choices=("percent", "fraction"), help=texts.IMPORT_SCALE_HELP)
+    imports.add_argument("--drop-unmapped", action="store_true", help=texts.IMPORT_DROP_HELP)
+    imports.add_argument("--output", "-o", metavar="OUT", help=texts.IMPORT_OUTPUT_HELP)
+    imports.set_defaults(run=run_import)
+
+
+def run_import(args: argparse.Namespace) -> int:
+    """An EvalHub collection file as an evalbot one: exit 0 written, 1 errors, 2 usage or I/O."""
+    import sys
+
+    from bot.cli.collections_runtime import Refused, fail, findings_text
+    from bot.collections.evalhub import HubTarget, import_evalhub
+    from bot.collections.model import Scale
+
+    try:
+        targets: dict[str, HubTarget] = {}
+        for item in args.map:
+            key, sep, value = item.partition("=")
+            target = HubTarget.parse(value) if sep and key else None
+            if target is None:
+                raise Refused(texts.IMPORT_BAD_MAP.format(item=item))
+            targets[key] = target
+        source = Path(args.file)
+        try:
+            content = source.read_bytes()
+        except OSError as error:
+            raise Refused(f"{args.file}: {error.strerror}") from error
+        output = Path(args.output) if args.output else None
+        if output is not None and output.exists():
+            raise Refused(texts.IMPORT_EXISTS.format(path=output))
+    except Refused as error:
+        return fail(COMMAND, error)
+    imported = import_evalhub(
+        content,
+        targets,
+        scale=Scale(args.scale) if args.scale else None,
+        drop_unmapped=args.drop_unmapped,
+        source=source.name,
+    )
+    if imported.diagnostics:
+        print(findings_text(source, imported.diagnostics), file=sys.stderr)
+    if imported.text is None:
+        return 1
+    if output is None:
+        print(imported.text, end="")
+    else:
+        try:
+            output.write_text(imported.text, encoding="utf-8")
+        except OSError as error:
+            return fail(COMMAND, f"{output}: {error.strerror}")
+    notes = [
+        line.removeprefix("# ") for line in imported.text.splitlines() if line.startswith("# ")
+    ]
+    print("\n".join(notes[1:]), file=sys.stderr)
+    print(texts.IMPORT_NEXT.format(path=output or "the file"), file=sys.stderr)
+    return 0
 
 
 def run_list(args: argparse.Namespace) -> int:
@@ -155,6 +220,7 @@ def _collection_json(
             description=collection.description,
             tags=list(collection.tags),
             version=collection.version,
+            content_hash=collection.content_hash,
             scale=collection.scale.value,
             pass_criteria={
                 "threshold": collection.threshold,
@@ -186,10 +252,11 @@ def _collection_text(
     head = f"{stored.id} ({stored.scope.value}, {stored.path}): "
     out = [head + ("ok" if collection is not None else "invalid")]
     if collection is not None:
-        out.append(f"  {collection.name} [{collection.category}]")
+        out.append(f"  {collection.name} [{collection.category}], {collection.content_hash}")
         out.append(
             f"  pass at {collection.threshold:g} on the {collection.scale.value} scale"
             + (", missing results allowed" if collection.allow_missing else "")
+            + (", a missing result counts as 0" if collection.missing_as_zero else "")
         )
         for member in collection.benchmarks:
             bar = (

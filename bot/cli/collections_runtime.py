@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from bot.cli import gate_messages as texts
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from bot.cli.collections_store import StoredCollection
     from bot.collections.model import Collection
     from bot.spec.diagnostics import Diagnostic
@@ -46,3 +49,28 @@ def check_stored(
         raise Refused(str(error)) from error
     except HubError as error:
         raise Refused(texts.HUB_FAILED.format(problem=error)) from error
+
+
+def findings_text(path: Path, diagnostics: Sequence[Diagnostic]) -> str:
+    """`FILE:LINE:COLUMN: error CODE message (fix: hint)`, one per finding: what a gate that
+    refuses or warns about its collection prints, so the fix needs no second command."""
+    lines: list[str] = []
+    for diagnostic in diagnostics:
+        place = str(path)
+        if diagnostic.line is not None:
+            place += f":{diagnostic.line}"
+            if diagnostic.column is not None:
+                place += f":{diagnostic.column}"
+        text = f"{place}: {diagnostic.severity.value} {diagnostic.code} {diagnostic.message}"
+        if diagnostic.hint:
+            text += f" (fix: {diagnostic.hint})"
+        lines.append(text)
+    return "\n".join(lines)
+
+
+def findings_github(path: Path, diagnostics: Sequence[Diagnostic]) -> str:
+    """The same findings as workflow annotations on the collection file."""
+    from bot.report.validation import render_github
+    from bot.spec.model import FileReport
+
+    return render_github([FileReport(str(path), "benchmark", list(diagnostics))])

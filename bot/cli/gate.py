@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,43 +38,79 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--format", choices=("text", "json", "github"), default="text", help=texts.FORMAT_HELP
     )
+    parser.add_argument(
+        "--tag", action="append", default=[], metavar="KEY=VALUE", help=texts.TAG_HELP
+    )
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from bot.cli.collections_runtime import Refused, benchmarks, check_stored, fail
+    from bot.cli.collections_runtime import (
+        Refused,
+        benchmarks,
+        check_stored,
+        fail,
+        findings_github,
+        findings_text,
+    )
     from bot.cli.collections_store import StoreError, find
-    from bot.collections.aggregate import evaluate
     from bot.collections.render import render_text, to_json
-    from bot.collections.scores import find_scores
+    from bot.collections.scores import evaluate_view
 
     try:
+        tags = parse_tags(args.tag)
         stored = find(args.collection, args.collections)
         source = benchmarks(args.benchmarks)
         collection, diagnostics = check_stored(stored, source)
         if collection is None:
             errors = sum(1 for diagnostic in diagnostics if diagnostic.is_error)
+            if args.format == "github":
+                print(findings_github(stored.path, diagnostics))
             raise Refused(
                 texts.INVALID_COLLECTION.format(id=stored.id, path=stored.path, errors=errors)
+                + "\n"
+                + findings_text(stored.path, diagnostics)
             )
         layers = read_layers(args, source)
     except (Refused, StoreError) as error:
         return fail(COMMAND, error)
-    result = evaluate(collection, find_scores(collection, layers))
+    result = evaluate_view(collection, layers)
     if args.format == "json":
-        print(json.dumps(to_json(result, args.target), indent=2))
+        body = to_json(result, args.target, tags)
+        body["collection_diagnostics"] = [diagnostic.to_json() for diagnostic in diagnostics]
+        print(json.dumps(body, indent=2))
     elif args.format == "github":
+        if diagnostics:
+            print(findings_github(stored.path, diagnostics))
         print(render_github(result, args.target))
     else:
+        if diagnostics:
+            print(findings_text(stored.path, diagnostics), file=sys.stderr)
         print(render_text(result, args.target))
     return 0 if result.passed else 1
+
+
+def parse_tags(raw: list[str]) -> dict[str, str]:
+    """`--tag KEY=VALUE` options as a mapping (EvalHub's experiment tags); a repeated key is
+    refused rather than one value silently winning."""
+    from bot.cli.collections_runtime import Refused
+
+    tags: dict[str, str] = {}
+    for item in raw:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise Refused(texts.BAD_TAG.format(tag=item))
+        if key in tags:
+            raise Refused(texts.TAG_TWICE.format(key=key))
+        tags[key] = value
+    return tags
 
 
 def read_layers(args: argparse.Namespace, source: BenchmarkSource) -> list[ResultsLayer]:
     """The target's validated results: a folder's files, or the Hub's main (and open PRs)."""
     from bot.cli.collections_runtime import Refused
     from bot.cli.sources import UsageError, load_policy
-    from bot.collections.scores import ResultsLayer
+    from bot.collections.scores import REPO_LIMITS, ResultsLayer
     from bot.spec.formats import is_repo_id
     from bot.spec.validate import validate_results_files
 
@@ -86,7 +123,9 @@ def read_layers(args: argparse.Namespace, source: BenchmarkSource) -> list[Resul
         if args.include_open_prs:
             raise Refused(texts.LOCAL_AND_PRS)
         files = _folder_results(folder, args.target)
-        return [ResultsLayer(validate_results_files(files, source, policy=policy))]
+        return [
+            ResultsLayer(validate_results_files(files, source, policy=policy, limits=REPO_LIMITS))
+        ]
     if not is_repo_id(args.target):
         raise Refused(texts.NOT_A_TARGET.format(target=args.target))
     from huggingface_hub import HfApi
@@ -108,10 +147,18 @@ def read_layers(args: argparse.Namespace, source: BenchmarkSource) -> list[Resul
             revision=args.revision,
             include_open_prs=args.include_open_prs,
         )
-        layers = [ResultsLayer(validate_results_files(repo.main, source, policy=policy))]
+        layers = [
+            ResultsLayer(
+                validate_results_files(repo.main, source, policy=policy, limits=REPO_LIMITS)
+            )
+        ]
         layers.extend(
-            ResultsLayer(validate_results_files(files, source, policy=policy), pr=num)
-            for num, files in repo.prs
+            ResultsLayer(
+                validate_results_files(change.files, source, policy=policy),
+                pr=change.num,
+                removed=frozenset(change.removed),
+            )
+            for change in repo.prs
         )
     except HubError as error:
         raise Refused(texts.HUB_FAILED.format(problem=error)) from error
@@ -132,25 +179,29 @@ def _folder_results(folder: Path, shown: str) -> dict[str, bytes]:
 
 
 def render_github(result: GateResult, target: str) -> str:
-    """Workflow commands: the collection's verdict, then each failed or missing benchmark."""
+    """Workflow commands: the collection's verdict, then each benchmark that is not a plain
+    pass. A benchmark that blocks the pass (missing, ambiguous, invalid, or failed under
+    `require_all`) is an error, with the reason; one that does not is a warning."""
     from bot.collections.aggregate import Status
-    from bot.collections.render import benchmark_line, verdict_line
+    from bot.collections.render import benchmark_line, reason_text, verdict_line
     from bot.report.validation import workflow_data, workflow_property
 
     collection = result.collection
     level = "notice" if result.passed else "error"
     title = workflow_property(f"collection {collection.id}")
     lines = [f"::{level} title={title}::{workflow_data(f'{target}: {verdict_line(result)}')}"]
-    for item in result.benchmarks:
+    why = {reason.benchmark: reason for reason in result.reasons if reason.benchmark is not None}
+    for index, item in enumerate(result.benchmarks):
         if item.status in (Status.PASSED, Status.NOT_GATED):
             continue
         properties = [f"title={workflow_property(item.member.id)}"]
         if item.origin is not None and item.origin.pr is None and Path(target).is_dir():
             path = workflow_property(str(Path(target) / item.origin.path))
             properties.insert(0, f"file={path},line={item.origin.line}")
-        blocking = item.status is not Status.FAILED and not collection.allow_missing
+        reason = why.get(index)
+        blocking = reason is not None and reason.blocking
+        text = reason_text(result, reason) if reason is not None else benchmark_line(item)
         lines.append(
-            f"::{'error' if blocking else 'warning'} {','.join(properties)}::"
-            f"{workflow_data(benchmark_line(item))}"
+            f"::{'error' if blocking else 'warning'} {','.join(properties)}::{workflow_data(text)}"
         )
     return "\n".join(lines)

@@ -16,6 +16,7 @@ COLLECTIONS_DIR_HELP = (
 )
 INCLUDE_OPEN_PRS_HELP = "also count the results the repo's open PRs propose (Hub targets only)"
 REVISION_HELP = "the Hub revision to read (default: main)"
+TAG_HELP = "KEY=VALUE carried into the JSON result's `tags` (EvalHub's experiment tags); repeatable"
 FORMAT_HELP = "text (default), json (EvalHub's field names), or github (workflow annotations)"
 
 COLLECTIONS_HELP = "list, show or validate collections (exit 0 ok, 1 errors, 2 usage or I/O)"
@@ -27,14 +28,32 @@ COLLECTIONS_DESCRIPTION = (
 LIST_HELP = "the system and user collections"
 SHOW_HELP = "one collection, checked against its benchmarks"
 VALIDATE_HELP = "check collection files (default: every system and user collection)"
+IMPORT_HELP = (
+    "convert an EvalHub collection (eval-hub/eval-hub config/collections/*.yaml) into an evalbot "
+    "one (exit 0 written, 1 errors, 2 usage or I/O)"
+)
+IMPORT_FILE_HELP = "the EvalHub collection file"
+IMPORT_MAP_HELP = (
+    "the Hub benchmark an EvalHub benchmark id stands for, e.g. "
+    "leaderboard_gpqa=Idavidrein/gpqa:diamond (repeatable)"
+)
+IMPORT_SCALE_HELP = (
+    "the scale EvalHub's scores and thresholds are on (default: fraction when every threshold "
+    "is within 0-1, else percent)"
+)
+IMPORT_DROP_HELP = "leave out the benchmarks no --map names instead of refusing"
+IMPORT_OUTPUT_HELP = "write the collection here (default: standard output); never overwritten"
+IMPORT_BAD_MAP = "--map {item}: write ID=OWNER/NAME:TASK or ID=OWNER/NAME:TASK:METRIC"
+IMPORT_EXISTS = "{path} exists; choose another --output"
+IMPORT_NEXT = "next: `evalbot collections validate {path}` checks it against its benchmarks"
 FILES_HELP = "collection files to check (their id is the file name)"
 
 PREFIX = "evalbot {command}: "
 NOT_A_TARGET = "{target}: neither a folder nor a Hub repo id of the form owner/name"
 NO_RESULTS = "{target}: no .eval_results/*.yaml in this folder"
 LOCAL_AND_PRS = "--include-open-prs needs a Hub repo id, not a folder"
-INVALID_COLLECTION = (
-    "collection `{id}` ({path}) has {errors} error(s); run `evalbot collections validate`"
-)
+INVALID_COLLECTION = "collection `{id}` ({path}) has {errors} error(s):"
+BAD_TAG = "--tag {tag}: write KEY=VALUE, e.g. --tag run=nightly"
+TAG_TWICE = "--tag {key}=…: the key is given twice; give each key once"
 HUB_FAILED = "could not read from the Hub ({problem})"
 NO_SUCH_FILE = "{path}: no such file"

@@ -8,7 +8,9 @@ does not declare would never find a result, and a direction that disagrees with 
 
 from __future__ import annotations
 
+import hashlib
 import math
+from dataclasses import replace
 from typing import Any
 
 from bot.collections import messages
@@ -37,8 +39,6 @@ TOP_FIELDS = (
     "scale",
     "pass_criteria",
     "benchmarks",
-    "metadata",
-    "custom",
 )
 BENCHMARK_FIELDS = (
     "id",
@@ -50,11 +50,12 @@ BENCHMARK_FIELDS = (
     "scale",
     "bounds",
     "notes",
-    "provider_id",
-    "parameters",
-    "url",
 )
-PASS_FIELDS = ("threshold", "allow_missing", "require_all")
+PASS_FIELDS = ("threshold", "allow_missing", "missing_as_zero", "require_all")
+#: EvalHub's fields: the nested ones `evalbot collections import` maps, and the ones evalbot has
+#: no use for (the Hub, not a provider, holds the results), which the import drops.
+EVALHUB_NESTED = ("primary_score", "pass_criteria")
+EVALHUB_UNREAD = ("provider_id", "parameters", "url", "test_data_ref", "custom", "agent")
 DESCRIPTION_MAX = 1024  # EvalHub's cap on `description`
 
 _TYPES: dict[str, tuple[type[Any] | tuple[type[Any], ...], str, str]] = {
@@ -80,9 +81,14 @@ def check_collection(
     checker = _Checker(Locator(loaded.positions), benchmarks)
     collection = checker.collection(collection_id, loaded.data, scope)
     diagnostics = [*loaded.diagnostics, *checker.diagnostics]
-    if any(diagnostic.is_error for diagnostic in diagnostics):
+    if collection is None or any(diagnostic.is_error for diagnostic in diagnostics):
         return None, diagnostics
-    return collection, diagnostics
+    return replace(collection, content_hash=content_hash(content)), diagnostics
+
+
+def content_hash(content: bytes) -> str:
+    """`sha256:<hex>` of a collection file's bytes: two verdicts name the same version or not."""
+    return "sha256:" + hashlib.sha256(content).hexdigest()
 
 
 class _Checker:
@@ -139,11 +145,20 @@ class _Checker:
         return Scale(value)
 
     def unknown(self, mapping: dict[str, Any], path: Path, known: tuple[str, ...]) -> None:
+        """Every key evalbot does not read is an error: a misspelt or foreign field would
+        otherwise leave a gate silently weaker than its author meant."""
+        in_benchmark = bool(path) and path[0] == "benchmarks" and len(path) == 2
         for key in mapping:
-            if key not in known:
-                self.report(
-                    "COLL-FIELD-UNKNOWN", (*path, key), suggestion=suggestion_suffix(key, known)
-                )
+            if key in known:
+                continue
+            if in_benchmark and key in EVALHUB_NESTED:
+                self.report("COLL-EVALHUB-SHAPE", (*path, key))
+                continue
+            if key in EVALHUB_UNREAD:
+                hint = "remove it: evalbot has no use for it (`collections import` drops it)"
+            else:
+                hint = f"remove it, or check the spelling{suggestion_suffix(key, known)}"
+            self.report("COLL-FIELD-UNKNOWN", (*path, key), hint=hint)
 
     def collection(self, collection_id: str, data: Any, scope: Scope) -> Collection | None:
         if not isinstance(data, dict):
@@ -166,13 +181,12 @@ class _Checker:
             )
         tags = self.tags(data)
         version = self.version(data)
-        self.typed(data, ("metadata",), "mapping", required=False)
         scale = self.scale(data, ("scale",)) or Scale.PERCENT
         passing = self.pass_criteria(data, scale)
         members = self.members(data)
         if name is None or category is None or passing is None or members is None:
             return None
-        threshold, allow_missing, require_all = passing
+        threshold, allow_missing, require_all, missing_as_zero = passing
         return Collection(
             id=collection_id,
             name=name,
@@ -186,6 +200,7 @@ class _Checker:
             allow_missing=allow_missing,
             require_all=require_all,
             scope=scope,
+            missing_as_zero=missing_as_zero,
         )
 
     def tags(self, data: dict[str, Any]) -> tuple[str, ...]:
@@ -219,7 +234,9 @@ class _Checker:
         )
         return None
 
-    def pass_criteria(self, data: dict[str, Any], scale: Scale) -> tuple[float, bool, bool] | None:
+    def pass_criteria(
+        self, data: dict[str, Any], scale: Scale
+    ) -> tuple[float, bool, bool, bool] | None:
         raw = self.typed(data, ("pass_criteria",), "mapping", required=True)
         if raw is None:
             return None
@@ -229,6 +246,7 @@ class _Checker:
             raw, ("pass_criteria", "allow_missing"), "boolean", required=False
         )
         require_all = self.typed(raw, ("pass_criteria", "require_all"), "boolean", required=False)
+        as_zero = self.typed(raw, ("pass_criteria", "missing_as_zero"), "boolean", required=False)
         if threshold is None:
             return None
         if not 0.0 <= threshold <= scale.top:
@@ -244,7 +262,19 @@ class _Checker:
                 hint=hint,
             )
             return None
-        return threshold, bool(allow_missing), bool(require_all)
+        self.fraction_warning(threshold, scale.top, ("pass_criteria", "threshold"))
+        return threshold, bool(allow_missing), bool(require_all), bool(as_zero)
+
+    def fraction_warning(self, threshold: float, high: float, path: Path) -> None:
+        """A bar in (0, 1] on a 0-100 scale is almost always a fraction (EvalHub's 0.758)."""
+        if high == 100.0 and 0.0 < threshold <= 1.0:
+            self.report(
+                "COLL-THRESHOLD-FRACTION",
+                path,
+                value=f"{threshold:g}",
+                high="100",
+                percent=f"{threshold * 100:g}",
+            )
 
     def members(self, data: dict[str, Any]) -> tuple[CollectionBenchmark, ...] | None:
         raw = self.typed(data, ("benchmarks",), "list", required=True)
@@ -352,6 +382,8 @@ class _Checker:
                 hint=hint,
             )
             return None
+        if threshold is not None and exact and low == 0.0:
+            self.fraction_warning(threshold, high, (*path, "threshold"))
         return CollectionBenchmark(
             id=benchmark.repo_id,
             task_id=task_id,
@@ -363,6 +395,7 @@ class _Checker:
             threshold=threshold,
             notes=notes,
             line=self.where.at(path)[0],
+            reference=not exact,
         )
 
     def error_count(self) -> int:

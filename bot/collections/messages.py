@@ -20,8 +20,25 @@ CATALOGUE: dict[str, Message] = {
     ),
     "COLL-FIELD-MISSING": Message(E, "required field `{field}` is missing", "{hint}"),
     "COLL-FIELD-TYPE": Message(E, "`{field}` must be {expected}, not {kind}", "{hint}"),
-    "COLL-FIELD-UNKNOWN": Message(
-        W, "unknown field `{field}` is ignored", "check the spelling{suggestion}"
+    "COLL-FIELD-UNKNOWN": Message(E, "`{field}` is not a field evalbot reads", "{hint}"),
+    "COLL-EVALHUB-SHAPE": Message(
+        E,
+        "`{field}` is EvalHub's nested shape, which evalbot does not read in place",
+        "run `evalbot collections import FILE` to convert the collection (it maps "
+        "`primary_score.metric`, `primary_score.lower_is_better` and `pass_criteria.threshold`)",
+    ),
+    "IMPORT-UNMAPPED": Message(
+        E,
+        "EvalHub benchmark {value} has no Hub benchmark to stand for it",
+        "add `--map {id}=OWNER/NAME:TASK` (the Hub dataset whose eval.yaml defines it, and its "
+        "task), or `--drop-unmapped` to leave it out",
+    ),
+    "COLL-THRESHOLD-FRACTION": Message(
+        W,
+        "threshold {value} is on a 0-{high} scale but lies between 0 and 1: it is almost "
+        "always a fraction",
+        "if {value} is a fraction of the whole, write {percent}; keep {value} only if you mean "
+        "{value} out of {high}",
     ),
     "COLL-ID-MISMATCH": Message(
         E,

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from fractions import Fraction
+from functools import lru_cache
 
 
 class Scale(StrEnum):
@@ -34,6 +36,18 @@ class Scope(StrEnum):
 VALUE_METRIC = "value"
 
 
+@lru_cache(maxsize=4096)  # bounds, weights and thresholds recur in every gate run
+def exact(value: float) -> Fraction:
+    """The decimal a YAML number was written as, as an exact rational.
+
+    A YAML float is read into a binary double, whose shortest repr is the decimal written (up
+    to the 15-17 significant digits a double holds). Comparing and averaging those decimals
+    exactly is what makes a score equal to its threshold pass: 0.57 on a 0-1 metric is 57 on a
+    percent aggregate, where float arithmetic gives 56.99999999999999.
+    """
+    return Fraction(repr(float(value)))
+
+
 @dataclass(frozen=True, slots=True)
 class CollectionBenchmark:
     """One benchmark of a collection, resolved against its eval.yaml.
@@ -53,19 +67,31 @@ class CollectionBenchmark:
     threshold: float | None = None
     notes: str | None = None  # selects among a repo's entries for the same task
     line: int | None = None
+    reference: bool = False  # `low`/`high` are reference bounds (clamped), not the metric's range
 
     def normalised(self, score: float) -> float:
-        """The score on [0, 1]: 0 at the worst reference bound, 1 at the best; clamped."""
-        span = self.high - self.low
-        position = (score - self.low) / span
+        """The score on [0, 1] as a float, for drawing (the gate uses `exact_normalised`)."""
+        return float(self.exact_normalised(score))
+
+    def exact_normalised(self, score: float) -> Fraction:
+        """The score on [0, 1]: 0 at the worst bound, 1 at the best; clamped only when the
+        bounds are reference bounds (a score outside a declared range is refused earlier)."""
+        low, high = exact(self.low), exact(self.high)
+        position = (exact(score) - low) / (high - low)
         if self.lower_is_better:
-            position = 1.0 - position
-        return min(1.0, max(0.0, position))
+            position = 1 - position
+        return min(Fraction(1), max(Fraction(0), position))
+
+    def in_range(self, score: float) -> bool:
+        """Whether `score` lies on the declared range (always, for reference bounds)."""
+        return self.reference or exact(self.low) <= exact(score) <= exact(self.high)
 
     def passes(self, score: float) -> bool | None:
+        """The benchmark's own verdict, compared exactly at the written precision."""
         if self.threshold is None:
             return None
-        return score <= self.threshold if self.lower_is_better else score >= self.threshold
+        value, bar = exact(score), exact(self.threshold)
+        return value <= bar if self.lower_is_better else value >= bar
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,3 +110,5 @@ class Collection:
     allow_missing: bool = False
     require_all: bool = False
     scope: Scope = Scope.USER
+    missing_as_zero: bool = False  # a missing benchmark counts as the worst score, not skipped
+    content_hash: str | None = None  # `sha256:<hex>` of the file's bytes: which version gated

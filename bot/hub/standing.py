@@ -48,12 +48,21 @@ class DatasetPrClient(Protocol):
     ) -> None: ...
 
 
+@dataclass(frozen=True, slots=True)
+class PrChanges:
+    """An open PR's results files at its head (added or changed) and the ones it deletes."""
+
+    num: int
+    files: dict[str, bytes]
+    removed: tuple[str, ...] = ()
+
+
 @dataclass(slots=True)
 class RepoResults:
-    """Results files by path: main's, then each open PR's changed ones, and the calls made."""
+    """Results files by path: main's, then each open PR's changes, and the calls made."""
 
     main: dict[str, bytes]
-    prs: list[tuple[int, dict[str, bytes]]] = field(default_factory=list)
+    prs: list[PrChanges] = field(default_factory=list)
     hub_calls: int = 0
 
 
@@ -82,8 +91,9 @@ def read_repo_results(
         for path in _changed(pr):
             files[path] = client.read_file(repo_id, path, pr.head_sha)
             results.hub_calls += 1
-        if files:
-            results.prs.append((pr.num, files))
+        removed = tuple(path for path in pr.removed_result_files if is_results(path))
+        if files or removed:
+            results.prs.append(PrChanges(pr.num, files, removed))
     return results
 
 

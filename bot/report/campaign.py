@@ -2,9 +2,10 @@
 
 Standing: for each collection the repo's policy names, the gate on main against the gate with
 this PR merged (`bot.collections`), as one table row: the aggregate before → after, the verdict
-before → after, and the benchmark thresholds that flip. Clashes: this PR's results that main or
-another open PR already claims (`bot.spec.clashes`), each naming the other place and saying
-whether the values agree. Every user string goes through `escape_text`.
+before → after, why the verdict after the merge is what it is (the gate's own reasons, as
+`evalbot gate` words them), and the benchmark thresholds that flip. Clashes: this PR's results
+that main or another open PR already claims (`bot.spec.clashes`), each naming the other place
+and saying whether the values agree. Every user string goes through `escape_text`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.collections.aggregate import BenchmarkResult, GateResult, Status
+from bot.collections.render import aggregate_text, reason_text
 from bot.report import campaign_texts as texts
 from bot.report.escape import escape_text, is_repo_id
 from bot.report.texts import LIST_ITEM, MORE_ITEMS, plural
@@ -51,6 +53,7 @@ def render_standing(standings: Sequence[Standing], repo_id: str) -> str | None:
                 after_score=_score(standing.after),
                 before=texts.PASS if standing.before.passed else texts.FAIL,
                 after=texts.PASS if standing.after.passed else texts.FAIL,
+                why=_why(standing.after),
                 flips=_flips(standing.before, standing.after),
             )
         )
@@ -64,7 +67,19 @@ def render_standing(standings: Sequence[Standing], repo_id: str) -> str | None:
 
 
 def _score(result: GateResult) -> str:
-    return texts.STANDING_NO_SCORE if result.score is None else f"{result.score:.2f}"
+    return texts.STANDING_NO_SCORE if result.exact_score is None else aggregate_text(result)
+
+
+def _why(result: GateResult) -> str:
+    """The reasons of the verdict after the merge (blocking ones first), or none."""
+    reasons = [reason_text(result, reason) for reason in result.reasons]
+    if not reasons:
+        return texts.STANDING_NONE
+    shown = [escape_text(reason, 300) for reason in reasons[: texts.MAX_REASONS]]
+    extra = len(reasons) - texts.MAX_REASONS
+    if extra > 0:
+        shown.append(texts.MORE_CLASHES.format(count=extra))
+    return "; ".join(shown)
 
 
 def _flips(before: GateResult, after: GateResult) -> str:

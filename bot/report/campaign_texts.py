@@ -5,8 +5,13 @@ from __future__ import annotations
 from bot.report.texts import GLYPH_ERROR, GLYPH_INFO, GLYPH_OK, GLYPH_WARNING
 
 STANDING_HEADING = "#### 📊 Collection standing (before → after this PR)"
-STANDING_TABLE = "| collection | score | verdict | thresholds that flip |\n|---|---|---|---|"
-STANDING_ROW = "| {collection} | {before_score} → {after_score} | {before} → {after} | {flips} |"
+STANDING_TABLE = (
+    "| collection | score | verdict | why, after this PR | thresholds that flip |\n"
+    "|---|---|---|---|---|"
+)
+STANDING_ROW = (
+    "| {collection} | {before_score} → {after_score} | {before} → {after} | {why} | {flips} |"
+)
 STANDING_INVALID = "- " + GLYPH_WARNING + " **{collection}** could not be used: {problem}"
 STANDING_NONE = "none"
 STANDING_NO_SCORE = "—"
@@ -34,6 +39,7 @@ WHERE_PR_PLAIN = "proposed in PR #{num} ({path}, line {line})"
 NOTES = " (notes: {notes})"
 MORE_CLASHES = "… and {count} more"
 MAX_CLASHES = 20
+MAX_REASONS = 5  # reasons shown per collection row; the rest are counted
 
 IMPACT_HEADING = "#### 🧭 What this change does to results already on the Hub"
 IMPACT_NONE = (

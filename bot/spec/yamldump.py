@@ -12,7 +12,7 @@ round-trips it through the strict loader.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import yaml
@@ -74,4 +74,17 @@ def dump_entries(entries: Sequence[Any]) -> str:
         allow_unicode=True,
         default_flow_style=False,
         width=10_000,
+    )
+
+
+def dump_mapping(data: Mapping[str, Any]) -> str:
+    """The YAML text of a document holding the mapping `data`, keys in order, read back by
+    every YAML version as the same values (a collection written by `collections import`)."""
+    return yaml.dump(
+        dict(data),
+        Dumper=_EntryDumper,
+        sort_keys=False,
+        allow_unicode=True,
+        default_flow_style=False,
+        width=100,
     )

@@ -2,7 +2,7 @@
 
 The collection is checked against its benchmarks' `eval.yaml` (`bot.collections.check`), the
 model's results on main are read from the Hub (`bot.hub.standing`) and validated like the
-bot's, and `bot.collections.aggregate.evaluate` gives each benchmark's verdict and the
+bot's, and `bot.collections.scores.evaluate_view` gives each benchmark's verdict and the
 weighted aggregate. `bars` turns that into what the chart draws: each score and threshold on
 the benchmark's own [0, 1] scale (its normalisation), the aggregate against the pass line.
 """
@@ -16,9 +16,10 @@ from pathlib import Path
 import yaml
 
 from bot.cli.collections_store import SYSTEM_DIR, StoredCollection, all_collections_in
-from bot.collections.aggregate import GateResult, Status, evaluate
+from bot.collections.aggregate import GateResult, Status
 from bot.collections.check import check_collection
-from bot.collections.scores import ResultsLayer, find_scores
+from bot.collections.render import reason_text
+from bot.collections.scores import REPO_LIMITS, ResultsLayer, evaluate_view
 from bot.hub.standing import ResultsReader, read_repo_results
 from bot.spec.diagnostics import Diagnostic
 from bot.spec.model import BenchmarkSource
@@ -58,6 +59,7 @@ class Standing:
     diagnostics: tuple[Diagnostic, ...]  # the collection's problems when it is invalid
     bars: tuple[Bar, ...] = ()
     aggregate: Bar | None = None
+    reasons: tuple[str, ...] = ()  # why the verdict is what it is, as `evalbot gate` says it
 
 
 def standing(
@@ -72,9 +74,10 @@ def standing(
     if collection is None:
         return Standing(None, tuple(diagnostics))
     repo = read_repo_results(client, model_repo)
-    reports = validate_results_files(repo.main, source, policy=policy)
-    result = evaluate(collection, find_scores(collection, [ResultsLayer(reports)]))
-    return Standing(result, tuple(diagnostics), *bars(result))
+    reports = validate_results_files(repo.main, source, policy=policy, limits=REPO_LIMITS)
+    result = evaluate_view(collection, [ResultsLayer(reports)])
+    reasons = tuple(reason_text(result, reason) for reason in result.reasons)
+    return Standing(result, tuple(diagnostics), *bars(result), reasons=reasons)
 
 
 def bars(result: GateResult) -> tuple[tuple[Bar, ...], Bar]:
@@ -114,7 +117,8 @@ def bars(result: GateResult) -> tuple[tuple[Bar, ...], Bar]:
 
 _WHY: Mapping[Status, str] = {
     Status.MISSING: "missing",
-    Status.AMBIGUOUS: "ambiguous (results disagree)",
+    Status.AMBIGUOUS: "ambiguous (several results)",
+    Status.INVALID: "invalid",
 }
 
 

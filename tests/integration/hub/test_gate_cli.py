@@ -201,3 +201,30 @@ def test_an_invalid_user_collection_is_a_usage_error_with_its_diagnostics(
     bad = next(c for c in report["collections"] if c["id"] == "bad")
     assert [(d["code"], d["line"]) for d in bad["diagnostics"]] == [("COLL-TASK-UNKNOWN", 12)]
     assert "did you mean `mmlu_pro`" in bad["diagnostics"][0]["hint"]
+
+
+def test_an_open_pr_deleting_a_results_file_is_merged_into_the_view(
+    gate_hub: tuple[EmulatorServer, int],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`--include-open-prs` reads the repo as it would be once merged: a file a PR deletes is
+    gone (its deletion used to be ignored), as in the PR comment's "after"."""
+    from huggingface_hub import CommitOperationDelete
+
+    hub, _pr = gate_hub
+    use_emulator_endpoint(monkeypatch, hub)
+    monkeypatch.chdir(REPO_ROOT)
+    deleted = client(hub, "bob").create_commit(
+        REPO,
+        [CommitOperationDelete(".eval_results/gpqa.yaml")],
+        commit_message="Drop GPQA",
+        create_pr=True,
+    )
+    assert deleted.pr_num is not None
+    status, with_prs = gate(capsys, "--collection", "leaderboard-v2", REPO, "--include-open-prs")
+    assert status == 1
+    gpqa = with_prs["benchmark_results"][0]
+    assert gpqa["status"] == "missing"
+    assert with_prs["reasons"][0]["code"] == "missing"
+    assert with_prs["reasons"][0]["benchmark"]["id"] == "Idavidrein/gpqa"

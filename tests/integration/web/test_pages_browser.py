@@ -262,6 +262,7 @@ def test_a_models_standing_in_a_collection(web_bot: Bot, browser: Any, screensho
     verdict = tab.page.inner_text("#verdict")
     assert "does not pass" in verdict
     assert "aggregate 30.75" in verdict
+    assert "below the pass threshold 35 by 4.25" in tab.page.inner_text("#reasons")
     bars = tab.page.locator("#standing figure")
     assert bars.count() == 3  # two benchmarks and the aggregate
     gpqa, hle, aggregate = (bars.nth(i) for i in range(3))

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
-from bot.collections.aggregate import Found, Origin, Status, evaluate, weighted_score
+from bot.collections.aggregate import Candidate, Found, Origin, Status, evaluate, weighted_score
+from bot.collections.render import verdict_line
 from tests.unit.collections.helpers import checked
 
 #: The seed's "General Assistant Deployment Gate v1", with the Hub's GPQA standing in for each
@@ -43,7 +46,7 @@ benchmarks:
 
 def _found(*scores: float | None) -> dict[int, Found]:
     return {
-        index: Found(((score, Origin(".eval_results/x.yaml", 3 + index)),))
+        index: Found((Candidate(score, Origin(".eval_results/x.yaml", 3 + index)),))
         for index, score in enumerate(scores)
         if score is not None
     }
@@ -59,8 +62,11 @@ def test_evalhubs_published_example_is_51_94_not_61_4_and_fails_its_gate() -> No
     """
     collection = checked(_evalhub_gate())
     result = evaluate(collection, _found(*(score for *_rest, score in EVALHUB_TASKS)))
-    assert result.score == pytest.approx(363.6 / 7)
+    assert result.exact_score == Fraction(3636, 70)  # 363.6 / 7, exactly
     assert round(result.score or 0, 2) == 51.94
+    assert verdict_line(result) == (
+        "FAIL  51.94 / 100 (pass at 55): the aggregate 51.94 is below the pass threshold 55 by 3.06"
+    )
     assert result.score != pytest.approx(61.4, abs=0.05)
     assert not result.passed
     assert [r.passed for r in result.benchmarks] == [True, True, False, True, True, False]
@@ -180,7 +186,14 @@ benchmarks:
     scale: percent
 """
     )
-    found = {0: Found(((40.0, Origin("a.yaml", 1, notes="tools")), (70.0, Origin("a.yaml", 9))))}
+    found = {
+        0: Found(
+            (
+                Candidate(40.0, Origin("a.yaml", 1, notes="tools")),
+                Candidate(70.0, Origin("a.yaml", 9)),
+            )
+        )
+    }
     result = evaluate(collection, found)
     assert result.benchmarks[0].status is Status.AMBIGUOUS
     assert result.score is None
@@ -211,5 +224,5 @@ benchmarks:
 
 
 def test_zero_weight_benchmarks_gate_but_do_not_aggregate() -> None:
-    assert weighted_score([(0.0, 1.0), (2.0, 0.25)], 100.0) == pytest.approx(25.0)
-    assert weighted_score([(0.0, 1.0)], 100.0) is None
+    assert weighted_score([(0.0, Fraction(1)), (2.0, Fraction(1, 4))], 100.0) == 25
+    assert weighted_score([(0.0, Fraction(1))], 100.0) is None

@@ -190,14 +190,22 @@ def test_each_rule_has_its_code_and_line(
     assert found.hint
 
 
-def test_an_unknown_field_is_a_warning_and_a_wrong_case_id_warns() -> None:
+def test_an_unknown_field_is_an_error_and_a_wrong_case_id_warns() -> None:
+    """A field evalbot does not read would leave the gate weaker than its author meant."""
     collection, diagnostics = check(
         GOOD.replace("id: Idavidrein/gpqa", "id: idavidrein/GPQA").replace(
             "category:", "catgory: x\ncategory:"
         )
     )
-    assert collection is not None
+    assert collection is None
     assert sorted(codes(diagnostics)) == ["COLL-BENCHMARK-CASE", "COLL-FIELD-UNKNOWN"]
+    unknown = next(d for d in diagnostics if d.code == "COLL-FIELD-UNKNOWN")
+    assert unknown.is_error
+    assert unknown.line == 2
+    assert "did you mean `category`" in (unknown.hint or "")
+    collection, diagnostics = check(GOOD.replace("id: Idavidrein/gpqa", "id: idavidrein/GPQA"))
+    assert collection is not None
+    assert codes(diagnostics) == ["COLL-BENCHMARK-CASE"]
     assert collection.benchmarks[0].id == "Idavidrein/gpqa"
 
 
@@ -222,4 +230,7 @@ def test_evalhubs_nested_shape_is_not_silently_accepted() -> None:
     text = ROOT / "tests/samples/real-world/eval-hub/collection.leaderboard-v2.yaml"
     _, diagnostics = check_collection("leaderboard-v2", text.read_bytes(), MemorySource())
     assert "COLL-FIELD-TYPE" in codes(diagnostics)  # `leaderboard_ifeval` is not a Hub id
-    assert "COLL-FIELD-UNKNOWN" in codes(diagnostics)  # primary_score, pass_criteria per item
+    assert "COLL-FIELD-UNKNOWN" in codes(diagnostics)  # provider_id: nothing evalbot reads
+    nested = [d for d in diagnostics if d.code == "COLL-EVALHUB-SHAPE"]
+    assert {d.field for d in nested} >= {"benchmarks[0].primary_score"}
+    assert all(d.is_error and "evalbot collections import" in (d.hint or "") for d in nested)

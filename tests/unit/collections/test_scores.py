@@ -42,7 +42,7 @@ LIVE = """\
 """
 
 
-def test_an_open_prs_results_replace_mains_and_invalid_entries_do_not_count() -> None:
+def test_an_open_prs_results_replace_mains_and_an_invalid_entry_is_invalid_not_missing() -> None:
     collection = checked(
         """\
 name: one
@@ -69,9 +69,11 @@ benchmarks:
     assert after.benchmarks[0].origin is not None
     assert after.benchmarks[0].origin.pr == 7
     broken = _reports({".eval_results/gpqa.yaml": LIVE.format(value="'45'").encode()})
-    assert evaluate(collection, find_scores(collection, [broken])).benchmarks[0].status is (
-        Status.MISSING
-    )
+    item = evaluate(collection, find_scores(collection, [broken])).benchmarks[0]
+    assert item.status is Status.INVALID
+    assert item.problems == ("ENTRY-VALUE-NOT-NUMBER",)
+    assert item.origin is not None
+    assert (item.origin.path, item.origin.line) == (".eval_results/gpqa.yaml", 1)
 
 
 def test_a_target_entry_is_read_by_its_metric_id() -> None:

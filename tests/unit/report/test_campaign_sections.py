@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+from html import unescape
+
 from markdown_it import MarkdownIt
 
-from bot.collections.aggregate import Found, Origin, evaluate
+from bot.collections.aggregate import Candidate, Found, Origin, evaluate
 from bot.report.campaign import Standing, render_clashes, render_standing
 from bot.spec.clashes import Claim, Clash
 from tests.unit.collections.helpers import checked
@@ -12,7 +15,7 @@ from tests.unit.collections.test_aggregate import TWO_BENCHMARKS as GATE
 
 
 def found(*scores: float) -> dict[int, Found]:
-    return {i: Found(((s, Origin("f.yaml", 1)),)) for i, s in enumerate(scores)}
+    return {i: Found((Candidate(s, Origin("f.yaml", 1)),)) for i, s in enumerate(scores)}
 
 
 def test_standing_row_names_score_verdict_and_flipped_thresholds() -> None:
@@ -22,9 +25,26 @@ def test_standing_row_names_score_verdict_and_flipped_thresholds() -> None:
     text = render_standing([Standing("two", before, after)], "alice/model")
     assert text is not None
     assert (
-        "| **two** | 50.00 → 53.50 | ✔️ pass → ✔️ pass | "
+        "| **two** | 50.00 → 53.50 | ✔️ pass → ✔️ pass | none | "
         "TIGER-Lab/MMLU-Pro / mmlu\\_pro: 55 failed → 62 passed |"
     ) in text
+
+
+def test_standing_row_says_why_the_merged_repo_fails_with_its_sources_escaped() -> None:
+    collection = checked(GATE)
+    before = evaluate(collection, found(45.0, 55.0))
+    two = (Candidate(45.0, Origin("a|<b>.yaml", 1)), Candidate(70.0, Origin("c.yaml", 2, pr=3)))
+    after = evaluate(collection, {0: Found(two), 1: Found((Candidate(55.0, Origin("f", 1)),))})
+    text = render_standing([Standing("two", before, after)], "alice/model")
+    assert text is not None
+    html = MarkdownIt("commonmark").enable("table").render(text)
+    assert html.count("<td>") == 5  # a pipe in a path cannot end a cell
+    assert "<b>" not in html
+    shown = unescape(re.sub(r"<[^>]+>", "", html))
+    assert (
+        "Idavidrein/gpqa / diamond has 2 results and no `notes:` chooses between them: "
+        "45 (a|<b>.yaml:1), 70 (PR #3 c.yaml:2)"
+    ) in shown
 
 
 def test_an_unusable_collection_says_why() -> None:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
 from bot.collections.aggregate import BenchmarkResult, GateResult, Status
 from bot.collections.model import Collection, CollectionBenchmark
-from bot.web.standing import BAR_WIDTH, bars, load_collections
+from bot.web.standing import BAR_WIDTH, bars, load_collections, standing
 
 
 def member(**changes: object) -> CollectionBenchmark:
@@ -34,11 +35,11 @@ def test_bars_put_scores_and_thresholds_on_each_benchmarks_own_scale() -> None:
     result = GateResult(
         collection,
         (
-            BenchmarkResult(higher, Status.PASSED, score=60.0, normalised=0.6),
-            BenchmarkResult(cost, Status.FAILED, score=20.0, normalised=0.6),
+            BenchmarkResult(higher, Status.PASSED, score=60.0, exact_normalised=Fraction(3, 5)),
+            BenchmarkResult(cost, Status.FAILED, score=20.0, exact_normalised=Fraction(3, 5)),
             BenchmarkResult(missing, Status.MISSING),
         ),
-        score=60.0,
+        exact_score=Fraction(60),
     )
     (first, second, third), aggregate = bars(result)
     assert first.width == pytest.approx(0.6 * BAR_WIDTH)
@@ -64,3 +65,44 @@ def test_collections_come_from_the_system_folder_and_collections_dir(tmp_path: P
     config.write_text("collections_dir: nowhere\n")
     with pytest.raises(ValueError, match="collections_dir"):
         load_collections(config)
+
+
+class _Repo:
+    """A model repo's main as the Hub would list and serve it."""
+
+    def __init__(self, files: dict[str, bytes]) -> None:
+        self.files = files
+
+    def results_tree(self, repo_id: str, revision: str) -> dict[str, str]:
+        return dict.fromkeys(self.files, "")
+
+    def read_file(self, repo_id: str, path: str, revision: str) -> bytes:
+        return self.files[path]
+
+    def open_pull_requests(self, repo_id: str, *, limit: int) -> object:
+        raise AssertionError("the page reads main only")
+
+    def pull_request(self, repo_id: str, num: int) -> object:
+        raise AssertionError("the page reads main only")
+
+
+def test_the_standing_says_why_the_model_does_not_pass(tmp_path: Path) -> None:
+    from bot.cli.collections_store import SYSTEM_DIR, StoredCollection
+    from bot.collections.model import Scope
+    from bot.spec.policy import DEFAULT_POLICY
+    from tests.unit.collections.helpers import MemorySource
+
+    stored = StoredCollection("leaderboard-v2", Scope.SYSTEM, SYSTEM_DIR / "leaderboard-v2.yaml")
+    gpqa = b"- dataset: {id: Idavidrein/gpqa, task_id: diamond}\n  value: 30\n"
+    shown = standing(
+        stored,
+        "alice/model",
+        _Repo({".eval_results/gpqa.yaml": gpqa}),  # type: ignore[arg-type]
+        MemorySource(),
+        DEFAULT_POLICY,
+    )
+    assert shown.reasons == (
+        "TIGER-Lab/MMLU-Pro / mmlu_pro has no result (add one, or set "
+        "`pass_criteria.allow_missing: true`)",
+        "the aggregate 30.00 is below the pass threshold 38 by 8.00",
+    )
