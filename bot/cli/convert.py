@@ -1,5 +1,6 @@
 """`evalbot convert INPUT... [--from NAME] [--mappings FILE]... [--benchmarks DIR] [--out DIR]
-[--to results|eee] [--model-repo ID] [--source-url URL] [--allow-partial] [--check-mappings]`
+[--to results|eee] [--model-repo ID] [--source-url URL] [--allow-partial] [--all-suggestions]
+[--check-mappings]`
 (docs/convert.md).
 
 Reads the files, hands bytes to `bot.convert` (pure), and writes only what validated: YAML on
@@ -50,6 +51,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--eee-version", default="0.3.0", choices=("0.2.0", "0.2.2", "0.3.0"))
     parser.add_argument(
         "--allow-partial", action="store_true", help="write results of failed or partial runs"
+    )
+    parser.add_argument(
+        "--all-suggestions",
+        action="store_true",
+        help="list every unmapped score's row, not the first ones",
     )
     parser.add_argument("--check-mappings", action="store_true", help="check the table, exit")
     parser.add_argument("--list", action="store_true", help="list the converters, exit")
@@ -131,17 +137,24 @@ def _convert(
 def _emit(conversions: list[Conversion], args: argparse.Namespace, source: BenchmarkSource) -> int:
     from bot.convert.findings import findings
 
-    failed = False
+    refused: list[str] = []
     files: dict[str, list[dict[str, Any]]] = {}
     for conversion in conversions:
-        for line in findings(conversion, allow_partial=args.allow_partial):
+        for line in findings(
+            conversion, allow_partial=args.allow_partial, all_suggestions=args.all_suggestions
+        ):
             print(line, file=sys.stderr)
         if not conversion.ok(allow_partial=args.allow_partial):
-            failed = True
+            refused.append(conversion.source)
         for path, entries in conversion.files.items():
             files.setdefault(path, []).extend(entries)
-    if failed:
-        print("evalbot convert: nothing written", file=sys.stderr)
+    if refused:
+        which = ", ".join(refused)
+        print(
+            f"evalbot convert: nothing written: {len(refused)} of {len(conversions)} input(s)"
+            f" refused ({which}); see the errors above",
+            file=sys.stderr,
+        )
         return 1
     if not files:
         print("evalbot convert: no score is mapped: nothing to write", file=sys.stderr)

@@ -8,15 +8,15 @@ the bot would on a pull request. Nothing is written: the caller decides, from `o
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bot.convert import registry
 from bot.convert.build import Unmapped, build_entries, group_by_file
+from bot.convert.jsonread import looks_like_json, read_json
 from bot.convert.mapping import MappingProblem, MappingTable, check_mappings
-from bot.convert.model import Run
+from bot.convert.model import LeftOut, Run
 from bot.convert.yamlio import dump_entries
 from bot.spec.model import BenchmarkSource, FileReport
 from bot.spec.policy import DEFAULT_POLICY, Policy
@@ -36,6 +36,14 @@ class Conversion:
     files: dict[str, list[dict[str, Any]]]  # `.eval_results/<name>.yaml` -> its entries
     unmapped: list[Unmapped] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # block writing
+    #: the input as the user named it: every finding printed names it
+    source: str = "<bytes>"
+    #: mapped scores whose value cannot be converted: block unless a partial result is allowed
+    left_out: list[LeftOut] = field(default_factory=list)
+    #: unmapped scores whose value is not a number: reported, not blocking
+    ignored: list[LeftOut] = field(default_factory=list)
+    #: unmapped scores of converted tasks (other metrics, subsets): not suggested by default
+    not_needed: list[Unmapped] = field(default_factory=list)
     mapping_problems: list[MappingProblem] = field(default_factory=list)  # block writing
     reports: list[FileReport] = field(default_factory=list)
 
@@ -48,19 +56,18 @@ class Conversion:
         return (
             not self.problems
             and not self.mapping_problems
-            and (allow_partial or not self.run_problems)
+            and (allow_partial or not (self.run_problems or self.left_out))
             and all(report.ok for report in self.reports)
         )
 
 
-def parse_output(content: bytes) -> Any:
-    """The output's JSON, or None when it is not JSON (an .eval zip archive, say)."""
-    if content[:4] == b"PK\x03\x04":
+def parse_output(content: bytes, filename: str = "<bytes>") -> Any:
+    """The output's JSON, or None when it is not JSON (an .eval zip archive, say); an output
+    that starts as JSON but is truncated, malformed or holds a key twice is a ConvertError
+    saying where (`bot.convert.jsonread`)."""
+    if content[:4] == b"PK\x03\x04" or not looks_like_json(content):
         return None
-    try:
-        return json.loads(content)
-    except (ValueError, UnicodeDecodeError):
-        return None
+    return read_json(content, filename)
 
 
 def read_input(path: Path) -> bytes:
@@ -81,7 +88,7 @@ def read_runs(
             f"{filename}: {len(content)} bytes, over the {MAX_INPUT_BYTES}-byte cap"
         )
     try:
-        data = parse_output(content)
+        data = parse_output(content, filename)
     except RecursionError as error:
         raise registry.ConvertError(
             f"{filename}: JSON nested too deeply to read; is it a framework's output?"
@@ -117,7 +124,7 @@ def entries_from(
         path = Path(source)
         content, shown = read_input(path), filename or str(source)
     adapter, runs = read_runs(content, shown, framework)
-    entries, unmapped, problems = build_entries(adapter.name, runs, mappings, source=source_info)
+    built = build_entries(adapter.name, runs, mappings, source=source_info)
     named = {(score.task, score.metric) for run in runs for score in run.scores}
     used = MappingTable(
         {
@@ -126,14 +133,18 @@ def entries_from(
             if row.framework == adapter.name and (row.task, row.metric) in named
         }
     )
-    files = group_by_file(entries)
+    files = group_by_file(built.entries)
     conversion = Conversion(
         adapter=adapter.name,
         runs=runs,
-        entries=entries,
+        entries=built.entries,
         files=files,
-        unmapped=unmapped,
-        problems=problems,
+        unmapped=built.unmapped,
+        problems=built.problems,
+        source=shown,
+        left_out=built.left_out,
+        ignored=built.ignored,
+        not_needed=built.not_needed,
         mapping_problems=check_mappings(used, benchmarks),
     )
     if files:

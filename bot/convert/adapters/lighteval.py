@@ -14,14 +14,16 @@ from typing import Any, ClassVar
 
 from bot.convert.adapters._common import (
     hub_id,
+    is_uncertainty,
     iso_from_filename,
     mapping,
+    not_a_number,
     number,
     sha40,
     text,
     version_text,
 )
-from bot.convert.model import Run, Scale, Score
+from bot.convert.model import LeftOut, Run, Scale, Score
 from bot.convert.registry import ConvertError, adapter
 
 FRACTION_METRICS = frozenset(
@@ -66,8 +68,11 @@ class LightevalAdapter:
             docs = config.get("effective_num_docs")
             version = version_text(versions.get(task, config.get("version")))
             for metric, raw in values.items():
+                if is_uncertainty(metric):
+                    continue
                 value = number(raw)
-                if metric.endswith("_stderr") or value is None:
+                if value is None:
+                    run.left_out.append(LeftOut(task, metric, not_a_number(raw)))
                     continue
                 stderr = number(values.get(f"{metric}_stderr"))
                 scale: Scale | None = "fraction" if metric in FRACTION_METRICS else None

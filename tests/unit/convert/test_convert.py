@@ -504,13 +504,15 @@ def test_evalscope_reports_written_by_evalscope() -> None:
             "notes": "EvalScope gsm8k",
         }
     ]
-    # a multi-subset report: the overall score maps, each subset is listed as unmapped
+    # a multi-subset report: the overall score maps; its subsets need no row, so none is
+    # suggested (they are kept apart as not needed)
     mmlu = entries_from(CONVERT / "evalscope/mmlu_pro.json", benchmarks=EXAMPLES, mappings=SHIPPED)
     assert_valid(mmlu)
     assert [entry["value"] for entry in mmlu.entries] == [
         float(percent(0.3658))
     ]  # as EvalScope rounded it
-    assert sorted(u.task for u in mmlu.unmapped) == [
+    assert mmlu.unmapped == []
+    assert sorted(u.task for u in mmlu.not_needed) == [
         "mmlu_pro/biology",
         "mmlu_pro/law",
         "mmlu_pro/math",
@@ -603,4 +605,6 @@ def test_lighteval_community_task_with_custom_metrics(tmp_path: Path) -> None:
     [file_bytes] = [dump_entries(entries) for entries in conversion.files.values()]
     assert b"value: 88.85298869143781\n" in file_bytes
     assert entry["date"] == "2025-12-12T15:11:59"
-    assert {u.metric for u in conversion.unmapped} == {"idk_score", "idk_freq", "extract_fail"}
+    # the task converted: its other metrics are rows it does not need, not suggestions
+    assert conversion.unmapped == []
+    assert {u.metric for u in conversion.not_needed} == {"idk_score", "idk_freq", "extract_fail"}
