@@ -28,6 +28,11 @@ if TYPE_CHECKING:
     from bot.spec.model import BenchmarkSource
 
 
+#: the EEE schema versions written; `bot.spec.eee.VERSIONS`, which `validate` and the reader
+#: use, must hold the same (tests/unit/convert/test_eee_versions.py)
+_EEE_VERSIONS = ("0.2.0", "0.2.2", "0.3.0")
+
+
 class _Usage(Exception):
     """Exit status 2, message on stderr."""
 
@@ -48,7 +53,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--out", metavar="DIR", help="model repo folder to merge results into")
     parser.add_argument("--to", choices=("results", "eee"), default="results")
     parser.add_argument("--model-repo", metavar="ID", help="the model (required with --to eee)")
-    parser.add_argument("--eee-version", default="0.3.0", choices=("0.2.0", "0.2.2", "0.3.0"))
+    parser.add_argument("--eee-version", default="0.3.0", choices=_EEE_VERSIONS)
     parser.add_argument(
         "--allow-partial", action="store_true", help="write results of failed or partial runs"
     )
