@@ -8,6 +8,7 @@ the bot would on a pull request. Nothing is written: the caller decides, from `o
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from bot.convert.jsonread import looks_like_json, read_json
 from bot.convert.mapping import MappingProblem, MappingTable, check_mappings
 from bot.convert.model import LeftOut, Run
 from bot.convert.yamlio import dump_entries
-from bot.spec.model import BenchmarkSource, FileReport
+from bot.spec.model import Benchmark, BenchmarkSource, FileReport
 from bot.spec.policy import DEFAULT_POLICY, Policy
 from bot.spec.validate import validate_results_files
 
@@ -101,6 +102,27 @@ def read_runs(
     return chosen, chosen.read(filename, content, data)
 
 
+#: distinct datasets looked up for one conversion's suggestions and checks (each may be a
+#: Hub request); beyond it, suggestions name the framework side only
+MAX_LOOKUPS = 32
+
+
+def _looked_up(benchmarks: BenchmarkSource) -> Callable[[str], Benchmark | None]:
+    """`benchmarks.lookup`, once per dataset id and at most `MAX_LOOKUPS` times."""
+    seen: dict[str, Benchmark | None] = {}
+
+    def benchmark_of(dataset_id: str) -> Benchmark | None:
+        key = dataset_id.lower()
+        if key not in seen:
+            if len(seen) >= MAX_LOOKUPS:
+                return None
+            found = benchmarks.lookup(dataset_id, None)
+            seen[key] = found if isinstance(found, Benchmark) else None
+        return seen[key]
+
+    return benchmark_of
+
+
 def entries_from(
     source: str | Path | bytes,
     *,
@@ -124,7 +146,9 @@ def entries_from(
         path = Path(source)
         content, shown = read_input(path), filename or str(source)
     adapter, runs = read_runs(content, shown, framework)
-    built = build_entries(adapter.name, runs, mappings, source=source_info)
+    built = build_entries(
+        adapter.name, runs, mappings, source=source_info, benchmark_of=_looked_up(benchmarks)
+    )
     named = {(score.task, score.metric) for run in runs for score in run.scores}
     used = MappingTable(
         {

@@ -12,13 +12,16 @@ two entries for one leaderboard cell, which validation then reports as a duplica
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.convert.evidence import disagreement, suggested_row
 from bot.convert.mapping import MappingTable, mapping_line
 from bot.convert.model import LeftOut, Run, Score
 from bot.convert.scale import SCALE_TOP, rescale
 from bot.spec.formats import benchmark_file_stem
+from bot.spec.model import Benchmark
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,15 +61,25 @@ class Built:
     not_needed: list[Unmapped] = field(default_factory=list)
 
 
+#: a benchmark by its Hub id, or None when it cannot be read (`entries_from` looks them up)
+BenchmarkOf = Callable[[str], Benchmark | None]
+
+
+def _no_benchmarks(_dataset_id: str) -> Benchmark | None:
+    return None
+
+
 def build_entries(
     adapter: str,
     runs: list[Run],
     table: MappingTable,
     *,
     source: dict[str, str] | None = None,
+    benchmark_of: BenchmarkOf = _no_benchmarks,
 ) -> Built:
     """The entries of `runs`, the scores left unmapped or out, and problems; `source` is the
-    user's `source.url`/`name`."""
+    user's `source.url`/`name`. `benchmark_of` gives the eval.yaml a row's recorded evidence
+    is checked against, and completes the rows suggested for datasets that are benchmarks."""
     built = Built()
     by_key: dict[tuple[str, str, str | None], dict[str, Any]] = {}
     for run in runs:
@@ -74,24 +87,10 @@ def build_entries(
             mapped = table.find(adapter, left.task, left.metric) is not None
             (built.left_out if mapped else built.ignored).append(left)
         for score in run.scores:
-            target = _target(adapter, run, score, table, built)
+            target = _target(adapter, run, score, table, built, benchmark_of)
             if target is None:
                 if score.declared is None and table.find(adapter, score.task, score.metric) is None:
-                    built.unmapped.append(
-                        Unmapped(
-                            adapter,
-                            score.task,
-                            score.metric,
-                            score.value,
-                            mapping_line(
-                                adapter,
-                                score.task,
-                                score.metric,
-                                scale_known=score.scale is not None,
-                            ),
-                            score,
-                        )
-                    )
+                    built.unmapped.append(_unmapped(adapter, score, benchmark_of))
                 continue
             dataset_id, task_id, metric_id, notes, value, extra = target
             built.converted.add(score.task)
@@ -108,6 +107,18 @@ def build_entries(
         if "metrics" in entry:
             entry["metrics"].sort(key=lambda metric: metric["metric_id"])
     return built
+
+
+def _unmapped(adapter: str, score: Score, benchmark_of: BenchmarkOf) -> Unmapped:
+    """The score with the row to add: completed from the evidence when the dataset the
+    output records is a benchmark evalbot can read, else the framework side only."""
+    benchmark = benchmark_of(score.dataset_id) if score.dataset_id is not None else None
+    line = (
+        suggested_row(adapter, score, benchmark)
+        if benchmark is not None
+        else mapping_line(adapter, score.task, score.metric, scale_known=score.scale is not None)
+    )
+    return Unmapped(adapter, score.task, score.metric, score.value, line, score)
 
 
 def _set_aside_not_needed(built: Built, runs: list[Run]) -> None:
@@ -133,8 +144,13 @@ def _set_aside_not_needed(built: Built, runs: list[Run]) -> None:
 Target = tuple[str, str, str | None, str | None, float | int, dict[str, Any]]
 
 
-def _target(
-    adapter: str, run: Run, score: Score, table: MappingTable, built: Built
+def _target(  # noqa: PLR0917  (one call site)
+    adapter: str,
+    run: Run,
+    score: Score,
+    table: MappingTable,
+    built: Built,
+    benchmark_of: BenchmarkOf,
 ) -> Target | None:
     declared = score.declared
     if declared is not None:
@@ -155,6 +171,10 @@ def _target(
         )
     mapping = table.find(adapter, score.task, score.metric)
     if mapping is None:
+        return None
+    contradiction = disagreement(score, mapping, benchmark_of(mapping.benchmark))
+    if contradiction is not None:
+        built.problems.append(contradiction)
         return None
     source_scale = mapping.source_scale or score.scale
     if source_scale is None:

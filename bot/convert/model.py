@@ -36,6 +36,10 @@ class Score:
     higher_is_better: bool | None = None
     dataset_id: str | None = None  # the dataset the framework read, when it is a Hub id
     dataset_revision: str | None = None
+    #: the dataset config (subset) and split the framework read, when the output records them:
+    #: the evidence a mapping row is checked against (`bot.convert.evidence`)
+    dataset_config: str | None = None
+    dataset_split: str | None = None
     #: the task this one is a part of (an lm-eval group's subtask, an EvalScope subset): when
     #: the parent is converted, the part needs no row of its own and is not suggested one
     parent: str | None = None

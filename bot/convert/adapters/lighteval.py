@@ -86,9 +86,18 @@ class LightevalAdapter:
                         num_samples=docs if isinstance(docs, int) and docs > 0 else None,
                         dataset_id=hub_id(config.get("hf_repo")),
                         dataset_revision=text(config.get("hf_revision")),
+                        dataset_config=text(config.get("hf_subset")),
+                        dataset_split=_split(config.get("evaluation_splits")),
                         task_version=version,
                     )
                 )
         if not run.scores:
             run.problems.append("the file holds no numeric score")
         return [run]
+
+
+def _split(splits: object) -> str | None:
+    """The one split a task was scored on (`evaluation_splits: ["train"]`), else None."""
+    if isinstance(splits, list | tuple) and len(splits) == 1:
+        return text(splits[0])
+    return None

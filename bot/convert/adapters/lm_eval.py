@@ -154,6 +154,9 @@ def _scores(
     left_out: list[LeftOut],
 ) -> list[Score]:
     dataset_id = hub_id(config.get("dataset_path"))
+    # lm-eval scores `test_split`, or `validation_split` when a task has no test split (GPQA)
+    split = text(config.get("test_split")) or text(config.get("validation_split"))
+    dataset_config = text(config.get("dataset_name"))
     kwargs = mapping(config.get("dataset_kwargs"))
     revision = text(kwargs.get("revision"))
     scores: list[Score] = []
@@ -179,6 +182,8 @@ def _scores(
                 higher_is_better=direction if isinstance(direction, bool) else None,
                 dataset_id=dataset_id,
                 dataset_revision=revision,
+                dataset_config=dataset_config,
+                dataset_split=split,
             )
         )
     return scores

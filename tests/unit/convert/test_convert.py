@@ -57,6 +57,14 @@ def local(
     return DirectoryBenchmarkSource(tmp_path / "benchmarks"), table
 
 
+def recorded_dataset(path: Path) -> str:
+    """The Hub dataset the output says it ran on (the benchmark a row for it must name), or a
+    test benchmark when it records none."""
+    _adapter, runs = read_runs(path.read_bytes(), path.name)
+    found = {score.dataset_id for run in runs for score in run.scores if score.dataset_id}
+    return found.pop() if found else "test-org/bench"
+
+
 def assert_valid(conversion: Conversion) -> None:
     assert conversion.reports, "no file was produced"
     for report in conversion.reports:
@@ -176,12 +184,13 @@ def test_inspect_logs(
     problem: str | None,
     run: dict[str, Any],
 ) -> None:
+    bench = recorded_dataset(name)
     source, table = local(
         tmp_path,
-        "test-org/bench",
+        bench,
         "main",
         f'  - {{framework: inspect-ai, task: "{task}", metric: "{metric}",'
-        " benchmark: test-org/bench, task_id: main, scale: percent, source_scale: fraction}\n",
+        f" benchmark: {bench}, task_id: main, scale: percent, source_scale: fraction}}\n",
     )
     conversion = entries_from(name, benchmarks=source, mappings=table)
     assert_valid(conversion)
@@ -449,12 +458,13 @@ def test_real_eval_archives(
     assert task is not None
     assert metric is not None
     assert value is not None
+    bench = recorded_dataset(path)
     source, table = local(
         tmp_path,
-        "test-org/bench",
+        bench,
         "main",
         f'  - {{framework: inspect-ai, task: "{task}", metric: "{metric}",'
-        " benchmark: test-org/bench, task_id: main, scale: fraction}\n",
+        f" benchmark: {bench}, task_id: main, scale: fraction}}\n",
     )
     conversion = entries_from(path, benchmarks=source, mappings=table)
     assert_valid(conversion)
@@ -471,8 +481,11 @@ def test_lighteval_nan_and_unknown_scales(tmp_path: Path) -> None:
         '  - {framework: lighteval, task: "glue:cola|0", metric: custom_reward,'
         " benchmark: nyu-mll/glue, task_id: cola, scale: percent}\n"
         '  - {framework: lighteval, task: "mmlu:anatomy|5", metric: acc,'
-        " benchmark: nyu-mll/glue, task_id: cola, scale: percent, notes: anatomy}\n",
+        " benchmark: lighteval/mmlu, task_id: anatomy, scale: percent}\n",
     )
+    mmlu = tmp_path / "benchmarks" / "lighteval" / "mmlu"  # what the file says it ran on
+    mmlu.mkdir(parents=True)
+    (mmlu / "eval.yaml").write_text("name: m\ndescription: d\ntasks:\n  - id: anatomy\n")
     conversion = entries_from(path, benchmarks=source, mappings=table)
     # custom_reward's scale is not known: the row must say it; nothing is written meanwhile
     assert conversion.problems == [

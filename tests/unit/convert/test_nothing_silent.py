@@ -30,23 +30,24 @@ EXAMPLES = DirectoryBenchmarkSource(ROOT / "examples" / "benchmarks")
 SHIPPED = parse_mappings(
     "config/convert/mappings.yaml", (ROOT / "config/convert/mappings.yaml").read_bytes()
 )
+#: the real file's two tasks, each mapped to the dataset it records (`configs[t].dataset_path`)
 MATH_ROWS = (
     b"mappings:\n"
     b'  - {framework: lm-eval, task: math_rephrased_full, metric: "exact_match,none",'
-    b" benchmark: test-org/math, task_id: rephrased, scale: percent}\n"
+    b" benchmark: stellaathena/math_rephrased_full, task_id: default, scale: percent}\n"
     b'  - {framework: lm-eval, task: math_perturbed_full, metric: "exact_match,none",'
-    b" benchmark: test-org/math, task_id: perturbed, scale: percent}\n"
+    b" benchmark: stellaathena/math_perturbed_5000, task_id: default, scale: percent}\n"
 )
 
 
 @pytest.fixture
 def math_benchmark(tmp_path: Path) -> tuple[DirectoryBenchmarkSource, MappingTable]:
-    folder = tmp_path / "benchmarks" / "test-org" / "math"
-    folder.mkdir(parents=True)
-    (folder / "eval.yaml").write_text(
-        "name: math\ndescription: written by the test\ntasks:\n"
-        "  - id: rephrased\n  - id: perturbed\n"
-    )
+    for name in ("math_rephrased_full", "math_perturbed_5000"):
+        folder = tmp_path / "benchmarks" / "stellaathena" / name
+        folder.mkdir(parents=True)
+        (folder / "eval.yaml").write_text(
+            "name: math\ndescription: written by the test\ntasks:\n  - id: default\n"
+        )
     return DirectoryBenchmarkSource(tmp_path / "benchmarks"), parse_mappings("t.yaml", MATH_ROWS)
 
 
@@ -88,7 +89,9 @@ def test_a_score_that_is_not_one_refuses_the_run_naming_file_task_and_metric(
     assert "--allow-partial" in line
     # --allow-partial keeps the other score and names the one left out
     assert conversion.ok(allow_partial=True)
-    assert [entry["dataset"]["task_id"] for entry in conversion.entries] == ["perturbed"]
+    assert [entry["dataset"]["id"] for entry in conversion.entries] == [
+        "stellaathena/math_perturbed_5000"
+    ]
     [note] = [line for line in findings(conversion, allow_partial=True) if "rephrased" in line]
     assert note.startswith(f"warning: {name}: task `math_rephrased_full`")
     assert "left out" in note
