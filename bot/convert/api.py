@@ -149,14 +149,9 @@ def entries_from(
     built = build_entries(
         adapter.name, runs, mappings, source=source_info, benchmark_of=_looked_up(benchmarks)
     )
-    named = {(score.task, score.metric) for run in runs for score in run.scores}
-    used = MappingTable(
-        {
-            key: row
-            for key, row in mappings.rows.items()
-            if row.framework == adapter.name and (row.task, row.metric) in named
-        }
-    )
+    # the rows this output's scores name (looked up per score: the table may hold thousands)
+    named = {(adapter.name, score.task, score.metric) for run in runs for score in run.scores}
+    used = MappingTable({key: mappings.rows[key] for key in named if key in mappings.rows})
     files = group_by_file(built.entries)
     conversion = Conversion(
         adapter=adapter.name,

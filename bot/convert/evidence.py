@@ -38,7 +38,8 @@ def disagreement(score: Score, mapping: Mapping, benchmark: Benchmark | None) ->
     found: list[str] = []
     if score.dataset_id is not None and score.dataset_id.lower() != expected.lower():
         found.append(f"dataset `{score.dataset_id}`, not `{expected}`")
-    task = benchmark.task(mapping.task_id) if benchmark is not None else None
+    recorded = score.dataset_config is not None or score.dataset_split is not None
+    task = benchmark.task(mapping.task_id) if benchmark is not None and recorded else None
     if task is not None:
         if (
             score.dataset_config is not None
