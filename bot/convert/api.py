@@ -8,7 +8,6 @@ the bot would on a pull request. Nothing is written: the caller decides, from `o
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from bot.convert.jsonread import looks_like_json, read_json
 from bot.convert.mapping import MappingProblem, MappingTable, check_mappings
 from bot.convert.model import LeftOut, Run
 from bot.convert.yamlio import dump_entries
-from bot.spec.model import Benchmark, BenchmarkSource, FileReport
+from bot.spec.model import Benchmark, BenchmarkLookup, BenchmarkSource, FileReport
 from bot.spec.policy import DEFAULT_POLICY, Policy
 from bot.spec.validate import validate_results_files
 
@@ -102,25 +101,48 @@ def read_runs(
     return chosen, chosen.read(filename, content, data)
 
 
-#: distinct datasets looked up for one conversion's suggestions and checks (each may be a
-#: Hub request); beyond it, suggestions name the framework side only
-MAX_LOOKUPS = 32
+#: datasets no row names that one conversion looks up to complete its suggestions (each may
+#: be a Hub request); beyond them, suggestions name the framework side only
+MAX_SUGGESTION_LOOKUPS = 32
 
 
-def _looked_up(benchmarks: BenchmarkSource) -> Callable[[str], Benchmark | None]:
-    """`benchmarks.lookup`, once per dataset id and at most `MAX_LOOKUPS` times."""
-    seen: dict[str, Benchmark | None] = {}
+class _Remembered:
+    """The benchmark source, each benchmark read once per conversion: the mapping check, the
+    evidence check and the validation of the entries all ask for the same ones."""
 
-    def benchmark_of(dataset_id: str) -> Benchmark | None:
-        key = dataset_id.lower()
-        if key not in seen:
-            if len(seen) >= MAX_LOOKUPS:
-                return None
-            found = benchmarks.lookup(dataset_id, None)
-            seen[key] = found if isinstance(found, Benchmark) else None
-        return seen[key]
+    def __init__(self, source: BenchmarkSource) -> None:
+        self._source = source
+        self._seen: dict[tuple[str, str | None], BenchmarkLookup] = {}
+        self._suggested = 0
 
-    return benchmark_of
+    def lookup(self, dataset_id: str, revision: str | None) -> BenchmarkLookup:
+        key = (dataset_id.lower(), revision)
+        found = self._seen.get(key)
+        if found is None:
+            found = self._seen[key] = self._source.lookup(dataset_id, revision)
+        return found
+
+    def benchmark(self, dataset_id: str) -> Benchmark | None:
+        """The benchmark a row names (always read: the row is checked against it)."""
+        found = self.lookup(dataset_id, None)
+        return found if isinstance(found, Benchmark) else None
+
+    def look_up_suggestions(self, unmapped: list[Unmapped]) -> None:
+        """Read the benchmarks the unmapped scores' recorded datasets may be, in the output's
+        order and up to the cap, so that their suggested rows can name them."""
+        for item in unmapped:
+            dataset_id = item.score.dataset_id
+            if dataset_id is None or (dataset_id.lower(), None) in self._seen:
+                continue
+            if self._suggested >= MAX_SUGGESTION_LOOKUPS:
+                return
+            self._suggested += 1
+            self.lookup(dataset_id, None)
+
+    def known(self, dataset_id: str) -> Benchmark | None:
+        """The benchmark `dataset_id` is, if it was read already (no new lookup)."""
+        found = self._seen.get((dataset_id.lower(), None))
+        return found if isinstance(found, Benchmark) else None
 
 
 def entries_from(
@@ -146,9 +168,16 @@ def entries_from(
         path = Path(source)
         content, shown = read_input(path), filename or str(source)
     adapter, runs = read_runs(content, shown, framework)
+    remembered = _Remembered(benchmarks)
     built = build_entries(
-        adapter.name, runs, mappings, source=source_info, benchmark_of=_looked_up(benchmarks)
+        adapter.name,
+        runs,
+        mappings,
+        source=source_info,
+        benchmark_of=remembered.benchmark,
+        suggestion_of=remembered.known,
     )
+    remembered.look_up_suggestions(built.unmapped)
     # the rows this output's scores name (looked up per score: the table may hold thousands)
     named = {(adapter.name, score.task, score.metric) for run in runs for score in run.scores}
     used = MappingTable({key: mappings.rows[key] for key in named if key in mappings.rows})
@@ -164,9 +193,9 @@ def entries_from(
         left_out=built.left_out,
         ignored=built.ignored,
         not_needed=built.not_needed,
-        mapping_problems=check_mappings(used, benchmarks),
+        mapping_problems=check_mappings(used, remembered),
     )
     if files:
         contents = {path: dump_entries(file_entries) for path, file_entries in files.items()}
-        conversion.reports = validate_results_files(contents, benchmarks, policy=policy)
+        conversion.reports = validate_results_files(contents, remembered, policy=policy)
     return conversion

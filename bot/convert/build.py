@@ -23,15 +23,38 @@ from bot.convert.scale import SCALE_TOP, rescale
 from bot.spec.formats import benchmark_file_stem
 from bot.spec.model import Benchmark
 
+#: a benchmark by its Hub id, or None when it cannot be read (`entries_from` looks them up)
+BenchmarkOf = Callable[[str], Benchmark | None]
+
+
+def _no_benchmarks(_dataset_id: str) -> Benchmark | None:
+    return None
+
 
 @dataclass(frozen=True, slots=True)
 class Unmapped:
+    """A score no row maps; `line` is the row to add."""
+
     framework: str
     task: str
     metric: str
     value: float | int
-    line: str  # the mapping row to add
-    score: Score | None = None
+    score: Score
+    #: the benchmark the score's recorded dataset is, among those the conversion read (no
+    #: lookup happens here): `line` is built when it is read, usually for a few rows only
+    benchmark_of: BenchmarkOf = field(default=_no_benchmarks, compare=False, repr=False)
+
+    @property
+    def line(self) -> str:
+        """The row to add: completed from the evidence when the dataset the output records is
+        a benchmark evalbot can read, else the framework side only."""
+        dataset_id = self.score.dataset_id
+        benchmark = self.benchmark_of(dataset_id) if dataset_id is not None else None
+        if benchmark is not None:
+            return suggested_row(self.framework, self.score, benchmark)
+        return mapping_line(
+            self.framework, self.task, self.metric, scale_known=self.score.scale is not None
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,14 +84,6 @@ class Built:
     not_needed: list[Unmapped] = field(default_factory=list)
 
 
-#: a benchmark by its Hub id, or None when it cannot be read (`entries_from` looks them up)
-BenchmarkOf = Callable[[str], Benchmark | None]
-
-
-def _no_benchmarks(_dataset_id: str) -> Benchmark | None:
-    return None
-
-
 def build_entries(
     adapter: str,
     runs: list[Run],
@@ -76,10 +91,12 @@ def build_entries(
     *,
     source: dict[str, str] | None = None,
     benchmark_of: BenchmarkOf = _no_benchmarks,
+    suggestion_of: BenchmarkOf = _no_benchmarks,
 ) -> Built:
     """The entries of `runs`, the scores left unmapped or out, and problems; `source` is the
     user's `source.url`/`name`. `benchmark_of` gives the eval.yaml a row's recorded evidence
-    is checked against, and completes the rows suggested for datasets that are benchmarks."""
+    is checked against; `suggestion_of` the benchmark an unmapped score's recorded dataset is,
+    which completes the row suggested for it."""
     built = Built()
     by_key: dict[tuple[str, str, str | None], dict[str, Any]] = {}
     for run in runs:
@@ -90,7 +107,11 @@ def build_entries(
             target = _target(adapter, run, score, table, built, benchmark_of)
             if target is None:
                 if score.declared is None and table.find(adapter, score.task, score.metric) is None:
-                    built.unmapped.append(_unmapped(adapter, score, benchmark_of))
+                    built.unmapped.append(
+                        Unmapped(
+                            adapter, score.task, score.metric, score.value, score, suggestion_of
+                        )
+                    )
                 continue
             dataset_id, task_id, metric_id, notes, value, extra = target
             built.converted.add(score.task)
@@ -107,18 +128,6 @@ def build_entries(
         if "metrics" in entry:
             entry["metrics"].sort(key=lambda metric: metric["metric_id"])
     return built
-
-
-def _unmapped(adapter: str, score: Score, benchmark_of: BenchmarkOf) -> Unmapped:
-    """The score with the row to add: completed from the evidence when the dataset the
-    output records is a benchmark evalbot can read, else the framework side only."""
-    benchmark = benchmark_of(score.dataset_id) if score.dataset_id is not None else None
-    line = (
-        suggested_row(adapter, score, benchmark)
-        if benchmark is not None
-        else mapping_line(adapter, score.task, score.metric, scale_known=score.scale is not None)
-    )
-    return Unmapped(adapter, score.task, score.metric, score.value, line, score)
 
 
 def _set_aside_not_needed(built: Built, runs: list[Run]) -> None:

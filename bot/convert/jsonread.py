@@ -13,6 +13,7 @@ could not be computed); the adapters report such values as scores left out.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import json
 import json.decoder
@@ -47,6 +48,10 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return found
 
 
+#: built once: `json.loads(..., object_pairs_hook=...)` builds a decoder per call
+_STRICT = json.JSONDecoder(object_pairs_hook=_unique)
+
+
 def looks_like_json(content: bytes) -> bool:
     """Whether the bytes start as a JSON object or array would (after blanks and a BOM)."""
     head = content[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
@@ -58,14 +63,14 @@ def read_json(content: bytes, filename: str) -> Any:
     of a syntax error, of the end of a truncated file, or of an object with a duplicate key.
     RecursionError (nesting deeper than Python reads) is left to the caller."""
     try:
-        text = content.decode("utf-8-sig")
+        text = content.removeprefix(codecs.BOM_UTF8).decode("utf-8")
     except UnicodeDecodeError as error:
         raise ConvertError(
             f"{filename}: not UTF-8 text (byte {error.start}); a framework writes its JSON"
             " output as UTF-8"
         ) from error
     try:
-        return json.loads(text, object_pairs_hook=_unique)
+        return _STRICT.decode(text)
     except _DuplicateKey as duplicate:
         raise ConvertError(_duplicate_message(filename, text, duplicate.key)) from None
     except json.JSONDecodeError as error:

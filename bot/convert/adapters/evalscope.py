@@ -11,7 +11,6 @@ problem.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, ClassVar
 
 from bot.convert.adapters._common import is_uncertainty, mapping, not_a_number, number, text
@@ -93,15 +92,23 @@ def _scores(task: str, metric: dict[str, Any], left_out: list[LeftOut]) -> list[
             if subset_value is None:
                 left_out.append(LeftOut(subset_task, name, not_a_number(subset.get("score"))))
                 continue
-            part = _score(subset_task, name, subset_value, scale, higher, subset.get("num"))
-            found.append(replace(part, parent=task))
+            found.append(
+                _score(subset_task, name, subset_value, scale, higher, subset.get("num"), task)
+            )
     return found
 
 
 def _score(  # noqa: PLR0917  (one call shape, two call sites)
-    task: str, name: str, value: float | int, scale: Scale | None, higher: bool | None, count: Any
+    task: str,
+    name: str,
+    value: float | int,
+    scale: Scale | None,
+    higher: bool | None,
+    count: Any,
+    parent: str | None = None,
 ) -> Score:
     return Score(
+        parent=parent,
         task=task,
         metric=name,
         value=value,

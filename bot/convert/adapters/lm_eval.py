@@ -11,7 +11,6 @@ partial.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, ClassVar
 
 from bot.convert.adapters._common import (
@@ -106,13 +105,11 @@ class LmEvalAdapter:
                     mapping(higher.get(task)),
                     task_config,
                     effective,
+                    version=version_text(versions.get(task)),
+                    parent=parents.get(task),
                     left_out=run.left_out,
                 )
-                version = version_text(versions.get(task))
-                run.scores.extend(
-                    replace(score, task_version=version, parent=parents.get(task))
-                    for score in found
-                )
+                run.scores.extend(found)
         if not run.scores:
             run.problems.append("the file holds no numeric score")
         return [run]
@@ -151,6 +148,8 @@ def _scores(
     config: dict[str, Any],
     effective: Any,
     *,
+    version: str | None,
+    parent: str | None,
     left_out: list[LeftOut],
 ) -> list[Score]:
     dataset_id = hub_id(config.get("dataset_path"))
@@ -184,6 +183,8 @@ def _scores(
                 dataset_revision=revision,
                 dataset_config=dataset_config,
                 dataset_split=split,
+                task_version=version,
+                parent=parent,
             )
         )
     return scores

@@ -293,3 +293,33 @@ def test_the_suggestion_for_a_known_benchmark_is_a_complete_row() -> None:
         content, filename="r.json", benchmarks=EXAMPLES, mappings=SHIPPED
     ).unmapped
     assert "benchmark: Idavidrein/gpqa, task_id: <task id from its eval.yaml>" in vague.line
+
+
+class CountingSource:
+    """The example benchmarks, counting the lookups made through it."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def lookup(self, dataset_id: str, revision: str | None) -> Any:
+        self.asked.append(dataset_id)
+        return EXAMPLES.lookup(dataset_id, revision)
+
+
+def test_suggestion_lookups_are_capped_and_each_benchmark_is_read_once() -> None:
+    """Each lookup may be a Hub request: a run over 40 unknown datasets asks for 32, once each,
+    and the row's benchmark is read once for the mapping check, the evidence and validation."""
+    data = json.loads(lm_eval_run("gpqa_diamond_zeroshot", {"acc,none": 0.5}, GPQA))
+    data["configs"]["gpqa_diamond_zeroshot"]["dataset_name"] = "gpqa_diamond"
+    for n in range(40):
+        data["results"][f"custom_{n}"] = {"acc,none": 0.5}
+        data["configs"][f"custom_{n}"] = {"dataset_path": f"someone/data_{n}"}
+    source = CountingSource()
+    conversion = entries_from(
+        json.dumps(data).encode(), filename="r.json", benchmarks=source, mappings=SHIPPED
+    )
+    assert conversion.ok(), conversion.problems
+    assert len(conversion.unmapped) == 40
+    assert source.asked.count("Idavidrein/gpqa") == 1
+    unknown = [name for name in source.asked if name.startswith("someone/")]
+    assert len(unknown) == len(set(unknown)) == 32
