@@ -88,6 +88,12 @@ def read_json(content: bytes, filename: str) -> Any:
                 f" complete ({error.msg}): the file is truncated; convert the complete output"
                 " the framework wrote"
             ) from None
+        if error.msg == "Extra data":
+            raise ConvertError(
+                f"{filename}: a second JSON value starts at line {error.lineno} column"
+                f" {error.colno} (JSON Lines?): evalbot converts one JSON document per file,"
+                " such as an aggregate results file, not per-sample rows"
+            ) from None
         raise ConvertError(
             f"{filename}: not valid JSON at line {error.lineno} column {error.colno}: {error.msg}"
         ) from None

@@ -174,6 +174,17 @@ def test_a_truncated_json_says_where_it_ends() -> None:
         entries_from(broken, filename="results.json", benchmarks=EXAMPLES, mappings=SHIPPED)
 
 
+def test_json_lines_are_named_as_such() -> None:
+    """Per-sample JSON Lines (EEE instance-level rows) are not a document evalbot converts."""
+    sample = (
+        SAMPLES
+        / "real-world/every_eval_ever/demo_f3a1c0de-4b2e-4c1a-9f6d-1b7e5a2c8d40_samples.jsonl"
+    )
+    row = sample.read_bytes().strip() + b"\n"
+    with pytest.raises(ConvertError, match=r"rows\.jsonl: a second JSON value starts at line 2"):
+        entries_from(row * 2, filename="rows.jsonl", benchmarks=EXAMPLES, mappings=SHIPPED)
+
+
 def inspect_log(metrics: dict[str, float]) -> bytes:
     """The real inspect log, its score's metrics replaced (as inspect_evals' IFEval names them)."""
     log: dict[str, Any] = json.loads(
