@@ -57,11 +57,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--allow-partial", action="store_true", help="write results of failed or partial runs"
     )
-    parser.add_argument(
-        "--all-suggestions",
-        action="store_true",
-        help="list every unmapped score's row, not the first ones",
-    )
     parser.add_argument("--check-mappings", action="store_true", help="check the table, exit")
     parser.add_argument("--list", action="store_true", help="list the converters, exit")
     parser.set_defaults(run=run)
