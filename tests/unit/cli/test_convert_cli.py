@@ -208,3 +208,20 @@ def test_several_inputs_each_finding_names_its_file(
     # the unmapped task of each file is listed under that file's name
     for shown in paths:
         assert f"{shown}: 1 score(s) of 1 task(s) not mapped" in err
+
+
+def test_all_suggestions_lists_the_rows_the_cap_leaves_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = json.loads(json.dumps(LEADERBOARD))
+    for n in range(12):
+        run["results"][f"custom_{n}"] = {"acc,none": 0.5}
+    source = tmp_path / "results.json"
+    source.write_text(json.dumps(run))
+    assert main(["convert", str(source), "--benchmarks", BENCHMARKS]) == 0
+    capped = capsys.readouterr().err
+    assert "... and 3 more row(s) for 3 task(s): --all-suggestions lists them" in capped
+    assert main(["convert", str(source), "--benchmarks", BENCHMARKS, "--all-suggestions"]) == 0
+    listed = capsys.readouterr().err
+    assert "more row(s)" not in listed
+    assert listed.count("  - {framework:") == 13
