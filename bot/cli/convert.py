@@ -157,7 +157,8 @@ def _emit(conversions: list[Conversion], args: argparse.Namespace, source: Bench
         )
         return 1
     if not files:
-        print("evalbot convert: no score is mapped: nothing to write", file=sys.stderr)
+        which = ", ".join(conversion.source for conversion in conversions)
+        print(f"evalbot convert: no score is mapped in {which}: nothing to write", file=sys.stderr)
         return 1
     if args.out is None:
         from bot.convert.yamlio import dump_entries

@@ -225,3 +225,10 @@ def test_all_suggestions_lists_the_rows_the_cap_leaves_out(
     listed = capsys.readouterr().err
     assert "more row(s)" not in listed
     assert listed.count("  - {framework:") == 13
+
+
+def test_nothing_mapped_names_the_inputs(capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(CONVERT / "lm-eval/gemma-2b_results_2026-01-16T15-23-47.285735.json")
+    assert main(["convert", path, "--benchmarks", BENCHMARKS]) == 1
+    err = capsys.readouterr().err
+    assert err.rstrip().endswith(f"evalbot convert: no score is mapped in {path}: nothing to write")
