@@ -67,6 +67,10 @@ class LightevalAdapter:
             config = mapping(configs.get(task))
             docs = config.get("effective_num_docs")
             version = version_text(versions.get(task, config.get("version")))
+            # what the task read, the same for each of its metrics
+            samples = docs if isinstance(docs, int) and docs > 0 else None
+            dataset_id, revision = hub_id(config.get("hf_repo")), text(config.get("hf_revision"))
+            subset, split = text(config.get("hf_subset")), _split(config.get("evaluation_splits"))
             for metric, raw in values.items():
                 if is_uncertainty(metric):
                     continue
@@ -83,11 +87,11 @@ class LightevalAdapter:
                         value=value,
                         scale=scale,
                         stderr=float(stderr) if stderr is not None else None,
-                        num_samples=docs if isinstance(docs, int) and docs > 0 else None,
-                        dataset_id=hub_id(config.get("hf_repo")),
-                        dataset_revision=text(config.get("hf_revision")),
-                        dataset_config=text(config.get("hf_subset")),
-                        dataset_split=_split(config.get("evaluation_splits")),
+                        num_samples=samples,
+                        dataset_id=dataset_id,
+                        dataset_revision=revision,
+                        dataset_config=subset,
+                        dataset_split=split,
                         task_version=version,
                     )
                 )
