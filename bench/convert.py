@@ -1,7 +1,10 @@
 """Entries converted per second from a generated 1,000-task lm-eval results file, against
-`json.load` of the same file in the same run (medians of repeated runs; ratio printed).
+`json.load` of the same file in the same run (medians of repeated runs; ratio printed); then
+the median time of converting each real output of the test corpus (`tests/samples/convert`,
+with the shipped mapping rows and example benchmarks), and of a generated 50 MB lm-eval file
+(1,000 tasks whose configs carry long prompts, as a run with long few-shot prompts writes).
 
-Run: `.venv/bin/python bench/convert.py [--tasks 1000] [--repeat 15]`.
+Run: `.venv/bin/python bench/convert.py [--tasks 1000] [--repeat 15] [--corpus-repeat 9]`.
 """
 
 from __future__ import annotations
@@ -10,13 +13,17 @@ import argparse
 import io
 import json
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.timing import median_seconds
 from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 from bot.convert import entries_from
-from bot.convert.mapping import parse_mappings
+from bot.convert.mapping import MappingTable, parse_mappings
 
 
 def generated(tasks: int) -> bytes:
@@ -36,10 +43,62 @@ def generated(tasks: int) -> bytes:
     ).encode()
 
 
+ROOT = Path(__file__).parents[1]
+CORPUS = ROOT / "tests" / "samples" / "convert"
+
+
+def large(tasks: int, target_bytes: int) -> bytes:
+    """An lm-eval results file of about `target_bytes`: its bulk is the tasks' configs."""
+    prompt = "Question: " + "x" * max(0, target_bytes // tasks - 600)
+    results = {f"task_{n}": {"alias": f"task_{n}", "acc,none": 0.5} for n in range(tasks)}
+    configs = {
+        name: {"task": name, "dataset_path": "bench-org/bench", "doc_to_text": prompt}
+        for name in results
+    }
+    return json.dumps(
+        {"results": results, "configs": configs, "versions": {}, "lm_eval_version": "0.4.9.2"}
+    ).encode()
+
+
+def corpus(repeat: int) -> None:
+    """Median conversion time of each real output, with the shipped rows."""
+    examples = DirectoryBenchmarkSource(ROOT / "examples" / "benchmarks")
+    rows = ROOT / "config" / "convert" / "mappings.yaml"
+    table = parse_mappings(str(rows), rows.read_bytes())
+    files = sorted(p for p in CORPUS.rglob("*") if p.suffix in (".json", ".eval"))
+    times = []
+    for path in files:
+        content = path.read_bytes()
+
+        def once(content: bytes = content, name: str = path.name) -> None:
+            entries_from(content, filename=name, benchmarks=examples, mappings=table)
+
+        seconds = median_seconds(once, repeat=repeat)
+        times.append(seconds)
+        print(f"  {path.relative_to(CORPUS)!s:<78} {seconds * 1000:8.2f} ms")
+    print(
+        f"real outputs: {len(files)} files, median of the per-file medians:"
+        f" {statistics.median(times) * 1000:.2f} ms"
+    )
+    content = large(1000, 50 * 1024 * 1024)
+    empty = MappingTable()
+
+    def convert_large() -> None:
+        entries_from(content, filename="results.json", benchmarks=examples, mappings=empty)
+
+    seconds = median_seconds(convert_large, repeat=max(3, repeat // 3))
+    loaded = median_seconds(lambda: json.loads(content), repeat=max(3, repeat // 3))
+    print(
+        f"{len(content) / 1e6:.1f} MB lm-eval file: convert {seconds * 1000:.0f} ms,"
+        f" json.loads {loaded * 1000:.0f} ms (medians)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--tasks", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument("--corpus-repeat", type=int, default=9)
     args = parser.parse_args()
     content = generated(args.tasks)
     with tempfile.TemporaryDirectory() as folder:
@@ -75,6 +134,7 @@ def main() -> None:
     )
     print(f"json.load of the same file:    {load * 1000:.2f} ms")
     print(f"ratio convert / json.load:     {convert / load:.0f}x")
+    corpus(args.corpus_repeat)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """`evalbot convert INPUT... [--from NAME] [--mappings FILE]... [--benchmarks DIR] [--out DIR]
-[--to results|eee] [--model-repo ID] [--source-url URL] [--allow-partial] [--check-mappings]`
+[--to results|eee] [--model-repo ID] [--source-url URL] [--allow-partial] [--all-suggestions]
+[--check-mappings]`
 (docs/convert.md).
 
 Reads the files, hands bytes to `bot.convert` (pure), and writes only what validated: YAML on
@@ -27,6 +28,11 @@ if TYPE_CHECKING:
     from bot.spec.model import BenchmarkSource
 
 
+#: the EEE schema versions written; `bot.spec.eee.VERSIONS`, which `validate` and the reader
+#: use, must hold the same (tests/unit/convert/test_eee_versions.py)
+_EEE_VERSIONS = ("0.2.0", "0.2.2", "0.3.0")
+
+
 class _Usage(Exception):
     """Exit status 2, message on stderr."""
 
@@ -47,7 +53,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--out", metavar="DIR", help="model repo folder to merge results into")
     parser.add_argument("--to", choices=("results", "eee"), default="results")
     parser.add_argument("--model-repo", metavar="ID", help="the model (required with --to eee)")
-    parser.add_argument("--eee-version", default="0.3.0", choices=("0.2.0", "0.2.2", "0.3.0"))
+    parser.add_argument("--eee-version", default="0.3.0", choices=_EEE_VERSIONS)
     parser.add_argument(
         "--allow-partial", action="store_true", help="write results of failed or partial runs"
     )
@@ -131,20 +137,28 @@ def _convert(
 def _emit(conversions: list[Conversion], args: argparse.Namespace, source: BenchmarkSource) -> int:
     from bot.convert.findings import findings
 
-    failed = False
+    refused: list[str] = []
     files: dict[str, list[dict[str, Any]]] = {}
     for conversion in conversions:
-        for line in findings(conversion, allow_partial=args.allow_partial):
+        for line in findings(
+            conversion, allow_partial=args.allow_partial, all_suggestions=args.all_suggestions
+        ):
             print(line, file=sys.stderr)
         if not conversion.ok(allow_partial=args.allow_partial):
-            failed = True
+            refused.append(conversion.source)
         for path, entries in conversion.files.items():
             files.setdefault(path, []).extend(entries)
-    if failed:
-        print("evalbot convert: nothing written", file=sys.stderr)
+    if refused:
+        which = ", ".join(refused)
+        print(
+            f"evalbot convert: nothing written: {len(refused)} of {len(conversions)} input(s)"
+            f" refused ({which}); see the errors above",
+            file=sys.stderr,
+        )
         return 1
     if not files:
-        print("evalbot convert: no score is mapped: nothing to write", file=sys.stderr)
+        which = ", ".join(conversion.source for conversion in conversions)
+        print(f"evalbot convert: no score is mapped in {which}: nothing to write", file=sys.stderr)
         return 1
     if args.out is None:
         from bot.convert.yamlio import dump_entries

@@ -175,7 +175,8 @@ def mapping_table(extra: list[str], command: str = "evalbot convert") -> Mapping
 
 def add_conversion_options(parser: argparse._ActionsContainer) -> None:
     """The options `evalbot convert` and `evalbot submit` share for reading a framework's
-    output: extra mapping rows, offline benchmarks, and the entries' `source`."""
+    output: extra mapping rows, offline benchmarks, the entries' `source`, and how many of the
+    rows for unmapped scores to print."""
     parser.add_argument(
         "--mappings",
         action="append",
@@ -186,6 +187,11 @@ def add_conversion_options(parser: argparse._ActionsContainer) -> None:
     parser.add_argument("--benchmarks", metavar="DIR", help="offline benchmarks (default: Hub)")
     parser.add_argument("--source-url", metavar="URL", help="entries' source.url (logs, run)")
     parser.add_argument("--source-name", metavar="NAME", help="entries' source.name")
+    parser.add_argument(
+        "--all-suggestions",
+        action="store_true",
+        help="list every unmapped score's row, not the first ones",
+    )
 
 
 def source_info(args: argparse.Namespace) -> dict[str, str] | None:

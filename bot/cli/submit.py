@@ -223,7 +223,9 @@ def _convert(args: argparse.Namespace) -> Conversion:
     except HubError as error:
         print(f"evalbot submit: the Hub failed reading benchmarks: {error}", file=sys.stderr)
         raise _Stop(1) from error
-    for line in findings(conversion, allow_partial=args.allow_partial):
+    for line in findings(
+        conversion, allow_partial=args.allow_partial, all_suggestions=args.all_suggestions
+    ):
         print(line, file=sys.stderr)
     if not conversion.ok(allow_partial=args.allow_partial):
         print("evalbot submit: nothing submitted", file=sys.stderr)

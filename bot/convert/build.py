@@ -12,22 +12,49 @@ two entries for one leaderboard cell, which validation then reports as a duplica
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
+from bot.convert.evidence import disagreement, suggested_row
 from bot.convert.mapping import MappingTable, mapping_line
-from bot.convert.model import Run, Score
-from bot.convert.scale import rescale
+from bot.convert.model import LeftOut, Run, Score
+from bot.convert.scale import SCALE_TOP, rescale
 from bot.spec.formats import benchmark_file_stem
+from bot.spec.model import Benchmark
+
+#: a benchmark by its Hub id, or None when it cannot be read (`entries_from` looks them up)
+BenchmarkOf = Callable[[str], Benchmark | None]
+
+
+def _no_benchmarks(_dataset_id: str) -> Benchmark | None:
+    return None
 
 
 @dataclass(frozen=True, slots=True)
 class Unmapped:
+    """A score no row maps; `line` is the row to add."""
+
     framework: str
     task: str
     metric: str
     value: float | int
-    line: str  # the mapping row to add
+    score: Score
+    #: the benchmark the score's recorded dataset is, among those the conversion read (no
+    #: lookup happens here): `line` is built when it is read, usually for a few rows only
+    benchmark_of: BenchmarkOf = field(default=_no_benchmarks, compare=False, repr=False)
+
+    @property
+    def line(self) -> str:
+        """The row to add: completed from the evidence when the dataset the output records is
+        a benchmark evalbot can read, else the framework side only."""
+        dataset_id = self.score.dataset_id
+        benchmark = self.benchmark_of(dataset_id) if dataset_id is not None else None
+        if benchmark is not None:
+            return suggested_row(self.framework, self.score, benchmark)
+        return mapping_line(
+            self.framework, self.task, self.metric, scale_known=self.score.scale is not None
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,39 +64,57 @@ class ScaleUnknown:
     message: str
 
 
+@dataclass(slots=True)
+class Built:
+    """What `build_entries` made of the runs.
+
+    `left_out` are scores a row (or a record's declared target) would have converted but whose
+    value cannot be (NaN, infinite, a text, outside its scale): they block writing unless the
+    user allows a partial result. `ignored` are unconvertible values of scores no row maps:
+    reported, never blocking, since nothing would have been written for them."""
+
+    entries: list[dict[str, Any]] = field(default_factory=list)
+    unmapped: list[Unmapped] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    left_out: list[LeftOut] = field(default_factory=list)
+    ignored: list[LeftOut] = field(default_factory=list)
+    converted: set[str] = field(default_factory=set)  # tasks with a score in an entry
+    #: unmapped scores of a task that is converted, or part of one (its subsets, subtasks):
+    #: rows deliberately not needed, so not suggested unless asked for
+    not_needed: list[Unmapped] = field(default_factory=list)
+
+
 def build_entries(
     adapter: str,
     runs: list[Run],
     table: MappingTable,
     *,
     source: dict[str, str] | None = None,
-) -> tuple[list[dict[str, Any]], list[Unmapped], list[str]]:
-    """(entries, unmapped scores, problems); `source` is the user's `source.url`/`name`."""
-    entries: list[dict[str, Any]] = []
+    benchmark_of: BenchmarkOf = _no_benchmarks,
+    suggestion_of: BenchmarkOf = _no_benchmarks,
+) -> Built:
+    """The entries of `runs`, the scores left unmapped or out, and problems; `source` is the
+    user's `source.url`/`name`. `benchmark_of` gives the eval.yaml a row's recorded evidence
+    is checked against; `suggestion_of` the benchmark an unmapped score's recorded dataset is,
+    which completes the row suggested for it."""
+    built = Built()
     by_key: dict[tuple[str, str, str | None], dict[str, Any]] = {}
-    unmapped: list[Unmapped] = []
-    problems: list[str] = []
     for run in runs:
+        for left in run.left_out:
+            mapped = table.find(adapter, left.task, left.metric) is not None
+            (built.left_out if mapped else built.ignored).append(left)
         for score in run.scores:
-            target = _target(adapter, run, score, table, problems)
+            target = _target(adapter, run, score, table, built, benchmark_of)
             if target is None:
                 if score.declared is None and table.find(adapter, score.task, score.metric) is None:
-                    unmapped.append(
+                    built.unmapped.append(
                         Unmapped(
-                            adapter,
-                            score.task,
-                            score.metric,
-                            score.value,
-                            mapping_line(
-                                adapter,
-                                score.task,
-                                score.metric,
-                                scale_known=score.scale is not None,
-                            ),
+                            adapter, score.task, score.metric, score.value, score, suggestion_of
                         )
                     )
                 continue
             dataset_id, task_id, metric_id, notes, value, extra = target
+            built.converted.add(score.task)
             key = (dataset_id.lower(), task_id, notes)
             existing = by_key.get(key)
             if metric_id is not None and existing is not None and "metrics" in existing:
@@ -77,18 +122,44 @@ def build_entries(
                 continue
             entry = _entry(run, score, dataset_id, task_id, metric_id, notes, value, extra, source)
             by_key[key] = entry
-            entries.append(entry)
-    for entry in entries:
+            built.entries.append(entry)
+    _set_aside_not_needed(built, runs)
+    for entry in built.entries:
         if "metrics" in entry:
             entry["metrics"].sort(key=lambda metric: metric["metric_id"])
-    return entries, unmapped, problems
+    return built
+
+
+def _set_aside_not_needed(built: Built, runs: list[Run]) -> None:
+    """Move to `not_needed` the unmapped scores of converted tasks and of their parts."""
+    parents = {score.task: score.parent for run in runs for score in run.scores if score.parent}
+
+    def covered(task: str) -> bool:
+        seen: set[str] = set()
+        current: str | None = task
+        while current is not None and current not in seen:
+            if current in built.converted:
+                return True
+            seen.add(current)
+            current = parents.get(current)
+        return False
+
+    keep: list[Unmapped] = []
+    for unmapped in built.unmapped:
+        (built.not_needed if covered(unmapped.task) else keep).append(unmapped)
+    built.unmapped = keep
 
 
 Target = tuple[str, str, str | None, str | None, float | int, dict[str, Any]]
 
 
-def _target(
-    adapter: str, run: Run, score: Score, table: MappingTable, problems: list[str]
+def _target(  # noqa: PLR0917  (one call site)
+    adapter: str,
+    run: Run,
+    score: Score,
+    table: MappingTable,
+    built: Built,
+    benchmark_of: BenchmarkOf,
 ) -> Target | None:
     declared = score.declared
     if declared is not None:
@@ -110,12 +181,31 @@ def _target(
     mapping = table.find(adapter, score.task, score.metric)
     if mapping is None:
         return None
+    contradiction = disagreement(score, mapping, benchmark_of(mapping.benchmark))
+    if contradiction is not None:
+        built.problems.append(contradiction)
+        return None
     source_scale = mapping.source_scale or score.scale
     if source_scale is None:
-        problems.append(
+        built.problems.append(
             f"{adapter} task `{score.task}` metric `{score.metric}`: its scale is not known;"
             f" add `source_scale: fraction` or `percent` to the mapping row at"
             f" {mapping.file}:{mapping.line}"
+        )
+        return None
+    top = SCALE_TOP[source_scale]
+    if not 0 <= score.value <= top:
+        said = (
+            "the framework writes it on"
+            if mapping.source_scale is None
+            else f"the row at {mapping.file}:{mapping.line} says it is on"
+        )
+        built.left_out.append(
+            LeftOut(
+                score.task,
+                score.metric,
+                f"its value {score.value!r} is outside 0-{top}, the {source_scale} scale {said}",
+            )
         )
         return None
     value = rescale(score.value, source_scale, mapping.scale)

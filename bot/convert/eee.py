@@ -19,9 +19,10 @@ from collections.abc import Callable
 from typing import Any
 
 from bot.convert.adapters import eee as keys
+from bot.spec.eee import VERSIONS
 from bot.spec.model import MetricDef
 
-SCHEMA_VERSIONS = ("0.2.0", "0.2.2", "0.3.0")
+SCHEMA_VERSIONS = VERSIONS  # the versions `evalbot validate` checks, one list for both
 DEFAULT_VERSION = "0.3.0"
 UNKNOWN = "unknown"
 

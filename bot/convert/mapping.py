@@ -17,6 +17,10 @@ A row:
       scale: percent                  # the scale the benchmark's values are on
       source_scale: fraction          # only when the framework's own scale is not known
       notes: "..."                    # optional: tells this setup apart on the leaderboard
+      dataset: google/IFEval          # only when the task reads a copy of the benchmark's data
+
+When the output records the dataset a score was computed on (its Hub id, config, split), the
+row must agree with it (`bot.convert.evidence`).
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from bot.spec.model import Benchmark, BenchmarkSource
 from bot.spec.yamlload import Path, load_yaml
 
 REQUIRED = ("framework", "task", "metric", "benchmark", "task_id", "scale")
-OPTIONAL = ("metric_id", "source_scale", "notes")
+OPTIONAL = ("metric_id", "source_scale", "notes", "dataset")
 _LIMITS = Limits(max_file_bytes=8 * 1024 * 1024)
 
 
@@ -47,6 +51,9 @@ class Mapping:
     metric_id: str | None = None
     source_scale: Scale | None = None
     notes: str | None = None
+    #: the Hub dataset the framework's task reads when it is a copy of the benchmark's data
+    #: under another name (lm-eval `ifeval` reads `google/IFEval`); None: the benchmark itself
+    dataset: str | None = None
     file: str = "<mappings>"
     line: int | None = None
 
@@ -171,13 +178,12 @@ def _row(
                     f"`{key}: {value}` is not a scale; write `fraction` (0-1) or `percent` (0-100)",
                 )
             )
-    benchmark = row.get("benchmark")
-    if isinstance(benchmark, str) and not is_repo_id(benchmark):
-        problems.append(
-            MappingProblem(
-                file, line(("mappings", index, "benchmark")), "`benchmark` must be `org/name`"
+    for key in ("benchmark", "dataset"):
+        value = row.get(key)
+        if isinstance(value, str) and not is_repo_id(value):
+            problems.append(
+                MappingProblem(file, line(("mappings", index, key)), f"`{key}` must be `org/name`")
             )
-        )
     if len(problems) > before:
         return None
     return Mapping(
@@ -190,6 +196,7 @@ def _row(
         metric_id=row.get("metric_id"),
         source_scale=row.get("source_scale"),
         notes=row.get("notes"),
+        dataset=row.get("dataset"),
         file=file,
         line=here,
     )

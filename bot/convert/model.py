@@ -36,6 +36,13 @@ class Score:
     higher_is_better: bool | None = None
     dataset_id: str | None = None  # the dataset the framework read, when it is a Hub id
     dataset_revision: str | None = None
+    #: the dataset config (subset) and split the framework read, when the output records them:
+    #: the evidence a mapping row is checked against (`bot.convert.evidence`)
+    dataset_config: str | None = None
+    dataset_split: str | None = None
+    #: the task this one is a part of (an lm-eval group's subtask, an EvalScope subset): when
+    #: the parent is converted, the part needs no row of its own and is not suggested one
+    parent: str | None = None
     #: Hub coordinates the output itself declares (an EEE record written by evalbot does);
     #: they make a mapping unnecessary.
     declared: DeclaredTarget | None = None
@@ -56,6 +63,16 @@ class DeclaredTarget:
     run: dict[str, str | int] | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class LeftOut:
+    """A score the output names whose value cannot be converted (NaN, infinite, a text, or
+    outside its scale): never dropped without a word, it is reported with `reason`."""
+
+    task: str
+    metric: str
+    reason: str
+
+
 @dataclass(slots=True)
 class Run:
     """One run of one model by one framework; `problems` are findings about the output itself
@@ -69,3 +86,5 @@ class Run:
     date: str | None = None  # ISO-8601, as recorded
     scores: list[Score] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    #: scores named in the output whose value is not a finite number
+    left_out: list[LeftOut] = field(default_factory=list)

@@ -18,6 +18,8 @@ from decimal import Decimal
 from bot.convert.model import Scale
 
 _HUNDRED = Decimal(100)
+#: the largest value of each scale (both start at 0)
+SCALE_TOP: dict[Scale, int] = {"fraction": 1, "percent": 100}
 
 
 class Scaled(float):

@@ -31,9 +31,11 @@ class _Dumper(_BASE):  # type: ignore[valid-type,misc]
 
 def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
     try:
-        plain_is_text = resolve_plain(value) == value and isinstance(resolve_plain(value), str)
+        resolved = resolve_plain(value)  # once: every string of every entry passes here
     except NumberTooLong:
         plain_is_text = False
+    else:
+        plain_is_text = isinstance(resolved, str) and resolved == value
     if not plain_is_text:
         return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="'")
     return dumper.represent_str(value)

@@ -175,8 +175,8 @@ class _EvalYamlChecker:
                 continue
             task_id = self.string(item, (*path, "id"), required=True)
             display_name = self.string(item, (*path, "display_name"), required=False)
-            self.string(item, (*path, "config"), required=False)
-            self.string(item, (*path, "split"), required=False)
+            config = self.string(item, (*path, "config"), required=False)
+            split = self.string(item, (*path, "split"), required=False)
             self.task_dataset(item, path)
             if task_id is None:
                 continue
@@ -184,7 +184,7 @@ class _EvalYamlChecker:
                 self.report("BENCH-TASK-DUPLICATE", (*path, "id"), task_id=task_id)
                 continue
             seen.add(task_id)
-            tasks.append(TaskDef(id=task_id, display_name=display_name))
+            tasks.append(TaskDef(id=task_id, display_name=display_name, config=config, split=split))
         return tuple(tasks)
 
     def task_dataset(self, item: dict[str, Any], path: Path) -> None:

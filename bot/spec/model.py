@@ -39,6 +39,10 @@ class MetricDef:
 class TaskDef:
     id: str
     display_name: str | None = None
+    #: the dataset config and split the task reads (what a converter checks a framework's
+    #: recorded dataset against)
+    config: str | None = None
+    split: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

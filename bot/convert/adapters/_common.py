@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import json
 import math
 import re
 from typing import Any
@@ -19,6 +20,26 @@ def number(value: Any) -> float | int | None:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
+
+
+def not_a_number(value: Any) -> str:
+    """Why `value`, found where a score belongs, is not one: the JSON text a reader sees."""
+    if isinstance(value, float):
+        shown = "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    elif value is None or isinstance(value, bool):
+        shown = json.dumps(value)
+    elif isinstance(value, str):
+        shown = f"the text {json.dumps(value[:40])}"
+    else:
+        shown = "a JSON object" if isinstance(value, dict) else "a JSON array"
+    return f"its value is {shown}, not a finite number"
+
+
+def is_uncertainty(metric: str) -> bool:
+    """Whether a metric name is the uncertainty of another (a standard error or deviation),
+    never a score: `acc_stderr`, `prompt_strict_stderr`, `std`, `accuracy_std`."""
+    name = metric.partition(",")[0].rsplit("/", 1)[-1].lower()
+    return name in ("stderr", "std", "var") or name.endswith(("_stderr", "_std", "_var"))
 
 
 def text(value: Any) -> str | None:

@@ -1,5 +1,8 @@
 """Every Eval Ever aggregate records (schema 0.2.x and 0.3.0) as a source of entries.
 
+The schema versions read are the ones `evalbot validate` checks (`bot.spec.eee.VERSIONS`):
+a record of another version (0.1.0, say) is refused by both, never read by one alone.
+
 A record is one model evaluated on one or more `evaluation_results[]`. Each result is a score
 named by its `evaluation_name` (the task) and its `metric_config.metric_id` (0.3.0), or
 `score` when it has none. The scale is what the record says: `metric_unit` percent or
@@ -12,11 +15,13 @@ come back from `uncertainty.num_samples` and `hf_run_<key>` details.
 
 from __future__ import annotations
 
+import json
 from typing import Any, ClassVar
 
 from bot.convert.adapters._common import hub_id, iso_from_epoch, iso_text, mapping, number, text
 from bot.convert.model import DeclaredTarget, Run, Scale, Score
 from bot.convert.registry import ConvertError, adapter
+from bot.spec.eee import VERSIONS
 
 #: `score_details.details` keys through which an EEE result carries `.eval_results` fields.
 DETAIL_DATASET = "hf_dataset_id"
@@ -51,6 +56,14 @@ class EeeAdapter:
             raise ConvertError(
                 f"{filename}: not an Every Eval Ever aggregate record (no `evaluation_results`);"
                 " instance-level JSONL holds samples, not scores: convert its aggregate record"
+            )
+        version = data.get("schema_version")
+        if version not in VERSIONS:
+            shown = json.dumps(version)[:40]
+            raise ConvertError(
+                f"{filename}: schema_version {shown} is not one evalbot reads"
+                f" ({', '.join(VERSIONS)}; `evalbot validate` checks the same ones): write the"
+                f" record again with schema {VERSIONS[-1]}"
             )
         library = mapping(data.get("eval_library"))
         model = mapping(data.get("model_info"))

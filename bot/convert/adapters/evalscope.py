@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from bot.convert.adapters._common import mapping, number, text
-from bot.convert.model import Run, Scale, Score
+from bot.convert.adapters._common import is_uncertainty, mapping, not_a_number, number, text
+from bot.convert.model import LeftOut, Run, Scale, Score
 from bot.convert.registry import ConvertError, adapter
 
 
@@ -50,13 +50,13 @@ class EvalScopeAdapter:
             run.problems.append(f"no primary metric: {reason}")
         for metric in data["metrics"]:
             if isinstance(metric, dict):
-                run.scores.extend(_scores(task, metric))
+                run.scores.extend(_scores(task, metric, run.left_out))
         if not run.scores:
             run.problems.append("the report holds no numeric score")
         return [run]
 
 
-def _scores(task: str, metric: dict[str, Any]) -> list[Score]:
+def _scores(task: str, metric: dict[str, Any], left_out: list[LeftOut]) -> list[Score]:
     identity = mapping(metric.get("identity"))
     if identity:
         name = _identity_name(identity)
@@ -69,30 +69,46 @@ def _scores(task: str, metric: dict[str, Any]) -> list[Score]:
         scale = "fraction" if "acc" in name.lower() else None
         higher = None
     found: list[Score] = []
+    if is_uncertainty(name):
+        return found
     value = number(metric.get("score"))
     count = metric.get("num")
     if value is not None:
         found.append(_score(task, name, value, scale, higher, count))
+    elif "score" in metric:
+        left_out.append(LeftOut(task, name, not_a_number(metric.get("score"))))
     seen = {task}
     for category in metric.get("categories") or []:
         for raw_subset in mapping(category).get("subsets") or []:
             subset = mapping(raw_subset)
             subset_name = text(subset.get("name"))
             subset_value = number(subset.get("score"))
-            if subset_name is None or subset_value is None or subset.get("is_aggregate"):
+            if subset_name is None or subset.get("is_aggregate"):
                 continue
             subset_task = f"{task}/{subset_name}"
             if subset_task in seen:
                 continue
             seen.add(subset_task)
-            found.append(_score(subset_task, name, subset_value, scale, higher, subset.get("num")))
+            if subset_value is None:
+                left_out.append(LeftOut(subset_task, name, not_a_number(subset.get("score"))))
+                continue
+            found.append(
+                _score(subset_task, name, subset_value, scale, higher, subset.get("num"), task)
+            )
     return found
 
 
 def _score(  # noqa: PLR0917  (one call shape, two call sites)
-    task: str, name: str, value: float | int, scale: Scale | None, higher: bool | None, count: Any
+    task: str,
+    name: str,
+    value: float | int,
+    scale: Scale | None,
+    higher: bool | None,
+    count: Any,
+    parent: str | None = None,
 ) -> Score:
     return Score(
+        parent=parent,
         task=task,
         metric=name,
         value=value,

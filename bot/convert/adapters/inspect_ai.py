@@ -14,17 +14,25 @@ is reported as a problem of the run.
 from __future__ import annotations
 
 import io
-import json
 import zipfile
 from typing import Any, ClassVar
 
-from bot.convert.adapters._common import hub_id, iso_text, mapping, number, text, version_text
-from bot.convert.model import Run, Scale, Score
+from bot.convert.adapters._common import (
+    hub_id,
+    is_uncertainty,
+    iso_text,
+    mapping,
+    not_a_number,
+    number,
+    text,
+    version_text,
+)
+from bot.convert.jsonread import read_json
+from bot.convert.model import LeftOut, Run, Scale, Score
 from bot.convert.registry import ConvertError, adapter
 
 HEADER = "header.json"
 MAX_HEADER_BYTES = 16 * 1024 * 1024
-_UNCERTAINTY = frozenset({"stderr", "std"})
 #: Metrics inspect computes as proportions of correct samples.
 FRACTION_METRICS = frozenset({"accuracy"})
 
@@ -75,14 +83,18 @@ class InspectAdapter:
         version = version_text(spec.get("task_version"))
         for score in results.get("scores") or []:
             if isinstance(score, dict):
-                run.scores.extend(_scores(task, score, dataset_id, version))
+                run.scores.extend(_scores(task, score, dataset_id, version, run.left_out))
         if not run.scores:
             run.problems.append("the log holds no numeric score")
         return [run]
 
 
 def _scores(
-    task: str, score: dict[str, Any], dataset_id: str | None, version: str | None
+    task: str,
+    score: dict[str, Any],
+    dataset_id: str | None,
+    version: str | None,
+    left_out: list[LeftOut],
 ) -> list[Score]:
     name = text(score.get("name")) or text(score.get("scorer")) or "score"
     reducer = text(score.get("reducer"))
@@ -92,10 +104,12 @@ def _scores(
     scored = score.get("scored_samples")
     found: list[Score] = []
     for metric_name, metric in metrics.items():
-        if metric_name in _UNCERTAINTY:
+        if is_uncertainty(metric_name):
             continue
         value = _value(metric)
         if value is None:
+            raw = metric.get("value") if isinstance(metric, dict) else metric
+            left_out.append(LeftOut(task, f"{prefix}/{metric_name}", not_a_number(raw)))
             continue
         scale: Scale | None = "fraction" if metric_name in FRACTION_METRICS else None
         found.append(
@@ -148,6 +162,6 @@ def _header(filename: str, content: bytes) -> Any:
     if len(raw) > MAX_HEADER_BYTES:
         raise ConvertError(f"{filename}: {HEADER} is over the {MAX_HEADER_BYTES}-byte cap")
     try:
-        return json.loads(raw)
-    except (ValueError, UnicodeDecodeError, RecursionError) as error:
-        raise ConvertError(f"{filename}: {HEADER} is not JSON: {error}") from error
+        return read_json(raw, f"{filename}: {HEADER}")
+    except RecursionError as error:
+        raise ConvertError(f"{filename}: {HEADER} is not JSON: nested too deeply") from error

@@ -14,14 +14,16 @@ from typing import Any, ClassVar
 
 from bot.convert.adapters._common import (
     hub_id,
+    is_uncertainty,
     iso_from_filename,
     mapping,
+    not_a_number,
     number,
     sha40,
     text,
     version_text,
 )
-from bot.convert.model import Run, Scale, Score
+from bot.convert.model import LeftOut, Run, Scale, Score
 from bot.convert.registry import ConvertError, adapter
 
 FRACTION_METRICS = frozenset(
@@ -65,9 +67,16 @@ class LightevalAdapter:
             config = mapping(configs.get(task))
             docs = config.get("effective_num_docs")
             version = version_text(versions.get(task, config.get("version")))
+            # what the task read, the same for each of its metrics
+            samples = docs if isinstance(docs, int) and docs > 0 else None
+            dataset_id, revision = hub_id(config.get("hf_repo")), text(config.get("hf_revision"))
+            subset, split = text(config.get("hf_subset")), _split(config.get("evaluation_splits"))
             for metric, raw in values.items():
+                if is_uncertainty(metric):
+                    continue
                 value = number(raw)
-                if metric.endswith("_stderr") or value is None:
+                if value is None:
+                    run.left_out.append(LeftOut(task, metric, not_a_number(raw)))
                     continue
                 stderr = number(values.get(f"{metric}_stderr"))
                 scale: Scale | None = "fraction" if metric in FRACTION_METRICS else None
@@ -78,12 +87,21 @@ class LightevalAdapter:
                         value=value,
                         scale=scale,
                         stderr=float(stderr) if stderr is not None else None,
-                        num_samples=docs if isinstance(docs, int) and docs > 0 else None,
-                        dataset_id=hub_id(config.get("hf_repo")),
-                        dataset_revision=text(config.get("hf_revision")),
+                        num_samples=samples,
+                        dataset_id=dataset_id,
+                        dataset_revision=revision,
+                        dataset_config=subset,
+                        dataset_split=split,
                         task_version=version,
                     )
                 )
         if not run.scores:
             run.problems.append("the file holds no numeric score")
         return [run]
+
+
+def _split(splits: object) -> str | None:
+    """The one split a task was scored on (`evaluation_splits: ["train"]`), else None."""
+    if isinstance(splits, list | tuple) and len(splits) == 1:
+        return text(splits[0])
+    return None

@@ -11,20 +11,21 @@ partial.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, ClassVar
 
 from bot.convert.adapters._common import (
     hub_id,
+    is_uncertainty,
     iso_from_epoch,
     iso_from_filename,
     mapping,
+    not_a_number,
     number,
     sha40,
     text,
     version_text,
 )
-from bot.convert.model import Run, Scale, Score
+from bot.convert.model import LeftOut, Run, Scale, Score
 from bot.convert.registry import ConvertError, adapter
 
 #: Metrics lm-eval reports as proportions in [0, 1]; any other metric's scale is not assumed
@@ -78,6 +79,7 @@ class LmEvalAdapter:
         higher = mapping(data.get("higher_is_better"))
         configs = mapping(data.get("configs"))
         versions = mapping(data.get("versions"))
+        parents = _parents(mapping(data.get("group_subtasks")))
         seen: set[str] = set()
         for section in ("results", "groups"):
             for task, values in mapping(data.get(section)).items():
@@ -97,12 +99,31 @@ class LmEvalAdapter:
                         " its scores are not comparable with a full run"
                     )
                 task_config = mapping(configs.get(task))
-                found = _scores(task, values, mapping(higher.get(task)), task_config, effective)
-                version = version_text(versions.get(task))
-                run.scores.extend(replace(score, task_version=version) for score in found)
+                found = _scores(
+                    task,
+                    values,
+                    mapping(higher.get(task)),
+                    task_config,
+                    effective,
+                    version=version_text(versions.get(task)),
+                    parent=parents.get(task),
+                    left_out=run.left_out,
+                )
+                run.scores.extend(found)
         if not run.scores:
             run.problems.append("the file holds no numeric score")
         return [run]
+
+
+def _parents(groups: dict[str, Any]) -> dict[str, str]:
+    """Subtask -> its group, from `group_subtasks` (`{"mmlu": ["mmlu_stem", ...]}`)."""
+    parents: dict[str, str] = {}
+    for group, subtasks in groups.items():
+        if isinstance(subtasks, list):
+            for subtask in subtasks:
+                if isinstance(subtask, str) and subtask != group:
+                    parents.setdefault(subtask, group)
+    return parents
 
 
 def _model(config: dict[str, Any], data: dict[str, Any]) -> str | None:
@@ -126,17 +147,25 @@ def _scores(
     higher: dict[str, Any],
     config: dict[str, Any],
     effective: Any,
+    *,
+    version: str | None,
+    parent: str | None,
+    left_out: list[LeftOut],
 ) -> list[Score]:
     dataset_id = hub_id(config.get("dataset_path"))
+    # lm-eval scores `test_split`, or `validation_split` when a task has no test split (GPQA)
+    split = text(config.get("test_split")) or text(config.get("validation_split"))
+    dataset_config = text(config.get("dataset_name"))
     kwargs = mapping(config.get("dataset_kwargs"))
     revision = text(kwargs.get("revision"))
     scores: list[Score] = []
     for key, raw in values.items():
         base, _, filter_name = key.partition(",")
-        if key in _NOT_METRICS or base.endswith("_stderr"):
+        if key in _NOT_METRICS or is_uncertainty(base):
             continue
         value = number(raw)
         if value is None:
+            left_out.append(LeftOut(task, key, not_a_number(raw)))
             continue
         stderr_key = f"{base}_stderr,{filter_name}" if filter_name else f"{base}_stderr"
         direction = higher.get(base)
@@ -152,6 +181,10 @@ def _scores(
                 higher_is_better=direction if isinstance(direction, bool) else None,
                 dataset_id=dataset_id,
                 dataset_revision=revision,
+                dataset_config=dataset_config,
+                dataset_split=split,
+                task_version=version,
+                parent=parent,
             )
         )
     return scores

@@ -185,3 +185,50 @@ def test_subprocess_lists_the_converters() -> None:
     assert done.returncode == 0, done.stderr
     names = [line.split()[0] for line in done.stdout.splitlines()]
     assert names == ["eee", "evalscope", "inspect-ai", "lighteval", "lm-eval"]
+
+
+def test_several_inputs_each_finding_names_its_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Was: three runs converted at once wrote nothing, and nothing said which one was the
+    `--limit` run."""
+    paths: list[str] = []
+    for name in ("a", "b", "c"):
+        run = json.loads(json.dumps(LEADERBOARD))
+        if name == "b":
+            run["n-samples"] = {"leaderboard_gpqa_main": {"original": 448, "effective": 10}}
+        written = tmp_path / "out" / name / "results_2024-06-17T17-37-25.144953.json"
+        written.parent.mkdir(parents=True)
+        written.write_text(json.dumps(run))
+        paths.append(str(written))
+    assert main(["convert", *paths, "--benchmarks", BENCHMARKS]) == 1
+    err = capsys.readouterr().err
+    assert f"error: {paths[1]}: task `leaderboard_gpqa_main` ran on 10 of 448 samples" in err
+    assert f"evalbot convert: nothing written: 1 of 3 input(s) refused ({paths[1]})" in err
+    # the unmapped task of each file is listed under that file's name
+    for shown in paths:
+        assert f"{shown}: 1 score(s) of 1 task(s) not mapped" in err
+
+
+def test_all_suggestions_lists_the_rows_the_cap_leaves_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = json.loads(json.dumps(LEADERBOARD))
+    for n in range(12):
+        run["results"][f"custom_{n}"] = {"acc,none": 0.5}
+    source = tmp_path / "results.json"
+    source.write_text(json.dumps(run))
+    assert main(["convert", str(source), "--benchmarks", BENCHMARKS]) == 0
+    capped = capsys.readouterr().err
+    assert "... and 3 more row(s) for 3 task(s): --all-suggestions lists them" in capped
+    assert main(["convert", str(source), "--benchmarks", BENCHMARKS, "--all-suggestions"]) == 0
+    listed = capsys.readouterr().err
+    assert "more row(s)" not in listed
+    assert listed.count("  - {framework:") == 13
+
+
+def test_nothing_mapped_names_the_inputs(capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(CONVERT / "lm-eval/gemma-2b_results_2026-01-16T15-23-47.285735.json")
+    assert main(["convert", path, "--benchmarks", BENCHMARKS]) == 1
+    err = capsys.readouterr().err
+    assert err.rstrip().endswith(f"evalbot convert: no score is mapped in {path}: nothing to write")

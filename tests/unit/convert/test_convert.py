@@ -57,6 +57,14 @@ def local(
     return DirectoryBenchmarkSource(tmp_path / "benchmarks"), table
 
 
+def recorded_dataset(path: Path) -> str:
+    """The Hub dataset the output says it ran on (the benchmark a row for it must name), or a
+    test benchmark when it records none."""
+    _adapter, runs = read_runs(path.read_bytes(), path.name)
+    found = {score.dataset_id for run in runs for score in run.scores if score.dataset_id}
+    return found.pop() if found else "test-org/bench"
+
+
 def assert_valid(conversion: Conversion) -> None:
     assert conversion.reports, "no file was produced"
     for report in conversion.reports:
@@ -176,12 +184,13 @@ def test_inspect_logs(
     problem: str | None,
     run: dict[str, Any],
 ) -> None:
+    bench = recorded_dataset(name)
     source, table = local(
         tmp_path,
-        "test-org/bench",
+        bench,
         "main",
         f'  - {{framework: inspect-ai, task: "{task}", metric: "{metric}",'
-        " benchmark: test-org/bench, task_id: main, scale: percent, source_scale: fraction}\n",
+        f" benchmark: {bench}, task_id: main, scale: percent, source_scale: fraction}}\n",
     )
     conversion = entries_from(name, benchmarks=source, mappings=table)
     assert_valid(conversion)
@@ -449,12 +458,13 @@ def test_real_eval_archives(
     assert task is not None
     assert metric is not None
     assert value is not None
+    bench = recorded_dataset(path)
     source, table = local(
         tmp_path,
-        "test-org/bench",
+        bench,
         "main",
         f'  - {{framework: inspect-ai, task: "{task}", metric: "{metric}",'
-        " benchmark: test-org/bench, task_id: main, scale: fraction}\n",
+        f" benchmark: {bench}, task_id: main, scale: fraction}}\n",
     )
     conversion = entries_from(path, benchmarks=source, mappings=table)
     assert_valid(conversion)
@@ -471,8 +481,11 @@ def test_lighteval_nan_and_unknown_scales(tmp_path: Path) -> None:
         '  - {framework: lighteval, task: "glue:cola|0", metric: custom_reward,'
         " benchmark: nyu-mll/glue, task_id: cola, scale: percent}\n"
         '  - {framework: lighteval, task: "mmlu:anatomy|5", metric: acc,'
-        " benchmark: nyu-mll/glue, task_id: cola, scale: percent, notes: anatomy}\n",
+        " benchmark: lighteval/mmlu, task_id: anatomy, scale: percent}\n",
     )
+    mmlu = tmp_path / "benchmarks" / "lighteval" / "mmlu"  # what the file says it ran on
+    mmlu.mkdir(parents=True)
+    (mmlu / "eval.yaml").write_text("name: m\ndescription: d\ntasks:\n  - id: anatomy\n")
     conversion = entries_from(path, benchmarks=source, mappings=table)
     # custom_reward's scale is not known: the row must say it; nothing is written meanwhile
     assert conversion.problems == [
@@ -504,13 +517,15 @@ def test_evalscope_reports_written_by_evalscope() -> None:
             "notes": "EvalScope gsm8k",
         }
     ]
-    # a multi-subset report: the overall score maps, each subset is listed as unmapped
+    # a multi-subset report: the overall score maps; its subsets need no row, so none is
+    # suggested (they are kept apart as not needed)
     mmlu = entries_from(CONVERT / "evalscope/mmlu_pro.json", benchmarks=EXAMPLES, mappings=SHIPPED)
     assert_valid(mmlu)
     assert [entry["value"] for entry in mmlu.entries] == [
         float(percent(0.3658))
     ]  # as EvalScope rounded it
-    assert sorted(u.task for u in mmlu.unmapped) == [
+    assert mmlu.unmapped == []
+    assert sorted(u.task for u in mmlu.not_needed) == [
         "mmlu_pro/biology",
         "mmlu_pro/law",
         "mmlu_pro/math",
@@ -603,4 +618,6 @@ def test_lighteval_community_task_with_custom_metrics(tmp_path: Path) -> None:
     [file_bytes] = [dump_entries(entries) for entries in conversion.files.values()]
     assert b"value: 88.85298869143781\n" in file_bytes
     assert entry["date"] == "2025-12-12T15:11:59"
-    assert {u.metric for u in conversion.unmapped} == {"idk_score", "idk_freq", "extract_fail"}
+    # the task converted: its other metrics are rows it does not need, not suggestions
+    assert conversion.unmapped == []
+    assert {u.metric for u in conversion.not_needed} == {"idk_score", "idk_freq", "extract_fail"}

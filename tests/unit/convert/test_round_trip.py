@@ -97,9 +97,9 @@ def test_round_trip_keeps_every_field(entry: dict[str, Any], version: str, bound
     content = json.dumps(record).encode()
     assert validate_eee_file("record.json", content).diagnostics == []
     adapter, runs = read_runs(content, "record.json")
-    back, unmapped, problems = build_entries(adapter.name, runs, MappingTable())
-    assert (unmapped, problems) == ([], [])
-    assert back == [entry]
+    built = build_entries(adapter.name, runs, MappingTable())
+    assert (built.unmapped, built.problems, built.left_out) == ([], [], [])
+    assert built.entries == [entry]
 
 
 def _none(_benchmark: str, _metric_id: str | None) -> None:

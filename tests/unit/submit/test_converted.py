@@ -117,7 +117,7 @@ def test_a_partial_run_is_refused_unless_allowed() -> None:
     assert conversion.entries  # a mapped score, from a run that did not finish
     with pytest.raises(SubmitError) as caught:
         converted_entries(conversion, model_revision="a" * 40, benchmark_revision=revisions([]))
-    assert "error: evalscope: not every sample was scored" in str(caught.value)
+    assert f"error: {PARTIAL_EVALSCOPE}: not every sample was scored" in str(caught.value)
     assert str(caught.value).endswith("nothing submitted")
     entries = converted_entries(
         conversion, allow_partial=True, model_revision="a" * 40, benchmark_revision=revisions([])

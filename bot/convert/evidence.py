@@ -1,0 +1,112 @@
+"""Evidence before names: what an output records about the dataset a score was computed on,
+checked against the mapping row that names the score's benchmark task.
+
+A framework's task name is only a name: a release can rename a task or point it at another
+split, and a row written for the old meaning would then publish a score under the wrong
+leaderboard cell. Where the output records the Hub dataset (lm-eval `configs[task]
+.dataset_path`, lighteval `config_tasks[task].hf_repo`, inspect `eval.dataset.location`), its
+config (`dataset_name`, `hf_subset`) and its split (`test_split`/`validation_split`,
+`evaluation_splits`), each must agree with the row: the dataset with the row's `dataset` (a
+copy of the benchmark's data) or else its benchmark, the config and split with those the
+benchmark's task declares in its eval.yaml. What the output does not record is not checked.
+
+The same evidence completes the row suggested for an unmapped score: a dataset that is a
+benchmark evalbot can read, and one task of it whose config and split agree, give a row with
+nothing left to fill but the scale where the framework's is unknown. Pure: the benchmarks are
+looked up through the caller's `BenchmarkSource`.
+"""
+
+from __future__ import annotations
+
+import json
+
+from bot.convert.mapping import Mapping
+from bot.convert.model import Score
+from bot.spec.model import Benchmark, MetricDef, TaskDef
+
+#: the config name datasets with a single config use; a task that names no config reads it
+_DEFAULT_CONFIG = "default"
+
+
+def _config(value: str | None) -> str:
+    return _DEFAULT_CONFIG if value is None else value
+
+
+def disagreement(score: Score, mapping: Mapping, benchmark: Benchmark | None) -> str | None:
+    """Why the output's recorded dataset contradicts `mapping`, or None when nothing does."""
+    expected = mapping.dataset or mapping.benchmark
+    found: list[str] = []
+    if score.dataset_id is not None and score.dataset_id.lower() != expected.lower():
+        found.append(f"dataset `{score.dataset_id}`, not `{expected}`")
+    recorded = score.dataset_config is not None or score.dataset_split is not None
+    task = benchmark.task(mapping.task_id) if benchmark is not None and recorded else None
+    if task is not None:
+        if (
+            score.dataset_config is not None
+            and task.config is not None
+            and _config(score.dataset_config) != _config(task.config)
+        ):
+            found.append(f"config `{score.dataset_config}`, not `{task.config}`")
+        if (
+            score.dataset_split is not None
+            and task.split is not None
+            and score.dataset_split != task.split
+        ):
+            found.append(f"split `{score.dataset_split}`, not `{task.split}`")
+    if not found:
+        return None
+    return (
+        f"{mapping.framework} task `{score.task}` metric `{score.metric}`: the output says it"
+        f" ran on {'; '.join(found)} as the row at {mapping.file}:{mapping.line} maps it"
+        f" ({mapping.benchmark} task `{mapping.task_id}`): the row is for another dataset,"
+        " config or split; fix the row (a framework release may have changed the task)"
+    )
+
+
+def matching_tasks(score: Score, benchmark: Benchmark) -> list[TaskDef]:
+    """The benchmark's tasks the score's recorded config and split agree with; every task
+    when the output records neither (then the evidence does not single one out)."""
+    if score.dataset_config is None and score.dataset_split is None:
+        return list(benchmark.tasks)
+    return [
+        task
+        for task in benchmark.tasks
+        if (
+            score.dataset_config is None
+            or task.config is None
+            or _config(score.dataset_config) == _config(task.config)
+        )
+        and (score.dataset_split is None or task.split is None or score.dataset_split == task.split)
+    ]
+
+
+def suggested_row(framework: str, score: Score, benchmark: Benchmark) -> str:
+    """The row to add for `score`, filled from the evidence as far as it goes: the benchmark
+    always, the task when exactly one agrees, the metric when the benchmark declares one of
+    the score's name, the scale from the metric's bounds (0-100 otherwise, what the Hub's
+    benchmark files hold)."""
+    tasks = matching_tasks(score, benchmark)
+    task_id = tasks[0].id if len(tasks) == 1 else "<task id from its eval.yaml>"
+    parts = [
+        f"framework: {json.dumps(framework)}",
+        f"task: {json.dumps(score.task)}",
+        f"metric: {json.dumps(score.metric)}",
+        f"benchmark: {benchmark.repo_id}",
+        f"task_id: {task_id}",
+    ]
+    metric = _metric(score, benchmark)
+    if benchmark.metrics:
+        parts.append(f"metric_id: {metric.id if metric else '<metric id from its eval.yaml>'}")
+    top = metric.max_score if metric is not None else None
+    parts.append(f"scale: {'fraction' if top == 1 else 'percent'}")
+    if score.scale is None:
+        parts.append("source_scale: <fraction|percent>")
+    return "- {" + ", ".join(parts) + "}"
+
+
+def _metric(score: Score, benchmark: Benchmark) -> MetricDef | None:
+    name = score.metric.partition(",")[0].rsplit("/", 1)[-1]
+    found = benchmark.metric(name)
+    if found is not None:
+        return found
+    return benchmark.primary_metric if len(benchmark.metrics) == 1 else None

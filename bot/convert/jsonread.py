@@ -1,0 +1,148 @@
+"""A framework output's JSON, read strictly: a duplicate key or a cut-off file is an error
+that says where, never a silent "last one wins" or "not a format evalbot can read".
+
+Python's `json` keeps the last of two equal keys in an object, so a results file holding
+`"acc,none"` twice would convert whichever value came last. The fast path reads with the C
+scanner and only counts keys per object; when a duplicate is found, the input is read again
+with the pure-Python scanner (same grammar) to name the object's line and column. That second
+read happens only for a file already refused, and stops at the first duplicate.
+
+`NaN` and `Infinity` literals are read (lm-eval and lighteval write them for a metric that
+could not be computed); the adapters report such values as scores left out.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import json
+import json.decoder
+import json.scanner
+import re
+from typing import Any
+
+from bot.convert.registry import ConvertError
+
+#: the words JSON (and Python's reader) allow; a file cut inside one is truncated, not invalid
+_LITERALS = ("true", "false", "null", "NaN", "Infinity", "-Infinity")
+
+
+#: what is left of a number cut after its digits (`1.`, `2e`, `3e-`)
+_NUMBER_TAIL = re.compile(r"[.eE][eE+\-]?")
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        seen: set[str] = set()
+        for key, _value in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return found
+
+
+#: built once: `json.loads(..., object_pairs_hook=...)` builds a decoder per call
+_STRICT = json.JSONDecoder(object_pairs_hook=_unique)
+
+
+def looks_like_json(content: bytes) -> bool:
+    """Whether the bytes start as a JSON object or array would (after blanks and a BOM)."""
+    head = content[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
+    return head[:1] in (b"{", b"[")
+
+
+def read_json(content: bytes, filename: str) -> Any:
+    """The parsed JSON of `content`; ConvertError naming `filename`, the line and the column
+    of a syntax error, of the end of a truncated file, or of an object with a duplicate key.
+    RecursionError (nesting deeper than Python reads) is left to the caller."""
+    try:
+        text = content.removeprefix(codecs.BOM_UTF8).decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ConvertError(
+            f"{filename}: not UTF-8 text (byte {error.start}); a framework writes its JSON"
+            " output as UTF-8"
+        ) from error
+    try:
+        return _STRICT.decode(text)
+    except _DuplicateKey as duplicate:
+        raise ConvertError(_duplicate_message(filename, text, duplicate.key)) from None
+    except json.JSONDecodeError as error:
+        # a string the scanner saw no end of ran to the end of the input
+        rest = text[error.pos :].strip()
+        if (
+            not rest
+            or error.msg.startswith("Unterminated string")
+            or any(literal.startswith(rest) for literal in _LITERALS)
+            or _NUMBER_TAIL.fullmatch(rest) is not None
+        ):
+            line, column = _end_of(text)
+            raise ConvertError(
+                f"{filename}: the JSON ends at line {line} column {column} before it is"
+                f" complete ({error.msg}): the file is truncated; convert the complete output"
+                " the framework wrote"
+            ) from None
+        if error.msg == "Extra data":
+            raise ConvertError(
+                f"{filename}: a second JSON value starts at line {error.lineno} column"
+                f" {error.colno} (JSON Lines?): evalbot converts one JSON document per file,"
+                " such as an aggregate results file, not per-sample rows"
+            ) from None
+        raise ConvertError(
+            f"{filename}: not valid JSON at line {error.lineno} column {error.colno}: {error.msg}"
+        ) from None
+
+
+def _end_of(text: str) -> tuple[int, int]:
+    """(line, column) just after the last non-blank character."""
+    end = len(text.rstrip())
+    return text.count("\n", 0, end) + 1, end - text.rfind("\n", 0, end)
+
+
+def _duplicate_message(filename: str, text: str, key: str) -> str:
+    where = _duplicate_position(text)
+    at = f" in the object at line {where[0]} column {where[1]}" if where else ""
+    return (
+        f"{filename}: key {json.dumps(key)} appears twice{at}; a JSON reader keeps only one of"
+        " the two values, so which score is meant cannot be known: fix the output"
+    )
+
+
+def _duplicate_position(text: str) -> tuple[int, int] | None:
+    """(line, column) of the first object, in reading order of completion, with a key twice."""
+    found: list[int] = []
+    decoder = json.JSONDecoder()
+
+    def parse_object(  # noqa: PLR0917  (the scanner's calling convention)
+        s_and_end: tuple[str, int],
+        strict: bool,
+        scan_once: Any,
+        object_hook: Any,
+        object_pairs_hook: Any,
+        memo: Any = None,
+    ) -> tuple[Any, int]:
+        pairs, end = json.decoder.JSONObject(  # type: ignore[attr-defined]
+            s_and_end, strict, scan_once, object_hook, list, memo
+        )
+        keys = [key for key, _value in pairs]
+        if len(set(keys)) != len(keys):
+            found.append(s_and_end[1] - 1)
+            raise _DuplicateKey("")
+        return dict(pairs), end
+
+    decoder.parse_object = parse_object  # type: ignore[attr-defined]
+    decoder.scan_once = json.scanner.py_make_scanner(decoder)  # type: ignore[attr-defined]
+    with contextlib.suppress(ValueError, RecursionError):  # _DuplicateKey is a ValueError
+        decoder.decode(text)
+    if not found:
+        return None
+    position = found[0]
+    line = text.count("\n", 0, position) + 1
+    column = position - text.rfind("\n", 0, position)
+    return line, column
