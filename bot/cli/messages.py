@@ -7,13 +7,21 @@ VALIDATE_DESCRIPTION = (
     "Check benchmark eval.yaml files and model results files (.eval_results/*.yaml) against "
     "their benchmarks, as the bot does on a pull request."
 )
-PATHS_HELP = "a model repo folder (its .eval_results/*.yaml), a results file, or an eval.yaml"
+PATHS_HELP = (
+    "a model repo folder (its .eval_results/*.yaml), a results file, an eval.yaml, or an"
+    " Every Eval Ever datastore folder (with data/ inside)"
+)
 BENCHMARKS_HELP = "offline benchmarks, laid out DIR/<org>/<name>/eval.yaml (default: the Hub)"
 ISSUERS_HELP = "trusted token issuers (default: config/issuers.yaml, else the packaged default)"
 MODEL_REPO_HELP = "the model repo the results belong to (token claim model_repo)"
 AT_HELP = "judge token freshness at this ISO-8601 time (default: now; no offset means UTC)"
 FORMAT_HELP = "text (default), json (one object), or github (workflow annotations)"
 STRICT_HELP = "fail on warnings too"
+AGAINST_HELP = (
+    "an Every Eval Ever datastore checkout (its main) that datastore folders are checked"
+    " against: duplicates, moved records, samples files already there"
+)
+NOT_A_DATASTORE = "evalbot validate: --against {path}: not a datastore folder (no data/ inside)"
 
 NO_SUCH_PATH = "evalbot validate: {path}: no such file or folder"
 NOT_A_FOLDER = "evalbot validate: --benchmarks {path}: not a folder"

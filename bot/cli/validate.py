@@ -61,6 +61,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--format", choices=("text", "json", "github"), default="text", help=messages.FORMAT_HELP
     )
     parser.add_argument("--strict", action="store_true", help=messages.STRICT_HELP)
+    parser.add_argument("--against", metavar="DIR", help=messages.AGAINST_HELP)
     parser.set_defaults(run=run)
 
 
@@ -70,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         options = verify_options(args)
         inputs = collect(args.paths)
-        reports = validate_inputs(inputs, args.benchmarks)
+        reports = validate_inputs(inputs, args.benchmarks, against=args.against)
     except UsageError as error:
         print(error, file=sys.stderr)
         return 2
@@ -141,8 +142,12 @@ def _registry(issuers: Path | None) -> IssuerRegistry:
         raise UsageError(messages.UNREADABLE.format(path=shown, problem=error)) from error
 
 
-def validate_inputs(inputs: Inputs, benchmarks_dir: str | None) -> list[FileReport]:
-    """Run the pure core over everything collected; reports in the order the paths came."""
+def validate_inputs(
+    inputs: Inputs, benchmarks_dir: str | None, *, against: str | None = None
+) -> list[FileReport]:
+    """Run the pure core over everything collected; reports in the order the paths came.
+    `against`: a checkout of an EEE datastore's main that datastore folders are checked
+    against (duplicates, moves, samples files already there)."""
     from bot.spec.validate import validate_benchmark_file, validate_results_files
 
     source = benchmark_source(benchmarks_dir) if inputs.results else None
@@ -157,6 +162,9 @@ def validate_inputs(inputs: Inputs, benchmarks_dir: str | None) -> list[FileRepo
 
             reports.append(validate_eee_file(key, inputs.eee[key]))
             continue
+        if kind == "datastore":
+            reports.extend(validate_datastore(key, against))
+            continue
         group = inputs.results[key]
         assert source is not None
         contents = {relative: content for relative, (_shown, content) in group.files.items()}
@@ -168,6 +176,25 @@ def validate_inputs(inputs: Inputs, benchmarks_dir: str | None) -> list[FileRepo
             report.path = group.files[report.path][0]
         reports.extend(file_reports)
     return reports
+
+
+def validate_datastore(folder: str, against: str | None) -> list[FileReport]:
+    """An EEE datastore folder: every file under its `data/`, checked as a PR adding them
+    would be (`bot.eee.submission`); paths shown under `folder`."""
+    from bot.adapters.datastore_dir import OverlayFiles, changes_in, index_of
+    from bot.eee.dedupe import HashIndex
+    from bot.eee.submission import check_submission
+
+    main = Path(against) if against is not None else None
+    if main is not None and not (main / "data").is_dir():
+        raise UsageError(messages.NOT_A_DATASTORE.format(path=against))
+    root = Path(folder)
+    changes = changes_in(root, main)
+    index = index_of(main, {c.path for c in changes}) if main is not None else HashIndex()
+    result = check_submission(changes, OverlayFiles(root, main), index)
+    for report in result.files:
+        report.path = os.path.join(folder, report.path)
+    return result.files
 
 
 def _transient_errors(benchmarks_dir: str | None) -> tuple[type[BaseException], ...]:

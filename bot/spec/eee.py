@@ -15,7 +15,7 @@ import json
 from importlib import resources
 from typing import Any
 
-from jsonschema import Draft7Validator  # type: ignore[import-untyped]
+from jsonschema import Draft7Validator, validators  # type: ignore[import-untyped]
 
 from bot.spec import messages
 from bot.spec.diagnostics import Diagnostic
@@ -30,14 +30,37 @@ MAX_ERRORS = 200  # per file: enough to fix, bounded for a hostile file
 _POSITION_LIMITS = Limits(max_file_bytes=8 * 1024 * 1024, max_depth=64)
 
 
+def _properties_null_is_absent(
+    validator: Any, properties: dict[str, Any], instance: Any, schema: dict[str, Any]
+) -> Any:
+    """Draft-07 `properties`, except that `null` at an optional property reads as absent.
+
+    EEE's own validator is its Pydantic models, where every optional field is `X | None`: its
+    converters write `"evaluation_result_id": null`, and the published JSON schema (generated
+    from those models) drops the `null`. A required property stays required and non-null."""
+    if not validator.is_type(instance, "object"):
+        return
+    required = schema.get("required", ())
+    for name, subschema in properties.items():
+        if name not in instance:
+            continue
+        if instance[name] is None and name not in required:
+            continue
+        yield from validator.descend(instance[name], subschema, path=name, schema_path=name)
+
+
+#: Draft-07 with EEE's reading of `null` (above); everything else as the schema says.
+EeeValidator = validators.extend(Draft7Validator, {"properties": _properties_null_is_absent})
+
+
 @functools.cache
-def validator(kind: str, version: str) -> Draft7Validator:
+def validator(kind: str, version: str) -> Any:
     """The compiled validator of one shipped schema (draft-07, as EEE declares)."""
     prefix = "eval" if kind == AGGREGATE else "instance_level_eval"
     text = resources.files("bot").joinpath(f"data/eee/{prefix}.schema.v{version}.json")
     schema = json.loads(text.read_bytes())
     Draft7Validator.check_schema(schema)
-    return Draft7Validator(schema)
+    return EeeValidator(schema)
 
 
 def looks_like_eee(data: Any) -> bool:
@@ -73,6 +96,21 @@ def _validate_rows(report: FileReport, content: bytes) -> None:
 
 
 def _validate_document(report: FileReport, content: bytes, kind: str, *, line_offset: int) -> None:
+    check_document(report, content, kind, line_offset=line_offset)
+
+
+def check_document(
+    report: FileReport,
+    content: bytes,
+    kind: str,
+    *,
+    line_offset: int = 0,
+    versions: tuple[str, ...] = VERSIONS,
+) -> Any:
+    """Check one JSON document (a record, or one instance row) and add its diagnostics to
+    `report`; returns what it parsed (None when it is not strict JSON), so callers that need
+    more of the document (the datastore checks, `bot.eee`) read it once. `versions`: those the
+    caller accepts (a datastore may accept fewer than evalbot ships)."""
     try:
         data = json.loads(
             content,
@@ -89,7 +127,7 @@ def _validate_document(report: FileReport, content: bytes, kind: str, *, line_of
                 hint="write each key once, and finite numbers only",
             )
         )
-        return
+        return None
     except (ValueError, UnicodeDecodeError) as error:
         line, column = getattr(error, "lineno", None), getattr(error, "colno", None)
         report.diagnostics.append(
@@ -101,7 +139,7 @@ def _validate_document(report: FileReport, content: bytes, kind: str, *, line_of
                 hint="fix the JSON syntax (NaN and Infinity are not JSON; EEE writes them as text)",
             )
         )
-        return
+        return None
     version = data.get("schema_version") if isinstance(data, dict) else None
     if not isinstance(data, dict) or version is None:
         report.diagnostics.append(
@@ -109,11 +147,12 @@ def _validate_document(report: FileReport, content: bytes, kind: str, *, line_of
                 "EEE-VERSION",
                 line=line_offset + 1,
                 problem="no `schema_version`: an EEE record declares the schema it follows",
-                hint=f'add `"schema_version": "{VERSIONS[-1]}"`',
+                hint=f'add `"schema_version": "{versions[-1]}"`',
             )
         )
-        return
-    if version not in VERSIONS:
+        return data
+    if version not in versions:
+        shipped = version in VERSIONS
         positions = _positions(content)
         line, column = _at(positions, ("schema_version",), line_offset)
         report.diagnostics.append(
@@ -122,16 +161,18 @@ def _validate_document(report: FileReport, content: bytes, kind: str, *, line_of
                 line=line,
                 column=column,
                 field="schema_version",
-                problem=f"schema_version {json.dumps(version)[:40]} is not one evalbot ships",
-                hint=f"evalbot checks {', '.join(VERSIONS)}; upgrade the record or evalbot",
+                problem=f"schema_version {json.dumps(version)[:40]} is not "
+                + ("one this datastore accepts" if shipped else "one evalbot ships"),
+                hint=f"write the record in one of {', '.join(versions)}"
+                + ("" if shipped else " (or upgrade evalbot)"),
             )
         )
-        return
+        return data
     errors = sorted(
         validator(kind, version).iter_errors(data), key=lambda found: list(found.absolute_path)
     )
     if not errors:
-        return
+        return data
     positions = _positions(content)
     found: list[Diagnostic] = []
     for schema_error in errors[:MAX_ERRORS]:
@@ -152,6 +193,7 @@ def _validate_document(report: FileReport, content: bytes, kind: str, *, line_of
             )
         )
     report.diagnostics.extend(sorted(found, key=lambda d: (d.line or 0, d.column or 0)))
+    return data
 
 
 class _StrictJsonError(ValueError):

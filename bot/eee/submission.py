@@ -1,0 +1,282 @@
+"""A datastore PR's changes checked against the datastore as it would be after the merge.
+
+Pure: the caller hands in the changed paths, a `DatastoreFiles` (the files at the PR head, and
+main's version of a changed record) and a `HashIndex` of the records on main and in the other
+open PRs; a `SubmissionReport` comes out, one `FileReport` per changed file. What each file
+gets, in order: the path rule (`bot.eee.paths`); for a record, strict JSON, the schema of its
+version and its scores (`bot.eee.records`), the folder it belongs in, its samples file
+(`bot.eee.pairing`, the samples streamed through `bot.eee.instances`) and duplicates by EEE's
+normalised hash (`bot.eee.dedupe`); for a samples file, its rows and its record. A record an
+edit moves to another folder (a changed `model_info.id` or collection) must move with it; a
+record kept in place with the same identity keeps its folder, so records accepted under older
+rules stay acceptable. A deleted record is named.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from bot.eee import pairing, paths, texts
+from bot.eee.dedupe import HashIndex, Holder, normalized_hash
+from bot.eee.instances import InstanceScan, InstanceSummary
+from bot.eee.records import check_record
+from bot.spec.diagnostics import Diagnostic
+from bot.spec.eee import VERSIONS
+from bot.spec.messages import shown
+from bot.spec.model import FileReport
+
+ChangeKind = Literal["added", "modified", "removed"]
+CollectionRule = Literal["source", "any"]
+
+
+class DatastoreFiles(Protocol):
+    """The datastore's files: at the PR head (as main would hold them after the merge), and
+    main's version of a file the PR changes."""
+
+    def exists(self, path: str) -> bool: ...
+
+    def read(self, path: str) -> bytes: ...
+
+    def chunks(self, path: str) -> Iterable[bytes]: ...
+
+    def read_main(self, path: str) -> bytes | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    path: str
+    kind: ChangeKind
+
+
+@dataclass(frozen=True, slots=True)
+class DatastorePolicy:
+    """Per datastore (`config/bot.yaml`, `datastores:`)."""
+
+    #: The schema versions the datastore accepts (a subset of what evalbot ships).
+    versions: tuple[str, ...] = VERSIONS
+    #: Whether a warning keeps a PR from being ready to merge.
+    warnings_block: bool = False
+    #: "any": the datastore's maintainers name collections (the real datastore's `hal-usaco`
+    #: holds `USACO` results, EEE's own reference record `demo-source` a `demo_bench` one);
+    #: "source": the collection folder must be the first result's `source_data.dataset_name`,
+    #: as EEE's publisher writes it. Developer and model folders always follow `model_info`.
+    collection: CollectionRule = "any"
+
+
+@dataclass(slots=True)
+class SubmissionReport:
+    files: list[FileReport] = field(default_factory=list)
+    #: Normalised hash of each record checked, by path (the open-PR index is built from these).
+    hashes: dict[str, str] = field(default_factory=dict)
+    #: Changed paths that are no datastore file (a README, .gitattributes): not checked.
+    skipped: list[str] = field(default_factory=list)
+
+    def counts(self) -> tuple[int, int]:
+        errors = warnings = 0
+        for report in self.files:
+            for diagnostic in report.diagnostics:
+                if diagnostic.is_error:
+                    errors += 1
+                else:
+                    warnings += 1
+        return errors, warnings
+
+    def ready(self, policy: DatastorePolicy) -> bool:
+        errors, warnings = self.counts()
+        return errors == 0 and not (policy.warnings_block and warnings)
+
+
+def check_submission(
+    changes: Sequence[Change],
+    files: DatastoreFiles,
+    index: HashIndex,
+    policy: DatastorePolicy = DatastorePolicy(),
+    *,
+    pr: int | None = None,
+) -> SubmissionReport:
+    """Check every changed datastore file; `pr` is the PR's number (None offline)."""
+    result = SubmissionReport()
+    reports: dict[str, FileReport] = {}
+    records: dict[str, dict[str, Any] | None] = {}
+    scanned: set[str] = set()
+    seen: dict[str, str] = {}  # hash -> the first path of this PR holding it
+    ordered = sorted(changes, key=lambda change: change.path)
+    for change in ordered:
+        if not paths.is_datastore_file(change.path) and not change.path.endswith(".jsonl"):
+            result.skipped.append(change.path)
+            continue
+        report = reports[change.path] = FileReport(change.path, "eee")
+        if change.kind == "removed":
+            if not paths.is_samples(change.path):
+                report.diagnostics.append(texts.make("EEE-DELETED", path=change.path))
+            continue
+        problem = paths.path_problem(change.path)
+        if problem is not None:
+            report.diagnostics.append(texts.make("EEE-PATH", problem=problem))
+    for change in ordered:
+        path = change.path
+        if path not in reports or change.kind == "removed" or paths.is_samples(path):
+            continue
+        if not path.endswith(".json"):
+            continue
+        report = reports[path]
+        record = records[path] = check_record(report, files.read(path), policy.versions)
+        if record is None:
+            continue
+        report.diagnostics.extend(_placement(path, change.kind, record, files, policy))
+        samples = paths.samples_path(path)
+        samples_exist = files.exists(samples)
+        report.diagnostics.extend(pairing.aggregate_problems(path, record, samples_exist))
+        if samples_exist and pairing.declared_samples(record) is not None:
+            sample_report = reports.setdefault(samples, FileReport(samples, "eee"))
+            summary = _scan(files, samples, sample_report, policy, pairing.algorithm_of(record))
+            scanned.add(samples)
+            report.diagnostics.extend(pairing.content_problems(path, record, summary))
+        digest = result.hashes[path] = normalized_hash(record)
+        report.diagnostics.extend(_duplicates(digest, path, index, seen, pr))
+    for change in ordered:
+        path = change.path
+        if path not in reports or change.kind == "removed" or not path.endswith(".jsonl"):
+            continue
+        report = reports[path]
+        if path not in scanned:
+            _scan(files, path, report, policy, "sha256")
+        if not paths.is_samples(path):
+            continue
+        aggregate = paths.aggregate_path(path)
+        exists = files.exists(aggregate)
+        record = records[aggregate] if aggregate in records else _peek(files, aggregate, exists)
+        orphan = pairing.orphan_problem(path, record, exists)
+        if orphan is not None:
+            report.diagnostics.append(orphan)
+    result.files = [reports[path] for path in sorted(reports)]
+    return result
+
+
+def _scan(
+    files: DatastoreFiles, path: str, report: FileReport, policy: DatastorePolicy, algorithm: str
+) -> InstanceSummary:
+    scan = InstanceScan(report, policy.versions, algorithm)
+    for chunk in files.chunks(path):
+        scan.feed(chunk)
+    return scan.finish()
+
+
+def _peek(files: DatastoreFiles, path: str, exists: bool) -> dict[str, Any] | None:
+    """A record the PR does not change, read only to see what it declares."""
+    if not exists:
+        return None
+    try:
+        data = json.loads(files.read(path))
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _placement(
+    path: str,
+    kind: ChangeKind,
+    record: dict[str, Any],
+    files: DatastoreFiles,
+    policy: DatastorePolicy,
+) -> list[Diagnostic]:
+    actual = paths.folders(path)
+    if actual is None or paths.path_problem(path) is not None:
+        return []  # the path rule already says where it must go
+    place = paths.placement(record)
+    if place.problem is not None:
+        field_name = place.problem_field
+        return [
+            texts.make(
+                "EEE-FOLDER",
+                field=field_name,
+                expected="data/<collection>/<developer>/<model>",
+                actual="/".join(actual),
+                why=place.problem,
+            )
+        ]
+    collection = actual[0] if policy.collection == "any" else place.collection or ""
+    expected = (collection, place.developer or "", place.model or "")
+    if expected == actual:
+        return []
+    if kind == "modified":
+        old = _old_record(files, path)
+        if old is not None:
+            before = paths.placement(old)
+            if (before.collection, before.developer, before.model) == (
+                place.collection,
+                place.developer,
+                place.model,
+            ):
+                return []  # identity unchanged: the record keeps the folder it was accepted in
+            return [_moved(old, record, "/".join(("data", *expected)))]
+    changed = "model_info.id" if expected[1:] != actual[1:] else _collection_field()
+    return [
+        texts.make(
+            "EEE-FOLDER",
+            field=changed,
+            expected="/".join(("data", *expected)),
+            actual="/".join(("data", *actual)),
+            why=f"from `{changed}`",
+        )
+    ]
+
+
+def _collection_field() -> str:
+    return "evaluation_results[0].source_data.dataset_name"
+
+
+def _moved(old: dict[str, Any], new: dict[str, Any], expected: str) -> Diagnostic:
+    old_place, new_place = paths.placement(old), paths.placement(new)
+    if (old_place.developer, old_place.model) != (new_place.developer, new_place.model):
+        field_name, was, now = "model_info.id", _model_id(old), _model_id(new)
+    else:
+        field_name, was, now = _collection_field(), old_place.collection, new_place.collection
+    return texts.make(
+        "EEE-MOVED-IDENTITY",
+        field=field_name,
+        new=shown(now),
+        old=shown(was),
+        expected=expected,
+    )
+
+
+def _model_id(record: dict[str, Any]) -> object:
+    info = record.get("model_info")
+    return info.get("id") if isinstance(info, dict) else None
+
+
+def _old_record(files: DatastoreFiles, path: str) -> dict[str, Any] | None:
+    content = files.read_main(path)
+    if content is None:
+        return None
+    try:
+        data = json.loads(content)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _duplicates(
+    digest: str, path: str, index: HashIndex, seen: dict[str, str], pr: int | None
+) -> list[Diagnostic]:
+    found: list[Diagnostic] = []
+    first = seen.setdefault(digest, path)
+    if first != path:
+        found.append(_duplicate(f"`{first}` in this PR", digest))
+    for holder in index.others(digest, path, pr)[:3]:
+        found.append(_duplicate(_where(holder), digest))
+    return found
+
+
+def _where(holder: Holder) -> str:
+    if holder.pr is None:
+        return f"`{holder.path}` on main"
+    return f"`{holder.path}` in open PR #{holder.pr}"
+
+
+def _duplicate(where: str, digest: str) -> Diagnostic:
+    return texts.make("EEE-DUPLICATE", where=where, digest=digest[:12])

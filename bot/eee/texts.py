@@ -1,0 +1,80 @@
+"""Every user-facing text of `bot.eee`: diagnostic codes with their messages and fixes.
+
+Codes are stable (docs/eee.md lists each with its fix). The record's own JSON and schema
+problems keep the codes of `bot.spec.eee` (`EEE-JSON`, `EEE-VERSION`, `EEE-SCHEMA`); the codes
+here are the datastore's rules.
+"""
+
+from __future__ import annotations
+
+from bot.spec.diagnostics import Diagnostic, Severity
+from bot.spec.messages import Message, build
+
+E = Severity.ERROR
+W = Severity.WARNING
+
+CATALOGUE: dict[str, Message] = {
+    "EEE-PATH": Message(
+        E,
+        "{problem}",
+        "put the record at `data/<collection>/<developer>/<model>/<uuid4>.json`"
+        " (its samples beside it as `<uuid4>_samples.jsonl`), with a lower-case version-4 uuid",
+    ),
+    "EEE-FOLDER": Message(
+        E,
+        "the record belongs in `{expected}`, not `{actual}` ({why})",
+        "move the file to `{expected}/`, or correct `{field}`",
+    ),
+    "EEE-MOVED-IDENTITY": Message(
+        E,
+        "this change makes `{field}` {new} (was {old}), so the record now belongs in `{expected}`",
+        "delete the file here and add it under `{expected}/` (with its samples file)",
+    ),
+    "EEE-SCORE": Message(E, "{problem}", "{hint}"),
+    "EEE-PAIR": Message(E, "{problem}", "{hint}"),
+    "EEE-CHECKSUM": Message(
+        E,
+        "`detailed_evaluation_results.checksum` is {declared}, but the {algorithm} of `{path}`"
+        " is {actual}",
+        "recompute it over the samples file's exact bytes (`sha256sum FILE`) and write it here",
+    ),
+    "EEE-NO-CHECKSUM": Message(
+        W,
+        "the record declares no `checksum` and `hash_algorithm` for `{path}`",
+        'add `"hash_algorithm": "sha256"` and the file\'s sha256 (`sha256sum FILE`),'
+        " so a changed or truncated upload is caught",
+    ),
+    "EEE-SAMPLES-LIMIT": Message(
+        E,
+        "{problem}",
+        "split the run into several records, each with its own samples file",
+    ),
+    "EEE-DUPLICATE": Message(
+        E,
+        "the same evaluation as {where} (EEE's normalised hash {digest})",
+        "drop this record, or change what makes it a different evaluation;"
+        " `evaluation_id` and `retrieved_timestamp` do not count",
+    ),
+    "EEE-DELETED": Message(
+        W,
+        "this PR deletes the record `{path}` from the datastore",
+        "make sure the deletion is intended (a record moves by adding it under its new folder)",
+    ),
+    "EEE-NOT-RECORD": Message(
+        W,
+        "`{path}` is not an EEE record or samples file; the datastore's checks skip it",
+        "keep records under `data/` as `.json` and `_samples.jsonl` files",
+    ),
+}
+
+
+def make(
+    code: str,
+    *,
+    line: int | None = None,
+    column: int | None = None,
+    field: str | None = None,
+    **params: object,
+) -> Diagnostic:
+    """The diagnostic for `code`, its message and fix filled from `params`."""
+    return build(CATALOGUE[code], code, line=line, column=column, field=field, params=params)
