@@ -78,3 +78,42 @@ def make(
 ) -> Diagnostic:
     """The diagnostic for `code`, its message and fix filled from `params`."""
     return build(CATALOGUE[code], code, line=line, column=column, field=field, params=params)
+
+
+# --- the PR comment (`bot.eee.comment`) ---------------------------------------------------------
+
+TITLE = "### Every Eval Ever submission check"
+VERDICT_READY = "**✅ Ready to merge:** {files} {files_word} checked, no errors{warnings}."
+VERDICT_BLOCKED = (
+    "**❌ Not ready to merge:** {errors} {errors_word} in {bad} of {files} {files_word}"
+    "{warnings}. Each is listed below with its fix."
+)
+VERDICT_WARNINGS_BLOCK = (
+    "**❌ Not ready to merge:** no errors, but {warnings} {warnings_word}, and this datastore"
+    " treats warnings as blocking."
+)
+VERDICT_NOTHING = (
+    "**No datastore files in this PR** (only `.json` records and `_samples.jsonl` files are"
+    " checked)."
+)
+WARNINGS_SUFFIX = ", {warnings} {warnings_word}"
+FOLDER_HEADING = "#### {glyph} `{folder}` ({files} {files_word})"
+FILE_OK = "- ✔️ `{name}`"
+FILE_DELETED = "- 🗑️ `{name}`: deleted"
+FILE_PROBLEMS = "- {glyph} `{name}`"
+PROBLEM = "  - `{code}`{place}: {message}<br>**Fix:** {hint}"
+PROBLEM_NO_HINT = "  - `{code}`{place}: {message}"
+PROBLEM_PLACE = " at **{place}**"
+PROBLEM_LINE = " line {line}"
+MORE_PROBLEMS = "  - … and {count} more in this file"
+MORE_IN_FOLDER = "- … and {count} more files in this folder"
+MORE_FILES = (
+    "> ⚠️ {files} more {files_word} ({bad} with errors) in {folders} more {folders_word}"
+    " are not shown, to keep this comment readable; `evalbot validate` on the PR's files"
+    " lists every finding."
+)
+SKIPPED = "<sub>Not checked (no datastore file): {count} {files_word}.</sub>"
+
+
+def plural(count: int, word: str) -> str:
+    return word if count == 1 else word + "s"
