@@ -95,3 +95,21 @@ STATUS_PARKED = "parked: {parked} (evalbot parked)"
 STATUS_PAUSE = "Hub pause: {pause}"
 STATUS_NOT_PAUSED = "none"
 STATUS_NONE_ALIVE = "evalbot status: no worker is alive: queued events wait until one starts"
+
+# --- evalbot eee -------------------------------------------------------------------------------
+EEE_HELP = "Every Eval Ever datastores: what a schema version would do to the records held"
+EEE_IMPACT_HELP = (
+    "count the records of a datastore folder that a schema version would turn invalid, and"
+    " why, grouped by rule"
+)
+EEE_DIR_HELP = "a datastore folder (its .json records are read, at any depth)"
+EEE_SCHEMA_HELP = "the schema version to judge every record by (0.2.0, 0.2.2 or 0.3.0)"
+EEE_NOT_A_FOLDER = "evalbot eee impact: {path}: no such folder"
+EEE_BAD_VERSION = "evalbot eee impact: --schema {version!r}: evalbot ships {versions}"
+EEE_UNREADABLE = "evalbot eee impact: {problem}"
+EEE_IMPACT_SUMMARY = (
+    "Schema {version}: {after} of {records} records would be invalid ({newly} of them valid"
+    " under the version they declare today; {now} invalid already; {unreadable} not JSON)."
+)
+EEE_IMPACT_RULE = "  {records:>6}  {rule}"
+EEE_IMPACT_EXAMPLE = "          e.g. {path}"
