@@ -183,7 +183,7 @@ def validate_datastore(folder: str, against: str | None) -> list[FileReport]:
     would be (`bot.eee.submission`); paths shown under `folder`."""
     from bot.adapters.datastore_dir import OverlayFiles, changes_in, index_of
     from bot.eee.dedupe import HashIndex
-    from bot.eee.submission import check_submission
+    from bot.eee.submission import DatastorePolicy, check_submission
 
     main = Path(against) if against is not None else None
     if main is not None and not (main / "data").is_dir():
@@ -191,7 +191,8 @@ def validate_datastore(folder: str, against: str | None) -> list[FileReport]:
     root = Path(folder)
     changes = changes_in(root, main)
     index = index_of(main, {c.path for c in changes}) if main is not None else HashIndex()
-    result = check_submission(changes, OverlayFiles(root, main), index)
+    every_row = DatastorePolicy(schema_rows=None)  # offline: every samples row in full
+    result = check_submission(changes, OverlayFiles(root, main), index, every_row)
     for report in result.files:
         report.path = os.path.join(folder, report.path)
     return result.files

@@ -21,7 +21,7 @@ from typing import Any, Literal, Protocol
 
 from bot.eee import pairing, paths, texts
 from bot.eee.dedupe import HashIndex, Holder, normalized_hash
-from bot.eee.instances import InstanceScan, InstanceSummary
+from bot.eee.instances import MAX_SCHEMA_ROWS, InstanceScan, InstanceSummary
 from bot.eee.records import check_record
 from bot.spec.diagnostics import Diagnostic
 from bot.spec.eee import VERSIONS
@@ -64,6 +64,9 @@ class DatastorePolicy:
     #: "source": the collection folder must be the first result's `source_data.dataset_name`,
     #: as EEE's publisher writes it. Developer and model folders always follow `model_info`.
     collection: CollectionRule = "any"
+    #: Rows of a samples file checked against the schema in full (None: all of them, as
+    #: `evalbot validate` does); later rows are checked as strict JSON objects and ids.
+    schema_rows: int | None = MAX_SCHEMA_ROWS
 
 
 @dataclass(slots=True)
@@ -159,7 +162,7 @@ def check_submission(
 def _scan(
     files: DatastoreFiles, path: str, report: FileReport, policy: DatastorePolicy, algorithm: str
 ) -> InstanceSummary:
-    scan = InstanceScan(report, policy.versions, algorithm)
+    scan = InstanceScan(report, policy.versions, algorithm, policy.schema_rows)
     for chunk in files.chunks(path):
         scan.feed(chunk)
     return scan.finish()

@@ -44,6 +44,17 @@ CATALOGUE: dict[str, Message] = {
         'add `"hash_algorithm": "sha256"` and the file\'s sha256 (`sha256sum FILE`),'
         " so a changed or truncated upload is caught",
     ),
+    "EEE-SAMPLES-PARTIAL": Message(
+        W,
+        "rows after the first {rows:,} were checked as JSON objects with the record's ids,"
+        " not against the whole schema (a bound on time for very large files)",
+        "run `evalbot validate` on the datastore folder to check every row in full",
+    ),
+    "EEE-SAMPLES-ROW": Message(
+        E,
+        "this row is not a strict JSON object (no NaN, infinities or repeated keys)",
+        "write one JSON object per line",
+    ),
     "EEE-SAMPLES-LIMIT": Message(
         E,
         "{problem}",

@@ -196,6 +196,17 @@ def check_document(
     return data
 
 
+def strict_loads(content: bytes) -> Any:
+    """JSON read as EEE's validator reads it: no NaN or infinities, no repeated key
+    (`ValueError` otherwise)."""
+    return json.loads(
+        content,
+        parse_constant=_refuse_constant,
+        parse_float=_finite_float,
+        object_pairs_hook=_unique_keys,
+    )
+
+
 class _StrictJsonError(ValueError):
     """JSON that Python would read but that has no single meaning: `1e999`, a repeated key."""
 

@@ -274,3 +274,17 @@ def test_a_row_over_the_line_cap_stops_the_read(monkeypatch: pytest.MonkeyPatch)
     summary = scan.finish()
     assert not summary.complete
     assert [d.code for d in report.diagnostics] == ["EEE-SAMPLES-LIMIT"]
+
+
+def test_rows_past_the_schema_bound_are_checked_as_strict_json_with_a_warning() -> None:
+    row = json.loads(REAL_SAMPLES)
+    bad = dict(row, evaluation={"score": "high"})  # a schema error, past the bound
+    body = (json.dumps(row) + "\n" + json.dumps(bad) + "\n" + '{"a": 1, "a": 2}\n').encode()
+    bounded = FileReport("s", "eee")
+    summary = instances.InstanceScan(bounded, schema_rows=1)
+    summary.feed(body)
+    assert summary.finish().rows == 3
+    assert [d.code for d in bounded.diagnostics] == ["EEE-SAMPLES-PARTIAL", "EEE-SAMPLES-ROW"]
+    full = FileReport("s", "eee")
+    instances.scan_bytes(full, body)
+    assert [d.code for d in full.diagnostics] == ["EEE-SCHEMA", "EEE-SCHEMA", "EEE-JSON"]
