@@ -16,11 +16,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from bot.eee.dedupe import HashIndex, Holder, normalized_hash
+from bot.eee.records import MAX_RECORD_BYTES
 from bot.eee.submission import Change
 
 CHUNK_BYTES = 1024 * 1024
-#: A record (aggregate `.json`) is read whole; larger is refused as `bot.spec.eee` refuses it.
-MAX_RECORD_BYTES = 64 * 1024 * 1024
 
 
 def is_datastore(folder: Path) -> bool:

@@ -16,16 +16,26 @@ import math
 from typing import Any
 
 from bot.eee import texts
+from bot.spec import messages
 from bot.spec.diagnostics import Diagnostic
 from bot.spec.eee import AGGREGATE, VERSIONS, check_document
 from bot.spec.messages import shown
 from bot.spec.model import FileReport
 
+#: A record is read whole; the real datastore's largest are tens of KB.
+MAX_RECORD_BYTES = 16 * 1024 * 1024
+
 
 def check_record(
     report: FileReport, content: bytes, versions: tuple[str, ...] = VERSIONS
 ) -> dict[str, Any] | None:
-    """Add the record's diagnostics to `report`; the record when it parsed as an object."""
+    """Add the record's diagnostics to `report`; the record when it parsed as an object.
+    `content` may be cut one byte past `MAX_RECORD_BYTES` by its reader: that is an error."""
+    if len(content) > MAX_RECORD_BYTES:
+        report.diagnostics.append(
+            messages.make("EEE-TOO-LARGE", size=len(content), limit=MAX_RECORD_BYTES)
+        )
+        return None
     data = check_document(report, content, AGGREGATE, versions=versions)
     if not isinstance(data, dict):
         return None

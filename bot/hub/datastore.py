@@ -1,8 +1,9 @@
 """The Hub calls an Every Eval Ever datastore PR needs, beyond a benchmark PR's.
 
-A datastore is a dataset repo, so every call names `repo_type="dataset"`. Records are read whole
-under `RECORD_MAX_BYTES`; samples files are streamed (`bot.hub.download.stream_capped`), through
-the Hub's LFS redirect like any file, so a 1 GB samples file is never held in memory. Costs
+A datastore is a dataset repo, so every call names `repo_type="dataset"`. Records are read
+whole under `bot.eee.records.MAX_RECORD_BYTES`; samples files are streamed
+(`bot.hub.download.stream_capped`), through the Hub's LFS redirect like any file, so a 1 GB
+samples file is never held in memory. Costs
 (docs/hub.md): the tree of a revision is 1 call per 1,000 files (the client's paging); main's
 commit 1; each file read 1; the open PRs 1 for the listing plus 1 per PR for its details.
 """
@@ -14,13 +15,12 @@ from typing import Any
 
 from huggingface_hub import get_session, hf_hub_url
 
+from bot.eee.records import MAX_RECORD_BYTES
 from bot.hub.client import DISCUSSIONS_PAGE, HfHubClient, hub_errors
 from bot.hub.diff import Change, DiffFile
 from bot.hub.download import stream_capped
 from bot.hub.errors import HubPermanentError
 
-#: An aggregate record is small (the real datastore's largest are tens of KB).
-RECORD_MAX_BYTES = 16 * 1024 * 1024
 #: A samples file: the instance scan's own cap decides; the stream stops one byte past it.
 SAMPLES_MAX_BYTES = 4 * 1024 * 1024 * 1024
 
@@ -59,7 +59,7 @@ class HubDatastore:
 
     def read(self, repo_id: str, path: str, revision: str) -> bytes:
         return self.client.read_file(
-            repo_id, path, revision, repo_type="dataset", max_bytes=RECORD_MAX_BYTES
+            repo_id, path, revision, repo_type="dataset", max_bytes=MAX_RECORD_BYTES
         )
 
     def chunks(self, repo_id: str, path: str, revision: str) -> Iterator[bytes]:

@@ -288,3 +288,11 @@ def test_rows_past_the_schema_bound_are_checked_as_strict_json_with_a_warning() 
     full = FileReport("s", "eee")
     instances.scan_bytes(full, body)
     assert [d.code for d in full.diagnostics] == ["EEE-SCHEMA", "EEE-SCHEMA", "EEE-JSON"]
+
+
+def test_a_record_over_the_cap_is_refused_not_parsed_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.eee import records
+
+    monkeypatch.setattr(records, "MAX_RECORD_BYTES", 100)
+    result = run({AGG: REAL_AGG[:101]})
+    assert codes(result, AGG) == ["EEE-TOO-LARGE"]
