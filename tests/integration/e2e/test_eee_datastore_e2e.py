@@ -20,6 +20,8 @@ from huggingface_hub import CommitOperationAdd
 from bot.report.texts import REPORT_MARKER
 from evalbot_dev.devstack.waiting import wait_until
 from evalbot_dev.emulator.server import CommentView
+from evalbot_dev.emulator.state import FileChange
+from tests.support.emulator import TOKENS
 from tests.support.stackbot import BOT, Bot, running_bot
 from tests.unit.eee.helpers import DATASTORE
 
@@ -180,3 +182,69 @@ def test_a_500_file_upload_gets_one_capped_comment(bot: Bot) -> None:
     assert "more files" in text
     assert len(text) < 60_000
     print(f"500-file PR: comment after {elapsed:.1f} s")
+
+
+def test_a_samples_file_in_lfs_is_streamed_through_the_cdn(bot: Bot) -> None:
+    state = bot.stack.hub.state
+    record = json.loads(real("pass", f"{DEMO}.json"))
+    record["model_info"]["id"] = "demo-org/lfs-model"
+    folder = "data/demo-source/demo-org/lfs-model"
+    name = "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b"
+    samples = real("pass", f"{DEMO}_samples.jsonl").replace(
+        b'"model_id": "demo-org/demo-model"', b'"model_id": "demo-org/lfs-model"'
+    )
+    detail = record["detailed_evaluation_results"]
+    detail["file_path"] = f"{folder}/{name}_samples.jsonl"
+    detail["checksum"] = hashlib.sha256(samples).hexdigest()
+    outcome = state.commit(
+        state.tokens[TOKENS["alice"]],
+        state.find_repo("dataset", REPO),
+        "main",
+        [
+            FileChange(f"{folder}/{name}.json", json.dumps(record).encode()),
+            FileChange(f"{folder}/{name}_samples.jsonl", samples, lfs=True),
+        ],
+        summary="Add an LFS samples file",
+        description="",
+        create_pr=True,
+    )
+    assert outcome.pr_num is not None
+    text = report(bot, outcome.pr_num).content
+    assert "**✅ Ready to merge:** 2 files checked, no errors." in text, text
+    fetched = [r for r in bot.stack.hub.cdn_requests() if r.method == "GET" and r.status == 200]
+    assert fetched
+    assert not any(r.authorization for r in fetched)
+
+
+def test_help_and_recheck_from_the_datastores_owner(bot: Bot) -> None:
+    num = open_pr(bot, {LEGACY: real("legacy", LEGACY)})
+    first = report(bot, num)
+    before = bot.stats()
+    bot.api("alice").comment_discussion(REPO, num, "@evalbot help", repo_type="dataset")
+    wait_until(
+        lambda: any(
+            c.author == BOT and "commands" in c.content and REPORT_MARKER not in c.content
+            for c in bot.stack.hub.comments(REPO, num, "dataset")
+        ),
+        timeout=30,
+        what="the help reply",
+    )
+    bot.api("alice").comment_discussion(REPO, num, "@evalbot recheck", repo_type="dataset")
+    bot.wait_for_outcome("unchanged", before)  # the same head: the report stands as it is
+    bot.api("bob").comment_discussion(REPO, num, "@evalbot recheck", repo_type="dataset")
+    bot.wait_for_outcome("command-ignored", before)  # not a maintainer of alice's repo
+    assert [c.id for c in reports(bot, num)] == [first.id]
+
+
+def test_a_merged_record_is_a_duplicate_on_main_for_the_next_pr(bot: Bot) -> None:
+    """Main's index follows main's commits: after a merge, the merged record is on main."""
+    record = json.loads(real("legacy", LEGACY))
+    record["evaluation_results"] = record["evaluation_results"][1:2]
+    merged_path = LEGACY.replace("676f4465-ce78-411a", "3c4d5e6f-7a8b-4c9d")
+    num = open_pr(bot, {merged_path: json.dumps(record).encode()})
+    report(bot, num, "Ready to merge")
+    bot.api("alice").merge_pull_request(REPO, num, repo_type="dataset")
+    again = LEGACY.replace("676f4465-ce78-411a", "4d5e6f7a-8b9c-4d0e")
+    text = report(bot, open_pr(bot, {again: json.dumps(renamed(record)).encode()}), "EEE-").content
+    assert "EEE-DUPLICATE" in text
+    assert "on main" in text
