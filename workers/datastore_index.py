@@ -28,6 +28,7 @@ from bot.eee.dedupe import HashIndex, Holder, normalized_hash
 from bot.hub.datastore import HubDatastore
 from bot.hub.errors import HubPermanentError
 from bot.hub.pulls import PullRequest
+from bot.spec.eee import MAX_DEPTH, depth_of
 from workers.locks import as_text
 
 #: What redis-py accepts as a hash field or value.
@@ -86,9 +87,10 @@ def _indexed(path: str) -> bool:
 
 def _hash(read: Callable[[str], bytes], path: str) -> str:
     try:
-        return normalized_hash(json.loads(read(path)))
-    except (ValueError, HubPermanentError):
+        record = json.loads(read(path))
+    except (ValueError, RecursionError, HubPermanentError):
         return ""  # not a record anyone can duplicate
+    return normalized_hash(record) if depth_of(record) <= MAX_DEPTH else ""
 
 
 def remember_pr(

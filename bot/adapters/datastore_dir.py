@@ -18,6 +18,7 @@ from pathlib import Path
 from bot.eee.dedupe import HashIndex, Holder, normalized_hash
 from bot.eee.records import MAX_RECORD_BYTES
 from bot.eee.submission import Change
+from bot.spec.eee import MAX_DEPTH, depth_of
 
 CHUNK_BYTES = 1024 * 1024
 
@@ -90,7 +91,8 @@ def index_of(main: Path, overridden: set[str]) -> HashIndex:
             continue
         try:
             record = json.loads((main / path).read_bytes())
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
-        index.add(normalized_hash(record), Holder(path))
+        if depth_of(record) <= MAX_DEPTH:
+            index.add(normalized_hash(record), Holder(path))
     return index

@@ -18,7 +18,15 @@ import json
 from dataclasses import dataclass, field
 
 from bot.eee import texts
-from bot.spec.eee import INSTANCE, MAX_ERRORS, VERSIONS, check_document, strict_loads
+from bot.spec.eee import (
+    INSTANCE,
+    MAX_DEPTH,
+    MAX_ERRORS,
+    VERSIONS,
+    check_document,
+    depth_of,
+    strict_loads,
+)
 from bot.spec.model import FileReport
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
@@ -165,7 +173,9 @@ def _strict(line: bytes) -> dict[str, object] | None:
     """The row as a strict JSON object (`bot.spec.eee`'s reading), or None when it is not."""
     try:
         data = strict_loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
+        return None
+    if depth_of(data) > MAX_DEPTH:
         return None
     return data if isinstance(data, dict) else None
 
@@ -173,7 +183,7 @@ def _strict(line: bytes) -> dict[str, object] | None:
 def _loads(line: bytes) -> object:
     try:
         return json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 

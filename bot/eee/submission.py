@@ -24,7 +24,7 @@ from bot.eee.dedupe import HashIndex, Holder, normalized_hash
 from bot.eee.instances import MAX_SCHEMA_ROWS, InstanceScan, InstanceSummary
 from bot.eee.records import check_record
 from bot.spec.diagnostics import Diagnostic
-from bot.spec.eee import VERSIONS
+from bot.spec.eee import MAX_DEPTH, VERSIONS, depth_of
 from bot.spec.messages import shown
 from bot.spec.model import FileReport
 
@@ -172,11 +172,7 @@ def _peek(files: DatastoreFiles, path: str, exists: bool) -> dict[str, Any] | No
     """A record the PR does not change, read only to see what it declares."""
     if not exists:
         return None
-    try:
-        data = json.loads(files.read(path))
-    except ValueError:
-        return None
-    return data if isinstance(data, dict) else None
+    return _record(files.read(path))
 
 
 def _placement(
@@ -254,13 +250,16 @@ def _model_id(record: dict[str, Any]) -> object:
 
 def _old_record(files: DatastoreFiles, path: str) -> dict[str, Any] | None:
     content = files.read_main(path)
-    if content is None:
-        return None
+    return None if content is None else _record(content)
+
+
+def _record(content: bytes) -> dict[str, Any] | None:
+    """A record read only for what it declares; None when it is not a sound JSON object."""
     try:
         data = json.loads(content)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
-    return data if isinstance(data, dict) else None
+    return data if isinstance(data, dict) and depth_of(data) <= MAX_DEPTH else None
 
 
 def _duplicates(

@@ -128,6 +128,8 @@ def check_document(
             )
         )
         return None
+    except RecursionError:
+        data = _TOO_DEEP
     except (ValueError, UnicodeDecodeError) as error:
         line, column = getattr(error, "lineno", None), getattr(error, "colno", None)
         report.diagnostics.append(
@@ -137,6 +139,16 @@ def check_document(
                 column=column,
                 problem=getattr(error, "msg", str(error)),
                 hint="fix the JSON syntax (NaN and Infinity are not JSON; EEE writes them as text)",
+            )
+        )
+        return None
+    if data is _TOO_DEEP or depth_of(data) > MAX_DEPTH:
+        report.diagnostics.append(
+            messages.make(
+                "EEE-JSON",
+                line=line_offset + 1,
+                problem=f"values nested more than {MAX_DEPTH} levels deep",
+                hint="flatten the structure; EEE records nest a few levels",
             )
         )
         return None
@@ -194,6 +206,29 @@ def check_document(
         )
     report.diagnostics.extend(sorted(found, key=lambda d: (d.line or 0, d.column or 0)))
     return data
+
+
+#: Containers nested deeper than this are refused before any recursive reader (the schema
+#: check, the normalised hash) walks them: a hostile file must not exhaust Python's stack.
+MAX_DEPTH = 64
+_TOO_DEEP = object()
+
+
+def depth_of(value: Any) -> int:
+    """How deeply containers nest in `value` (a scalar is 0), without recursion."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list):
+            level += 1
+            deepest = max(deepest, level)
+            if deepest > MAX_DEPTH:
+                return deepest
+            stack.extend((child, level) for child in item)
+    return deepest
 
 
 def strict_loads(content: bytes) -> Any:

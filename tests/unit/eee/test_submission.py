@@ -296,3 +296,11 @@ def test_a_record_over_the_cap_is_refused_not_parsed_cut(monkeypatch: pytest.Mon
     monkeypatch.setattr(records, "MAX_RECORD_BYTES", 100)
     result = run({AGG: REAL_AGG[:101]})
     assert codes(result, AGG) == ["EEE-TOO-LARGE"]
+
+
+@pytest.mark.parametrize("depth", [70, 5_000, 200_000])
+def test_hostile_nesting_is_an_error_of_the_file_not_a_crash(depth: int) -> None:
+    body = b'{"schema_version": "0.3.0", "evaluation_id": ' + b"[" * depth + b"]" * depth + b"}"
+    result = run({AGG: body, SAMPLES: body.replace(b"{", b"{", 1) + b"\n"})
+    assert codes(result, AGG) == ["EEE-JSON"]
+    assert "EEE-JSON" in codes(result, SAMPLES)
