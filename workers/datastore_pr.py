@@ -13,14 +13,15 @@ or edited in place. `recheck` and `help` are heard from the datastore's maintain
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 
 from bot.contract.events import PrEvent
 from bot.eee.comment import render_submission
-from bot.eee.submission import Change, DatastorePolicy, check_submission
+from bot.eee.submission import Change, DatastorePolicy, Unreadable, check_submission
 from bot.hub.datastore import HubDatastore, tree_changes
 from bot.hub.diff import Change as DiffChange
 from bot.hub.diff import DiffFile
-from bot.hub.errors import HubPermanentError
+from bot.hub.errors import HubFileUnreadable, HubPermanentError, HubTransientError
 from bot.hub.pulls import PullRequest
 from bot.report.comment import CommentContext, head_of_comment, help_reply_marker, render_help
 from bot.report.texts import REPORT_MARKER
@@ -127,10 +128,12 @@ class HubDatastoreFiles:
         return path in self._main.hashes and path not in self._removed
 
     def read(self, path: str) -> bytes:
-        return self._hub.read(self._repo_id, path, self._revision(path))
+        with _as_unreadable(path):
+            return self._hub.read(self._repo_id, path, self._revision(path))
 
     def chunks(self, path: str) -> Iterator[bytes]:
-        return self._hub.chunks(self._repo_id, path, self._revision(path))
+        with _as_unreadable(path):
+            yield from self._hub.chunks(self._repo_id, path, self._revision(path))
 
     def read_main(self, path: str) -> bytes | None:
         if path not in self._main.hashes:
@@ -141,6 +144,20 @@ class HubDatastoreFiles:
             if error.not_found:
                 return None
             raise
+
+
+@contextmanager
+def _as_unreadable(path: str) -> Iterator[None]:
+    """A file the Hub will not serve for a reason of its own is an error of that file; a file
+    that vanished means the PR changed under the run: retried, to check what is there then."""
+    try:
+        yield
+    except HubFileUnreadable as error:
+        raise Unreadable(str(error)) from error
+    except HubPermanentError as error:
+        if not error.not_found:
+            raise
+        raise HubTransientError(f"{path} vanished during the check: {error}") from error
 
 
 def _changes(diff: Iterable[DiffFile]) -> list[Change]:

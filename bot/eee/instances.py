@@ -116,6 +116,15 @@ class InstanceScan:
         self.summary.digest = self._digest.hexdigest()
         return self.summary
 
+    def abandon(self) -> InstanceSummary:
+        """The reader gave up mid-file: what was read stays counted, nothing is concluded
+        from the rest (no checksum, no row count is compared)."""
+        self._stopped = True
+        self._pending.clear()
+        self.summary.complete = False
+        self.summary.content_ok = False
+        return self.summary
+
     def _row(self, line: bytes) -> None:
         self._line += 1
         if not line.strip():

@@ -23,6 +23,7 @@ from bot.eee import pairing, paths, texts
 from bot.eee.dedupe import HashIndex, Holder, normalized_hash
 from bot.eee.instances import MAX_SCHEMA_ROWS, InstanceScan, InstanceSummary
 from bot.eee.records import check_record
+from bot.spec import messages
 from bot.spec.diagnostics import Diagnostic
 from bot.spec.eee import MAX_DEPTH, VERSIONS, depth_of
 from bot.spec.messages import shown
@@ -32,9 +33,14 @@ ChangeKind = Literal["added", "modified", "removed"]
 CollectionRule = Literal["source", "any"]
 
 
+class Unreadable(Exception):
+    """A file the reader could not serve for a reason of the file itself (declared too large,
+    a redirect nobody can follow): an error of that file, the others are still checked."""
+
+
 class DatastoreFiles(Protocol):
     """The datastore's files: at the PR head (as main would hold them after the merge), and
-    main's version of a file the PR changes."""
+    main's version of a file the PR changes. `read` and `chunks` may raise `Unreadable`."""
 
     def exists(self, path: str) -> bool: ...
 
@@ -126,7 +132,12 @@ def check_submission(
         if not path.endswith(".json"):
             continue
         report = reports[path]
-        record = records[path] = check_record(report, files.read(path), policy.versions)
+        try:
+            content = files.read(path)
+        except Unreadable as error:
+            report.diagnostics.append(_unreadable(error))
+            continue
+        record = records[path] = check_record(report, content, policy.versions)
         if record is None:
             continue
         report.diagnostics.extend(_placement(path, change.kind, record, files, policy))
@@ -163,9 +174,17 @@ def _scan(
     files: DatastoreFiles, path: str, report: FileReport, policy: DatastorePolicy, algorithm: str
 ) -> InstanceSummary:
     scan = InstanceScan(report, policy.versions, algorithm, policy.schema_rows)
-    for chunk in files.chunks(path):
-        scan.feed(chunk)
+    try:
+        for chunk in files.chunks(path):
+            scan.feed(chunk)
+    except Unreadable as error:
+        report.diagnostics.append(_unreadable(error))
+        return scan.abandon()
     return scan.finish()
+
+
+def _unreadable(error: Unreadable) -> Diagnostic:
+    return messages.make("FILE-UNREADABLE", reason=str(error))
 
 
 def _peek(files: DatastoreFiles, path: str, exists: bool) -> dict[str, Any] | None:

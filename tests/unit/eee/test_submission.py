@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -304,3 +305,22 @@ def test_hostile_nesting_is_an_error_of_the_file_not_a_crash(depth: int) -> None
     result = run({AGG: body, SAMPLES: body.replace(b"{", b"{", 1) + b"\n"})
     assert codes(result, AGG) == ["EEE-JSON"]
     assert "EEE-JSON" in codes(result, SAMPLES)
+
+
+def test_a_file_the_reader_cannot_serve_is_an_error_of_that_file() -> None:
+    from bot.eee.submission import Unreadable
+
+    class Refusing(MemoryFiles):
+        def chunks(self, path: str) -> Iterator[bytes]:
+            yield REAL_SAMPLES[:10]
+            raise Unreadable("declared 5 GB, over the cap")
+
+    other = f"{FOLDER}/0b0fd4c2-2b7e-4f5c-9d1e-8a3f6c2e1b4a.json"
+    data = record()
+    del data["detailed_evaluation_results"]
+    head = {AGG: REAL_AGG, SAMPLES: REAL_SAMPLES, other: dumped(data)}
+    changes = [Change(path, "added") for path in head]
+    result = check_submission(changes, Refusing(head), HashIndex())
+    assert codes(result, SAMPLES) == ["FILE-UNREADABLE"]
+    assert codes(result, AGG) == []  # no checksum or row verdict on a file not read whole
+    assert codes(result, other) == []  # the other files are still checked
