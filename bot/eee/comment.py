@@ -45,7 +45,7 @@ def render_submission(
         report_texts.REPORT_MARKER + "\n" + report_texts.HEAD_MARKER.format(sha=context.head_sha)
     )
     parts = [markers, texts.TITLE]
-    banner = report_texts.STATE_BANNERS.get(context.pr_state)
+    banner = texts.STATE_BANNERS.get(context.pr_state)
     if banner:
         parts.append(banner)
     parts.append(_verdict(result, policy))

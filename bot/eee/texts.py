@@ -7,6 +7,7 @@ here are the datastore's rules.
 
 from __future__ import annotations
 
+from bot.report.texts import GLYPH_INFO
 from bot.spec.diagnostics import Diagnostic, Severity
 from bot.spec.messages import Message, build
 
@@ -94,6 +95,14 @@ def make(
 # --- the PR comment (`bot.eee.comment`) ---------------------------------------------------------
 
 TITLE = "### Every Eval Ever submission check"
+STATE_BANNERS = {
+    "draft": "> " + GLYPH_INFO + " This PR is a **draft**: the report is updated as it changes;"
+    " publish it when the records are ready for review.",
+    "merged": "> " + GLYPH_INFO + " This PR has been **merged**: its records are on main, where"
+    " the next PRs are compared with them. The report below reflects its last head.",
+    "closed": "> " + GLYPH_INFO + " This PR is **closed**: its records are no longer compared"
+    " with other PRs. The report below reflects its last head.",
+}
 VERDICT_READY = "**✅ Ready to merge:** {files} {files_word} checked, no errors{warnings}."
 VERDICT_BLOCKED = (
     "**❌ Not ready to merge:** {errors} {errors_word} in {bad} of {files} {files_word}"

@@ -56,3 +56,15 @@ def test_user_text_is_inert() -> None:
     assert "@everyone" not in body
     assert "](http://evil" not in body
     assert "`data/c/?x?/m`" in body  # a backquote cannot close the code span
+
+
+def test_banners_speak_of_records() -> None:
+    from dataclasses import replace
+
+    merged = replace(CONTEXT, pr_state="merged")
+    closed = replace(CONTEXT, pr_state="closed")
+    body = render_submission(SubmissionReport([]), DatastorePolicy(), merged)
+    assert "its records are on main" in body
+    body = render_submission(SubmissionReport([]), DatastorePolicy(), closed)
+    assert "no longer compared" in body
+    assert "model page" not in body
