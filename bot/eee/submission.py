@@ -25,7 +25,7 @@ from bot.eee.instances import MAX_SCHEMA_ROWS, InstanceScan, InstanceSummary
 from bot.eee.records import check_record
 from bot.spec import messages
 from bot.spec.diagnostics import Diagnostic
-from bot.spec.eee import MAX_DEPTH, VERSIONS, depth_of
+from bot.spec.eee import MAX_DEPTH, VERSIONS, depth_of, located
 from bot.spec.messages import shown
 from bot.spec.model import FileReport
 
@@ -151,6 +151,7 @@ def check_submission(
             report.diagnostics.extend(pairing.content_problems(path, record, summary))
         digest = result.hashes[path] = normalized_hash(record)
         report.diagnostics.extend(_duplicates(digest, path, index, seen, pr))
+        report.diagnostics = located(content, report.diagnostics)
     for change in ordered:
         path = change.path
         if path not in reports or change.kind == "removed" or not path.endswith(".jsonl"):

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import functools
 import json
+import re
+from dataclasses import replace
 from importlib import resources
 from typing import Any
 
@@ -268,6 +270,30 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _short(message: str, limit: int = 300) -> str:
     return message if len(message) <= limit else message[: limit - 1] + "…"
+
+
+def located(content: bytes, found: list[Diagnostic]) -> list[Diagnostic]:
+    """`found` with the line and column of each one's field (`a.b[0].c`) in `content` filled
+    in where it has none; the bytes are read for positions only when one needs it."""
+    if all(d.line is not None or d.field is None for d in found):
+        return found
+    positions = _positions(content)
+    placed: list[Diagnostic] = []
+    for diagnostic in found:
+        if diagnostic.line is None and diagnostic.field is not None:
+            line, column = _at(positions, _path_of(diagnostic.field), 0)
+            placed.append(replace(diagnostic, line=line, column=column))
+        else:
+            placed.append(diagnostic)
+    return placed
+
+
+def _path_of(field: str) -> Path:
+    """`evaluation_results[0].score_details.score` -> its path of keys and indices."""
+    parts: list[str | int] = []
+    for token in re.findall(r"[^.\[\]]+|\[\d+\]", field):
+        parts.append(int(token[1:-1]) if token.startswith("[") else token)
+    return tuple(parts)
 
 
 def _positions(content: bytes) -> dict[Path, Position]:

@@ -324,3 +324,16 @@ def test_a_file_the_reader_cannot_serve_is_an_error_of_that_file() -> None:
     assert codes(result, SAMPLES) == ["FILE-UNREADABLE"]
     assert codes(result, AGG) == []  # no checksum or row verdict on a file not read whole
     assert codes(result, other) == []  # the other files are still checked
+
+
+def test_datastore_findings_carry_the_line_of_their_field() -> None:
+    data = record()
+    data["detailed_evaluation_results"]["checksum"] = "0" * 64
+    content = dumped(data)
+    (diagnostic,) = run({AGG: content, SAMPLES: REAL_SAMPLES}).files[0].diagnostics
+    line = next(
+        number
+        for number, text in enumerate(content.decode().splitlines(), start=1)
+        if '"checksum"' in text
+    )
+    assert (diagnostic.code, diagnostic.line) == ("EEE-CHECKSUM", line)
