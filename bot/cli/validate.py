@@ -146,16 +146,22 @@ def validate_inputs(
     inputs: Inputs, benchmarks_dir: str | None, *, against: str | None = None
 ) -> list[FileReport]:
     """Run the pure core over everything collected; reports in the order the paths came.
-    `against`: a checkout of an EEE datastore's main that datastore folders are checked
-    against (duplicates, moves, samples files already there)."""
+    `against`: a checkout of an EEE datastore's main that datastore folders, and single EEE
+    files (as changed files of a checkout), are checked against (duplicates, moves, samples
+    files already there)."""
     from bot.spec.validate import validate_benchmark_file, validate_results_files
 
     source = benchmark_source(benchmarks_dir) if inputs.results else None
     policy = load_policy()
     reports: list[FileReport] = []
+    changed = [key for kind, key in inputs.order if kind == "eee"] if against else []
     for kind, key in inputs.order:
         if kind == "benchmark":
             reports.append(validate_benchmark_file(key, inputs.benchmarks[key]))
+            continue
+        if kind == "eee" and changed:
+            if key == changed[0]:
+                reports.extend(validate_changed_files(changed, against))
             continue
         if kind == "eee":
             from bot.spec.eee import validate_eee_file
@@ -196,6 +202,44 @@ def validate_datastore(folder: str, against: str | None) -> list[FileReport]:
     for report in result.files:
         report.path = os.path.join(folder, report.path)
     return result.files
+
+
+def validate_changed_files(shown: list[str], against: str | None) -> list[FileReport]:
+    """EEE files of a datastore checkout, checked as a PR changing them would be, against the
+    main at `against`. A file's datastore path is its path from the folder above its nearest
+    `data` folder (EEE's own validator finds it the same way); files are grouped by that
+    checkout, each group one PR."""
+    from bot.adapters.datastore_dir import OverlayFiles, index_of
+    from bot.eee.submission import Change, DatastorePolicy, check_submission
+
+    assert against is not None
+    main = Path(against)
+    if not (main / "data").is_dir():
+        raise UsageError(messages.NOT_A_DATASTORE.format(path=against))
+    groups: dict[Path, dict[str, str]] = {}
+    for name in shown:
+        root, path = _checkout_path(Path(name))
+        groups.setdefault(root, {})[path] = name
+    reports: list[FileReport] = []
+    for root, paths in groups.items():
+        changes = [
+            Change(p, "modified" if (main / p).is_file() else "added") for p in sorted(paths)
+        ]
+        index = index_of(main, set(paths))
+        every_row = DatastorePolicy(schema_rows=None)
+        result = check_submission(changes, OverlayFiles(root, main), index, every_row)
+        for report in result.files:
+            report.path = paths.get(report.path) or str(root / report.path)
+        reports.extend(result.files)
+    return reports
+
+
+def _checkout_path(file: Path) -> tuple[Path, str]:
+    resolved = file.resolve()
+    data = next((parent for parent in resolved.parents if parent.name == "data"), None)
+    if data is None:
+        return resolved.parent, resolved.name
+    return data.parent, resolved.relative_to(data.parent).as_posix()
 
 
 def _transient_errors(benchmarks_dir: str | None) -> tuple[type[BaseException], ...]:

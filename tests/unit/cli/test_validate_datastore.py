@@ -61,3 +61,25 @@ def test_against_a_folder_that_is_no_datastore_is_a_usage_error(
     shutil.copytree(PASS, tmp_path / "copy")
     assert main(["validate", str(tmp_path / "copy"), "--against", str(tmp_path / "nope")]) == 2
     assert "not a datastore folder" in capsys.readouterr().err
+
+
+def test_changed_files_against_main(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Single files of a datastore checkout with `--against`: each is checked as a PR changing
+    it; its samples file is found beside it, a duplicate of main's record is named."""
+    checkout = tmp_path / "checkout"
+    shutil.copytree(PASS, checkout)
+    main_dir = tmp_path / "main"
+    record = json.loads((PASS / RECORD).read_bytes())
+    (main_dir / "data/x/y/z").mkdir(parents=True)
+    record["evaluation_id"] = "elsewhere"
+    (main_dir / "data/x/y/z/0a1b2c3d-4e5f-4a1b-8c2d-3e4f5a6b7c8d.json").write_text(
+        json.dumps(record)
+    )
+    changed = str(checkout / RECORD)
+    assert main(["validate", changed, "--against", str(main_dir), "--format", "json"]) == 1
+    found, samples = json.loads(capsys.readouterr().out)["files"]
+    assert found["path"] == changed
+    assert [d["code"] for d in found["diagnostics"]] == ["EEE-DUPLICATE"]
+    assert samples["path"].endswith("_samples.jsonl")  # read, as the record's pair
+    assert samples["diagnostics"] == []
+    assert main(["validate", changed, "--format", "json"]) == 0  # without: the schema alone
