@@ -8,10 +8,10 @@ record of main it has read before. Samples files are indexed with an empty hash:
 tell which files exist on main.
 
 Other open PRs: each PR's run stores the hashes of the records it adds or changes, with the
-head it read (`keys.eee_pr_hashes`); a PR run reads the others' entries and re-reads only a PR
-whose head moved since (its details, then its changed records). At most `MAX_OPEN_PRS` other
-PRs and `MAX_PR_RECORDS` records per PR are read per run; the rest are not compared, and the
-comment does not claim they were.
+head it read (`keys.eee_pr_hashes`); a PR run lists the open PRs with their heads (2 calls)
+and reads only a PR whose head moved since (its details, then its changed records). At most
+`MAX_OPEN_PRS` other PRs and `MAX_PR_RECORDS` records per PR are read per run; the rest are
+not compared, and the comment does not claim they were.
 """
 
 from __future__ import annotations
@@ -120,11 +120,16 @@ def open_pr_hashes(
     changed: Callable[[PullRequest], Iterable[str]],
 ) -> tuple[dict[int, dict[str, str]], int]:
     """Each other open PR's record hashes, by PR; and how many open PRs were not read."""
-    nums = [n for n in hub.open_pull_requests(repo_id, limit=MAX_OPEN_PRS + 1) if n != this_pr]
+    listed = hub.open_pull_requests(repo_id, limit=MAX_OPEN_PRS + 1)
+    nums = [n for n in listed if n != this_pr]
     found: dict[int, dict[str, str]] = {}
     for num in nums[:MAX_OPEN_PRS]:
         key = keys.eee_pr_hashes(repo_id, num)
         stored = {as_text(k): as_text(v) for k, v in client.hgetall(key).items()}
+        listed_head = listed[num]
+        if listed_head is not None and stored.get(HEAD_FIELD) == listed_head:
+            found[num] = {p: h for p, h in stored.items() if p != HEAD_FIELD}
+            continue  # its head has not moved since a run read it: no call at all
         pr = details(num)
         if pr.head_sha is None:
             continue

@@ -5,7 +5,7 @@ whole under `bot.eee.records.MAX_RECORD_BYTES`; samples files are streamed
 (`bot.hub.download.stream_capped`), through the Hub's LFS redirect like any file, so a 1 GB
 samples file is never held in memory. Costs
 (docs/hub.md): the tree of a revision is 1 call per 1,000 files (the client's paging); main's
-commit 1; each file read 1; the open PRs 1 for the listing plus 1 per PR for its details.
+commit 1; each file read 1; the open PRs 2 (the listing, their heads from the refs).
 """
 
 from __future__ import annotations
@@ -74,8 +74,9 @@ class HubDatastore:
         with hub_errors():
             yield from stream_capped(get_session(), url, headers, SAMPLES_MAX_BYTES)
 
-    def open_pull_requests(self, repo_id: str, *, limit: int) -> list[int]:
-        """Numbers of the open (and draft) PRs, lowest first, at most `limit`."""
+    def open_pull_requests(self, repo_id: str, *, limit: int) -> dict[int, str | None]:
+        """The open (and draft) PRs, lowest numbers first, at most `limit`, with the head
+        commit the repo's refs name for each (2 calls: the discussions, the refs)."""
 
         def listing() -> list[int]:
             nums: list[int] = []
@@ -92,7 +93,18 @@ class HubDatastore:
             return sorted(nums)
 
         with hub_errors():
-            return listing()
+            nums = listing()
+            if not nums:
+                return {}
+            refs = self._api.list_repo_refs(
+                repo_id, repo_type="dataset", include_pull_requests=True
+            )
+        heads = {
+            ref.ref: str(ref.target_commit)
+            for ref in (refs.pull_requests or ())
+            if ref.target_commit
+        }
+        return {num: heads.get(f"refs/pr/{num}") for num in nums}
 
 
 def tree_changes(before: dict[str, str], after: dict[str, str]) -> list[DiffFile]:

@@ -13,10 +13,11 @@ from huggingface_hub import CommitOperationAdd, CommitOperationDelete
 from bot.eee.dedupe import normalized_hash
 from bot.hub.client import HfHubClient
 from bot.hub.datastore import HubDatastore
+from bot.hub.pulls import PullRequest
 from evalbot_dev.devstack.redis import RedisServer
 from evalbot_dev.emulator.server import EmulatorServer
 from tests.support.emulator import client
-from workers.datastore_index import main_index
+from workers.datastore_index import main_index, open_pr_hashes
 
 pytestmark = pytest.mark.integration
 
@@ -64,3 +65,39 @@ def test_main_index_reads_only_what_main_changed(
     assert path(99) in moved.hashes
     assert path(0) not in moved.hashes
     assert moved.sha != first.sha
+
+
+def test_other_open_prs_are_read_once_per_head(
+    emulated_hub: EmulatorServer, redis_server: RedisServer
+) -> None:
+    emulated_hub.state.seed_repo("dataset", REPO, {path(0): record(0)})
+    alice = client(emulated_hub, "alice")
+    info = alice.create_commit(
+        REPO,
+        [CommitOperationAdd(path(n), record(n)) for n in (1, 2)],
+        commit_message="Two records",
+        repo_type="dataset",
+        create_pr=True,
+    )
+    other = int(info.pr_num)
+    api = client(emulated_hub, "evalbot")
+    bot = HfHubClient(api)
+    hub = HubDatastore(bot, api)
+    store = redis.Redis.from_url(redis_server.url)
+
+    def details(num: int) -> PullRequest:
+        return bot.dataset_pull_request(REPO, num)
+
+    def changed(pr: PullRequest) -> list[str]:
+        return [f.new_path for f in pr.diff_files if f.new_path]
+
+    emulated_hub.faults.reset_counters()
+    found, unread = open_pr_hashes(store, hub, REPO, 999, details=details, changed=changed)
+    assert unread == 0
+    assert found == {other: {path(n): normalized_hash(json.loads(record(n))) for n in (1, 2)}}
+    assert emulated_hub.counters().get("files.resolve") == 2
+
+    emulated_hub.faults.reset_counters()
+    again, _ = open_pr_hashes(store, hub, REPO, 999, details=details, changed=changed)
+    assert again == found
+    assert sum(emulated_hub.counters().values()) == 2  # the listing and the refs, no more
