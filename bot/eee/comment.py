@@ -145,7 +145,7 @@ def _folder(folder: _Folder, budget: int) -> str:
 def _file(report: FileReport) -> list[str]:
     name = _code(posixpath.basename(report.path), 120)
     if [d.code for d in report.diagnostics] == ["EEE-DELETED"]:
-        return [texts.FILE_DELETED.format(name=name)]
+        return [texts.FILE_DELETED.format(name=name)]  # the deletion alone: one line
     if not report.diagnostics:
         return [texts.FILE_OK.format(name=name)]
     glyph = report_texts.GLYPH_OK if report.ok else report_texts.GLYPH_ERROR

@@ -119,8 +119,8 @@ def check_submission(
             continue
         report = reports[change.path] = FileReport(change.path, "eee")
         if change.kind == "removed":
-            if not paths.is_samples(change.path):
-                report.diagnostics.append(texts.make("EEE-DELETED", path=change.path))
+            report.diagnostics.append(texts.make("EEE-DELETED", path=change.path))
+            report.diagnostics.extend(_deletion_problems(change.path, files))
             continue
         problem = paths.path_problem(change.path)
         if problem is not None:
@@ -169,6 +169,34 @@ def check_submission(
             report.diagnostics.append(orphan)
     result.files = [reports[path] for path in sorted(reports)]
     return result
+
+
+def _deletion_problems(path: str, files: DatastoreFiles) -> list[Diagnostic]:
+    """A deletion must not leave its pair behind: a record declaring a samples file that is
+    gone, or a samples file without its record."""
+    if paths.is_samples(path):
+        aggregate = paths.aggregate_path(path)
+        record = _peek(files, aggregate, files.exists(aggregate))
+        declared = pairing.declared_samples(record) if record is not None else None
+        if declared is not None and declared.get("file_path") == path:
+            return [
+                texts.make(
+                    "EEE-PAIR",
+                    problem=f"the record `{aggregate}` stays and still declares this file",
+                    hint="delete the record too, or keep its samples file",
+                )
+            ]
+        return []
+    samples = paths.samples_path(path)
+    if path.endswith(".json") and files.exists(samples):
+        return [
+            texts.make(
+                "EEE-PAIR",
+                problem=f"its samples file `{samples}` stays without its record",
+                hint="delete the samples file too",
+            )
+        ]
+    return []
 
 
 def _scan(

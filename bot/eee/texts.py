@@ -69,7 +69,7 @@ CATALOGUE: dict[str, Message] = {
     ),
     "EEE-DELETED": Message(
         W,
-        "this PR deletes the record `{path}` from the datastore",
+        "this PR deletes `{path}` from the datastore",
         "make sure the deletion is intended (a record moves by adding it under its new folder)",
     ),
     "EEE-NOT-RECORD": Message(

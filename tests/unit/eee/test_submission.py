@@ -337,3 +337,15 @@ def test_datastore_findings_carry_the_line_of_their_field() -> None:
         if '"checksum"' in text
     )
     assert (diagnostic.code, diagnostic.line) == ("EEE-CHECKSUM", line)
+
+
+def test_a_deletion_must_take_its_pair_along() -> None:
+    result = run({AGG: REAL_AGG}, kinds={SAMPLES: "removed"})
+    assert codes(result, SAMPLES) == ["EEE-DELETED", "EEE-PAIR"]
+    assert "still declares this file" in result.files[-1].diagnostics[1].message
+    gone = run({SAMPLES: REAL_SAMPLES}, kinds={AGG: "removed", SAMPLES: "modified"})
+    assert codes(gone, AGG) == ["EEE-DELETED", "EEE-PAIR"]
+    both = check_submission(
+        [Change(AGG, "removed"), Change(SAMPLES, "removed")], MemoryFiles({}), HashIndex()
+    )
+    assert [[d.code for d in r.diagnostics] for r in both.files] == [["EEE-DELETED"]] * 2
