@@ -197,7 +197,7 @@ def validate_datastore(folder: str, against: str | None) -> list[FileReport]:
     root = Path(folder)
     changes = changes_in(root, main)
     index = index_of(main, {c.path for c in changes}) if main is not None else HashIndex()
-    every_row = DatastorePolicy(schema_rows=None)  # offline: every samples row in full
+    every_row = DatastorePolicy(schema_rows=None, max_files=None)  # offline: every file, every row
     result = check_submission(changes, OverlayFiles(root, main), index, every_row)
     for report in result.files:
         report.path = os.path.join(folder, report.path)
@@ -226,7 +226,7 @@ def validate_changed_files(shown: list[str], against: str | None) -> list[FileRe
             Change(p, "modified" if (main / p).is_file() else "added") for p in sorted(paths)
         ]
         index = index_of(main, set(paths))
-        every_row = DatastorePolicy(schema_rows=None)
+        every_row = DatastorePolicy(schema_rows=None, max_files=None)
         result = check_submission(changes, OverlayFiles(root, main), index, every_row)
         for report in result.files:
             report.path = paths.get(report.path) or str(root / report.path)

@@ -30,6 +30,8 @@ from bot.spec.messages import shown
 from bot.spec.model import FileReport
 
 ChangeKind = Literal["added", "modified", "removed"]
+#: The default bound on the datastore files one PR run checks (one Hub read each).
+MAX_PR_FILES = 1000
 CollectionRule = Literal["source", "any"]
 
 
@@ -73,6 +75,9 @@ class DatastorePolicy:
     #: Rows of a samples file checked against the schema in full (None: all of them, as
     #: `evalbot validate` does); later rows are checked as strict JSON objects and ids.
     schema_rows: int | None = MAX_SCHEMA_ROWS
+    #: Datastore files checked per PR (None: all, as `evalbot validate` does); a PR with more
+    #: is not ready, and is told to split the upload (each file is a Hub call).
+    max_files: int | None = MAX_PR_FILES
 
 
 @dataclass(slots=True)
@@ -113,6 +118,14 @@ def check_submission(
     scanned: set[str] = set()
     seen: dict[str, str] = {}  # hash -> the first path of this PR holding it
     ordered = sorted(changes, key=lambda change: change.path)
+    ordered, unchecked = _bounded(ordered, policy.max_files)
+    if unchecked:
+        first = unchecked[0].path
+        reports[first] = FileReport(
+            first,
+            "eee",
+            [texts.make("EEE-TOO-MANY", count=len(unchecked), limit=policy.max_files)],
+        )
     for change in ordered:
         if not paths.is_datastore_file(change.path) and not change.path.endswith(".jsonl"):
             result.skipped.append(change.path)
@@ -169,6 +182,24 @@ def check_submission(
             report.diagnostics.append(orphan)
     result.files = [reports[path] for path in sorted(reports)]
     return result
+
+
+def _bounded(changes: list[Change], limit: int | None) -> tuple[list[Change], list[Change]]:
+    """The changes to check and the datastore files past `limit`, left unchecked."""
+    if limit is None:
+        return changes, []
+    kept: list[Change] = []
+    rest: list[Change] = []
+    counted = 0
+    for change in changes:
+        if not change.path.endswith((".json", ".jsonl")):
+            kept.append(change)  # skipped anyway, at no cost
+        elif counted < limit:
+            kept.append(change)
+            counted += 1
+        else:
+            rest.append(change)
+    return kept, rest
 
 
 def _deletion_problems(path: str, files: DatastoreFiles) -> list[Diagnostic]:

@@ -56,6 +56,12 @@ CATALOGUE: dict[str, Message] = {
         "this row is not a strict JSON object (no NaN, infinities or repeated keys)",
         "write one JSON object per line",
     ),
+    "EEE-TOO-MANY": Message(
+        E,
+        "this PR changes {count} more datastore files than the {limit} the bot checks in one PR;"
+        " they (from this file on, in path order) are not checked",
+        "split the upload into PRs of at most {limit} files",
+    ),
     "EEE-SAMPLES-LIMIT": Message(
         E,
         "{problem}",

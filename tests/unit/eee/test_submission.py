@@ -349,3 +349,21 @@ def test_a_deletion_must_take_its_pair_along() -> None:
         [Change(AGG, "removed"), Change(SAMPLES, "removed")], MemoryFiles({}), HashIndex()
     )
     assert [[d.code for d in r.diagnostics] for r in both.files] == [["EEE-DELETED"]] * 2
+
+
+def test_a_pr_over_the_file_bound_is_not_ready_and_says_to_split() -> None:
+    data = record()
+    del data["detailed_evaluation_results"]
+    head = {}
+    for n in range(5):
+        data["evaluation_results"][0]["score_details"]["score"] = n / 10
+        head[f"{FOLDER}/{n:08x}-0000-4000-8000-000000000000.json"] = dumped(data)
+    head["README.md"] = b"# more"
+    result = run(head, policy=DatastorePolicy(max_files=3))
+    names = [r.path.rsplit("/", 1)[1][:8] for r in result.files]
+    assert names == ["00000000", "00000001", "00000002", "00000003"]
+    last = result.files[-1].diagnostics
+    assert [d.code for d in last] == ["EEE-TOO-MANY"]
+    assert "2 more datastore files than the 3" in last[0].message
+    assert not result.ready(DatastorePolicy())
+    assert run(head, policy=DatastorePolicy(max_files=None)).counts() == (0, 0)
