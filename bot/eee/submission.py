@@ -170,13 +170,20 @@ def check_submission(
         if path not in reports or change.kind == "removed" or not path.endswith(".jsonl"):
             continue
         report = reports[path]
-        if path not in scanned:
-            _scan(files, path, report, policy, "sha256")
         if not paths.is_samples(path):
+            _scan(files, path, report, policy, "sha256")
             continue
         aggregate = paths.aggregate_path(path)
         exists = files.exists(aggregate)
         record = records[aggregate] if aggregate in records else _peek(files, aggregate, exists)
+        if path not in scanned:
+            # Its record is not in the PR: the record's declarations (rows, ids, checksum) are
+            # still compared with the new file, and a mismatch is this file's error.
+            algorithm = pairing.algorithm_of(record) if record is not None else "sha256"
+            summary = _scan(files, path, report, policy, algorithm)
+            declared = pairing.declared_samples(record) if record is not None else None
+            if record is not None and declared is not None and declared.get("file_path") == path:
+                report.diagnostics.extend(pairing.content_problems(aggregate, record, summary))
         orphan = pairing.orphan_problem(path, record, exists)
         if orphan is not None:
             report.diagnostics.append(orphan)

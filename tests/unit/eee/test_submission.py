@@ -367,3 +367,20 @@ def test_a_pr_over_the_file_bound_is_not_ready_and_says_to_split() -> None:
     assert "2 more datastore files than the 3" in last[0].message
     assert not result.ready(DatastorePolicy())
     assert run(head, policy=DatastorePolicy(max_files=None)).counts() == (0, 0)
+
+
+def test_a_samples_file_changed_alone_is_compared_with_its_record_on_main() -> None:
+    """The record stays on main; the PR replaces its samples file: the record's checksum and
+    row count no longer hold, which is the new file's error."""
+    changed = REAL_SAMPLES + REAL_SAMPLES  # one more row
+    check = check_submission(
+        [Change(SAMPLES, "modified")], MemoryFiles({AGG: REAL_AGG, SAMPLES: changed}), HashIndex()
+    )
+    (report,) = check.files
+    assert [d.code for d in report.diagnostics] == ["EEE-PAIR", "EEE-CHECKSUM"]
+    same = check_submission(
+        [Change(SAMPLES, "modified")],
+        MemoryFiles({AGG: REAL_AGG, SAMPLES: REAL_SAMPLES}),
+        HashIndex(),
+    )
+    assert same.counts() == (0, 0)
