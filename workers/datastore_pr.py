@@ -68,7 +68,7 @@ def run_datastore_event(
         return "no-results"
     main = main_index(runtime.redis, hub, pr.repo_id)
     removed = {c.path for c in changes if c.kind == "removed"}
-    others, _unread = open_pr_hashes(
+    others, unread = open_pr_hashes(
         runtime.redis,
         hub,
         pr.repo_id,
@@ -90,6 +90,7 @@ def run_datastore_event(
             hub_url=runtime.hub_url,
             repo_type="dataset",
         ),
+        unread_prs=unread,
     )
     if pr.status.value in ("open", "draft"):
         remember_pr(runtime.redis, pr.repo_id, pr.num, head, result.hashes)

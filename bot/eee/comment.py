@@ -39,8 +39,14 @@ class _Folder:
 
 
 def render_submission(
-    result: SubmissionReport, policy: DatastorePolicy, context: CommentContext
+    result: SubmissionReport,
+    policy: DatastorePolicy,
+    context: CommentContext,
+    *,
+    unread_prs: int = 0,
 ) -> str:
+    """`unread_prs`: open PRs past the bound whose records were not compared (said, so the
+    verdict never claims more than was checked)."""
     markers = (
         report_texts.REPORT_MARKER + "\n" + report_texts.HEAD_MARKER.format(sha=context.head_sha)
     )
@@ -68,6 +74,10 @@ def render_submission(
         budget = MAX_FILES - shown_files
         parts.append(_folder(folder, budget))
         shown_files += min(budget, len(folder.reports))
+    if unread_prs:
+        parts.append(
+            texts.UNREAD_PRS.format(count=unread_prs, prs_word=texts.plural(unread_prs, "PR"))
+        )
     if result.skipped:
         count = len(result.skipped)
         parts.append(texts.SKIPPED.format(count=count, files_word=texts.plural(count, "file")))

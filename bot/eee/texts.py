@@ -138,6 +138,10 @@ MORE_FILES = (
     " are not shown, to keep this comment readable; `evalbot validate` on the PR's files"
     " lists every finding."
 )
+UNREAD_PRS = (
+    "<sub>Duplicates were looked for on main and in the lowest-numbered other open PRs;"
+    " {count} more open {prs_word} were not compared.</sub>"
+)
 SKIPPED = "<sub>Not checked (no datastore file): {count} {files_word}.</sub>"
 
 

@@ -68,3 +68,9 @@ def test_banners_speak_of_records() -> None:
     body = render_submission(SubmissionReport([]), DatastorePolicy(), closed)
     assert "no longer compared" in body
     assert "model page" not in body
+
+
+def test_open_prs_not_compared_are_said() -> None:
+    body = render_submission(SubmissionReport([]), DatastorePolicy(), CONTEXT, unread_prs=3)
+    assert "3 more open PRs were not compared" in body
+    assert "not compared" not in render_submission(SubmissionReport([]), DatastorePolicy(), CONTEXT)
