@@ -8,12 +8,15 @@ the allow-list empty), and every problem names the file, the line, the field and
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from bot.configfiles import ConfigDocument, ConfigError, read_config
+from bot.eee.submission import DatastorePolicy
 from workers.campaign import CampaignConfig, CampaignConfigError, load_campaign_config
 from workers.catchup import ReconcileLimits
+from workers.datastores import load_datastores
 
 #: The advice every problem of this file ends with.
 FIX = "see the commented config/bot.yaml shipped with evalbot, or docs/operating.md"
@@ -25,6 +28,8 @@ KEYS = (
     "collections",
     "collections_dir",
     "cross_pr_checks",
+    # Every Eval Ever datastores (docs/eee.md), read by `workers.datastores`
+    "datastores",
 )
 
 
@@ -47,6 +52,8 @@ class BotConfig:
     reconcile: ReconcileConfig = field(default_factory=ReconcileConfig)
     #: Collection standing and cross-PR checks in the comment (`workers.campaign`).
     campaign: CampaignConfig = field(default_factory=CampaignConfig)
+    #: Every Eval Ever datastores by lower-cased repo id (`workers.datastores`).
+    datastores: Mapping[str, DatastorePolicy] = field(default_factory=dict)
 
 
 def load_bot_config(path: Path, interval_s: int) -> BotConfig:
@@ -69,7 +76,8 @@ def load_bot_config(path: Path, interval_s: int) -> BotConfig:
         campaign = load_campaign_config(path)
     except CampaignConfigError as error:
         raise document.error_from(error, 'see docs/comment.md, "Collection standing"') from error
-    return BotConfig(maintainers, ReconcileConfig(repos, limits, interval_s), campaign)
+    datastores = load_datastores(document, data.get("datastores"))
+    return BotConfig(maintainers, ReconcileConfig(repos, limits, interval_s), campaign, datastores)
 
 
 def _keys() -> str:

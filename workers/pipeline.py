@@ -56,6 +56,7 @@ from bot.spec.validate import validate_results_files
 from bot.tokens.verify import verify_reports
 from workers.benchmark_pr import lease_repo, run_benchmark_event
 from workers.campaign import CampaignInputs, campaign_sections
+from workers.datastore_pr import datastore_policy, run_datastore_event
 from workers.history import Verdict, add_verdict, verdict_of
 from workers.locks import Lease, as_text, pr_lease
 from workers.rechecks import latest_recheck, maintainers_digest, remember_strangers, strangers
@@ -93,7 +94,11 @@ def run_event(event: PrEvent, runtime: Runtime, *, owner: str | None = None) -> 
     if event.repo_type == "dataset":  # a benchmark's eval.yaml (workers.benchmark_pr)
         repo = lease_repo(event.repo_id)
         with pr_lease(runtime.redis, repo, event.pr_num, ttl, owner=owner) as lease:
-            outcome = Outcome(run_benchmark_event(event, runtime, lease))
+            datastore = datastore_policy(runtime, event.repo_id)  # an EEE datastore's PR
+            if datastore is not None:
+                outcome = Outcome(run_datastore_event(event, runtime, lease, datastore))
+            else:
+                outcome = Outcome(run_benchmark_event(event, runtime, lease))
         _log_run(event, None, outcome, started, waited_s)
         return outcome
     with pr_lease(runtime.redis, event.repo_id, event.pr_num, ttl, owner=owner) as lease:

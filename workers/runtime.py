@@ -8,7 +8,7 @@ environment.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,8 +19,10 @@ from huggingface_hub import HfApi
 from bot.adapters.jwks_http import HttpxJwksFetcher
 from bot.adapters.redis_tokens import RedisJtiBinder, RedisKeyCache
 from bot.configfiles import ConfigError, read_config
+from bot.eee.submission import DatastorePolicy
 from bot.hub.benchmarks import BenchmarkCache
 from bot.hub.client import HfHubClient, HubClient
+from bot.hub.datastore import HubDatastore
 from bot.hub.identity import HubIdentity
 from bot.hub.standing import DatasetPrClient, ResultsReader
 from bot.hub.timeouts import use_hub_timeout
@@ -76,6 +78,10 @@ class Runtime:
     repo_reader: ResultsReader | None = None
     #: PRs on benchmark datasets (`workers.benchmark_pr`); None: they are not checked.
     datasets: DatasetPrClient | None = None
+    #: Every Eval Ever datastores by lower-cased repo id, and the Hub reads their PRs need
+    #: (`workers.datastore_pr`; None: datastore PRs are not checked).
+    datastores: Mapping[str, DatastorePolicy] = field(default_factory=dict)
+    datastore_hub: HubDatastore | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,4 +179,6 @@ def build_runtime(
         campaign=files.bot.campaign,
         repo_reader=hub,
         datasets=hub,
+        datastores=files.bot.datastores,
+        datastore_hub=HubDatastore(hub, api),
     )

@@ -19,6 +19,7 @@ from bot import __version__
 #: Modules that provide subcommands, in the order `evalbot --help` lists them.
 COMMAND_MODULES: tuple[str, ...] = (
     "bot.cli.validate",
+    "bot.cli.eee",
     "bot.cli.gate",
     "bot.cli.collections",
     "bot.cli.convert",

@@ -7,13 +7,21 @@ VALIDATE_DESCRIPTION = (
     "Check benchmark eval.yaml files and model results files (.eval_results/*.yaml) against "
     "their benchmarks, as the bot does on a pull request."
 )
-PATHS_HELP = "a model repo folder (its .eval_results/*.yaml), a results file, or an eval.yaml"
+PATHS_HELP = (
+    "a model repo folder (its .eval_results/*.yaml), a results file, an eval.yaml, or an"
+    " Every Eval Ever datastore folder (with data/ inside)"
+)
 BENCHMARKS_HELP = "offline benchmarks, laid out DIR/<org>/<name>/eval.yaml (default: the Hub)"
 ISSUERS_HELP = "trusted token issuers (default: config/issuers.yaml, else the packaged default)"
 MODEL_REPO_HELP = "the model repo the results belong to (token claim model_repo)"
 AT_HELP = "judge token freshness at this ISO-8601 time (default: now; no offset means UTC)"
 FORMAT_HELP = "text (default), json (one object), or github (workflow annotations)"
 STRICT_HELP = "fail on warnings too"
+AGAINST_HELP = (
+    "an Every Eval Ever datastore checkout (its main) that datastore folders are checked"
+    " against: duplicates, moved records, samples files already there"
+)
+NOT_A_DATASTORE = "evalbot validate: --against {path}: not a datastore folder (no data/ inside)"
 
 NO_SUCH_PATH = "evalbot validate: {path}: no such file or folder"
 NOT_A_FOLDER = "evalbot validate: --benchmarks {path}: not a folder"
@@ -87,3 +95,21 @@ STATUS_PARKED = "parked: {parked} (evalbot parked)"
 STATUS_PAUSE = "Hub pause: {pause}"
 STATUS_NOT_PAUSED = "none"
 STATUS_NONE_ALIVE = "evalbot status: no worker is alive: queued events wait until one starts"
+
+# --- evalbot eee -------------------------------------------------------------------------------
+EEE_HELP = "Every Eval Ever datastores: what a schema version would do to the records held"
+EEE_IMPACT_HELP = (
+    "count the records of a datastore folder that a schema version would turn invalid, and"
+    " why, grouped by rule"
+)
+EEE_DIR_HELP = "a datastore folder (its .json records are read, at any depth)"
+EEE_SCHEMA_HELP = "the schema version to judge every record by (0.2.0, 0.2.2 or 0.3.0)"
+EEE_NOT_A_FOLDER = "evalbot eee impact: {path}: no such folder"
+EEE_BAD_VERSION = "evalbot eee impact: --schema {version!r}: evalbot ships {versions}"
+EEE_UNREADABLE = "evalbot eee impact: {problem}"
+EEE_IMPACT_SUMMARY = (
+    "Schema {version}: {after} of {records} records would be invalid ({newly} of them valid"
+    " under the version they declare today; {now} invalid already; {unreadable} not JSON)."
+)
+EEE_IMPACT_RULE = "  {records:>6}  {rule}"
+EEE_IMPACT_EXAMPLE = "          e.g. {path}"

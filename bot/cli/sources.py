@@ -42,7 +42,8 @@ class _ResultsGroup:
 class Inputs:
     """What the PATH arguments name, in the order given: eval.yaml files and repo groups."""
 
-    order: list[tuple[str, str]] = field(default_factory=list)  # ("benchmark"|"results", key)
+    #: (kind, key): kind "benchmark", "results", "eee" (one EEE file) or "datastore" (a folder)
+    order: list[tuple[str, str]] = field(default_factory=list)
     benchmarks: dict[str, bytes] = field(default_factory=dict)
     results: dict[str, _ResultsGroup] = field(default_factory=dict)
     eee: dict[str, bytes] = field(default_factory=dict)  # Every Eval Ever .json / .jsonl
@@ -71,6 +72,10 @@ def collect(paths: list[str]) -> Inputs:
 
 
 def _collect_folder(inputs: Inputs, raw: str, folder: Path) -> None:
+    if (folder / "data").is_dir():  # an Every Eval Ever datastore (bot.eee)
+        if ("datastore", raw) not in inputs.order:
+            inputs.order.append(("datastore", raw))
+        return
     results_folder = folder / EVAL_RESULTS
     found = False
     if results_folder.is_dir():

@@ -61,6 +61,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--format", choices=("text", "json", "github"), default="text", help=messages.FORMAT_HELP
     )
     parser.add_argument("--strict", action="store_true", help=messages.STRICT_HELP)
+    parser.add_argument("--against", metavar="DIR", help=messages.AGAINST_HELP)
     parser.set_defaults(run=run)
 
 
@@ -70,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         options = verify_options(args)
         inputs = collect(args.paths)
-        reports = validate_inputs(inputs, args.benchmarks)
+        reports = validate_inputs(inputs, args.benchmarks, against=args.against)
     except UsageError as error:
         print(error, file=sys.stderr)
         return 2
@@ -141,21 +142,34 @@ def _registry(issuers: Path | None) -> IssuerRegistry:
         raise UsageError(messages.UNREADABLE.format(path=shown, problem=error)) from error
 
 
-def validate_inputs(inputs: Inputs, benchmarks_dir: str | None) -> list[FileReport]:
-    """Run the pure core over everything collected; reports in the order the paths came."""
+def validate_inputs(
+    inputs: Inputs, benchmarks_dir: str | None, *, against: str | None = None
+) -> list[FileReport]:
+    """Run the pure core over everything collected; reports in the order the paths came.
+    `against`: a checkout of an EEE datastore's main that datastore folders, and single EEE
+    files (as changed files of a checkout), are checked against (duplicates, moves, samples
+    files already there)."""
     from bot.spec.validate import validate_benchmark_file, validate_results_files
 
     source = benchmark_source(benchmarks_dir) if inputs.results else None
     policy = load_policy()
     reports: list[FileReport] = []
+    changed = [key for kind, key in inputs.order if kind == "eee"] if against else []
     for kind, key in inputs.order:
         if kind == "benchmark":
             reports.append(validate_benchmark_file(key, inputs.benchmarks[key]))
+            continue
+        if kind == "eee" and changed:
+            if key == changed[0]:
+                reports.extend(validate_changed_files(changed, against))
             continue
         if kind == "eee":
             from bot.spec.eee import validate_eee_file
 
             reports.append(validate_eee_file(key, inputs.eee[key]))
+            continue
+        if kind == "datastore":
+            reports.extend(validate_datastore(key, against))
             continue
         group = inputs.results[key]
         assert source is not None
@@ -168,6 +182,64 @@ def validate_inputs(inputs: Inputs, benchmarks_dir: str | None) -> list[FileRepo
             report.path = group.files[report.path][0]
         reports.extend(file_reports)
     return reports
+
+
+def validate_datastore(folder: str, against: str | None) -> list[FileReport]:
+    """An EEE datastore folder: every file under its `data/`, checked as a PR adding them
+    would be (`bot.eee.submission`); paths shown under `folder`."""
+    from bot.adapters.datastore_dir import OverlayFiles, changes_in, index_of
+    from bot.eee.dedupe import HashIndex
+    from bot.eee.submission import DatastorePolicy, check_submission
+
+    main = Path(against) if against is not None else None
+    if main is not None and not (main / "data").is_dir():
+        raise UsageError(messages.NOT_A_DATASTORE.format(path=against))
+    root = Path(folder)
+    changes = changes_in(root, main)
+    index = index_of(main, {c.path for c in changes}) if main is not None else HashIndex()
+    every_row = DatastorePolicy(schema_rows=None, max_files=None)  # offline: every file, every row
+    result = check_submission(changes, OverlayFiles(root, main), index, every_row)
+    for report in result.files:
+        report.path = os.path.join(folder, report.path)
+    return result.files
+
+
+def validate_changed_files(shown: list[str], against: str | None) -> list[FileReport]:
+    """EEE files of a datastore checkout, checked as a PR changing them would be, against the
+    main at `against`. A file's datastore path is its path from the folder above its nearest
+    `data` folder (EEE's own validator finds it the same way); files are grouped by that
+    checkout, each group one PR."""
+    from bot.adapters.datastore_dir import OverlayFiles, index_of
+    from bot.eee.submission import Change, DatastorePolicy, check_submission
+
+    assert against is not None
+    main = Path(against)
+    if not (main / "data").is_dir():
+        raise UsageError(messages.NOT_A_DATASTORE.format(path=against))
+    groups: dict[Path, dict[str, str]] = {}
+    for name in shown:
+        root, path = _checkout_path(Path(name))
+        groups.setdefault(root, {})[path] = name
+    reports: list[FileReport] = []
+    for root, paths in groups.items():
+        changes = [
+            Change(p, "modified" if (main / p).is_file() else "added") for p in sorted(paths)
+        ]
+        index = index_of(main, set(paths))
+        every_row = DatastorePolicy(schema_rows=None, max_files=None)
+        result = check_submission(changes, OverlayFiles(root, main), index, every_row)
+        for report in result.files:
+            report.path = paths.get(report.path) or str(root / report.path)
+        reports.extend(result.files)
+    return reports
+
+
+def _checkout_path(file: Path) -> tuple[Path, str]:
+    resolved = file.resolve()
+    data = next((parent for parent in resolved.parents if parent.name == "data"), None)
+    if data is None:
+        return resolved.parent, resolved.name
+    return data.parent, resolved.relative_to(data.parent).as_posix()
 
 
 def _transient_errors(benchmarks_dir: str | None) -> tuple[type[BaseException], ...]:

@@ -100,3 +100,16 @@ def recheck(repo_id: str, pr_num: int) -> tuple[str, str]:
         f"{RECHECK_WINDOW_PREFIX}{repo_id}:{pr_num}",
         f"{RECHECK_FOLLOWUP_PREFIX}{repo_id}:{pr_num}",
     )
+
+
+def eee_main_index(repo_id: str) -> str:
+    """An EEE datastore's main, indexed (`workers.datastore_index`): a hash of path ->
+    `<blob id> <normalised hash>` for every datastore file, and the field `@sha` naming the
+    main commit it reflects."""
+    return f"evalbot:eee:main:{repo_id}"
+
+
+def eee_pr_hashes(repo_id: str, pr_num: int) -> str:
+    """The normalised hashes of the records an open datastore PR adds or changes, path ->
+    hash, and `@head` the head they were read at (`workers.datastore_index`)."""
+    return f"evalbot:eee:pr:{repo_id}:{pr_num}"

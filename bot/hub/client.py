@@ -233,6 +233,10 @@ class HfHubClient:
             )
         return pr
 
+    def request_headers(self) -> dict[str, str]:
+        """The headers of the client's own requests (token, user agent), for a raw read."""
+        return self._headers()
+
     def _headers(self) -> dict[str, str]:
         return build_hf_headers(
             token=self._api.token,

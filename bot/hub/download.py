@@ -22,6 +22,7 @@ instead of resting on a client default:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from urllib.parse import urljoin, urlsplit
 
 import httpx2
@@ -57,6 +58,15 @@ def read_capped(session: httpx2.Client, url: str, headers: dict[str, str], max_b
     Raises `HfHubHTTPError` (through `hf_raise_for_status`) for an error answer, httpx2's
     transport errors as they come, and `HubFileUnreadable` / `HubFileTooLarge` as above.
     """
+    return b"".join(stream_capped(session, url, headers, max_bytes))
+
+
+def stream_capped(
+    session: httpx2.Client, url: str, headers: dict[str, str], max_bytes: int
+) -> Iterator[bytes]:
+    """`read_capped` as the chunks arrive, so a large file is never held whole: at most
+    `max_bytes + 1` bytes in all (a reader that gets more than `max_bytes` knows the file is
+    over its cap). The errors of `read_capped`, raised while iterating."""
     hub_origin = origin(url)
     without_auth = {k: v for k, v in headers.items() if k.lower() != "authorization"}
     target = url
@@ -73,7 +83,8 @@ def read_capped(session: httpx2.Client, url: str, headers: dict[str, str], max_b
                     if origin(target) != hub_origin:
                         raise _storage_error(target, response)
                     hf_raise_for_status(response)
-                return _body(response, max_bytes)
+                yield from _body(response, max_bytes)
+                return
         except (httpx2.InvalidURL, httpx2.UnsupportedProtocol) as error:
             if target == url:
                 raise  # our own URL: a bug or a bad endpoint, not this file's problem
@@ -123,10 +134,10 @@ def _next_target(current: str, response: httpx2.Response) -> str:
     return target
 
 
-def _body(response: httpx2.Response, max_bytes: int) -> bytes:
-    chunks = bytearray()
+def _body(response: httpx2.Response, max_bytes: int) -> Iterator[bytes]:
+    left = max_bytes + 1
     for chunk in response.iter_bytes():
-        chunks.extend(chunk)
-        if len(chunks) > max_bytes:
-            break
-    return bytes(chunks[: max_bytes + 1])
+        yield chunk[:left]
+        left -= len(chunk)
+        if left <= 0:
+            return

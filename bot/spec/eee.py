@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import functools
 import json
+import re
+from dataclasses import replace
 from importlib import resources
 from typing import Any
 
-from jsonschema import Draft7Validator  # type: ignore[import-untyped]
+from jsonschema import Draft7Validator, validators  # type: ignore[import-untyped]
 
 from bot.spec import messages
 from bot.spec.diagnostics import Diagnostic
@@ -30,14 +32,37 @@ MAX_ERRORS = 200  # per file: enough to fix, bounded for a hostile file
 _POSITION_LIMITS = Limits(max_file_bytes=8 * 1024 * 1024, max_depth=64)
 
 
+def _properties_null_is_absent(
+    validator: Any, properties: dict[str, Any], instance: Any, schema: dict[str, Any]
+) -> Any:
+    """Draft-07 `properties`, except that `null` at an optional property reads as absent.
+
+    EEE's own validator is its Pydantic models, where every optional field is `X | None`: its
+    converters write `"evaluation_result_id": null`, and the published JSON schema (generated
+    from those models) drops the `null`. A required property stays required and non-null."""
+    if not validator.is_type(instance, "object"):
+        return
+    required = schema.get("required", ())
+    for name, subschema in properties.items():
+        if name not in instance:
+            continue
+        if instance[name] is None and name not in required:
+            continue
+        yield from validator.descend(instance[name], subschema, path=name, schema_path=name)
+
+
+#: Draft-07 with EEE's reading of `null` (above); everything else as the schema says.
+EeeValidator = validators.extend(Draft7Validator, {"properties": _properties_null_is_absent})
+
+
 @functools.cache
-def validator(kind: str, version: str) -> Draft7Validator:
+def validator(kind: str, version: str) -> Any:
     """The compiled validator of one shipped schema (draft-07, as EEE declares)."""
     prefix = "eval" if kind == AGGREGATE else "instance_level_eval"
     text = resources.files("bot").joinpath(f"data/eee/{prefix}.schema.v{version}.json")
     schema = json.loads(text.read_bytes())
     Draft7Validator.check_schema(schema)
-    return Draft7Validator(schema)
+    return EeeValidator(schema)
 
 
 def looks_like_eee(data: Any) -> bool:
@@ -73,6 +98,21 @@ def _validate_rows(report: FileReport, content: bytes) -> None:
 
 
 def _validate_document(report: FileReport, content: bytes, kind: str, *, line_offset: int) -> None:
+    check_document(report, content, kind, line_offset=line_offset)
+
+
+def check_document(
+    report: FileReport,
+    content: bytes,
+    kind: str,
+    *,
+    line_offset: int = 0,
+    versions: tuple[str, ...] = VERSIONS,
+) -> Any:
+    """Check one JSON document (a record, or one instance row) and add its diagnostics to
+    `report`; returns what it parsed (None when it is not strict JSON), so callers that need
+    more of the document (the datastore checks, `bot.eee`) read it once. `versions`: those the
+    caller accepts (a datastore may accept fewer than evalbot ships)."""
     try:
         data = json.loads(
             content,
@@ -89,7 +129,9 @@ def _validate_document(report: FileReport, content: bytes, kind: str, *, line_of
                 hint="write each key once, and finite numbers only",
             )
         )
-        return
+        return None
+    except RecursionError:
+        data = _TOO_DEEP
     except (ValueError, UnicodeDecodeError) as error:
         line, column = getattr(error, "lineno", None), getattr(error, "colno", None)
         report.diagnostics.append(
@@ -101,7 +143,17 @@ def _validate_document(report: FileReport, content: bytes, kind: str, *, line_of
                 hint="fix the JSON syntax (NaN and Infinity are not JSON; EEE writes them as text)",
             )
         )
-        return
+        return None
+    if data is _TOO_DEEP or depth_of(data) > MAX_DEPTH:
+        report.diagnostics.append(
+            messages.make(
+                "EEE-JSON",
+                line=line_offset + 1,
+                problem=f"values nested more than {MAX_DEPTH} levels deep",
+                hint="flatten the structure; EEE records nest a few levels",
+            )
+        )
+        return None
     version = data.get("schema_version") if isinstance(data, dict) else None
     if not isinstance(data, dict) or version is None:
         report.diagnostics.append(
@@ -109,11 +161,12 @@ def _validate_document(report: FileReport, content: bytes, kind: str, *, line_of
                 "EEE-VERSION",
                 line=line_offset + 1,
                 problem="no `schema_version`: an EEE record declares the schema it follows",
-                hint=f'add `"schema_version": "{VERSIONS[-1]}"`',
+                hint=f'add `"schema_version": "{versions[-1]}"`',
             )
         )
-        return
-    if version not in VERSIONS:
+        return data
+    if version not in versions:
+        shipped = version in VERSIONS
         positions = _positions(content)
         line, column = _at(positions, ("schema_version",), line_offset)
         report.diagnostics.append(
@@ -122,16 +175,18 @@ def _validate_document(report: FileReport, content: bytes, kind: str, *, line_of
                 line=line,
                 column=column,
                 field="schema_version",
-                problem=f"schema_version {json.dumps(version)[:40]} is not one evalbot ships",
-                hint=f"evalbot checks {', '.join(VERSIONS)}; upgrade the record or evalbot",
+                problem=f"schema_version {json.dumps(version)[:40]} is not "
+                + ("one this datastore accepts" if shipped else "one evalbot ships"),
+                hint=f"write the record in one of {', '.join(versions)}"
+                + ("" if shipped else " (or upgrade evalbot)"),
             )
         )
-        return
+        return data
     errors = sorted(
         validator(kind, version).iter_errors(data), key=lambda found: list(found.absolute_path)
     )
     if not errors:
-        return
+        return data
     positions = _positions(content)
     found: list[Diagnostic] = []
     for schema_error in errors[:MAX_ERRORS]:
@@ -152,6 +207,41 @@ def _validate_document(report: FileReport, content: bytes, kind: str, *, line_of
             )
         )
     report.diagnostics.extend(sorted(found, key=lambda d: (d.line or 0, d.column or 0)))
+    return data
+
+
+#: Containers nested deeper than this are refused before any recursive reader (the schema
+#: check, the normalised hash) walks them: a hostile file must not exhaust Python's stack.
+MAX_DEPTH = 64
+_TOO_DEEP = object()
+
+
+def depth_of(value: Any) -> int:
+    """How deeply containers nest in `value` (a scalar is 0), without recursion."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list):
+            level += 1
+            deepest = max(deepest, level)
+            if deepest > MAX_DEPTH:
+                return deepest
+            stack.extend((child, level) for child in item)
+    return deepest
+
+
+def strict_loads(content: bytes) -> Any:
+    """JSON read as EEE's validator reads it: no NaN or infinities, no repeated key
+    (`ValueError` otherwise)."""
+    return json.loads(
+        content,
+        parse_constant=_refuse_constant,
+        parse_float=_finite_float,
+        object_pairs_hook=_unique_keys,
+    )
 
 
 class _StrictJsonError(ValueError):
@@ -180,6 +270,30 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _short(message: str, limit: int = 300) -> str:
     return message if len(message) <= limit else message[: limit - 1] + "…"
+
+
+def located(content: bytes, found: list[Diagnostic]) -> list[Diagnostic]:
+    """`found` with the line and column of each one's field (`a.b[0].c`) in `content` filled
+    in where it has none; the bytes are read for positions only when one needs it."""
+    if all(d.line is not None or d.field is None for d in found):
+        return found
+    positions = _positions(content)
+    placed: list[Diagnostic] = []
+    for diagnostic in found:
+        if diagnostic.line is None and diagnostic.field is not None:
+            line, column = _at(positions, _path_of(diagnostic.field), 0)
+            placed.append(replace(diagnostic, line=line, column=column))
+        else:
+            placed.append(diagnostic)
+    return placed
+
+
+def _path_of(field: str) -> Path:
+    """`evaluation_results[0].score_details.score` -> its path of keys and indices."""
+    parts: list[str | int] = []
+    for token in re.findall(r"[^.\[\]]+|\[\d+\]", field):
+        parts.append(int(token[1:-1]) if token.startswith("[") else token)
+    return tuple(parts)
 
 
 def _positions(content: bytes) -> dict[Path, Position]:

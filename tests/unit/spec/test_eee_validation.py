@@ -316,3 +316,16 @@ def test_uncertainty_values_must_be_raw_numbers() -> None:  # EEE
 )
 def test_detailed_results_requires_a_jsonl_path(detailed: dict[str, str], ok: bool) -> None:
     assert (check(aggregate(detailed_evaluation_results=detailed)) == []) is ok  # EEE
+
+
+def test_null_at_an_optional_field_reads_as_absent_as_eees_validator_reads_it() -> None:
+    """EEE's lm-eval converter writes `"evaluation_result_id": null` in every instance row
+    (a real run: `datastore/pass/.../2fe532ba-..._samples.jsonl`, 10 rows); EEE's Pydantic
+    validator accepts it. A required field stays required and non-null."""
+    (samples,) = (SAMPLES / "datastore" / "pass").rglob("2fe532ba-*_samples.jsonl")
+    report = validate_eee_file(samples.name, samples.read_bytes())
+    assert report.diagnostics == []
+    row = json.loads(samples.read_bytes().splitlines()[0])
+    row["evaluation"]["is_correct"] = None
+    broken = validate_eee_file("x_samples.jsonl", json.dumps(row).encode())
+    assert [d.field for d in broken.diagnostics] == ["evaluation.is_correct"]

@@ -1,0 +1,191 @@
+"""The living comment of a datastore PR: the verdict at the top, then the files by folder.
+
+Pure: a `SubmissionReport` and the comment's context in, markdown out. The same hidden markers
+as every evalbot report (`bot.report.texts`), so the workers find it again and never replace a
+newer head's report. Files are grouped by folder (`data/<collection>/<developer>/<model>`),
+folders with errors first; at most `MAX_FOLDERS` folders, `MAX_FILES` files and
+`MAX_PROBLEMS_PER_FILE` findings per file are shown, the rest counted, so a 500-file upload
+gets a readable comment well under the Hub's size limit. Every user string is escaped.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bot.eee import texts
+from bot.eee.submission import DatastorePolicy, SubmissionReport
+from bot.report import texts as report_texts
+from bot.report.comment import CommentContext
+from bot.report.escape import escape_text
+from bot.spec.diagnostics import Diagnostic
+from bot.spec.model import FileReport
+
+MAX_FOLDERS = 20
+MAX_FILES = 60
+MAX_PROBLEMS_PER_FILE = 5
+
+
+@dataclass(frozen=True, slots=True)
+class _Folder:
+    path: str
+    reports: tuple[FileReport, ...]
+
+    @property
+    def bad(self) -> int:
+        return sum(1 for r in self.reports if not r.ok)
+
+
+def render_submission(
+    result: SubmissionReport,
+    policy: DatastorePolicy,
+    context: CommentContext,
+    *,
+    unread_prs: int = 0,
+) -> str:
+    """`unread_prs`: open PRs past the bound whose records were not compared (said, so the
+    verdict never claims more than was checked)."""
+    markers = (
+        report_texts.REPORT_MARKER + "\n" + report_texts.HEAD_MARKER.format(sha=context.head_sha)
+    )
+    parts = [markers, texts.TITLE]
+    banner = texts.STATE_BANNERS.get(context.pr_state)
+    if banner:
+        parts.append(banner)
+    parts.append(_verdict(result, policy))
+    folders = _folders(result.files)
+    shown_files = 0
+    for index, folder in enumerate(folders):
+        if index >= MAX_FOLDERS or shown_files >= MAX_FILES:
+            rest = folders[index:]
+            files = sum(len(f.reports) for f in rest)
+            parts.append(
+                texts.MORE_FILES.format(
+                    files=files,
+                    files_word=texts.plural(files, "file"),
+                    bad=sum(f.bad for f in rest),
+                    folders=len(rest),
+                    folders_word=texts.plural(len(rest), "folder"),
+                )
+            )
+            break
+        budget = MAX_FILES - shown_files
+        parts.append(_folder(folder, budget))
+        shown_files += min(budget, len(folder.reports))
+    if unread_prs:
+        parts.append(
+            texts.UNREAD_PRS.format(count=unread_prs, prs_word=texts.plural(unread_prs, "PR"))
+        )
+    if result.skipped:
+        count = len(result.skipped)
+        parts.append(texts.SKIPPED.format(count=count, files_word=texts.plural(count, "file")))
+    bot = escape_text(context.bot_name, 96)
+    parts.append(report_texts.FOOTER.format(bot=bot, head=_head_link(context)))
+    return "\n\n".join(parts)
+
+
+def _head_link(context: CommentContext) -> str:
+    """The checked head, linked to its commit page on the datastore."""
+    short_sha = context.head_sha[:7]
+    if not re.fullmatch(r"[0-9a-f]{7,64}", context.head_sha):
+        return report_texts.HEAD_PLAIN.format(short_sha=escape_text(short_sha))
+    url = f"{context.hub_url.rstrip('/')}/datasets/{context.repo_id}/commit/{context.head_sha}"
+    return report_texts.HEAD_LINKED.format(short_sha=short_sha, url=url)
+
+
+def _verdict(result: SubmissionReport, policy: DatastorePolicy) -> str:
+    files = len(result.files)
+    if not files:
+        return texts.VERDICT_NOTHING
+    errors, warnings = result.counts()
+    suffix = (
+        texts.WARNINGS_SUFFIX.format(
+            warnings=warnings, warnings_word=texts.plural(warnings, "warning")
+        )
+        if warnings
+        else ""
+    )
+    if errors:
+        return texts.VERDICT_BLOCKED.format(
+            errors=errors,
+            errors_word=texts.plural(errors, "error"),
+            bad=sum(1 for r in result.files if not r.ok),
+            files=files,
+            files_word=texts.plural(files, "file"),
+            warnings=suffix,
+        )
+    if warnings and policy.warnings_block:
+        return texts.VERDICT_WARNINGS_BLOCK.format(
+            warnings=warnings, warnings_word=texts.plural(warnings, "warning")
+        )
+    return texts.VERDICT_READY.format(
+        files=files, files_word=texts.plural(files, "file"), warnings=suffix
+    )
+
+
+def _folders(reports: Sequence[FileReport]) -> list[_Folder]:
+    grouped: dict[str, list[FileReport]] = {}
+    for report in reports:
+        grouped.setdefault(posixpath.dirname(report.path) or ".", []).append(report)
+    folders = [_Folder(path, tuple(found)) for path, found in grouped.items()]
+    return sorted(folders, key=lambda f: (f.bad == 0, f.path))
+
+
+def _folder(folder: _Folder, budget: int) -> str:
+    glyph = report_texts.GLYPH_ERROR if folder.bad else report_texts.GLYPH_OK
+    count = len(folder.reports)
+    lines = [
+        texts.FOLDER_HEADING.format(
+            glyph=glyph,
+            folder=_code(folder.path, 200),
+            files=count,
+            files_word=texts.plural(count, "file"),
+        )
+    ]
+    ordered = sorted(folder.reports, key=lambda r: (r.ok, r.path))
+    for report in ordered[:budget]:
+        lines.extend(_file(report))
+    if count > budget:
+        lines.append(texts.MORE_IN_FOLDER.format(count=count - budget))
+    return "\n".join(lines)
+
+
+def _file(report: FileReport) -> list[str]:
+    name = _code(posixpath.basename(report.path), 120)
+    if [d.code for d in report.diagnostics] == ["EEE-DELETED"]:
+        return [texts.FILE_DELETED.format(name=name)]  # the deletion alone: one line
+    if not report.diagnostics:
+        return [texts.FILE_OK.format(name=name)]
+    glyph = report_texts.GLYPH_OK if report.ok else report_texts.GLYPH_ERROR
+    if report.ok:
+        glyph = report_texts.GLYPH_WARNING
+    lines = [texts.FILE_PROBLEMS.format(glyph=glyph, name=name)]
+    for diagnostic in report.diagnostics[:MAX_PROBLEMS_PER_FILE]:
+        lines.append(_problem(diagnostic))
+    extra = len(report.diagnostics) - MAX_PROBLEMS_PER_FILE
+    if extra > 0:
+        lines.append(texts.MORE_PROBLEMS.format(count=extra))
+    return lines
+
+
+def _problem(diagnostic: Diagnostic) -> str:
+    place = ""
+    if diagnostic.field:
+        place = texts.PROBLEM_PLACE.format(place=escape_text(diagnostic.field, 120))
+    if diagnostic.line is not None:
+        place += texts.PROBLEM_LINE.format(line=diagnostic.line)
+    code = re.sub(r"[^\w.-]", "", diagnostic.code)[:60] or "?"
+    message = escape_text(diagnostic.message, 400)
+    if diagnostic.hint:
+        return texts.PROBLEM.format(
+            code=code, place=place, message=message, hint=escape_text(diagnostic.hint, 300)
+        )
+    return texts.PROBLEM_NO_HINT.format(code=code, place=place, message=message)
+
+
+def _code(text: str, limit: int) -> str:
+    """A path inside backquotes: markdown is inert there, but a backquote would end it."""
+    cleaned = re.sub(r"[`\x00-\x1f\x7f]", "?", text)
+    return cleaned if len(cleaned) <= limit else cleaned[: limit - 1] + "…"

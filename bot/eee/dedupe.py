@@ -1,0 +1,60 @@
+"""EEE's normalised hash: two records that differ only in when they were scraped are one.
+
+Byte for byte what `every_eval_ever.validator.check_duplicate_entries.normalized_hash` computes
+(tests reproduce the hashes EEE's tool gives for the real datastore records): drop
+`evaluation_id` and `retrieved_timestamp` at any depth, sort every list by the canonical JSON
+of its (stripped) items, then the sha256 of the canonical JSON (`sort_keys`, `(",", ":")`
+separators, `ensure_ascii`). Keeping Python's `json.dumps` is deliberate: RFC 8785 writes some
+numbers differently (`1e+21`, `1.0` as `1`), and every hash would then disagree with EEE's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+IGNORED_KEYS = frozenset({"retrieved_timestamp", "evaluation_id"})
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def _strip(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _strip(item) for key, item in value.items() if key not in IGNORED_KEYS}
+    if isinstance(value, list):
+        return sorted((_strip(item) for item in value), key=_canonical)
+    return value
+
+
+def normalized_hash(record: Any) -> str:
+    """The hex sha256 EEE's duplicate check groups records by."""
+    return hashlib.sha256(_canonical(_strip(record)).encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Holder:
+    """Where a hash was seen: on main (`pr` None) or in another open PR, at `path`."""
+
+    path: str
+    pr: int | None = None
+
+
+@dataclass(slots=True)
+class HashIndex:
+    """Normalised hashes of the records on main and in other open PRs, by hash."""
+
+    holders: dict[str, list[Holder]] = field(default_factory=dict)
+
+    def add(self, digest: str, holder: Holder) -> None:
+        self.holders.setdefault(digest, []).append(holder)
+
+    def others(self, digest: str, path: str, pr: int | None) -> list[Holder]:
+        """Who else holds `digest`: not the same file of the same place (a record edited in
+        place on a PR is not its own duplicate on main)."""
+        return [
+            h for h in self.holders.get(digest, ()) if not (h.path == path and h.pr in (None, pr))
+        ]

@@ -1,0 +1,159 @@
+"""The datastore's path rule, and the folder a record belongs in.
+
+The rule is EEE's (`check_path_structure` of its validator): exactly
+`data/<collection>/<developer>/<model>/<uuid4>.json`, or `<uuid4>_samples.jsonl` beside it; a
+lower-case version-4 uuid; no empty, `.` or `..` part; folders that are portable file names (no
+`<>:"\\|?*` or control characters, no trailing dot or space, no Windows device name, not
+`data`). The folder a record belongs in is what EEE's publisher writes
+(`datastore_path_components`): `model_info.id` `a/b/c` gives developer `a` and model `b_c`
+(`:` becomes `_`), an id without `/` takes `model_info.developer` as its developer, and the
+collection is the first result's `source_data.dataset_name`, flattened the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+SAMPLES_SUFFIX = "_samples.jsonl"
+_UUID4 = r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"
+_AGGREGATE_NAME = re.compile(rf"({_UUID4})\.json")
+_SAMPLES_NAME = re.compile(rf"({_UUID4})_samples\.jsonl")
+_UNPORTABLE = re.compile(r'[<>:"\\|?*\x00-\x1f\x7f]')
+_RESERVED = {"CON", "PRN", "AUX", "NUL"} | {f"{p}{i}" for p in ("COM", "LPT") for i in range(1, 10)}
+_PARTS = 5
+
+
+def is_samples(path: str) -> bool:
+    return path.endswith(SAMPLES_SUFFIX)
+
+
+def is_datastore_file(path: str) -> bool:
+    """A file the datastore's checks read: a `.json` record or a `_samples.jsonl` file."""
+    return path.endswith(".json") or is_samples(path)
+
+
+def samples_path(aggregate_path: str) -> str:
+    """The one samples file an aggregate may have: same folder, same uuid."""
+    return aggregate_path[: -len(".json")] + SAMPLES_SUFFIX
+
+
+def aggregate_path(samples: str) -> str:
+    return samples[: -len(SAMPLES_SUFFIX)] + ".json"
+
+
+def path_problem(path: str) -> str | None:
+    """What breaks the path rule, in one sentence; None for a good path."""
+    parts = path.split("/")
+    if path.startswith("/") or "\\" in path or any(p in ("", ".", "..") for p in parts):
+        return f"`{_shown(path)}` has an empty, `.` or `..` part, or a backslash"
+    if len(parts) != _PARTS:
+        return (
+            f"`{_shown(path)}` has {len(parts)} parts; a datastore file has 5:"
+            " `data/<collection>/<developer>/<model>/<file>`"
+        )
+    if parts[0] != "data":
+        return f"`{_shown(path)}` is not under `data/`"
+    for part in parts[1:4]:
+        problem = folder_problem(part)
+        if problem is not None:
+            return f"the folder `{_shown(part)}` {problem}"
+    name = parts[4]
+    if not (_AGGREGATE_NAME.fullmatch(name) or _SAMPLES_NAME.fullmatch(name)):
+        return (
+            f"the file name `{_shown(name)}` is not `<uuid4>.json` or `<uuid4>_samples.jsonl`"
+            " (a lower-case version-4 uuid)"
+        )
+    return None
+
+
+def folder_problem(part: str) -> str | None:
+    """Why one collection, developer or model folder name is not portable; None if it is."""
+    if part == "data":
+        return "uses the reserved name `data`"
+    if _UNPORTABLE.search(part):
+        return 'has a character some file systems refuse (`<>:"\\|?*` or a control character)'
+    if part.endswith((".", " ")):
+        return "ends with a dot or a space"
+    if part.split(".", 1)[0].upper() in _RESERVED:
+        return "is a Windows device name"
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """Where a record belongs: `data/<collection>/<developer>/<model>`; `problem` says why
+    it has no place (an id the publisher would refuse), in which case the folders are None."""
+
+    collection: str | None
+    developer: str | None
+    model: str | None
+    problem: str | None = None
+    problem_field: str | None = None
+
+    @property
+    def folder(self) -> str:
+        return f"data/{self.collection}/{self.developer}/{self.model}"
+
+
+def placement(record: dict[str, Any]) -> Placement:
+    """The folders EEE's publisher would write `record` to."""
+    results = record.get("evaluation_results")
+    first = results[0] if isinstance(results, list) and results else None
+    source = first.get("source_data") if isinstance(first, dict) else None
+    dataset = source.get("dataset_name") if isinstance(source, dict) else None
+    collection = _flatten(dataset)
+    if collection is None:
+        field = "evaluation_results[0].source_data.dataset_name"
+        return Placement(None, None, None, f"`{field}` cannot name a folder", field)
+    info = record.get("model_info")
+    model_id = info.get("id") if isinstance(info, dict) else None
+    if not isinstance(model_id, str) or not model_id.strip():
+        return Placement(None, None, None, "`model_info.id` is missing", "model_info.id")
+    parts = model_id.strip().split("/")
+    if len(parts) >= 2:
+        developer = _component(parts[0])
+        model = _flatten("/".join(parts[1:]))
+    else:
+        raw = info.get("developer") if isinstance(info, dict) else None
+        developer = _component(raw) if isinstance(raw, str) else None
+        model = _component(parts[0])
+    if developer is None or model is None:
+        return Placement(None, None, None, "`model_info.id` cannot name a folder", "model_info.id")
+    return Placement(collection, developer, model)
+
+
+def folders(path: str) -> tuple[str, str, str] | None:
+    """The collection, developer and model folders of a path that follows the rule."""
+    parts = path.split("/")
+    if len(parts) != _PARTS or parts[0] != "data":
+        return None
+    return parts[1], parts[2], parts[3]
+
+
+def _component(value: str | None) -> str | None:
+    if not isinstance(value, str):
+        return None
+    value = value.strip().replace(":", "_")
+    if not value or value.lower() == "unknown" or value in (".", ".."):
+        return None
+    if "/" in value or folder_problem(value) is not None:
+        return None
+    return value
+
+
+def _flatten(value: object) -> str | None:
+    if not isinstance(value, str) or not value.strip():
+        return None
+    parts = value.strip().split("/")
+    if any(not part for part in parts):
+        return None
+    flat = [_component(part) for part in parts]
+    if any(part is None for part in flat):
+        return None
+    return "_".join(part for part in flat if part is not None)
+
+
+def _shown(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

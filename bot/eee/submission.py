@@ -1,0 +1,370 @@
+"""A datastore PR's changes checked against the datastore as it would be after the merge.
+
+Pure: the caller hands in the changed paths, a `DatastoreFiles` (the files at the PR head, and
+main's version of a changed record) and a `HashIndex` of the records on main and in the other
+open PRs; a `SubmissionReport` comes out, one `FileReport` per changed file. What each file
+gets, in order: the path rule (`bot.eee.paths`); for a record, strict JSON, the schema of its
+version and its scores (`bot.eee.records`), the folder it belongs in, its samples file
+(`bot.eee.pairing`, the samples streamed through `bot.eee.instances`) and duplicates by EEE's
+normalised hash (`bot.eee.dedupe`); for a samples file, its rows and its record. A record an
+edit moves to another folder (a changed `model_info.id` or collection) must move with it; a
+record kept in place with the same identity keeps its folder, so records accepted under older
+rules stay acceptable. A deleted record is named.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from bot.eee import pairing, paths, texts
+from bot.eee.dedupe import HashIndex, Holder, normalized_hash
+from bot.eee.instances import MAX_SCHEMA_ROWS, InstanceScan, InstanceSummary
+from bot.eee.records import check_record
+from bot.spec import messages
+from bot.spec.diagnostics import Diagnostic
+from bot.spec.eee import MAX_DEPTH, VERSIONS, depth_of, located
+from bot.spec.messages import shown
+from bot.spec.model import FileReport
+
+ChangeKind = Literal["added", "modified", "removed"]
+#: The default bound on the datastore files one PR run checks (one Hub read each).
+MAX_PR_FILES = 1000
+CollectionRule = Literal["source", "any"]
+
+
+class Unreadable(Exception):
+    """A file the reader could not serve for a reason of the file itself (declared too large,
+    a redirect nobody can follow): an error of that file, the others are still checked."""
+
+
+class DatastoreFiles(Protocol):
+    """The datastore's files: at the PR head (as main would hold them after the merge), and
+    main's version of a file the PR changes. `read` and `chunks` may raise `Unreadable`."""
+
+    def exists(self, path: str) -> bool: ...
+
+    def read(self, path: str) -> bytes: ...
+
+    def chunks(self, path: str) -> Iterable[bytes]: ...
+
+    def read_main(self, path: str) -> bytes | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    path: str
+    kind: ChangeKind
+
+
+@dataclass(frozen=True, slots=True)
+class DatastorePolicy:
+    """Per datastore (`config/bot.yaml`, `datastores:`)."""
+
+    #: The schema versions the datastore accepts (a subset of what evalbot ships).
+    versions: tuple[str, ...] = VERSIONS
+    #: Whether a warning keeps a PR from being ready to merge.
+    warnings_block: bool = False
+    #: "any": the datastore's maintainers name collections (the real datastore's `hal-usaco`
+    #: holds `USACO` results, EEE's own reference record `demo-source` a `demo_bench` one);
+    #: "source": the collection folder must be the first result's `source_data.dataset_name`,
+    #: as EEE's publisher writes it. Developer and model folders always follow `model_info`.
+    collection: CollectionRule = "any"
+    #: Rows of a samples file checked against the schema in full (None: all of them, as
+    #: `evalbot validate` does); later rows are checked as strict JSON objects and ids.
+    schema_rows: int | None = MAX_SCHEMA_ROWS
+    #: Datastore files checked per PR (None: all, as `evalbot validate` does); a PR with more
+    #: is not ready, and is told to split the upload (each file is a Hub call).
+    max_files: int | None = MAX_PR_FILES
+
+
+@dataclass(slots=True)
+class SubmissionReport:
+    files: list[FileReport] = field(default_factory=list)
+    #: Normalised hash of each record checked, by path (the open-PR index is built from these).
+    hashes: dict[str, str] = field(default_factory=dict)
+    #: Changed paths that are no datastore file (a README, .gitattributes): not checked.
+    skipped: list[str] = field(default_factory=list)
+
+    def counts(self) -> tuple[int, int]:
+        errors = warnings = 0
+        for report in self.files:
+            for diagnostic in report.diagnostics:
+                if diagnostic.is_error:
+                    errors += 1
+                else:
+                    warnings += 1
+        return errors, warnings
+
+    def ready(self, policy: DatastorePolicy) -> bool:
+        errors, warnings = self.counts()
+        return errors == 0 and not (policy.warnings_block and warnings)
+
+
+def check_submission(
+    changes: Sequence[Change],
+    files: DatastoreFiles,
+    index: HashIndex,
+    policy: DatastorePolicy = DatastorePolicy(),
+    *,
+    pr: int | None = None,
+) -> SubmissionReport:
+    """Check every changed datastore file; `pr` is the PR's number (None offline)."""
+    result = SubmissionReport()
+    reports: dict[str, FileReport] = {}
+    records: dict[str, dict[str, Any] | None] = {}
+    scanned: set[str] = set()
+    seen: dict[str, str] = {}  # hash -> the first path of this PR holding it
+    ordered = sorted(changes, key=lambda change: change.path)
+    ordered, unchecked = _bounded(ordered, policy.max_files)
+    if unchecked:
+        first = unchecked[0].path
+        reports[first] = FileReport(
+            first,
+            "eee",
+            [texts.make("EEE-TOO-MANY", count=len(unchecked), limit=policy.max_files)],
+        )
+    for change in ordered:
+        if not paths.is_datastore_file(change.path) and not change.path.endswith(".jsonl"):
+            result.skipped.append(change.path)
+            continue
+        report = reports[change.path] = FileReport(change.path, "eee")
+        if change.kind == "removed":
+            report.diagnostics.append(texts.make("EEE-DELETED", path=change.path))
+            report.diagnostics.extend(_deletion_problems(change.path, files))
+            continue
+        problem = paths.path_problem(change.path)
+        if problem is not None:
+            report.diagnostics.append(texts.make("EEE-PATH", problem=problem))
+    for change in ordered:
+        path = change.path
+        if path not in reports or change.kind == "removed" or paths.is_samples(path):
+            continue
+        if not path.endswith(".json"):
+            continue
+        report = reports[path]
+        try:
+            content = files.read(path)
+        except Unreadable as error:
+            report.diagnostics.append(_unreadable(error))
+            continue
+        record = records[path] = check_record(report, content, policy.versions)
+        if record is None:
+            continue
+        report.diagnostics.extend(_placement(path, change.kind, record, files, policy))
+        samples = paths.samples_path(path)
+        samples_exist = files.exists(samples)
+        report.diagnostics.extend(pairing.aggregate_problems(path, record, samples_exist))
+        if samples_exist and pairing.declared_samples(record) is not None:
+            sample_report = reports.setdefault(samples, FileReport(samples, "eee"))
+            summary = _scan(files, samples, sample_report, policy, pairing.algorithm_of(record))
+            scanned.add(samples)
+            report.diagnostics.extend(pairing.content_problems(path, record, summary))
+        digest = result.hashes[path] = normalized_hash(record)
+        report.diagnostics.extend(_duplicates(digest, path, index, seen, pr))
+        report.diagnostics = located(content, report.diagnostics)
+    for change in ordered:
+        path = change.path
+        if path not in reports or change.kind == "removed" or not path.endswith(".jsonl"):
+            continue
+        report = reports[path]
+        if not paths.is_samples(path):
+            _scan(files, path, report, policy, "sha256")
+            continue
+        aggregate = paths.aggregate_path(path)
+        exists = files.exists(aggregate)
+        record = records[aggregate] if aggregate in records else _peek(files, aggregate, exists)
+        if path not in scanned:
+            # Its record is not in the PR: the record's declarations (rows, ids, checksum) are
+            # still compared with the new file, and a mismatch is this file's error.
+            algorithm = pairing.algorithm_of(record) if record is not None else "sha256"
+            summary = _scan(files, path, report, policy, algorithm)
+            declared = pairing.declared_samples(record) if record is not None else None
+            if record is not None and declared is not None and declared.get("file_path") == path:
+                report.diagnostics.extend(pairing.content_problems(aggregate, record, summary))
+        orphan = pairing.orphan_problem(path, record, exists)
+        if orphan is not None:
+            report.diagnostics.append(orphan)
+    result.files = [reports[path] for path in sorted(reports)]
+    return result
+
+
+def _bounded(changes: list[Change], limit: int | None) -> tuple[list[Change], list[Change]]:
+    """The changes to check and the datastore files past `limit`, left unchecked."""
+    if limit is None:
+        return changes, []
+    kept: list[Change] = []
+    rest: list[Change] = []
+    counted = 0
+    for change in changes:
+        if not change.path.endswith((".json", ".jsonl")):
+            kept.append(change)  # skipped anyway, at no cost
+        elif counted < limit:
+            kept.append(change)
+            counted += 1
+        else:
+            rest.append(change)
+    return kept, rest
+
+
+def _deletion_problems(path: str, files: DatastoreFiles) -> list[Diagnostic]:
+    """A deletion must not leave its pair behind: a record declaring a samples file that is
+    gone, or a samples file without its record."""
+    if paths.is_samples(path):
+        aggregate = paths.aggregate_path(path)
+        record = _peek(files, aggregate, files.exists(aggregate))
+        declared = pairing.declared_samples(record) if record is not None else None
+        if declared is not None and declared.get("file_path") == path:
+            return [
+                texts.make(
+                    "EEE-PAIR",
+                    problem=f"the record `{aggregate}` stays and still declares this file",
+                    hint="delete the record too, or keep its samples file",
+                )
+            ]
+        return []
+    samples = paths.samples_path(path)
+    if path.endswith(".json") and files.exists(samples):
+        return [
+            texts.make(
+                "EEE-PAIR",
+                problem=f"its samples file `{samples}` stays without its record",
+                hint="delete the samples file too",
+            )
+        ]
+    return []
+
+
+def _scan(
+    files: DatastoreFiles, path: str, report: FileReport, policy: DatastorePolicy, algorithm: str
+) -> InstanceSummary:
+    scan = InstanceScan(report, policy.versions, algorithm, policy.schema_rows)
+    try:
+        for chunk in files.chunks(path):
+            scan.feed(chunk)
+    except Unreadable as error:
+        report.diagnostics.append(_unreadable(error))
+        return scan.abandon()
+    return scan.finish()
+
+
+def _unreadable(error: Unreadable) -> Diagnostic:
+    return messages.make("FILE-UNREADABLE", reason=str(error))
+
+
+def _peek(files: DatastoreFiles, path: str, exists: bool) -> dict[str, Any] | None:
+    """A record the PR does not change, read only to see what it declares."""
+    if not exists:
+        return None
+    return _record(files.read(path))
+
+
+def _placement(
+    path: str,
+    kind: ChangeKind,
+    record: dict[str, Any],
+    files: DatastoreFiles,
+    policy: DatastorePolicy,
+) -> list[Diagnostic]:
+    actual = paths.folders(path)
+    if actual is None or paths.path_problem(path) is not None:
+        return []  # the path rule already says where it must go
+    place = paths.placement(record)
+    if place.problem is not None:
+        field_name = place.problem_field
+        return [
+            texts.make(
+                "EEE-FOLDER",
+                field=field_name,
+                expected="data/<collection>/<developer>/<model>",
+                actual="/".join(actual),
+                why=place.problem,
+            )
+        ]
+    collection = actual[0] if policy.collection == "any" else place.collection or ""
+    expected = (collection, place.developer or "", place.model or "")
+    if expected == actual:
+        return []
+    if kind == "modified":
+        old = _old_record(files, path)
+        if old is not None:
+            before = paths.placement(old)
+            if (before.collection, before.developer, before.model) == (
+                place.collection,
+                place.developer,
+                place.model,
+            ):
+                return []  # identity unchanged: the record keeps the folder it was accepted in
+            return [_moved(old, record, "/".join(("data", *expected)))]
+    changed = "model_info.id" if expected[1:] != actual[1:] else _collection_field()
+    return [
+        texts.make(
+            "EEE-FOLDER",
+            field=changed,
+            expected="/".join(("data", *expected)),
+            actual="/".join(("data", *actual)),
+            why=f"from `{changed}`",
+        )
+    ]
+
+
+def _collection_field() -> str:
+    return "evaluation_results[0].source_data.dataset_name"
+
+
+def _moved(old: dict[str, Any], new: dict[str, Any], expected: str) -> Diagnostic:
+    old_place, new_place = paths.placement(old), paths.placement(new)
+    if (old_place.developer, old_place.model) != (new_place.developer, new_place.model):
+        field_name, was, now = "model_info.id", _model_id(old), _model_id(new)
+    else:
+        field_name, was, now = _collection_field(), old_place.collection, new_place.collection
+    return texts.make(
+        "EEE-MOVED-IDENTITY",
+        field=field_name,
+        new=shown(now),
+        old=shown(was),
+        expected=expected,
+    )
+
+
+def _model_id(record: dict[str, Any]) -> object:
+    info = record.get("model_info")
+    return info.get("id") if isinstance(info, dict) else None
+
+
+def _old_record(files: DatastoreFiles, path: str) -> dict[str, Any] | None:
+    content = files.read_main(path)
+    return None if content is None else _record(content)
+
+
+def _record(content: bytes) -> dict[str, Any] | None:
+    """A record read only for what it declares; None when it is not a sound JSON object."""
+    try:
+        data = json.loads(content)
+    except (ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) and depth_of(data) <= MAX_DEPTH else None
+
+
+def _duplicates(
+    digest: str, path: str, index: HashIndex, seen: dict[str, str], pr: int | None
+) -> list[Diagnostic]:
+    found: list[Diagnostic] = []
+    first = seen.setdefault(digest, path)
+    if first != path:
+        found.append(_duplicate(f"`{first}` in this PR", digest))
+    for holder in index.others(digest, path, pr)[:3]:
+        found.append(_duplicate(_where(holder), digest))
+    return found
+
+
+def _where(holder: Holder) -> str:
+    if holder.pr is None:
+        return f"`{holder.path}` on main"
+    return f"`{holder.path}` in open PR #{holder.pr}"
+
+
+def _duplicate(where: str, digest: str) -> Diagnostic:
+    return texts.make("EEE-DUPLICATE", where=where, digest=digest[:12])

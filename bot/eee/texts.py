@@ -1,0 +1,149 @@
+"""Every user-facing text of `bot.eee`: diagnostic codes with their messages and fixes.
+
+Codes are stable (docs/eee.md lists each with its fix). The record's own JSON and schema
+problems keep the codes of `bot.spec.eee` (`EEE-JSON`, `EEE-VERSION`, `EEE-SCHEMA`); the codes
+here are the datastore's rules.
+"""
+
+from __future__ import annotations
+
+from bot.report.texts import GLYPH_INFO
+from bot.spec.diagnostics import Diagnostic, Severity
+from bot.spec.messages import Message, build
+
+E = Severity.ERROR
+W = Severity.WARNING
+
+CATALOGUE: dict[str, Message] = {
+    "EEE-PATH": Message(
+        E,
+        "{problem}",
+        "put the record at `data/<collection>/<developer>/<model>/<uuid4>.json`"
+        " (its samples beside it as `<uuid4>_samples.jsonl`), with a lower-case version-4 uuid",
+    ),
+    "EEE-FOLDER": Message(
+        E,
+        "the record belongs in `{expected}`, not `{actual}` ({why})",
+        "move the file to `{expected}/`, or correct `{field}`",
+    ),
+    "EEE-MOVED-IDENTITY": Message(
+        E,
+        "this change makes `{field}` {new} (was {old}), so the record now belongs in `{expected}`",
+        "delete the file here and add it under `{expected}/` (with its samples file)",
+    ),
+    "EEE-SCORE": Message(E, "{problem}", "{hint}"),
+    "EEE-PAIR": Message(E, "{problem}", "{hint}"),
+    "EEE-CHECKSUM": Message(
+        E,
+        "`detailed_evaluation_results.checksum` is {declared}, but the {algorithm} of `{path}`"
+        " is {actual}",
+        "recompute it over the samples file's exact bytes (`sha256sum FILE`) and write it here",
+    ),
+    "EEE-NO-CHECKSUM": Message(
+        W,
+        "the record declares no `checksum` and `hash_algorithm` for `{path}`",
+        'add `"hash_algorithm": "sha256"` and the file\'s sha256 (`sha256sum FILE`),'
+        " so a changed or truncated upload is caught",
+    ),
+    "EEE-SAMPLES-PARTIAL": Message(
+        W,
+        "rows after the first {rows:,} were checked as JSON objects with the record's ids,"
+        " not against the whole schema (a bound on time for very large files)",
+        "run `evalbot validate` on the datastore folder to check every row in full",
+    ),
+    "EEE-SAMPLES-ROW": Message(
+        E,
+        "this row is not a strict JSON object (no NaN, infinities or repeated keys)",
+        "write one JSON object per line",
+    ),
+    "EEE-TOO-MANY": Message(
+        E,
+        "this PR changes {count} more datastore files than the {limit} the bot checks in one PR;"
+        " they (from this file on, in path order) are not checked",
+        "split the upload into PRs of at most {limit} files",
+    ),
+    "EEE-SAMPLES-LIMIT": Message(
+        E,
+        "{problem}",
+        "split the run into several records, each with its own samples file",
+    ),
+    "EEE-DUPLICATE": Message(
+        E,
+        "the same evaluation as {where} (EEE's normalised hash {digest})",
+        "drop this record, or change what makes it a different evaluation;"
+        " `evaluation_id` and `retrieved_timestamp` do not count",
+    ),
+    "EEE-DELETED": Message(
+        W,
+        "this PR deletes `{path}` from the datastore",
+        "make sure the deletion is intended (a record moves by adding it under its new folder)",
+    ),
+    "EEE-NOT-RECORD": Message(
+        W,
+        "`{path}` is not an EEE record or samples file; the datastore's checks skip it",
+        "keep records under `data/` as `.json` and `_samples.jsonl` files",
+    ),
+}
+
+
+def make(
+    code: str,
+    *,
+    line: int | None = None,
+    column: int | None = None,
+    field: str | None = None,
+    **params: object,
+) -> Diagnostic:
+    """The diagnostic for `code`, its message and fix filled from `params`."""
+    return build(CATALOGUE[code], code, line=line, column=column, field=field, params=params)
+
+
+# --- the PR comment (`bot.eee.comment`) ---------------------------------------------------------
+
+TITLE = "### Every Eval Ever submission check"
+STATE_BANNERS = {
+    "draft": "> " + GLYPH_INFO + " This PR is a **draft**: the report is updated as it changes;"
+    " publish it when the records are ready for review.",
+    "merged": "> " + GLYPH_INFO + " This PR has been **merged**: its records are on main, where"
+    " the next PRs are compared with them. The report below reflects its last head.",
+    "closed": "> " + GLYPH_INFO + " This PR is **closed**: its records are no longer compared"
+    " with other PRs. The report below reflects its last head.",
+}
+VERDICT_READY = "**✅ Ready to merge:** {files} {files_word} checked, no errors{warnings}."
+VERDICT_BLOCKED = (
+    "**❌ Not ready to merge:** {errors} {errors_word} in {bad} of {files} {files_word}"
+    "{warnings}. Each is listed below with its fix."
+)
+VERDICT_WARNINGS_BLOCK = (
+    "**❌ Not ready to merge:** no errors, but {warnings} {warnings_word}, and this datastore"
+    " treats warnings as blocking."
+)
+VERDICT_NOTHING = (
+    "**No datastore files in this PR** (only `.json` records and `_samples.jsonl` files are"
+    " checked)."
+)
+WARNINGS_SUFFIX = ", {warnings} {warnings_word}"
+FOLDER_HEADING = "#### {glyph} `{folder}` ({files} {files_word})"
+FILE_OK = "- ✔️ `{name}`"
+FILE_DELETED = "- 🗑️ `{name}`: deleted"
+FILE_PROBLEMS = "- {glyph} `{name}`"
+PROBLEM = "  - `{code}`{place}: {message}<br>**Fix:** {hint}"
+PROBLEM_NO_HINT = "  - `{code}`{place}: {message}"
+PROBLEM_PLACE = " at **{place}**"
+PROBLEM_LINE = " line {line}"
+MORE_PROBLEMS = "  - … and {count} more in this file"
+MORE_IN_FOLDER = "- … and {count} more files in this folder"
+MORE_FILES = (
+    "> ⚠️ {files} more {files_word} ({bad} with errors) in {folders} more {folders_word}"
+    " are not shown, to keep this comment readable; `evalbot validate` on the PR's files"
+    " lists every finding."
+)
+UNREAD_PRS = (
+    "<sub>Duplicates were looked for on main and in the lowest-numbered other open PRs;"
+    " {count} more open {prs_word} were not compared.</sub>"
+)
+SKIPPED = "<sub>Not checked (no datastore file): {count} {files_word}.</sub>"
+
+
+def plural(count: int, word: str) -> str:
+    return word if count == 1 else word + "s"

@@ -1,0 +1,120 @@
+"""The Hub calls an Every Eval Ever datastore PR needs, beyond a benchmark PR's.
+
+A datastore is a dataset repo, so every call names `repo_type="dataset"`. Records are read
+whole under `bot.eee.records.MAX_RECORD_BYTES`; samples files are streamed
+(`bot.hub.download.stream_capped`), through the Hub's LFS redirect like any file, so a 1 GB
+samples file is never held in memory. Costs
+(docs/hub.md): the tree of a revision is 1 call per 1,000 files (the client's paging); main's
+commit 1; each file read 1; the open PRs 2 (the listing, their heads from the refs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from huggingface_hub import get_session, hf_hub_url
+
+from bot.eee.records import MAX_RECORD_BYTES
+from bot.hub.client import DISCUSSIONS_PAGE, HfHubClient, hub_errors
+from bot.hub.diff import Change, DiffFile
+from bot.hub.download import stream_capped
+from bot.hub.errors import HubPermanentError
+
+#: A samples file: the instance scan's own cap decides; the stream stops one byte past it.
+SAMPLES_MAX_BYTES = 4 * 1024 * 1024 * 1024
+
+
+class HubDatastore:
+    """Reads of one kind of repo, a datastore, over the client's `HfApi`."""
+
+    def __init__(self, client: HfHubClient, api: Any) -> None:
+        self.client = client
+        self._api = api
+
+    def tree(self, repo_id: str, revision: str) -> dict[str, str]:
+        """Every file's path -> git blob id (or LFS oid) at `revision`."""
+
+        def listing() -> dict[str, str]:
+            entries = self._api.list_repo_tree(
+                repo_id, revision=revision, recursive=True, repo_type="dataset"
+            )
+            found: dict[str, str] = {}
+            for entry in entries:
+                blob = getattr(entry, "blob_id", None)
+                if blob is not None:
+                    lfs = getattr(entry, "lfs", None)
+                    found[entry.path] = str(getattr(lfs, "sha256", None) or blob)
+            return found
+
+        with hub_errors():
+            return listing()
+
+    def main_sha(self, repo_id: str) -> str:
+        with hub_errors():
+            info = self._api.dataset_info(repo_id, revision="main")
+        if not info.sha:
+            raise HubPermanentError(f"the Hub gave no commit for dataset {repo_id}")
+        return str(info.sha)
+
+    def read(self, repo_id: str, path: str, revision: str) -> bytes:
+        return self.client.read_file(
+            repo_id, path, revision, repo_type="dataset", max_bytes=MAX_RECORD_BYTES
+        )
+
+    def chunks(self, repo_id: str, path: str, revision: str) -> Iterator[bytes]:
+        if any(segment in ("", ".", "..") for segment in path.split("/")):
+            raise HubPermanentError(
+                f"refusing to read a path with an empty, . or .. part: {path!r}"
+            )
+        url = hf_hub_url(
+            repo_id, path, repo_type="dataset", revision=revision, endpoint=self._api.endpoint
+        )
+        headers = self.client.request_headers()
+        with hub_errors():
+            yield from stream_capped(get_session(), url, headers, SAMPLES_MAX_BYTES)
+
+    def open_pull_requests(self, repo_id: str, *, limit: int) -> dict[int, str | None]:
+        """The open (and draft) PRs, lowest numbers first, at most `limit`, with the head
+        commit the repo's refs name for each (2 calls: the discussions, the refs)."""
+
+        def listing() -> list[int]:
+            nums: list[int] = []
+            for discussion in self._api.get_repo_discussions(
+                repo_id,
+                discussion_type="pull_request",
+                discussion_status="open",
+                repo_type="dataset",
+            ):
+                if discussion.is_pull_request and discussion.status in ("open", "draft"):
+                    nums.append(int(discussion.num))
+                if len(nums) >= limit or len(nums) >= DISCUSSIONS_PAGE * 10:
+                    break
+            return sorted(nums)
+
+        with hub_errors():
+            nums = listing()
+            if not nums:
+                return {}
+            refs = self._api.list_repo_refs(
+                repo_id, repo_type="dataset", include_pull_requests=True
+            )
+        heads = {
+            ref.ref: str(ref.target_commit)
+            for ref in (refs.pull_requests or ())
+            if ref.target_commit
+        }
+        return {num: heads.get(f"refs/pr/{num}") for num in nums}
+
+
+def tree_changes(before: dict[str, str], after: dict[str, str]) -> list[DiffFile]:
+    """A PR's changes from the trees at its base and head, when the Hub gave no diff."""
+    files = [
+        DiffFile(None, path, Change.ADDED)
+        if path not in before
+        else DiffFile(path, path, Change.MODIFIED)
+        for path, oid in sorted(after.items())
+        if before.get(path) != oid
+    ]
+    files.extend(DiffFile(path, None, Change.REMOVED) for path in sorted(before.keys() - after))
+    return files

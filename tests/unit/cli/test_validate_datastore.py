@@ -1,0 +1,85 @@
+"""`evalbot validate` on an Every Eval Ever datastore folder, and `--against` its main."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from tests.unit.eee.helpers import DATASTORE
+
+PASS = DATASTORE / "pass"
+RECORD = "data/demo-source/demo-org/demo-model/f3a1c0de-4b2e-4c1a-9f6d-1b7e5a2c8d40.json"
+
+
+def test_a_datastore_folder_is_checked_as_a_submission(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", str(PASS), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["ok"] is True
+    assert len(out["files"]) == 5
+    assert all(f["kind"] == "eee" for f in out["files"])
+
+
+def test_invalid_folder_fails_with_github_annotations(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", str(DATASTORE / "invalid"), "--format", "github"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert any(
+        line.startswith("::error file=") and "title=EEE-PATH" in line and "my_model" in line
+        for line in lines
+    )
+
+
+def test_against_main_finds_a_duplicate_of_a_record_there(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A converter's output folder checked against a checkout of the datastore's main: the
+    same evaluation under a fresh uuid and timestamp is a duplicate of main's record."""
+    record = json.loads((PASS / RECORD).read_bytes())
+    del record["detailed_evaluation_results"]
+    main_dir, new_dir = tmp_path / "main", tmp_path / "new"
+    (main_dir / RECORD).parent.mkdir(parents=True)
+    (main_dir / RECORD).write_text(json.dumps(record))
+    record["evaluation_id"], record["retrieved_timestamp"] = "again", "1900000000"
+    fresh = RECORD.replace("f3a1c0de-4b2e-4c1a", "0a1b2c3d-4e5f-4a1b")
+    (new_dir / fresh).parent.mkdir(parents=True)
+    (new_dir / fresh).write_text(json.dumps(record))
+    assert main(["validate", str(new_dir), "--format", "json"]) == 0
+    capsys.readouterr()
+    assert main(["validate", str(new_dir), "--against", str(main_dir), "--format", "json"]) == 1
+    (found,) = json.loads(capsys.readouterr().out)["files"]
+    (diagnostic,) = found["diagnostics"]
+    assert diagnostic["code"] == "EEE-DUPLICATE"
+    assert f"`{RECORD}` on main" in diagnostic["message"]
+
+
+def test_against_a_folder_that_is_no_datastore_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shutil.copytree(PASS, tmp_path / "copy")
+    assert main(["validate", str(tmp_path / "copy"), "--against", str(tmp_path / "nope")]) == 2
+    assert "not a datastore folder" in capsys.readouterr().err
+
+
+def test_changed_files_against_main(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Single files of a datastore checkout with `--against`: each is checked as a PR changing
+    it; its samples file is found beside it, a duplicate of main's record is named."""
+    checkout = tmp_path / "checkout"
+    shutil.copytree(PASS, checkout)
+    main_dir = tmp_path / "main"
+    record = json.loads((PASS / RECORD).read_bytes())
+    (main_dir / "data/x/y/z").mkdir(parents=True)
+    record["evaluation_id"] = "elsewhere"
+    (main_dir / "data/x/y/z/0a1b2c3d-4e5f-4a1b-8c2d-3e4f5a6b7c8d.json").write_text(
+        json.dumps(record)
+    )
+    changed = str(checkout / RECORD)
+    assert main(["validate", changed, "--against", str(main_dir), "--format", "json"]) == 1
+    found, samples = json.loads(capsys.readouterr().out)["files"]
+    assert found["path"] == changed
+    assert [d["code"] for d in found["diagnostics"]] == ["EEE-DUPLICATE"]
+    assert samples["path"].endswith("_samples.jsonl")  # read, as the record's pair
+    assert samples["diagnostics"] == []
+    assert main(["validate", changed, "--format", "json"]) == 0  # without: the schema alone
