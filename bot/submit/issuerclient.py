@@ -10,7 +10,7 @@ import httpx2
 
 from bot.submit.credentials import Credential
 from bot.submit.errors import SubmitError
-from bot.tokens.jwks import is_https_or_loopback
+from bot.tokens.jwks import is_https_or_loopback, shown_url
 from bot.tokens.strictjson import loads_strict
 
 TIMEOUT_S = 60.0
@@ -21,8 +21,8 @@ def check_issuer_url(issuer_url: str) -> None:
     travels to it, and the tokens it answers would be anyone's on the way."""
     if not is_https_or_loopback(issuer_url):
         raise SubmitError(
-            f"the issuer URL {issuer_url!r} is not https: the job's identity would travel in "
-            "clear; use the issuer's https URL (plain http is for loopback only)"
+            f"the issuer URL {shown_url(issuer_url)!r} is not https: the job's identity would "
+            "travel in clear; use the issuer's https URL (plain http is for loopback only)"
         )
 
 
@@ -62,7 +62,7 @@ def request_tokens(
             timeout=TIMEOUT_S,
         )
     except httpx2.HTTPError as error:
-        raise SubmitError(f"cannot reach the issuer at {issuer_url}: {error}") from error
+        raise SubmitError(f"cannot reach the issuer at {shown_url(issuer_url)}: {error}") from error
     try:
         answer = response.json()
     except ValueError:
