@@ -21,6 +21,8 @@ from bot.issuer.refusals import Refusal, Unauthenticated, Unavailable
 
 #: `whoami-v2`'s `auth.type` for a token the account created in its settings.
 ACCESS_TOKEN = "access_token"  # noqa: S105 - a kind of token, not a secret
+#: How the tokens the Hub's OAuth hands to apps start, whatever `whoami-v2` says of them.
+OAUTH_TOKEN_PREFIX = "hf_oauth_"  # noqa: S105 - a prefix, not a secret
 
 
 class WhoAmI(Protocol):
@@ -33,6 +35,8 @@ class HubTokenAuthenticator:
     whoami: WhoAmI
 
     def authenticate(self, token: str) -> Identity:
+        if token.startswith(OAUTH_TOKEN_PREFIX):
+            raise Refusal("hub-token-not-an-access-token")
         try:
             found = self.whoami(token)
         except HubPermanentError as error:

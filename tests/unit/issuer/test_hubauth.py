@@ -127,6 +127,14 @@ def test_a_token_an_app_holds_for_the_user_does_not_identify_it(auth: dict[str, 
     assert (refusal.value.reason, refusal.value.status) == ("hub-token-not-an-access-token", 403)
 
 
+def test_an_oauth_token_is_refused_before_the_hub_is_asked() -> None:
+    found = HubIdentity("alice", "user", "read", auth_type="access_token")
+    with pytest.raises(Refusal) as refusal:
+        authenticator(found).authenticate("hf_oauth_abc")
+    assert refusal.value.reason == "hub-token-not-an-access-token"
+    assert authenticator(found).authenticate("hf_abc").name == "alice"
+
+
 @pytest.mark.parametrize(
     "odd",
     [
