@@ -17,6 +17,7 @@ from typing import Any, NoReturn
 
 from bot.issuer.configfile import ConfigError, line_of, load_config
 from bot.issuer.identity import Identity
+from bot.tokens.jwks import is_https_or_loopback
 
 #: Algorithms an OIDC provider may be pinned to; never `none` nor HMAC (a shared secret).
 ASYMMETRIC_ALGORITHMS = frozenset({"RS256", "RS384", "RS512", "PS256", "ES256", "ES384", "EdDSA"})
@@ -222,8 +223,10 @@ class _Fields:
 def _provider(path: Path, raw: Any, position: int) -> Provider:
     fields = _Fields(path, raw, f"providers[{position}]", {"name", "issuer", "algorithms", "type"})
     issuer = str(fields.string("issuer"))
-    if not issuer.startswith("https://") and not issuer.startswith("http://127.0.0.1"):
-        fields.fail("issuer", "expected an https URL (http on 127.0.0.1 for tests)")
+    # As a URL parser reads it: `http://127.0.0.1.evil.example` or `http://127.0.0.1@evil`
+    # begin like loopback but are not.
+    if not issuer.startswith(("https://", "http://")) or not is_https_or_loopback(issuer):
+        fields.fail("issuer", "expected an https URL (http on loopback for tests)")
     algorithms = fields.strings("algorithms", DEFAULT_ALGORITHMS) or DEFAULT_ALGORITHMS
     bad = sorted(set(algorithms) - ASYMMETRIC_ALGORITHMS)
     if bad:

@@ -112,6 +112,14 @@ def test_model_policy_combines_orgs_and_globs(tmp_path: Path) -> None:
             "line 9: integrations[0].identities[0].claims: pins no claim naming the workload",
         ),
         ("providers: []\nproviders: []\n", "line 2: duplicate key 'providers'"),
+        (
+            "providers:\n  - name: g\n    issuer: http://127.0.0.1.evil.example\n    type: other\n",
+            "line 2: providers[0].issuer: expected an https URL",
+        ),
+        (
+            "providers:\n  - name: g\n    issuer: http://127.0.0.1@evil.example\n    type: other\n",
+            "line 2: providers[0].issuer: expected an https URL",
+        ),
         ("integrations: [\n", "not valid YAML"),
         (
             "integrations:\n  - name: x\n    frameworks: [a]\n    token_lifetime_s: 86400\n"
