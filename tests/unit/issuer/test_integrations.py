@@ -112,6 +112,17 @@ def test_model_policy_combines_orgs_and_globs(tmp_path: Path) -> None:
             "line 9: integrations[0].identities[0].claims: pins no claim naming the workload",
         ),
         ("providers: []\nproviders: []\n", "line 2: duplicate key 'providers'"),
+        # YAML 1.1 reads these as 83 and 11420: an id pinned so would be another one
+        (
+            "integrations:\n  - name: x\n    identities:\n      - provider: github\n"
+            "        claims: {repository_owner_id: 0123}\n",
+            "line 5: '0123' is read as an integer in another notation than decimal",
+        ),
+        (
+            "integrations:\n  - name: x\n    identities:\n      - provider: github\n"
+            "        claims:\n          repository_owner_id: 190:20\n",
+            "line 6: '190:20' is read as an integer in another notation than decimal",
+        ),
         (
             "providers:\n  - name: g\n    issuer: http://127.0.0.1.evil.example\n    type: other\n",
             "line 2: providers[0].issuer: expected an https URL",
