@@ -30,6 +30,8 @@ KNOWN_ISSUERS = {
     "https://token.actions.githubusercontent.com": "github",
     "https://gitlab.com": "gitlab",
 }
+#: Where GitHub's per-enterprise issuers live (`.../<enterprise slug>`).
+GITHUB_ENTERPRISE_ISSUERS = "https://token.actions.githubusercontent.com/"
 #: The immutable id a rule of each provider type must pin: names can be deleted and
 #: re-registered by someone else, ids are never reused (PyPI trusted publishing pins them too).
 OWNER_ID_CLAIMS = {"github": "repository_owner_id", "gitlab": "namespace_id"}
@@ -231,15 +233,26 @@ def _provider(path: Path, raw: Any, position: int) -> Provider:
     bad = sorted(set(algorithms) - ASYMMETRIC_ALGORITHMS)
     if bad:
         fields.fail("algorithms", f"{bad} not allowed; use {sorted(ASYMMETRIC_ALGORITHMS)}")
-    known = KNOWN_ISSUERS.get(issuer)
+    known = _known_type(issuer)
     kind = fields.string("type", required=known is None) or known
     if kind not in PROVIDER_TYPES:
         fields.fail("type", f"expected one of {list(PROVIDER_TYPES)}")
     if known is not None and kind != known:
-        fields.fail("type", f"{issuer} is {known}'s issuer, not {kind}")
+        fields.fail("type", f"{issuer} is a {known} issuer, not {kind}")
     return Provider(
         name=str(fields.string("name")), issuer=issuer, algorithms=algorithms, type=str(kind)
     )
+
+
+def _known_type(issuer: str) -> str | None:
+    """The type of a public issuer: GitHub's own, GitLab.com's, and GitHub's per-enterprise
+    ones (`https://token.actions.githubusercontent.com/<enterprise>`), whose tokens carry the
+    same claims: calling one of those `other` would pin no id."""
+    if issuer in KNOWN_ISSUERS:
+        return KNOWN_ISSUERS[issuer]
+    if issuer.startswith(GITHUB_ENTERPRISE_ISSUERS):
+        return "github"
+    return None
 
 
 def _claims(fields: _Fields, provider: Provider) -> dict[str, str]:
