@@ -117,3 +117,20 @@ def test_what_an_eval_yaml_was_read_into_is_kept_for_fewer_keys() -> None:
     assert hub.calls[("read/b", f"{399:040x}")] == 1
     lookups.lookup("read/b", f"{0:040x}")
     assert hub.calls[("read/b", f"{0:040x}")] == 2
+
+
+def test_an_id_or_revision_no_hub_could_have_is_neither_asked_nor_kept() -> None:
+    """The key holds the id and the revision, as long as the caller's request allows (256 KiB):
+    thousands kept would hold gigabytes. The issuer signs only 40-hex SHAs."""
+    hub = Hub()
+    lookups = CachedLookups(hub)
+    for n in range(20):
+        found = lookups.lookup("cais/hle", f"{n}" + "r" * 100_000)
+        assert isinstance(found, BenchmarkNotFound)
+        found = lookups.lookup(f"cais/{n}" + "h" * 100_000, None)
+        assert isinstance(found, BenchmarkNotFound)
+    assert len(lookups) == 0
+    assert sum(hub.calls.values()) == 0
+    lookups.lookup("cais/hle", "refs/heads/" + "b" * 200)
+    lookups.lookup("cais/" + "h" * 150, None)
+    assert len(lookups) == 2
