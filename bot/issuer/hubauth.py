@@ -36,7 +36,7 @@ class HubTokenAuthenticator:
 
     def authenticate(self, token: str) -> Identity:
         if token.startswith(OAUTH_TOKEN_PREFIX):
-            raise Refusal("hub-token-not-an-access-token")
+            raise Unauthenticated("hub-token-not-an-access-token")
         try:
             found = self.whoami(token)
         except HubPermanentError as error:
@@ -48,5 +48,5 @@ class HubTokenAuthenticator:
         if found.type != "user":
             raise Refusal("hub-token-not-a-user")
         if found.auth_type != ACCESS_TOKEN or found.role is None:
-            raise Refusal("hub-token-not-an-access-token")
+            raise Unauthenticated("hub-token-not-an-access-token")
         return Identity(kind="hub", name=found.name)

@@ -124,7 +124,7 @@ def test_a_token_an_app_holds_for_the_user_does_not_identify_it(auth: dict[str, 
     found = parse_whoami({"type": "user", "name": "alice", "auth": auth})
     with pytest.raises(Refusal) as refusal:
         authenticator(found).authenticate("hf_oauth_t")
-    assert (refusal.value.reason, refusal.value.status) == ("hub-token-not-an-access-token", 403)
+    assert (refusal.value.reason, refusal.value.status) == ("hub-token-not-an-access-token", 401)
 
 
 def test_an_oauth_token_is_refused_before_the_hub_is_asked() -> None:
