@@ -20,7 +20,9 @@ class HubIdentity:
 
     `role` is `read`, `write` or `fineGrained`; `scopes` maps each entity a fine-grained token
     is scoped to (`user:alice`, `org:acme`) to the permissions it grants there, and `global`
-    to those it grants everywhere.
+    to those it grants everywhere. `auth_type` is `auth.type`: `access_token` for a token the
+    account created itself; an app's token acting for it (OAuth, "Sign in with HF") says
+    otherwise, or nothing.
     """
 
     name: str
@@ -28,6 +30,7 @@ class HubIdentity:
     role: str | None
     orgs: tuple[str, ...] = ()
     scopes: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    auth_type: str | None = None
 
     def is_named(self, name: str) -> bool:
         """Whether `name` is this account: Hub names compare case-insensitively (the
@@ -75,6 +78,7 @@ def parse_whoami(payload: Any) -> HubIdentity:
         role=role,
         orgs=orgs,
         scopes=tuple(scopes),
+        auth_type=auth.get("type") if isinstance(auth.get("type"), str) else None,
     )
 
 

@@ -6,6 +6,7 @@ line and the field, which PyYAML's plain `safe_load` cannot (its dicts forget wh
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,23 @@ def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> LineDict:
 
 
 _LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+#: An integer as a person writes one. YAML 1.1 also reads `0123` as 83 (octal), `190:20` as
+#: 11420 (base 60), `0x1F` and `1_000`: an id pinned that way would silently be another one.
+_DECIMAL = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
+
+
+def _construct_int(loader: _LineLoader, node: yaml.ScalarNode) -> int:
+    text = str(loader.construct_scalar(node))
+    if not _DECIMAL.fullmatch(text):
+        raise ConfigError(
+            f"line {node.start_mark.line + 1}: {text!r} is read as an integer in another "
+            "notation than decimal; write it in decimal, or quote it"
+        )
+    return int(text)
+
+
+_LineLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 
 
 def load_config(path: Path) -> Any:

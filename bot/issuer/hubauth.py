@@ -2,9 +2,11 @@
 
 The Hub is asked behind a small Protocol (`WhoAmI`), so units use a recorded fake and the
 issuer the real `bot.hub.identity.whoami`. The token only proves which account calls: any
-valid token of a user account does, a `read` one included, so a job never has to send the
-write token that opens its PR to a third party. A Hub that cannot be asked is `Unavailable`
-(503); a token it rejects is refused.
+access token a user account created does, a `read` one included, so a job never has to send
+the write token that opens its PR to a third party. A token an app holds for the user (OAuth,
+"Sign in with HF": every Space or site the user signed in to has one, and `whoami-v2` answers
+it with the user's name) is no access token the user gave the job, and is refused. A Hub that
+cannot be asked is `Unavailable` (503); a token it rejects is refused.
 """
 
 from __future__ import annotations
@@ -17,6 +19,11 @@ from bot.hub.identity import HubIdentity
 from bot.issuer.identity import Identity
 from bot.issuer.refusals import Refusal, Unauthenticated, Unavailable
 
+#: `whoami-v2`'s `auth.type` for a token the account created in its settings.
+ACCESS_TOKEN = "access_token"  # noqa: S105 - a kind of token, not a secret
+#: How the tokens the Hub's OAuth hands to apps start, whatever `whoami-v2` says of them.
+OAUTH_TOKEN_PREFIX = "hf_oauth_"  # noqa: S105 - a prefix, not a secret
+
 
 class WhoAmI(Protocol):
     def __call__(self, token: str) -> HubIdentity:
@@ -28,6 +35,8 @@ class HubTokenAuthenticator:
     whoami: WhoAmI
 
     def authenticate(self, token: str) -> Identity:
+        if token.startswith(OAUTH_TOKEN_PREFIX):
+            raise Unauthenticated("hub-token-not-an-access-token")
         try:
             found = self.whoami(token)
         except HubPermanentError as error:
@@ -38,4 +47,6 @@ class HubTokenAuthenticator:
             raise Unavailable("hub-whoami-failed") from error
         if found.type != "user":
             raise Refusal("hub-token-not-a-user")
+        if found.auth_type != ACCESS_TOKEN or found.role is None:
+            raise Unauthenticated("hub-token-not-an-access-token")
         return Identity(kind="hub", name=found.name)

@@ -17,6 +17,7 @@ from typing import Any, NoReturn
 
 from bot.issuer.configfile import ConfigError, line_of, load_config
 from bot.issuer.identity import Identity
+from bot.tokens.jwks import is_https_or_loopback
 
 #: Algorithms an OIDC provider may be pinned to; never `none` nor HMAC (a shared secret).
 ASYMMETRIC_ALGORITHMS = frozenset({"RS256", "RS384", "RS512", "PS256", "ES256", "ES384", "EdDSA"})
@@ -29,6 +30,8 @@ KNOWN_ISSUERS = {
     "https://token.actions.githubusercontent.com": "github",
     "https://gitlab.com": "gitlab",
 }
+#: Where GitHub's per-enterprise issuers live (`.../<enterprise slug>`).
+GITHUB_ENTERPRISE_ISSUERS = "https://token.actions.githubusercontent.com/"
 #: The immutable id a rule of each provider type must pin: names can be deleted and
 #: re-registered by someone else, ids are never reused (PyPI trusted publishing pins them too).
 OWNER_ID_CLAIMS = {"github": "repository_owner_id", "gitlab": "namespace_id"}
@@ -222,21 +225,34 @@ class _Fields:
 def _provider(path: Path, raw: Any, position: int) -> Provider:
     fields = _Fields(path, raw, f"providers[{position}]", {"name", "issuer", "algorithms", "type"})
     issuer = str(fields.string("issuer"))
-    if not issuer.startswith("https://") and not issuer.startswith("http://127.0.0.1"):
-        fields.fail("issuer", "expected an https URL (http on 127.0.0.1 for tests)")
+    # As a URL parser reads it: `http://127.0.0.1.evil.example` or `http://127.0.0.1@evil`
+    # begin like loopback but are not.
+    if not issuer.startswith(("https://", "http://")) or not is_https_or_loopback(issuer):
+        fields.fail("issuer", "expected an https URL (http on loopback for tests)")
     algorithms = fields.strings("algorithms", DEFAULT_ALGORITHMS) or DEFAULT_ALGORITHMS
     bad = sorted(set(algorithms) - ASYMMETRIC_ALGORITHMS)
     if bad:
         fields.fail("algorithms", f"{bad} not allowed; use {sorted(ASYMMETRIC_ALGORITHMS)}")
-    known = KNOWN_ISSUERS.get(issuer)
+    known = _known_type(issuer)
     kind = fields.string("type", required=known is None) or known
     if kind not in PROVIDER_TYPES:
         fields.fail("type", f"expected one of {list(PROVIDER_TYPES)}")
     if known is not None and kind != known:
-        fields.fail("type", f"{issuer} is {known}'s issuer, not {kind}")
+        fields.fail("type", f"{issuer} is a {known} issuer, not {kind}")
     return Provider(
         name=str(fields.string("name")), issuer=issuer, algorithms=algorithms, type=str(kind)
     )
+
+
+def _known_type(issuer: str) -> str | None:
+    """The type of a public issuer: GitHub's own, GitLab.com's, and GitHub's per-enterprise
+    ones (`https://token.actions.githubusercontent.com/<enterprise>`), whose tokens carry the
+    same claims: calling one of those `other` would pin no id."""
+    if issuer in KNOWN_ISSUERS:
+        return KNOWN_ISSUERS[issuer]
+    if issuer.startswith(GITHUB_ENTERPRISE_ISSUERS):
+        return "github"
+    return None
 
 
 def _claims(fields: _Fields, provider: Provider) -> dict[str, str]:

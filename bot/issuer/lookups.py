@@ -9,7 +9,16 @@ answer, `BenchmarkNotFound` included, for `ttl_s` (`EVALBOT_ISSUER_BENCHMARK_CAC
 
 - keyed by (lower-cased id, revision) as the validator keys them (Hub ids compare
   case-insensitively); at most `capacity` keys, least recently used dropped first;
+- of them, at most `read_capacity` hold what an eval.yaml was read into (a benchmark, or the
+  problems of an invalid one): each can weigh megabytes (a 1 MiB eval.yaml), and every commit
+  of a benchmark repo is a key of its own, so a caller allowed any benchmark could otherwise
+  make the issuer hold `capacity` of them; answers that read nothing (not found, no such
+  revision) are small and fill the rest;
 - a Hub that fails (`HubError`: 5xx, timeout) is never cached: the next request asks again;
+- an id longer than `MAX_ID_CHARS`, or a revision longer than `MAX_REVISION_CHARS`, is
+  answered not found without asking the Hub, and not kept: the key holds both, which the
+  caller may make as long as its request (256 KiB); no Hub repo id is that long, and the
+  issuer signs only 40-hex commit SHAs anyway;
 - concurrent requests for one key wait for the first one's call instead of each asking.
 
 The price: a benchmark created, or a revision pushed, within `ttl_s` of a lookup that missed
@@ -24,12 +33,18 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from bot.spec.model import BenchmarkLookup
+from bot.spec.model import Benchmark, BenchmarkLookup, BenchmarkNotFound
 
 #: What the cache asks on a miss: one lookup against the Hub (`HubBenchmarkSource.lookup`).
 Lookup = Callable[[str, str | None], BenchmarkLookup]
 DEFAULT_TTL_S = 300.0
 DEFAULT_CAPACITY = 4096
+#: Answers holding a read eval.yaml (a few MB at worst each), within `DEFAULT_CAPACITY`.
+DEFAULT_READ_CAPACITY = 256
+#: Revisions longer than this are no branch, tag or commit the issuer would sign.
+MAX_REVISION_CHARS = 255
+#: Longer than any Hub repo id (`owner/name`, each part a few dozen characters at most).
+MAX_ID_CHARS = 200
 
 _Key = tuple[str, str | None]
 
@@ -41,6 +56,7 @@ class CachedLookups:
     lookup_on_hub: Lookup
     ttl_s: float = DEFAULT_TTL_S
     capacity: int = DEFAULT_CAPACITY
+    read_capacity: int = DEFAULT_READ_CAPACITY
     clock: Callable[[], float] = time.monotonic
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _entries: OrderedDict[_Key, tuple[float, BenchmarkLookup]] = field(
@@ -49,6 +65,14 @@ class CachedLookups:
     _pending: dict[_Key, threading.Lock] = field(default_factory=dict, repr=False)
 
     def lookup(self, dataset_id: str, revision: str | None) -> BenchmarkLookup:
+        if len(dataset_id) > MAX_ID_CHARS:
+            return BenchmarkNotFound(
+                dataset_id[:MAX_ID_CHARS], f"id of {len(dataset_id)} characters: no such dataset"
+            )
+        if revision is not None and len(revision) > MAX_REVISION_CHARS:
+            return BenchmarkNotFound(
+                dataset_id, f"revision of {len(revision)} characters: no such revision"
+            )
         key = (dataset_id.lower(), revision)
         found = self._cached(key)
         if found is not None:
@@ -89,3 +113,11 @@ class CachedLookups:
             self._entries.move_to_end(key)
             while len(self._entries) > self.capacity:
                 self._entries.popitem(last=False)
+            read = [k for k, (_, kept) in self._entries.items() if _holds_a_read(kept)]
+            for oldest in read[: max(0, len(read) - self.read_capacity)]:
+                del self._entries[oldest]
+
+
+def _holds_a_read(found: BenchmarkLookup) -> bool:
+    """Whether `found` holds what an eval.yaml was read into (a benchmark, or its problems)."""
+    return isinstance(found, Benchmark) or bool(found.diagnostics)

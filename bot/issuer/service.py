@@ -130,6 +130,13 @@ class Issuer:
             raise Refusal("model-not-allowed")
         _check_policy(integration, request)
         report = self._validate(request)
+        for entry_report in report.entries:
+            # The gate on the canonical id, before any of the entry's problems is told: an id
+            # that passed the case-insensitive check above can name a benchmark the exact gate
+            # refuses, whose tasks and hints are not this caller's to see.
+            found = entry_report.benchmark
+            if found is not None and not integration.allows_benchmark(found.repo_id):
+                raise _PolicyRefusal("benchmark-not-allowed", entry_report)
         problems: list[dict[str, Any]] = []
         for entry_report in report.entries:
             problems.extend(_content_problems(entry_report.entry.index, entry_report))

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from bot.settings import DEFAULT_HF_ENDPOINT, EnvReader, Secret, SettingsError
-from bot.tokens.jwks import is_https_or_loopback
+from bot.tokens.jwks import is_https_or_loopback, shown_url
 
 __all__ = ["IssuerSettings", "SettingsError"]
 
@@ -44,11 +45,12 @@ class IssuerSettings:
         reader = EnvReader(environ)
         config_dir = Path(reader.optional("EVALBOT_CONFIG_DIR") or "config")
         issuer_url = reader.url("EVALBOT_ISSUER_URL", None, schemes=("http", "https"))
-        if issuer_url.startswith("http://") and not is_https_or_loopback(issuer_url):
-            # Callers send their credentials to it, and the bot fetches its keys from it.
+        # Callers send their credentials to it, and the bot fetches its keys from it. The
+        # scheme as a URL parser reads it (any case: `HTTP://` is plain http too).
+        if urlsplit(issuer_url).scheme == "http" and not is_https_or_loopback(issuer_url):
             reader.problems.append(
                 "EVALBOT_ISSUER_URL must be an https URL (plain http only on loopback: "
-                f"127.0.0.1, ::1, localhost), got {issuer_url!r}"
+                f"127.0.0.1, ::1, localhost), got {shown_url(issuer_url)!r}"
             )
         token = reader.optional("EVALBOT_ISSUER_HF_TOKEN")
         settings = cls(

@@ -65,13 +65,17 @@ class CachedWhoAmI:
         if found is None:
             with self._lock:
                 pending = self._pending.setdefault(key, threading.Lock())
-            with pending:  # one call per token at a time; the others find its answer
-                found = self._cached(key)
-                if found is None:
-                    found = self._ask(key, token)
-            with self._lock:
-                if self._pending.get(key) is pending:
-                    del self._pending[key]
+            try:
+                with pending:  # one call per token at a time; the others find its answer
+                    found = self._cached(key)
+                    if found is None:
+                        found = self._ask(key, token)
+            finally:
+                # Also when the Hub failed: else every made-up token asked during an outage
+                # would leave its lock behind, for good.
+                with self._lock:
+                    if self._pending.get(key) is pending:
+                        del self._pending[key]
         if isinstance(found, _Rejected):
             raise HubPermanentError(found.message, status=found.status)
         return found

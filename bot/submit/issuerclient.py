@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx2
 
 from bot.submit.credentials import Credential
 from bot.submit.errors import SubmitError
-from bot.tokens.jwks import is_https_or_loopback
+from bot.tokens.jwks import is_https_or_loopback, shown_url
 from bot.tokens.strictjson import loads_strict
 
 TIMEOUT_S = 60.0
@@ -21,22 +22,56 @@ def check_issuer_url(issuer_url: str) -> None:
     travels to it, and the tokens it answers would be anyone's on the way."""
     if not is_https_or_loopback(issuer_url):
         raise SubmitError(
-            f"the issuer URL {issuer_url!r} is not https: the job's identity would travel in "
-            "clear; use the issuer's https URL (plain http is for loopback only)"
+            f"the issuer URL {shown_url(issuer_url)!r} is not https: the job's identity would "
+            "travel in clear; use the issuer's https URL (plain http is for loopback only)"
         )
 
 
+def _same_url(one: str, other: str) -> bool:
+    """Whether two URLs name the same place: scheme and host in any case, default ports
+    written or not, a trailing slash or not."""
+
+    def key(url: str) -> tuple[str, str, int | None, str] | None:
+        parts = urlsplit(url.strip())
+        try:
+            port = parts.port
+        except ValueError:
+            return None
+        scheme = parts.scheme.lower()
+        default = {"http": 80, "https": 443}.get(scheme)
+        if not parts.hostname or parts.username is not None or parts.query or parts.fragment:
+            return None
+        return scheme, parts.hostname, default if port is None else port, parts.path.rstrip("/")
+
+    found = key(one)
+    return found is not None and found == key(other)
+
+
 def issuer_audience(issuer_url: str) -> str:
-    """The audience the issuer wants CI ID tokens minted for (its metadata document)."""
+    """The audience the issuer wants CI ID tokens minted for (its metadata document).
+
+    Only the issuer's own URL is taken from it: the job's provider signs an ID token for
+    whatever audience is asked, and a token for another one (a cloud's token exchange, a
+    package registry) lets whoever holds it act there as this job. An issuer that wants
+    another audience is given it by the job itself (`--audience`)."""
     url = issuer_url.rstrip("/") + "/.well-known/evalbot-issuer"
     try:
         response = httpx2.get(url, timeout=10.0)
         response.raise_for_status()
         audience = response.json()["audience"]
     except (httpx2.HTTPError, ValueError, KeyError, TypeError) as error:
-        raise SubmitError(f"cannot read the issuer's metadata at {url}: {error}") from error
+        raise SubmitError(
+            f"cannot read the issuer's metadata at {shown_url(issuer_url)}: {error}"
+        ) from error
     if not isinstance(audience, str):
         raise SubmitError(f"{url} names no audience")
+    if not _same_url(audience, issuer_url):
+        raise SubmitError(
+            f"the issuer asks for ID tokens for the audience {audience[:200]!r}, not for its "
+            "own URL; no ID token was requested: one for another audience could be used "
+            "elsewhere as this job (a cloud account, a package registry). If that audience is "
+            "the issuer's, pass it with --audience"
+        )
     return audience
 
 
@@ -62,7 +97,7 @@ def request_tokens(
             timeout=TIMEOUT_S,
         )
     except httpx2.HTTPError as error:
-        raise SubmitError(f"cannot reach the issuer at {issuer_url}: {error}") from error
+        raise SubmitError(f"cannot reach the issuer at {shown_url(issuer_url)}: {error}") from error
     try:
         answer = response.json()
     except ValueError:

@@ -118,6 +118,19 @@ def is_https_or_loopback(url: str) -> bool:
     return parts.scheme == "https" or (parts.scheme == "http" and _host_is_loopback(parts.hostname))
 
 
+def shown_url(url: str) -> str:
+    """`url` as an error message may show it: scheme, host and port, never the userinfo a URL
+    can carry (`https://user:secret@host`), nor its path or query."""
+    parts = urlsplit(url)
+    try:
+        port = f":{parts.port}" if parts.port is not None else ""
+    except ValueError:
+        port = ""
+    host = parts.hostname or ""
+    host = f"[{host}]" if ":" in host else host
+    return f"{parts.scheme}://{host}{port}"
+
+
 def check_jwks_url(url: str) -> None:
     """Refuse URLs a JWKS must not come from: anything but https (http on loopback only)."""
     if not is_https_or_loopback(url):

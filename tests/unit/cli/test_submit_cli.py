@@ -89,7 +89,17 @@ def test_a_results_yaml_is_read_as_before(
     assert "expected a list of result entries" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("issuer", ["http://tokens.example.org", "http://10.1.2.3:8100"])
+@pytest.mark.parametrize(
+    "issuer",
+    [
+        "http://tokens.example.org",
+        "http://10.1.2.3:8100",
+        "HTTP://tokens.example.org",
+        "http://[::1]@tokens.example.org",
+        "http://127.0.0.1.tokens.example.org",
+        "http://localhost.tokens.example.org",
+    ],
+)
 def test_an_issuer_over_plain_http_is_refused_before_anything_is_sent(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], issuer: str
 ) -> None:
@@ -99,3 +109,16 @@ def test_an_issuer_over_plain_http_is_refused_before_anything_is_sent(
     status = main(["submit", str(results), "--model-repo", "alice/model", "--issuer", issuer])
     assert status == 2
     assert "is not https" in capsys.readouterr().err
+
+
+def test_a_refused_issuer_url_is_shown_without_its_credentials(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    results = tmp_path / "results.yaml"
+    results.write_text("- {dataset: {id: a/b, task_id: t}, value: 1}\n")
+    issuer = "http://ci:s3cret@tokens.example.org"
+    status = main(["submit", str(results), "--model-repo", "alice/model", "--issuer", issuer])
+    assert status == 2
+    err = capsys.readouterr().err
+    assert "is not https" in err
+    assert "s3cret" not in err

@@ -66,10 +66,16 @@ def test_parse_whoami_reads_role_scopes_and_orgs() -> None:
 @pytest.mark.parametrize(
     "found",
     [
-        HubIdentity("bob", "user", "read"),
-        HubIdentity("bob", "user", "fineGrained", scopes=(("user:bob", ("repo.content.read",)),)),
-        HubIdentity("bob", "user", "fineGrained"),
-        HubIdentity("bob", "user", "write"),
+        HubIdentity("bob", "user", "read", auth_type="access_token"),
+        HubIdentity(
+            "bob",
+            "user",
+            "fineGrained",
+            scopes=(("user:bob", ("repo.content.read",)),),
+            auth_type="access_token",
+        ),
+        HubIdentity("bob", "user", "fineGrained", auth_type="access_token"),
+        HubIdentity("bob", "user", "write", auth_type="access_token"),
     ],
 )
 def test_any_token_of_a_user_identifies_it_a_read_token_included(found: HubIdentity) -> None:
@@ -82,7 +88,11 @@ def test_any_token_of_a_user_identifies_it_a_read_token_included(found: HubIdent
 @pytest.mark.parametrize(
     ("answer", "reason", "status"),
     [
-        (HubIdentity("acme", "org", "write"), "hub-token-not-a-user", 403),
+        (
+            HubIdentity("acme", "org", "write", auth_type="access_token"),
+            "hub-token-not-a-user",
+            403,
+        ),
         (HubPermanentError("401", status=401), "hub-token-rejected", 401),
         (HubTransientError("502", status=502), "hub-whoami-failed", 503),
         (ValueError("no name"), "hub-whoami-failed", 503),
@@ -92,6 +102,37 @@ def test_refusals(answer: HubIdentity | Exception, reason: str, status: int) -> 
     with pytest.raises(Refusal) as refusal:
         authenticator(answer).authenticate("t")
     assert (refusal.value.reason, refusal.value.status) == (reason, status)
+
+
+@pytest.mark.parametrize(
+    "auth",
+    [
+        # what an app's token acting for the user looks like: no `accessToken` of the user's
+        {"type": "oauth", "expiresAt": "2026-12-01T00:00:00.000Z"},
+        {"type": "app_token_as_user"},
+        # an access token's shape, but not said to be one
+        {"accessToken": {"role": "read"}},
+        {"type": "app_token_as_user", "accessToken": {"role": "read"}},
+        # nothing said at all
+        {},
+    ],
+)
+def test_a_token_an_app_holds_for_the_user_does_not_identify_it(auth: dict[str, object]) -> None:
+    """Every Space or site a user signed in to with "Sign in with HF" holds a token that
+    `whoami-v2` answers with the user's name: it must not let that app get verify tokens as
+    the user. Only an access token the user created identifies the account."""
+    found = parse_whoami({"type": "user", "name": "alice", "auth": auth})
+    with pytest.raises(Refusal) as refusal:
+        authenticator(found).authenticate("hf_oauth_t")
+    assert (refusal.value.reason, refusal.value.status) == ("hub-token-not-an-access-token", 401)
+
+
+def test_an_oauth_token_is_refused_before_the_hub_is_asked() -> None:
+    found = HubIdentity("alice", "user", "read", auth_type="access_token")
+    with pytest.raises(Refusal) as refusal:
+        authenticator(found).authenticate("hf_oauth_abc")
+    assert refusal.value.reason == "hub-token-not-an-access-token"
+    assert authenticator(found).authenticate("hf_abc").name == "alice"
 
 
 @pytest.mark.parametrize(

@@ -112,6 +112,25 @@ def test_model_policy_combines_orgs_and_globs(tmp_path: Path) -> None:
             "line 9: integrations[0].identities[0].claims: pins no claim naming the workload",
         ),
         ("providers: []\nproviders: []\n", "line 2: duplicate key 'providers'"),
+        # YAML 1.1 reads these as 83 and 11420: an id pinned so would be another one
+        (
+            "integrations:\n  - name: x\n    identities:\n      - provider: github\n"
+            "        claims: {repository_owner_id: 0123}\n",
+            "line 5: '0123' is read as an integer in another notation than decimal",
+        ),
+        (
+            "integrations:\n  - name: x\n    identities:\n      - provider: github\n"
+            "        claims:\n          repository_owner_id: 190:20\n",
+            "line 6: '190:20' is read as an integer in another notation than decimal",
+        ),
+        (
+            "providers:\n  - name: g\n    issuer: http://127.0.0.1.evil.example\n    type: other\n",
+            "line 2: providers[0].issuer: expected an https URL",
+        ),
+        (
+            "providers:\n  - name: g\n    issuer: http://127.0.0.1@evil.example\n    type: other\n",
+            "line 2: providers[0].issuer: expected an https URL",
+        ),
         ("integrations: [\n", "not valid YAML"),
         (
             "integrations:\n  - name: x\n    frameworks: [a]\n    token_lifetime_s: 86400\n"
@@ -191,8 +210,24 @@ def test_a_provider_at_an_unknown_issuer_states_its_type(tmp_path: Path) -> None
     with pytest.raises(ConfigError, match=r"line 2: providers\[0\]\.type: expected"):
         load(tmp_path, text)
     wrong = "providers:\n  - name: g\n    issuer: https://gitlab.com\n    type: github\n"
-    with pytest.raises(ConfigError, match="is gitlab's issuer, not github"):
+    with pytest.raises(ConfigError, match="is a gitlab issuer, not github"):
         load(tmp_path, wrong)
+
+
+def test_a_github_enterprise_issuer_is_github_and_pins_the_owner_id(tmp_path: Path) -> None:
+    """GitHub's per-enterprise issuer sends GitHub's claims: as `type: other` it pinned no id."""
+    issuer = "https://token.actions.githubusercontent.com/acme-enterprise"
+    rule = (
+        "integrations:\n  - name: x\n    frameworks: [a]\n    identities:\n"
+        "      - provider: g\n        claims: {repository: acme/evals}\n"
+        '    benchmarks: ["*"]\n    models: ["*"]\n'
+    )
+    other = f"providers:\n  - name: g\n    issuer: {issuer}\n    type: other\n"
+    with pytest.raises(ConfigError, match="is a github issuer, not other"):
+        load(tmp_path, other + rule)
+    untyped = f"providers:\n  - name: g\n    issuer: {issuer}\n"
+    with pytest.raises(ConfigError, match="pins no `repository_owner_id`"):
+        load(tmp_path, untyped + rule)
 
 
 @pytest.mark.parametrize("gate", ["benchmarks", "models"])

@@ -11,13 +11,15 @@ import pytest
 
 from bot.hub.errors import HubTransientError
 from bot.issuer.lookups import CachedLookups
-from bot.spec.model import BenchmarkLookup, BenchmarkNotFound
+from bot.spec.diagnostics import Diagnostic, Severity
+from bot.spec.model import Benchmark, BenchmarkLookup, BenchmarkNotFound
 
 MISSING = BenchmarkNotFound("cais/hle", "revision '0000' not found")
 
 
 class Hub:
-    """Every lookup is a miss (`BenchmarkNotFound`), except `down/*`, whose Hub fails."""
+    """Every lookup is a miss (`BenchmarkNotFound`), except `down/*`, whose Hub fails, and
+    `read/*` and `invalid/*`, whose eval.yaml is read (a benchmark, or its problems)."""
 
     def __init__(self, gate: threading.Event | None = None) -> None:
         self.calls: Counter[tuple[str, str | None]] = Counter()
@@ -31,7 +33,14 @@ class Hub:
             assert self.gate.wait(10)
         if dataset_id.startswith("down/"):
             raise HubTransientError("the Hub is down", status=503)
+        if dataset_id.startswith("read/"):
+            return Benchmark(repo_id=dataset_id, tasks=())
+        if dataset_id.startswith("invalid/"):
+            return BenchmarkNotFound(dataset_id, "eval.yaml invalid", (PROBLEM,))
         return BenchmarkNotFound(dataset_id, f"revision {revision!r} not found")
+
+
+PROBLEM = Diagnostic("BENCHMARK-TASKS", Severity.ERROR, "eval.yaml has no tasks")
 
 
 class Clock:
@@ -89,3 +98,39 @@ def test_concurrent_misses_for_one_key_make_one_call() -> None:
     for thread in threads:
         thread.join(10)
     assert hub.calls[("cais/hle", "0" * 40)] == 1
+
+
+def test_what_an_eval_yaml_was_read_into_is_kept_for_fewer_keys() -> None:
+    """Each read eval.yaml can weigh megabytes, and each commit of a benchmark repo is a key:
+    a caller allowed any benchmark could make the issuer hold thousands of them. Answers that
+    read nothing stay."""
+    hub = Hub()
+    lookups = CachedLookups(hub)
+    lookups.lookup("cais/hle", "0" * 40)
+    for n in range(400):
+        lookups.lookup("read/b", f"{n:040x}")
+        lookups.lookup("invalid/b", f"{n:040x}")
+    assert len(lookups) <= 257
+    lookups.lookup("cais/hle", "0" * 40)
+    lookups.lookup("read/b", f"{399:040x}")
+    assert hub.calls[("cais/hle", "0" * 40)] == 1
+    assert hub.calls[("read/b", f"{399:040x}")] == 1
+    lookups.lookup("read/b", f"{0:040x}")
+    assert hub.calls[("read/b", f"{0:040x}")] == 2
+
+
+def test_an_id_or_revision_no_hub_could_have_is_neither_asked_nor_kept() -> None:
+    """The key holds the id and the revision, as long as the caller's request allows (256 KiB):
+    thousands kept would hold gigabytes. The issuer signs only 40-hex SHAs."""
+    hub = Hub()
+    lookups = CachedLookups(hub)
+    for n in range(20):
+        found = lookups.lookup("cais/hle", f"{n}" + "r" * 100_000)
+        assert isinstance(found, BenchmarkNotFound)
+        found = lookups.lookup(f"cais/{n}" + "h" * 100_000, None)
+        assert isinstance(found, BenchmarkNotFound)
+    assert len(lookups) == 0
+    assert sum(hub.calls.values()) == 0
+    lookups.lookup("cais/hle", "refs/heads/" + "b" * 200)
+    lookups.lookup("cais/" + "h" * 150, None)
+    assert len(lookups) == 2

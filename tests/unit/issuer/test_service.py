@@ -240,6 +240,19 @@ def test_the_benchmark_gate_is_checked_again_on_the_canonical_id(tmp_path: Path)
     assert source.looked_up == ["emulator-samples/hle-mini"]
 
 
+def test_an_entry_the_exact_gate_refuses_gets_no_validation_detail(tmp_path: Path) -> None:
+    """The id passes the gate compared case-insensitively, the canonical id fails it compared
+    exactly: the entry's problems (the benchmark's task list) were answered before the exact
+    gate was checked."""
+    source = CountingSource()
+    issuer = gated_issuer(tmp_path, source, benchmarks=("EMULATOR-SAMPLES/hle-*",))
+    entry = {**TARGET, "dataset": {**TARGET["dataset"], "task_id": "no-such-task"}}
+    with pytest.raises(Refusal) as refusal:
+        issuer.issue(ALICE, TokenRequest(MODEL, (entry,)), "r")
+    assert not isinstance(refusal.value, ContentRefusal)
+    assert (refusal.value.reason, refusal.value.status) == ("benchmark-not-allowed", 403)
+
+
 def github_run(repository: str, event: str) -> Identity:
     claims = {"repository_owner_id": "1001", "repository": repository, "event_name": event}
     return Identity(kind="oidc", name=f"repo:{repository}", provider="github", claims=claims)

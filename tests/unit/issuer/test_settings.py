@@ -42,7 +42,15 @@ def test_bad_values_name_the_setting(name: str, value: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "url", ["http://tokens.example.org", "http://10.0.0.5:8100", "http://127.0.0.1.nip.io"]
+    "url",
+    [
+        "http://tokens.example.org",
+        "http://10.0.0.5:8100",
+        "http://127.0.0.1.nip.io",
+        # the scheme in capitals is plain http all the same (it was taken for something else)
+        "HTTP://tokens.example.org",
+        "Http://tokens.example.org/v1",
+    ],
 )
 def test_the_issuer_url_is_https_except_on_loopback(url: str) -> None:
     """Callers send their identity to this URL, and the bot fetches the keys from it."""
@@ -50,6 +58,15 @@ def test_the_issuer_url_is_https_except_on_loopback(url: str) -> None:
         IssuerSettings.from_env({**BASE, "EVALBOT_ISSUER_URL": url})
     for local in ("http://127.0.0.1:8100", "http://[::1]:8100", "http://localhost:8100"):
         assert IssuerSettings.from_env({**BASE, "EVALBOT_ISSUER_URL": local}).issuer_url == local
+
+
+def test_a_refused_issuer_url_is_shown_without_its_credentials() -> None:
+    url = "http://operator:s3cret-token@tokens.example.org:8100/path?key=also-secret"
+    with pytest.raises(SettingsError) as refused:
+        IssuerSettings.from_env({**BASE, "EVALBOT_ISSUER_URL": url})
+    assert "http://tokens.example.org:8100" in str(refused.value)
+    assert "s3cret" not in str(refused.value)
+    assert "also-secret" not in str(refused.value)
 
 
 def test_benchmark_lookups_are_kept_five_minutes_and_never_less_than_a_second() -> None:

@@ -30,7 +30,7 @@ class Hub:
             assert self.gate.wait(10)
         if token.startswith("hf_good"):
             return ALICE
-        if token == "hf_down":
+        if token.startswith("hf_down"):
             raise HubTransientError("the Hub is down", status=503)
         raise HubPermanentError("Invalid credentials in Authorization header", status=401)
 
@@ -106,3 +106,15 @@ def test_concurrent_misses_for_one_token_make_one_call() -> None:
     assert answers == [ALICE] * 8
     assert hub.calls["hf_good"] == 1
     assert cached._pending == {}
+
+
+def test_a_failing_hub_leaves_nothing_behind_per_token() -> None:
+    """Each token asked while the Hub fails left its in-flight lock in the cache for good:
+    made-up tokens during an outage (no auth failure is counted for a 503) grew it without
+    bound."""
+    cache = CachedWhoAmI(Hub())
+    for n in range(100):
+        with pytest.raises(HubTransientError):
+            cache(f"hf_down{n}")
+    assert len(cache) == 0
+    assert not cache._pending
