@@ -60,7 +60,7 @@ def seed(client: redis.Redis) -> None:
             verdict = verdict_of(
                 f"{num:02d}{push:02d}" + "a" * 36, "edited", "open", counts, datetime.now(UTC)
             )
-            record_verdict(client, MODEL, num, verdict)
+            record_verdict(client, MODEL, num, verdict, visibility="public")
     snapshot = read_snapshot(client, "evalbot")
     now = time.time()
     client.zadd(

@@ -36,7 +36,7 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Route
 
 from bot.cli.collections_store import StoredCollection
-from bot.hub.errors import HubError
+from bot.hub.errors import HubError, HubPermanentError
 from bot.hub.standing import ResultsReader
 from bot.report.badges import Badge
 from bot.report.texts import BADGE_LABELS, BADGE_MEANINGS
@@ -58,6 +58,7 @@ from workers.history import (
     HISTORY_REPOS,
     parse_pr_history,
     pr_history_key,
+    public_repos,
     repo_history_key,
 )
 
@@ -249,7 +250,8 @@ def create_web_app(context: WebContext) -> Starlette:
                 return error(request, 400, "Not a repo id", "A model repo id is owner/name.")
             return RedirectResponse(f"/history/{wanted}", status_code=303)
         try:
-            repos = [_text(r) for r in context.redis.zrevrange(HISTORY_REPOS, 0, 99)]
+            listed = [_text(r) for r in context.redis.zrevrange(HISTORY_REPOS, 0, 99)]
+            repos = public_repos(context.redis, listed)
         except redis.RedisError:
             return error(request, 503, "Unavailable", "The bot's store does not answer.")
         return page("history.html", request, repo=None, repos=repos, prs=[])
@@ -259,7 +261,13 @@ def create_web_app(context: WebContext) -> Starlette:
         if not is_repo_id(repo_id):
             return error(request, 400, "Not a repo id", "A model repo id is owner/name.")
         try:
-            members = context.redis.zrevrange(repo_history_key(repo_id), 0, HISTORY_PRS_SHOWN - 1)
+            # a repo not recorded as public on the Hub reads as one with no history
+            shown = public_repos(context.redis, [repo_id])
+            members = (
+                context.redis.zrevrange(repo_history_key(repo_id), 0, HISTORY_PRS_SHOWN - 1)
+                if shown
+                else []
+            )
             nums = [int(_text(n)) for n in members if _text(n).isdigit()]
             pipe = context.redis.pipeline(transaction=False)
             for num in nums:
@@ -345,6 +353,9 @@ def create_web_app(context: WebContext) -> Starlette:
             if not slots.acquire(blocking=False):
                 return error(request, 503, "Busy", "Other checks are running; try again shortly.")
             try:
+                if context.results_reader.repo_visibility(model) != "public":
+                    # answered as for a repo that does not exist (the Hub's 404)
+                    raise HubPermanentError("not a public repo", status=404)
                 shown = standing(
                     stored,
                     model,

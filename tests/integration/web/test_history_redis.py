@@ -25,7 +25,7 @@ def test_history_is_newest_first_capped_and_expiring(
         for push in range(history.MAX_VERDICTS_PER_PR + 5):
             at = datetime.fromtimestamp(1_800_000_000 + num * 100 + push, UTC)
             verdict = history.verdict_of(f"{push:040x}", "edited", "open", counts, at)
-            history.record_verdict(client, "alice/model", num, verdict, now=at)
+            history.record_verdict(client, "alice/model", num, verdict, visibility="public", now=at)
     kept = client.lrange(history.pr_history_key("alice/model", 5), 0, -1)
     assert len(kept) == history.MAX_VERDICTS_PER_PR
     newest = history.parse_verdict(kept[0])
