@@ -29,7 +29,10 @@ def build_context(config: WebConfig, *, docs_url: str | None = None) -> WebConte
         health_check_interval=30,
     )
     use_hub_timeout(settings.hub_timeout_s)
-    api = HfApi(endpoint=settings.hf_endpoint, token=settings.hf_token.reveal())
+    # Anonymous, not the bot's token: every Hub read a page makes (benchmarks for the
+    # playground, a model's results for a standing) then sees what an anonymous visitor sees,
+    # so no page shows a private repo the bot can read nor a gated repo's files it was granted.
+    api = HfApi(endpoint=settings.hf_endpoint, token=False)
     hub = HfHubClient(api)
     # The playground verifies tokens the way `evalbot validate` does: jti bindings last one
     # request (in memory), so a pasted token is never bound, nor anything else written.

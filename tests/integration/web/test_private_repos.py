@@ -104,3 +104,44 @@ def test_a_repo_turned_private_leaves_the_pages_at_its_next_verdict(web_bot: Bot
             page(visitor, f"/history/{repo_id}")[1].replace(repo_id, UNKNOWN)
             == (page(visitor, f"/history/{UNKNOWN}")[1])
         )
+
+
+PRIVATE_BENCH = f"{ORG}/private-bench"
+UNKNOWN_BENCH = f"{ORG}/no-such-bench"
+SECRET_TASK = "zqxsecrettask"
+
+
+def playground(client: httpx2.Client, benchmark: str) -> str:
+    entry = f"- dataset:\n    id: {benchmark}\n    task_id: {SECRET_TASK}\n  value: 1\n"
+    answer = client.post(
+        "/playground",
+        data={"kind": "results", "content": entry, "benchmark": benchmark},
+        headers={"origin": str(client.base_url).rstrip("/")},
+    )
+    assert answer.status_code == 200, answer.text[:300]
+    return answer.text
+
+
+def test_the_playground_reads_no_benchmark_a_visitor_could_not(web_bot: Bot) -> None:
+    """A private benchmark dataset the bot can read (a member of its org) is, to a visitor,
+    a benchmark that does not exist: no task, no existence, not offered to the next visitor."""
+    state = web_bot.stack.hub.state
+    with state.locked():
+        state.members[ORG]["evalbot"] = "read"
+    eval_yaml = f"name: Private\ndescription: Private.\ntasks:\n  - id: {SECRET_TASK}\n"
+    state.seed_repo(
+        "dataset",
+        PRIVATE_BENCH,
+        {"eval.yaml": eval_yaml.encode()},
+        private=True,
+        tags=[state.benchmark_tag],
+    )
+    for base in (web_bot.stack.receiver_url, web_bot.stack.web_url):
+        with httpx2.Client(base_url=base, timeout=30) as visitor:
+            shown = playground(visitor, PRIVATE_BENCH)
+            unknown = playground(visitor, UNKNOWN_BENCH)
+            as_unknown = shown.replace(PRIVATE_BENCH, UNKNOWN_BENCH)
+            assert as_unknown.replace("private_bench", "no_such_bench") == unknown
+            assert "Private." not in shown
+        with httpx2.Client(base_url=base, timeout=30) as next_visitor:
+            assert PRIVATE_BENCH not in next_visitor.get("/playground").text
