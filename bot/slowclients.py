@@ -5,7 +5,8 @@ client may keep half-sent: a sender that declares 1 MiB and trickles a byte now 
 a connection, a task and a buffer for as long as it likes, and a handful of such senders hold
 the whole process. `SlowBodyGuard` wraps an ASGI app and gives each request's body a deadline
 (`timeout_s`, from the request's start to its last body byte) and each client address a
-number of requests whose body is still arriving (`per_client`):
+number of slow requests, whose body is still arriving a second after the request started
+(`per_client`):
 
 - past the deadline the app's next `receive` reads as a disconnect (its own code stops
   reading) and the client gets `refuse(408)` with `Connection: close`, which makes uvicorn
@@ -28,8 +29,11 @@ from collections.abc import Callable
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-#: Requests with a body still arriving that one client address may hold at once.
+#: Slow requests (a body still arriving after `SLOW_AFTER_S`) one client address may hold.
 PER_CLIENT_DEFAULT = 8
+#: A body not all in this long after its request started is a slow one. A burst of ordinary
+#: requests (a webhook's body arrives with its headers) never counts.
+SLOW_AFTER_S = 1.0
 #: What the guard answers, given the status (408: too slow; 429: too many at once).
 Refusal = Callable[[int], Response]
 
@@ -53,12 +57,14 @@ class SlowBodyGuard:
         timeout_s: float,
         refuse: Refusal,
         per_client: int = PER_CLIENT_DEFAULT,
+        slow_after_s: float = SLOW_AFTER_S,
     ) -> None:
         self._app = app
         self._timeout_s = timeout_s
         self._refuse = refuse
         self._per_client = per_client
-        self._arriving: Counter[str] = Counter()
+        self._slow_after_s = slow_after_s
+        self._slow: Counter[str] = Counter()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or not _expects_body(scope):
@@ -66,34 +72,48 @@ class SlowBodyGuard:
             return
         client = scope.get("client")
         address = str(client[0]) if client else "-"
-        if self._arriving[address] >= self._per_client:
+        if self._slow[address] >= self._per_client:
             await self._answer(scope, receive, send, 429)
             return
-        self._arriving[address] += 1
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self._timeout_s
-        arriving = True
+        slow_at = loop.time() + self._slow_after_s
+        arriving = True  # the body is not all in yet
+        counted = False  # this request counts against its address's bound
         timed_out = False
         started = False
 
         def body_done() -> None:
-            nonlocal arriving
-            if arriving:
-                arriving = False
-                self._arriving[address] -= 1
-                if self._arriving[address] <= 0:
-                    del self._arriving[address]
+            nonlocal arriving, counted
+            arriving = False
+            if counted:
+                counted = False
+                self._slow[address] -= 1
+                if self._slow[address] <= 0:
+                    del self._slow[address]
+
+        async def next_message(until: float) -> Message | None:
+            try:
+                async with asyncio.timeout_at(until):
+                    return await receive()
+            except TimeoutError:
+                return None
 
         async def guarded_receive() -> Message:
-            nonlocal timed_out
+            nonlocal timed_out, counted
             if not arriving:
                 return await receive()
             if timed_out:
                 return {"type": "http.disconnect"}
-            try:
-                async with asyncio.timeout_at(deadline):
-                    message = await receive()
-            except TimeoutError:
+            message = None
+            if not counted and loop.time() < slow_at:
+                message = await next_message(min(deadline, slow_at))
+            if message is None:
+                if not counted and loop.time() < deadline:
+                    counted = True  # slow: it holds a place until its body is in
+                    self._slow[address] += 1
+                message = await next_message(deadline)
+            if message is None:
                 timed_out = True
                 body_done()
                 return {"type": "http.disconnect"}

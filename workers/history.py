@@ -12,7 +12,8 @@ last verdict (no round trip of its own):
 - `evalbot:history:visibility:<repo>`: the repo's visibility on the Hub when the last verdict
   was written (`public`, `private`, `gated`, or `unknown` when the Hub did not say). Pages
   show a repo's history only while it reads `public`: a private or gated repo's verdicts are
-  not written at all, its PR list is dropped and it leaves the repos list, and a repo with no
+  not written at all, its PR list is dropped and it leaves the repos list; an `unknown` one is
+  hidden and keeps what it had (its next public verdict shows it again); a repo with no
   record (written before visibility was kept) is hidden until its next verdict.
 
 Each key expires `RETENTION_S` after its last write (the same 90 days the bot remembers a
@@ -123,8 +124,9 @@ def add_verdict(
     pr_key, repo_key = pr_history_key(repo_id, pr_num), repo_history_key(repo_id)
     pipe.set(visibility_key(repo_id), visibility, ex=RETENTION_S)
     if visibility != "public":
-        pipe.delete(repo_key, pr_key)
-        pipe.zrem(HISTORY_REPOS, repo_id)
+        if visibility != "unknown":  # a Hub that did not answer hides, and deletes nothing
+            pipe.delete(repo_key, pr_key)
+            pipe.zrem(HISTORY_REPOS, repo_id)
         return
     pipe.lpush(pr_key, json.dumps(asdict(verdict), separators=(",", ":")))
     pipe.ltrim(pr_key, 0, MAX_VERDICTS_PER_PR - 1)

@@ -34,7 +34,8 @@ class WebConfig:
                 "invalid settings:\n  - EVALBOT_WEB_ADMIN_TOKEN must be at least "
                 f"{MIN_ADMIN_TOKEN_BYTES} bytes (make one with `openssl rand -hex 32`)"
             )
-        if token and settings.webhook_secret.matches(token.encode("utf-8")):
+        webhook_secrets = settings.webhook_secrets()
+        if token and any(secret.matches(token.encode("utf-8")) for secret in webhook_secrets):
             raise SettingsError(
                 "invalid settings:\n  - EVALBOT_WEB_ADMIN_TOKEN must not be the webhook secret "
                 "(whoever reads the Hub webhook's settings knows it)"

@@ -15,6 +15,10 @@ and an upstream that does not answer (502), get the pages' styled error page
 The forwarder logs nothing of a request: its path and query are what a visitor typed (a repo
 id, a search); the pages' own process logs each request's route (`bot.accesslog`).
 
+`evalbot web` trusts `X-Forwarded-For` and `X-Forwarded-Proto` from loopback, so the forwarder
+drops a client's own (and `Forwarded`, `X-Real-IP`) and sets them to what the receiver saw: no
+visitor picks the address the pages count them under (`bot.slowclients`).
+
 The forwarder is shared by every visitor, so it must hold no state of any one of them: its
 HTTP client's cookie jar refuses every cookie (`_refusing_jar`). A client's default jar would
 store the operator's sign-in `Set-Cookie` and send it with every later visitor's request that
@@ -54,6 +58,12 @@ _HOP_BY_HOP = frozenset(
         "content-length",
         "content-encoding",  # httpx hands over the decoded body
     }
+)
+
+
+#: Headers that say who the client is; a client's own are dropped and ours set instead.
+_CLIENT_CLAIMS = frozenset(
+    {"x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "forwarded", "x-real-ip"}
 )
 
 
@@ -118,7 +128,16 @@ class PageForwarder:
             return self._error(413 if refused.problem == "too-large" else 400)
         if request.method in ("GET", "HEAD"):
             body = b""  # the pages read none; what a client sent with a GET is not forwarded
-        headers = {k: v for k, v in request.headers.items() if k.lower() not in _HOP_BY_HOP}
+        headers = {
+            k: v
+            for k, v in request.headers.items()
+            if k.lower() not in _HOP_BY_HOP and k.lower() not in _CLIENT_CLAIMS
+        }
+        # `evalbot web` trusts these from loopback (uvicorn's FORWARDED_ALLOW_IPS default):
+        # they are the receiver's own view of the client, never what the client claimed.
+        if request.client is not None:
+            headers["x-forwarded-for"] = request.client.host
+        headers["x-forwarded-proto"] = request.url.scheme
         url = self._upstream + request.url.path
         if request.url.query:
             url += "?" + request.url.query

@@ -86,7 +86,10 @@ def signin_routes(
             return error(request, 403, "Refused", refused)
         if gate.token is None:
             return error(request, 404, "Not here", "No operator token is set up.")
-        form = await request.form(max_files=0, max_fields=2, max_part_size=4096)
+        try:
+            form = await request.form(max_files=0, max_fields=2, max_part_size=4096)
+        except Exception:  # malformed form: the parser's own errors vary by version
+            return error(request, 400, "Unreadable form", "Send the form from the page.")
         presented = form.get("token")
         if not isinstance(presented, str) or not gate.token_matches(presented.encode("utf-8")):
             log_json(audit_log, logging.WARNING, "sign-in refused", reason="wrong operator token")
