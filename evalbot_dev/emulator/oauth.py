@@ -73,6 +73,9 @@ class OAuthProvider:
         self._signing_key: rsa.RSAPrivateKey | None = None
         #: Codes presented to the token endpoint, in order (a test checks single use).
         self.exchanges: list[str] = []
+        #: Claims a test puts into (or over) every ID token, as a misbehaving or hostile
+        #: provider would: another `nonce`, `aud`, `iss`, `sub`.
+        self.id_token_overrides: dict[str, Any] = {}
 
     def register_app(
         self,
@@ -239,6 +242,7 @@ def routes(emulator: Emulator) -> list[Route]:
         }
         if grant.nonce is not None:
             claims["nonce"] = grant.nonce
+        claims.update(provider.id_token_overrides)
         id_token = jwt.encode(claims, provider.key, algorithm="RS256", headers={"kid": KEY_ID})
         return JSONResponse(
             {

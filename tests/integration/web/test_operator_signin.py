@@ -232,3 +232,25 @@ def test_the_webhook_secret_is_no_operator_token(
 
 def is_operator_at(url: str, browser: httpx2.Client) -> bool:
     return OPERATOR_VIEW in browser.get(f"{url}/status").text
+
+
+@pytest.mark.parametrize(
+    ("claim", "value"),
+    [
+        ("nonce", "a-nonce-of-another-sign-in"),
+        ("aud", "another-client"),
+        ("iss", "https://issuer.example"),
+        ("sub", "6560b0f7e0d5d2c4a1b2c3ff"),  # userinfo names alice: subjects differ
+        ("exp", 1_000_000_000),
+    ],
+)
+def test_an_id_token_not_made_for_this_sign_in_is_refused(
+    pages: Pages, claim: str, value: object
+) -> None:
+    pages.hub.emulator.oauth.id_token_overrides[claim] = value
+    with httpx2.Client(timeout=10) as browser:
+        assert sign_in(pages, browser, "alice").status_code == 403
+        assert not is_operator(pages, browser)
+    pages.hub.emulator.oauth.id_token_overrides.clear()
+    with httpx2.Client(timeout=10) as browser:  # the same user, an honest provider
+        assert sign_in(pages, browser, "alice").status_code == 303
