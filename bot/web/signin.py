@@ -10,6 +10,7 @@ when known, never the query, the code, a token or what was typed.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 
 import httpx2
@@ -24,6 +25,8 @@ from bot.web.hubsignin import audit as audit_log
 
 ErrorPage = Callable[[Request, int, str, str], Response]
 FAILED = "Sign-in failed. Start again from the status page."
+#: Sign-in callbacks talking to the provider at once; beyond, 503 at once.
+SIGNIN_SLOTS = 4
 
 
 def signin_routes(
@@ -32,6 +35,10 @@ def signin_routes(
     error: ErrorPage,
     clock: Callable[[], float],
 ) -> list[Route]:
+    # Each callback makes up to three calls to the provider (up to 10 s each) on a thread of
+    # the pool every page shares: a flood of callbacks, or a slow Hub, must not take them all.
+    slots = threading.BoundedSemaphore(SIGNIN_SLOTS)
+
     def signed_in(request: Request, kind: str, sub: str, via: str) -> Response:
         response = RedirectResponse("/status", status_code=303)
         response.set_cookie(
@@ -68,6 +75,8 @@ def signin_routes(
     def callback(request: Request) -> Response:
         if signin is None:
             return error(request, 404, "Not here", "Sign-in with Hugging Face is not set up.")
+        if not slots.acquire(blocking=False):
+            return error(request, 503, "Busy", "Other sign-ins are under way; retry shortly.")
         query = {k: v for k, v in request.query_params.items() if k in ("code", "state", "error")}
         try:
             who = signin.finish(query, request.cookies.get(STATE_COOKIE, ""), clock())
@@ -77,6 +86,8 @@ def signin_routes(
         else:
             log_json(audit_log, logging.INFO, "signed in", user=who.sub, name=who.name, via=who.via)
             response = signed_in(request, HUB, who.sub, who.via)
+        finally:
+            slots.release()
         response.delete_cookie(STATE_COOKIE, path="/login")  # one use, whatever the outcome
         return response
 

@@ -17,6 +17,7 @@ redirect URI not registered for it is refused without redirecting.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import hmac
@@ -76,6 +77,8 @@ class OAuthProvider:
         #: Claims a test puts into (or over) every ID token, as a misbehaving or hostile
         #: provider would: another `nonce`, `aud`, `iss`, `sub`.
         self.id_token_overrides: dict[str, Any] = {}
+        #: Seconds the token endpoint waits before it answers (a slow Hub).
+        self.token_delay_s = 0.0
 
     def register_app(
         self,
@@ -201,6 +204,8 @@ def routes(emulator: Emulator) -> list[Route]:
 
     async def token(request: Request) -> Response:
         form = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
+        if provider.token_delay_s:
+            await asyncio.sleep(provider.token_delay_s)
         try:
             app = provider._client(request, form)
         except HubError:

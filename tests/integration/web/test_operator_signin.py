@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -15,6 +16,7 @@ import httpx2
 import pytest
 import yaml
 
+from bot.web.signin import SIGNIN_SLOTS
 from evalbot_dev.devstack.listening import ServerAddress
 from evalbot_dev.devstack.redis import RedisServer
 from evalbot_dev.devstack.waiting import wait_until
@@ -254,3 +256,30 @@ def test_an_id_token_not_made_for_this_sign_in_is_refused(
     pages.hub.emulator.oauth.id_token_overrides.clear()
     with httpx2.Client(timeout=10) as browser:  # the same user, an honest provider
         assert sign_in(pages, browser, "alice").status_code == 303
+
+
+def test_callbacks_waiting_on_a_slow_hub_hold_a_bounded_number_of_threads(pages: Pages) -> None:
+    """Six callbacks at once while the token endpoint takes 3 s: four wait for it, two are
+    answered 503 at once, and the pages keep answering meanwhile."""
+    browsers = [httpx2.Client(timeout=30) for _ in range(SIGNIN_SLOTS + 2)]
+    try:
+        callbacks = [consent(pages, begin(pages, b), "alice") for b in browsers]
+        pages.hub.emulator.oauth.token_delay_s = 3.0
+        with ThreadPoolExecutor(len(browsers)) as pool:
+            pending = [
+                pool.submit(browser.get, callback)
+                for browser, callback in zip(browsers, callbacks, strict=True)
+            ]
+            refused = wait_until(
+                lambda: sum(1 for f in pending if f.done()) >= 2 or None,
+                timeout=2.5,
+                what="the callbacks beyond the slots answered before the Hub",
+            )
+            assert refused
+            assert httpx2.get(f"{pages.url}/status", timeout=2).status_code == 200
+            statuses = sorted(future.result().status_code for future in pending)
+        assert statuses == [303] * SIGNIN_SLOTS + [503, 503]
+    finally:
+        pages.hub.emulator.oauth.token_delay_s = 0.0
+        for browser in browsers:
+            browser.close()
