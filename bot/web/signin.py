@@ -38,6 +38,7 @@ def signin_routes(
     # Each callback makes up to three calls to the provider (up to 10 s each) on a thread of
     # the pool every page shares: a flood of callbacks, or a slow Hub, must not take them all.
     slots = threading.BoundedSemaphore(SIGNIN_SLOTS)
+    public_https = signin is not None and signin.config.redirect_uri.startswith("https://")
 
     def signed_in(request: Request, kind: str, sub: str, via: str) -> Response:
         response = RedirectResponse("/status", status_code=303)
@@ -47,7 +48,8 @@ def signin_routes(
             max_age=ADMIN_COOKIE_TTL_S,
             httponly=True,
             samesite="strict",
-            secure=request.url.scheme == "https",
+            # behind a Space's proxy the request reads http; the public address says https
+            secure=request.url.scheme == "https" or public_https,
             path="/",
         )
         return response
