@@ -38,6 +38,7 @@ from bot.spec.validate import validate_results_files  # noqa: E402
 from bot.tokens.issuers import IssuerRegistry  # noqa: E402
 from bot.web.app import WebContext, create_web_app  # noqa: E402
 from bot.web.benchmarks import CachedHubBenchmarks  # noqa: E402
+from bot.web.guards import OperatorGate, session_key  # noqa: E402
 from bot.web.live import Sample, encode_sample, read_snapshot  # noqa: E402
 from evalbot_dev.devstack.redis import RedisServer  # noqa: E402
 from evalbot_dev.emulator.server import EmulatorServer  # noqa: E402
@@ -59,7 +60,7 @@ def seed(client: redis.Redis) -> None:
             verdict = verdict_of(
                 f"{num:02d}{push:02d}" + "a" * 36, "edited", "open", counts, datetime.now(UTC)
             )
-            record_verdict(client, MODEL, num, verdict)
+            record_verdict(client, MODEL, num, verdict, visibility="public")
     snapshot = read_snapshot(client, "evalbot")
     now = time.time()
     client.zadd(
@@ -85,7 +86,7 @@ def main() -> None:
                 queue="evalbot",
                 hub_url=hub.url,
                 bot_name="evalbot",
-                admin_token=Secret("x" * 32),
+                operators=OperatorGate(session_key(Secret("x" * 32)), Secret("x" * 32)),
                 benchmarks=CachedHubBenchmarks(hub_client),
                 registry=IssuerRegistry([]),
                 sample_interval_s=3600,

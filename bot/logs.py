@@ -16,6 +16,15 @@ import sys
 #: Records waiting for the writer thread (`non_blocking`); beyond this they are dropped and
 #: counted rather than let memory grow while the sink (a full disk, a stuck pipe) is stalled.
 LOG_QUEUE_SIZE = 10_000
+#: Libraries whose INFO and DEBUG lines carry request URLs (visitor input) and are never logged.
+QUIET_LOGGERS = (
+    "httpx2",
+    "httpcore2",
+    "httpx",
+    "httpcore",
+    "multipart",
+    "python_multipart",
+)
 
 
 class DroppingQueueHandler(logging.handlers.QueueHandler):
@@ -65,6 +74,10 @@ def configure_logging(
     )
     root = logging.getLogger()
     root.setLevel(level)
+    # The HTTP clients log every request's full URL at INFO: the forwarder's carry a visitor's
+    # path and query, the pages' Hub lookups a name a visitor typed. Their warnings stay.
+    for client_logger in QUIET_LOGGERS:
+        logging.getLogger(client_logger).setLevel(max(logging.WARNING, root.level))
     if not non_blocking:
         root.handlers[:] = [handler]
         return None

@@ -30,6 +30,8 @@ KEYS = (
     "cross_pr_checks",
     # Every Eval Ever datastores (docs/eee.md), read by `workers.datastores`
     "datastores",
+    # who may sign in to the web pages' operator view, read by `evalbot web` (bot.web.operators)
+    "operators",
 )
 
 

@@ -8,7 +8,13 @@ last verdict (no round trip of its own):
 - `evalbot:history:repo:<repo>`: a sorted set of the repo's PR numbers by last verdict time,
   the newest `MAX_PRS_PER_REPO` kept;
 - `evalbot:history:repos`: a sorted set of repos by last verdict time, the newest
-  `MAX_REPOS` kept (the history page lists them).
+  `MAX_REPOS` kept (the history page lists them);
+- `evalbot:history:visibility:<repo>`: the repo's visibility on the Hub when the last verdict
+  was written (`public`, `private`, `gated`, or `unknown` when the Hub did not say). Pages
+  show a repo's history only while it reads `public`: a private or gated repo's verdicts are
+  not written at all, its PR list is dropped and it leaves the repos list; an `unknown` one is
+  hidden and keeps what it had (its next public verdict shows it again); a repo with no
+  record (written before visibility was kept) is hidden until its next verdict.
 
 Each key expires `RETENTION_S` after its last write (the same 90 days the bot remembers a
 PR's last verdict), so the history costs at most about
@@ -48,6 +54,18 @@ def repo_history_key(repo_id: str) -> str:
     return f"{HISTORY_PREFIX}:repo:{repo_id}"
 
 
+def visibility_key(repo_id: str) -> str:
+    return f"{HISTORY_PREFIX}:visibility:{repo_id}"
+
+
+def public_repos(client: redis.Redis, repo_ids: Sequence[str]) -> list[str]:
+    """Those of `repo_ids` whose history may be shown: recorded as public on the Hub."""
+    if not repo_ids:
+        return []
+    marks = client.mget([visibility_key(repo_id) for repo_id in repo_ids])
+    return [repo_id for repo_id, mark in zip(repo_ids, marks, strict=True) if mark == b"public"]
+
+
 @dataclass(frozen=True, slots=True)
 class Verdict:
     """One report run on one PR head, as the history page lists it."""
@@ -80,11 +98,12 @@ def record_verdict(
     pr_num: int,
     verdict: Verdict,
     *,
+    visibility: str,
     now: datetime | None = None,
 ) -> None:
     """Append `verdict` to the PR's history and bump the PR and the repo; trim and expire."""
     pipe = client.pipeline(transaction=False)
-    add_verdict(pipe, repo_id, pr_num, verdict, now=now)
+    add_verdict(pipe, repo_id, pr_num, verdict, visibility=visibility, now=now)
     pipe.execute()
 
 
@@ -94,12 +113,21 @@ def add_verdict(
     pr_num: int,
     verdict: Verdict,
     *,
+    visibility: str,
     now: datetime | None = None,
 ) -> None:
     """`record_verdict`'s commands, queued on `pipe`: the pipeline sends them in the round
-    trip that records the run's other keys (every round trip of a run is budgeted)."""
+    trip that records the run's other keys (every round trip of a run is budgeted).
+    `visibility` is the repo's on the Hub: anything but `public` stores no verdict and takes
+    the repo out of the pages."""
     moment = (now or datetime.now(UTC)).timestamp()
     pr_key, repo_key = pr_history_key(repo_id, pr_num), repo_history_key(repo_id)
+    pipe.set(visibility_key(repo_id), visibility, ex=RETENTION_S)
+    if visibility != "public":
+        if visibility != "unknown":  # a Hub that did not answer hides, and deletes nothing
+            pipe.delete(repo_key, pr_key)
+            pipe.zrem(HISTORY_REPOS, repo_id)
+        return
     pipe.lpush(pr_key, json.dumps(asdict(verdict), separators=(",", ":")))
     pipe.ltrim(pr_key, 0, MAX_VERDICTS_PER_PR - 1)
     pipe.expire(pr_key, RETENTION_S)

@@ -28,6 +28,7 @@ from bot.contract import keys
 from bot.contract.events import PrEvent
 from bot.hub.benchmarks import HubBenchmarkSource
 from bot.hub.errors import (
+    HubError,
     HubFileTooLarge,
     HubFileUnreadable,
     HubPermanentError,
@@ -317,11 +318,16 @@ VERDICT_REPOS = keys.VERDICT_REPOS
 
 def _record_verdict(pr: PullRequest, head_sha: str, runtime: Runtime, verdict: Verdict) -> None:
     """Remember which head the PR's comment reflects (reconciliation looks for gaps), and the
-    verdict in the PR's history (the web pages), in one round trip."""
+    verdict in the PR's history (the web pages), in one round trip; the repo's visibility
+    (1 Hub call) decides whether the pages may show it."""
+    try:
+        visibility: str = runtime.hub.repo_visibility(pr.repo_id)
+    except HubError:  # the comment is posted: keep the run, hide the history (fail closed)
+        visibility = "unknown"
     pipe = runtime.redis.pipeline(transaction=False)
     pipe.set(verdict_key(pr.repo_id, pr.num), head_sha, ex=VERDICT_TTL_S)
     pipe.sadd(VERDICT_REPOS, pr.repo_id)
-    add_verdict(pipe, pr.repo_id, pr.num, verdict)
+    add_verdict(pipe, pr.repo_id, pr.num, verdict, visibility=visibility)
     pipe.execute()
 
 

@@ -21,6 +21,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    from bot.cli.serving import guarded
     from bot.logs import configure_logging
     from bot.receiver.app import create_app
     from bot.receiver.queue import RedisEnqueuer
@@ -49,9 +50,19 @@ def run(args: argparse.Namespace) -> int:
     worker_stats = RedisWorkerStats(
         settings.redis_url, queue=settings.queue_name, timeout_s=min(0.5, settings.redis_timeout_s)
     )
-    pages = PageForwarder(upstream) if upstream is not None else None
+    pages = (
+        PageForwarder(
+            upstream,
+            body_timeout_s=settings.body_timeout_s,
+            bot_name=settings.bot_name,
+            hub_url=settings.hf_endpoint,
+        )
+        if upstream is not None
+        else None
+    )
     app = create_app(settings, enqueuer, worker_stats=worker_stats, pages=pages)
     # No access log (bot.cli.serving): the receiver logs one structured line per delivery
-    # itself, and an access log would record a `?secret=` some sender put in the URL.
-    serve(app, args)
+    # itself, and an access log would record a `?secret=` some sender put in the URL; the
+    # forwarded pages are logged by their own process, by route.
+    serve(guarded(app, settings, styled=pages is not None), args)
     return 0

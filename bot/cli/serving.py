@@ -17,7 +17,13 @@ from __future__ import annotations
 
 import argparse
 import socket
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from starlette.responses import Response
+    from starlette.types import ASGIApp
+
+    from bot.settings import Settings
 
 LOOPBACK = "127.0.0.1"
 
@@ -65,6 +71,23 @@ def inherited_socket(args: argparse.Namespace) -> socket.socket | None:
     """The socket `--fd` names, if any. Its family, type and protocol are read from the
     descriptor (TCP: asyncio then sets TCP_NODELAY on the connections it accepts)."""
     return socket.socket(fileno=args.fd) if args.fd is not None else None
+
+
+def guarded(app: ASGIApp, settings: Settings, *, styled: bool) -> ASGIApp:
+    """`app` behind the slow-body guard (`bot.slowclients`): bodies must arrive within the
+    settings' `body_timeout_s`, and one address may send only a few at once. `styled`: the
+    refusals are the pages' error page (a person reads them), else plain text."""
+    from starlette.responses import PlainTextResponse
+
+    from bot.slowclients import SlowBodyGuard
+    from bot.web.errorpage import REFUSALS, error_page
+
+    def refuse(status: int) -> Response:
+        if styled:
+            return error_page(status, bot_name=settings.bot_name, hub_url=settings.hf_endpoint)
+        return PlainTextResponse(REFUSALS[status][0], status_code=status)
+
+    return SlowBodyGuard(app, timeout_s=settings.body_timeout_s, refuse=refuse)
 
 
 def serve(

@@ -8,6 +8,7 @@ its CPU while webhooks wait for their 202 (docs/web.md, "Why a process of its ow
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 
@@ -28,7 +29,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     import yaml
 
+    from bot.accesslog import RouteLog
     from bot.cli.collections_store import StoreError
+    from bot.cli.serving import guarded
     from bot.logs import configure_logging
     from bot.web.app import create_web_app
     from bot.web.config import WebConfig
@@ -41,5 +44,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"evalbot web: {error}", file=sys.stderr)
         return 2
     configure_logging(config.settings.log_level)
-    serve(create_web_app(context), args)  # no access log: a query string may carry user input
+    app = create_web_app(context)
+    # No access log: a path or query carries what a visitor typed; one line per request names
+    # the route instead (bot.accesslog).
+    logged = RouteLog(app, app.routes, logging.getLogger("evalbot.web"))
+    serve(guarded(logged, config.settings, styled=True), args)
     return 0

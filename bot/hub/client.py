@@ -48,7 +48,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from huggingface_hub import get_session, hf_hub_url, hf_raise_for_status
 from huggingface_hub.errors import RemoteEntryNotFoundError
@@ -137,6 +137,11 @@ class LeaderboardEntry:
 DISCUSSIONS_PAGE = 50
 
 
+#: Who may see a repo on the Hub: everyone (`public`), only those it was shared with
+#: (`private`), or everyone once granted access (`gated`). Pages show only `public` repos.
+Visibility = Literal["public", "private", "gated"]
+
+
 class HubClient(Protocol):
     """Exactly the Hub calls the pipeline makes. Each raises only `HubError` subclasses."""
 
@@ -177,6 +182,10 @@ class HubClient(Protocol):
 
     def edit_comment(self, repo_id: str, num: int, comment_id: str, body: str) -> None:
         """Replace a comment's content (1 call)."""
+        ...
+
+    def repo_visibility(self, repo_id: str) -> Visibility:
+        """Whether a model repo is public, private or gated (1 call)."""
         ...
 
 
@@ -316,6 +325,14 @@ class HfHubClient:
         )
         headers = self._headers()
         return self._call(lambda: read_capped(get_session(), url, headers, max_bytes))
+
+    def repo_visibility(self, repo_id: str) -> Visibility:
+        """`private` unless the Hub says plainly that the repo is not: an answer without the
+        field is read as private (what is unknown is not shown)."""
+        info = self._call(lambda: self._api.model_info(repo_id))
+        if getattr(info, "private", None) is not False:
+            return "private"
+        return "gated" if getattr(info, "gated", False) else "public"
 
     def dataset_revision(self, dataset_id: str, revision: str | None) -> DatasetRevision:
         info = self._call(lambda: self._api.dataset_info(dataset_id, revision=revision))

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from bot.hub.client import LeaderboardEntry, OpenPullRequests, PullRequest
+from bot.hub.client import LeaderboardEntry, OpenPullRequests, PullRequest, Visibility
 from bot.hub.paths import PathKind, classify_path
 
 
@@ -26,6 +26,8 @@ class ResultsReader(Protocol):
     def open_pull_requests(self, repo_id: str, *, limit: int) -> OpenPullRequests: ...
 
     def pull_request(self, repo_id: str, num: int) -> PullRequest: ...
+
+    def repo_visibility(self, repo_id: str) -> Visibility: ...
 
 
 class DatasetPrClient(Protocol):

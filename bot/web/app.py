@@ -36,11 +36,10 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Route
 
 from bot.cli.collections_store import StoredCollection
-from bot.hub.errors import HubError
+from bot.hub.errors import HubError, HubPermanentError
 from bot.hub.standing import ResultsReader
 from bot.report.badges import Badge
 from bot.report.texts import BADGE_LABELS, BADGE_MEANINGS
-from bot.settings import Secret
 from bot.spec.formats import is_repo_id
 from bot.spec.limits import DEFAULT_LIMITS
 from bot.spec.model import Benchmark
@@ -48,15 +47,18 @@ from bot.spec.policy import DEFAULT_POLICY, Policy
 from bot.tokens.issuers import IssuerRegistry
 from bot.web.benchmarks import CachedHubBenchmarks
 from bot.web.charts import build_charts
-from bot.web.guards import ADMIN_COOKIE, ADMIN_COOKIE_TTL_S, admin_cookie, cross_site, is_admin
+from bot.web.guards import OperatorGate, cross_site
+from bot.web.hubsignin import HubSignIn
 from bot.web.live import read_samples, read_snapshot, record_sample, workers_state
 from bot.web.playground import PlaygroundInput, run_playground
+from bot.web.signin import signin_routes
 from bot.web.standing import standing
 from workers.deadletters import parked_events, replay
 from workers.history import (
     HISTORY_REPOS,
     parse_pr_history,
     pr_history_key,
+    public_repos,
     repo_history_key,
 )
 
@@ -91,7 +93,8 @@ class WebContext:
     queue: str
     hub_url: str
     bot_name: str
-    admin_token: Secret
+    #: Who is an operator (`bot.web.guards`), and "Sign in with Hugging Face" when set up.
+    operators: OperatorGate
     benchmarks: CachedHubBenchmarks
     registry: IssuerRegistry
     policy: Policy = DEFAULT_POLICY
@@ -104,6 +107,7 @@ class WebContext:
     #: `collections_dir`), and the Hub reader of a model's results for them.
     collections: Mapping[str, StoredCollection] = field(default_factory=dict)
     results_reader: ResultsReader | None = None
+    signin: HubSignIn | None = None
 
 
 def create_web_app(context: WebContext) -> Starlette:
@@ -246,7 +250,8 @@ def create_web_app(context: WebContext) -> Starlette:
                 return error(request, 400, "Not a repo id", "A model repo id is owner/name.")
             return RedirectResponse(f"/history/{wanted}", status_code=303)
         try:
-            repos = [_text(r) for r in context.redis.zrevrange(HISTORY_REPOS, 0, 99)]
+            listed = [_text(r) for r in context.redis.zrevrange(HISTORY_REPOS, 0, 99)]
+            repos = public_repos(context.redis, listed)
         except redis.RedisError:
             return error(request, 503, "Unavailable", "The bot's store does not answer.")
         return page("history.html", request, repo=None, repos=repos, prs=[])
@@ -256,7 +261,13 @@ def create_web_app(context: WebContext) -> Starlette:
         if not is_repo_id(repo_id):
             return error(request, 400, "Not a repo id", "A model repo id is owner/name.")
         try:
-            members = context.redis.zrevrange(repo_history_key(repo_id), 0, HISTORY_PRS_SHOWN - 1)
+            # a repo not recorded as public on the Hub reads as one with no history
+            shown = public_repos(context.redis, [repo_id])
+            members = (
+                context.redis.zrevrange(repo_history_key(repo_id), 0, HISTORY_PRS_SHOWN - 1)
+                if shown
+                else []
+            )
             nums = [int(_text(n)) for n in members if _text(n).isdigit()]
             pipe = context.redis.pipeline(transaction=False)
             for num in nums:
@@ -277,7 +288,7 @@ def create_web_app(context: WebContext) -> Starlette:
         )
 
     def status(request: Request) -> Response:
-        admin = is_admin(request, context.admin_token, context.clock())
+        admin = context.operators.is_operator(request, context.clock())
         state = live()
         parked: list[dict[str, Any]] = []
         if admin and state["snapshot"] is not None:
@@ -289,43 +300,17 @@ def create_web_app(context: WebContext) -> Starlette:
             live=state,
             charts=build_charts(state["samples"], context.clock()),
             admin=admin,
+            signin=context.signin is not None,
+            token_signin=context.operators.token is not None,
             parked=parked,
             notice=REPLAY_NOTICES.get(request.query_params.get("notice", "")),
         )
-
-    async def status_login(request: Request) -> Response:
-        refused = cross_site(request)
-        if refused:
-            return error(request, 403, "Refused", refused)
-        form = await request.form(max_files=0, max_fields=2, max_part_size=4096)
-        presented = _field(form.get("token")).encode("utf-8")
-        if not context.admin_token.matches(presented):
-            return error(request, 403, "Wrong token", "That is not the operator token.")
-        response = RedirectResponse("/status", status_code=303)
-        response.set_cookie(
-            ADMIN_COOKIE,
-            admin_cookie(context.admin_token, context.clock()),
-            max_age=ADMIN_COOKIE_TTL_S,
-            httponly=True,
-            samesite="strict",
-            secure=request.url.scheme == "https",
-            path="/",
-        )
-        return response
-
-    async def status_logout(request: Request) -> Response:
-        refused = cross_site(request)
-        if refused:
-            return error(request, 403, "Refused", refused)
-        response = RedirectResponse("/status", status_code=303)
-        response.delete_cookie(ADMIN_COOKIE, path="/")
-        return response
 
     async def status_replay(request: Request) -> Response:
         refused = cross_site(request)
         if refused:
             return error(request, 403, "Refused", refused)
-        if not is_admin(request, context.admin_token, context.clock()):
+        if not context.operators.is_operator(request, context.clock()):
             return error(request, 403, "Operators only", "Sign in on the status page first.")
         form = await request.form(max_files=0, max_fields=2, max_part_size=4096)
         wanted = _field(form.get("digest"))
@@ -368,6 +353,9 @@ def create_web_app(context: WebContext) -> Starlette:
             if not slots.acquire(blocking=False):
                 return error(request, 503, "Busy", "Other checks are running; try again shortly.")
             try:
+                if context.results_reader.repo_visibility(model) != "public":
+                    # answered as for a repo that does not exist (the Hub's 404)
+                    raise HubPermanentError("not a public repo", status=404)
                 shown = standing(
                     stored,
                     model,
@@ -421,8 +409,7 @@ def create_web_app(context: WebContext) -> Starlette:
             Route("/collections", collections_index, methods=["GET"]),
             Route("/collections/{cid}", collection_page, methods=["GET"]),
             Route("/status", status, methods=["GET"]),
-            Route("/status/login", status_login, methods=["POST"]),
-            Route("/status/logout", status_logout, methods=["POST"]),
+            *signin_routes(context.operators, context.signin, error, context.clock),
             Route("/status/replay", status_replay, methods=["POST"]),
             Route("/static/style.css", style, methods=["GET"]),
             Route("/web/healthz", healthz, methods=["GET"]),

@@ -6,14 +6,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from bot.settings import Secret, Settings, SettingsError
+from bot.web.guards import MIN_ADMIN_TOKEN_BYTES
+from bot.web.hubsignin import SignInConfig
 
 
 @dataclass(frozen=True, slots=True)
 class WebConfig:
     settings: Settings
-    #: Unlocks the operator details on the status page (parked events, per-reason figures).
-    #: Absent: the webhook secret does; an operator pastes it into the status page's form.
-    admin_token: Secret
+    #: The fallback sign-in for deployments without an OAuth app (`EVALBOT_WEB_ADMIN_TOKEN`,
+    #: at least 32 bytes), or None: never the webhook secret.
+    admin_token: Secret | None
+    #: "Sign in with Hugging Face" (`bot.web.hubsignin`), or None without an OAuth app.
+    signin: SignInConfig | None = None
     #: Seconds between two samples of the figures the status page charts (docs/web.md).
     sample_interval_s: float = 60.0
     #: Playground validations run at once; beyond, the page answers "busy" (503).
@@ -25,10 +29,18 @@ class WebConfig:
     def from_env(cls, environ: Mapping[str, str]) -> WebConfig:
         settings = Settings.from_env(environ)
         token = environ.get("EVALBOT_WEB_ADMIN_TOKEN", "").strip()
-        if token and len(token) < 16:
+        if token and len(token.encode("utf-8")) < MIN_ADMIN_TOKEN_BYTES:
             raise SettingsError(
-                "invalid settings:\n  - EVALBOT_WEB_ADMIN_TOKEN must be at least 16 characters"
+                "invalid settings:\n  - EVALBOT_WEB_ADMIN_TOKEN must be at least "
+                f"{MIN_ADMIN_TOKEN_BYTES} bytes (make one with `openssl rand -hex 32`)"
             )
+        webhook_secrets = settings.webhook_secrets()
+        if token and any(secret.matches(token.encode("utf-8")) for secret in webhook_secrets):
+            raise SettingsError(
+                "invalid settings:\n  - EVALBOT_WEB_ADMIN_TOKEN must not be the webhook secret "
+                "(whoever reads the Hub webhook's settings knows it)"
+            )
+        signin = SignInConfig.from_env(environ)
         raw_interval = environ.get("EVALBOT_WEB_SAMPLE_INTERVAL", "").strip() or "60"
         try:
             interval = float(raw_interval)
@@ -41,6 +53,7 @@ class WebConfig:
             )
         return cls(
             settings=settings,
-            admin_token=Secret(token) if token else settings.webhook_secret,
+            admin_token=Secret(token) if token else None,
+            signin=signin,
             sample_interval_s=interval,
         )

@@ -8,10 +8,14 @@ from huggingface_hub import HfApi
 from bot.adapters.issuers_file import load_issuers
 from bot.hub.client import HfHubClient
 from bot.hub.timeouts import use_hub_timeout
+from bot.settings import SettingsError
 from bot.tokens.issuers import IssuerRegistry
 from bot.web.app import WebContext
 from bot.web.benchmarks import CachedHubBenchmarks
 from bot.web.config import WebConfig
+from bot.web.guards import OperatorGate, session_key
+from bot.web.hubsignin import HubSignIn
+from bot.web.operators import Operators, load_operators
 from bot.web.standing import load_collections
 from workers.runtime import load_policy
 
@@ -25,7 +29,10 @@ def build_context(config: WebConfig, *, docs_url: str | None = None) -> WebConte
         health_check_interval=30,
     )
     use_hub_timeout(settings.hub_timeout_s)
-    api = HfApi(endpoint=settings.hf_endpoint, token=settings.hf_token.reveal())
+    # Anonymous, not the bot's token: every Hub read a page makes (benchmarks for the
+    # playground, a model's results for a standing) then sees what an anonymous visitor sees,
+    # so no page shows a private repo the bot can read nor a gated repo's files it was granted.
+    api = HfApi(endpoint=settings.hf_endpoint, token=False)
     hub = HfHubClient(api)
     # The playground verifies tokens the way `evalbot validate` does: jti bindings last one
     # request (in memory), so a pasted token is never bound, nor anything else written.
@@ -34,12 +41,23 @@ def build_context(config: WebConfig, *, docs_url: str | None = None) -> WebConte
         if settings.issuers_file.is_file()
         else IssuerRegistry([])
     )
+    operators = load_operators(settings.bot_config_file)
+    if config.signin is not None and not operators:
+        raise SettingsError(
+            f"{settings.bot_config_file}: OAuth sign-in is configured (OAUTH_CLIENT_ID) but "
+            "`operators:` lists no Hub user or org, so no one could sign in (fix: add "
+            'them, see docs/web.md, "Operators")'
+        )
+    key = session_key(config.signin.client_secret if config.signin else None, config.admin_token)
+    signin = HubSignIn(config.signin, operators, key) if config.signin else None
+    gate = OperatorGate(key, config.admin_token, operators if signin else Operators())
     return WebContext(
         redis=client,
         queue=settings.queue_name,
         hub_url=settings.hf_endpoint.rstrip("/"),
         bot_name=settings.bot_name,
-        admin_token=config.admin_token,
+        operators=gate,
+        signin=signin,
         benchmarks=CachedHubBenchmarks(hub),
         registry=registry,
         policy=load_policy(settings.policy_file),

@@ -6,9 +6,18 @@ receiver forwards every path it does not serve itself to that process on loopbac
 `EVALBOT_WEB_UPSTREAM` is set. Its own routes (`/webhooks/hub`, health, metrics) match first,
 so a webhook never reaches this code; a page costs one loopback hop.
 
-Bodies are capped (the playground's cap), the upstream has a timeout, hop-by-hop headers are
-dropped both ways (`Host` is kept: the pages check a POST's `Origin` against it), and an
-upstream that does not answer is a 502 page, never an exception in the receiver.
+Bodies are capped (the playground's cap) and must arrive within `body_timeout_s`, the
+upstream has a timeout, hop-by-hop headers are dropped both ways (`Host` is kept: the pages
+check a POST's `Origin` against it). A body too large (413), too slow (408) or cut short (400),
+and an upstream that does not answer (502), get the pages' styled error page
+(`bot.web.errorpage`), never bare text nor an exception in the receiver.
+
+The forwarder logs nothing of a request: its path and query are what a visitor typed (a repo
+id, a search); the pages' own process logs each request's route (`bot.accesslog`).
+
+`evalbot web` trusts `X-Forwarded-For` and `X-Forwarded-Proto` from loopback, so the forwarder
+drops a client's own (and `Forwarded`, `X-Real-IP`) and sets them to what the receiver saw: no
+visitor picks the address the pages count them under (`bot.slowclients`).
 
 The forwarder is shared by every visitor, so it must hold no state of any one of them: its
 HTTP client's cookie jar refuses every cookie (`_refusing_jar`). A client's default jar would
@@ -19,18 +28,20 @@ header is forwarded as it came, and each answer's `Set-Cookie` goes back to that
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from http.cookiejar import CookieJar, DefaultCookiePolicy
 from urllib.parse import urlsplit
 
 import httpx2
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response
+from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from bot.httpbody import BodyRefused, read_body
 from bot.settings import SettingsError
 from bot.spec.limits import DEFAULT_LIMITS
+from bot.web.errorpage import error_page
 
 UPSTREAM_VARIABLE = "EVALBOT_WEB_UPSTREAM"
 MAX_BODY_BYTES = DEFAULT_LIMITS.max_file_bytes + 64 * 1024
@@ -47,6 +58,12 @@ _HOP_BY_HOP = frozenset(
         "content-length",
         "content-encoding",  # httpx hands over the decoded body
     }
+)
+
+
+#: Headers that say who the client is; a client's own are dropped and ours set instead.
+_CLIENT_CLAIMS = frozenset(
+    {"x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "forwarded", "x-real-ip"}
 )
 
 
@@ -70,12 +87,27 @@ def _refusing_jar() -> CookieJar:
 
 
 class PageForwarder:
-    """An ASGI app forwarding HTTP requests to `upstream`."""
+    """An ASGI app forwarding HTTP requests to `upstream`; its error pages carry `bot_name`
+    and allow framing by `hub_url` (a Space), like the pages' own."""
 
-    def __init__(self, upstream: str, *, timeout_s: float = 60.0) -> None:
+    def __init__(
+        self,
+        upstream: str,
+        *,
+        timeout_s: float = 60.0,
+        body_timeout_s: float = 10.0,
+        bot_name: str = "evalbot",
+        hub_url: str = "https://huggingface.co",
+    ) -> None:
         self._upstream = upstream
         self._timeout = httpx2.Timeout(timeout_s, connect=2.0)
+        self._body_timeout_s = body_timeout_s
+        self._bot_name = bot_name
+        self._hub_url = hub_url
         self._client: httpx2.AsyncClient | None = None
+
+    def _error(self, status: int) -> Response:
+        return error_page(status, bot_name=self._bot_name, hub_url=self._hub_url)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -86,14 +118,26 @@ class PageForwarder:
 
     async def _forward(self, request: Request) -> Response:
         try:
-            body = await read_body(request, MAX_BODY_BYTES)
+            async with asyncio.timeout(self._body_timeout_s):
+                body = await read_body(request, MAX_BODY_BYTES)
+        except TimeoutError:
+            response = self._error(408)
+            response.headers["connection"] = "close"  # uvicorn drops the connection
+            return response
         except BodyRefused as refused:
-            if refused.problem == "disconnected":
-                return PlainTextResponse("request body incomplete", status_code=400)
-            return PlainTextResponse("request too large", status_code=413)
+            return self._error(413 if refused.problem == "too-large" else 400)
         if request.method in ("GET", "HEAD"):
             body = b""  # the pages read none; what a client sent with a GET is not forwarded
-        headers = {k: v for k, v in request.headers.items() if k.lower() not in _HOP_BY_HOP}
+        headers = {
+            k: v
+            for k, v in request.headers.items()
+            if k.lower() not in _HOP_BY_HOP and k.lower() not in _CLIENT_CLAIMS
+        }
+        # `evalbot web` trusts these from loopback (uvicorn's FORWARDED_ALLOW_IPS default):
+        # they are the receiver's own view of the client, never what the client claimed.
+        if request.client is not None:
+            headers["x-forwarded-for"] = request.client.host
+        headers["x-forwarded-proto"] = request.url.scheme
         url = self._upstream + request.url.path
         if request.url.query:
             url += "?" + request.url.query
@@ -104,7 +148,7 @@ class PageForwarder:
         try:
             answer = await self._client.request(request.method, url, headers=headers, content=body)
         except httpx2.HTTPError:
-            return PlainTextResponse("the web pages are not answering", status_code=502)
+            return self._error(502)
         kept = [(k, v) for k, v in answer.headers.multi_items() if k.lower() not in _HOP_BY_HOP]
         response = Response(answer.content, status_code=answer.status_code)
         for name, value in kept:

@@ -6,7 +6,7 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from evalbot_dev.emulator import admin, cdn
+from evalbot_dev.emulator import admin, cdn, oauth
 from evalbot_dev.emulator.delivery import DeliverySettings, Dispatcher
 from evalbot_dev.emulator.faults import Faults
 from evalbot_dev.emulator.http import HubRouter
@@ -30,9 +30,14 @@ class Emulator:
         self.endpoint = "http://127.0.0.1"
         self.faults = Faults()
         self.dispatcher = Dispatcher(self.state, lambda: self.endpoint, delivery)
+        self.oauth = oauth.OAuthProvider()
         router = HubRouter(self.state, self.faults, all_routes(), lambda: self.endpoint)
         self.app = Starlette(
-            routes=[*admin.routes(self), Route("/{anything:path}", router.handle, methods=_METHODS)]
+            routes=[
+                *admin.routes(self),
+                *oauth.routes(self),
+                Route("/{anything:path}", router.handle, methods=_METHODS),
+            ]
         )
         self.cdn_app = Starlette(routes=cdn.routes(self.state))
         self.cdn_port: int | None = None

@@ -16,7 +16,7 @@ import redis
 
 from bot.contract.events import PrEvent
 from bot.hub.benchmarks import BenchmarkCache
-from bot.hub.client import DatasetRevision, OpenPullRequests, RepoCommit
+from bot.hub.client import DatasetRevision, OpenPullRequests, RepoCommit, Visibility
 from bot.hub.errors import HubError, HubFileTooLarge, HubFileUnreadable, HubPermanentError
 from bot.hub.pulls import PrComment, PrCommit, PrStatus, PullRequest
 from bot.report.comment import render_help
@@ -94,6 +94,10 @@ class FakeHub:
     def edit_comment(self, repo_id: str, num: int, comment_id: str, body: str) -> None:
         self.calls.append("edit_comment")
         self.edited.append((comment_id, body))
+
+    def repo_visibility(self, repo_id: str) -> Visibility:
+        self.calls.append("repo_visibility")
+        return "public"
 
 
 def pull_request(**changes: object) -> PullRequest:

@@ -9,7 +9,7 @@ import redis
 
 from bot.adapters.redis_tokens import RedisJtiBinder
 from bot.hub.benchmarks import BenchmarkCache
-from bot.hub.client import DatasetRevision, HubClient, PullRequest, RepoCommit
+from bot.hub.client import DatasetRevision, HubClient, PullRequest, RepoCommit, Visibility
 from bot.hub.client import OpenPullRequests as OpenPulls
 from bot.spec.policy import DEFAULT_POLICY
 from bot.tokens.issuers import IssuerRegistry
@@ -87,6 +87,9 @@ class FailingHub:
 
     def edit_comment(self, repo_id: str, num: int, comment_id: str, body: str) -> None:
         raise AssertionError
+
+    def repo_visibility(self, repo_id: str) -> Visibility:
+        raise self.error
 
     def open_pull_requests(self, repo_id: str, *, limit: int) -> OpenPulls:
         raise AssertionError

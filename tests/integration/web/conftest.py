@@ -11,7 +11,10 @@ from tests.support.browser import browser, screenshots
 from tests.support.emulator import MINI_GATE
 from tests.support.stackbot import Bot, running_bot
 
-__all__ = ["browser", "screenshots", "web_bot"]
+__all__ = ["OPERATOR_TOKEN", "browser", "screenshots", "web_bot"]
+
+#: The operator token of `web_bot`'s pages (the fallback sign-in; never the webhook secret).
+OPERATOR_TOKEN = "operator-token-for-the-web-tests-0123456789"
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +26,7 @@ def web_bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bot]:
     with running_bot(
         work_dir / "stack",
         web=True,
-        env={"EVALBOT_WEB_SAMPLE_INTERVAL": "1"},
+        env={"EVALBOT_WEB_SAMPLE_INTERVAL": "1", "EVALBOT_WEB_ADMIN_TOKEN": OPERATOR_TOKEN},
         bot_config={"collections_dir": str(collections)},
     ) as bot:
         yield bot

@@ -25,7 +25,7 @@ def test_history_is_newest_first_capped_and_expiring(
         for push in range(history.MAX_VERDICTS_PER_PR + 5):
             at = datetime.fromtimestamp(1_800_000_000 + num * 100 + push, UTC)
             verdict = history.verdict_of(f"{push:040x}", "edited", "open", counts, at)
-            history.record_verdict(client, "alice/model", num, verdict, now=at)
+            history.record_verdict(client, "alice/model", num, verdict, visibility="public", now=at)
     kept = client.lrange(history.pr_history_key("alice/model", 5), 0, -1)
     assert len(kept) == history.MAX_VERDICTS_PER_PR
     newest = history.parse_verdict(kept[0])
@@ -41,3 +41,31 @@ def test_history_is_newest_first_capped_and_expiring(
     ):
         assert 0 < client.ttl(key) <= history.RETENTION_S
     client.close()
+
+
+def test_visibility_decides_what_the_history_keeps_and_shows(redis_server: RedisServer) -> None:
+    """Public: kept and shown. A Hub that did not answer (`unknown`): hidden, nothing deleted,
+    shown again at the next public verdict. Private or gated: deleted and hidden."""
+    client = redis.Redis.from_url(redis_server.url)
+    counts = Counts(1, 0, 1, 0, 0, 0)
+    at = datetime.fromtimestamp(1_800_000_000, UTC)
+
+    def record(num: int, visibility: str) -> None:
+        verdict = history.verdict_of(f"{num:040x}", "posted", "open", counts, at)
+        history.record_verdict(client, "acme/m", num, verdict, visibility=visibility, now=at)
+
+    record(1, "public")
+    assert history.public_repos(client, ["acme/m"]) == ["acme/m"]
+    record(2, "unknown")
+    assert history.public_repos(client, ["acme/m"]) == []
+    assert client.zrange(history.repo_history_key("acme/m"), 0, -1) == [b"1"]  # kept
+    record(3, "public")
+    assert history.public_repos(client, ["acme/m"]) == ["acme/m"]
+    assert client.zrange(history.repo_history_key("acme/m"), 0, -1) == [b"1", b"3"]
+    for hidden in ("private", "gated"):
+        record(4, hidden)
+        assert history.public_repos(client, ["acme/m"]) == []
+        assert not client.exists(history.repo_history_key("acme/m"))
+        assert client.zscore(history.HISTORY_REPOS, "acme/m") is None
+        record(5, "public")
+    assert history.public_repos(client, ["never/seen"]) == []  # no record: not shown

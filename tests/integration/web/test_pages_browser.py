@@ -13,6 +13,7 @@ import pytest
 
 from evalbot_dev.devstack.waiting import wait_until
 from evalbot_dev.devstack.workload import hle_entry
+from tests.integration.web.conftest import OPERATOR_TOKEN
 from tests.support.browser import DESKTOP, PHONE, open_tab
 from tests.support.emulator import GPQA_FIXED, GPQA_TYPO, MODEL
 from tests.support.stackbot import Bot, open_pr, push
@@ -223,7 +224,7 @@ def test_status_charts_and_operator_sign_in(web_bot: Bot, browser: Any, screensh
     ]
     tab.errors.clear()  # the 403 was the point
     tab.goto(web_bot.stack.web_url + "/status")
-    tab.page.fill("#token", web_bot.stack.secret)
+    tab.page.fill("#token", OPERATOR_TOKEN)
     tab.page.click("form[action='/status/login'] button")
     assert "Parked events" in tab.page.inner_text("main")
     tab.page.screenshot(path=str(screenshots / "status-operator.png"), full_page=True)
@@ -287,7 +288,7 @@ def test_an_operator_sign_in_through_the_receiver_is_not_shared_with_other_visit
     with httpx2.Client(timeout=10) as operator, httpx2.Client(timeout=10) as visitor:
         signed_in = operator.post(
             receiver + "/status/login",
-            data={"token": web_bot.stack.secret},
+            data={"token": OPERATOR_TOKEN},
             headers={"origin": receiver},
             follow_redirects=False,
         )

@@ -23,7 +23,7 @@ from bot.tokens.issuers import IssuerRegistry
 from bot.web.app import WebContext, create_web_app
 from bot.web.benchmarks import CachedHubBenchmarks
 from bot.web.forward import PageForwarder
-from bot.web.guards import ADMIN_COOKIE
+from bot.web.guards import ADMIN_COOKIE, OperatorGate, session_key
 from evalbot_dev.devstack.redis import RedisServer
 from evalbot_dev.devstack.waiting import free_port
 from evalbot_dev.emulator.faults import RouteFault
@@ -33,7 +33,7 @@ from workers.deadletters import DEAD_LETTERS, park
 
 pytestmark = pytest.mark.integration
 
-TOKEN = "operator-token-0123456789"
+TOKEN = "operator-token-0123456789-0123456789-0123"
 SAME_ORIGIN = {"origin": "http://testserver"}
 GOOD = "- dataset:\n    id: emulator-samples/gpqa-mini\n    task_id: diamond\n  value: 43.1\n"
 
@@ -62,7 +62,7 @@ def context_for(hub: EmulatorServer, client: redis.Redis, **changes: object) -> 
         "queue": "evalbot",
         "hub_url": hub.url,
         "bot_name": "evalbot",
-        "admin_token": Secret(TOKEN),
+        "operators": OperatorGate(session_key(Secret(TOKEN)), Secret(TOKEN)),
         "benchmarks": CachedHubBenchmarks(HfHubClient(api)),
         "registry": IssuerRegistry([]),
         "sample_interval_s": 3600.0,

@@ -18,6 +18,7 @@ from bot.hub.client import (
     OpenPullRequests,
     PullRequest,
     RepoCommit,
+    Visibility,
 )
 from bot.hub.errors import HubPermanentError, HubTransientError
 from tests.support.runtime import make_runtime, stats
@@ -48,6 +49,9 @@ class RecordingHub:
 
     def pull_request(self, repo_id: str, num: int) -> PullRequest:
         raise AssertionError("reconciliation reads no PR details")
+
+    def repo_visibility(self, repo_id: str) -> Visibility:
+        raise AssertionError("reconciliation reads no repo's visibility")
 
     def read_file(
         self,

@@ -24,12 +24,59 @@ def environ(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> pytest.MonkeyPat
     return monkeypatch
 
 
-def test_a_short_admin_token_stops_the_start(
+def test_an_admin_token_under_32_bytes_stops_the_start(
     environ: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    environ.setenv("EVALBOT_WEB_ADMIN_TOKEN", "short")
+    environ.setenv("EVALBOT_WEB_ADMIN_TOKEN", "x" * 31)
     assert main(["web"]) == 2
-    assert "EVALBOT_WEB_ADMIN_TOKEN must be at least 16 characters" in capsys.readouterr().err
+    assert "EVALBOT_WEB_ADMIN_TOKEN must be at least 32 bytes" in capsys.readouterr().err
+
+
+def test_the_webhook_secret_as_admin_token_stops_the_start(
+    environ: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    secret = "a-webhook-secret-long-enough-for-a-token-0123"
+    environ.setenv("EVALBOT_WEBHOOK_SECRET", secret)
+    environ.setenv("EVALBOT_WEB_ADMIN_TOKEN", secret)
+    assert main(["web"]) == 2
+    assert "must not be the webhook secret" in capsys.readouterr().err
+
+
+def test_oauth_without_operators_stops_the_start(
+    environ: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "bot.yaml").write_text("maintainers: []\n")
+    environ.setenv("OAUTH_CLIENT_ID", "client")
+    environ.setenv("OAUTH_CLIENT_SECRET", "client-secret")
+    environ.setenv("OPENID_PROVIDER_URL", "https://huggingface.co")
+    environ.setenv("SPACE_HOST", "someone-evalbot.hf.space")
+    assert main(["web"]) == 2
+    error = capsys.readouterr().err
+    assert str(tmp_path / "bot.yaml") in error
+    assert "operators" in error
+
+
+def test_an_operator_pinned_by_name_only_names_the_line(
+    environ: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "bot.yaml").write_text(
+        "maintainers: []\noperators:\n  users:\n    - {name: alice, id: alice}\n"
+    )
+    assert main(["web"]) == 2
+    error = capsys.readouterr().err
+    assert f"{tmp_path / 'bot.yaml'}:4" in error
+    assert "24-hex Hub id" in error
+
+
+def test_an_insecure_provider_url_stops_the_start(
+    environ: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    environ.setenv("OAUTH_CLIENT_ID", "client")
+    environ.setenv("OAUTH_CLIENT_SECRET", "client-secret")
+    environ.setenv("OPENID_PROVIDER_URL", "http://hub.example")
+    environ.setenv("SPACE_HOST", "someone-evalbot.hf.space")
+    assert main(["web"]) == 2
+    assert "OPENID_PROVIDER_URL must be an https URL" in capsys.readouterr().err
 
 
 def test_a_bad_sample_interval_stops_the_start(

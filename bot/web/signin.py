@@ -1,0 +1,133 @@
+"""The operators' sign-in routes: "Sign in with Hugging Face" (`/login`, `/login/callback`), the
+operator token's form (`POST /status/login`, where no OAuth app is set up) and sign-out.
+
+Each successful sign-in sets the operator cookie (`bot.web.guards.OperatorGate`): HttpOnly,
+`SameSite=Strict`, `Secure` over https, 8 hours. Each refusal reads the same to the browser
+and its reason goes to the audit log (`evalbot.web.audit`) with the Hub user's id and name
+when known, never the query, the code, a token or what was typed.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+import httpx2
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import Route
+
+from bot.logs import log_json
+from bot.web.guards import ADMIN_COOKIE, ADMIN_COOKIE_TTL_S, HUB, TOKEN, OperatorGate, cross_site
+from bot.web.hubsignin import CALLBACK_PATH, STATE_COOKIE, STATE_TTL_S, HubSignIn, SignInFailed
+from bot.web.hubsignin import audit as audit_log
+
+ErrorPage = Callable[[Request, int, str, str], Response]
+FAILED = "Sign-in failed. Start again from the status page."
+#: Sign-in callbacks talking to the provider at once; beyond, 503 at once.
+SIGNIN_SLOTS = 4
+
+
+def signin_routes(
+    gate: OperatorGate,
+    signin: HubSignIn | None,
+    error: ErrorPage,
+    clock: Callable[[], float],
+) -> list[Route]:
+    # Each callback makes up to three calls to the provider (up to 10 s each) on a thread of
+    # the pool every page shares: a flood of callbacks, or a slow Hub, must not take them all.
+    slots = threading.BoundedSemaphore(SIGNIN_SLOTS)
+    public_https = signin is not None and signin.config.redirect_uri.startswith("https://")
+
+    def signed_in(request: Request, kind: str, sub: str, via: str) -> Response:
+        response = RedirectResponse("/status", status_code=303)
+        response.set_cookie(
+            ADMIN_COOKIE,
+            gate.cookie(kind, sub, via, clock()),
+            max_age=ADMIN_COOKIE_TTL_S,
+            httponly=True,
+            samesite="strict",
+            # behind a Space's proxy the request reads http; the public address says https
+            secure=request.url.scheme == "https" or public_https,
+            path="/",
+        )
+        return response
+
+    def login(request: Request) -> Response:
+        if signin is None:
+            return error(request, 404, "Not here", "Sign-in with Hugging Face is not set up.")
+        try:
+            url, cookie = signin.start(clock())
+        except (SignInFailed, httpx2.HTTPError) as problem:
+            log_json(audit_log, logging.WARNING, "sign-in refused", reason=_reason(problem))
+            return error(request, 503, "Sign-in unavailable", "The Hub did not answer; retry.")
+        response = RedirectResponse(url, status_code=303)
+        response.set_cookie(
+            STATE_COOKIE,
+            cookie,
+            max_age=STATE_TTL_S,
+            httponly=True,
+            samesite="lax",  # it must come back on the Hub's top-level redirect
+            secure=signin.config.redirect_uri.startswith("https://"),
+            path="/login",
+        )
+        return response
+
+    def callback(request: Request) -> Response:
+        if signin is None:
+            return error(request, 404, "Not here", "Sign-in with Hugging Face is not set up.")
+        if not slots.acquire(blocking=False):
+            return error(request, 503, "Busy", "Other sign-ins are under way; retry shortly.")
+        query = {k: v for k, v in request.query_params.items() if k in ("code", "state", "error")}
+        try:
+            who = signin.finish(query, request.cookies.get(STATE_COOKIE, ""), clock())
+        except (SignInFailed, httpx2.HTTPError) as problem:
+            log_json(audit_log, logging.WARNING, "sign-in refused", reason=_reason(problem))
+            response = error(request, 403, "Not signed in", FAILED)
+        else:
+            log_json(audit_log, logging.INFO, "signed in", user=who.sub, name=who.name, via=who.via)
+            response = signed_in(request, HUB, who.sub, who.via)
+        finally:
+            slots.release()
+        response.delete_cookie(STATE_COOKIE, path="/login")  # one use, whatever the outcome
+        return response
+
+    async def token_login(request: Request) -> Response:
+        refused = cross_site(request)
+        if refused:
+            return error(request, 403, "Refused", refused)
+        if gate.token is None:
+            return error(request, 404, "Not here", "No operator token is set up.")
+        try:
+            form = await request.form(max_files=0, max_fields=2, max_part_size=4096)
+        except Exception:  # malformed form: the parser's own errors vary by version
+            return error(request, 400, "Unreadable form", "Send the form from the page.")
+        presented = form.get("token")
+        if not isinstance(presented, str) or not gate.token_matches(presented.encode("utf-8")):
+            log_json(audit_log, logging.WARNING, "sign-in refused", reason="wrong operator token")
+            return error(request, 403, "Wrong token", "That is not the operator token.")
+        log_json(audit_log, logging.INFO, "signed in", user="operator-token")
+        return signed_in(request, TOKEN, "-", "-")
+
+    async def logout(request: Request) -> Response:
+        refused = cross_site(request)
+        if refused:
+            return error(request, 403, "Refused", refused)
+        response = RedirectResponse("/status", status_code=303)
+        response.delete_cookie(ADMIN_COOKIE, path="/")
+        return response
+
+    return [
+        # plain functions: Starlette runs them in its thread pool (they call the Hub)
+        Route("/login", login, methods=["GET"]),
+        Route(CALLBACK_PATH, callback, methods=["GET"]),
+        Route("/status/login", token_login, methods=["POST"]),
+        Route("/status/logout", logout, methods=["POST"]),
+    ]
+
+
+def _reason(problem: Exception) -> str:
+    if isinstance(problem, SignInFailed):
+        return str(problem)[:200]
+    return f"provider unreachable: {type(problem).__name__}"
