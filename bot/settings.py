@@ -43,6 +43,8 @@ REMOVED_SETTINGS: Mapping[str, str] = {
     "(bot.supervise.plan.SHUTDOWN_TIMEOUT_S)",
     "EVALBOT_REDIS_START_TIMEOUT": "the Space supervisor's fixed 30 s wait for its Redis "
     "(bot.supervise.plan.REDIS_START_TIMEOUT_S)",
+    "EVALBOT_WEB_PORT": "any free loopback port for the web pages, which the Space supervisor "
+    "binds and tells the receiver (bot.supervise.plan.WEB_PORT)",
 }
 
 

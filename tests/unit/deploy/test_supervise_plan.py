@@ -123,11 +123,14 @@ def test_the_web_pages_run_on_loopback_behind_the_receiver_unless_disabled() -> 
     plan = plan_from_env(
         {"EVALBOT_WEB_PORT": "9001"}, python=PYTHON, redis_binary=REDIS, writable=_never_writable
     )
-    assert plan.web == Listener("127.0.0.1", 9001, "EVALBOT_WEB_PORT")
+    assert plan.web == Listener("127.0.0.1", 0, None)  # any free port, whatever the old setting
+    assert plan_from_env(
+        {}, python=PYTHON, redis_binary=REDIS, writable=_never_writable, web_port=9001
+    ).web == Listener("127.0.0.1", 9001, None)
     web, receiver, _worker = plan.bot_children(PUBLIC, WEB)
     assert web.argv == (PYTHON, "-m", "bot", "web", "--fd", "6")
     assert web.pass_fds == (6,)
-    # the port the web socket got, which may differ from the setting when that was 0
+    # the port the web socket got
     assert receiver.env["EVALBOT_WEB_UPSTREAM"] == "http://127.0.0.1:41234"
     assert [child.name for child in plan.bot_children(PUBLIC, WEB)] == [
         "web",
@@ -142,9 +145,9 @@ def test_the_web_pages_run_on_loopback_behind_the_receiver_unless_disabled() -> 
     assert "EVALBOT_WEB_UPSTREAM" not in receiver_alone.env
 
 
-def test_internal_web_port_0_means_any_free_port_and_an_inherited_public_socket_is_served() -> None:
+def test_the_web_pages_take_any_free_port_and_an_inherited_public_socket_is_served() -> None:
     plan = plan_from_env(
-        {"EVALBOT_WEB_PORT": "0", "EVALBOT_LISTEN_FD": "7", "REDIS_URL": "redis://r:6379/0"},
+        {"EVALBOT_LISTEN_FD": "7", "REDIS_URL": "redis://r:6379/0"},
         python=PYTHON,
         redis_binary=None,
         writable=_never_writable,
