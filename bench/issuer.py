@@ -10,7 +10,7 @@ Prints, from one run:
   signatures;
 - p50 / p99 wall time per request of one entry (what a CI job waits), and requests per second;
 - Hub benchmark lookups (`dataset_info` at the entry's revision) per one-entry request: each
-  (benchmark, revision) is kept across requests for `EVALBOT_ISSUER_BENCHMARK_CACHE_S`;
+  (benchmark, revision) is kept across requests for `bot.issuer.lookups.BENCHMARK_CACHE_S`;
 - for a caller authenticated with a Hub token: `whoami-v2` calls per issuance and the p50 of a
   one-entry request, with the whoami cache (the default) and without it
   (`EVALBOT_ISSUER_WHOAMI_CACHE_S=0`, the issuer before the cache), two processes in one run.

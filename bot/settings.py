@@ -11,6 +11,7 @@ Every variable is documented in `docs/operating.md`; keep that table in step wit
 from __future__ import annotations
 
 import hmac
+import logging
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -22,6 +23,42 @@ MIB = 1024 * 1024
 #: `EVALBOT_HUB_TIMEOUT`: seconds a Hub request may wait to connect, or between two reads
 #: (bot.hub.timeouts).
 DEFAULT_HUB_TIMEOUT_S = 30.0
+
+
+log = logging.getLogger("evalbot.settings")
+
+#: Settings evalbot no longer reads, each with what took its place. They were tuning knobs that
+#: no deployment needs to turn; each is now a named constant next to the code it tunes, with
+#: the reason for its value. One still present in the environment has no effect, which an
+#: operator would not otherwise notice: `warn_removed_settings` names it at start-up.
+REMOVED_SETTINGS: Mapping[str, str] = {
+    "EVALBOT_ISSUER_MAX_BODY_BYTES": "the issuer's fixed 256 KiB bound on a token request "
+    "(bot.issuer.endpoints.MAX_BODY_BYTES)",
+    "EVALBOT_ISSUER_BENCHMARK_CACHE_S": "the issuer's fixed 300 s benchmark cache "
+    "(bot.issuer.lookups.BENCHMARK_CACHE_S)",
+    "EVALBOT_ISSUER_AUTH_FAILURE_WINDOW_S": "the issuer's fixed 600 s window for failed "
+    "authentications (bot.issuer.limits.AUTH_FAILURE_WINDOW_S); the limit itself is still "
+    "EVALBOT_ISSUER_AUTH_FAILURES",
+    "EVALBOT_SHUTDOWN_TIMEOUT": "the Space supervisor's fixed 30 s grace after SIGTERM "
+    "(bot.supervise.plan.SHUTDOWN_TIMEOUT_S)",
+    "EVALBOT_REDIS_START_TIMEOUT": "the Space supervisor's fixed 30 s wait for its Redis "
+    "(bot.supervise.plan.REDIS_START_TIMEOUT_S)",
+    "EVALBOT_WEB_PORT": "any free loopback port for the web pages, which the Space supervisor "
+    "binds and tells the receiver (bot.supervise.plan.WEB_PORT)",
+}
+
+
+def warn_removed_settings(environ: Mapping[str, str]) -> list[str]:
+    """Log one warning per removed setting still set in `environ`, naming what replaced it;
+    returns the names. Called by each process's settings at start-up."""
+    present = [name for name in REMOVED_SETTINGS if environ.get(name, "").strip()]
+    for name in present:
+        log.warning(
+            "%s is set but no longer read: it was replaced by %s; remove it from the environment",
+            name,
+            REMOVED_SETTINGS[name],
+        )
+    return present
 
 
 class SettingsError(ValueError):
@@ -112,6 +149,7 @@ class Settings:
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> Settings:
         """Build and check the settings; raise `SettingsError` naming every problem at once."""
+        warn_removed_settings(environ)
         reader = EnvReader(environ)
         config_dir = reader.directory("EVALBOT_CONFIG_DIR", Path("config"))
         settings = cls(

@@ -39,12 +39,20 @@ class RateLimited(Refusal):
         super().__init__(reason, 429, retry_after_s=max(1, retry_after_s))
 
 
+#: Seconds over which failed authentications are counted, from a source's first failure; past
+#: the limit the source gets 429 until the window ends. Ten minutes makes guessing a client
+#: secret or a Hub token hopeless (at the default 10 failures: 1,440 guesses a day per source),
+#: while a CI job that failed on a bad secret can succeed again shortly after it is fixed.
+AUTH_FAILURE_WINDOW_S = 600
+
+
 @dataclass(frozen=True)
 class AuthFailureLimits:
     """How many failed authentications a client address or client id may make per window."""
 
+    #: `EVALBOT_ISSUER_AUTH_FAILURES`.
     failures: int = 10
-    window_s: int = 600
+    window_s: int = AUTH_FAILURE_WINDOW_S
 
 
 @dataclass

@@ -5,7 +5,7 @@ call per (benchmark, revision), and a read of its eval.yaml. Within one request 
 are already shared; across requests they were not, so a caller could make the issuer ask the
 Hub once per request for a benchmark or revision that does not exist, a cheap way to spend the
 issuer's Hub quota (and a rate limit shared with its other callers). `CachedLookups` keeps each
-answer, `BenchmarkNotFound` included, for `ttl_s` (`EVALBOT_ISSUER_BENCHMARK_CACHE_S`, 300 s):
+answer, `BenchmarkNotFound` included, for `ttl_s` (`BENCHMARK_CACHE_S`, 300 s):
 
 - keyed by (lower-cased id, revision) as the validator keys them (Hub ids compare
   case-insensitively); at most `capacity` keys, least recently used dropped first;
@@ -37,7 +37,10 @@ from bot.spec.model import Benchmark, BenchmarkLookup, BenchmarkNotFound
 
 #: What the cache asks on a miss: one lookup against the Hub (`HubBenchmarkSource.lookup`).
 Lookup = Callable[[str, str | None], BenchmarkLookup]
-DEFAULT_TTL_S = 300.0
+#: Seconds a lookup, found or not, is reused. Five minutes turns a flood of requests for
+#: made-up benchmarks into one Hub call per id and revision every five minutes, while a new
+#: benchmark or revision is usable within the time a CI job takes to retry.
+BENCHMARK_CACHE_S = 300.0
 DEFAULT_CAPACITY = 4096
 #: Answers holding a read eval.yaml (a few MB at worst each), within `DEFAULT_CAPACITY`.
 DEFAULT_READ_CAPACITY = 256
@@ -54,7 +57,7 @@ class CachedLookups:
     """A `BenchmarkSource` over `lookup`, shared by all requests (thread-safe)."""
 
     lookup_on_hub: Lookup
-    ttl_s: float = DEFAULT_TTL_S
+    ttl_s: float = BENCHMARK_CACHE_S
     capacity: int = DEFAULT_CAPACITY
     read_capacity: int = DEFAULT_READ_CAPACITY
     clock: Callable[[], float] = time.monotonic

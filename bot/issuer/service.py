@@ -65,7 +65,7 @@ class IssuedToken:
 
 @dataclass
 class Issuer:
-    """Everything a decision needs, built once at start-up by `bot.issuer.app`."""
+    """Everything a decision needs, built once at start-up by `bot.issuer.wiring`."""
 
     issuer_url: str
     config: IntegrationsConfig

@@ -7,7 +7,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from bot.settings import DEFAULT_HF_ENDPOINT, EnvReader, Secret, SettingsError
+from bot.settings import (
+    DEFAULT_HF_ENDPOINT,
+    EnvReader,
+    Secret,
+    SettingsError,
+    warn_removed_settings,
+)
 from bot.tokens.jwks import is_https_or_loopback, shown_url
 
 __all__ = ["IssuerSettings", "SettingsError"]
@@ -29,19 +35,18 @@ class IssuerSettings:
     #: Read benchmarks with this token (gated benchmarks); None reads anonymously.
     hf_token: Secret | None
     hub_timeout_s: float = 30.0
-    max_body_bytes: int = 256 * 1024
-    #: Seconds a `whoami-v2` answer (or a refusal) is reused for one Hub token; 0: never.
+    #: Seconds a `whoami-v2` answer (or a refusal) is reused for one Hub token; 0: never. It is
+    #: also how long a revoked Hub token keeps working, hence an operator's choice.
     whoami_cache_s: float = 60.0
-    #: Seconds a benchmark lookup, found or not, is reused across requests (`lookups`).
-    benchmark_cache_s: float = 300.0
     #: Failed authentications per client address (and per presented client id) within
-    #: `auth_failure_window_s` before that address or client id gets 429 until the window ends.
+    #: `limits.AUTH_FAILURE_WINDOW_S` before that address or client id gets 429 until the
+    #: window ends. Raised where many honest callers share one address (a CI provider's NAT).
     auth_failures: int = 10
-    auth_failure_window_s: int = 600
     log_level: str = "INFO"
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> IssuerSettings:
+        warn_removed_settings(environ)
         reader = EnvReader(environ)
         config_dir = Path(reader.optional("EVALBOT_CONFIG_DIR") or "config")
         issuer_url = reader.url("EVALBOT_ISSUER_URL", None, schemes=("http", "https"))
@@ -66,15 +71,8 @@ class IssuerSettings:
             hf_endpoint=reader.url("HF_ENDPOINT", DEFAULT_HF_ENDPOINT, schemes=("http", "https")),
             hf_token=Secret(token) if token else None,
             hub_timeout_s=reader.number("EVALBOT_HUB_TIMEOUT", 30.0, minimum=0.1),
-            max_body_bytes=reader.integer(
-                "EVALBOT_ISSUER_MAX_BODY_BYTES", 256 * 1024, minimum=1024
-            ),
             whoami_cache_s=reader.number("EVALBOT_ISSUER_WHOAMI_CACHE_S", 60.0, minimum=0.0),
-            benchmark_cache_s=reader.number("EVALBOT_ISSUER_BENCHMARK_CACHE_S", 300.0, minimum=1.0),
             auth_failures=reader.integer("EVALBOT_ISSUER_AUTH_FAILURES", 10, minimum=1),
-            auth_failure_window_s=reader.integer(
-                "EVALBOT_ISSUER_AUTH_FAILURE_WINDOW_S", 600, minimum=1
-            ),
             log_level=(reader.optional("EVALBOT_LOG_LEVEL") or "INFO").upper(),
         )
         reader.raise_if_any()

@@ -96,7 +96,7 @@ def build(settings: IssuerSettings) -> RunningIssuer:
     def lookup_on_hub(dataset_id: str, revision: str | None) -> BenchmarkLookup:
         return HubBenchmarkSource(reader, _parse_eval_yaml, cache).lookup(dataset_id, revision)
 
-    lookups = CachedLookups(lookup_on_hub, ttl_s=settings.benchmark_cache_s)
+    lookups = CachedLookups(lookup_on_hub)
 
     def benchmarks() -> BenchmarkSource:
         return lookups
@@ -108,7 +108,7 @@ def build(settings: IssuerSettings) -> RunningIssuer:
 
     limits = RedisLimits(
         client,
-        auth_failures=AuthFailureLimits(settings.auth_failures, settings.auth_failure_window_s),
+        auth_failures=AuthFailureLimits(settings.auth_failures),
     )
     audit = AuditLog(settings.audit_log).open()
     issuer = Issuer(
@@ -134,6 +134,5 @@ def build(settings: IssuerSettings) -> RunningIssuer:
         redis_client=client,
         audience=settings.audience,
         auth_failures=limits,
-        max_body_bytes=settings.max_body_bytes,
     )
     return RunningIssuer(app=app, issuer=issuer, audit=audit)

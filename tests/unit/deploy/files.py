@@ -74,8 +74,10 @@ def env_file(path: Path = ENV_EXAMPLE) -> dict[str, str]:
 
 
 def documented_settings() -> list[str]:
-    """The variables in docs/operating.md's settings table (the receiver author's list)."""
-    return re.findall(r"^\| `([A-Z][A-Z0-9_]+)` \|", OPERATING_DOC.read_text(), re.MULTILINE)
+    """The variables in docs/operating.md's settings table that a compose deployment reads:
+    the rows before the Space supervisor's (then come the CLI user's and the removed ones)."""
+    table = OPERATING_DOC.read_text().partition("| **Space supervisor**")[0]
+    return re.findall(r"^\| `([A-Z][A-Z0-9_]+)` \|", table, re.MULTILINE)
 
 
 def front_matter(path: Path) -> dict[str, Any]:

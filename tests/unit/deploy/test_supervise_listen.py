@@ -22,7 +22,7 @@ def test_a_port_in_use_names_the_address_and_the_setting() -> None:
 
 
 def test_port_0_binds_any_free_port() -> None:
-    with open_listener(Listener("127.0.0.1", 0, "EVALBOT_WEB_PORT")) as sock:
+    with open_listener(Listener("127.0.0.1", 0, None)) as sock:
         assert sock.getsockname()[1] > 0
 
 
@@ -43,3 +43,11 @@ def test_an_ipv6_host_gets_an_ipv6_socket() -> None:
     # `EVALBOT_HOST=::` worked when uvicorn bound the port; it must still, now the supervisor does.
     with open_listener(Listener("::1", 0, "EVALBOT_HOST")) as sock:
         assert sock.family == socket.AF_INET6
+
+
+def test_the_internal_port_failing_names_no_setting_to_change() -> None:
+    with pytest.raises(ListenError) as caught:
+        open_listener(Listener("127.0.0.256", 0, None))  # not an address
+    message = str(caught.value)
+    assert "cannot listen on 127.0.0.256:0 (the web pages' loopback port)" in message
+    assert "set " not in message

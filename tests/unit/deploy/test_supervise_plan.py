@@ -6,7 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from bot.supervise.plan import DEFAULT_PORT, Bound, Listener, PlanError, plan_from_env
+from bot.supervise.plan import (
+    DEFAULT_PORT,
+    REDIS_START_TIMEOUT_S,
+    SHUTDOWN_TIMEOUT_S,
+    Bound,
+    Listener,
+    PlanError,
+    plan_from_env,
+)
 
 PYTHON = "/usr/bin/python3"
 REDIS = "/usr/bin/redis-server"
@@ -87,7 +95,6 @@ def test_every_problem_is_reported_at_once() -> None:
             {
                 "PORT": "http",
                 "EVALBOT_WORKERS": "0",
-                "EVALBOT_SHUTDOWN_TIMEOUT": "nan",
                 "EVALBOT_LISTEN_FD": "1",
             },
             python=PYTHON,
@@ -97,7 +104,6 @@ def test_every_problem_is_reported_at_once() -> None:
     message = str(caught.value)
     assert "PORT must be an integer" in message
     assert "EVALBOT_WORKERS must be at least 1, got 0" in message
-    assert "EVALBOT_SHUTDOWN_TIMEOUT must be a number" in message
     assert "no redis-server was found" in message
     assert "EVALBOT_LISTEN_FD must be at least 3, got 1" in message
 
@@ -117,11 +123,14 @@ def test_the_web_pages_run_on_loopback_behind_the_receiver_unless_disabled() -> 
     plan = plan_from_env(
         {"EVALBOT_WEB_PORT": "9001"}, python=PYTHON, redis_binary=REDIS, writable=_never_writable
     )
-    assert plan.web == Listener("127.0.0.1", 9001, "EVALBOT_WEB_PORT")
+    assert plan.web == Listener("127.0.0.1", 0, None)  # any free port, whatever the old setting
+    assert plan_from_env(
+        {}, python=PYTHON, redis_binary=REDIS, writable=_never_writable, web_port=9001
+    ).web == Listener("127.0.0.1", 9001, None)
     web, receiver, _worker = plan.bot_children(PUBLIC, WEB)
     assert web.argv == (PYTHON, "-m", "bot", "web", "--fd", "6")
     assert web.pass_fds == (6,)
-    # the port the web socket got, which may differ from the setting when that was 0
+    # the port the web socket got
     assert receiver.env["EVALBOT_WEB_UPSTREAM"] == "http://127.0.0.1:41234"
     assert [child.name for child in plan.bot_children(PUBLIC, WEB)] == [
         "web",
@@ -136,9 +145,9 @@ def test_the_web_pages_run_on_loopback_behind_the_receiver_unless_disabled() -> 
     assert "EVALBOT_WEB_UPSTREAM" not in receiver_alone.env
 
 
-def test_internal_web_port_0_means_any_free_port_and_an_inherited_public_socket_is_served() -> None:
+def test_the_web_pages_take_any_free_port_and_an_inherited_public_socket_is_served() -> None:
     plan = plan_from_env(
-        {"EVALBOT_WEB_PORT": "0", "EVALBOT_LISTEN_FD": "7", "REDIS_URL": "redis://r:6379/0"},
+        {"EVALBOT_LISTEN_FD": "7", "REDIS_URL": "redis://r:6379/0"},
         python=PYTHON,
         redis_binary=None,
         writable=_never_writable,
@@ -148,3 +157,16 @@ def test_internal_web_port_0_means_any_free_port_and_an_inherited_public_socket_
     assert plan.public_fd == 7
     with pytest.raises(PlanError):
         plan_from_env({"PORT": "0"}, python=PYTHON, redis_binary=REDIS, writable=_never_writable)
+
+
+def test_the_timeouts_are_constants_whatever_the_removed_settings_say() -> None:
+    stale = {"EVALBOT_SHUTDOWN_TIMEOUT": "nan", "EVALBOT_REDIS_START_TIMEOUT": "1"}
+    plan = plan_from_env(stale, python=PYTHON, redis_binary=REDIS, writable=_never_writable)
+    assert (plan.shutdown_timeout_s, plan.redis_start_timeout_s) == (
+        SHUTDOWN_TIMEOUT_S,
+        REDIS_START_TIMEOUT_S,
+    )
+    short = plan_from_env(
+        {}, python=PYTHON, redis_binary=REDIS, writable=_never_writable, shutdown_timeout_s=2.0
+    )
+    assert short.shutdown_timeout_s == 2.0

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
+from bot.issuer.limits import AUTH_FAILURE_WINDOW_S, AuthFailureLimits
 from bot.issuer.settings import IssuerSettings, SettingsError
 
 BASE = {"EVALBOT_ISSUER_URL": "https://tokens.example.org", "REDIS_URL": "redis://localhost/0"}
@@ -12,7 +15,8 @@ BASE = {"EVALBOT_ISSUER_URL": "https://tokens.example.org", "REDIS_URL": "redis:
 def test_defaults_cache_whoami_for_a_minute_and_allow_ten_failures_per_ten_minutes() -> None:
     settings = IssuerSettings.from_env(BASE)
     assert settings.whoami_cache_s == 60.0
-    assert (settings.auth_failures, settings.auth_failure_window_s) == (10, 600)
+    assert settings.auth_failures == 10
+    assert AuthFailureLimits(settings.auth_failures).window_s == AUTH_FAILURE_WINDOW_S == 600
 
 
 def test_settings_are_read_and_zero_turns_the_cache_off() -> None:
@@ -21,11 +25,10 @@ def test_settings_are_read_and_zero_turns_the_cache_off() -> None:
             **BASE,
             "EVALBOT_ISSUER_WHOAMI_CACHE_S": "0",
             "EVALBOT_ISSUER_AUTH_FAILURES": "3",
-            "EVALBOT_ISSUER_AUTH_FAILURE_WINDOW_S": "60",
         }
     )
     assert settings.whoami_cache_s == 0.0
-    assert (settings.auth_failures, settings.auth_failure_window_s) == (3, 60)
+    assert settings.auth_failures == 3
 
 
 @pytest.mark.parametrize(
@@ -33,7 +36,6 @@ def test_settings_are_read_and_zero_turns_the_cache_off() -> None:
     [
         ("EVALBOT_ISSUER_WHOAMI_CACHE_S", "-1"),
         ("EVALBOT_ISSUER_AUTH_FAILURES", "0"),
-        ("EVALBOT_ISSUER_AUTH_FAILURE_WINDOW_S", "ten"),
     ],
 )
 def test_bad_values_name_the_setting(name: str, value: str) -> None:
@@ -69,7 +71,21 @@ def test_a_refused_issuer_url_is_shown_without_its_credentials() -> None:
     assert "also-secret" not in str(refused.value)
 
 
-def test_benchmark_lookups_are_kept_five_minutes_and_never_less_than_a_second() -> None:
-    assert IssuerSettings.from_env(BASE).benchmark_cache_s == 300.0
-    with pytest.raises(SettingsError, match="EVALBOT_ISSUER_BENCHMARK_CACHE_S"):
-        IssuerSettings.from_env({**BASE, "EVALBOT_ISSUER_BENCHMARK_CACHE_S": "0"})
+@pytest.mark.parametrize(
+    ("name", "replacement"),
+    [
+        ("EVALBOT_ISSUER_MAX_BODY_BYTES", "bot.issuer.endpoints.MAX_BODY_BYTES"),
+        ("EVALBOT_ISSUER_BENCHMARK_CACHE_S", "bot.issuer.lookups.BENCHMARK_CACHE_S"),
+        ("EVALBOT_ISSUER_AUTH_FAILURE_WINDOW_S", "bot.issuer.limits.AUTH_FAILURE_WINDOW_S"),
+    ],
+)
+def test_a_removed_setting_still_set_is_named_in_a_warning_with_its_replacement(
+    name: str, replacement: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """It no longer stops the start, even with a value it used to refuse, but the operator is
+    told it has no effect."""
+    with caplog.at_level(logging.WARNING, logger="evalbot.settings"):
+        IssuerSettings.from_env({**BASE, name: "0"})
+    [record] = caplog.records
+    assert name in record.getMessage()
+    assert replacement in record.getMessage()
