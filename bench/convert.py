@@ -1,8 +1,9 @@
 """Entries converted per second from a generated 1,000-task lm-eval results file, against
 `json.load` of the same file in the same run (medians of repeated runs; ratio printed); then
 the median time of converting each real output of the test corpus (`tests/samples/convert`,
-with the shipped mapping rows and example benchmarks), and of a generated 50 MB lm-eval file
-(1,000 tasks whose configs carry long prompts, as a run with long few-shot prompts writes).
+with the shipped mapping rows and example benchmarks) and of reading its JSON (the strict
+reader against `json.loads`), and of a generated 50 MB lm-eval file (1,000 tasks whose
+configs carry long prompts, as a run with long few-shot prompts writes).
 
 Run: `.venv/bin/python bench/convert.py [--tasks 1000] [--repeat 15] [--corpus-repeat 9]`.
 """
@@ -16,6 +17,7 @@ import statistics
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -23,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.timing import median_seconds
 from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 from bot.convert import entries_from
+from bot.convert.jsonread import read_json
 from bot.convert.mapping import MappingTable, parse_mappings
 
 
@@ -66,7 +69,7 @@ def corpus(repeat: int) -> None:
     rows = ROOT / "config" / "convert" / "mappings.yaml"
     table = parse_mappings(str(rows), rows.read_bytes())
     files = sorted(p for p in CORPUS.rglob("*") if p.suffix in (".json", ".eval"))
-    times = []
+    times, reads, loads = [], [], []
     for path in files:
         content = path.read_bytes()
 
@@ -76,9 +79,17 @@ def corpus(repeat: int) -> None:
         seconds = median_seconds(once, repeat=repeat)
         times.append(seconds)
         print(f"  {path.relative_to(CORPUS)!s:<78} {seconds * 1000:8.2f} ms")
+        if path.suffix == ".json":
+            reads.append(median_seconds(partial(read_json, content, "r.json"), repeat=repeat))
+            loads.append(median_seconds(partial(json.loads, content), repeat=repeat))
     print(
         f"real outputs: {len(files)} files, median of the per-file medians:"
         f" {statistics.median(times) * 1000:.2f} ms"
+    )
+    print(
+        f"their JSON ({len(reads)} files), median per file: strict read"
+        f" {statistics.median(reads) * 1e6:.1f} µs,"
+        f" json.loads {statistics.median(loads) * 1e6:.1f} µs"
     )
     content = large(1000, 50 * 1024 * 1024)
     empty = MappingTable()

@@ -140,7 +140,7 @@ def test_the_fast_read_answers_for_the_real_outputs() -> None:
     samples = [
         "lm-eval/Meta-Llama-3-8B-Instruct_results_2024-08-25T21-59-12.123082.json",
         "lighteval/gpt-5.2_results_2025-12-12T15-11-59.471879.json",
-        "inspect-ai/data_arc_qwen.json",
+        "lm-eval/gemma-2b_results_2026-01-16T15-23-47.285735.json",
         "evalscope/mmlu_pro.json",
     ]
     root = Path(__file__).parents[2] / "samples" / "convert"
