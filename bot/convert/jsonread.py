@@ -95,7 +95,8 @@ def _read_fast(body: bytes) -> tuple[bool, Any]:
     orjson and `json` read the same grammar to the same values, except that orjson refuses
     NaN, infinities, lone surrogates and nesting past 1,024 (the strict read then decides),
     and turns an integer beyond 64 bits into a float: text with a run of 19 digits that does
-    not follow a `.` (a fraction's), as the shortest such integer's, is left to the strict read.
+    not follow a `.` (a fraction's), as the shortest such integer's, is left to the strict read
+    (looked for only when such a float may be in the value).
     orjson keeps the last of two equal keys, so the keys are counted: each member written has
     one `:` outside strings, and orjson writing the value back has one per member kept. Every
     colon read in a string is written back as `:`, and is in the text as `:` or as the escape
@@ -108,12 +109,9 @@ def _read_fast(body: bytes) -> tuple[bool, Any]:
         written = orjson.dumps(value)
     except (orjson.JSONDecodeError, orjson.JSONEncodeError):
         return False, None
-    shape = body.translate(_DIGITS_AS_ZERO)
-    if _NINETEEN_DIGITS in shape and (
-        # each run of 19 digits or more after a `.` is counted once by the second count and
-        # at least once by the first; an integer's run only by the first
-        shape.count(_NINETEEN_DIGITS) != shape.count(b"." + _NINETEEN_DIGITS)
-    ):
+    if b"+" in written and _long_integer_in(body):
+        # orjson writes a float of 1e16 or more as `<digits>e+<exponent>`, and reads an
+        # integer beyond 64 bits (9.2e18 or more) as such a float: without a `+`, there is none
         return False, None
     colons = body.count(b":")
     # an escaped colon counts as the colon it is read as (a `\\u003a` that is no escape
@@ -125,6 +123,16 @@ def _read_fast(body: bytes) -> tuple[bool, Any]:
     if colons != written.count(b":"):
         return False, None
     return True, value
+
+
+def _long_integer_in(body: bytes) -> bool:
+    """Whether `body` holds a run of 19 digits or more that does not follow a `.`: each such run
+    after a `.` is counted once by the second count and at least once by the first, any other
+    only by the first."""
+    shape = body.translate(_DIGITS_AS_ZERO)
+    return _NINETEEN_DIGITS in shape and shape.count(_NINETEEN_DIGITS) != shape.count(
+        b"." + _NINETEEN_DIGITS
+    )
 
 
 def _read_strict(body: bytes, filename: str) -> Any:

@@ -13,6 +13,7 @@ import codecs
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -152,3 +153,13 @@ def test_a_duplicate_past_the_fast_size_is_refused_with_its_place() -> None:
     content = b"\n" * FAST_MAX_BYTES + b'  {"a": 1, "a": 2}'
     with pytest.raises(ConvertError, match=f"in the object at line {FAST_MAX_BYTES + 1} column 3"):
         read_json(content, "big.json")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(min_value=1e16, allow_infinity=False), st.booleans())
+def test_orjson_writes_every_float_of_1e16_or_more_with_an_exponent(
+    value: float, minus: bool
+) -> None:
+    """The fast read looks for integers beyond 64 bits (read by orjson as such floats) only
+    when the value written back has a `+`."""
+    assert b"e+" in orjson.dumps(-value if minus else value)
