@@ -1,8 +1,9 @@
 """Entries converted per second from a generated 1,000-task lm-eval results file, against
 `json.load` of the same file in the same run (medians of repeated runs; ratio printed); then
-the median time of converting each real output of the test corpus (`tests/samples/convert`,
-with the shipped mapping rows and example benchmarks), and of a generated 50 MB lm-eval file
-(1,000 tasks whose configs carry long prompts, as a run with long few-shot prompts writes).
+the median CPU time of converting each real output of the test corpus
+(`tests/samples/convert`, with the shipped mapping rows and example benchmarks) and of reading
+its JSON (`read_json` against `json.loads`), and of a generated 50 MB lm-eval file (1,000
+tasks whose configs carry long prompts, as a run with long few-shot prompts writes).
 
 Run: `.venv/bin/python bench/convert.py [--tasks 1000] [--repeat 15] [--corpus-repeat 9]`.
 """
@@ -16,6 +17,7 @@ import statistics
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -23,7 +25,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.timing import median_seconds
 from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 from bot.convert import entries_from
+from bot.convert.jsonread import read_json
 from bot.convert.mapping import MappingTable, parse_mappings
+
+#: CPU time of this process: steadier than wall time on a machine shared with other work
+cpu = time.process_time
 
 
 def generated(tasks: int) -> bytes:
@@ -61,24 +67,34 @@ def large(tasks: int, target_bytes: int) -> bytes:
 
 
 def corpus(repeat: int) -> None:
-    """Median conversion time of each real output, with the shipped rows."""
+    """Median conversion time of each real output, with the shipped rows, in CPU time (wall
+    time on a shared machine moves with the others' load)."""
     examples = DirectoryBenchmarkSource(ROOT / "examples" / "benchmarks")
     rows = ROOT / "config" / "convert" / "mappings.yaml"
     table = parse_mappings(str(rows), rows.read_bytes())
     files = sorted(p for p in CORPUS.rglob("*") if p.suffix in (".json", ".eval"))
-    times = []
+    times, reads, loads = [], [], []
     for path in files:
         content = path.read_bytes()
 
         def once(content: bytes = content, name: str = path.name) -> None:
             entries_from(content, filename=name, benchmarks=examples, mappings=table)
 
-        seconds = median_seconds(once, repeat=repeat)
+        seconds = median_seconds(once, repeat=repeat, clock=cpu)
         times.append(seconds)
-        print(f"  {path.relative_to(CORPUS)!s:<78} {seconds * 1000:8.2f} ms")
+        print(f"  {path.relative_to(CORPUS)!s:<78} {seconds * 1e6:8.0f} µs")
+        if path.suffix == ".json":
+            read = partial(read_json, content, "r.json")
+            reads.append(median_seconds(read, repeat=repeat, clock=cpu))
+            loads.append(median_seconds(partial(json.loads, content), repeat=repeat, clock=cpu))
     print(
         f"real outputs: {len(files)} files, median of the per-file medians:"
-        f" {statistics.median(times) * 1000:.2f} ms"
+        f" {statistics.median(times) * 1e6:.1f} µs (CPU)"
+    )
+    print(
+        f"their JSON ({len(reads)} files), median per file: read_json"
+        f" {statistics.median(reads) * 1e6:.1f} µs,"
+        f" json.loads {statistics.median(loads) * 1e6:.1f} µs"
     )
     content = large(1000, 50 * 1024 * 1024)
     empty = MappingTable()
@@ -86,11 +102,11 @@ def corpus(repeat: int) -> None:
     def convert_large() -> None:
         entries_from(content, filename="results.json", benchmarks=examples, mappings=empty)
 
-    seconds = median_seconds(convert_large, repeat=max(3, repeat // 3))
-    loaded = median_seconds(lambda: json.loads(content), repeat=max(3, repeat // 3))
+    seconds = median_seconds(convert_large, repeat=max(3, repeat // 3), clock=cpu)
+    loaded = median_seconds(lambda: json.loads(content), repeat=max(3, repeat // 3), clock=cpu)
     print(
         f"{len(content) / 1e6:.1f} MB lm-eval file: convert {seconds * 1000:.0f} ms,"
-        f" json.loads {loaded * 1000:.0f} ms (medians)"
+        f" json.loads {loaded * 1000:.0f} ms (medians, CPU)"
     )
 
 

@@ -2,10 +2,14 @@
 that says where, never a silent "last one wins" or "not a format evalbot can read".
 
 Python's `json` keeps the last of two equal keys in an object, so a results file holding
-`"acc,none"` twice would convert whichever value came last. The fast path reads with the C
-scanner and only counts keys per object; when a duplicate is found, the input is read again
-with the pure-Python scanner (same grammar) to name the object's line and column. That second
-read happens only for a file already refused, and stops at the first duplicate.
+`"acc,none"` twice would convert whichever value came last. The strict read passes every object
+through a Python hook that refuses a key twice; on a file of many small objects (a results
+file) that hook is a third of the read. So an output of up to `FAST_MAX_BYTES` is first read
+by orjson, in C, and its result is kept only when a count proves it holds every key written
+(`_read_fast`); any other input takes the strict read, whose verdict (value or error message)
+is the one every input gets (property-tested in tests/unit/convert/test_jsonread.py). When a
+duplicate is found, the input is read a third time with the pure-Python scanner (same grammar)
+to name the object's line and column; that happens only for a file already refused.
 
 `NaN` and `Infinity` literals are read (lm-eval and lighteval write them for a metric that
 could not be computed); the adapters report such values as scores left out.
@@ -20,6 +24,8 @@ import json.decoder
 import json.scanner
 import re
 from typing import Any
+
+import orjson
 
 from bot.convert.registry import ConvertError
 
@@ -52,6 +58,18 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 _STRICT = json.JSONDecoder(object_pairs_hook=_unique)
 
 
+#: A results file (lm-eval, lighteval, EvalScope) is a few KB of many small objects, where the
+#: hook is a third of the read and the fast read wins; a larger output is large for its logged
+#: prompts and samples, long strings in few objects, where the fast read's scans of every byte
+#: (about 3 ns a byte in all) cost more than the hook saves: a 24 KB inspect log reads in 53 µs
+#: strictly and in 75 µs on the fast read.
+FAST_MAX_BYTES = 16 * 1024
+
+#: Every digit as `0`, so that a run of 19 digits is a plain substring search.
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_NINETEEN_DIGITS = b"0" * 19
+
+
 def looks_like_json(content: bytes) -> bool:
     """Whether the bytes start as a JSON object or array would (after blanks and a BOM)."""
     head = content[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
@@ -62,8 +80,65 @@ def read_json(content: bytes, filename: str) -> Any:
     """The parsed JSON of `content`; ConvertError naming `filename`, the line and the column
     of a syntax error, of the end of a truncated file, or of an object with a duplicate key.
     RecursionError (nesting deeper than Python reads) is left to the caller."""
+    body = content.removeprefix(codecs.BOM_UTF8)
+    if len(body) <= FAST_MAX_BYTES:
+        read, value = _read_fast(body)
+        if read:
+            return value
+    return _read_strict(body, filename)
+
+
+def _read_fast(body: bytes) -> tuple[bool, Any]:
+    """(True, the value) when orjson reads `body` to exactly what the strict read would;
+    (False, None) when only the strict read can tell.
+
+    orjson and `json` read the same grammar to the same values, except that orjson refuses
+    NaN, infinities, lone surrogates and nesting past 1,024 (the strict read then decides),
+    and turns an integer beyond 64 bits into a float: text with a run of 19 digits that does
+    not follow a `.` (a fraction's), as the shortest such integer's, is left to the strict read
+    (looked for only when such a float may be in the value).
+    orjson keeps the last of two equal keys, so the keys are counted: each member written has
+    one `:` outside strings, and orjson writing the value back has one per member kept. Every
+    colon read in a string is written back as `:`, and is in the text as `:` or as the escape
+    `\\u003a` (either case), counted as one: the text's count is the written one exactly when no
+    member (with its strings) was dropped, and larger otherwise.
+    """
+    # orjson first: it stops at a NaN, which lm-eval and lighteval write
     try:
-        text = content.removeprefix(codecs.BOM_UTF8).decode("utf-8")
+        value = orjson.loads(body)
+        written = orjson.dumps(value)
+    except (orjson.JSONDecodeError, orjson.JSONEncodeError):
+        return False, None
+    if b"+" in written and _long_integer_in(body):
+        # orjson writes a float of 1e16 or more as `<digits>e+<exponent>`, and reads an
+        # integer beyond 64 bits (9.2e18 or more) as such a float: without a `+`, there is none
+        return False, None
+    colons = body.count(b":")
+    # an escaped colon counts as the colon it is read as (a `\\u003a` that is no escape
+    # counts too: then the counts differ, and the strict read decides)
+    at = body.find(b"\\u003")
+    while at >= 0:
+        colons += body[at + 5 : at + 6] in (b"a", b"A")
+        at = body.find(b"\\u003", at + 5)
+    if colons != written.count(b":"):
+        return False, None
+    return True, value
+
+
+def _long_integer_in(body: bytes) -> bool:
+    """Whether `body` holds a run of 19 digits or more that does not follow a `.`: each such run
+    after a `.` is counted once by the second count and at least once by the first, any other
+    only by the first."""
+    shape = body.translate(_DIGITS_AS_ZERO)
+    return _NINETEEN_DIGITS in shape and shape.count(_NINETEEN_DIGITS) != shape.count(
+        b"." + _NINETEEN_DIGITS
+    )
+
+
+def _read_strict(body: bytes, filename: str) -> Any:
+    """`read_json` with the hook that refuses a duplicate key, and every error located."""
+    try:
+        text = body.decode("utf-8")
     except UnicodeDecodeError as error:
         raise ConvertError(
             f"{filename}: not UTF-8 text (byte {error.start}); a framework writes its JSON"
