@@ -56,6 +56,23 @@ def test_each_page_is_clean_at_desktop_and_phone_width(
     assert tab.errors == [not_found]
 
 
+def test_each_page_reads_without_its_stylesheet(web_bot: Bot, browser: Any) -> None:
+    """CSS off (blocked, as a text browser or a failed load would have it): each page still
+    has its one heading, its key text and its navigation, in reading order, nothing wider than
+    a desktop window."""
+    tab = open_tab(browser)
+    tab.page.route("**/static/*", lambda route: route.abort())
+    for path, key_text in PAGES:
+        tab.goto(web_bot.stack.web_url + path)
+        assert tab.page.evaluate("getComputedStyle(document.body).margin") == "8px"  # no sheet
+        assert tab.page.locator("h1").count() == 1, path
+        text = tab.page.inner_text("body")
+        assert key_text in text, path
+        assert text.index("Playground") < text.index(key_text), path  # header, then main
+        assert not tab.overflows(), path
+    tab.errors.clear()  # the blocked sheet and fonts are the point
+
+
 def test_the_pages_fonts_draw_the_badges_emoji(web_bot: Bot, browser: Any) -> None:
     """Without an emoji font every badge is an empty box: the machine must have one, and the
     page's font stack must reach it."""
