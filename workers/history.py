@@ -212,13 +212,16 @@ def add_verdict(
     pipe.zadd(HISTORY_REPOS, {repo_id: moment})
     pipe.zremrangebyrank(HISTORY_REPOS, 0, -MAX_REPOS - 1)
     pipe.expire(HISTORY_REPOS, RETENTION_S)
-    for benchmark in sorted({entry.benchmark for entry in verdict.entries}):
+    # Indexed: results on a benchmark the Hub has (the `leaderboard` badge), so a PR naming
+    # made-up datasets adds no key.
+    indexed = {entry.benchmark for entry in verdict.entries if "leaderboard" in entry.badges}
+    for benchmark in sorted(indexed):
         key = benchmark_history_key(benchmark)
         pipe.zadd(key, {f"{repo_id}#{pr_num}": moment})
         pipe.zremrangebyrank(key, 0, -MAX_PRS_PER_BENCHMARK - 1)
         pipe.expire(key, RETENTION_S)
         pipe.zadd(HISTORY_BENCHMARKS, {benchmark: moment})
-    if verdict.entries:
+    if indexed:
         pipe.zremrangebyrank(HISTORY_BENCHMARKS, 0, -MAX_REPOS - 1)
         pipe.expire(HISTORY_BENCHMARKS, RETENTION_S)
 

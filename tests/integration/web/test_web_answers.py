@@ -23,10 +23,12 @@ from bot.hub.client import HfHubClient
 from bot.report.comment import Counts
 from bot.spec.diagnostics import Diagnostic, Severity
 from bot.spec.model import (
+    Benchmark,
     Dialect,
     EntryReport,
     FileReport,
     ResultEntry,
+    TaskDef,
     Verification,
     VerificationStatus,
 )
@@ -196,6 +198,7 @@ def verdict(
             dataset_id="emulator-samples/gpqa-mini",
             task_id="diamond",
         ),
+        benchmark=Benchmark("emulator-samples/gpqa-mini", (TaskDef("diamond"),)),
         verification=Verification(
             VerificationStatus.VERIFIED if verified else VerificationStatus.UNVERIFIED,
             None if verified else "token-expired",
@@ -336,6 +339,7 @@ def test_the_json_api_answers_what_the_pages_show(
     assert web.get("/api/v1/repos/alice/model/prs/10").status_code == 404
     assert web.get("/api/v1/repos/bob/secret-model/prs").status_code == 404
     assert web.get("/api/v1/repos/bob/secret-model/prs/1").status_code == 404
+    record(store, "alice/model", 8, verdict("c", 3, verified=True))  # a valid result: indexed
     results = web.get("/api/v1/benchmarks/emulator-samples/gpqa-mini/results").json()
     assert [r["repo_id"] for r in results["results"]] == ["alice/model"]  # not bob's secret
     standing = web.get("/api/v1/collections/mini-gate/standing", params={"model": "alice/model"})
@@ -360,6 +364,8 @@ def test_a_benchmarks_page_lists_the_results_checked_for_it(
     assert 'href="/pr/alice/model/4"' in table
     assert "secret" not in page
     assert "emulator-samples/gpqa-mini" in web.get("/benchmarks").text
+    record(store, "alice/model", 6, verdict("b", 2))  # an entry with errors: no badge
+    assert 'href="/pr/alice/model/6"' not in web.get("/benchmarks/emulator-samples/gpqa-mini").text
 
 
 def test_a_private_repos_details_page_is_not_found(

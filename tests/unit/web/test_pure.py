@@ -242,3 +242,13 @@ def test_verdicts_keep_problems_title_author_and_tokens_within_caps() -> None:
     again = json.dumps({**asdict(verdict), "at": "2026-11-25T00:00:00Z"})
     history = parse_pr_history(3, [again, raw])  # the same head checked twice: one row
     assert [v.at for v in history.verdicts] == ["2026-11-25T00:00:00Z"]
+
+
+def test_the_badge_escapes_what_results_say() -> None:
+    from bot.web.badge import BadgeText, render_svg
+
+    svg = render_svg(BadgeText('a"><script>x</script>', "1 < 2 & 3", "verified"))
+    assert "<script>" not in svg
+    assert "&lt;script&gt;" in svg
+    assert "1 &lt; 2 &amp; 3" in svg
+    assert svg.startswith('<svg xmlns="http://www.w3.org/2000/svg"')
