@@ -89,7 +89,9 @@ def routes(site: Site) -> list[Route]:
             )
         finally:
             site.slots.release()
-        fields["content"] = given.content.decode("utf-8", "replace")
+        # An archive (an inspect-ai `.eval` log) is not text: the form does not send it back.
+        binary = given.content[:4] == b"PK\x03\x04"
+        fields["content"] = "" if binary else given.content.decode("utf-8", "replace")
         return site.page(
             "playground.html",
             request,

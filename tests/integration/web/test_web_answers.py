@@ -124,6 +124,24 @@ def test_an_every_eval_ever_record_is_converted_and_checked(web: TestClient) -> 
     assert "No errors" in page
 
 
+def test_an_uploaded_archive_is_read_as_an_output_and_not_sent_back(web: TestClient) -> None:
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("header.json", "{}")
+    files: dict[str, tuple[str | None, bytes | str]] = {
+        "upload": ("run.eval", buffer.getvalue()),
+        "kind": (None, "results"),
+    }
+    page = web.post("/playground", files=files, headers=SAME_ORIGIN).text
+    assert "Not converted" in page
+    assert "run.eval: not an inspect-ai eval log" in page  # read by the inspect-ai converter
+    textarea = page.split('<textarea id="content"', 1)[1].split("</textarea>", 1)[0]
+    assert textarea.endswith(">")  # empty: the archive's bytes are not echoed as text
+
+
 def test_an_output_no_converter_reads_says_so(web: TestClient) -> None:
     page = paste(web, '{"hello": "world"}').text
     assert "Not converted" in page
