@@ -41,7 +41,7 @@ $(VENV)/uv/bin/uv:
 	$(VENV)/uv/bin/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
 
 demo: $(STAMP)
-	$(BIN)/python -m evalbot_dev.demo
+	$(BIN)/python -m evalbot_dev.demo $(DEMO_ARGS)
 
 test: lint typecheck
 	$(BIN)/pytest -q -m "not soak and not image"

@@ -142,6 +142,9 @@ class Settings:
     #: three of them is dead, and the messages it held are queued again two intervals later
     #: (docs/reliability.md, "A worker that dies").
     worker_heartbeat_s: float = 10.0
+    #: Where the bot's web pages are reachable from the internet (`evalbot web`, or the
+    #: receiver's port on a Space); set, the PR comment's footer links each PR's details page.
+    public_url: str | None = None
     #: Per PR, a maintainer's `recheck` runs at once, and the asks that follow within this many
     #: seconds are coalesced into one more run at its end (docs/comment.md).
     recheck_interval_s: int = 10
@@ -183,6 +186,11 @@ class Settings:
             ),
             worker_heartbeat_s=reader.number("EVALBOT_WORKER_HEARTBEAT", 10.0, minimum=0.2),
             recheck_interval_s=reader.integer("EVALBOT_RECHECK_INTERVAL", 10, minimum=1),
+            public_url=(
+                reader.url("EVALBOT_WEB_PUBLIC_URL", None, schemes=("http", "https"))
+                if reader.optional("EVALBOT_WEB_PUBLIC_URL")
+                else None
+            ),
         )
         reader.check_relations(settings)
         reader.raise_if_any()

@@ -7,8 +7,10 @@ through `huggingface_hub` with one signed (verifiable) result and one broken res
 the comment the bot posts as the Hub would show it, pushes a fix and prints the comment again,
 edited in place. Then a framework's CI job (a simulated GitHub Actions job, its OIDC identity from
 a local provider) runs `evalbot submit`: `evalbot issuer` signs its result, the job opens a PR,
-and the bot marks it verified. Last, it runs the same checks offline, as `evalbot validate`
-before a push.
+and the bot marks it verified. The web pages (`evalbot web`) run beside it: their address is
+printed, with the first PR's details page and the model's badge, and `--web` keeps them up
+after the steps until Ctrl-C, to look around. Last, it runs the same checks offline, as
+`evalbot validate` before a push.
 
 Exits 0 when the bot behaved as expected at every step, 1 otherwise.
 """
@@ -16,12 +18,15 @@ Exits 0 when the bot behaved as expected at every step, 1 otherwise.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
+import httpx2
 from huggingface_hub import CommitOperationAdd, HfApi, constants
 
 from bot.cli import main
@@ -141,6 +146,7 @@ def _run_stack_steps(
     print(f"Hub emulator  {stack.hub.url}")
     print(f"receiver      {stack.receiver_url}/webhooks/hub   (evalbot serve)")
     print(f"broker        {stack.redis_url}   (evalbot worker x1)")
+    print(f"web pages     {stack.web_url}/   (evalbot web: playground, PR history, badges)")
 
     def report(head: str) -> str | None:
         for comment in reversed(stack.hub.comments(MODEL, num)):
@@ -186,6 +192,7 @@ def _run_stack_steps(
     bot_comments = [c for c in stack.hub.comments(MODEL, num) if c.author == BOT]
     checks.append(("the error is gone after the fix", "ENTRY-TASK-UNKNOWN" not in second))
     checks.append(("one comment, edited in place", len(bot_comments) == 1))
+    checks.append(("the pages show both pushes of the PR", _pages_show(stack, num)))
 
     _banner("a framework's CI job submits its result through the issuer")
     token_issuer.hub_url, token_issuer.redis_url = stack.hub.url, stack.redis_url
@@ -202,7 +209,41 @@ def _run_stack_steps(
             checks.append(("the result signed by the issuer is verified", "✅ verified" in third))
 
 
-def run_demo() -> int:
+def _pages_show(stack: LocalStack, num: int) -> bool:
+    """The PR's details page lists both pushes, the first with its error."""
+    details = f"{stack.web_url}/pr/{MODEL}/{num}"
+    _banner("the same PR on the web pages")
+    print(f"details page  {details}")
+    print(f"PR history    {stack.web_url}/history/{MODEL}")
+    print(f"badge         {stack.web_url}/badge/{MODEL}.svg")
+    page = httpx2.get(details, timeout=10)
+    return (
+        page.status_code == 200
+        and page.text.count('class="push"') == 2
+        and "ENTRY-TASK-UNKNOWN" in page.text
+    )
+
+
+def _keep_pages_up(stack: LocalStack) -> None:
+    """`--web`: the stack stays up for a person to look around, until Ctrl-C (or SIGTERM);
+    either way the stack's processes are stopped on the way out."""
+    stop = threading.Event()
+    previous = {
+        number: signal.signal(number, lambda *_: stop.set())
+        for number in (signal.SIGINT, signal.SIGTERM)
+    }
+    _banner("the pages stay up until Ctrl-C")
+    print(f"open {stack.web_url}/ in a browser", flush=True)
+    try:
+        while not stop.wait(timeout=1.0):
+            pass
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+    print("stopping", flush=True)
+
+
+def run_demo(*, keep_web: bool = False) -> int:
     constants.HF_HUB_DISABLE_TELEMETRY = True
     issuer = LocalIssuer()
     checks: list[tuple[str, bool]] = []
@@ -226,6 +267,7 @@ def run_demo() -> int:
             watched=[{"type": "user", "name": "alice"}],
             issuers=[issuer.config(), token_issuer.bot_config()],
             redis_url=os.environ.get("REDIS_URL"),
+            web=True,
         )
         with LocalStack(_state(), Path(work) / "stack", options) as stack:
             _run_stack_steps(
@@ -236,6 +278,8 @@ def run_demo() -> int:
                 work=Path(work),
                 checks=checks,
             )
+            if keep_web:
+                _keep_pages_up(stack)
 
     _banner("the same checks before pushing: evalbot validate")
     command = ["validate", _shown(EXAMPLES / "model-broken"), "--benchmarks", _shown(BENCHMARKS)]
@@ -258,4 +302,4 @@ def _shown(path: Path) -> str:
 
 
 if __name__ == "__main__":
-    raise SystemExit(run_demo())
+    raise SystemExit(run_demo(keep_web="--web" in sys.argv[1:]))

@@ -4,7 +4,12 @@ After each report run the pipeline queues `add_verdict` on the pipeline that rec
 last verdict (no round trip of its own):
 
 - `evalbot:history:pr:<repo>:<num>`: a list, newest first, of the PR's last
-  `MAX_VERDICTS_PER_PR` verdicts (JSON: head, time, outcome, PR state, counts);
+  `MAX_VERDICTS_PER_PR` verdicts (JSON: head, time, outcome, PR state, counts, the PR's title
+  and author, the first problem);
+- `evalbot:history:prd:<repo>:<num>`: the newest `MAX_DETAILED_PER_PR` of them in full: up to
+  `MAX_PROBLEMS_KEPT` problems (code, file, line, message, fix), `MAX_TOKENS_KEPT` token
+  verdicts and `MAX_ENTRIES_KEPT` results (benchmark, task, value, badges), texts cut at
+  `MAX_TEXT` (the details page and the badge read them);
 - `evalbot:history:repo:<repo>`: a sorted set of the repo's PR numbers by last verdict time,
   the newest `MAX_PRS_PER_REPO` kept;
 - `evalbot:history:repos`: a sorted set of repos by last verdict time, the newest
@@ -14,29 +19,32 @@ last verdict (no round trip of its own):
   show a repo's history only while it reads `public`: a private or gated repo's verdicts are
   not written at all, its PR list is dropped and it leaves the repos list; an `unknown` one is
   hidden and keeps what it had (its next public verdict shows it again); a repo with no
-  record (written before visibility was kept) is hidden until its next verdict.
+  record (written before visibility was kept) is hidden until its next verdict;
+- `evalbot:history:benchmark:<id>` and `evalbot:history:benchmarks`: which PRs hold results
+  for a benchmark, and the benchmarks by last result (a benchmark's page lists them).
 
 Each key expires `RETENTION_S` after its last write (the same 90 days the bot remembers a
-PR's last verdict), so the history costs at most about
-`MAX_REPOS x MAX_PRS_PER_REPO x MAX_VERDICTS_PER_PR` records of ~200 bytes, and a PR untouched
-for 90 days leaves no trace (docs/web.md, "PR history"). Only what the public PR comment
+PR's last verdict), and a PR untouched for 90 days leaves no trace (docs/web.md, "PR
+history"; bench/web.py measures the memory of 10,000 PRs). Only what the public PR comment
 already shows is stored: no file content, no token.
 
-The reader (`read_repo_history`) lives here too, so writer and reader agree on one format.
+The readers live here too, so writer and readers agree on one format.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
 import redis
 
 from bot.contract import keys
+from bot.report.badges import badges_for
 from bot.report.comment import Counts
+from bot.spec.model import FileReport, VerificationStatus
 
 HISTORY_PREFIX = keys.HISTORY_PREFIX
 HISTORY_REPOS = f"{HISTORY_PREFIX}:repos"
@@ -44,10 +52,26 @@ MAX_VERDICTS_PER_PR = 20
 MAX_PRS_PER_REPO = 200
 MAX_REPOS = 1000
 RETENTION_S = 90 * 24 * 3600
+#: Per verdict: the problems and token verdicts kept (the rest are counted), and the longest
+#: text kept of a message, a fix or a title.
+#: Of a PR's verdicts, the newest this many keep those details (problems, tokens, results);
+#: the older ones keep their counts and first problem only.
+MAX_DETAILED_PER_PR = 5
+MAX_PROBLEMS_KEPT = 10
+MAX_TOKENS_KEPT = 10
+MAX_ENTRIES_KEPT = 20
+MAX_TEXT = 240
+#: Per benchmark, the PRs whose newest verdict holds one of its results (its page lists them).
+MAX_PRS_PER_BENCHMARK = 500
+HISTORY_BENCHMARKS = f"{HISTORY_PREFIX}:benchmarks"
 
 
 def pr_history_key(repo_id: str, pr_num: int) -> str:
     return f"{HISTORY_PREFIX}:pr:{repo_id}:{pr_num}"
+
+
+def pr_details_key(repo_id: str, pr_num: int) -> str:
+    return f"{HISTORY_PREFIX}:prd:{repo_id}:{pr_num}"
 
 
 def repo_history_key(repo_id: str) -> str:
@@ -66,6 +90,46 @@ def public_repos(client: redis.Redis, repo_ids: Sequence[str]) -> list[str]:
     return [repo_id for repo_id, mark in zip(repo_ids, marks, strict=True) if mark == b"public"]
 
 
+def benchmark_history_key(benchmark_id: str) -> str:
+    """Benchmark ids are matched case-insensitively, as the validator looks them up."""
+    return f"{HISTORY_PREFIX}:benchmark:{benchmark_id.lower()}"
+
+
+@dataclass(frozen=True, slots=True)
+class KeptProblem:
+    """One problem of a verdict, as the PR comment lists it."""
+
+    code: str
+    severity: str  # error, warning
+    file: str
+    line: int | None
+    message: str
+    fix: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class KeptToken:
+    """One entry's `verify_token`: verified, or why not (a documented reason code)."""
+
+    file: str
+    line: int | None
+    verified: bool
+    reason: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class KeptEntry:
+    """One result of a verdict, as the comment's table shows it: benchmark, task, value and
+    badges (none when the entry has errors)."""
+
+    benchmark: str
+    task: str
+    value: str
+    badges: tuple[str, ...]
+    file: str
+    line: int
+
+
 @dataclass(frozen=True, slots=True)
 class Verdict:
     """One report run on one PR head, as the history page lists it."""
@@ -80,6 +144,12 @@ class Verdict:
     invalid: int
     errors: int
     warnings: int
+    title: str = ""
+    author: str = ""
+    problems: tuple[KeptProblem, ...] = ()
+    tokens: tuple[KeptToken, ...] = ()
+    problems_total: int = 0  # all the run found; `problems` holds the first of them
+    entries: tuple[KeptEntry, ...] = ()  # the first `MAX_ENTRIES_KEPT` results
 
     @property
     def ok(self) -> bool:
@@ -125,21 +195,53 @@ def add_verdict(
     pipe.set(visibility_key(repo_id), visibility, ex=RETENTION_S)
     if visibility != "public":
         if visibility != "unknown":  # a Hub that did not answer hides, and deletes nothing
-            pipe.delete(repo_key, pr_key)
+            pipe.delete(repo_key, pr_key, pr_details_key(repo_id, pr_num))
             pipe.zrem(HISTORY_REPOS, repo_id)
         return
-    pipe.lpush(pr_key, json.dumps(asdict(verdict), separators=(",", ":")))
+    details_key = pr_details_key(repo_id, pr_num)
+    summary = replace(verdict, problems=verdict.problems[:1], tokens=(), entries=())
+    pipe.lpush(pr_key, _encode(summary))
     pipe.ltrim(pr_key, 0, MAX_VERDICTS_PER_PR - 1)
     pipe.expire(pr_key, RETENTION_S)
+    pipe.lpush(details_key, _encode(verdict))
+    pipe.ltrim(details_key, 0, MAX_DETAILED_PER_PR - 1)
+    pipe.expire(details_key, RETENTION_S)
     pipe.zadd(repo_key, {str(pr_num): moment})
     pipe.zremrangebyrank(repo_key, 0, -MAX_PRS_PER_REPO - 1)
     pipe.expire(repo_key, RETENTION_S)
     pipe.zadd(HISTORY_REPOS, {repo_id: moment})
     pipe.zremrangebyrank(HISTORY_REPOS, 0, -MAX_REPOS - 1)
     pipe.expire(HISTORY_REPOS, RETENTION_S)
+    # Indexed: results on a benchmark the Hub has (the `leaderboard` badge), so a PR naming
+    # made-up datasets adds no key.
+    indexed = {entry.benchmark for entry in verdict.entries if "leaderboard" in entry.badges}
+    for benchmark in sorted(indexed):
+        key = benchmark_history_key(benchmark)
+        pipe.zadd(key, {f"{repo_id}#{pr_num}": moment})
+        pipe.zremrangebyrank(key, 0, -MAX_PRS_PER_BENCHMARK - 1)
+        pipe.expire(key, RETENTION_S)
+        pipe.zadd(HISTORY_BENCHMARKS, {benchmark: moment})
+    if indexed:
+        pipe.zremrangebyrank(HISTORY_BENCHMARKS, 0, -MAX_REPOS - 1)
+        pipe.expire(HISTORY_BENCHMARKS, RETENTION_S)
 
 
-def verdict_of(head: str, outcome: str, state: str, counts: Counts, at: datetime) -> Verdict:
+def _encode(verdict: Verdict) -> str:
+    return json.dumps(asdict(verdict), separators=(",", ":"))
+
+
+def verdict_of(
+    head: str,
+    outcome: str,
+    state: str,
+    counts: Counts,
+    at: datetime,
+    *,
+    reports: Sequence[FileReport] = (),
+    title: str | None = None,
+    author: str | None = None,
+) -> Verdict:
+    problems = problems_of(reports)
     return Verdict(
         head=head,
         at=at.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
@@ -151,7 +253,83 @@ def verdict_of(head: str, outcome: str, state: str, counts: Counts, at: datetime
         invalid=counts.invalid,
         errors=counts.errors,
         warnings=counts.warnings,
+        title=(title or "")[:MAX_TEXT],
+        author=(author or "")[:100],
+        problems=tuple(problems[:MAX_PROBLEMS_KEPT]),
+        tokens=tuple(tokens_of(reports)[:MAX_TOKENS_KEPT]),
+        problems_total=len(problems),
+        entries=tuple(entries_of(reports)[:MAX_ENTRIES_KEPT]),
     )
+
+
+def entries_of(reports: Sequence[FileReport]) -> list[KeptEntry]:
+    """Each result that names a benchmark, with its value as text and its badges."""
+    kept: list[KeptEntry] = []
+    for report in reports:
+        for entry in report.entries:
+            benchmark = entry.benchmark.repo_id if entry.benchmark else entry.entry.dataset_id
+            if not benchmark:
+                continue
+            kept.append(
+                KeptEntry(
+                    benchmark=benchmark[:MAX_TEXT],
+                    task=(entry.entry.task_id or "")[:100],
+                    value=value_text(entry.entry.data),
+                    badges=tuple(badge.value for badge in badges_for(entry)),
+                    file=report.path,
+                    line=entry.entry.line,
+                )
+            )
+    return kept
+
+
+def value_text(data: Mapping[str, Any]) -> str:
+    """An entry's score as plain text: `value`, else its metrics as `id: value` (three)."""
+    if "value" in data:
+        return str(data["value"])[:40]
+    metrics = data.get("metrics")
+    if isinstance(metrics, list):
+        pairs = [
+            f"{item.get('metric_id', '?')}: {item.get('value')}"
+            for item in metrics[:3]
+            if isinstance(item, Mapping)
+        ]
+        return ", ".join(pairs)[:120]
+    return "?"
+
+
+def problems_of(reports: Sequence[FileReport]) -> list[KeptProblem]:
+    """Every error and warning of the run, errors first, each text cut at `MAX_TEXT`."""
+    found: list[KeptProblem] = []
+    for report in reports:
+        diagnostics = [*report.diagnostics, *(d for e in report.entries for d in e.diagnostics)]
+        found.extend(
+            KeptProblem(
+                code=d.code,
+                severity="error" if d.is_error else "warning",
+                file=report.path,
+                line=d.line,
+                message=d.message[:MAX_TEXT],
+                fix=d.hint[:MAX_TEXT] if d.hint else None,
+            )
+            for d in diagnostics
+        )
+    return sorted(found, key=lambda p: (p.severity != "error", p.file, p.line or 0))
+
+
+def tokens_of(reports: Sequence[FileReport]) -> list[KeptToken]:
+    """Each entry that carried a token: verified, or the reason it was not."""
+    return [
+        KeptToken(
+            file=report.path,
+            line=entry.entry.line,
+            verified=entry.verification.status is VerificationStatus.VERIFIED,
+            reason=entry.verification.reason,
+        )
+        for report in reports
+        for entry in report.entries
+        if entry.verification.status is not VerificationStatus.ABSENT
+    ]
 
 
 def parse_verdict(raw: bytes | str) -> Verdict | None:
@@ -164,6 +342,15 @@ def parse_verdict(raw: bytes | str) -> Verdict | None:
             outcome=str(data["outcome"]),
             state=str(data["state"]),
             **{name: int(data[name]) for name in _COUNT_FIELDS},
+            title=str(data.get("title", ""))[:MAX_TEXT],
+            author=str(data.get("author", ""))[:100],
+            problems=tuple(KeptProblem(**kept) for kept in data.get("problems", ())),
+            tokens=tuple(KeptToken(**kept) for kept in data.get("tokens", ())),
+            problems_total=int(data.get("problems_total", 0)),
+            entries=tuple(
+                KeptEntry(**{**kept, "badges": tuple(kept["badges"])})
+                for kept in data.get("entries", ())
+            ),
         )
     except (ValueError, KeyError, TypeError):
         return None
@@ -172,6 +359,126 @@ def parse_verdict(raw: bytes | str) -> Verdict | None:
 _COUNT_FIELDS = ("results", "verified", "community", "invalid", "errors", "warnings")
 
 
-def parse_pr_history(num: int, raws: Sequence[bytes | str]) -> PrHistory:
-    verdicts = tuple(v for v in (parse_verdict(raw) for raw in raws) if v is not None)
-    return PrHistory(num, verdicts)
+def parse_pr_history(
+    num: int, raws: Sequence[bytes | str], detailed: Sequence[bytes | str] = ()
+) -> PrHistory:
+    """The PR's verdicts, newest first, one per head (a head checked again, by a recheck or a
+    redelivered event, shows its newest verdict only); each with its details when `detailed`
+    holds them. Both lists are written together, newest first, so the details of the verdict at
+    position i are at position i (checked: same head and time, else the summary is kept)."""
+    seen: set[str] = set()
+    verdicts: list[Verdict] = []
+    for position, raw in enumerate(raws):
+        verdict = parse_verdict(raw)
+        if verdict is None or verdict.head in seen:
+            continue
+        seen.add(verdict.head)
+        full = parse_verdict(detailed[position]) if position < len(detailed) else None
+        same = full is not None and (full.head, full.at) == (verdict.head, verdict.at)
+        verdicts.append(full if same and full is not None else verdict)
+    return PrHistory(num, tuple(verdicts))
+
+
+def _pr_numbers(client: redis.Redis, repo_id: str, limit: int) -> list[int]:
+    members = client.zrevrange(repo_history_key(repo_id), 0, limit - 1)
+    return [int(text) for text in (_text(n) for n in members) if text.isdigit()]
+
+
+def read_repo_prs(client: redis.Redis, repo_id: str, limit: int) -> list[PrHistory]:
+    """The repo's `limit` most recently checked PRs, newest first, each verdict with its
+    counts and first problem (no details), in two round trips."""
+    nums = _pr_numbers(client, repo_id, limit)
+    pipe = client.pipeline(transaction=False)
+    for num in nums:
+        pipe.lrange(pr_history_key(repo_id, num), 0, -1)
+    return [parse_pr_history(num, raws) for num, raws in zip(nums, pipe.execute(), strict=True)]
+
+
+def read_newest(client: redis.Redis, repo_id: str, limit: int) -> list[PrHistory]:
+    """The repo's `limit` most recently checked PRs, each with its newest verdict only, in
+    full (what a badge counts), in two round trips."""
+    nums = _pr_numbers(client, repo_id, limit)
+    pipe = client.pipeline(transaction=False)
+    for num in nums:
+        pipe.lindex(pr_details_key(repo_id, num), 0)
+    found: list[PrHistory] = []
+    for num, raw in zip(nums, pipe.execute(), strict=True):
+        verdict = parse_verdict(raw) if isinstance(raw, bytes | str) else None
+        found.append(PrHistory(num, (verdict,) if verdict is not None else ()))
+    return found
+
+
+def read_pr(client: redis.Redis, repo_id: str, pr_num: int) -> PrHistory:
+    """One PR's verdicts, newest first, the newest with their details (none when the bot has
+    not checked the PR lately), in one round trip."""
+    pipe = client.pipeline(transaction=False)
+    pipe.lrange(pr_history_key(repo_id, pr_num), 0, -1)
+    pipe.lrange(pr_details_key(repo_id, pr_num), 0, -1)
+    raws, detailed = pipe.execute()
+    return parse_pr_history(pr_num, raws, detailed)
+
+
+def recent_repos(client: redis.Redis, limit: int) -> list[str]:
+    """The repos with the newest verdicts, newest first."""
+    return [_text(member) for member in client.zrevrange(HISTORY_REPOS, 0, limit - 1)]
+
+
+def find_repo(client: redis.Redis, wanted: str) -> str | None:
+    """The repo id as the bot recorded it, matched case-insensitively (the Hub treats
+    `Alice/Model` and `alice/model` as one repo), or None when it has no history."""
+    if client.exists(repo_history_key(wanted)):
+        return wanted
+    lowered = wanted.lower()
+    for member in client.zrange(HISTORY_REPOS, 0, MAX_REPOS - 1):
+        if _text(member).lower() == lowered:
+            return _text(member)
+    return None
+
+
+def _text(value: Any) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+@dataclass(frozen=True, slots=True)
+class BenchmarkResult:
+    """One result for a benchmark, on the benchmark's page: where it came from and its verdict."""
+
+    repo_id: str
+    pr_num: int
+    state: str
+    at: str
+    head: str
+    entry: KeptEntry
+
+
+def read_benchmark(client: redis.Redis, benchmark_id: str, limit: int) -> list[BenchmarkResult]:
+    """The results for `benchmark_id` in the newest verdicts of the PRs that hold one, newest
+    PR first, in two round trips."""
+    members = [
+        _text(m) for m in client.zrevrange(benchmark_history_key(benchmark_id), 0, limit - 1)
+    ]
+    places: list[tuple[str, int]] = []
+    for member in members:
+        repo_id, _, num = member.rpartition("#")
+        if repo_id and num.isdigit():
+            places.append((repo_id, int(num)))
+    pipe = client.pipeline(transaction=False)
+    for place_repo, place_num in places:
+        pipe.lindex(pr_details_key(place_repo, place_num), 0)
+    found: list[BenchmarkResult] = []
+    wanted = benchmark_id.lower()
+    for (place_repo, place_num), raw in zip(places, pipe.execute(), strict=True):
+        verdict = parse_verdict(raw) if isinstance(raw, bytes | str) else None
+        if verdict is None:
+            continue
+        found.extend(
+            BenchmarkResult(place_repo, place_num, verdict.state, verdict.at, verdict.head, entry)
+            for entry in verdict.entries
+            if entry.benchmark.lower() == wanted
+        )
+    return found
+
+
+def recent_benchmarks(client: redis.Redis, limit: int) -> list[str]:
+    """The benchmarks with the newest results, newest first."""
+    return [_text(member) for member in client.zrevrange(HISTORY_BENCHMARKS, 0, limit - 1)]

@@ -224,6 +224,7 @@ def _report(
             hub_url=runtime.hub_url,
             extra_sections=extra,
             recheck=_recheck_note(pr, runtime),
+            pages_url=runtime.public_url,
         ),
     )
     if existing is not None and existing.raw == body:
@@ -237,7 +238,14 @@ def _report(
         runtime.hub.post_comment(pr.repo_id, pr.num, body)
         outcome = Outcome.POSTED
     verdict = verdict_of(
-        head_sha, outcome.value, pr.status.value, count_reports(reports), runtime.clock()
+        head_sha,
+        outcome.value,
+        pr.status.value,
+        count_reports(reports),
+        runtime.clock(),
+        reports=reports,
+        title=pr.title,
+        author=pr.author,
     )
     _record_verdict(pr, head_sha, runtime, verdict)
     return outcome

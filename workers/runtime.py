@@ -82,6 +82,9 @@ class Runtime:
     #: (`workers.datastore_pr`; None: datastore PRs are not checked).
     datastores: Mapping[str, DatastorePolicy] = field(default_factory=dict)
     datastore_hub: HubDatastore | None = None
+    #: The web pages' public address (`EVALBOT_WEB_PUBLIC_URL`): the comment links each PR's
+    #: details page there; None: no link.
+    public_url: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,4 +184,5 @@ def build_runtime(
         datasets=hub,
         datastores=files.bot.datastores,
         datastore_hub=HubDatastore(hub, api),
+        public_url=settings.public_url,
     )

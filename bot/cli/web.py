@@ -32,6 +32,7 @@ def run(args: argparse.Namespace) -> int:
     from bot.accesslog import RouteLog
     from bot.cli.collections_store import StoreError
     from bot.cli.serving import guarded
+    from bot.cli.sources import UsageError
     from bot.logs import configure_logging
     from bot.web.app import create_web_app
     from bot.web.config import WebConfig
@@ -40,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         config = WebConfig.from_env(os.environ)
         context = build_context(config, docs_url=os.environ.get("EVALBOT_WEB_DOCS_URL"))
-    except (StoreError, yaml.YAMLError, OSError, ValueError) as error:  # settings, config files
+    except (StoreError, UsageError, yaml.YAMLError, OSError, ValueError) as error:  # config
         print(f"evalbot web: {error}", file=sys.stderr)
         return 2
     configure_logging(config.settings.log_level)

@@ -87,6 +87,7 @@ class PullRequest:
     head_sha: str | None
     target_branch: str | None = None
     author: str | None = None
+    title: str | None = None  # as its author wrote it: untrusted text, escaped where shown
     commits: tuple[PrCommit, ...] = ()
     comments: tuple[PrComment, ...] = ()
     result_files: tuple[str, ...] = ()
@@ -254,6 +255,7 @@ def parse_pull_request(repo_id: str, num: int, details: object) -> PullRequest:
         head_sha=commits[-1].oid if is_pr and commits else None,
         target_branch=_mapping(details.get("changes")).get("base") if is_pr else None,
         author=_mapping(details.get("author")).get("name"),
+        title=details["title"] if isinstance(details.get("title"), str) else None,
         commits=tuple(commits),
         comments=tuple(comments),
         has_diff=isinstance(diff, str),

@@ -76,6 +76,8 @@ class CommentContext:
     repo_type: Literal["model", "dataset"] = "model"
     #: The latest maintainer's recheck of this head, shown in the footer (None: no recheck).
     recheck: RecheckNote | None = None
+    #: The bot's web pages (no trailing slash): the footer links the PR's details page there.
+    pages_url: str | None = None
 
     def __post_init__(self) -> None:
         if not _BOT_NAME_RE.fullmatch(self.bot_name):
@@ -273,6 +275,9 @@ class _FileSection:
     file_problems: list[str]
     rows: list[str] = field(default_factory=list)
     entry_problems: list[list[str]] = field(default_factory=list)
+    #: The file's entries, built or not: rows stop being built once they alone overflow the
+    #: comment (a 10,000-entry file would otherwise cost 10,000 escaped rows, nearly all cut).
+    entries_total: int = 0
 
     def render(self, entries: int | None = None) -> str:
         count = len(self.rows) if entries is None else entries
@@ -297,15 +302,25 @@ class _FileSection:
         return "\n\n".join(parts)
 
 
-def _section(report: FileReport, hub_url: str) -> _FileSection:
+def _section(report: FileReport, hub_url: str, budget: int) -> _FileSection:
+    """The file's section, its entries built only while they fit `budget` characters: past
+    it, the section overflows the comment whatever follows, and the trimmer counts the rest."""
     path = escape_text(report.path, 200)
     heading = (texts.FILE_HEADING_OK if report.ok else texts.FILE_HEADING_ERRORS).format(path=path)
-    return _FileSection(
+    section = _FileSection(
         heading=heading,
         file_problems=[_problem(d, texts.PROBLEM_FILE_WHERE) for d in report.diagnostics],
-        rows=[_row(entry, hub_url) for entry in report.entries],
-        entry_problems=[_entry_problems(entry) for entry in report.entries],
+        entries_total=len(report.entries),
     )
+    used = 0
+    for entry in report.entries:
+        if used > budget:
+            break
+        row, problems = _row(entry, hub_url), _entry_problems(entry)
+        section.rows.append(row)
+        section.entry_problems.append(problems)
+        used += len(row) + 1 + sum(len(problem) + 1 for problem in problems)
+    return section
 
 
 def _head_link(context: CommentContext, hub_url: str) -> str:
@@ -316,6 +331,20 @@ def _head_link(context: CommentContext, hub_url: str) -> str:
     prefix = "datasets/" if context.repo_type == "dataset" else ""
     url = f"{hub_url}/{prefix}{quote(context.repo_id, safe='/')}/commit/{context.head_sha}"
     return texts.HEAD_LINKED.format(short_sha=short_sha, url=url)
+
+
+def _details_link(context: CommentContext) -> str:
+    """The footer's link to the PR's details page, when the pages' address is known (model
+    repos only: the history keeps their PRs)."""
+    if (
+        context.pages_url is None
+        or context.repo_type != "model"
+        or not is_repo_id(context.repo_id)
+        or context.pr_num <= 0
+    ):
+        return ""
+    url = f"{context.pages_url.rstrip('/')}/pr/{quote(context.repo_id, safe='/')}/{context.pr_num}"
+    return texts.DETAILS_LINK.format(url=url)
 
 
 def _file_list(heading: str, paths: Sequence[str]) -> str:
@@ -344,7 +373,11 @@ def render_comment(reports: Sequence[FileReport], context: CommentContext) -> st
         tail.append(_file_list(texts.REMOVED_HEADING, context.removed_files))
     if context.misplaced_files:
         tail.append(_file_list(texts.MISPLACED_HEADING, context.misplaced_files))
-    tail.append(texts.FOOTER.format(bot=context.bot_name, head=_head_link(context, hub_url)))
+    tail.append(
+        texts.FOOTER.format(
+            bot=context.bot_name, head=_head_link(context, hub_url), details=_details_link(context)
+        )
+    )
     if context.recheck is not None:
         tail.append(_recheck_note(context.recheck))
 
@@ -355,7 +388,7 @@ def render_comment(reports: Sequence[FileReport], context: CommentContext) -> st
     rendered: list[str] = []
     length = len(fixed)
     for index, report in enumerate(result_reports):
-        section = _section(report, hub_url)
+        section = _section(report, hub_url, context.max_chars)
         sections.append(section)
         rendered.append(section.render())
         length += len(rendered[-1]) + 2
@@ -387,7 +420,7 @@ def _trimmed(
     kept: list[str] = []
     dropped_entries, dropped_files = unrendered
     for index, section in enumerate(sections):
-        total = len(section.rows)
+        total = section.entries_total
         rendered = section.render()
         if len(rendered) + 2 <= budget:
             kept.append(rendered)
@@ -401,7 +434,7 @@ def _trimmed(
         dropped_entries += total - (count or 0)
         dropped_files += 1
         for later in sections[index + 1 :]:
-            dropped_entries += len(later.rows)
+            dropped_entries += later.entries_total
             dropped_files += 1
         break
     notice = texts.TRIMMED.format(

@@ -124,8 +124,10 @@ FOOTER = (
     "---\n"
     "<sub>🤖 Automated check by {bot}, updated as this PR changes. Checked head "
     "{head}. A maintainer can re-run it by commenting `@{bot} recheck`; "
-    "`@{bot} help` lists the commands.</sub>"
+    "`@{bot} help` lists the commands.{details}</sub>"
 )
+#: Appended to the footer when the bot's pages have a public address.
+DETAILS_LINK = " Every push's verdict: [details and history]({url})."
 
 HELP = """{marker}
 **{bot} commands** (from the repo owner, members of the owning organisation, or users on the

@@ -1,14 +1,17 @@
 """Small line charts of the status figures over the last hour, as SVG drawn on the server.
 
-Pure: samples in, `Chart`s out (the template draws each as one `<polyline>`). Gauges (queue,
-in flight, parked) are charted as read; counters (runs, retries, parked) as a rate per minute
-between consecutive samples, so a restart of the counters (a Redis flush) shows as 0, never
-as a negative rate.
+Pure: samples in, `Chart`s out (the template draws each as one `<polyline>` and a dot per
+sample, with a time axis of the last hour and a value scale). Gauges (queue, in flight,
+parked) are charted as read; counters (runs, retries, parked) as a rate per minute between
+consecutive samples, so a restart of the counters (a Redis flush) shows as 0, never as a
+negative rate. The x axis is always the last hour, ending now: a chart's shape means the same
+on every visit, and one sample is one dot at its time.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -16,6 +19,20 @@ from bot.web.live import WINDOW_S, Sample
 
 WIDTH = 300
 HEIGHT = 80
+#: The plot area inside the viewBox: room on the left for the scale, below for the times.
+LEFT = 28
+TOP = 6
+BOTTOM = HEIGHT - 16
+#: Retries that are no error: waiting for a PR another run holds (`busy`), and the Hub's
+#: rate limit being obeyed (`hub-throttled`, not a failure: docs/operating.md).
+HARMLESS_RETRIES = frozenset({"busy", "hub-throttled"})
+TIME_TICKS_MIN = (60, 45, 30, 15, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Tick:
+    at: float  # x or y in the viewBox
+    label: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,10 +42,14 @@ class Chart:
     points: str  # "x,y x,y ..." in the viewBox 0 0 WIDTH HEIGHT; empty without data
     latest: float | None
     peak: float
+    dots: tuple[tuple[float, float], ...] = ()  # one per point: a lone sample still shows
+    x_ticks: tuple[Tick, ...] = ()
+    y_ticks: tuple[Tick, ...] = ()
+    samples: int = 0
 
     @property
     def empty(self) -> bool:
-        return not self.points
+        return not self.dots
 
 
 Series = Callable[[Sequence[Sample]], list[tuple[float, float]]]
@@ -41,14 +62,18 @@ def _gauge(read: Callable[[Sample], float]) -> Series:
     return series
 
 
-def _rate(family: str) -> Series:
+def _rate(family: str, excluding: frozenset[str] = frozenset()) -> Series:
     def series(samples: Sequence[Sample]) -> list[tuple[float, float]]:
         points: list[tuple[float, float]] = []
         for before, after in itertools.pairwise(samples):
             elapsed = after.at - before.at
             if elapsed <= 0:
                 continue
-            delta = max(0, after.total(family) - before.total(family))
+            delta = max(
+                0,
+                after.total(family, excluding=excluding)
+                - before.total(family, excluding=excluding),
+            )
             points.append((after.at, delta * 60 / elapsed))
         return points
 
@@ -56,7 +81,8 @@ def _rate(family: str) -> Series:
 
 
 def _errors(samples: Sequence[Sample]) -> list[tuple[float, float]]:
-    retries, parked = _rate("retry")(samples), _rate("parked")(samples)
+    retries = _rate("retry", HARMLESS_RETRIES)(samples)
+    parked = _rate("parked")(samples)
     return [(at, r + p) for (at, r), (_at, p) in zip(retries, parked, strict=True)]
 
 
@@ -64,7 +90,7 @@ CHARTS: tuple[tuple[str, str, Series], ...] = (
     ("Queue", "events waiting", _gauge(lambda s: s.snapshot.queue_length)),
     ("In flight", "events running or awaiting a retry", _gauge(lambda s: s.snapshot.unacked)),
     ("Runs", "finished runs per minute", _rate("outcome")),
-    ("Errors", "retries + parked per minute", _errors),
+    ("Errors", "failed runs retried or parked per minute (waits for a busy PR excluded)", _errors),
     ("Parked", "events on the parked list", _gauge(lambda s: s.snapshot.dead_letters)),
     ("Hub pause", "seconds left", _gauge(lambda s: s.snapshot.hub_paused_s)),
 )
@@ -74,21 +100,39 @@ def build_charts(samples: Sequence[Sample], now: float) -> list[Chart]:
     return [_chart(title, unit, series(samples), now) for title, unit, series in CHARTS]
 
 
+def nice_ceiling(value: float) -> float:
+    """The scale's top: 1, 2 or 5 times a power of ten, at least `value` (1 for nothing)."""
+    if value <= 0:
+        return 1.0
+    power = 10.0 ** math.floor(math.log10(value))
+    return float(next(step * power for step in (1, 2, 5, 10) if step * power >= value))
+
+
 def _chart(title: str, unit: str, points: list[tuple[float, float]], now: float) -> Chart:
-    if not points:
-        return Chart(title, unit, "", None, 0.0)
-    peak = max(value for _at, value in points)
-    scale = peak if peak > 0 else 1.0
-    # The last hour, or less while the samples span less: a fresh bot's first minutes fill
-    # the chart instead of hugging its right edge.
-    start = max(now - WINDOW_S, points[0][0])
-    span = max(now - start, 1.0)
-    coords = []
-    for at, value in points:
-        x = max(0.0, min(1.0, (at - start) / span)) * WIDTH
-        y = HEIGHT - 4 - (value / scale) * (HEIGHT - 8)
-        coords.append(f"{x:.1f},{y:.1f}")
-    if len(coords) == 1:  # one point: a short flat stroke, so it shows
-        x_text, y_text = coords[0].split(",")
-        coords.insert(0, f"{max(0.0, float(x_text) - 4):.1f},{y_text}")
-    return Chart(title, unit, " ".join(coords), points[-1][1], peak)
+    start = now - WINDOW_S
+    x_ticks = tuple(
+        Tick(_x(now - minutes * 60, start), "now" if minutes == 0 else f"-{minutes} min")
+        for minutes in TIME_TICKS_MIN
+    )
+    shown = [(at, value) for at, value in points if at >= start]
+    if not shown:
+        return Chart(title, unit, "", None, 0.0, x_ticks=x_ticks)
+    peak = max(value for _at, value in shown)
+    top = nice_ceiling(peak)
+    y_ticks = (Tick(float(BOTTOM), "0"), Tick(float(TOP), _number(top)))
+    dots = tuple(
+        (round(_x(at, start), 1), round(BOTTOM - (value / top) * (BOTTOM - TOP), 1))
+        for at, value in shown
+    )
+    coords = " ".join(f"{x:.1f},{y:.1f}" for x, y in dots) if len(dots) > 1 else ""
+    return Chart(
+        title, unit, coords, shown[-1][1], peak, dots, x_ticks, y_ticks, samples=len(shown)
+    )
+
+
+def _x(at: float, start: float) -> float:
+    return LEFT + max(0.0, min(1.0, (at - start) / WINDOW_S)) * (WIDTH - LEFT - 4)
+
+
+def _number(value: float) -> str:
+    return f"{value:g}"

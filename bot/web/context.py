@@ -6,17 +6,18 @@ import redis
 from huggingface_hub import HfApi
 
 from bot.adapters.issuers_file import load_issuers
+from bot.cli.sources import mapping_table
 from bot.hub.client import HfHubClient
 from bot.hub.timeouts import use_hub_timeout
 from bot.settings import SettingsError
 from bot.tokens.issuers import IssuerRegistry
-from bot.web.app import WebContext
 from bot.web.benchmarks import CachedHubBenchmarks
 from bot.web.config import WebConfig
 from bot.web.guards import OperatorGate, session_key
 from bot.web.hubsignin import HubSignIn
 from bot.web.operators import Operators, load_operators
 from bot.web.standing import load_collections
+from bot.web.webcontext import WebContext
 from workers.runtime import load_policy
 
 
@@ -67,4 +68,5 @@ def build_context(config: WebConfig, *, docs_url: str | None = None) -> WebConte
         docs_url=docs_url.strip() if docs_url and docs_url.strip() else None,
         collections=load_collections(settings.bot_config_file),
         results_reader=hub,
+        mappings=mapping_table([], command="evalbot web"),
     )

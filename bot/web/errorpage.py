@@ -32,12 +32,14 @@ def _templates() -> Environment:
 
 
 def security_headers(hub_url: str) -> dict[str, str]:
-    """No script at all, nothing loaded from elsewhere, framed only by the Hub (a Space)."""
+    """No script at all, nothing loaded from elsewhere (the fonts are the pages' own), framed
+    only by the Hub (a Space)."""
     parts = urlsplit(hub_url)
     return {
         "Content-Security-Policy": (
-            "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; "
-            f"base-uri 'none'; frame-ancestors 'self' {parts.scheme}://{parts.netloc}"
+            "default-src 'none'; style-src 'self'; font-src 'self'; img-src 'self' data:; "
+            "form-action 'self'; base-uri 'none'; "
+            f"frame-ancestors 'self' {parts.scheme}://{parts.netloc}"
         ),
         "X-Content-Type-Options": "nosniff",
         "Referrer-Policy": "same-origin",

@@ -32,10 +32,15 @@ class Sample:
     at: float
     snapshot: WorkerSnapshot
 
-    def total(self, family: str) -> int:
-        """The sum of one counter family (`outcome`, `retry`, `parked`) over its labels."""
+    def total(self, family: str, *, excluding: frozenset[str] = frozenset()) -> int:
+        """The sum of one counter family (`outcome`, `retry`, `parked`) over its labels, less
+        the labels in `excluding`."""
         prefix = family + ":"
-        return sum(v for k, v in self.snapshot.counters.items() if k.startswith(prefix))
+        return sum(
+            value
+            for key, value in self.snapshot.counters.items()
+            if key.startswith(prefix) and key[len(prefix) :] not in excluding
+        )
 
 
 def read_snapshot(client: redis.Redis, queue: str) -> WorkerSnapshot:
@@ -118,7 +123,7 @@ def read_samples(client: redis.Redis, *, now: float | None = None) -> list[Sampl
 class WorkersState:
     """Whether the workers are consuming, as far as Redis tells (see `workers_state`)."""
 
-    state: str  # consuming, idle, stalled, unknown
+    state: str  # consuming, stalled (heartbeats stopped), none (no worker at all)
     text: str
 
 
@@ -127,10 +132,10 @@ def workers_state(snapshot: WorkerSnapshot, samples: Sequence[Sample]) -> Worker
 
     From the workers' heartbeats (`bot.receiver.workerbeats`: a heartbeat comes from a
     worker's consumer loop, so it means consuming) when any worker has written one. Without
-    any (workers older than heartbeats), from what they leave in Redis: work in flight
-    (`unacked`) or finished runs (the `outcome` counters) advancing between samples mean
-    consuming; nothing waiting means idle; events waiting while no run has finished over two
-    samples or more means stalled.
+    any, work in flight (`unacked`) or finished runs (the `outcome` counters) advancing
+    between samples still mean something consumes; otherwise no worker exists, whether
+    events wait or not: an empty queue with no worker is not "idle", the next event would
+    wait for ever.
     """
     if snapshot.workers:
         alive = sum(1 for worker in snapshot.workers if worker.alive)
@@ -143,11 +148,7 @@ def workers_state(snapshot: WorkerSnapshot, samples: Sequence[Sample]) -> Worker
     recent = list(samples[-3:])
     progressed = len(recent) >= 2 and recent[-1].total("outcome") > recent[0].total("outcome")
     if snapshot.unacked > 0 or progressed:
-        return WorkersState("consuming", "consuming")
-    if snapshot.queue_length == 0:
-        return WorkersState("idle", "idle, nothing waiting")
-    if len(recent) >= 2:
-        return WorkersState(
-            "stalled", f"not consuming: {snapshot.queue_length} waiting, no run finished lately"
-        )
-    return WorkersState("unknown", f"{snapshot.queue_length} waiting")
+        return WorkersState("consuming", "consuming (no heartbeat seen)")
+    return WorkersState(
+        "none", f"no worker alive: none has written a heartbeat; {snapshot.queue_length} waiting"
+    )

@@ -16,13 +16,18 @@ from datetime import UTC, datetime
 
 from markdown_it import MarkdownIt
 
+from bot.convert.api import entries_from, parse_output
+from bot.convert.mapping import MappingTable
+from bot.convert.registry import ConvertError
+from bot.convert.yamlio import dump_entries
 from bot.report.comment import CommentContext, Counts, count_reports, render_comment
+from bot.spec.benchmark import parse_benchmark
 from bot.spec.diagnostics import Diagnostic, Severity
 from bot.spec.formats import benchmark_file_stem, is_repo_id
 from bot.spec.limits import DEFAULT_LIMITS, Limits
-from bot.spec.model import BenchmarkSource, FileReport, VerificationStatus
+from bot.spec.model import Benchmark, BenchmarkSource, FileReport, VerificationStatus
 from bot.spec.policy import DEFAULT_POLICY, Policy
-from bot.spec.validate import validate_benchmark_file, validate_results_files
+from bot.spec.validate import validate_results_files
 from bot.tokens.issuers import IssuerRegistry
 from bot.tokens.offline import verify_offline
 
@@ -80,6 +85,19 @@ class PlaygroundResult:
     source: list[SourceLine]
     comment_html: str
     reports: list[FileReport] = field(default_factory=list)
+    benchmark: Benchmark | None = None  # an eval.yaml's declarations, when it checks out
+    converted: Converted | None = None  # a framework output: what converting it found
+
+
+@dataclass(frozen=True, slots=True)
+class Converted:
+    """A framework output turned into entries: which converter read it, what it could not
+    map (each with the mapping row to add), and whether that blocks writing the entries."""
+
+    adapter: str | None
+    notes: list[str]
+    blocking: bool
+    files: tuple[str, ...] = ()
 
 
 def results_path(given: PlaygroundInput) -> str:
@@ -97,7 +115,9 @@ def results_path(given: PlaygroundInput) -> str:
     return ".eval_results/" + (name or "results.yaml")
 
 
-_FIRST_ID = re.compile(r"""^[ \t-]*id:[ \t]*["']?([\w.-]+/[\w.-]+)["']?[ \t]*$""", re.MULTILINE)
+# A browser sends a textarea's text with CRLF line ends (HTML's form encoding), so a line may
+# end in `\r` before the `$`.
+_FIRST_ID = re.compile(r"""^[ \t-]*id:[ \t]*["']?([\w.-]+/[\w.-]+)["']?[ \t]*\r?$""", re.MULTILINE)
 
 
 def run_playground(
@@ -110,28 +130,71 @@ def run_playground(
     hub_url: str = "https://huggingface.co",
     bot_name: str = "evalbot",
     at: datetime | None = None,
+    mappings: MappingTable | None = None,
 ) -> PlaygroundResult:
     """Validate (and verify tokens, when `model_repo` is given) like the bot; raises the Hub's
-    errors (`bot.hub.errors.HubError`) when a benchmark could not be read."""
+    errors (`bot.hub.errors.HubError`) when a benchmark could not be read.
+
+    A benchmark's `eval.yaml` gets its own report (what it declares), not a PR comment: the
+    bot comments on results, never on a benchmark. A framework's output (a JSON object or an
+    inspect-ai `.eval` archive) is converted first, as `evalbot convert` would, and the
+    entries it becomes are checked and shown."""
     if given.kind == "benchmark":
-        repo = given.benchmark if given.benchmark and is_repo_id(given.benchmark) else None
-        path = f"{repo}/eval.yaml" if repo else "eval.yaml"
-        reports = [validate_benchmark_file(path, given.content, limits=limits)]
-    else:
-        path = results_path(given)
-        reports = validate_results_files(
-            {path: given.content}, source, limits=limits, policy=policy
+        return _benchmark_report(given, limits)
+    if mappings is not None and looks_like_framework_output(given.content):
+        return _converted_report(
+            given,
+            source,
+            mappings=mappings,
+            policy=policy,
+            registry=registry,
+            hub_url=hub_url,
+            bot_name=bot_name,
+            at=at,
         )
-        model_repo = given.model_repo if given.model_repo and is_repo_id(given.model_repo) else None
-        verify_offline(
-            reports, model_repo=model_repo, registry=registry, at=at or datetime.now(UTC)
-        )
+    path = results_path(given)
+    reports = validate_results_files({path: given.content}, source, limits=limits, policy=policy)
+    return _results_report(
+        given,
+        path,
+        given.content,
+        reports,
+        registry=registry,
+        hub_url=hub_url,
+        bot_name=bot_name,
+        at=at,
+    )
+
+
+def looks_like_framework_output(content: bytes) -> bool:
+    """A JSON object or a zip archive: what frameworks write. Results files are YAML lists
+    (a JSON list is YAML too, and stays a results file)."""
+    if content[:4] == b"PK\x03\x04":
+        return True
+    if content.lstrip()[:1] != b"{":
+        return False
+    return isinstance(parse_output(content), dict)
+
+
+def _results_report(
+    given: PlaygroundInput,
+    path: str,
+    content: bytes,
+    reports: list[FileReport],
+    *,
+    registry: IssuerRegistry,
+    hub_url: str,
+    bot_name: str,
+    at: datetime | None,
+    converted: Converted | None = None,
+) -> PlaygroundResult:
+    model_repo = given.model_repo if given.model_repo and is_repo_id(given.model_repo) else None
+    verify_offline(reports, model_repo=model_repo, registry=registry, at=at or datetime.now(UTC))
     problems = collect_problems(reports)
-    repo_id = given.model_repo if given.model_repo and is_repo_id(given.model_repo) else None
     body = render_comment(
         reports,
         CommentContext(
-            repo_id=repo_id or PREVIEW_REPO,
+            repo_id=model_repo or PREVIEW_REPO,
             pr_num=0,
             head_sha=PREVIEW_HEAD,
             bot_name=bot_name,
@@ -139,15 +202,96 @@ def run_playground(
         ),
     )
     counts = count_reports(reports)
+    ok = counts.errors == 0 and (converted is None or not converted.blocking)
     return PlaygroundResult(
         path=path,
-        kind=given.kind,
+        kind="results",
+        ok=ok,
+        counts=counts,
+        problems=problems,
+        source=source_view(content, problems),
+        comment_html=comment_html(body),
+        reports=reports,
+        converted=converted,
+    )
+
+
+def _benchmark_report(given: PlaygroundInput, limits: Limits) -> PlaygroundResult:
+    repo = given.benchmark if given.benchmark and is_repo_id(given.benchmark) else None
+    path = f"{repo}/eval.yaml" if repo else "eval.yaml"
+    parsed, diagnostics = parse_benchmark(
+        repo or "your-org/your-benchmark", given.content, None, limits=limits
+    )
+    report = FileReport(path=path, kind="benchmark", diagnostics=list(diagnostics))
+    problems = collect_problems([report])
+    counts = count_reports([report])
+    return PlaygroundResult(
+        path=path,
+        kind="benchmark",
         ok=counts.errors == 0,
         counts=counts,
         problems=problems,
         source=source_view(given.content, problems),
-        comment_html=comment_html(body),
-        reports=reports,
+        comment_html="",
+        reports=[report],
+        benchmark=parsed,
+    )
+
+
+def _converted_report(
+    given: PlaygroundInput,
+    source: BenchmarkSource,
+    *,
+    registry: IssuerRegistry,
+    mappings: MappingTable,
+    policy: Policy,
+    hub_url: str,
+    bot_name: str,
+    at: datetime | None,
+) -> PlaygroundResult:
+    name = (given.file_name or "").replace("\\", "/").rsplit("/", 1)[-1].strip() or "output.json"
+    try:
+        conversion = entries_from(
+            given.content, benchmarks=source, mappings=mappings, filename=name, policy=policy
+        )
+    except ConvertError as error:
+        converted = Converted(adapter=None, notes=[str(error)], blocking=True)
+        return _results_report(
+            given,
+            name,
+            given.content,
+            [],
+            registry=registry,
+            hub_url=hub_url,
+            bot_name=bot_name,
+            at=at,
+            converted=converted,
+        )
+    notes = [*conversion.problems, *conversion.run_problems]
+    notes += [str(problem) for problem in conversion.mapping_problems]
+    notes += [
+        f"{row.framework} {row.task} / {row.metric} = {row.value}: no mapping row names it; "
+        f"add `{row.line}` to a mappings file (docs/convert.md)"
+        for row in conversion.unmapped
+    ]
+    produced = b"".join(dump_entries(entries) for entries in conversion.files.values())
+    converted = Converted(
+        adapter=conversion.adapter,
+        notes=notes,
+        blocking=bool(conversion.problems or conversion.mapping_problems),
+        files=tuple(conversion.files),
+    )
+    path = ", ".join(conversion.files) or name
+    return _results_report(
+        given,
+        path,
+        produced,
+        conversion.reports,
+        registry=registry,
+        hub_url=hub_url,
+        bot_name=bot_name,
+        at=at,
+        converted=converted,
     )
 
 

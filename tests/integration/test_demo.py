@@ -17,3 +17,5 @@ def test_demo_runs_the_bot_end_to_end(capsys: pytest.CaptureFixture[str]) -> Non
     assert "✅ verified" in out
     assert "ok   one comment, edited in place" in out
     assert "ok   the result signed by the issuer is verified" in out
+    assert "ok   the pages show both pushes of the PR" in out
+    assert "web pages     http://127.0.0.1:" in out

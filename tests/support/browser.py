@@ -35,6 +35,17 @@ class Tab:
         assert response is not None
         return int(response.status)
 
+    def axe_violations(self) -> list[str]:
+        """What axe-core (run in the page, from the wheel: nothing downloaded) finds, one line
+        a violation: its rule and the elements it names."""
+        from axe_playwright_python.sync_playwright import Axe
+
+        results = Axe().run(self.page)
+        return [
+            f"{v['id']}: " + ", ".join(str(node["target"]) for node in v["nodes"])
+            for v in results.response["violations"]
+        ]
+
     def overflows(self) -> bool:
         """The page is wider than the window (a phone would scroll sideways)."""
         width: int = self.page.evaluate("document.documentElement.scrollWidth")
@@ -65,8 +76,15 @@ def browser() -> Iterator[Any]:
             launched.close()
 
 
-def open_tab(browser: Any, viewport: dict[str, int] = DESKTOP) -> Tab:
-    context = browser.new_context(viewport=viewport, java_script_enabled=True)
+def open_tab(browser: Any, viewport: dict[str, int] = DESKTOP, *, dark: bool = False) -> Tab:
+    # The pages' CSP forbids every script; the test's own (axe-core) is let in, the pages'
+    # own markup still runs none (they carry no script).
+    context = browser.new_context(
+        viewport=viewport,
+        java_script_enabled=True,
+        bypass_csp=True,
+        color_scheme="dark" if dark else "light",
+    )
     tab = Tab(context.new_page())
     tab.page.on(
         "console",

@@ -113,6 +113,10 @@ def test_all_problems_are_reported_at_once() -> None:
             "EVALBOT_JWKS_REFETCH_INTERVAL must be at least 1",
         ),
         ({"EVALBOT_JWKS_REFETCH_INTERVAL": "1.5"}, "EVALBOT_JWKS_REFETCH_INTERVAL must be an"),
+        (
+            {"EVALBOT_WEB_PUBLIC_URL": "evalbot.example"},
+            "EVALBOT_WEB_PUBLIC_URL must be a http/https",
+        ),
     ],
 )
 def test_malformed_values_fail_fast(change: dict[str, str], expected: str) -> None:
@@ -164,3 +168,9 @@ def test_every_problem_is_on_one_line() -> None:
         Settings.from_env({})
     assert "\n" not in str(raised.value)
     assert "HF_TOKEN is required but not set; REDIS_URL is required" in str(raised.value)
+
+
+def test_the_pages_public_url_is_optional_and_kept_without_a_trailing_slash() -> None:
+    assert Settings.from_env(BASE).public_url is None
+    changed = Settings.from_env(BASE | {"EVALBOT_WEB_PUBLIC_URL": "https://bot.example/"})
+    assert changed.public_url == "https://bot.example"

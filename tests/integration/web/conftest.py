@@ -16,6 +16,9 @@ __all__ = ["OPERATOR_TOKEN", "browser", "screenshots", "web_bot"]
 #: The operator token of `web_bot`'s pages (the fallback sign-in; never the webhook secret).
 OPERATOR_TOKEN = "operator-token-for-the-web-tests-0123456789"
 
+#: Where the PR comments say the pages are (the stack's own port is known only once it runs).
+PAGES_URL = "http://evalbot-pages.example"
+
 
 @pytest.fixture(scope="module")
 def web_bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bot]:
@@ -26,7 +29,11 @@ def web_bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bot]:
     with running_bot(
         work_dir / "stack",
         web=True,
-        env={"EVALBOT_WEB_SAMPLE_INTERVAL": "1", "EVALBOT_WEB_ADMIN_TOKEN": OPERATOR_TOKEN},
+        env={
+            "EVALBOT_WEB_SAMPLE_INTERVAL": "1",
+            "EVALBOT_WEB_ADMIN_TOKEN": OPERATOR_TOKEN,
+            "EVALBOT_WEB_PUBLIC_URL": PAGES_URL,
+        },
         bot_config={"collections_dir": str(collections)},
     ) as bot:
         yield bot

@@ -13,7 +13,7 @@ import pytest
 
 from evalbot_dev.devstack.waiting import wait_until
 from evalbot_dev.devstack.workload import hle_entry
-from tests.integration.web.conftest import OPERATOR_TOKEN
+from tests.integration.web.conftest import OPERATOR_TOKEN, PAGES_URL
 from tests.support.browser import DESKTOP, PHONE, open_tab
 from tests.support.emulator import GPQA_FIXED, GPQA_TYPO, MODEL
 from tests.support.stackbot import Bot, open_pr, push
@@ -21,21 +21,75 @@ from tests.support.stackbot import Bot, open_pr, push
 pytestmark = pytest.mark.integration
 
 GPQA_PATH = ".eval_results/gpqa-mini.yaml"
-PAGES = ("/", "/playground", "/history", f"/history/{MODEL}", "/collections", "/status")
+#: Each page and a text it must show, whatever else it holds.
+PAGES = (
+    ("/", "Evaluation results, checked"),
+    ("/playground", "Validation playground"),
+    ("/history", "PR history"),
+    (f"/history/{MODEL}", "PR history"),
+    ("/collections", "Collections"),
+    ("/benchmarks", "Benchmarks"),
+    ("/collections/mini-gate", "mini-gate"),
+    ("/status", "The last hour"),
+    ("/no/such/page", "Not found"),
+)
 
 
 @pytest.mark.parametrize(("width_name", "viewport"), [("desktop", DESKTOP), ("phone", PHONE)])
-def test_each_page_loads_without_console_errors(
+def test_each_page_is_clean_at_desktop_and_phone_width(
     web_bot: Bot, browser: Any, screenshots: Path, width_name: str, viewport: dict[str, int]
 ) -> None:
+    """Structure, not pixels: one h1, the key text, no sideways scroll, axe finds nothing
+    (scroll boxes reachable by keyboard included), no console error but the 404's own."""
     tab = open_tab(browser, viewport)
-    for path in PAGES:
-        assert tab.goto(web_bot.stack.web_url + path) == 200, path
+    for path, key_text in PAGES:
+        expected = 404 if path == "/no/such/page" else 200
+        assert tab.goto(web_bot.stack.web_url + path) == expected, path
         assert tab.page.locator("h1").count() == 1, path
+        assert tab.page.locator("main").count() == 1, path
+        assert key_text in tab.page.inner_text("main"), path
         assert not tab.overflows(), f"{path} scrolls sideways at {viewport['width']} px"
+        assert tab.axe_violations() == [], path
         name = path.strip("/").replace("/", "-") or "landing"
         tab.page.screenshot(path=str(screenshots / f"{name}-{width_name}.png"), full_page=True)
-    assert tab.errors == []
+    not_found = "Failed to load resource: the server responded with a status of 404 (Not Found)"
+    assert tab.errors == [not_found]
+
+
+def test_each_page_reads_without_its_stylesheet(web_bot: Bot, browser: Any) -> None:
+    """CSS off (blocked, as a text browser or a failed load would have it): each page still
+    has its one heading, its key text and its navigation, in reading order, nothing wider than
+    a desktop window."""
+    tab = open_tab(browser)
+    tab.page.route("**/static/*", lambda route: route.abort())
+    for path, key_text in PAGES:
+        tab.goto(web_bot.stack.web_url + path)
+        assert tab.page.evaluate("getComputedStyle(document.body).margin") == "8px"  # no sheet
+        assert tab.page.locator("h1").count() == 1, path
+        text = tab.page.inner_text("body")
+        assert key_text in text, path
+        assert text.index("Playground") < text.index(key_text), path  # header, then main
+        assert not tab.overflows(), path
+    tab.errors.clear()  # the blocked sheet and fonts are the point
+
+
+def test_the_pages_fonts_draw_the_badges_emoji(web_bot: Bot, browser: Any) -> None:
+    """Without an emoji font every badge is an empty box: the machine must have one, and the
+    page's font stack must reach it."""
+    tab = open_tab(browser)
+    tab.goto(web_bot.stack.web_url + "/")
+    assert tab.page.evaluate("document.fonts.check('16px \"Noto Color Emoji\"', '✅')")
+    # The Hub's typefaces, served by the bot itself, are the ones drawn.
+    loaded = tab.page.evaluate(
+        "document.fonts.ready.then(() => [...document.fonts]"
+        ".filter(f => f.status === 'loaded').map(f => f.family.replaceAll('\"', '')))"
+    )
+    assert "Source Sans Pro" in loaded, loaded
+    assert tab.page.locator("code").count() > 0
+    assert "IBM Plex Mono" in loaded, loaded
+    badge = tab.page.locator(".badges .badge-verified")
+    assert badge.inner_text().startswith("✅")
+    assert badge.evaluate("e => getComputedStyle(e).borderRadius") != "0px"  # a styled label
 
 
 def test_landing_shows_the_badges_and_the_live_state(web_bot: Bot, browser: Any) -> None:
@@ -57,6 +111,12 @@ def test_playground_round_trip(web_bot: Bot, browser: Any, screenshots: Path) ->
     tab.page.fill("#content", GPQA_TYPO)
     tab.page.click("button[type=submit]")
     assert "error" in tab.page.inner_text("#verdict")
+    # The result has the focus (a screen reader reads it) and is on screen, not below the fold.
+    assert tab.page.evaluate("document.activeElement.id") == "result"
+    top = tab.page.evaluate("document.getElementById('result').getBoundingClientRect().top")
+    assert 0 <= top < DESKTOP["height"] / 2
+    assert tab.page.title().startswith("1 error")
+    assert ".eval_results/gpqa_mini.yaml" in tab.page.inner_text("#verdict")  # CRLF sent
     flagged = tab.page.locator(".source .line.error")
     assert flagged.count() == 1
     assert flagged.first.get_attribute("id") == "L3"  # task_id: Diamond
@@ -181,7 +241,9 @@ def test_pr_history_after_two_pushes(web_bot: Bot, browser: Any, screenshots: Pa
     num, first = open_pr(web_bot, {GPQA_PATH: GPQA_TYPO})
     web_bot.wait_for_report(num, head=first)
     second = push(web_bot, num, GPQA_PATH, GPQA_FIXED)
-    web_bot.wait_for_report(num, head=second)
+    report = web_bot.wait_for_report(num, head=second)
+    details = f"/pr/{MODEL}/{num}"
+    assert f"[details and history]({PAGES_URL}{details})" in report.content  # the footer
     tab = open_tab(browser)
 
     def rows() -> Any:
@@ -195,8 +257,20 @@ def test_pr_history_after_two_pushes(web_bot: Bot, browser: Any, screenshots: Pa
     assert "valid" in newest
     assert first[:7] in oldest
     assert "errors" in oldest
-    link = tab.page.locator(f"#pr-{num} h2 a").get_attribute("href")
+    link = tab.page.locator(f"#pr-{num} h2 a").first.get_attribute("href")
     assert link == f"{web_bot.stack.hub.url}/{MODEL}/discussions/{num}"
+    assert "ENTRY-TASK-UNKNOWN" in oldest  # which error, not just "errors"
+    heading = tab.page.inner_text(f"#pr-{num} h2")
+    assert "Add results" in heading  # the PR's title
+    assert "by alice" in heading
+    tab.page.click(f"#pr-{num} h2 a:has-text('details')")
+    assert tab.page.url == web_bot.stack.web_url + details
+    pushes = tab.page.locator("section.push")
+    assert pushes.count() == 2
+    assert "Fix:" in pushes.nth(1).inner_text()
+    assert "<td>3</td>" in pushes.nth(1).inner_html()  # the line of the typo
+    assert tab.axe_violations() == []
+    tab.page.screenshot(path=str(screenshots / "pr-details.png"), full_page=True)
     tab.page.screenshot(path=str(screenshots / "history-two-pushes.png"), full_page=True)
     tab.goto(f"{web_bot.stack.web_url}/history")
     assert MODEL in tab.page.inner_text(".repos")

@@ -121,6 +121,15 @@ def test_footer_links_the_checked_commit() -> None:
     assert f'href="https://huggingface.co/acme/model-7b/commit/{cases.HEAD}"' in html
 
 
+def test_footer_links_the_prs_details_page_when_the_pages_have_an_address() -> None:
+    context = cases.context(pages_url="https://evalbot.example/")
+    html = MD.render(render_comment([], context))
+    assert f'href="https://evalbot.example/pr/acme/model-7b/{context.pr_num}"' in html
+    assert "evalbot.example" not in render_comment([], cases.context())
+    benchmark_pr = cases.context(pages_url="https://evalbot.example", repo_type="dataset")
+    assert "evalbot.example" not in render_comment([], benchmark_pr)
+
+
 def test_summary_counts() -> None:
     reports = [cases.live_valid(), cases.target_verified(), cases.with_errors()]
     comment = render_comment(reports, cases.context())

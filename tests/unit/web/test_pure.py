@@ -10,6 +10,7 @@ from bot.receiver.workerstats import WorkerSnapshot
 from bot.report.comment import Counts
 from bot.web.charts import HEIGHT, WIDTH, build_charts
 from bot.web.live import Sample, decode_sample, encode_sample, workers_state
+from bot.web.lookup import Wanted, parse_wanted
 from bot.web.playground import PlaygroundInput, Problem, comment_html, results_path, source_view
 from workers.history import parse_pr_history, parse_verdict, verdict_of
 
@@ -48,14 +49,18 @@ def test_samples_round_trip_and_garbage_is_skipped() -> None:
     assert decode_sample(b'{"at": 1}') is None
 
 
-def test_workers_state_reads_progress_and_the_queue() -> None:
-    idle = [Sample(0, snapshot(runs=1)), Sample(60, snapshot(runs=1))]
-    assert workers_state(snapshot(runs=1), idle).state == "idle"
-    assert workers_state(snapshot(runs=1, queue=4), idle).state == "stalled"
+def test_workers_state_without_heartbeats_is_no_worker_not_idle() -> None:
+    """No heartbeat and nothing moving: no worker exists, even with nothing waiting (the
+    next event would wait for ever), never a green "idle"."""
+    still = [Sample(0, snapshot(runs=1)), Sample(60, snapshot(runs=1))]
+    nothing = workers_state(snapshot(runs=1), still)
+    assert nothing.state == "none"
+    assert "no worker alive" in nothing.text
+    assert workers_state(snapshot(runs=1, queue=4), still).state == "none"
+    assert workers_state(snapshot(queue=2), []).state == "none"
     moving = [Sample(0, snapshot(runs=1)), Sample(60, snapshot(runs=9))]
     assert workers_state(snapshot(runs=9, queue=4), moving).state == "consuming"
     assert workers_state(snapshot(unacked=1), []).state == "consuming"
-    assert workers_state(snapshot(queue=2), []).state == "unknown"
 
 
 def test_results_path_follows_the_name_given_else_the_benchmark() -> None:
@@ -124,3 +129,126 @@ def test_workers_state_follows_the_heartbeats_when_there_are_any() -> None:
     state = workers_state(silent, [])
     assert state.state == "stalled"
     assert "no worker alive" in state.text
+
+
+def counters(runs: int = 0, busy: int = 0, failed: int = 0) -> WorkerSnapshot:
+    return WorkerSnapshot(
+        {"outcome:posted": runs, "retry:busy": busy, "retry:hub-transient": failed},
+        0,
+        0,
+        0,
+        hub_paused_s=0.0,
+    )
+
+
+def test_the_errors_chart_leaves_out_waits_for_a_busy_pr() -> None:
+    samples = [Sample(1000.0, counters(busy=0)), Sample(1060.0, counters(busy=50))]
+    errors = {c.title: c for c in build_charts(samples, now=1060.0)}["Errors"]
+    assert errors.peak == 0.0
+    samples = [Sample(1000.0, counters(busy=0)), Sample(1060.0, counters(busy=50, failed=3))]
+    errors = {c.title: c for c in build_charts(samples, now=1060.0)}["Errors"]
+    assert errors.peak == 3.0
+
+
+def test_charts_span_the_last_hour_with_a_time_axis_and_a_scale() -> None:
+    now = 10_000.0
+    one = [Sample(now - 30, snapshot(queue=7))]
+    queue = {c.title: c for c in build_charts(one, now=now)}["Queue"]
+    assert not queue.empty  # one sample draws a dot
+    assert len(queue.dots) == 1
+    x, y = queue.dots[0]
+    assert WIDTH - 10 < x <= WIDTH  # 30 s ago: at the right end of an hour-wide axis
+    assert [tick.label for tick in queue.x_ticks] == [
+        "-60 min",
+        "-45 min",
+        "-30 min",
+        "-15 min",
+        "now",
+    ]
+    assert [tick.label for tick in queue.y_ticks] == ["0", "10"]
+    assert 0 <= y <= HEIGHT
+    half = [Sample(now - 1800, snapshot(queue=1)), Sample(now, snapshot(queue=2))]
+    chart = {c.title: c for c in build_charts(half, now=now)}["Queue"]
+    first_x = chart.dots[0][0]
+    assert abs(first_x - (chart.x_ticks[2].at)) < 1  # half an hour ago sits at "-30 min"
+    old = [Sample(now - 7200, snapshot(queue=3))]
+    assert {c.title: c for c in build_charts(old, now=now)}["Queue"].empty
+
+
+def test_a_crlf_paste_is_named_after_its_benchmark() -> None:
+    pasted = b"- dataset:\r\n    id: org/gpqa-mini\r\n    task_id: diamond\r\n  value: 1\r\n"
+    assert results_path(PlaygroundInput(pasted, "results")) == ".eval_results/gpqa_mini.yaml"
+
+
+def test_a_pasted_hub_address_names_the_model_and_the_pr() -> None:
+    assert parse_wanted("alice/model") == Wanted("alice/model")
+    assert parse_wanted(" https://huggingface.co/Alice/Model ") == Wanted("Alice/Model")
+    assert parse_wanted("https://huggingface.co/alice/model/discussions/12") == Wanted(
+        "alice/model", 12
+    )
+    assert parse_wanted("https://huggingface.co/alice/model/blob/main/README.md") == Wanted(
+        "alice/model"
+    )
+    assert parse_wanted("https://huggingface.co/datasets/org/bench") is None
+    assert parse_wanted("not a repo") is None
+    assert parse_wanted("") is None
+
+
+def test_verdicts_keep_problems_title_author_and_tokens_within_caps() -> None:
+    from bot.spec.diagnostics import Diagnostic, Severity
+    from bot.spec.model import (
+        Dialect,
+        EntryReport,
+        FileReport,
+        ResultEntry,
+        Verification,
+        VerificationStatus,
+    )
+    from workers.history import MAX_PROBLEMS_KEPT, MAX_TEXT
+
+    many = [
+        Diagnostic("TASK-UNKNOWN", Severity.ERROR, "x" * 1000, line=n, hint="use diamond")
+        for n in range(1, 30)
+    ]
+    entry = EntryReport(
+        ResultEntry(index=0, line=2, data={}, dialect=Dialect.LIVE),
+        verification=Verification(VerificationStatus.UNVERIFIED, "token-expired"),
+    )
+    report = FileReport(".eval_results/gpqa.yaml", "results", many, [entry])
+    verdict = verdict_of(
+        "b" * 40,
+        "posted",
+        "open",
+        Counts(1, 0, 1, 1, 29, 0),
+        datetime(2026, 11, 24, tzinfo=UTC),
+        reports=[report],
+        title="Add GPQA <script>",
+        author="alice",
+    )
+    assert len(verdict.problems) == MAX_PROBLEMS_KEPT
+    assert verdict.problems_total == 29
+    assert verdict.problems[0].code == "TASK-UNKNOWN"
+    assert verdict.problems[0].file == ".eval_results/gpqa.yaml"
+    assert verdict.problems[0].line == 1
+    assert verdict.problems[0].fix == "use diamond"
+    assert len(verdict.problems[0].message) == MAX_TEXT
+    assert verdict.tokens[0].reason == "token-expired"
+    assert not verdict.tokens[0].verified
+    import json
+    from dataclasses import asdict
+
+    raw = json.dumps(asdict(verdict))
+    assert parse_pr_history(3, [raw]).verdicts == (verdict,)
+    again = json.dumps({**asdict(verdict), "at": "2026-11-25T00:00:00Z"})
+    history = parse_pr_history(3, [again, raw])  # the same head checked twice: one row
+    assert [v.at for v in history.verdicts] == ["2026-11-25T00:00:00Z"]
+
+
+def test_the_badge_escapes_what_results_say() -> None:
+    from bot.web.badge import BadgeText, render_svg
+
+    svg = render_svg(BadgeText('a"><script>x</script>', "1 < 2 & 3", "verified"))
+    assert "<script>" not in svg
+    assert "&lt;script&gt;" in svg
+    assert "1 &lt; 2 &amp; 3" in svg
+    assert svg.startswith('<svg xmlns="http://www.w3.org/2000/svg"')

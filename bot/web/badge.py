@@ -1,0 +1,72 @@
+"""The badge a model card embeds: a two-part SVG label ("evals" | "4 verified · 2 community"),
+drawn on the server like shields.io's flat style. Pure: texts in, SVG text out; every text is
+XML-escaped, and widths come from a per-character estimate (no font is measured: the SVG names
+a common font and leaves room)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html import escape
+
+from workers.history import PrHistory
+
+#: Colours of the right part, by what it says (the left part is always grey).
+COLOURS = {"verified": "#15803d", "community": "#1d4ed8", "none": "#6b7280", "errors": "#b91c1c"}
+_CHAR_PX = 6.6
+_PAD_PX = 10
+
+
+@dataclass(frozen=True, slots=True)
+class BadgeText:
+    label: str
+    message: str
+    tone: str  # a key of COLOURS
+
+
+def repo_badge(prs: list[PrHistory]) -> BadgeText:
+    """What the repo's merged PRs brought, by each PR's newest verdict: verified and community
+    results (a PR not merged is no result of the model's yet)."""
+    merged = [pr.verdicts[0] for pr in prs if pr.verdicts and pr.verdicts[0].state == "merged"]
+    verified = sum(v.verified for v in merged)
+    community = sum(v.community for v in merged)
+    if not verified and not community:
+        return BadgeText("evals", "none checked yet", "none")
+    parts = []
+    if verified:
+        parts.append(f"{verified} verified")
+    if community:
+        parts.append(f"{community} community")
+    return BadgeText("evals", " · ".join(parts), "verified" if verified else "community")
+
+
+def benchmark_badge(prs: list[PrHistory], benchmark: str) -> BadgeText:
+    """The newest merged result for one benchmark: its value and whether it is verified."""
+    label = benchmark.rsplit("/", 1)[-1]
+    wanted = benchmark.lower()
+    for pr in prs:  # newest PR first
+        if not pr.verdicts or pr.verdicts[0].state != "merged":
+            continue
+        for entry in pr.verdicts[0].entries:
+            if entry.benchmark.lower() == wanted and entry.badges:
+                tone = "verified" if "verified" in entry.badges else "community"
+                return BadgeText(label, f"{entry.value} · {tone}", tone)
+    return BadgeText(label, "no result checked", "none")
+
+
+def render_svg(badge: BadgeText) -> str:
+    left_w = round(len(badge.label) * _CHAR_PX) + 2 * _PAD_PX
+    right_w = round(len(badge.message) * _CHAR_PX) + 2 * _PAD_PX
+    width = left_w + right_w
+    label, message = escape(badge.label), escape(badge.message)
+    colour = COLOURS[badge.tone]
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="20" role="img" '
+        f'aria-label="{label}: {message}"><title>{label}: {message}</title>'
+        f'<rect width="{left_w}" height="20" rx="3" fill="#374151"/>'
+        f'<rect x="{left_w}" width="{right_w}" height="20" rx="3" fill="{colour}"/>'
+        f'<rect x="{left_w}" width="4" height="20" fill="{colour}"/>'
+        '<g fill="#fff" font-family="Verdana,DejaVu Sans,Geneva,sans-serif" font-size="11" '
+        'text-anchor="middle">'
+        f'<text x="{left_w / 2:.1f}" y="14">{label}</text>'
+        f'<text x="{left_w + right_w / 2:.1f}" y="14">{message}</text></g></svg>'
+    )

@@ -1,0 +1,1 @@
+"""The web app's endpoints, one module a page family; each has `routes(site)`."""

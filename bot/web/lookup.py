@@ -1,0 +1,36 @@
+"""What a visitor typed into a "model repo" box: `owner/name`, or a Hub URL pasted from the
+address bar (`https://huggingface.co/owner/name`, its discussions, one PR, a file)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from bot.spec.formats import is_repo_id
+
+#: First path segments that are Hub pages, not an owner (a model's URL has none before it).
+_NOT_MODELS = frozenset({"datasets", "spaces", "docs", "organizations", "settings", "collections"})
+
+
+@dataclass(frozen=True, slots=True)
+class Wanted:
+    repo_id: str
+    pr_num: int | None = None  # a pasted PR URL names one
+
+
+def parse_wanted(typed: str) -> Wanted | None:
+    """The model repo (and PR) `typed` names, or None when it names none."""
+    value = typed.strip()
+    path = urlsplit(value).path if "://" in value else value
+    parts = [part for part in path.split("/") if part]
+    if parts[:1] == ["models"]:
+        parts = parts[1:]
+    if len(parts) < 2 or parts[0] in _NOT_MODELS:
+        return None
+    repo_id = f"{parts[0]}/{parts[1]}"
+    if not is_repo_id(repo_id):
+        return None
+    pr_num = None
+    if len(parts) >= 4 and parts[2] == "discussions" and parts[3].isdigit():
+        pr_num = int(parts[3])
+    return Wanted(repo_id, pr_num)
