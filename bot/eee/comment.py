@@ -82,7 +82,8 @@ def render_submission(
         count = len(result.skipped)
         parts.append(texts.SKIPPED.format(count=count, files_word=texts.plural(count, "file")))
     bot = escape_text(context.bot_name, 96)
-    parts.append(report_texts.FOOTER.format(bot=bot, head=_head_link(context)))
+    # No details link: a datastore PR's verdicts are not kept in the pages' PR history.
+    parts.append(report_texts.FOOTER.format(bot=bot, head=_head_link(context), details=""))
     return "\n\n".join(parts)
 
 
