@@ -8,8 +8,8 @@ a 5 ms run is what issue 11 measured. Here every worker, from its consumer's eve
 
 1. records its heartbeat: its record (host, pid, concurrency, the delivery tags it holds, that
    is kombu's `QoS._delivered`: running, reserved and countdown messages) in `evalbot:workers`
-   and the time in `evalbot:worker-beats` (`bot.contract.keys` names the keys,
-   `bot.receiver.workerbeats` reads them);
+   and the time in `evalbot:worker-beats` (`bot.store.keys` names the keys,
+   `bot.store.workerbeats` reads them);
 2. finds the unacked messages held by no live worker (a worker is live for three intervals
    after its last heartbeat) and returns those that have been in that state for two intervals
    (`evalbot:orphans` remembers since when: a message just delivered is held before its
@@ -38,8 +38,8 @@ from typing import Any
 import redis
 from celery import bootsteps
 
-from bot.contract import keys
 from bot.settings import Settings
+from bot.store import keys
 from workers.broker import requeue_unrecorded
 
 log = logging.getLogger("evalbot.worker")

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import redis
 
-from bot.contract import keys
+from bot.store import keys
 
 #: Takes the lease unless another owner holds it (ARGV: token, owner prefix, TTL in ms).
 _ACQUIRE = """

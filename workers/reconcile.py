@@ -34,10 +34,11 @@ from dataclasses import dataclass
 import redis
 from celery import shared_task
 
-from bot.contract import keys
 from bot.contract.events import DedupeKey
 from bot.contract.publish import publish
 from bot.hub.errors import HubPermanentError, HubTransientError
+from bot.store import keys
+from bot.store.deadletters import STATS
 from workers.app import RECONCILE_TASK
 from workers.catchup import (
     CatchUp,
@@ -47,7 +48,6 @@ from workers.catchup import (
     repos_for_run,
     repos_in_order,
 )
-from workers.deadletters import STATS
 from workers.hubpause import HubPause, pause_for
 from workers.locks import as_text, release
 from workers.pipeline import VERDICT_REPOS, checked_key, verdict_key

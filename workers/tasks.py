@@ -6,7 +6,7 @@ The receiver publishes `evalbot.process_pr_event` with one kwarg, `event` (a
 is parked) decides what happens when a run cannot finish. This module does the I/O around
 that decision: it counts attempts in Redis (`Attempts`), pauses the fleet when the Hub said
 how long to wait (`workers.hubpause`), asks Celery for the retry, parks the event
-(`workers.deadletters`), and requeues the message when Redis itself is down (nothing can be
+(`bot.store.deadletters`), and requeues the message when Redis itself is down (nothing can be
 counted, so it is never dropped either).
 
 Throttling is not failure: retries caused by the Hub's pacing (a 429, or the pause it set)
@@ -21,7 +21,7 @@ The runtime is built and checked before the worker consumes (`evalbot worker`,
 `install_runtime`); a worker started otherwise builds it on its first task, and an event it
 cannot run because of its own broken configuration is parked as `bot-config`, not dropped.
 
-Parked events go to `workers.deadletters`, visible in metrics and replayable (`evalbot
+Parked events go to `bot.store.deadletters`, visible in metrics and replayable (`evalbot
 replay`). Each retry is counted in `evalbot:stats` as `retry:<reason>` (best effort), and each
 finished run as `outcome:<outcome>`; the receiver's `/metrics` exposes both.
 """
@@ -39,13 +39,13 @@ from celery import Task, shared_task
 from celery.exceptions import Reject, SoftTimeLimitExceeded
 from kombu.exceptions import OperationalError
 
-from bot.contract import keys
 from bot.contract.events import PrEvent
 from bot.contract.messages import TASK_NAME
 from bot.hub.errors import HubTransientError
 from bot.logs import log_json
 from bot.settings import Settings
-from workers.deadletters import count_outcome, count_retry, park
+from bot.store import keys
+from bot.store.deadletters import count_outcome, count_retry, park
 from workers.hubpause import HubPause, HubPaused, pause_for
 from workers.locks import as_text
 from workers.pipeline import run_event

@@ -1,7 +1,7 @@
 """`evalbot replay (--all | --index N)`: queue parked events again (an operator's tool).
 
 Each record leaves the dead-letter list and its event enters the queue in one atomic step
-(`workers.deadletters.replay`), so a replay racing another one, or new events being parked,
+(`bot.store.deadletters.replay`), so a replay racing another one, or new events being parked,
 queues every record once. A record that holds no valid event stays parked.
 Exit status: 0 all asked-for events replayed (or none parked), 1 some kept or gone, 2 usage
 or Redis errors.
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _replay(client: redis.Redis, queue: str, index: int | None) -> int:
     from bot.cli.ops import describe
-    from workers.deadletters import ReplayOutcome, parked_events, replay
+    from bot.store.deadletters import ReplayOutcome, parked_events, replay
 
     chosen = parked_events(client)
     if index is not None:

@@ -12,7 +12,7 @@ the script checks the dedupe key, pushes the Celery message, then sets the key, 
 A comment command goes through `COMMAND_SCRIPT` instead (the receiver runs it alone: commands
 are rare), which also drops a known stranger's command and coalesces a PR's rechecks.
 Replaying a parked event is the one publish without a dedupe key (an operator asked for it;
-`workers.deadletters.replay` takes the record off the parked list in the same script).
+`bot.store.deadletters.replay` takes the record off the parked list in the same script).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from collections.abc import Sequence
 import redis
 
 from bot.contract.events import DedupeKey, PrEvent
-from bot.contract.keys import DEDUPE_PREFIX
 from bot.contract.messages import encode_celery_message
+from bot.store.keys import DEDUPE_PREFIX
 
 # KEYS = [queue, dedupe key 1..n]; ARGV = [ttl 1, message 1, delivery id 1, ttl 2, ...].
 # Per event: check, then LPUSH, then SET. Redis does not roll back a script that fails half-way

@@ -31,10 +31,10 @@ import redis.exceptions
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
-from bot.contract import keys
 from bot.contract.events import DedupeKey, PrEvent
 from bot.contract.messages import encode_celery_message
 from bot.contract.publish import CLAIM_AND_PUSH_SCRIPT, COMMAND_SCRIPT, dedupe_key, script_call
+from bot.store import keys
 
 #: Upper bound on events per script call: keeps one call short (Redis runs scripts serially).
 MAX_BATCH = 64

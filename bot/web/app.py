@@ -44,23 +44,24 @@ from bot.spec.formats import is_repo_id
 from bot.spec.limits import DEFAULT_LIMITS
 from bot.spec.model import Benchmark
 from bot.spec.policy import DEFAULT_POLICY, Policy
-from bot.tokens.issuers import IssuerRegistry
-from bot.web.benchmarks import CachedHubBenchmarks
-from bot.web.charts import build_charts
-from bot.web.guards import OperatorGate, cross_site
-from bot.web.hubsignin import HubSignIn
-from bot.web.live import read_samples, read_snapshot, record_sample, workers_state
-from bot.web.playground import PlaygroundInput, run_playground
-from bot.web.signin import signin_routes
-from bot.web.standing import standing
-from workers.deadletters import parked_events, replay
-from workers.history import (
+from bot.store.deadletters import parked_events, replay
+from bot.store.history import (
     HISTORY_REPOS,
     parse_pr_history,
     pr_history_key,
     public_repos,
     repo_history_key,
 )
+from bot.store.workerstats import read_snapshot
+from bot.tokens.issuers import IssuerRegistry
+from bot.web.benchmarks import CachedHubBenchmarks
+from bot.web.charts import build_charts
+from bot.web.guards import OperatorGate, cross_site
+from bot.web.hubsignin import HubSignIn
+from bot.web.live import read_samples, record_sample, workers_state
+from bot.web.playground import PlaygroundInput, run_playground
+from bot.web.signin import signin_routes
+from bot.web.standing import standing
 
 log = logging.getLogger("evalbot.web")
 

@@ -6,6 +6,7 @@ import redis
 from huggingface_hub import HfApi
 
 from bot.adapters.issuers_file import load_issuers
+from bot.adapters.policy_file import load_policy
 from bot.hub.client import HfHubClient
 from bot.hub.timeouts import use_hub_timeout
 from bot.settings import SettingsError
@@ -17,7 +18,6 @@ from bot.web.guards import OperatorGate, session_key
 from bot.web.hubsignin import HubSignIn
 from bot.web.operators import Operators, load_operators
 from bot.web.standing import load_collections
-from workers.runtime import load_policy
 
 
 def build_context(config: WebConfig, *, docs_url: str | None = None) -> WebContext:

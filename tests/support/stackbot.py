@@ -19,6 +19,7 @@ import pytest
 import redis
 
 from bot.report.texts import REPORT_MARKER
+from bot.store.deadletters import DEAD_LETTERS
 from evalbot_dev.devstack.signing import LocalIssuer
 from evalbot_dev.devstack.stack import LOCAL_DELIVERY, LocalStack, StackOptions
 from evalbot_dev.devstack.waiting import wait_until
@@ -26,7 +27,6 @@ from evalbot_dev.emulator.delivery import DeliverySettings
 from evalbot_dev.emulator.seed import SAMPLES
 from evalbot_dev.emulator.server import CommentView
 from tests.support.emulator import MODEL, TOKENS, client, standard_state
-from workers.deadletters import DEAD_LETTERS
 from workers.locks import as_text
 
 BOT = "evalbot"
@@ -53,7 +53,7 @@ class Bot:
         return sum(v for k, v in self.stats().items() if k.startswith("outcome:"))
 
     def parked(self) -> list[dict[str, Any]]:
-        """Parked events, newest first (as `workers.deadletters` stores them)."""
+        """Parked events, newest first (as `bot.store.deadletters` stores them)."""
         return [json.loads(raw) for raw in self.redis.lrange(DEAD_LETTERS, 0, -1)]
 
     def bot_comments(self, num: int, repo_id: str = MODEL) -> list[CommentView]:

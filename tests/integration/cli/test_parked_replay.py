@@ -11,9 +11,9 @@ import redis
 from bot.cli import main
 from bot.contract.events import PrEvent
 from bot.contract.messages import TASK_NAME, decode_celery_message
+from bot.store.deadletters import DEAD_LETTERS, park, parked_events, replay
 from evalbot_dev.devstack.redis import RedisServer
 from tests.integration.cli.conftest import operator_env
-from workers.deadletters import DEAD_LETTERS, park, parked_events, replay
 from workers.locks import as_text
 
 pytestmark = pytest.mark.integration

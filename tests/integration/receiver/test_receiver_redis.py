@@ -12,8 +12,8 @@ import pytest
 import redis
 
 from bot.contract.events import PrEvent
-from bot.contract.keys import DEDUPE_PREFIX
 from bot.contract.messages import TASK_NAME, decode_celery_message
+from bot.store.keys import DEDUPE_PREFIX
 from evalbot_dev.devstack.redis import RedisServer
 from evalbot_dev.devstack.waiting import wait_until
 from tests.support.processes import TEST_SECRET, ReceiverProcess, bot_environment

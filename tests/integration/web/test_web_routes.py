@@ -19,6 +19,7 @@ from bot.contract.events import PrEvent
 from bot.hub.client import HfHubClient
 from bot.settings import Secret
 from bot.spec.limits import DEFAULT_LIMITS
+from bot.store.deadletters import DEAD_LETTERS, park
 from bot.tokens.issuers import IssuerRegistry
 from bot.web.app import WebContext, create_web_app
 from bot.web.benchmarks import CachedHubBenchmarks
@@ -29,7 +30,6 @@ from evalbot_dev.devstack.waiting import free_port
 from evalbot_dev.emulator.faults import RouteFault
 from evalbot_dev.emulator.server import EmulatorServer
 from tests.support.emulator import TOKENS, standard_state
-from workers.deadletters import DEAD_LETTERS, park
 
 pytestmark = pytest.mark.integration
 

@@ -13,7 +13,7 @@ import time
 import pytest
 import redis
 
-from bot.receiver.workerbeats import ORPHANS_KEY, read_fleet_status
+from bot.store.workerbeats import ORPHANS_KEY, read_fleet_status
 from evalbot_dev.devstack.waiting import wait_until
 from workers.liveness import Heartbeat
 

@@ -6,13 +6,8 @@ import asyncio
 
 from prometheus_client import CollectorRegistry, generate_latest
 
-from bot.receiver.workerstats import (
-    FAMILIES,
-    MAX_FIELDS,
-    WorkerSnapshot,
-    WorkerStatsCollector,
-    parse_stats,
-)
+from bot.receiver.workermetrics import WorkerStatsCollector
+from bot.store.workerstats import FAMILIES, MAX_FIELDS, WorkerSnapshot, parse_stats
 
 
 def test_parse_keeps_known_families_with_sane_labels_and_integer_counts() -> None:

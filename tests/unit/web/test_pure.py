@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from bot.receiver.workerbeats import WorkerBeat
-from bot.receiver.workerstats import WorkerSnapshot
 from bot.report.comment import Counts
+from bot.store.history import parse_pr_history, parse_verdict, verdict_of
+from bot.store.workerbeats import WorkerBeat
+from bot.store.workerstats import WorkerSnapshot
 from bot.web.charts import HEIGHT, WIDTH, build_charts
 from bot.web.live import Sample, decode_sample, encode_sample, workers_state
 from bot.web.playground import PlaygroundInput, Problem, comment_html, results_path, source_view
-from workers.history import parse_pr_history, parse_verdict, verdict_of
 
 
 def snapshot(runs: int = 0, queue: int = 0, unacked: int = 0, retries: int = 0) -> WorkerSnapshot:

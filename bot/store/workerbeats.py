@@ -29,7 +29,7 @@ from typing import Any
 
 import redis
 
-from bot.contract import keys
+from bot.store import keys
 
 #: Hash: worker id -> JSON record of its last heartbeat.
 WORKERS_KEY = keys.WORKERS
@@ -37,8 +37,8 @@ WORKERS_KEY = keys.WORKERS
 BEATS_KEY = keys.WORKER_BEATS
 #: Hash: delivery tag of an unacked message held by no live worker -> Redis time first seen so.
 ORPHANS_KEY = keys.ORPHANS
-#: The other keys a status reads (`bot.receiver.workerstats` reads them for `/metrics` too):
-#: the list of parked events (`workers.deadletters`), kombu's hash of delivered, unacked
+#: The other keys a status reads (`bot.store.workerstats` reads them for `/metrics` too):
+#: the list of parked events (`bot.store.deadletters`), kombu's hash of delivered, unacked
 #: messages, and the workers' shared Hub pause (`workers.hubpause`; its PTTL is the pause left).
 DEAD_LETTERS_KEY = keys.DEAD_LETTERS
 UNACKED_KEY = keys.KOMBU_UNACKED

@@ -16,11 +16,11 @@ from typing import Any
 
 import redis
 
-from bot.contract import keys
 from bot.contract.events import PrEvent
 from bot.contract.messages import encode_celery_message
+from bot.store import keys
 
-DEAD_LETTERS = keys.DEAD_LETTERS  # the receiver's /metrics reads both (bot.receiver.workerstats)
+DEAD_LETTERS = keys.DEAD_LETTERS  # the receiver's /metrics reads both (bot.store.workerstats)
 STATS = keys.STATS
 MAX_PARKED = 1000
 

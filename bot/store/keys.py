@@ -11,10 +11,10 @@ from __future__ import annotations
 
 #: Dedupe marks of queued events (`bot.contract.publish`): `<prefix><DedupeKey.key>`, with a TTL.
 DEDUPE_PREFIX = "evalbot:dedupe:"
-#: Worker counters, `<family>:<label>` -> count (`workers.deadletters`); the receiver's
-#: `/metrics` reads them (`bot.receiver.workerstats`).
+#: Worker counters, `<family>:<label>` -> count (`bot.store.deadletters`); the receiver's
+#: `/metrics` reads them (`bot.store.workerstats`).
 STATS = "evalbot:stats"
-#: Parked events, newest first (`workers.deadletters`); `evalbot parked`/`replay` and `/metrics`.
+#: Parked events, newest first (`bot.store.deadletters`); `evalbot parked`/`replay` and `/metrics`.
 DEAD_LETTERS = "evalbot:dead-letters"
 #: The fleet-wide Hub pause (`workers.hubpause`); its PTTL is shown on `/metrics`.
 HUB_PAUSE = "evalbot:hub-paused-until"
@@ -29,14 +29,14 @@ JTI_PREFIX = "evalbot:jti:"
 JWKS_PREFIX = "evalbot:jwks:"
 #: The token issuer's limits and audit counters (`bot.issuer.limits`), under this prefix.
 ISSUER_PREFIX = "evalbot:issuer:"
-#: The bounded PR history the workers record and the web pages read (`workers.history`), under
+#: The bounded PR history the workers record and the web pages read (`bot.store.history`), under
 #: this prefix; the web process's sampled fleet snapshots (`bot.web.live`).
 HISTORY_PREFIX = "evalbot:history"
 WEB_SAMPLES = "evalbot:web:samples"
 #: kombu's Redis transport keeps delivered, not yet acknowledged messages in this hash.
 KOMBU_UNACKED = "unacked"
 #: Live workers: their records (a hash), their heartbeats (a sorted set by time), and the
-#: messages a sweep found held by no live worker (`workers.liveness`, `bot.receiver.workerbeats`).
+#: messages a sweep found held by no live worker (`workers.liveness`, `bot.store.workerbeats`).
 WORKERS = "evalbot:workers"
 WORKER_BEATS = "evalbot:worker-beats"
 ORPHANS = "evalbot:orphans"

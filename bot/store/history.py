@@ -35,8 +35,8 @@ from typing import Any
 
 import redis
 
-from bot.contract import keys
 from bot.report.comment import Counts
+from bot.store import keys
 
 HISTORY_PREFIX = keys.HISTORY_PREFIX
 HISTORY_REPOS = f"{HISTORY_PREFIX}:repos"
