@@ -19,7 +19,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from bot.contract.events import DedupeKey, PrEvent
-from bot.contract.messages import TASK_NAME
+from bot.contract.publish import TASK_NAME
 from bot.receiver.app import WEBHOOK_PATH, create_app
 from bot.receiver.queue import EnqueueOutcome, QueueUnavailable
 from bot.settings import Settings

@@ -39,8 +39,9 @@ from celery import Task, shared_task
 from celery.exceptions import Reject, SoftTimeLimitExceeded
 from kombu.exceptions import OperationalError
 
+from bot.contract import ledger
 from bot.contract.events import PrEvent
-from bot.contract.messages import TASK_NAME
+from bot.contract.publish import TASK_NAME
 from bot.hub.errors import HubTransientError
 from bot.logs import log_json
 from bot.settings import Settings
@@ -114,7 +115,7 @@ def process_pr_event(self: Task[Any, Any], event: dict[str, Any]) -> str:
         try:
             runtime = runtime_for_process()
         except StartupError as error:
-            return _park_unconfigured(event, error)
+            return _park_unconfigured(event, error, self.request.id)
         return handle(self, event, runtime)
     except SoftTimeLimitExceeded as error:
         # The soft limit fires once, wherever the task is: inside the run it is a failure like
@@ -173,7 +174,7 @@ def _count_requeue() -> None:
         count_retry(runtime_for_process().redis, "requeued")
 
 
-def _park_unconfigured(event: dict[str, Any], error: StartupError) -> str:
+def _park_unconfigured(event: dict[str, Any], error: StartupError, task_id: str | None) -> str:
     """Park an event this worker cannot run because its own configuration is broken: not the
     event's fault, so it is kept (never dropped) and `evalbot replay` runs it once fixed."""
     decision = decide(Failure(Kind.CONFIG, str(error)), tries=1)
@@ -181,7 +182,7 @@ def _park_unconfigured(event: dict[str, Any], error: StartupError) -> str:
     settings = Settings.from_env(os.environ)  # the same environment the app was built from
     client = redis.Redis.from_url(settings.redis_url, socket_timeout=settings.redis_timeout_s * 5)
     try:
-        return _give_up(client, event, decision)
+        return _give_up(client, event, decision, task_id)
     finally:
         client.close()
 
@@ -195,21 +196,23 @@ def handle(task: Task[Any, Any], event: dict[str, Any], runtime: Runtime) -> str
     the retries a Hub outage needs, and an orderly retry must not wipe the count of runs that
     died (a poison event killed its worker, was requeued, found its own dead run's lease...).
     """
+    task_id = str(task.request.id)
     try:
         parsed = PrEvent.from_json(event)
     except ValueError as error:
-        park(runtime.redis, event, "malformed-event", str(error))
+        park(runtime.redis, event, "malformed-event", str(error), task_id=task_id)
         return "parked"
-    attempts = Attempts(runtime.redis, task.request.id)
+    attempts = Attempts(runtime.redis, task_id)
     started, paused_s = attempts.begin()
     gave_up = on_start(started)
     if gave_up is not None:
         attempts.forget()
-        return _give_up(runtime.redis, event, gave_up)
+        return _give_up(runtime.redis, event, gave_up, task_id)
     if started > 1:
         _count_retry(runtime, "worker-lost")  # redelivered after its worker died mid-run
     outcome: str | None = None
     finished = False  # a terminal outcome or a park: the attempt counts can go
+    next_run_in = 0.0  # a retry's countdown
     try:
         try:
             if paused_s > 0:
@@ -223,13 +226,14 @@ def handle(task: Task[Any, Any], event: dict[str, Any], runtime: Runtime) -> str
             decision = _decide(runtime, attempts, failure, error)
             if isinstance(decision, Retry):
                 _count_retry(runtime, decision.reason)
+                next_run_in = decision.countdown
                 raise task.retry(countdown=decision.countdown, max_retries=None) from error
             finished = True
-            return _give_up(runtime.redis, event, decision)
+            return _give_up(runtime.redis, event, decision, task_id)
         finished = True
         return outcome
     finally:
-        attempts.ended(finished, outcome)
+        attempts.ended(finished, outcome, next_run_in)
 
 
 def _decide(
@@ -299,7 +303,8 @@ class Attempts:
 
     def __init__(self, client: redis.Redis, task_id: str | None) -> None:
         self._client = client
-        self._key = keys.attempts(str(task_id))
+        self._task_id = str(task_id)
+        self._key = keys.attempts(self._task_id)
 
     def started(self) -> int:
         """Count a run's start; returns the runs started and not ended in order (this one
@@ -308,12 +313,14 @@ class Attempts:
 
     def begin(self) -> tuple[int, float]:
         """`started`, and the seconds the fleet-wide Hub pause has left, in one round trip:
-        every run needs both before it calls the Hub."""
+        every run needs both before it calls the Hub. The event's ledger entry is touched: a
+        run has started, its worker may still die."""
         pipe = self._client.pipeline(transaction=True)
         pipe.hincrby(self._key, "unfinished", 1)
         pipe.expire(self._key, ATTEMPTS_TTL_S)
         HubPause.queue_read(pipe)
-        count, _, paused = pipe.execute()
+        ledger.queue_touch(pipe, self._task_id, 0.0)
+        count, _, paused, _ = pipe.execute()
         return int(count), HubPause.remaining_s(paused)
 
     def count(self, kind: str) -> int:
@@ -334,15 +341,18 @@ class Attempts:
         throttled_s = max(0.0, now - float(as_text(since))) if since is not None else 0.0
         return int(tries), throttled_s
 
-    def ended(self, finished: bool, outcome: str | None = None) -> None:
-        """Close the run's books in one round trip: forget the counts when the event is done
-        (else mark this run as ended in order), and count its outcome if it has one."""
+    def ended(self, finished: bool, outcome: str | None = None, next_run_in: float = 0.0) -> None:
+        """Close the run's books in one round trip: forget the counts and the ledger entry
+        when the event is done (else mark this run as ended in order, and move the entry's due
+        time past the retry's countdown), and count its outcome if it has one."""
         try:
             books = self._client.pipeline(transaction=False)
             if finished:
                 books.delete(self._key)
+                ledger.queue_done(books, self._task_id)
             else:
                 books.hincrby(self._key, "unfinished", -1)
+                ledger.queue_touch(books, self._task_id, next_run_in)
             if outcome is not None:
                 count_outcome(books, outcome)
             books.execute()
@@ -353,7 +363,9 @@ class Attempts:
         self._client.delete(self._key)
 
 
-def _give_up(client: redis.Redis, event: dict[str, Any], decision: Park) -> str:
+def _give_up(
+    client: redis.Redis, event: dict[str, Any], decision: Park, task_id: str | None
+) -> str:
     log_json(
         log,
         logging.ERROR,
@@ -362,5 +374,5 @@ def _give_up(client: redis.Redis, event: dict[str, Any], decision: Park) -> str:
         reason=decision.reason,
         detail=decision.detail,
     )
-    park(client, event, decision.reason, decision.detail)
+    park(client, event, decision.reason, decision.detail, task_id=task_id)
     return "parked"

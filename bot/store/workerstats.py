@@ -86,8 +86,8 @@ FAMILIES: tuple[Family, ...] = (
         "recovered",
         "evalbot_worker_recovered",
         "reason",
-        "Events taken back from a worker that stopped heartbeating (worker-dead) and queued "
-        "again, before the visibility timeout.",
+        "Accepted events the ledger's sweep sent again because they were overdue (their "
+        "message lost with a worker, in a Redis restart, or dropped).",
     ),
     Family(
         "reconcile-run",

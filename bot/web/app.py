@@ -321,7 +321,7 @@ def create_web_app(context: WebContext) -> Starlette:
         outcome = "gone"
         for parked_event in parked_events(context.redis, limit=PARKED_SHOWN):
             if hmac.compare_digest(_digest(parked_event.raw), wanted):
-                outcome = replay(context.redis, parked_event, queue=context.queue).value
+                outcome = replay(context.redis, parked_event).value
                 break
         return RedirectResponse(f"/status?notice={outcome}", status_code=303)
 

@@ -12,11 +12,12 @@ import pytest
 import redis
 
 from bot.contract.events import PrEvent
-from bot.contract.messages import TASK_NAME, decode_celery_message
+from bot.contract.publish import TASK_NAME
 from bot.store.keys import DEDUPE_PREFIX
 from evalbot_dev.devstack.redis import RedisServer
 from evalbot_dev.devstack.waiting import wait_until
 from tests.support.processes import TEST_SECRET, ReceiverProcess, bot_environment
+from tests.support.queued import decode_celery_message
 from tests.support.samples import webhook_bytes
 
 pytestmark = pytest.mark.integration
