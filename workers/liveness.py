@@ -30,7 +30,7 @@ from celery import Celery, bootsteps
 from celery.worker import state
 
 from bot.contract import ledger
-from bot.contract.publish import send_or_leave
+from bot.contract.publish import Outgoing, send_or_leave
 from bot.settings import Settings
 from bot.store import keys
 
@@ -108,20 +108,23 @@ class Heartbeat:
 
 
 def sweep(heartbeat: Heartbeat, app: Celery) -> int:
-    """Send the ledger's overdue events again; returns how many were sent."""
-    sent = 0
-    for task_id, text in heartbeat.overdue():
+    """Send the ledger's overdue events again, in one round trip; returns how many were sent."""
+    due = heartbeat.overdue()
+    if not due:
+        return 0
+    messages: list[Outgoing] = []
+    for task_id, text in due:
         try:
             event = json.loads(text)
         except ValueError:
             event = {"unreadable": text[:200]}  # the task parks it as malformed
-        if send_or_leave(app, task_id, event):
-            sent += 1
-            log.warning("sent an overdue event again", extra={"task_id": task_id})
-    if sent:
-        with contextlib.suppress(redis.RedisError):  # a counter, best effort
-            heartbeat.client.hincrby(keys.STATS, "recovered:overdue", sent)
-    return sent
+        messages.append((task_id, event, 0.0))
+    if not send_or_leave(app, messages):
+        return 0
+    log.warning("sent %d overdue event(s) again", len(messages))
+    with contextlib.suppress(redis.RedisError):  # a counter, best effort
+        heartbeat.client.hincrby(keys.STATS, "recovered:overdue", len(messages))
+    return len(messages)
 
 
 def heartbeat_step(settings: Settings) -> type[bootsteps.StartStopStep]:

@@ -6,8 +6,11 @@ The receiver publishes `evalbot.process_pr_event` with one kwarg, `event` (a
 is parked) decides what happens when a run cannot finish. This module does the I/O around
 that decision: it counts attempts in Redis (`Attempts`), pauses the fleet when the Hub said
 how long to wait (`workers.hubpause`), asks Celery for the retry, parks the event
-(`bot.store.deadletters`), and requeues the message when Redis itself is down (nothing can be
-counted, so it is never dropped either).
+(`bot.store.deadletters`), and keeps the event's ledger entry (`bot.contract.ledger`): touched
+when a run starts or a retry is scheduled, removed when the event is finished or parked. A
+message Celery drops on a failure this module cannot handle (Redis down under the run's own
+bookkeeping, a retry Celery could not publish) is not an event lost: its ledger entry stays
+and is sent again once due.
 
 Throttling is not failure: retries caused by the Hub's pacing (a 429, or the pause it set)
 are counted apart from the others and bounded by time (`Runtime.throttle_budget_s`,
@@ -28,15 +31,12 @@ finished run as `outcome:<outcome>`; the receiver's `/metrics` exposes both.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
-import time
 from typing import Any
 
 import redis
 from celery import Task, shared_task
-from celery.exceptions import Reject, SoftTimeLimitExceeded
 from kombu.exceptions import OperationalError
 
 from bot.contract import ledger
@@ -87,8 +87,6 @@ log = logging.getLogger("evalbot.worker")
 
 #: How long attempt counts are kept (a message comes back within the visibility timeout).
 ATTEMPTS_TTL_S = 24 * 3600
-#: Pause before requeueing an event because Redis itself failed.
-REDIS_DOWN_PAUSE_S = 2.0
 
 #: The process's runtime (one slot): set at start-up by `install_runtime`, or on first use.
 _RUNTIME: list[Runtime] = []
@@ -112,66 +110,28 @@ def runtime_for_process() -> Runtime:
 @shared_task(name=TASK_NAME, bind=True, max_retries=None)
 def process_pr_event(self: Task[Any, Any], event: dict[str, Any]) -> str:
     try:
-        try:
-            runtime = runtime_for_process()
-        except StartupError as error:
-            return _park_unconfigured(event, error, self.request.id)
+        runtime = runtime_for_process()
+    except StartupError as error:
+        return _park_unconfigured(event, error, self.request.id)
+    try:
         return handle(self, event, runtime)
-    except SoftTimeLimitExceeded as error:
-        # The soft limit fires once, wherever the task is: inside the run it is a failure like
-        # any other (the policy retries it), but it can also land in the failure path's own
-        # bookkeeping (counting the retry, publishing it): a task stalled past its limit and
-        # resumed, as a SIGSTOPped worker is. Let out, Celery would drop the message; requeue it
-        # (its runs are counted by task id, so a poison event is still parked).
-        log.warning(
-            "soft time limit outside the run, requeueing the event",
-            extra={"delivery_id": event.get("delivery_id")},
-        )
-        _count_requeue()
-        raise Reject(str(error) or "soft time limit", requeue=True) from error
-    except Reject as error:
-        if getattr(error, "requeue", False):
-            raise
-        # Ours are all requeues: a reject without one is Celery's `retry()` failing to publish
-        # the retry (a Redis error, or the soft limit firing inside it), which would drop the
-        # message. Requeue it instead; the task id keeps its attempt counts.
-        log.warning(
-            "the retry could not be published, requeueing the event",
-            extra={"delivery_id": event.get("delivery_id"), "error": str(error)},
-        )
-        _count_requeue()
-        raise Reject(getattr(error, "reason", None), requeue=True) from error
     except (redis.RedisError, OperationalError) as error:
+        # Redis failed under the run's own bookkeeping: the failure is Celery's to log and its
+        # message Celery's to drop or keep; the event stays in the ledger, which sends it again
+        # once due (bot.contract.ledger). Only a stop the error hid is raised instead.
         _stop_if_stopping(error)
-        # Redis is down: the policy can neither count attempts, park, nor publish a retry.
-        # Letting the error out would make Celery drop the message (a failed task is
-        # rejected without requeue). Requeue it instead, after a pause so a Redis that
-        # answers but refuses writes (maxmemory) is not hammered; if Redis cannot even take
-        # the reject, the message stays unacked and returns after the visibility timeout.
-        log.warning(
-            "redis unavailable, requeueing the event",
-            extra={"delivery_id": event.get("delivery_id"), "error": str(error)},
-        )
-        time.sleep(REDIS_DOWN_PAUSE_S)
-        raise Reject(str(error), requeue=True) from error
+        raise
 
 
 def _stop_if_stopping(error: BaseException) -> None:
     """Re-raise the stop (SIGTERM's `SystemExit`) a failure hides, so a cancelled or stopping
-    run exits as told instead of being retried or requeued as a Redis outage (see
-    `workers.retry_policy.stop_behind`). Its message is left to the broker: unacked, it comes
-    back as after any worker stop."""
+    run exits as told instead of being retried as a failure (see
+    `workers.retry_policy.stop_behind`). Its message is left to the broker and its event to
+    the ledger, as after any worker stop."""
     stop = stop_behind(error)
     if stop is not None:
         log.info("run stopped by a signal; a cleanup error hid it: %s", error)
         raise stop
-
-
-def _count_requeue() -> None:
-    """Count a requeue as a retry (`retry:requeued` on /metrics), when Redis takes it: the run
-    ended without an outcome, and an operator (or a test) must be able to see that it did."""
-    with contextlib.suppress(redis.RedisError, StartupError):
-        count_retry(runtime_for_process().redis, "requeued")
 
 
 def _park_unconfigured(event: dict[str, Any], error: StartupError, task_id: str | None) -> str:

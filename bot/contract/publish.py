@@ -72,15 +72,28 @@ def event_json(event: PrEvent) -> str:
     return json.dumps(event.to_json(), separators=(",", ":"), ensure_ascii=False)
 
 
-def send(app: Celery, task_id: str, event: Mapping[str, Any], countdown: float = 0.0) -> None:
-    """Send one event's message under `task_id` (raises kombu's `OperationalError` or a Redis
-    error when the broker cannot take it)."""
-    app.send_task(
-        TASK_NAME,
-        kwargs={"event": dict(event)},
-        task_id=task_id,
-        countdown=countdown or None,
-    )
+#: One accepted event's message: `(task id, event, countdown seconds)`.
+Outgoing = tuple[str, Mapping[str, Any], float]
+
+
+def send(app: Celery, messages: Sequence[Outgoing]) -> None:
+    """Send the messages of accepted events, each under its task id, in one Redis round trip
+    (kombu's `Producer.batch`, through Celery's producer pool). Raises kombu's
+    `OperationalError` or a Redis error when the broker cannot take them."""
+    with app.producer_or_acquire() as producer, producer.batch():
+        for task_id, event, countdown in messages:
+            delivery = str(event.get("delivery_id"))[:200]
+            app.send_task(
+                TASK_NAME,
+                kwargs={"event": dict(event)},
+                task_id=task_id,
+                countdown=countdown or None,
+                producer=producer,
+                # For display only (Celery's `saferepr` of the arguments would cost more than
+                # the rest of the send): the task's log lines name the delivery.
+                argsrepr="()",
+                kwargsrepr=f"{{'event': {{'delivery_id': {delivery!r}}}}}",
+            )
 
 
 def dedupe_key(dedupe: DedupeKey) -> str:
@@ -106,14 +119,16 @@ def publish(client: redis.Redis, events: Sequence[tuple[PrEvent, DedupeKey]]) ->
     return [int(flag) == 1 for flag in accepted]
 
 
-def send_or_leave(
-    app: Celery, task_id: str, event: Mapping[str, Any], countdown: float = 0.0
-) -> bool:
-    """`send`, reporting failure instead of raising: the event is in the ledger, which sends it
-    again once due. True when sent."""
+def send_or_leave(app: Celery, messages: Sequence[Outgoing]) -> bool:
+    """`send`, reporting failure instead of raising: the events are in the ledger, which sends
+    them again once due. True when sent."""
     try:
-        send(app, task_id, event, countdown)
+        send(app, messages)
     except Exception as error:  # kombu's OperationalError, Redis errors, timeouts: the ledger's
-        log.warning("could not send an accepted event; the ledger sends it again: %s", error)
+        log.warning(
+            "could not send %d accepted event(s); the ledger sends them again: %s",
+            len(messages),
+            error,
+        )
         return False
     return True

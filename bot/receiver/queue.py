@@ -1,11 +1,12 @@
 """Enqueueing events for the Celery workers: accept in the ledger, then send with Celery.
 
 Each delivery is accepted by the ledger's script (`bot.contract.ledger`: the dedupe key and the
-ledger entry, atomically) and its message then sent with Celery's `send_task`
-(`bot.contract.publish`). Deliveries that arrive while a script call is in flight are accepted
-together in the next call (group commit): one round trip for the whole batch, while a lone
-delivery is sent at once (no timer, no added latency). Celery's publish is blocking, so it runs
-on one thread beside the event loop.
+ledger entry, atomically) and answered; its message is sent with Celery's `send_task`
+(`bot.contract.publish`) on one thread beside the event loop, not waited for: a Celery publish
+costs a few hundred microseconds of Python, which would otherwise sit in every answer.
+Deliveries that arrive while a script call is in flight are accepted together in the next call
+(group commit): one round trip for the whole batch, while a lone delivery is sent at once (no
+timer, no added latency).
 
 Failure is safe because of the ledger: a 503 means the script did not run (or ran whole, and
 the Hub's retry is then answered as a duplicate: the event is queued once either way); a 202
@@ -28,11 +29,21 @@ from redis.backoff import NoBackoff
 
 from bot.contract import ledger
 from bot.contract.events import DedupeKey, PrEvent
-from bot.contract.publish import dedupe_key, event_json, new_task_id, send_or_leave, sender_app
+from bot.contract.publish import (
+    Outgoing,
+    dedupe_key,
+    event_json,
+    new_task_id,
+    send_or_leave,
+    sender_app,
+)
 from bot.store import keys
 
 #: Upper bound on events per script call: keeps one call short (Redis runs scripts serially).
 MAX_BATCH = 64
+#: Accepted events whose message waits for the sending thread, at most; past it an event is
+#: left to the ledger's sweep (it is accepted: it runs within the ledger's grace).
+MAX_UNSENT = 1000
 
 
 class EnqueueOutcome(StrEnum):
@@ -106,6 +117,8 @@ class RedisEnqueuer:
         self._command = self._client.register_script(ledger.COMMAND_SCRIPT)
         self._celery = sender_app(url, queue)
         self._sender = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalbot-send")
+        self._outgoing: list[Outgoing] = []
+        self._sending: asyncio.Future[bool] | None = None
         self._pending: list[_Pending] = []
         self._flusher: asyncio.Task[None] | None = None
 
@@ -140,14 +153,31 @@ class RedisEnqueuer:
             raise QueueUnavailable("timed out waiting for Redis") from error
         if accepted != 1:
             return EnqueueOutcome.DUPLICATE
-        await self._send(task_id, event)
+        self._send(task_id, event)
         return EnqueueOutcome.QUEUED
 
-    async def _send(self, task_id: str, event: PrEvent, countdown: float = 0.0) -> None:
-        """Send an accepted event's message; a failure is left to the ledger (it is accepted)."""
-        await asyncio.get_running_loop().run_in_executor(
-            self._sender, send_or_leave, self._celery, task_id, event.to_json(), countdown
+    def _send(self, task_id: str, event: PrEvent, countdown: float = 0.0) -> None:
+        """Hand an accepted event's message to the sending thread, without waiting for it: the
+        202 stands on the ledger (a send that fails, or is never made because too many wait,
+        is the ledger's to make once the event is due). Messages that gather while a send is
+        in flight go together in the next one (one round trip)."""
+        if len(self._outgoing) >= MAX_UNSENT:
+            return
+        self._outgoing.append((task_id, event.to_json(), countdown))
+        if self._sending is None:
+            self._send_next()
+
+    def _send_next(self) -> None:
+        batch, self._outgoing = self._outgoing, []
+        self._sending = asyncio.get_running_loop().run_in_executor(
+            self._sender, send_or_leave, self._celery, batch
         )
+        self._sending.add_done_callback(self._sent)
+
+    def _sent(self, _: asyncio.Future[bool]) -> None:
+        self._sending = None
+        if self._outgoing:
+            self._send_next()
 
     async def _enqueue_command(self, event: PrEvent, dedupe: DedupeKey) -> EnqueueOutcome:
         """A comment command, alone (commands are rare): dropped when its author is a known
@@ -182,7 +212,7 @@ class RedisEnqueuer:
         except (redis.exceptions.RedisError, OSError, TimeoutError) as error:
             raise QueueUnavailable(f"{type(error).__name__}: {error}") from error
         if outcome in (1, 4):
-            await self._send(task_id, event, self._recheck_interval_s + 1 if outcome == 4 else 0)
+            self._send(task_id, event, self._recheck_interval_s + 1 if outcome == 4 else 0)
         return _COMMAND_OUTCOMES.get(outcome, EnqueueOutcome.QUEUED)
 
     async def _flush(self) -> None:
@@ -234,5 +264,14 @@ class RedisEnqueuer:
         if self._flusher is not None:
             await asyncio.wait([self._flusher], timeout=self._timeout_s * 2)
         await self._client.aclose()
-        await asyncio.get_running_loop().run_in_executor(None, self._sender.shutdown)
+        # The messages still waiting go out, for a bounded time; the rest are left: their
+        # events are in the ledger.
+        try:
+            async with asyncio.timeout(self._timeout_s * 2):
+                while self._sending is not None:
+                    await asyncio.wait([self._sending])
+                    await asyncio.sleep(0)  # let `_sent` start the next send
+        except TimeoutError:
+            pass
+        self._sender.shutdown(wait=False, cancel_futures=True)
         self._celery.close()

@@ -58,7 +58,8 @@ def test_delivery_is_queued_as_a_celery_message(
     response = deliver(receiver, PUSH, webhook_id="6651f00d00000001")
     assert response.status_code == 202
     assert response.json()["status"] == "queued"
-    [raw] = broker.lrange("evalbot", 0, -1)
+    # The 202 stands on the ledger; the message follows from the receiver's sending thread.
+    [raw] = wait_until(lambda: broker.lrange("evalbot", 0, -1), timeout=10, what="the message")
     task, kwargs = decode_celery_message(raw)
     assert task == TASK_NAME
     event = PrEvent.from_json(kwargs["event"])
