@@ -68,6 +68,12 @@ class WorkerStatsCollector:
             ),
             ("evalbot_queue_length", "Events waiting in the queue now.", snapshot.queue_length),
             (
+                "evalbot_ledger_accepted",
+                "Events accepted and not yet finished (in the ledger: queued, running, or "
+                "waiting for a retry); one that stays is sent again once overdue.",
+                snapshot.accepted,
+            ),
+            (
                 "evalbot_queue_unacked",
                 "Events delivered to a worker and not yet acknowledged (running, or waiting "
                 "for a retry's countdown).",

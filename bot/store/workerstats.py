@@ -122,6 +122,7 @@ class WorkerSnapshot:
     unacked: int
     hub_paused_s: float = 0.0  # left of the workers' shared Hub pause; 0 when there is none
     workers: tuple[WorkerBeat, ...] = ()  # from their heartbeats (`bot.store.workerbeats`)
+    accepted: int = 0  # events in the ledger: accepted and not finished (`bot.contract.ledger`)
 
 
 def parse_stats(reply: Any) -> dict[str, int]:
@@ -185,8 +186,9 @@ class RedisWorkerStats:
             pipe.time()
             pipe.hgetall(WORKERS_KEY)
             pipe.zrange(BEATS_KEY, 0, -1, withscores=True)
+            pipe.zcard(keys.LEDGER)
             replies = await pipe.execute()
-        stats, dead, queued, unacked, pause_ms, now, records, beats = replies
+        stats, dead, queued, unacked, pause_ms, now, records, beats, accepted = replies
         return WorkerSnapshot(
             parse_stats(stats),
             int(dead),
@@ -194,6 +196,7 @@ class RedisWorkerStats:
             int(unacked),
             hub_paused_s=max(0, int(pause_ms)) / 1000,  # PTTL: -2 absent, -1 no expiry
             workers=tuple(parse_workers(flat_hash(records), pairs(beats), parse_time(now))),
+            accepted=int(accepted),
         )
 
     async def close(self) -> None:
@@ -205,11 +208,16 @@ def read_snapshot(client: redis.Redis, queue: str) -> WorkerSnapshot:
     pages): the fleet through its one reader (`read_fleet_status`), then the counters.
     Raises `redis.RedisError`."""
     fleet = read_fleet_status(client, queue)
+    pipe = client.pipeline(transaction=False)
+    pipe.hgetall(STATS_KEY)
+    pipe.zcard(keys.LEDGER)
+    stats, accepted = pipe.execute()
     return WorkerSnapshot(
-        parse_stats(flat_hash(client.hgetall(STATS_KEY))),
+        parse_stats(flat_hash(stats)),
         fleet.parked,
         fleet.queue_length,
         fleet.unacked,
         hub_paused_s=fleet.hub_paused_s,
         workers=fleet.workers,
+        accepted=int(accepted),
     )

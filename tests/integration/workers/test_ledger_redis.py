@@ -23,6 +23,7 @@ from bot.receiver.queue import EnqueueOutcome, RedisEnqueuer
 from bot.store import keys
 from bot.store.deadletters import park, parked_events, replay
 from bot.store.workerbeats import read_fleet_status
+from bot.store.workerstats import read_snapshot
 from evalbot_dev.devstack.redis import RedisServer
 from tests.support.queued import decode_celery_message, ledger_events, task_id_of
 from workers.liveness import Heartbeat, sweep
@@ -97,6 +98,7 @@ def test_an_accepted_event_is_in_the_ledger_once_and_its_message_in_the_queue(
         assert PrEvent.from_json(kwargs["event"]).repo_id == "org/model"
     for task_id in entries:
         assert ledger.GRACE_S - 5 < due_in(client, task_id) <= ledger.GRACE_S
+    assert read_snapshot(client, QUEUE).accepted == 2  # `evalbot_ledger_accepted` on /metrics
 
 
 def test_an_accepted_event_whose_send_failed_is_sent_by_the_sweep(
