@@ -97,7 +97,7 @@ def test_redis_down_is_503_then_the_retry_is_queued_exactly_once(
     )
     statuses = [deliver(receiver, PUSH, webhook_id="retry-me").json()["status"] for _ in range(3)]
     assert statuses == ["queued", "duplicate", "duplicate"]
-    assert broker.llen("evalbot") == 1
+    wait_until(lambda: broker.llen("evalbot") == 1, timeout=10, what="the one message")
     metrics = httpx.get(f"{receiver.url}/metrics").text
     assert 'evalbot_receiver_deliveries_total{outcome="unavailable"} 1.0' in metrics
 
