@@ -278,6 +278,15 @@ def serve_command(tree: Path) -> list[str]:
     return [str(python), "-m", "bot", "serve"]
 
 
+def sent_all(broker: redis.Redis, expected: int, timeout_s: float = 10.0) -> int:
+    """The queue's length once it holds `expected` messages, or at the deadline: the receiver
+    answers once an event is accepted and sends its message from a thread, just after."""
+    deadline = time.monotonic() + timeout_s
+    while (queued := int(broker.llen("evalbot"))) < expected and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return queued
+
+
 def compare_trees(args: argparse.Namespace, pin: list[str]) -> int:
     """`evalbot serve` of `--before` against this checkout's, alternating, at each `--rates`.
 
@@ -300,7 +309,8 @@ def compare_trees(args: argparse.Namespace, pin: list[str]) -> int:
                     env = server_environment(url, tree)
                     command = [*pin, *serve_command(tree), "--host", "127.0.0.1"]
                     with server([*command, "--port", str(port)], env, port, cwd=tree) as pid:
-                        uvloop.run(open_loop(port, 500, 1, f"warm-{label}", 8))
+                        warm = uvloop.run(open_loop(port, 500, 1, f"warm-{label}", 8))
+                        sent_all(broker, warm.ok)  # the warm-up's messages, before the flush
                         broker.flushall()
                         cpu_before = cpu_seconds(pid)
                         result = uvloop.run(
@@ -308,8 +318,8 @@ def compare_trees(args: argparse.Namespace, pin: list[str]) -> int:
                                 port, rate, args.seconds, f"{label}-{repeat}", args.connections
                             )
                         )
+                        queued = sent_all(broker, result.ok)
                         cpu[label, rate].append((cpu_seconds(pid) - cpu_before) / result.sent)
-                        queued = int(broker.llen("evalbot"))
                     if queued != result.ok:
                         raise RuntimeError(f"{label}: {result.ok} answered 202, {queued} queued")
                     runs.setdefault((label, rate), []).append(result)
@@ -405,12 +415,15 @@ def main() -> int:
             full = [*pin, *command, "--host", "127.0.0.1", "--port", str(port)]
             tag = name.split()[0]
             with server(full, env, port):
-                uvloop.run(open_loop(port, 500, 1, f"warm-{tag}", 8))  # warm-up
+                queues = tag != "bare"
+                warm = uvloop.run(open_loop(port, 500, 1, f"warm-{tag}", 8))  # warm-up
+                sent_all(broker, warm.ok if queues else 0)
                 broker.flushall()
                 result = uvloop.run(
                     open_loop(port, args.rate, args.seconds, f"open-{tag}", args.connections)
                 )
-                queued = int(broker.llen("evalbot"))  # every 202 "queued" is one message
+                # Every 202 "queued" is one message.
+                queued = sent_all(broker, result.ok if queues else 0)
                 wrk = None
                 if have_wrk:
                     wrk = closed_loop(port, tag, args.wrk_seconds, args.wrk_connections)

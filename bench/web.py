@@ -49,15 +49,16 @@ from bot.spec.model import (  # noqa: E402
     VerificationStatus,
 )
 from bot.spec.validate import validate_results_files  # noqa: E402
+from bot.store.history import add_verdict, record_verdict, verdict_of  # noqa: E402
+from bot.store.workerstats import read_snapshot  # noqa: E402
 from bot.tokens.issuers import IssuerRegistry  # noqa: E402
 from bot.web.app import WebContext, create_web_app  # noqa: E402
 from bot.web.benchmarks import CachedHubBenchmarks  # noqa: E402
 from bot.web.guards import OperatorGate, session_key  # noqa: E402
-from bot.web.live import Sample, encode_sample, read_snapshot  # noqa: E402
+from bot.web.live import Sample, encode_sample  # noqa: E402
 from evalbot_dev.devstack.redis import RedisServer  # noqa: E402
 from evalbot_dev.emulator.server import EmulatorServer  # noqa: E402
 from tests.support.emulator import MINI_GATE, MODEL, TOKENS, standard_state  # noqa: E402
-from workers.history import add_verdict, record_verdict, verdict_of  # noqa: E402
 
 ENTRY = "- dataset:\n    id: emulator-samples/gpqa-mini\n    task_id: diamond\n  value: {v}\n"
 SMALL = "".join(ENTRY.format(v=40 + i) for i in range(4))

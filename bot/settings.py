@@ -45,6 +45,8 @@ REMOVED_SETTINGS: Mapping[str, str] = {
     "(bot.supervise.plan.REDIS_START_TIMEOUT_S)",
     "EVALBOT_WEB_PORT": "any free loopback port for the web pages, which the Space supervisor "
     "binds and tells the receiver (bot.supervise.plan.WEB_PORT)",
+    "EVALBOT_WORKER_HEARTBEAT": "each worker's fixed 10 s heartbeat and sweep of the ledger of "
+    "accepted events (bot.contract.ledger.SWEEP_EVERY_S)",
 }
 
 
@@ -138,10 +140,6 @@ class Settings:
     #: they set) before it is parked as `hub-throttled`: long enough for a backlog of many
     #: 5-minute windows; throttling is not failure (docs/operating.md, "Hub rate limit").
     hub_throttle_budget_s: int = 6 * 3600
-    #: Seconds between two heartbeats of a worker (`workers.liveness`): a worker silent for
-    #: three of them is dead, and the messages it held are queued again two intervals later
-    #: (docs/reliability.md, "A worker that dies").
-    worker_heartbeat_s: float = 10.0
     #: Where the bot's web pages are reachable from the internet (`evalbot web`, or the
     #: receiver's port on a Space); set, the PR comment's footer links each PR's details page.
     public_url: str | None = None
@@ -184,7 +182,6 @@ class Settings:
             hub_throttle_budget_s=reader.integer(
                 "EVALBOT_HUB_THROTTLE_BUDGET", 6 * 3600, minimum=60
             ),
-            worker_heartbeat_s=reader.number("EVALBOT_WORKER_HEARTBEAT", 10.0, minimum=0.2),
             recheck_interval_s=reader.integer("EVALBOT_RECHECK_INTERVAL", 10, minimum=1),
             public_url=(
                 reader.url("EVALBOT_WEB_PUBLIC_URL", None, schemes=("http", "https"))

@@ -18,6 +18,7 @@ from typing import Any
 
 from celery import Celery
 
+from bot.contract.publish import celery_settings
 from bot.settings import Settings
 from workers.broker import TRANSPORT
 from workers.liveness import heartbeat_step
@@ -48,8 +49,8 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "unacked_mutex_expire": sweep_every_s,
     }
     return {
+        **celery_settings(settings.redis_url, settings.queue_name),
         **beat_config(settings),
-        "broker_url": settings.redis_url,
         # kombu's Redis transport, minus a crash when Redis drops during a task (broker.py).
         "broker_transport": TRANSPORT,
         # Ack after the task returns, not when it is received: a worker that dies mid-task
@@ -75,15 +76,9 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         # (it can log and give up cleanly), the hard limit kills the child (then requeued).
         "task_soft_time_limit": settings.task_soft_time_limit_s,
         "task_time_limit": settings.task_time_limit_s,
-        # JSON only: a pickle message from anyone who can write to Redis would be code execution.
-        "task_serializer": "json",
+        # JSON only (with `celery_settings`): no pickle from anyone who can write to Redis.
         "result_serializer": "json",
-        "accept_content": ["json"],
         "event_serializer": "json",
-        # No result backend: outcomes live on the PR comment and in the bot's own Redis keys;
-        # stored results would only grow Redis (and could evict broker keys under pressure).
-        "result_backend": None,
-        "task_ignore_result": True,
         # Start even if Redis is not up yet, and keep reconnecting forever when it goes away:
         # a worker that exits on a broker blip needs a human to come back.
         "broker_connection_retry_on_startup": True,
@@ -93,16 +88,11 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "worker_cancel_long_running_tasks_on_connection_loss": True,
         # On SIGTERM, give running tasks a warm period to finish before a cold shutdown.
         "worker_soft_shutdown_timeout": 30.0,
-        # The queue every publisher uses (bot.contract.publish, with bot.contract.messages).
-        "task_default_queue": settings.queue_name,
-        "task_default_exchange": settings.queue_name,
-        "task_default_routing_key": settings.queue_name,
         # Keep our log handlers (structured lines), do not redirect print/stdout into logs.
         "worker_hijack_root_logger": False,
         "worker_redirect_stdouts": False,
         "task_send_sent_event": False,
         "worker_send_task_events": False,
-        "enable_utc": True,
         "timezone": "UTC",
     }
 

@@ -34,7 +34,6 @@ from bot.cli.collections_store import SYSTEM_DIR, StoreError, all_collections_in
 from bot.collections.check import check_collection
 from bot.collections.model import Scope
 from bot.collections.scores import REPO_LIMITS, ResultsLayer, evaluate_view
-from bot.contract import keys
 from bot.hub.pulls import PullRequest
 from bot.hub.standing import ResultsReader, is_results
 from bot.logs import log_json
@@ -43,6 +42,7 @@ from bot.spec.clashes import Claim, claims_of, find_clashes
 from bot.spec.model import BenchmarkSource, FileReport
 from bot.spec.policy import Policy
 from bot.spec.validate import validate_results_files
+from bot.store import keys
 
 log = logging.getLogger("evalbot.worker")
 

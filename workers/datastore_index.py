@@ -22,13 +22,13 @@ from dataclasses import dataclass
 
 import redis
 
-from bot.contract import keys
 from bot.eee import paths
 from bot.eee.dedupe import HashIndex, Holder, normalized_hash
 from bot.hub.datastore import HubDatastore
 from bot.hub.errors import HubPermanentError
 from bot.hub.pulls import PullRequest
 from bot.spec.eee import MAX_DEPTH, depth_of
+from bot.store import keys
 from workers.locks import as_text
 
 #: What redis-py accepts as a hash field or value.

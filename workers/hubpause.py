@@ -23,10 +23,10 @@ from typing import Any
 
 import redis
 
-from bot.contract import keys
 from bot.hub.errors import HubTransientError
+from bot.store import keys
 
-PAUSE_KEY = keys.HUB_PAUSE  # the receiver's /metrics reads it too (bot.receiver.workerstats)
+PAUSE_KEY = keys.HUB_PAUSE  # the receiver's /metrics reads it too (bot.store.workerstats)
 #: Statuses whose "wait T s" pauses every worker: the Hub pacing us (429) or asking for quiet.
 PAUSING_STATUSES = frozenset({429, 503})
 #: Added to the Hub's wait: `RateLimit`'s `t=` is whole seconds, likely rounded down; coming

@@ -9,9 +9,10 @@ holder checks the token is still its own (`still_held`): a run whose lease expir
 A lease names its owner (the Celery task id). When a run finds the lease held by its own
 task, the holder is an earlier run of the same message that died (a pool process killed: the
 message is requeued at once, but its lease would block the PR until the TTL ran out, longer
-than the busy retries last). Celery never runs one message twice at a time except after a
-crash or a stall past the visibility timeout, so the new run takes the lease over; a stalled
-holder that resumes finds the token changed and writes nothing.
+than the busy retries last). One message runs twice at a time only after a crash, a stall
+past the visibility timeout, or a run longer than the ledger's grace (`bot.contract.ledger`
+sends the event again under its task id), so the new run takes the lease over; a holder still
+running, or stalled and resumed, finds the token changed and writes nothing.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 
 import redis
 
-from bot.contract import keys
+from bot.store import keys
 
 #: Takes the lease unless another owner holds it (ARGV: token, owner prefix, TTL in ms).
 _ACQUIRE = """

@@ -24,7 +24,6 @@ import time
 from datetime import UTC, datetime
 from enum import StrEnum
 
-from bot.contract import keys
 from bot.contract.events import PrEvent
 from bot.hub.benchmarks import HubBenchmarkSource
 from bot.hub.errors import (
@@ -54,11 +53,12 @@ from bot.spec.diagnostics import Diagnostic
 from bot.spec.model import BenchmarkLookup, EntryReport, FileReport
 from bot.spec.names import same_hub_name
 from bot.spec.validate import validate_results_files
+from bot.store import keys
+from bot.store.history import Verdict, add_verdict, verdict_of
 from bot.tokens.verify import verify_reports
 from workers.benchmark_pr import lease_repo, run_benchmark_event
 from workers.campaign import CampaignInputs, campaign_sections
 from workers.datastore_pr import datastore_policy, run_datastore_event
-from workers.history import Verdict, add_verdict, verdict_of
 from workers.locks import Lease, as_text, pr_lease
 from workers.rechecks import latest_recheck, maintainers_digest, remember_strangers, strangers
 from workers.runtime import Runtime

@@ -12,9 +12,10 @@ Celery beat (`evalbot beat`, or `evalbot worker --beat`; one beat per deployment
    the heads recorded for them (one Redis MGET): a PR whose head is neither its verdict's
    (`evalbot:verdict:*`) nor the head last checked without a report (`evalbot:checked:*`)
    gets an `updated` event, exactly as a push webhook would have queued it;
-4. events go to the queue as the receiver's do (`bot.contract.publish`: message and dedupe key
-   in one atomic call) under the dedupe key `reconcile:<repo>:<num>:<head>` for one interval: a
-   PR is queued at most once per head per interval, however many runs or beats see it.
+4. events are accepted into the ledger as the receiver's are (`bot.contract.publish`: ledger
+   entry and dedupe key in one atomic call), due at once, so the workers' next sweep sends
+   them, under the dedupe key `reconcile:<repo>:<num>:<head>` for one interval: a PR is
+   queued at most once per head per interval, however many runs or beats see it.
 
 The run stops early when the Hub call budget is spent or the Hub rate-limits it (the next run
 continues; a 429 that says how long to wait pauses the workers too, and no run starts while
@@ -34,10 +35,11 @@ from dataclasses import dataclass
 import redis
 from celery import shared_task
 
-from bot.contract import keys
 from bot.contract.events import DedupeKey
 from bot.contract.publish import publish
 from bot.hub.errors import HubPermanentError, HubTransientError
+from bot.store import keys
+from bot.store.deadletters import STATS
 from workers.app import RECONCILE_TASK
 from workers.catchup import (
     CatchUp,
@@ -47,7 +49,6 @@ from workers.catchup import (
     repos_for_run,
     repos_in_order,
 )
-from workers.deadletters import STATS
 from workers.hubpause import HubPause, pause_for
 from workers.locks import as_text, release
 from workers.pipeline import VERDICT_REPOS, checked_key, verdict_key
@@ -59,7 +60,6 @@ log = logging.getLogger("evalbot.reconcile")
 
 LOCK_KEY = keys.RECONCILE_LOCK
 CURSOR_KEY = keys.RECONCILE_CURSOR
-ORIGIN = "evalbot-reconcile"
 
 
 @dataclass(slots=True)
@@ -190,8 +190,6 @@ def queue_catch_ups(runtime: Runtime, catch_ups: Sequence[CatchUp]) -> int:
             (catch_up.event(received_at), DedupeKey(catch_up.delivery_id, ttl_s))
             for catch_up in catch_ups
         ],
-        queue=runtime.queue_name,
-        origin=ORIGIN,
     )
     return sum(queued)
 

@@ -17,6 +17,7 @@ import redis
 from huggingface_hub import HfApi
 
 from bot.adapters.jwks_http import HttpxJwksFetcher
+from bot.adapters.policy_file import load_policy
 from bot.adapters.redis_tokens import RedisJtiBinder, RedisKeyCache
 from bot.configfiles import ConfigError, read_config
 from bot.eee.submission import DatastorePolicy
@@ -27,7 +28,7 @@ from bot.hub.identity import HubIdentity
 from bot.hub.standing import DatasetPrClient, ResultsReader
 from bot.hub.timeouts import use_hub_timeout
 from bot.settings import Settings
-from bot.spec.policy import DEFAULT_POLICY, Policy, PolicyError, policy_from_yaml
+from bot.spec.policy import Policy
 from bot.tokens.binding import JtiBinder
 from bot.tokens.issuers import (
     IssuerConfigError,
@@ -97,7 +98,6 @@ class ConfigFiles:
 
 
 ISSUERS_FIX = 'see docs/verification.md, "For operators: registering an issuer"'
-POLICY_FIX = 'see docs/validate.md, "Benchmark policy"'
 
 
 def load_config_files(settings: Settings) -> ConfigFiles:
@@ -119,16 +119,6 @@ def load_issuers(path: Path) -> tuple[IssuerPolicy, ...]:
     try:
         return tuple(policies_from_mapping(document.data))
     except IssuerConfigError as error:
-        raise document.error_from(error) from error
-
-
-def load_policy(path: Path) -> Policy:
-    if not path.exists():
-        return DEFAULT_POLICY
-    document = read_config(path, fix=POLICY_FIX)
-    try:
-        return policy_from_yaml(path.read_bytes())
-    except (OSError, PolicyError) as error:
         raise document.error_from(error) from error
 
 

@@ -6,8 +6,11 @@ The receiver publishes `evalbot.process_pr_event` with one kwarg, `event` (a
 is parked) decides what happens when a run cannot finish. This module does the I/O around
 that decision: it counts attempts in Redis (`Attempts`), pauses the fleet when the Hub said
 how long to wait (`workers.hubpause`), asks Celery for the retry, parks the event
-(`workers.deadletters`), and requeues the message when Redis itself is down (nothing can be
-counted, so it is never dropped either).
+(`bot.store.deadletters`), and keeps the event's ledger entry (`bot.contract.ledger`): touched
+when a run starts or a retry is scheduled, removed when the event is finished or parked. A
+message Celery drops on a failure this module cannot handle (Redis down under the run's own
+bookkeeping, a retry Celery could not publish) is not an event lost: its ledger entry stays
+and is sent again once due.
 
 Throttling is not failure: retries caused by the Hub's pacing (a 429, or the pause it set)
 are counted apart from the others and bounded by time (`Runtime.throttle_budget_s`,
@@ -21,31 +24,29 @@ The runtime is built and checked before the worker consumes (`evalbot worker`,
 `install_runtime`); a worker started otherwise builds it on its first task, and an event it
 cannot run because of its own broken configuration is parked as `bot-config`, not dropped.
 
-Parked events go to `workers.deadletters`, visible in metrics and replayable (`evalbot
+Parked events go to `bot.store.deadletters`, visible in metrics and replayable (`evalbot
 replay`). Each retry is counted in `evalbot:stats` as `retry:<reason>` (best effort), and each
 finished run as `outcome:<outcome>`; the receiver's `/metrics` exposes both.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
-import time
 from typing import Any
 
 import redis
 from celery import Task, shared_task
-from celery.exceptions import Reject, SoftTimeLimitExceeded
 from kombu.exceptions import OperationalError
 
-from bot.contract import keys
+from bot.contract import ledger
 from bot.contract.events import PrEvent
-from bot.contract.messages import TASK_NAME
+from bot.contract.publish import TASK_NAME
 from bot.hub.errors import HubTransientError
 from bot.logs import log_json
 from bot.settings import Settings
-from workers.deadletters import count_outcome, count_retry, park
+from bot.store import keys
+from bot.store.deadletters import count_outcome, count_retry, park
 from workers.hubpause import HubPause, HubPaused, pause_for
 from workers.locks import as_text
 from workers.pipeline import run_event
@@ -86,8 +87,6 @@ log = logging.getLogger("evalbot.worker")
 
 #: How long attempt counts are kept (a message comes back within the visibility timeout).
 ATTEMPTS_TTL_S = 24 * 3600
-#: Pause before requeueing an event because Redis itself failed.
-REDIS_DOWN_PAUSE_S = 2.0
 
 #: The process's runtime (one slot): set at start-up by `install_runtime`, or on first use.
 _RUNTIME: list[Runtime] = []
@@ -111,69 +110,31 @@ def runtime_for_process() -> Runtime:
 @shared_task(name=TASK_NAME, bind=True, max_retries=None)
 def process_pr_event(self: Task[Any, Any], event: dict[str, Any]) -> str:
     try:
-        try:
-            runtime = runtime_for_process()
-        except StartupError as error:
-            return _park_unconfigured(event, error)
+        runtime = runtime_for_process()
+    except StartupError as error:
+        return _park_unconfigured(event, error, self.request.id)
+    try:
         return handle(self, event, runtime)
-    except SoftTimeLimitExceeded as error:
-        # The soft limit fires once, wherever the task is: inside the run it is a failure like
-        # any other (the policy retries it), but it can also land in the failure path's own
-        # bookkeeping (counting the retry, publishing it): a task stalled past its limit and
-        # resumed, as a SIGSTOPped worker is. Let out, Celery would drop the message; requeue it
-        # (its runs are counted by task id, so a poison event is still parked).
-        log.warning(
-            "soft time limit outside the run, requeueing the event",
-            extra={"delivery_id": event.get("delivery_id")},
-        )
-        _count_requeue()
-        raise Reject(str(error) or "soft time limit", requeue=True) from error
-    except Reject as error:
-        if getattr(error, "requeue", False):
-            raise
-        # Ours are all requeues: a reject without one is Celery's `retry()` failing to publish
-        # the retry (a Redis error, or the soft limit firing inside it), which would drop the
-        # message. Requeue it instead; the task id keeps its attempt counts.
-        log.warning(
-            "the retry could not be published, requeueing the event",
-            extra={"delivery_id": event.get("delivery_id"), "error": str(error)},
-        )
-        _count_requeue()
-        raise Reject(getattr(error, "reason", None), requeue=True) from error
     except (redis.RedisError, OperationalError) as error:
+        # Redis failed under the run's own bookkeeping: the failure is Celery's to log and its
+        # message Celery's to drop or keep; the event stays in the ledger, which sends it again
+        # once due (bot.contract.ledger). Only a stop the error hid is raised instead.
         _stop_if_stopping(error)
-        # Redis is down: the policy can neither count attempts, park, nor publish a retry.
-        # Letting the error out would make Celery drop the message (a failed task is
-        # rejected without requeue). Requeue it instead, after a pause so a Redis that
-        # answers but refuses writes (maxmemory) is not hammered; if Redis cannot even take
-        # the reject, the message stays unacked and returns after the visibility timeout.
-        log.warning(
-            "redis unavailable, requeueing the event",
-            extra={"delivery_id": event.get("delivery_id"), "error": str(error)},
-        )
-        time.sleep(REDIS_DOWN_PAUSE_S)
-        raise Reject(str(error), requeue=True) from error
+        raise
 
 
 def _stop_if_stopping(error: BaseException) -> None:
     """Re-raise the stop (SIGTERM's `SystemExit`) a failure hides, so a cancelled or stopping
-    run exits as told instead of being retried or requeued as a Redis outage (see
-    `workers.retry_policy.stop_behind`). Its message is left to the broker: unacked, it comes
-    back as after any worker stop."""
+    run exits as told instead of being retried as a failure (see
+    `workers.retry_policy.stop_behind`). Its message is left to the broker and its event to
+    the ledger, as after any worker stop."""
     stop = stop_behind(error)
     if stop is not None:
         log.info("run stopped by a signal; a cleanup error hid it: %s", error)
         raise stop
 
 
-def _count_requeue() -> None:
-    """Count a requeue as a retry (`retry:requeued` on /metrics), when Redis takes it: the run
-    ended without an outcome, and an operator (or a test) must be able to see that it did."""
-    with contextlib.suppress(redis.RedisError, StartupError):
-        count_retry(runtime_for_process().redis, "requeued")
-
-
-def _park_unconfigured(event: dict[str, Any], error: StartupError) -> str:
+def _park_unconfigured(event: dict[str, Any], error: StartupError, task_id: str | None) -> str:
     """Park an event this worker cannot run because its own configuration is broken: not the
     event's fault, so it is kept (never dropped) and `evalbot replay` runs it once fixed."""
     decision = decide(Failure(Kind.CONFIG, str(error)), tries=1)
@@ -181,7 +142,7 @@ def _park_unconfigured(event: dict[str, Any], error: StartupError) -> str:
     settings = Settings.from_env(os.environ)  # the same environment the app was built from
     client = redis.Redis.from_url(settings.redis_url, socket_timeout=settings.redis_timeout_s * 5)
     try:
-        return _give_up(client, event, decision)
+        return _give_up(client, event, decision, task_id)
     finally:
         client.close()
 
@@ -195,21 +156,23 @@ def handle(task: Task[Any, Any], event: dict[str, Any], runtime: Runtime) -> str
     the retries a Hub outage needs, and an orderly retry must not wipe the count of runs that
     died (a poison event killed its worker, was requeued, found its own dead run's lease...).
     """
+    task_id = str(task.request.id)
     try:
         parsed = PrEvent.from_json(event)
     except ValueError as error:
-        park(runtime.redis, event, "malformed-event", str(error))
+        park(runtime.redis, event, "malformed-event", str(error), task_id=task_id)
         return "parked"
-    attempts = Attempts(runtime.redis, task.request.id)
+    attempts = Attempts(runtime.redis, task_id)
     started, paused_s = attempts.begin()
     gave_up = on_start(started)
     if gave_up is not None:
         attempts.forget()
-        return _give_up(runtime.redis, event, gave_up)
+        return _give_up(runtime.redis, event, gave_up, task_id)
     if started > 1:
         _count_retry(runtime, "worker-lost")  # redelivered after its worker died mid-run
     outcome: str | None = None
     finished = False  # a terminal outcome or a park: the attempt counts can go
+    next_run_in = 0.0  # a retry's countdown
     try:
         try:
             if paused_s > 0:
@@ -223,13 +186,14 @@ def handle(task: Task[Any, Any], event: dict[str, Any], runtime: Runtime) -> str
             decision = _decide(runtime, attempts, failure, error)
             if isinstance(decision, Retry):
                 _count_retry(runtime, decision.reason)
+                next_run_in = decision.countdown
                 raise task.retry(countdown=decision.countdown, max_retries=None) from error
             finished = True
-            return _give_up(runtime.redis, event, decision)
+            return _give_up(runtime.redis, event, decision, task_id)
         finished = True
         return outcome
     finally:
-        attempts.ended(finished, outcome)
+        attempts.ended(finished, outcome, next_run_in)
 
 
 def _decide(
@@ -299,7 +263,8 @@ class Attempts:
 
     def __init__(self, client: redis.Redis, task_id: str | None) -> None:
         self._client = client
-        self._key = keys.attempts(str(task_id))
+        self._task_id = str(task_id)
+        self._key = keys.attempts(self._task_id)
 
     def started(self) -> int:
         """Count a run's start; returns the runs started and not ended in order (this one
@@ -308,12 +273,14 @@ class Attempts:
 
     def begin(self) -> tuple[int, float]:
         """`started`, and the seconds the fleet-wide Hub pause has left, in one round trip:
-        every run needs both before it calls the Hub."""
+        every run needs both before it calls the Hub. The event's ledger entry is touched: a
+        run has started, its worker may still die."""
         pipe = self._client.pipeline(transaction=True)
         pipe.hincrby(self._key, "unfinished", 1)
         pipe.expire(self._key, ATTEMPTS_TTL_S)
         HubPause.queue_read(pipe)
-        count, _, paused = pipe.execute()
+        ledger.queue_touch(pipe, self._task_id, 0.0)
+        count, _, paused, _ = pipe.execute()
         return int(count), HubPause.remaining_s(paused)
 
     def count(self, kind: str) -> int:
@@ -334,15 +301,18 @@ class Attempts:
         throttled_s = max(0.0, now - float(as_text(since))) if since is not None else 0.0
         return int(tries), throttled_s
 
-    def ended(self, finished: bool, outcome: str | None = None) -> None:
-        """Close the run's books in one round trip: forget the counts when the event is done
-        (else mark this run as ended in order), and count its outcome if it has one."""
+    def ended(self, finished: bool, outcome: str | None = None, next_run_in: float = 0.0) -> None:
+        """Close the run's books in one round trip: forget the counts and the ledger entry
+        when the event is done (else mark this run as ended in order, and move the entry's due
+        time past the retry's countdown), and count its outcome if it has one."""
         try:
             books = self._client.pipeline(transaction=False)
             if finished:
                 books.delete(self._key)
+                ledger.queue_done(books, self._task_id)
             else:
                 books.hincrby(self._key, "unfinished", -1)
+                ledger.queue_touch(books, self._task_id, next_run_in)
             if outcome is not None:
                 count_outcome(books, outcome)
             books.execute()
@@ -353,7 +323,9 @@ class Attempts:
         self._client.delete(self._key)
 
 
-def _give_up(client: redis.Redis, event: dict[str, Any], decision: Park) -> str:
+def _give_up(
+    client: redis.Redis, event: dict[str, Any], decision: Park, task_id: str | None
+) -> str:
     log_json(
         log,
         logging.ERROR,
@@ -362,5 +334,5 @@ def _give_up(client: redis.Redis, event: dict[str, Any], decision: Park) -> str:
         reason=decision.reason,
         detail=decision.detail,
     )
-    park(client, event, decision.reason, decision.detail)
+    park(client, event, decision.reason, decision.detail, task_id=task_id)
     return "parked"

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import redis
 
-from bot.contract import keys
+from bot.store import keys
 from bot.tokens.binding import (
     DEFAULT_RETENTION_S,
     BindOutcome,

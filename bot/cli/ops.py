@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     import redis
 
     from bot.settings import Settings
-    from workers.deadletters import ParkedEvent
+    from bot.store.deadletters import ParkedEvent
 
 
 def connect(command: str) -> tuple[Settings, redis.Redis] | None:

@@ -22,7 +22,7 @@ def run(args: argparse.Namespace) -> int:
     import redis
 
     from bot.cli.ops import connect, describe
-    from workers.deadletters import parked_count, parked_events
+    from bot.store.deadletters import parked_count, parked_events
 
     if args.limit < 1:
         print("evalbot parked: --limit must be at least 1", file=sys.stderr)

@@ -1,8 +1,9 @@
 """`evalbot replay (--all | --index N)`: queue parked events again (an operator's tool).
 
-Each record leaves the dead-letter list and its event enters the queue in one atomic step
-(`workers.deadletters.replay`), so a replay racing another one, or new events being parked,
-queues every record once. A record that holds no valid event stays parked.
+Each record leaves the dead-letter list and its event enters the ledger, due at once, in one
+atomic step (`bot.store.deadletters.replay`; a worker's next sweep sends it), so a replay racing
+another one, or new events being parked, queues every record once. A record that holds no
+valid event stays parked.
 Exit status: 0 all asked-for events replayed (or none parked), 1 some kept or gone, 2 usage
 or Redis errors.
 """
@@ -40,9 +41,9 @@ def run(args: argparse.Namespace) -> int:
     connected = connect("replay")
     if connected is None:
         return 2
-    settings, client = connected
+    _, client = connected
     try:
-        return _replay(client, settings.queue_name, args.index)
+        return _replay(client, args.index)
     except redis.RedisError as error:
         print(messages.REDIS_FAILED.format(command="replay", error=error), file=sys.stderr)
         return 2
@@ -50,9 +51,9 @@ def run(args: argparse.Namespace) -> int:
         client.close()
 
 
-def _replay(client: redis.Redis, queue: str, index: int | None) -> int:
+def _replay(client: redis.Redis, index: int | None) -> int:
     from bot.cli.ops import describe
-    from workers.deadletters import ReplayOutcome, parked_events, replay
+    from bot.store.deadletters import ReplayOutcome, parked_events, replay
 
     chosen = parked_events(client)
     if index is not None:
@@ -66,7 +67,7 @@ def _replay(client: redis.Redis, queue: str, index: int | None) -> int:
     replayed = kept = 0
     # Oldest first, so the queue sees the events in the order they first happened.
     for parked in reversed(chosen):
-        outcome = replay(client, parked, queue=queue)
+        outcome = replay(client, parked)
         if outcome is ReplayOutcome.REPLAYED:
             replayed += 1
             print(messages.REPLAY_DONE.format(index=parked.index, what=describe(parked)))

@@ -25,8 +25,8 @@ def run(args: argparse.Namespace) -> int:
     from bot.logs import configure_logging
     from bot.receiver.app import create_app
     from bot.receiver.queue import RedisEnqueuer
-    from bot.receiver.workerstats import RedisWorkerStats
     from bot.settings import Settings, SettingsError
+    from bot.store.workerstats import RedisWorkerStats
     from bot.web.forward import PageForwarder, upstream_from_env
     from workers.startup import StartupError, check_configuration
 

@@ -1,6 +1,6 @@
 """`evalbot status [--json]`: are workers consuming? Heartbeats, queue, parked, Hub pause.
 
-Reads what `bot.receiver.workerbeats.read_fleet_status` reads (one Redis round trip): the
+Reads what `bot.store.workerbeats.read_fleet_status` reads (one Redis round trip): the
 check an operator, a container health probe or a script runs. Exit 0 when at least one worker
 is alive, 1 when none is, 2 when Redis cannot be read.
 """
@@ -26,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
     import redis
 
     from bot.cli.ops import connect
-    from bot.receiver.workerbeats import read_fleet_status
+    from bot.store.workerbeats import read_fleet_status
 
     connected = connect("status")
     if connected is None:

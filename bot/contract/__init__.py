@@ -1,7 +1,6 @@
 """The contract between the receiver and the workers: what is queued, where, and how.
 
 - `events`: the `PrEvent` a worker acts on and the `DedupeKey` that marks it seen (pure);
-- `keys`: every Redis key the bot writes, with who writes and who reads it;
 - `messages`: the Celery message that carries an event, and the task name;
 - `publish`: the one way to queue events, the message then its dedupe key, atomically.
 

@@ -1,81 +1,99 @@
-"""The one way to publish events: the message, then its dedupe key, in one atomic script.
+"""The one way to queue events: accept them in the ledger, then send them with Celery.
 
-Every publisher runs `CLAIM_AND_PUSH_SCRIPT` with the keys and arguments `script_call` builds:
-the receiver (batched, on its asyncio connection: `bot.receiver.queue.RedisEnqueuer`),
-reconciliation (`publish`, through redis-py) and any tool that queues events. For each event
-the script checks the dedupe key, pushes the Celery message, then sets the key, so:
-
-- a failure half-way never leaves a key without its message (which would lose the event; a
-  message without its key only means a worker may see the event twice, which it tolerates);
-- two publishers racing on one logical event queue it once.
-
-A comment command goes through `COMMAND_SCRIPT` instead (the receiver runs it alone: commands
-are rare), which also drops a known stranger's command and coalesces a PR's rechecks.
-Replaying a parked event is the one publish without a dedupe key (an operator asked for it;
-`workers.deadletters.replay` takes the record off the parked list in the same script).
+Accepting is one atomic Redis script (`bot.contract.ledger`): the dedupe key and the ledger
+entry, so two publishers racing on one logical event accept it once, and an accepted event is
+never lost whatever happens to its message. The message is sent with Celery's public API
+(`send_task`, under the ledger entry's task id, with the settings every worker and publisher
+share: `celery_settings`): by the receiver at once (`bot.receiver.queue`), and by the workers'
+sweep for what is due (`workers.liveness`: reconciliation's catch-ups, accepted due at once by
+`publish`, and the replay of parked events, `bot.store.deadletters.replay`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+import logging
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import redis
+from celery import Celery
 
 from bot.contract.events import DedupeKey, PrEvent
-from bot.contract.keys import DEDUPE_PREFIX
-from bot.contract.messages import encode_celery_message
+from bot.contract.ledger import ACCEPT_SCRIPT, accept_call
+from bot.store.keys import DEDUPE_PREFIX
 
-# KEYS = [queue, dedupe key 1..n]; ARGV = [ttl 1, message 1, delivery id 1, ttl 2, ...].
-# Per event: check, then LPUSH, then SET. Redis does not roll back a script that fails half-way
-# (say, out of memory), and a message without its key is harmless (the worker tolerates a
-# second run) while a key without its message would lose the event.
-CLAIM_AND_PUSH_SCRIPT = """
-local claimed = {}
-for i = 2, #KEYS do
-  local at = (i - 2) * 3
-  if redis.call('EXISTS', KEYS[i]) == 1 then
-    claimed[i - 1] = 0
-  else
-    redis.call('LPUSH', KEYS[1], ARGV[at + 2])
-    redis.call('SET', KEYS[i], ARGV[at + 3], 'EX', tonumber(ARGV[at + 1]))
-    claimed[i - 1] = 1
-  end
-end
-return claimed
-"""
+log = logging.getLogger("evalbot.publish")
 
-# A command, atomically. KEYS = [queue, dedupe, digest, stranger or "", window or "",
-# follow-up or ""]; ARGV = [dedupe ttl, message, delivery id, deferred message, interval ms].
-# Returns 0 duplicate, 1 queued, 2 from a known stranger (dropped), 3 coalesced into the
-# waiting deferred run. A recheck is pushed at once when the PR's window is closed (and opens
-# it); else, once per window, as the deferred message (its ETA is the window's end plus a
-# second, the follow-up key lives for the window: an ask that finds the key was posted before
-# the deferred run reads the PR), which also stretches the window past that run; else coalesced.
-COMMAND_SCRIPT = """
-if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-local outcome = 1
-if KEYS[4] ~= '' then
-  local judged = redis.call('GET', KEYS[4])
-  if judged and judged == redis.call('GET', KEYS[3]) then outcome = 2 end
-end
-if outcome == 1 and KEYS[5] ~= '' then
-  local interval = tonumber(ARGV[5])
-  if redis.call('EXISTS', KEYS[5]) == 0 then
-    redis.call('LPUSH', KEYS[1], ARGV[2])
-    redis.call('SET', KEYS[5], '1', 'PX', interval)
-  elseif redis.call('EXISTS', KEYS[6]) == 0 then
-    redis.call('LPUSH', KEYS[1], ARGV[4])
-    redis.call('SET', KEYS[6], '1', 'PX', interval)
-    redis.call('PEXPIRE', KEYS[5], 2 * interval + 1000)
-  else
-    outcome = 3
-  end
-elseif outcome == 1 then
-  redis.call('LPUSH', KEYS[1], ARGV[2])
-end
-redis.call('SET', KEYS[2], ARGV[3], 'EX', tonumber(ARGV[1]))
-return outcome
-"""
+#: The Celery task the workers register (`workers.tasks`); one kwarg, `event`.
+TASK_NAME = "evalbot.process_pr_event"
+#: Seconds a publish may take (connecting included) before it is given up; the ledger sends
+#: the event again later.
+SEND_TIMEOUT_S = 2.0
+
+
+def celery_settings(broker_url: str, queue: str) -> dict[str, Any]:
+    """What a publisher and the workers must agree on: the broker, the queue, JSON only."""
+    return {
+        "broker_url": broker_url,
+        "task_default_queue": queue,
+        "task_default_exchange": queue,
+        "task_default_routing_key": queue,
+        # JSON only: a pickle message from anyone who can write to Redis would be code execution.
+        "task_serializer": "json",
+        "accept_content": ["json"],
+        "result_backend": None,
+        "task_ignore_result": True,
+        # A publish never hangs: one try within the timeout; a failed one is the ledger's to
+        # send again.
+        "broker_connection_timeout": SEND_TIMEOUT_S,
+        "broker_transport_options": {
+            "socket_timeout": SEND_TIMEOUT_S,
+            "socket_connect_timeout": SEND_TIMEOUT_S,
+        },
+        "task_publish_retry": False,
+        "enable_utc": True,
+    }
+
+
+def sender_app(broker_url: str, queue: str) -> Celery:
+    """A Celery app that only sends (the receiver's, reconciliation's, the CLI's)."""
+    app = Celery("evalbot-publisher", set_as_current=False)
+    app.conf.update(celery_settings(broker_url, queue))
+    return app
+
+
+def new_task_id() -> str:
+    return str(uuid.uuid4())
+
+
+def event_json(event: PrEvent) -> str:
+    return json.dumps(event.to_json(), separators=(",", ":"), ensure_ascii=False)
+
+
+#: One accepted event's message: `(task id, event, countdown seconds)`.
+Outgoing = tuple[str, Mapping[str, Any], float]
+
+
+def send(app: Celery, messages: Sequence[Outgoing]) -> None:
+    """Send the messages of accepted events, each under its task id, in one Redis round trip
+    (kombu's `Producer.batch`, through Celery's producer pool). Raises kombu's
+    `OperationalError` or a Redis error when the broker cannot take them."""
+    with app.producer_or_acquire() as producer, producer.batch():
+        for task_id, event, countdown in messages:
+            delivery = str(event.get("delivery_id"))[:200]
+            app.send_task(
+                TASK_NAME,
+                kwargs={"event": dict(event)},
+                task_id=task_id,
+                countdown=countdown or None,
+                producer=producer,
+                # For display only (Celery's `saferepr` of the arguments would cost more than
+                # the rest of the send): the task's log lines name the delivery.
+                argsrepr="()",
+                kwargsrepr=f"{{'event': {{'delivery_id': {delivery!r}}}}}",
+            )
 
 
 def dedupe_key(dedupe: DedupeKey) -> str:
@@ -83,43 +101,34 @@ def dedupe_key(dedupe: DedupeKey) -> str:
     return DEDUPE_PREFIX + dedupe.key
 
 
-def script_call(
-    items: Sequence[tuple[str, int, str, str]], *, queue: str
-) -> tuple[list[str], list[str | int]]:
-    """KEYS and ARGV of one script run over `(redis key, ttl s, message, delivery id)` items."""
-    keys = [queue]
-    args: list[str | int] = []
-    for key, ttl_s, message, delivery_id in items:
-        keys.append(key)
-        args += (ttl_s, message, delivery_id)
-    return keys, args
-
-
-def publish(
-    client: redis.Redis,
-    events: Sequence[tuple[PrEvent, DedupeKey]],
-    *,
-    queue: str,
-    origin: str,
-) -> list[bool]:
-    """Queue each event unless its dedupe key is set, in one round trip; True where queued.
-
-    Raises `redis.RedisError` when Redis is unreachable: nothing was claimed then, or the
-    script ran whole (Redis runs a script atomically).
-    """
+def publish(client: redis.Redis, events: Sequence[tuple[PrEvent, DedupeKey]]) -> list[bool]:
+    """Accept each event unless its dedupe key is set, due at once: the next sweep of any
+    worker sends it (`workers.liveness`). For publishers to whom ten seconds do not matter
+    (reconciliation); True where accepted. Raises `redis.RedisError` when Redis is
+    unreachable: nothing was accepted then, or the script ran whole."""
     if not events:
         return []
-    keys, args = script_call(
+    script_keys, args = accept_call(
         [
-            (
-                dedupe_key(dedupe),
-                max(1, dedupe.ttl_s),
-                encode_celery_message(event, queue=queue, origin=origin),
-                event.delivery_id,
-            )
+            (dedupe_key(dedupe), dedupe.ttl_s, event.delivery_id, new_task_id(), event_json(event))
             for event, dedupe in events
         ],
-        queue=queue,
+        grace_s=0,
     )
-    claimed = client.eval(CLAIM_AND_PUSH_SCRIPT, len(keys), *keys, *args)
-    return [int(flag) == 1 for flag in claimed]
+    accepted = client.eval(ACCEPT_SCRIPT, len(script_keys), *script_keys, *args)
+    return [int(flag) == 1 for flag in accepted]
+
+
+def send_or_leave(app: Celery, messages: Sequence[Outgoing]) -> bool:
+    """`send`, reporting failure instead of raising: the events are in the ledger, which sends
+    them again once due. True when sent."""
+    try:
+        send(app, messages)
+    except Exception as error:  # kombu's OperationalError, Redis errors, timeouts: the ledger's
+        log.warning(
+            "could not send %d accepted event(s); the ledger sends them again: %s",
+            len(messages),
+            error,
+        )
+        return False
+    return True

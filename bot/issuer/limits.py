@@ -23,9 +23,9 @@ from dataclasses import dataclass
 
 import redis
 
-from bot.contract import keys
 from bot.issuer.integrations import Limits
 from bot.issuer.refusals import Refusal
+from bot.store import keys
 
 PREFIX = keys.ISSUER_PREFIX
 

@@ -44,8 +44,9 @@ from bot.receiver.texts import (
     READY_OK,
     READY_WORKERS_UNKNOWN,
 )
-from bot.receiver.workerstats import WorkerStatsCollector, WorkerStatsSource
+from bot.receiver.workermetrics import WorkerStatsCollector
 from bot.settings import Settings
+from bot.store.workerstats import WorkerStatsSource
 from bot.tokens.strictjson import finite_float
 
 logger = logging.getLogger("evalbot.receiver")

@@ -1,28 +1,24 @@
-"""Enqueueing events for the Celery workers: dedupe and publish in one Redis round trip.
+"""Enqueueing events for the Celery workers: accept in the ledger, then send with Celery.
 
-A naive `apply_async` per delivery costs a Celery/kombu publish (producer pool, exchange
-binding lookup, serialisation layers) plus a separate `SET NX` for the dedupe key: two round
-trips and most of a millisecond of Python per delivery. Here the receiver builds the Celery
-protocol-2 message itself (`bot.contract.messages`, the envelope kombu's Redis transport stores)
-and the contract's script does "not seen yet? then LPUSH the message and mark it seen"
-atomically (`bot.contract.publish`, the one way every publisher queues events).
+Each delivery is accepted by the ledger's script (`bot.contract.ledger`: the dedupe key and the
+ledger entry, atomically) and answered; its message is sent with Celery's `send_task`
+(`bot.contract.publish`) on one thread beside the event loop, not waited for: a Celery publish
+costs a few hundred microseconds of Python, which would otherwise sit in every answer.
+Deliveries that arrive while a script call is in flight are accepted together in the next call
+(group commit): one round trip for the whole batch, while a lone delivery is sent at once (no
+timer, no added latency).
 
-Deliveries that arrive while a call is in flight are sent together in the next call (group
-commit): one round trip and one script run for the whole batch, so the cost per delivery falls
-as load rises, while a lone delivery is sent at once (no timer, no added latency).
-
-Failure is safe because of how the script writes: for each event, the message first, then its
-dedupe key. A 503 therefore never leaves a key that would make the Hub's retry look like a
-duplicate (the event is not lost); if the reply is lost after the script ran, the retry finds
-the key and is answered as a duplicate (the event is queued once either way).
+Failure is safe because of the ledger: a 503 means the script did not run (or ran whole, and
+the Hub's retry is then answered as a duplicate: the event is queued once either way); a 202
+means the event is in the ledger, so even a send that failed after it runs within the ledger's
+grace.
 """
 
 from __future__ import annotations
 
 import asyncio
-import socket
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any, Protocol
 
@@ -31,13 +27,27 @@ import redis.exceptions
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
-from bot.contract import keys
+from bot.contract import ledger
 from bot.contract.events import DedupeKey, PrEvent
-from bot.contract.messages import encode_celery_message
-from bot.contract.publish import CLAIM_AND_PUSH_SCRIPT, COMMAND_SCRIPT, dedupe_key, script_call
+from bot.contract.publish import (
+    Outgoing,
+    dedupe_key,
+    event_json,
+    new_task_id,
+    send_or_leave,
+    sender_app,
+)
+from bot.store import keys
 
 #: Upper bound on events per script call: keeps one call short (Redis runs scripts serially).
 MAX_BATCH = 64
+#: Accepted events whose message waits for the sending thread, at most; past it an event is
+#: left to the ledger's sweep (it is accepted: it runs within the ledger's grace).
+MAX_UNSENT = 1000
+#: Messages gather this long before they are sent together: a Celery publish costs about
+#: 460 us of CPU alone and 120-160 us in a batch of 16 or more, and 50 ms more before a worker
+#: takes a PR event is nothing a PR's author can see.
+SEND_GATHER_S = 0.05
 
 
 class EnqueueOutcome(StrEnum):
@@ -52,6 +62,7 @@ _COMMAND_OUTCOMES = {
     1: EnqueueOutcome.QUEUED,
     2: EnqueueOutcome.STRANGER,
     3: EnqueueOutcome.COALESCED,
+    4: EnqueueOutcome.QUEUED,  # to run after the PR's recheck window
 }
 
 
@@ -78,13 +89,15 @@ class Enqueuer(Protocol):
 class _Pending:
     key: str
     ttl_s: int
-    message: str
     delivery_id: str
+    task_id: str
+    event: str
     done: asyncio.Future[int]
 
 
 class RedisEnqueuer:
-    """Dedupe + Celery publish through one atomic Lua call per batch (redis-py's asyncio client).
+    """Accept through one atomic script call per batch (redis-py's asyncio client), then send
+    with Celery on one thread.
 
     The scripts are registered once (`EVALSHA`, and `EVAL` again after a Redis restart lost the
     script cache: redis-py's `Script` does that). Connections come from redis-py's pool; one is
@@ -95,9 +108,7 @@ class RedisEnqueuer:
         self, url: str, *, queue: str, timeout_s: float = 2.0, recheck_interval_s: float = 10.0
     ) -> None:
         self._recheck_interval_s = recheck_interval_s
-        self._queue = queue
         self._timeout_s = timeout_s
-        self._origin = f"evalbot-receiver@{socket.gethostname()}"
         self._client = redis.asyncio.Redis.from_url(
             url,
             socket_timeout=timeout_s,
@@ -106,8 +117,13 @@ class RedisEnqueuer:
             # retries the delivery (a silent retry of the script would only add latency).
             retry=Retry(NoBackoff(), 0),
         )
-        self._claim_and_push = self._client.register_script(CLAIM_AND_PUSH_SCRIPT)
-        self._command = self._client.register_script(COMMAND_SCRIPT)
+        self._accept = self._client.register_script(ledger.ACCEPT_SCRIPT)
+        self._command = self._client.register_script(ledger.COMMAND_SCRIPT)
+        self._celery = sender_app(url, queue)
+        self._sender = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalbot-send")
+        self._outgoing: list[Outgoing] = []
+        self._sending: asyncio.Future[bool] | None = None
+        self._gathering: asyncio.TimerHandle | None = None
         self._pending: list[_Pending] = []
         self._flusher: asyncio.Task[None] | None = None
 
@@ -121,35 +137,67 @@ class RedisEnqueuer:
     async def enqueue(self, event: PrEvent, dedupe: DedupeKey) -> EnqueueOutcome:
         if event.kind == "command":
             return await self._enqueue_command(event, dedupe)
-        message = encode_celery_message(event, queue=self._queue, origin=self._origin)
         done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        task_id = new_task_id()
         self._pending.append(
-            _Pending(dedupe_key(dedupe), dedupe.ttl_s, message, event.delivery_id, done)
+            _Pending(
+                dedupe_key(dedupe),
+                dedupe.ttl_s,
+                event.delivery_id,
+                task_id,
+                event_json(event),
+                done,
+            )
         )
         if self._flusher is None:
             self._flusher = asyncio.create_task(self._flush())
         try:
             async with asyncio.timeout(self._timeout_s * 2):
-                claimed = await done  # a cancelled wait cancels `done`; _send then skips it
+                accepted = await done  # a cancelled wait cancels `done`; _accept_batch skips it
         except TimeoutError as error:
             raise QueueUnavailable("timed out waiting for Redis") from error
-        return EnqueueOutcome.QUEUED if claimed == 1 else EnqueueOutcome.DUPLICATE
+        if accepted != 1:
+            return EnqueueOutcome.DUPLICATE
+        self._send(task_id, event)
+        return EnqueueOutcome.QUEUED
+
+    def _send(self, task_id: str, event: PrEvent, countdown: float = 0.0) -> None:
+        """Hand an accepted event's message to the sending thread, without waiting for it: the
+        202 stands on the ledger (a send that fails, or is never made because too many wait,
+        is the ledger's to make once the event is due). Messages gather for `SEND_GATHER_S`,
+        and while a send is in flight, and go together in one round trip."""
+        if len(self._outgoing) >= MAX_UNSENT:
+            return
+        self._outgoing.append((task_id, event.to_json(), countdown))
+        if self._sending is None and self._gathering is None:
+            self._gathering = asyncio.get_running_loop().call_later(SEND_GATHER_S, self._send_next)
+
+    def _send_next(self) -> None:
+        self._gathering = None
+        batch, self._outgoing = self._outgoing, []
+        self._sending = asyncio.get_running_loop().run_in_executor(
+            self._sender, send_or_leave, self._celery, batch
+        )
+        self._sending.add_done_callback(self._sent)
+
+    def _sent(self, _: asyncio.Future[bool]) -> None:
+        self._sending = None
+        if self._outgoing:
+            self._send_next()
 
     async def _enqueue_command(self, event: PrEvent, dedupe: DedupeKey) -> EnqueueOutcome:
         """A comment command, alone (commands are rare): dropped when its author is a known
-        stranger; a recheck coalesced per PR (`_COMMAND`)."""
-        message = encode_celery_message(event, queue=self._queue, origin=self._origin)
-        deferred = ""
+        stranger; a recheck coalesced per PR (`ledger.COMMAND_SCRIPT`)."""
         window = followup = ""
         # A benchmark's PR answers the asking comment itself (workers.benchmark_pr), so only a
         # model PR's rechecks, which are answered from the PR as read, may be coalesced.
         if event.command == "recheck" and event.repo_type == "model":
             window, followup = keys.recheck(event.repo_id, event.pr_num)
-            eta = datetime.now(UTC) + timedelta(seconds=self._recheck_interval_s + 1)
-            deferred = encode_celery_message(event, queue=self._queue, origin=self._origin, eta=eta)
         author = event.comment_author_id
+        task_id = new_task_id()
         script_keys = [
-            self._queue,
+            keys.LEDGER,
+            keys.LEDGER_EVENTS,
             dedupe_key(dedupe),
             keys.MAINTAINERS_DIGEST,
             keys.stranger(event.repo_id, author) if author else "",
@@ -157,39 +205,41 @@ class RedisEnqueuer:
             followup,
         ]
         args: list[str | int] = [
-            dedupe.ttl_s,
-            message,
+            ledger.GRACE_S,
+            max(1, dedupe.ttl_s),
             event.delivery_id,
-            deferred,
+            task_id,
+            event_json(event),
             max(1, int(self._recheck_interval_s * 1000)),
         ]
         try:
             async with asyncio.timeout(self._timeout_s):
-                outcome = await self._command(keys=script_keys, args=args)
+                outcome = int(await self._command(keys=script_keys, args=args))
         except (redis.exceptions.RedisError, OSError, TimeoutError) as error:
             raise QueueUnavailable(f"{type(error).__name__}: {error}") from error
-        return _COMMAND_OUTCOMES.get(int(outcome), EnqueueOutcome.QUEUED)
+        if outcome in (1, 4):
+            self._send(task_id, event, self._recheck_interval_s + 1 if outcome == 4 else 0)
+        return _COMMAND_OUTCOMES.get(outcome, EnqueueOutcome.QUEUED)
 
     async def _flush(self) -> None:
-        """Send what is pending, batch after batch, until nothing is left."""
+        """Accept what is pending, batch after batch, until nothing is left."""
         try:
             while self._pending:
                 batch = self._pending[:MAX_BATCH]
                 del self._pending[:MAX_BATCH]
-                await self._send(batch)
+                await self._accept_batch(batch)
         finally:
             self._flusher = None
 
-    async def _send(self, batch: list[_Pending]) -> None:
-        keys, args = script_call(
-            [(item.key, item.ttl_s, item.message, item.delivery_id) for item in batch],
-            queue=self._queue,
+    async def _accept_batch(self, batch: list[_Pending]) -> None:
+        script_keys, args = ledger.accept_call(
+            [(item.key, item.ttl_s, item.delivery_id, item.task_id, item.event) for item in batch]
         )
         try:
             async with asyncio.timeout(self._timeout_s):
-                claimed = await self._run_script(keys, args)
-            if not isinstance(claimed, list) or len(claimed) != len(batch):
-                raise QueueUnavailable(f"unexpected script reply {claimed!r:.80}")
+                accepted = await self._run_script(script_keys, args)
+            if not isinstance(accepted, list) or len(accepted) != len(batch):
+                raise QueueUnavailable(f"unexpected script reply {accepted!r:.80}")
         except (redis.exceptions.RedisError, OSError, TimeoutError, QueueUnavailable) as error:
             # (redis-py closes a connection whose command timed out instead of returning it to
             # the pool, so a late reply can never be read as the next batch's.)
@@ -202,12 +252,12 @@ class RedisEnqueuer:
                 if not item.done.done():
                     item.done.set_exception(failure)
             return
-        for item, outcome in zip(batch, claimed, strict=True):
+        for item, outcome in zip(batch, accepted, strict=True):
             if not item.done.done():
                 item.done.set_result(int(outcome))
 
-    async def _run_script(self, keys: list[str], args: list[str | int]) -> Any:
-        return await self._claim_and_push(keys=keys, args=args)
+    async def _run_script(self, script_keys: list[str], args: list[str | int]) -> Any:
+        return await self._accept(keys=script_keys, args=args)
 
     async def ready(self) -> bool:
         try:
@@ -220,3 +270,17 @@ class RedisEnqueuer:
         if self._flusher is not None:
             await asyncio.wait([self._flusher], timeout=self._timeout_s * 2)
         await self._client.aclose()
+        # The messages still waiting go out, for a bounded time; the rest are left: their
+        # events are in the ledger.
+        if self._gathering is not None:
+            self._gathering.cancel()
+            self._send_next()
+        try:
+            async with asyncio.timeout(self._timeout_s * 2):
+                while self._sending is not None:
+                    await asyncio.wait([self._sending])
+                    await asyncio.sleep(0)  # let `_sent` start the next send
+        except TimeoutError:
+            pass
+        self._sender.shutdown(wait=False, cancel_futures=True)
+        self._celery.close()

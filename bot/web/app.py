@@ -29,6 +29,7 @@ from starlette.routing import Route
 
 from bot.report.badges import Badge
 from bot.report.texts import BADGE_LABELS, BADGE_MEANINGS
+from bot.store.workerstats import read_snapshot
 from bot.web.endpoints import (
     api,
     badges,
@@ -39,7 +40,7 @@ from bot.web.endpoints import (
     static,
     status,
 )
-from bot.web.live import read_snapshot, record_sample
+from bot.web.live import record_sample
 from bot.web.site import Site, make_site
 from bot.web.webcontext import WebContext
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from html import escape
 
-from workers.history import PrHistory
+from bot.store.history import PrHistory
 
 #: Colours of the right part, by what it says (the left part is always grey).
 COLOURS = {"verified": "#15803d", "community": "#1d4ed8", "none": "#6b7280", "errors": "#b91c1c"}

@@ -6,6 +6,7 @@ import redis
 from huggingface_hub import HfApi
 
 from bot.adapters.issuers_file import load_issuers
+from bot.adapters.policy_file import load_policy
 from bot.cli.sources import mapping_table
 from bot.hub.client import HfHubClient
 from bot.hub.timeouts import use_hub_timeout
@@ -18,7 +19,6 @@ from bot.web.hubsignin import HubSignIn
 from bot.web.operators import Operators, load_operators
 from bot.web.standing import load_collections
 from bot.web.webcontext import WebContext
-from workers.runtime import load_policy
 
 
 def build_context(config: WebConfig, *, docs_url: str | None = None) -> WebContext:

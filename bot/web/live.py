@@ -1,7 +1,7 @@
 """The bot's live state as the web pages show it, read from Redis with the workers' own keys.
 
-One snapshot is the `/metrics` figures (`bot.receiver.workerstats`: the counters hash, the
-queue, kombu's unacked hash, the parked list, the Hub pause), read in one pipelined round trip.
+One snapshot is the `/metrics` figures (`bot.store.workerstats.read_snapshot`: the counters
+hash, the queue, kombu's unacked hash, the parked list, the Hub pause).
 Snapshots are also sampled into `SAMPLES_KEY`, a sorted set scored by time holding the last
 hour, so the status page can chart them (docs/web.md, "Status"): any web process may write a
 sample, at most one per `interval` (the newest sample's time is checked first).
@@ -16,9 +16,8 @@ from dataclasses import dataclass
 
 import redis
 
-from bot.contract import keys
-from bot.receiver.workerbeats import flat_hash, read_fleet_status
-from bot.receiver.workerstats import STATS_KEY, WorkerSnapshot, parse_stats
+from bot.store import keys
+from bot.store.workerstats import WorkerSnapshot
 
 SAMPLES_KEY = keys.WEB_SAMPLES
 #: The charts' span; samples older than this (and a margin) are dropped at each write.
@@ -41,23 +40,6 @@ class Sample:
             for key, value in self.snapshot.counters.items()
             if key.startswith(prefix) and key[len(prefix) :] not in excluding
         )
-
-
-def read_snapshot(client: redis.Redis, queue: str) -> WorkerSnapshot:
-    """The `/metrics` figures now, with the workers' heartbeats: the fleet through its one
-    reader (`read_fleet_status`), then the counters. Raises `redis.RedisError`."""
-    fleet = read_fleet_status(client, queue)
-    flat: list[object] = []
-    for field, value in flat_hash(client.hgetall(STATS_KEY)).items():
-        flat.extend((field, value))
-    return WorkerSnapshot(
-        parse_stats(flat),
-        fleet.parked,
-        fleet.queue_length,
-        fleet.unacked,
-        hub_paused_s=fleet.hub_paused_s,
-        workers=fleet.workers,
-    )
 
 
 def encode_sample(sample: Sample) -> str:
@@ -130,7 +112,7 @@ class WorkersState:
 def workers_state(snapshot: WorkerSnapshot, samples: Sequence[Sample]) -> WorkersState:
     """The one place the pages ask "are workers alive?".
 
-    From the workers' heartbeats (`bot.receiver.workerbeats`: a heartbeat comes from a
+    From the workers' heartbeats (`bot.store.workerbeats`: a heartbeat comes from a
     worker's consumer loop, so it means consuming) when any worker has written one. Without
     any, work in flight (`unacked`) or finished runs (the `outcome` counters) advancing
     between samples still mean something consumes; otherwise no worker exists, whether

@@ -15,10 +15,11 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
+from bot.store.history import public_repos
+from bot.store.workerstats import read_snapshot
 from bot.web.errorpage import security_headers
-from bot.web.live import read_samples, read_snapshot, record_sample, workers_state
+from bot.web.live import read_samples, record_sample, workers_state
 from bot.web.webcontext import WebContext
-from workers.history import public_repos
 
 log = logging.getLogger("evalbot.web")
 
@@ -46,7 +47,7 @@ class Site:
 
     def public(self, repo_id: str) -> bool:
         """Whether a page may show `repo_id`'s history: the workers recorded it as public on
-        the Hub with its last verdict (`workers.history.public_repos`). Raises
+        the Hub with its last verdict (`bot.store.history.public_repos`). Raises
         `redis.RedisError`."""
         return bool(public_repos(self.context.redis, [repo_id]))
 

@@ -22,7 +22,7 @@ from typing import Any
 import redis
 from huggingface_hub import CommitOperationAdd, HfApi
 
-from bot.contract import keys
+from bot.store import keys
 from evalbot_dev.devstack.outcomes import PrOutcome, all_reported, pr_outcomes
 from evalbot_dev.devstack.redis import RedisServer
 from evalbot_dev.devstack.signing import LocalIssuer

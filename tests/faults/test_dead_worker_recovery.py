@@ -2,12 +2,12 @@
 
 Before: the messages the dead worker held (running, reserved) stayed in kombu's `unacked` hash
 until the visibility timeout, 900 s by default, so their PRs got their report ~15 min after the
-kill. Now the live workers' heartbeats find messages held by no live worker and queue them
-again (workers/liveness.py). The stack here runs the production visibility timeout and task
-limits and the default heartbeat (10 s), so nothing but the heartbeat sweep can bring the
-dead worker's PRs back within the test's deadline. The recovery time is printed and, with
-`EVALBOT_FAULT_FIGURES`, recorded (docs/reliability.md); only the generous 2-minute deadline
-the issue sets is checked.
+kill. Now their events stay in the ledger, and a live worker's sweep sends them again once
+overdue (bot/contract/ledger.py, workers/liveness.py). The stack here runs the production
+visibility timeout and task limits and the ledger's own bounds, so nothing but the ledger's
+sweep can bring the dead worker's PRs back within the test's deadline. The recovery time is
+printed and, with `EVALBOT_FAULT_FIGURES`, recorded (docs/reliability.md); only the generous
+2-minute deadline the issue sets is checked.
 """
 
 from __future__ import annotations
@@ -83,4 +83,4 @@ def test_a_worker_killed_mid_burst_has_its_prs_reported_within_two_minutes(
     for num, head in opened:
         assert_one_report(bot, num, head)
     assert bot.parked() == []
-    assert bot.stats().get("recovered:worker-dead", 0) >= 1  # the sweep, not the timeout
+    assert bot.stats().get("recovered:overdue", 0) >= 1  # the ledger, not the timeout

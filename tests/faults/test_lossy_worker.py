@@ -1,14 +1,14 @@
-"""Why `task_reject_on_worker_lost` is on (docs/security.md#fault-injection item 4): a documenting
-test.
+"""A message Celery drops is not an event lost: the ledger sends it again
+(docs/security.md#fault-injection item 4, docs/reliability.md "The ledger").
 
 The stack runs one worker started from `tests/faults/lossy_worker.py`: the production worker
-with only that flag off (Celery's default). Its pool process is SIGKILLed mid-task (an OOM
-kill), while an emulator latency fault holds the task's first Hub read open. With the flag
-off, Celery acknowledges the message of a task whose process died: the event is gone from
-Redis and the PR never gets a report. The same kill with the production worker (flag on) is
-requeued and reported once: `test_worker_faults.py::test_a_poison_event_that_kills_its_worker_\
-is_parked_after_three_runs` (requeued at once, three times) and `docs/reliability.md`.
-Reconciliation, which lists open PRs whose head has no verdict, brings such a PR back.
+with `task_reject_on_worker_lost` off (Celery's default). Its pool process is SIGKILLed
+mid-task (an OOM kill), while an emulator latency fault holds the task's first Hub read open.
+With the flag off, Celery acknowledges the message of a task whose process died: nothing is
+left in the queue or unacked, so Celery alone would never run it again (before the ledger,
+the PR waited for reconciliation). The event's ledger entry stays, and a sweep sends it again
+once due: one report, nothing parked. The same kill with the production worker (flag on) is
+requeued by Celery at once: `test_worker_faults.py`.
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from bot.contract.ledger import GRACE_S, SWEEP_EVERY_S
+from bot.store.keys import LEDGER
 from evalbot_dev.devstack.waiting import wait_until
 from evalbot_dev.emulator.faults import RouteFault
 from tests.faults.conftest import (
@@ -29,7 +31,6 @@ from tests.faults.conftest import (
     pool_children,
     results,
     route_count,
-    run_reconciliation_once,
     wait_for_request,
 )
 from tests.support.emulator import MODEL
@@ -57,45 +58,48 @@ def worker_log(bot: Bot) -> str:
     return (bot.stack.work_dir / "worker0.log").read_text(errors="replace")
 
 
-def test_a_killed_pool_process_loses_its_task_without_reject_on_worker_lost(
+def test_a_killed_pool_process_acked_by_celery_is_sent_again_by_the_ledger(
     bot: Bot, record_figure: Callable[[str, float], None]
 ) -> None:
-    """Invariant documented (the failure the production setting prevents): with
-    `task_reject_on_worker_lost` off, SIGKILLing the pool process mid-task acknowledges the
-    message: the queue is empty, nothing is unacked (so nothing can be redelivered), no run
-    ends, no report is posted. One reconciliation run then queues the PR again and it gets
-    its one report."""
+    """Invariant: with `task_reject_on_worker_lost` off, SIGKILLing the pool process mid-task
+    acknowledges the message (the queue is empty, nothing is unacked, no run ended, no
+    report), and the ledger still brings the event back: one run, one report, nothing parked,
+    within the ledger's grace and sweep interval of the run's start."""
     faults = bot.stack.hub.faults
     faults.add_rule(RouteFault("discussions.details", latency_s=3.0))
     (worker,) = live_workers(bot)
     runs = bot.runs()
+    recovered = bot.stats().get("recovered:overdue", 0)
     before = route_count(bot, "discussions.details")
     num, head = open_pr(bot, results(49.5))
     wait_for_request(bot, "discussions.details", before)  # the task is running
     assert bot.redis.hlen("unacked") == 1  # acks_late: its message is reserved, not acked
     for child in pool_children(worker.pid):
         os.kill(child, signal.SIGKILL)
+    clock = Stopwatch()
     faults.clear()
 
-    # Celery acknowledges the message of the dead task: nothing left to redeliver, ever.
-    wait_until(bot.queue_drained, timeout=30, what="the lost task's message to be acked")
+    # Celery acknowledges the message of the dead task: nothing left for Celery to redeliver.
+    wait_until(
+        lambda: celery_has_nothing(bot), timeout=30, what="the lost task's message to be acked"
+    )
     bot.wait_for_deliveries()
     wait_until(
         lambda: "WorkerLostError" in worker_log(bot), timeout=30, what="Celery's WorkerLostError"
     )
-    assert worker.poll() is None  # the worker lives on (a new pool process), idle
-    assert bot.queue_drained()
+    assert worker.poll() is None  # the worker lives on (a new pool process)
     assert bot.runs() == runs
     assert bot.bot_comments(num) == []
-    assert bot.parked() == []
+    assert bot.redis.zcard(LEDGER) == 1  # ... but the event is still in the ledger
 
-    # Reconciliation finds the open PR whose head has no verdict and queues it again.
-    catchup = bot.stats().get("catchup:queued", 0)
-    clock = Stopwatch()
-    run_reconciliation_once(bot)
-    bot.wait_for_report(num, head=head, timeout=30)
-    record_figure("report_s_after_one_reconciliation_run", clock.elapsed())
+    bot.wait_for_report(num, head=head, timeout=GRACE_S + SWEEP_EVERY_S + 30)
+    record_figure("report_s_after_a_message_celery_dropped", clock.elapsed())
     bot.wait_until_quiet()
-    assert bot.stats().get("catchup:queued", 0) - catchup == 1
+    assert bot.stats().get("recovered:overdue", 0) - recovered == 1
     assert bot.runs() - runs == 1
     assert_one_report(bot, num, head)
+    assert bot.parked() == []
+
+
+def celery_has_nothing(bot: Bot) -> bool:
+    return bot.redis.llen("evalbot") == 0 and bot.redis.hlen("unacked") == 0

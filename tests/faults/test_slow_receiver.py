@@ -23,7 +23,7 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from bot.contract.publish import CLAIM_AND_PUSH_SCRIPT
+from bot.contract.ledger import ACCEPT_SCRIPT, GRACE_S, SWEEP_EVERY_S
 from evalbot_dev.emulator.delivery import DeliveryRecord, DeliverySettings
 from tests.faults.conftest import (
     FAULT_ENV,
@@ -98,11 +98,13 @@ def run_slow_enqueue(bot: Bot, proxy: DelayProxy) -> tuple[int, str, float]:
     applied = len(proxy.delays_applied)
     # The receiver's script must be cached in Redis: a held NOSCRIPT reply would hold an
     # enqueue that never ran (the receiver's first call after a Redis start is EVALSHA).
-    bot.redis.script_load(CLAIM_AND_PUSH_SCRIPT)
+    bot.redis.script_load(ACCEPT_SCRIPT)
     proxy.delay_next_reply(DELAY_S, after=b"EVALSHA")
     clock = Stopwatch()
     num, head = open_pr(bot, results(50.5))
-    bot.wait_for_report(num, head=head, timeout=30)
+    # Answered 503 after the script ran, the receiver never sent the message: the ledger does,
+    # once the event is overdue.
+    bot.wait_for_report(num, head=head, timeout=GRACE_S + SWEEP_EVERY_S + 30)
     elapsed = clock.elapsed()
     bot.wait_until_quiet()
     assert proxy.delays_applied[applied:] == [DELAY_S], "the delay was not applied"
@@ -148,8 +150,9 @@ def test_an_enqueue_done_in_redis_but_answered_503_is_retried_and_runs_once(
 ) -> None:
     """Invariant: when the receiver gives up on Redis before the held reply arrives (receiver
     Redis timeout 0.5 s, below the 4 s delay) it answers 503 although Redis executed the
-    enqueue (message and dedupe key, atomically); the Hub's retry is then a duplicate: one
-    run, one report, and no delivery was ever answered 202 `queued`."""
+    enqueue (ledger entry and dedupe key, atomically); the Hub's retry is then a duplicate,
+    and the ledger sends the event once overdue: one run, one report, and no delivery was
+    ever answered 202 `queued`."""
     receiver_through_proxy(bot, proxy, redis_timeout_s=0.5)
     num, _, elapsed = run_slow_enqueue(bot, proxy)
     statuses = [r.status for records in attempts_by_delivery(bot, num).values() for r in records]

@@ -19,6 +19,8 @@ import pytest
 import redis
 
 from bot.report.texts import REPORT_MARKER
+from bot.store.deadletters import DEAD_LETTERS
+from bot.store.keys import LEDGER
 from evalbot_dev.devstack.signing import LocalIssuer
 from evalbot_dev.devstack.stack import LOCAL_DELIVERY, LocalStack, StackOptions
 from evalbot_dev.devstack.waiting import wait_until
@@ -26,7 +28,6 @@ from evalbot_dev.emulator.delivery import DeliverySettings
 from evalbot_dev.emulator.seed import SAMPLES
 from evalbot_dev.emulator.server import CommentView
 from tests.support.emulator import MODEL, TOKENS, client, standard_state
-from workers.deadletters import DEAD_LETTERS
 from workers.locks import as_text
 
 BOT = "evalbot"
@@ -53,7 +54,7 @@ class Bot:
         return sum(v for k, v in self.stats().items() if k.startswith("outcome:"))
 
     def parked(self) -> list[dict[str, Any]]:
-        """Parked events, newest first (as `workers.deadletters` stores them)."""
+        """Parked events, newest first (as `bot.store.deadletters` stores them)."""
         return [json.loads(raw) for raw in self.redis.lrange(DEAD_LETTERS, 0, -1)]
 
     def bot_comments(self, num: int, repo_id: str = MODEL) -> list[CommentView]:
@@ -96,13 +97,13 @@ class Bot:
         wait_until(self.stack.hub.emulator.dispatcher.idle, timeout=timeout, what="webhooks sent")
 
     def queue_drained(self) -> bool:
-        """Nothing waiting in the queue and nothing reserved (unacked) by a worker."""
+        """Nothing waiting in the queue and every accepted event finished: the ledger is
+        empty (an event running, or waiting for a retry's countdown, is still in it)."""
         queue = self.stack.environment().get("EVALBOT_QUEUE", "evalbot")
-        return self.redis.llen(queue) == 0 and self.redis.hlen("unacked") == 0
+        return self.redis.llen(queue) == 0 and self.redis.zcard(LEDGER) == 0
 
     def wait_until_quiet(self, timeout: float = 30) -> None:
-        """Webhooks sent, the queue empty, no task in flight (retries with a countdown
-        count as in flight: kombu keeps them in `unacked` until they run)."""
+        """Webhooks sent, the queue empty, every accepted event finished."""
         self.wait_for_deliveries(timeout)
         wait_until(self.queue_drained, timeout=timeout, what="the queue to drain")
 

@@ -6,7 +6,7 @@
 - `GET /api/v1/collections/<id>/standing?model=<owner>/<name>`: a model's standing
 (the badges are `bot.web.endpoints.badges`).
 
-Only repos the workers recorded as public are shown (`workers.history.public_repos`; a
+Only repos the workers recorded as public are shown (`bot.store.history.public_repos`; a
 standing asks the Hub); any other is "not found", as a repo never checked is. Answers carry
 `Cache-Control` and an `ETag` (a matching
 `If-None-Match` gets a 304), so a model card's badge costs the bot one request per cache
@@ -27,9 +27,7 @@ from starlette.routing import Route
 
 from bot.hub.errors import HubError, HubPermanentError
 from bot.spec.formats import is_repo_id
-from bot.web.site import Site
-from bot.web.standing import Standing, standing
-from workers.history import (
+from bot.store.history import (
     PrHistory,
     Verdict,
     find_repo,
@@ -37,6 +35,8 @@ from workers.history import (
     read_pr,
     read_repo_prs,
 )
+from bot.web.site import Site
+from bot.web.standing import Standing, standing
 
 log = logging.getLogger("evalbot.web")
 

@@ -13,10 +13,10 @@ from starlette.routing import Route
 
 from bot.hub.errors import HubError
 from bot.spec.formats import is_repo_id
+from bot.store.history import read_newest
 from bot.web.badge import BadgeText, benchmark_badge, render_svg, repo_badge
 from bot.web.endpoints.api import etagged, repo_of, visible_repo
 from bot.web.site import Site
-from workers.history import read_newest
 
 log = logging.getLogger("evalbot.web")
 

@@ -1,6 +1,6 @@
 """`/benchmarks`: the benchmarks with results checked lately, and one benchmark's page: every
 result the bot checked for it (model, task, value, badges, the PR), what its maintainer wants
-to see. Public model repos only (as the workers recorded them: `workers.history`)."""
+to see. Public model repos only (as the workers recorded them: `bot.store.history`)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from starlette.routing import Route
 from bot.report.badges import Badge
 from bot.report.texts import BADGE_LABELS
 from bot.spec.formats import is_repo_id
+from bot.store.history import read_benchmark, recent_benchmarks
 from bot.web.site import Site
-from workers.history import read_benchmark, recent_benchmarks
 
 RESULTS_SHOWN = 200
 BENCHMARKS_LISTED = 100

@@ -1,6 +1,6 @@
 """`/history`: the repos checked lately, a repo's PRs push by push, and one PR's details
 (`/pr/<repo>/<num>`: each push's problems and token verdicts), read from the history store
-(`workers.history`)."""
+(`bot.store.history`)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
+from bot.store.history import find_repo, read_pr, read_repo_prs, recent_repos
 from bot.web.lookup import parse_wanted
 from bot.web.site import Site
-from workers.history import find_repo, read_pr, read_repo_prs, recent_repos
 
 HISTORY_PRS_SHOWN = 50
 REPOS_SHOWN = 100

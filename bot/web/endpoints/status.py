@@ -14,11 +14,11 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
+from bot.store.deadletters import parked_events, replay
 from bot.web.charts import build_charts
 from bot.web.guards import cross_site
 from bot.web.signin import signin_routes
 from bot.web.site import Site, field_text
-from workers.deadletters import parked_events, replay
 
 REPLAY_NOTICES = {
     "replayed": "Queued again: a worker will run it shortly.",
@@ -64,7 +64,7 @@ def routes(site: Site) -> list[Route]:
         outcome = "gone"
         for parked_event in parked_events(context.redis, limit=PARKED_SHOWN):
             if hmac.compare_digest(_digest(parked_event.raw), wanted):
-                outcome = replay(context.redis, parked_event, queue=context.queue).value
+                outcome = replay(context.redis, parked_event).value
                 break
         return RedirectResponse(f"/status?notice={outcome}", status_code=303)
 

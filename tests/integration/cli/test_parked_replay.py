@@ -10,10 +10,10 @@ import redis
 
 from bot.cli import main
 from bot.contract.events import PrEvent
-from bot.contract.messages import TASK_NAME, decode_celery_message
+from bot.store.deadletters import DEAD_LETTERS, park, parked_events, replay
 from evalbot_dev.devstack.redis import RedisServer
 from tests.integration.cli.conftest import operator_env
-from workers.deadletters import DEAD_LETTERS, park, parked_events, replay
+from tests.support.queued import ledger_in_order
 from workers.locks import as_text
 
 pytestmark = pytest.mark.integration
@@ -42,12 +42,8 @@ def client(redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch) -> Iterat
 
 
 def queued(client: redis.Redis) -> list[PrEvent]:
-    events = []
-    for raw in reversed(client.lrange(QUEUE, 0, -1)):
-        task, kwargs = decode_celery_message(raw)
-        assert task == TASK_NAME
-        events.append(PrEvent.from_json(kwargs["event"]))
-    return events
+    """What is accepted and not yet sent: the ledger's events, in the order the sweep sends."""
+    return [PrEvent.from_json(raw) for raw in ledger_in_order(client)]
 
 
 def test_parked_lists_newest_first_with_reasons(
@@ -111,16 +107,16 @@ def test_replay_all_keeps_what_is_not_an_event(
     assert [p.record["reason"] for p in left] == ["malformed-event"]
 
     assert main(["replay", "--all"]) == 1
-    assert client.llen(QUEUE) == 2
+    assert len(queued(client)) == 2
 
 
 def test_a_record_is_replayed_once_even_when_two_operators_race(client: redis.Redis) -> None:
     park(client, event(1), "crashed")
     seen_by_a = parked_events(client)[0]
     seen_by_b = parked_events(client)[0]
-    assert replay(client, seen_by_a, queue=QUEUE).value == "replayed"
-    assert replay(client, seen_by_b, queue=QUEUE).value == "gone"
-    assert client.llen(QUEUE) == 1
+    assert replay(client, seen_by_a).value == "replayed"
+    assert replay(client, seen_by_b).value == "gone"
+    assert len(queued(client)) == 1
     assert client.llen(DEAD_LETTERS) == 0
 
 

@@ -39,7 +39,7 @@ def test_status_exits_1_without_workers_and_0_while_one_beats(
     client.rpush("evalbot-status", "m1", "m2")
     client.rpush("evalbot:dead-letters", "{}")
     worker = Heartbeat(client, worker_id="w1@host:42", interval_s=0.2, concurrency=2)
-    worker.beat(["tag-1"])
+    worker.beat(1)
     assert main(["status"]) == 0
     out, _ = capsys.readouterr()
     assert "workers: 1 alive, 0 dead" in out
@@ -53,7 +53,7 @@ def test_status_exits_1_without_workers_and_0_while_one_beats(
 def test_status_reports_a_silent_worker_dead_and_exits_1(
     client: redis.Redis, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    Heartbeat(client, worker_id="gone", interval_s=0.2).beat([])
+    Heartbeat(client, worker_id="gone", interval_s=0.2).beat(0)
 
     def dead() -> dict[str, Any] | None:
         capsys.readouterr()

@@ -63,7 +63,8 @@ def test_worker_runs_the_task_with_the_published_event(
         assert response.json()["status"] == "queued"
     broker = redis_server.client()
     try:
-        assert broker.llen("evalbot") == 3  # queued before any worker runs: nothing is lost
+        # Queued before any worker runs: nothing is lost (sent just after each answer).
+        wait_until(lambda: broker.llen("evalbot") == 3, timeout=10, what="three messages")
         worker.spawn()
 
         def three_recorded() -> list[bytes | str] | None:

@@ -9,10 +9,10 @@ import pytest
 import redis
 
 from bot.contract.events import DedupeKey, PrEvent
-from bot.contract.keys import DEDUPE_PREFIX
-from bot.contract.messages import decode_celery_message
 from bot.receiver.queue import EnqueueOutcome, QueueUnavailable, RedisEnqueuer
+from bot.store.keys import DEDUPE_PREFIX
 from evalbot_dev.devstack.redis import RedisServer
+from tests.support.queued import decode_celery_message
 
 pytestmark = pytest.mark.integration
 

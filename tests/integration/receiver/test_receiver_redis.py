@@ -12,11 +12,12 @@ import pytest
 import redis
 
 from bot.contract.events import PrEvent
-from bot.contract.keys import DEDUPE_PREFIX
-from bot.contract.messages import TASK_NAME, decode_celery_message
+from bot.contract.publish import TASK_NAME
+from bot.store.keys import DEDUPE_PREFIX
 from evalbot_dev.devstack.redis import RedisServer
 from evalbot_dev.devstack.waiting import wait_until
 from tests.support.processes import TEST_SECRET, ReceiverProcess, bot_environment
+from tests.support.queued import decode_celery_message
 from tests.support.samples import webhook_bytes
 
 pytestmark = pytest.mark.integration
@@ -57,7 +58,8 @@ def test_delivery_is_queued_as_a_celery_message(
     response = deliver(receiver, PUSH, webhook_id="6651f00d00000001")
     assert response.status_code == 202
     assert response.json()["status"] == "queued"
-    [raw] = broker.lrange("evalbot", 0, -1)
+    # The 202 stands on the ledger; the message follows from the receiver's sending thread.
+    [raw] = wait_until(lambda: broker.lrange("evalbot", 0, -1), timeout=10, what="the message")
     task, kwargs = decode_celery_message(raw)
     assert task == TASK_NAME
     event = PrEvent.from_json(kwargs["event"])
@@ -95,7 +97,7 @@ def test_redis_down_is_503_then_the_retry_is_queued_exactly_once(
     )
     statuses = [deliver(receiver, PUSH, webhook_id="retry-me").json()["status"] for _ in range(3)]
     assert statuses == ["queued", "duplicate", "duplicate"]
-    assert broker.llen("evalbot") == 1
+    wait_until(lambda: broker.llen("evalbot") == 1, timeout=10, what="the one message")
     metrics = httpx.get(f"{receiver.url}/metrics").text
     assert 'evalbot_receiver_deliveries_total{outcome="unavailable"} 1.0' in metrics
 

@@ -11,9 +11,9 @@ import pytest
 import redis
 from prometheus_client.parser import text_string_to_metric_families
 
+from bot.store.deadletters import park
 from evalbot_dev.devstack.redis import RedisServer
 from tests.support.processes import ReceiverProcess, bot_environment
-from workers.deadletters import park
 from workers.hubpause import HubPause
 
 pytestmark = pytest.mark.integration

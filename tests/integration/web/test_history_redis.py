@@ -9,8 +9,8 @@ import pytest
 import redis
 
 from bot.report.comment import Counts
+from bot.store import history
 from evalbot_dev.devstack.redis import RedisServer
-from workers import history
 
 pytestmark = pytest.mark.integration
 

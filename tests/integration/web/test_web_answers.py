@@ -32,12 +32,13 @@ from bot.spec.model import (
     Verification,
     VerificationStatus,
 )
+from bot.store.history import record_verdict, verdict_of
+from bot.store.workerstats import read_snapshot
 from bot.web.app import create_web_app
-from bot.web.live import read_snapshot, record_sample
+from bot.web.live import record_sample
 from evalbot_dev.emulator.server import EmulatorServer
 from tests.integration.web.test_web_routes import SAME_ORIGIN, context_for, hub, store
 from tests.support.emulator import GPQA_FIXED, MINI_GATE, TOKENS
-from workers.history import record_verdict, verdict_of
 
 __all__ = ["hub", "store"]
 

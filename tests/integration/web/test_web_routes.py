@@ -5,7 +5,6 @@ receiver's forwarding (502 when the pages are down, its own routes kept)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from bot.contract.events import PrEvent
 from bot.hub.client import HfHubClient
 from bot.settings import Secret
 from bot.spec.limits import DEFAULT_LIMITS
+from bot.store.deadletters import DEAD_LETTERS, park
 from bot.tokens.issuers import IssuerRegistry
 from bot.web.app import WebContext, create_web_app
 from bot.web.benchmarks import CachedHubBenchmarks
@@ -29,7 +29,7 @@ from evalbot_dev.devstack.waiting import free_port
 from evalbot_dev.emulator.faults import RouteFault
 from evalbot_dev.emulator.server import EmulatorServer
 from tests.support.emulator import TOKENS, standard_state
-from workers.deadletters import DEAD_LETTERS, park
+from tests.support.queued import ledger_in_order
 
 pytestmark = pytest.mark.integration
 
@@ -162,8 +162,7 @@ def test_the_operator_cookie_cannot_be_forged_and_replay_needs_it(
     replayed = web.post("/status/replay", data={"digest": digest}, headers=SAME_ORIGIN)
     assert "Queued again" in replayed.text
     assert store.llen(DEAD_LETTERS) == 0
-    queued = json.loads(store.lindex("evalbot", 0) or b"{}")
-    assert queued["headers"]["task"]
+    assert [queued["pr_num"] for queued in ledger_in_order(store)] == [event.pr_num]
     again = web.post("/status/replay", data={"digest": digest}, headers=SAME_ORIGIN)
     assert "Already gone" in again.text
 

@@ -11,7 +11,6 @@ import pytest
 import redis
 
 from bot.contract.events import PrEvent
-from bot.contract.messages import TASK_NAME, decode_celery_message
 from bot.hub.client import (
     DatasetRevision,
     OpenPullRequest,
@@ -21,6 +20,7 @@ from bot.hub.client import (
     Visibility,
 )
 from bot.hub.errors import HubPermanentError, HubTransientError
+from tests.support.queued import ledger_in_order
 from tests.support.runtime import make_runtime, stats
 from workers.catchup import ReconcileLimits
 from workers.hubpause import PAUSE_KEY, HubPause
@@ -78,12 +78,8 @@ class RecordingHub:
 
 
 def queued_events(client: redis.Redis, queue: str = "evalbot") -> list[PrEvent]:
-    events = []
-    for raw in reversed(client.lrange(queue, 0, -1)):  # LPUSH: oldest last
-        task, kwargs = decode_celery_message(raw)
-        assert task == TASK_NAME
-        events.append(PrEvent.from_json(kwargs["event"]))
-    return events
+    """What is accepted and not yet sent: the ledger's events, in the order the sweep sends."""
+    return [PrEvent.from_json(raw) for raw in ledger_in_order(client)]
 
 
 def test_queues_only_prs_whose_head_has_no_verdict(client: redis.Redis) -> None:
@@ -141,7 +137,7 @@ def test_nothing_missing_queues_nothing(client: redis.Redis) -> None:
     client.set(verdict_key("org/model", 1), SHA[1])
     report = reconcile_once(make_runtime(client, hub, watched=("org/model",)))
     assert (report.result, report.missing, report.queued) == ("completed", 0, 0)
-    assert client.llen("evalbot") == 0
+    assert queued_events(client) == []
     assert "catchup:queued" not in stats(client)
 
 

@@ -12,8 +12,8 @@ from celery import Task
 
 from bot.contract.events import PrEvent
 from bot.hub.errors import HubPermanentError, HubTransientError
+from bot.store.deadletters import parked_events
 from tests.support.runtime import FailingHub, make_runtime, stats
-from workers.deadletters import parked_events
 from workers.tasks import MAX_TRANSIENT_RETRIES, handle
 
 pytestmark = pytest.mark.integration

@@ -1,4 +1,4 @@
-"""Worker heartbeats as the readers see them (bot/receiver/workerbeats.py): parsing, the
+"""Worker heartbeats as the readers see them (bot/store/workerbeats.py): parsing, the
 metrics, and `GET /readyz/workers`; no Redis (the writer is tested against a real one in
 tests/integration/workers/test_liveness_redis.py)."""
 
@@ -9,22 +9,22 @@ import json
 from starlette.testclient import TestClient
 
 from bot.receiver.app import create_app
-from bot.receiver.workerbeats import pairs, parse_workers
-from bot.receiver.workerstats import WorkerSnapshot
+from bot.store.workerbeats import pairs, parse_workers
+from bot.store.workerstats import WorkerSnapshot
 from tests.unit.receiver.test_app import SETTINGS, RecordingEnqueuer
 from tests.unit.receiver.test_workerstats import StaticSource, render
 
 NOW = 1_800_000_000.0
 
 
-def record(dead_after_s: float = 30.0, held: tuple[str, ...] = ()) -> bytes:
+def record(dead_after_s: float = 30.0, held: int = 0) -> bytes:
     return json.dumps(
         {"host": "h", "pid": 7, "concurrency": 2, "dead_after_s": dead_after_s, "held": held}
     ).encode()
 
 
 def test_workers_are_alive_while_their_heartbeat_is_younger_than_they_said() -> None:
-    records = {b"fresh": record(held=("t1", "t2")), b"old": record(), b"broken": b"{"}
+    records = {b"fresh": record(held=2), b"old": record(), b"broken": b"{"}
     beats = [(b"old", str(NOW - 31)), (b"fresh", str(NOW - 2)), (b"broken", str(NOW))]
     fresh, old = parse_workers(records, beats, NOW)
     assert (fresh.id, fresh.alive, fresh.held, fresh.concurrency) == ("fresh", True, 2, 2)

@@ -6,13 +6,8 @@ import asyncio
 
 from prometheus_client import CollectorRegistry, generate_latest
 
-from bot.receiver.workerstats import (
-    FAMILIES,
-    MAX_FIELDS,
-    WorkerSnapshot,
-    WorkerStatsCollector,
-    parse_stats,
-)
+from bot.receiver.workermetrics import WorkerStatsCollector
+from bot.store.workerstats import FAMILIES, MAX_FIELDS, WorkerSnapshot, parse_stats
 
 
 def test_parse_keeps_known_families_with_sane_labels_and_integer_counts() -> None:
@@ -62,13 +57,14 @@ def render(source: StaticSource) -> str:
 
 def test_every_family_renders_as_a_counter() -> None:
     counters = {f"{family.prefix}:x": 1 for family in FAMILIES}
-    text = render(StaticSource(WorkerSnapshot(counters, 4, 5, 6, hub_paused_s=12.5)))
+    text = render(StaticSource(WorkerSnapshot(counters, 4, 5, 6, hub_paused_s=12.5, accepted=7)))
     for family in FAMILIES:
         assert f"# TYPE {family.name}_total counter" in text
         assert f'{family.name}_total{{{family.label_name}="x"}} 1.0' in text
     assert "evalbot_dead_letters 4.0" in text
     assert "evalbot_queue_length 5.0" in text
     assert "evalbot_queue_unacked 6.0" in text
+    assert "evalbot_ledger_accepted 7.0" in text
     assert "evalbot_hub_paused_seconds 12.5" in text
     assert "evalbot_worker_stats_up 1.0" in text
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from bot.receiver.workerbeats import WorkerBeat
-from bot.receiver.workerstats import WorkerSnapshot
 from bot.report.comment import Counts
+from bot.store.history import parse_pr_history, parse_verdict, verdict_of
+from bot.store.workerbeats import WorkerBeat
+from bot.store.workerstats import WorkerSnapshot
 from bot.web.charts import HEIGHT, WIDTH, build_charts
 from bot.web.live import Sample, decode_sample, encode_sample, workers_state
 from bot.web.lookup import Wanted, parse_wanted
 from bot.web.playground import PlaygroundInput, Problem, comment_html, results_path, source_view
-from workers.history import parse_pr_history, parse_verdict, verdict_of
 
 
 def snapshot(runs: int = 0, queue: int = 0, unacked: int = 0, retries: int = 0) -> WorkerSnapshot:
@@ -204,7 +204,7 @@ def test_verdicts_keep_problems_title_author_and_tokens_within_caps() -> None:
         Verification,
         VerificationStatus,
     )
-    from workers.history import MAX_PROBLEMS_KEPT, MAX_TEXT
+    from bot.store.history import MAX_PROBLEMS_KEPT, MAX_TEXT
 
     many = [
         Diagnostic("TASK-UNKNOWN", Severity.ERROR, "x" * 1000, line=n, hint="use diamond")

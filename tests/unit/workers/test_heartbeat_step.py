@@ -22,9 +22,7 @@ class FakeTimer:
 def test_a_consumer_restart_keeps_the_heartbeat_and_its_client() -> None:
     # Port 1 on loopback refuses at once: each tick's beat fails and is logged, as when Redis
     # is down during a restart; the client must survive it, not be replaced.
-    settings: Any = SimpleNamespace(
-        redis_url="redis://127.0.0.1:1/0", redis_timeout_s=0.5, worker_heartbeat_s=10.0
-    )
+    settings: Any = SimpleNamespace(redis_url="redis://127.0.0.1:1/0", redis_timeout_s=0.5)
     step: Any = heartbeat_step(settings)(SimpleNamespace())
     timer = FakeTimer()
     consumer = SimpleNamespace(hostname="w1@host", pool=None, timer=timer, task_consumer=None)

@@ -2,8 +2,9 @@
 
 A task cancelled because the worker's broker connection dropped gets SIGTERM (a `SystemExit` in
 the pool process); the PR lease's release on the way out then fails because Redis is down, and
-that `ConnectionError` replaced the stop: the run paused 2 s and requeued itself instead of
-exiting (`workers.retry_policy.stop_behind`)."""
+that `ConnectionError` replaced the stop: the run failed instead of exiting
+(`workers.retry_policy.stop_behind`). A plain Redis outage is raised to Celery; the event stays
+in the ledger (tests/integration/workers/test_ledger_redis.py)."""
 
 from __future__ import annotations
 
@@ -12,20 +13,18 @@ from typing import Any
 
 import pytest
 import redis
-from celery.exceptions import Reject
 
 import workers.tasks as tasks
 
 
-def _process(monkeypatch: pytest.MonkeyPatch, failure: BaseException, pauses: list[float]) -> None:
-    """Run the task with `handle` raising `failure`; the pauses it takes go to `pauses`."""
+def _process(monkeypatch: pytest.MonkeyPatch, failure: BaseException) -> None:
+    """Run the task with `handle` raising `failure`."""
 
     def handle(task: Any, event: dict[str, Any], runtime: Any) -> str:
         raise failure
 
     monkeypatch.setattr(tasks, "runtime_for_process", lambda: SimpleNamespace(redis=None))
     monkeypatch.setattr(tasks, "handle", handle)
-    monkeypatch.setattr(tasks, "time", SimpleNamespace(sleep=pauses.append))  # only sleep is used
     tasks.process_pr_event.run({"delivery_id": "d1"})
 
 
@@ -41,20 +40,15 @@ def _redis_error_hiding(stop: BaseException) -> redis.ConnectionError:
         return error
 
 
-def test_a_stop_hidden_by_a_redis_error_exits_without_pause_or_requeue(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_a_stop_hidden_by_a_redis_error_exits(monkeypatch: pytest.MonkeyPatch) -> None:
     stop = SystemExit(-241)  # what billiard's SIGTERM handler raises in a pool process
-    pauses: list[float] = []
     with pytest.raises(SystemExit) as raised:
-        _process(monkeypatch, _redis_error_hiding(stop), pauses)
+        _process(monkeypatch, _redis_error_hiding(stop))
     assert raised.value is stop
-    assert pauses == []
 
 
-def test_a_plain_redis_outage_still_pauses_and_requeues(monkeypatch: pytest.MonkeyPatch) -> None:
-    pauses: list[float] = []
-    with pytest.raises(Reject) as raised:
-        _process(monkeypatch, redis.ConnectionError("Connection refused"), pauses)
-    assert getattr(raised.value, "requeue", None) is True
-    assert pauses == [tasks.REDIS_DOWN_PAUSE_S]
+def test_a_plain_redis_outage_is_raised_to_celery(monkeypatch: pytest.MonkeyPatch) -> None:
+    outage = redis.ConnectionError("Connection refused")
+    with pytest.raises(redis.ConnectionError) as raised:
+        _process(monkeypatch, outage)
+    assert raised.value is outage

@@ -41,10 +41,10 @@ from typing import Any
 
 import redis
 
-from bot.contract import keys
 from bot.report.badges import badges_for
 from bot.report.comment import Counts
 from bot.spec.model import FileReport, VerificationStatus
+from bot.store import keys
 
 HISTORY_PREFIX = keys.HISTORY_PREFIX
 HISTORY_REPOS = f"{HISTORY_PREFIX}:repos"

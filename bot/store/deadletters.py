@@ -9,6 +9,7 @@ without bound. `evalbot parked` lists them and `evalbot replay` queues them agai
 from __future__ import annotations
 
 import json
+import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -16,17 +17,19 @@ from typing import Any
 
 import redis
 
-from bot.contract import keys
 from bot.contract.events import PrEvent
-from bot.contract.messages import encode_celery_message
+from bot.store import keys
 
-DEAD_LETTERS = keys.DEAD_LETTERS  # the receiver's /metrics reads both (bot.receiver.workerstats)
+DEAD_LETTERS = keys.DEAD_LETTERS  # the receiver's /metrics reads both (bot.store.workerstats)
 STATS = keys.STATS
 MAX_PARKED = 1000
 
 
-def park(client: redis.Redis, event: Any, reason: str, detail: str = "") -> None:
-    """Keep `event` with why it was given up on; newest first, at most `MAX_PARKED`."""
+def park(
+    client: redis.Redis, event: Any, reason: str, detail: str = "", task_id: str | None = None
+) -> None:
+    """Keep `event` with why it was given up on; newest first, at most `MAX_PARKED`. The
+    event's ledger entry (`task_id`) goes in the same transaction: parked is finished."""
     record = {
         "parked_at": datetime.now(UTC).isoformat(),
         "reason": reason,
@@ -37,6 +40,9 @@ def park(client: redis.Redis, event: Any, reason: str, detail: str = "") -> None
     pipe.lpush(DEAD_LETTERS, json.dumps(record, default=str))
     pipe.ltrim(DEAD_LETTERS, 0, MAX_PARKED - 1)
     pipe.hincrby(STATS, f"parked:{reason}", 1)
+    if task_id is not None:
+        pipe.zrem(keys.LEDGER, task_id)
+        pipe.hdel(keys.LEDGER_EVENTS, task_id)
     pipe.execute()
 
 
@@ -95,26 +101,39 @@ class ReplayOutcome(StrEnum):
     NOT_AN_EVENT = "not-an-event"  # the record holds no event the workers accept: kept
 
 
-# Take the record off the list and queue its event in one step: two operators replaying at
-# once, or a replay racing with new parks shifting positions, queue each record exactly once.
+# Take the record off the list and put its event in the ledger, due at once, in one step: two
+# operators replaying at once, or a replay racing with new parks shifting positions, queue each
+# record exactly once. The next sweep of any worker sends it (`workers.liveness`).
+# KEYS = [parked list, stats, ledger, ledger events]; ARGV = [record, stat, task id, event].
 _REPLAY = """
 local removed = redis.call('LREM', KEYS[1], 1, ARGV[1])
 if removed == 1 then
-  redis.call('LPUSH', KEYS[2], ARGV[2])
-  redis.call('HINCRBY', KEYS[3], ARGV[3], 1)
+  local t = redis.call('TIME')
+  redis.call('HSET', KEYS[4], ARGV[3], ARGV[4])
+  redis.call('ZADD', KEYS[3], tonumber(t[1]) + tonumber(t[2]) / 1000000, ARGV[3])
+  redis.call('HINCRBY', KEYS[2], ARGV[2], 1)
 end
 return removed
 """
 
 
-def replay(client: redis.Redis, parked_event: ParkedEvent, *, queue: str) -> ReplayOutcome:
-    """Queue the parked event again as a new Celery message (no dedupe: the operator asked)."""
+def replay(client: redis.Redis, parked_event: ParkedEvent) -> ReplayOutcome:
+    """Queue the parked event again under a new task id (no dedupe: the operator asked): into
+    the ledger, due at once, so a worker's next sweep sends it."""
     event = parked_event.event
     if event is None:
         return ReplayOutcome.NOT_AN_EVENT
-    message = encode_celery_message(event, queue=queue, origin="evalbot-replay")
     reason = str(parked_event.record.get("reason", "unknown"))
     removed = client.eval(
-        _REPLAY, 3, DEAD_LETTERS, queue, STATS, parked_event.raw, message, f"replayed:{reason}"
+        _REPLAY,
+        4,
+        DEAD_LETTERS,
+        STATS,
+        keys.LEDGER,
+        keys.LEDGER_EVENTS,
+        parked_event.raw,
+        f"replayed:{reason}",
+        str(uuid.uuid4()),
+        json.dumps(event.to_json(), separators=(",", ":"), ensure_ascii=False),
     )
     return ReplayOutcome.REPLAYED if int(removed) == 1 else ReplayOutcome.GONE

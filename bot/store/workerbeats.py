@@ -1,14 +1,13 @@
 """Worker heartbeats in Redis: the key names, the record, and the one reader everyone uses.
 
-Each `evalbot worker` writes a heartbeat every `EVALBOT_WORKER_HEARTBEAT` seconds from its
-consumer's event loop (`workers.liveness`), so a heartbeat means "this worker is consuming",
-not merely "this process exists". Three keys, next to the other `evalbot:*` keys:
+Each `evalbot worker` writes a heartbeat every ten seconds (`bot.contract.ledger.SWEEP_EVERY_S`)
+from its consumer's event loop (`workers.liveness`), so a heartbeat means "this worker is
+consuming", not merely "this process exists". Two keys, next to the other `evalbot:*` keys:
 
 | key                     | type | holds                                                        |
 |-------------------------|------|--------------------------------------------------------------|
 | `evalbot:workers`       | hash | worker id -> JSON record (`WorkerRecord` fields, below)      |
 | `evalbot:worker-beats`  | zset | worker id -> Redis time (seconds) of its last heartbeat     |
-| `evalbot:orphans`       | hash | kombu delivery tag -> Redis time first seen held by nobody   |
 
 A worker is alive while its last heartbeat is at most `dead_after_s` old (three intervals; the
 worker states it in its own record, so readers need no setting). Times are Redis's own clock
@@ -29,16 +28,14 @@ from typing import Any
 
 import redis
 
-from bot.contract import keys
+from bot.store import keys
 
 #: Hash: worker id -> JSON record of its last heartbeat.
 WORKERS_KEY = keys.WORKERS
 #: Sorted set: worker id -> Redis time of its last heartbeat.
 BEATS_KEY = keys.WORKER_BEATS
-#: Hash: delivery tag of an unacked message held by no live worker -> Redis time first seen so.
-ORPHANS_KEY = keys.ORPHANS
-#: The other keys a status reads (`bot.receiver.workerstats` reads them for `/metrics` too):
-#: the list of parked events (`workers.deadletters`), kombu's hash of delivered, unacked
+#: The other keys a status reads (`bot.store.workerstats` reads them for `/metrics` too):
+#: the list of parked events (`bot.store.deadletters`), kombu's hash of delivered, unacked
 #: messages, and the workers' shared Hub pause (`workers.hubpause`; its PTTL is the pause left).
 DEAD_LETTERS_KEY = keys.DEAD_LETTERS
 UNACKED_KEY = keys.KOMBU_UNACKED
@@ -58,7 +55,7 @@ class WorkerBeat:
     started_at: float  # Redis time the worker's consumer started
     beat_at: float  # Redis time of the last heartbeat
     dead_after_s: float  # silence after which the worker counts as dead
-    held: int  # messages it holds (running, reserved, or waiting for a retry's countdown)
+    held: int  # tasks it has reserved (running, or waiting to run)
     age_s: float  # seconds since the last heartbeat, at the time of reading
 
     @property
@@ -109,7 +106,7 @@ def parse_workers(
                     started_at=float(record.get("started_at", beat_at)),
                     beat_at=beat_at,
                     dead_after_s=float(record["dead_after_s"]),
-                    held=len(record.get("held", ())),
+                    held=int(record.get("held", 0)),
                     age_s=max(0.0, now - beat_at),
                 )
             )

@@ -1,12 +1,13 @@
-"""The workers' counters, exposed on the receiver's `/metrics`.
+"""The workers' counters and the queue's figures: the one reader of them, for `/metrics` and
+the web pages.
 
 Workers are many processes on many machines, so they keep their counters in one Redis hash,
-`evalbot:stats` (`<family>:<label>` -> count, `HINCRBY`), and the receiver, which Prometheus
-already scrapes, reads them at scrape time: one pipelined round trip (`HGETALL` of the hash,
-`LLEN` of the dead-letter list and of the queue, `HLEN` of kombu's unacked hash, `PTTL` of
-the shared Hub pause, and the workers' heartbeats of `bot.receiver.workerbeats`) on a redis-py
-client of its own, with a short timeout. A scrape never fails because of Redis: the worker
-metrics are then left out and `evalbot_worker_stats_up` says 0.
+`evalbot:stats` (`<family>:<label>` -> count, `HINCRBY`). The receiver, which Prometheus
+already scrapes, reads them at scrape time (`RedisWorkerStats`, asyncio; rendered by
+`bot.receiver.workermetrics`), the web pages with redis-py (`read_snapshot`): one pipelined
+round trip each (`HGETALL` of the hash, `LLEN` of the dead-letter list and of the queue, `HLEN`
+of kombu's unacked hash, `PTTL` of the shared Hub pause, and the workers' heartbeats of
+`bot.store.workerbeats`), with a short timeout.
 
 Each family maps to one Prometheus counter with one label; fields of unknown families are not
 exposed, and label values are checked (the workers write them from fixed vocabularies and
@@ -17,19 +18,18 @@ from __future__ import annotations
 
 import asyncio
 import re
-import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import redis
 import redis.asyncio
 import redis.exceptions
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
-from bot.contract import keys
-from bot.receiver.workerbeats import (
+from bot.store import keys
+from bot.store.workerbeats import (
     BEATS_KEY,
     DEAD_LETTERS_KEY,
     HUB_PAUSE_KEY,
@@ -40,10 +40,11 @@ from bot.receiver.workerbeats import (
     pairs,
     parse_time,
     parse_workers,
+    read_fleet_status,
 )
 
-#: The Redis hash of worker counters (the other keys read here: `bot.receiver.workerbeats`;
-#: `bot.contract.keys` says who writes each).
+#: The Redis hash of worker counters (the other keys read here: `bot.store.workerbeats`;
+#: `bot.store.keys` says who writes each).
 STATS_KEY = keys.STATS
 #: At most this many fields are exposed (a guard; the real vocabulary is a few dozen).
 MAX_FIELDS = 500
@@ -85,8 +86,8 @@ FAMILIES: tuple[Family, ...] = (
         "recovered",
         "evalbot_worker_recovered",
         "reason",
-        "Events taken back from a worker that stopped heartbeating (worker-dead) and queued "
-        "again, before the visibility timeout.",
+        "Accepted events the ledger's sweep sent again because they were overdue (their "
+        "message lost with a worker, in a Redis restart, or dropped).",
     ),
     Family(
         "reconcile-run",
@@ -120,7 +121,8 @@ class WorkerSnapshot:
     queue_length: int
     unacked: int
     hub_paused_s: float = 0.0  # left of the workers' shared Hub pause; 0 when there is none
-    workers: tuple[WorkerBeat, ...] = ()  # from their heartbeats (`bot.receiver.workerbeats`)
+    workers: tuple[WorkerBeat, ...] = ()  # from their heartbeats (`bot.store.workerbeats`)
+    accepted: int = 0  # events in the ledger: accepted and not finished (`bot.contract.ledger`)
 
 
 def parse_stats(reply: Any) -> dict[str, int]:
@@ -184,8 +186,9 @@ class RedisWorkerStats:
             pipe.time()
             pipe.hgetall(WORKERS_KEY)
             pipe.zrange(BEATS_KEY, 0, -1, withscores=True)
+            pipe.zcard(keys.LEDGER)
             replies = await pipe.execute()
-        stats, dead, queued, unacked, pause_ms, now, records, beats = replies
+        stats, dead, queued, unacked, pause_ms, now, records, beats, accepted = replies
         return WorkerSnapshot(
             parse_stats(stats),
             int(dead),
@@ -193,93 +196,28 @@ class RedisWorkerStats:
             int(unacked),
             hub_paused_s=max(0, int(pause_ms)) / 1000,  # PTTL: -2 absent, -1 no expiry
             workers=tuple(parse_workers(flat_hash(records), pairs(beats), parse_time(now))),
+            accepted=int(accepted),
         )
 
     async def close(self) -> None:
         await self._client.aclose()
 
 
-class WorkerStatsCollector:
-    """A Prometheus collector showing the last snapshot read (`refresh` before rendering)."""
-
-    def __init__(self, source: WorkerStatsSource) -> None:
-        self.source = source
-        self._snapshot: WorkerSnapshot | None = None
-        self._read_seconds = 0.0
-
-    async def refresh(self) -> None:
-        """Read a new snapshot; on any failure, forget the old one (stale values would lie)."""
-        started = time.perf_counter()
-        try:
-            self._snapshot = await self.source.read()
-        except Exception:  # never fail the scrape: evalbot_worker_stats_up says it
-            self._snapshot = None
-        self._read_seconds = time.perf_counter() - started
-
-    def describe(self) -> Iterator[Metric]:
-        return self._families(None)
-
-    def collect(self) -> Iterator[Metric]:
-        return self._families(self._snapshot)
-
-    def _families(self, snapshot: WorkerSnapshot | None) -> Iterator[Metric]:
-        up = GaugeMetricFamily(
-            "evalbot_worker_stats_up",
-            "1 when the worker metrics were read from Redis for this scrape, else 0 (the "
-            "worker metrics are then absent).",
-        )
-        up.add_metric([], 1.0 if snapshot is not None else 0.0)
-        yield up
-        took = GaugeMetricFamily(
-            "evalbot_worker_stats_read_seconds", "Time this scrape spent reading Redis."
-        )
-        took.add_metric([], self._read_seconds)
-        yield took
-        if snapshot is None:
-            return
-        for family in FAMILIES:
-            counter = CounterMetricFamily(family.name, family.help, labels=[family.label_name])
-            for field, count in sorted(snapshot.counters.items()):
-                prefix, _, label = field.partition(":")
-                if prefix == family.prefix:
-                    counter.add_metric([label], float(count))
-            yield counter
-        for name, text, value in (
-            (
-                "evalbot_dead_letters",
-                "Parked events on the dead-letter list now.",
-                snapshot.dead_letters,
-            ),
-            ("evalbot_queue_length", "Events waiting in the queue now.", snapshot.queue_length),
-            (
-                "evalbot_queue_unacked",
-                "Events delivered to a worker and not yet acknowledged (running, or waiting "
-                "for a retry's countdown).",
-                snapshot.unacked,
-            ),
-            (
-                "evalbot_hub_paused_seconds",
-                "Seconds left of the workers' shared Hub pause, set when the Hub answered 429 "
-                "or 503 with a wait (0: the workers call the Hub).",
-                snapshot.hub_paused_s,
-            ),
-        ):
-            gauge = GaugeMetricFamily(name, text)
-            gauge.add_metric([], float(value))
-            yield gauge
-        alive = GaugeMetricFamily(
-            "evalbot_workers_alive",
-            "Workers whose last heartbeat is recent (consuming now); 0 means events queue up "
-            "and nothing runs them.",
-        )
-        alive.add_metric([], float(sum(1 for worker in snapshot.workers if worker.alive)))
-        yield alive
-        age = GaugeMetricFamily(
-            "evalbot_worker_heartbeat_age_seconds",
-            "Seconds since each known worker's last heartbeat (dead ones are listed for an "
-            "hour after their last).",
-            labels=["worker"],
-        )
-        for worker in snapshot.workers:
-            age.add_metric([worker.id[:120]], worker.age_s)
-        yield age
+def read_snapshot(client: redis.Redis, queue: str) -> WorkerSnapshot:
+    """The `/metrics` figures now, with the workers' heartbeats, through redis-py (the web
+    pages): the fleet through its one reader (`read_fleet_status`), then the counters.
+    Raises `redis.RedisError`."""
+    fleet = read_fleet_status(client, queue)
+    pipe = client.pipeline(transaction=False)
+    pipe.hgetall(STATS_KEY)
+    pipe.zcard(keys.LEDGER)
+    stats, accepted = pipe.execute()
+    return WorkerSnapshot(
+        parse_stats(flat_hash(stats)),
+        fleet.parked,
+        fleet.queue_length,
+        fleet.unacked,
+        hub_paused_s=fleet.hub_paused_s,
+        workers=fleet.workers,
+        accepted=int(accepted),
+    )

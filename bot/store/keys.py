@@ -4,17 +4,23 @@ The processes share one Redis (the Celery broker), so a key is an interface betw
 receiver reads what the workers count, reconciliation reads what the pipeline records, the
 replay command writes what the workers consume. A key spelled in two modules would drift;
 here each is spelled once, with who writes it and who reads it. The queue itself is named by
-settings (`EVALBOT_QUEUE`); kombu's own keys (`unacked`, `_kombu.binding.*`) are kombu's.
+settings (`EVALBOT_QUEUE`); kombu's own keys (`unacked`, `_kombu.binding.*`) are kombu's (the
+status readers count `unacked`).
 """
 
 from __future__ import annotations
 
 #: Dedupe marks of queued events (`bot.contract.publish`): `<prefix><DedupeKey.key>`, with a TTL.
 DEDUPE_PREFIX = "evalbot:dedupe:"
-#: Worker counters, `<family>:<label>` -> count (`workers.deadletters`); the receiver's
-#: `/metrics` reads them (`bot.receiver.workerstats`).
+#: The ledger of accepted events not yet finished (`bot.contract.ledger`): a sorted set of task
+#: ids by the Redis time they are due, and a hash of their events. Publishers add, workers touch
+#: and remove, each worker's sweep sends the overdue again; `/metrics` counts them.
+LEDGER = "evalbot:ledger"
+LEDGER_EVENTS = "evalbot:ledger:events"
+#: Worker counters, `<family>:<label>` -> count (`bot.store.deadletters`); the receiver's
+#: `/metrics` reads them (`bot.store.workerstats`).
 STATS = "evalbot:stats"
-#: Parked events, newest first (`workers.deadletters`); `evalbot parked`/`replay` and `/metrics`.
+#: Parked events, newest first (`bot.store.deadletters`); `evalbot parked`/`replay` and `/metrics`.
 DEAD_LETTERS = "evalbot:dead-letters"
 #: The fleet-wide Hub pause (`workers.hubpause`); its PTTL is shown on `/metrics`.
 HUB_PAUSE = "evalbot:hub-paused-until"
@@ -29,17 +35,16 @@ JTI_PREFIX = "evalbot:jti:"
 JWKS_PREFIX = "evalbot:jwks:"
 #: The token issuer's limits and audit counters (`bot.issuer.limits`), under this prefix.
 ISSUER_PREFIX = "evalbot:issuer:"
-#: The bounded PR history the workers record and the web pages read (`workers.history`), under
+#: The bounded PR history the workers record and the web pages read (`bot.store.history`), under
 #: this prefix; the web process's sampled fleet snapshots (`bot.web.live`).
 HISTORY_PREFIX = "evalbot:history"
 WEB_SAMPLES = "evalbot:web:samples"
 #: kombu's Redis transport keeps delivered, not yet acknowledged messages in this hash.
 KOMBU_UNACKED = "unacked"
-#: Live workers: their records (a hash), their heartbeats (a sorted set by time), and the
-#: messages a sweep found held by no live worker (`workers.liveness`, `bot.receiver.workerbeats`).
+#: Live workers: their records (a hash) and their heartbeats (a sorted set by time)
+#: (`workers.liveness` writes, `bot.store.workerbeats` reads).
 WORKERS = "evalbot:workers"
 WORKER_BEATS = "evalbot:worker-beats"
-ORPHANS = "evalbot:orphans"
 #: The digest of the maintainers allow-list the workers last judged commenters under
 #: (`workers.rechecks`); the receiver drops a known stranger's commands while it holds.
 MAINTAINERS_DIGEST = "evalbot:maintainers-digest"
