@@ -11,7 +11,9 @@ number of slow requests, whose body is still arriving a second after the request
 - past the deadline the app's next `receive` reads as a disconnect (its own code stops
   reading) and the client gets `refuse(408)` with `Connection: close`, which makes uvicorn
   drop the connection;
-- a request beyond the per-address bound is answered `refuse(429)` at once, unread.
+- a request beyond the per-address bound is answered `refuse(429)`: at once, unread, when the
+  bound is reached as it starts; when it turns slow, if requests started together filled the
+  bound meanwhile.
 
 Only the body is guarded: once it has arrived, `receive` is the app's own again (Starlette
 listens on it for a disconnect while a response streams). The address is the one uvicorn
@@ -80,7 +82,8 @@ class SlowBodyGuard:
         slow_at = loop.time() + self._slow_after_s
         arriving = True  # the body is not all in yet
         counted = False  # this request counts against its address's bound
-        timed_out = False
+        timed_out = False  # the app's next receive reads as a disconnect
+        refusal = 408  # what answers a cut-off request: too slow, or one slow body too many
         started = False
 
         def body_done() -> None:
@@ -100,7 +103,7 @@ class SlowBodyGuard:
                 return None
 
         async def guarded_receive() -> Message:
-            nonlocal timed_out, counted
+            nonlocal timed_out, counted, refusal
             if not arriving:
                 return await receive()
             if timed_out:
@@ -110,6 +113,14 @@ class SlowBodyGuard:
                 message = await next_message(min(deadline, slow_at))
             if message is None:
                 if not counted and loop.time() < deadline:
+                    # Requests that started together were all admitted while none was slow
+                    # yet: the bound is checked again as each turns slow, or a burst of them
+                    # would all be held to the deadline.
+                    if self._slow[address] >= self._per_client:
+                        refusal = 429
+                        timed_out = True
+                        body_done()
+                        return {"type": "http.disconnect"}
                     counted = True  # slow: it holds a place until its body is in
                     self._slow[address] += 1
                 message = await next_message(deadline)
@@ -134,7 +145,7 @@ class SlowBodyGuard:
         finally:
             body_done()
         if timed_out and not started:
-            await self._answer(scope, receive, send, 408)
+            await self._answer(scope, receive, send, refusal)
 
     async def _answer(self, scope: Scope, receive: Receive, send: Send, status: int) -> None:
         response = self._refuse(status)
