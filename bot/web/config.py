@@ -41,6 +41,14 @@ class WebConfig:
                 "(whoever reads the Hub webhook's settings knows it)"
             )
         signin = SignInConfig.from_env(environ)
+        if token and signin is not None:
+            # The token is the fallback where no OAuth app is set up. Beside one it would be a
+            # second door, letting in whoever holds it with no allow-listed Hub identity.
+            raise SettingsError(
+                "invalid settings:\n  - EVALBOT_WEB_ADMIN_TOKEN is only for deployments "
+                "without OAuth: OAUTH_CLIENT_ID is set, so operators sign in with Hugging Face "
+                "(unset EVALBOT_WEB_ADMIN_TOKEN)"
+            )
         raw_interval = environ.get("EVALBOT_WEB_SAMPLE_INTERVAL", "").strip() or "60"
         try:
             interval = float(raw_interval)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from bot.cli import main
+from bot.settings import SettingsError
+from bot.web.config import WebConfig
 
 BASE = {
     "HF_TOKEN": "hf_x",
@@ -54,6 +57,25 @@ def test_oauth_without_operators_stops_the_start(
     error = capsys.readouterr().err
     assert str(tmp_path / "bot.yaml") in error
     assert "operators" in error
+
+
+def test_an_admin_token_beside_oauth_stops_the_start(
+    environ: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # the token is the fallback where no OAuth app is set up; beside one it would let in
+    # whoever holds it without any allow-listed Hub identity
+    (tmp_path / "bot.yaml").write_text(
+        "operators:\n  users:\n    - {name: alice, id: 6560b0f7e0d5d2c4a1b2c3d4}\n"
+    )
+    environ.setenv("OAUTH_CLIENT_ID", "client")
+    environ.setenv("OAUTH_CLIENT_SECRET", "client-secret")
+    environ.setenv("OPENID_PROVIDER_URL", "https://huggingface.co")
+    environ.setenv("SPACE_HOST", "someone-evalbot.hf.space")
+    environ.setenv("EVALBOT_WEB_ADMIN_TOKEN", "t" * 64)
+    with pytest.raises(SettingsError) as refused:  # read before anything is served
+        WebConfig.from_env(os.environ)
+    assert "EVALBOT_WEB_ADMIN_TOKEN" in str(refused.value)
+    assert "OAUTH_CLIENT_ID" in str(refused.value)
 
 
 def test_an_operator_pinned_by_name_only_names_the_line(
