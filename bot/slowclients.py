@@ -11,9 +11,10 @@ number of slow requests, whose body is still arriving a second after the request
 - past the deadline the app's next `receive` reads as a disconnect (its own code stops
   reading) and the client gets `refuse(408)` with `Connection: close`, which makes uvicorn
   drop the connection;
-- a request beyond the per-address bound is answered `refuse(429)`: at once, unread, when the
-  bound is reached as it starts; when it turns slow, if requests started together filled the
-  bound meanwhile.
+- a request that turns slow while its address already holds the bound is answered
+  `refuse(429)` then, its body unread. The bound is checked then, not as a request starts: a
+  body that arrives promptly (a webhook's) always passes, even when clients sharing its
+  address (all of a Space's visitors come from its proxy) hold every place.
 
 Only the body is guarded: once it has arrived, `receive` is the app's own again (Starlette
 listens on it for a disconnect while a response streams). The address is the one uvicorn
@@ -74,9 +75,6 @@ class SlowBodyGuard:
             return
         client = scope.get("client")
         address = str(client[0]) if client else "-"
-        if self._slow[address] >= self._per_client:
-            await self._answer(scope, receive, send, 429)
-            return
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self._timeout_s
         slow_at = loop.time() + self._slow_after_s
@@ -113,9 +111,10 @@ class SlowBodyGuard:
                 message = await next_message(min(deadline, slow_at))
             if message is None:
                 if not counted and loop.time() < deadline:
-                    # Requests that started together were all admitted while none was slow
-                    # yet: the bound is checked again as each turns slow, or a burst of them
-                    # would all be held to the deadline.
+                    # The bound is checked as a request turns slow, not as it starts: a burst
+                    # started together would all pass a check at the start, and a body that
+                    # arrives with its headers (a webhook) is never turned away because other
+                    # clients behind the same proxy address hold the bound.
                     if self._slow[address] >= self._per_client:
                         refusal = 429
                         timed_out = True

@@ -95,3 +95,44 @@ def test_another_address_is_not_refused_for_a_busy_one() -> None:
         )
 
     assert [status for status, _ in asyncio.run(two())] == [408, 408]
+
+
+def test_a_body_that_arrives_at_once_passes_while_its_address_is_at_the_bound() -> None:
+    # Behind a proxy uvicorn does not trust (a Space's), every client shares one address: a
+    # visitor holding the bound must not turn away a webhook whose body comes with its headers.
+    guard = SlowBodyGuard(
+        reads_body,
+        timeout_s=TIMEOUT_S,
+        refuse=refuse,
+        per_client=1,
+        slow_after_s=SLOW_AFTER_S,
+    )
+
+    async def prompt() -> int:
+        statuses: list[int] = []
+        sent = False
+
+        async def receive() -> Message:
+            nonlocal sent
+            if sent:
+                await asyncio.sleep(3600)
+            sent = True
+            return {"type": "http.request", "body": b"x" * 1000, "more_body": False}
+
+        async def send(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                statuses.append(int(message["status"]))
+
+        await guard(scope("10.0.0.1"), receive, send)
+        return statuses[0]
+
+    async def both() -> tuple[tuple[int, float], int]:
+        holding = asyncio.create_task(trickling(guard, "10.0.0.1"))
+        await asyncio.sleep(SLOW_AFTER_S * 3)  # the trickling one now holds the address's place
+        assert guard._slow["10.0.0.1"] == 1
+        status = await prompt()  # while the trickling one is still held
+        return await holding, status
+
+    held, status = asyncio.run(both())
+    assert status == 200
+    assert held[0] == 408
