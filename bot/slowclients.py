@@ -16,6 +16,10 @@ number of slow requests, whose body is still arriving a second after the request
   body that arrives promptly (a webhook's) always passes, even when clients sharing its
   address (all of a Space's visitors come from its proxy) hold every place.
 
+An answer sent before the body was all read (a route that reads none) closes the connection
+once it is out: uvicorn would otherwise keep it open while the rest of the declared body
+trickles in, bounded by nothing.
+
 Only the body is guarded: once it has arrived, `receive` is the app's own again (Starlette
 listens on it for a disconnect while a response streams). The address is the one uvicorn
 reports: the socket's peer, or the `X-Forwarded-For` of a proxy it trusts
@@ -137,6 +141,12 @@ class SlowBodyGuard:
                 return  # the refusal below answers instead
             if message["type"] == "http.response.start":
                 started = True
+                if arriving:
+                    # Answered before its body was all read (a route that reads none): uvicorn
+                    # would keep the connection for as long as the rest trickles in, past any
+                    # deadline. Closing it once the answer is out frees it.
+                    headers = [(k, v) for k, v in message.get("headers", []) if k != b"connection"]
+                    message = {**message, "headers": [*headers, (b"connection", b"close")]}
             await send(message)
 
         try:

@@ -136,3 +136,41 @@ def test_a_body_that_arrives_at_once_passes_while_its_address_is_at_the_bound() 
     held, status = asyncio.run(both())
     assert status == 200
     assert held[0] == 408
+
+
+def test_an_answer_given_before_the_body_is_in_closes_the_connection() -> None:
+    # A route that reads no body (a page, a health check) answers at once; uvicorn would then
+    # keep the connection open for as long as the rest of the declared body trickles in.
+    async def reads_nothing(scope: Scope, receive: Receive, send: Send) -> None:
+        await PlainTextResponse("page")(scope, receive, send)
+
+    guard = SlowBodyGuard(reads_nothing, timeout_s=TIMEOUT_S, refuse=refuse)
+    starts: list[Message] = []
+
+    async def receive() -> Message:
+        await asyncio.sleep(3600)
+        return {"type": "http.disconnect"}
+
+    async def send(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            starts.append(message)
+
+    asyncio.run(guard(scope("203.0.113.9"), receive, send))
+    assert starts[0]["status"] == 200
+    assert (b"connection", b"close") in starts[0]["headers"]
+
+
+def test_an_answer_after_the_whole_body_keeps_the_connection() -> None:
+    guard = SlowBodyGuard(reads_body, timeout_s=TIMEOUT_S, refuse=refuse)
+    starts: list[Message] = []
+
+    async def receive() -> Message:
+        return {"type": "http.request", "body": b"x" * 1000, "more_body": False}
+
+    async def send(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            starts.append(message)
+
+    asyncio.run(guard(scope("203.0.113.9"), receive, send))
+    assert starts[0]["status"] == 200
+    assert (b"connection", b"close") not in starts[0]["headers"]
