@@ -108,6 +108,9 @@ class WebContext:
     collections: Mapping[str, StoredCollection] = field(default_factory=dict)
     results_reader: ResultsReader | None = None
     signin: HubSignIn | None = None
+    #: The pages' public address is https: operator cookies are `Secure` whatever a request
+    #: reads (`WebConfig.public_https`).
+    public_https: bool = False
 
 
 def create_web_app(context: WebContext) -> Starlette:
@@ -409,7 +412,13 @@ def create_web_app(context: WebContext) -> Starlette:
             Route("/collections", collections_index, methods=["GET"]),
             Route("/collections/{cid}", collection_page, methods=["GET"]),
             Route("/status", status, methods=["GET"]),
-            *signin_routes(context.operators, context.signin, error, context.clock),
+            *signin_routes(
+                context.operators,
+                context.signin,
+                error,
+                context.clock,
+                public_https=context.public_https,
+            ),
             Route("/status/replay", status_replay, methods=["POST"]),
             Route("/static/style.css", style, methods=["GET"]),
             Route("/web/healthz", healthz, methods=["GET"]),

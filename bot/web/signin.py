@@ -34,11 +34,17 @@ def signin_routes(
     signin: HubSignIn | None,
     error: ErrorPage,
     clock: Callable[[], float],
+    *,
+    public_https: bool = False,
 ) -> list[Route]:
     # Each callback makes up to three calls to the provider (up to 10 s each) on a thread of
     # the pool every page shares: a flood of callbacks, or a slow Hub, must not take them all.
     slots = threading.BoundedSemaphore(SIGNIN_SLOTS)
-    public_https = signin is not None and signin.config.redirect_uri.startswith("https://")
+    # the public address is https (a Space's, or the OAuth redirect's): whatever the request
+    # reads, an operator cookie never travels over plain http
+    public_https = public_https or (
+        signin is not None and signin.config.redirect_uri.startswith("https://")
+    )
 
     def signed_in(request: Request, kind: str, sub: str, via: str) -> Response:
         response = RedirectResponse("/status", status_code=303)

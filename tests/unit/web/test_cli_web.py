@@ -6,10 +6,13 @@ import os
 from pathlib import Path
 
 import pytest
+from starlette.testclient import TestClient
 
 from bot.cli import main
 from bot.settings import SettingsError
+from bot.web.app import create_web_app
 from bot.web.config import WebConfig
+from bot.web.context import build_context
 
 BASE = {
     "HF_TOKEN": "hf_x",
@@ -117,3 +120,17 @@ def test_a_missing_collections_dir_names_the_bot_config(
     error = capsys.readouterr().err
     assert str(tmp_path / "bot.yaml") in error
     assert "collections_dir" in error
+
+
+def test_the_operator_token_cookie_is_secure_on_a_space(
+    environ: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # Behind a Space's proxy the request reads http; the Space's address is https all the
+    # same, so the cookie of a token sign-in (no OAuth app) must not travel over plain http.
+    token = "t" * 64
+    environ.setenv("EVALBOT_WEB_ADMIN_TOKEN", token)
+    environ.setenv("SPACE_HOST", "someone-evalbot.hf.space")
+    app = create_web_app(build_context(WebConfig.from_env(os.environ)))
+    signed_in = TestClient(app).post("/status/login", data={"token": token}, follow_redirects=False)
+    assert signed_in.status_code == 303
+    assert "secure" in signed_in.headers["set-cookie"].lower()
