@@ -297,7 +297,7 @@ def create_web_app(context: WebContext) -> Starlette:
         if admin and state["snapshot"] is not None:
             with contextlib.suppress(redis.RedisError):
                 parked = [_parked_view(p) for p in parked_events(context.redis, limit=PARKED_SHOWN)]
-        return page(
+        shown = page(
             "status.html",
             request,
             live=state,
@@ -308,6 +308,9 @@ def create_web_app(context: WebContext) -> Starlette:
             parked=parked,
             notice=REPLAY_NOTICES.get(request.query_params.get("notice", "")),
         )
+        # what it shows depends on the operator cookie: no cache (a proxy, a CDN) may keep it
+        shown.headers["Cache-Control"] = "no-store"
+        return shown
 
     async def status_replay(request: Request) -> Response:
         refused = cross_site(request)
