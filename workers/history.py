@@ -15,8 +15,9 @@ last verdict (no round trip of its own):
   not written at all, its PR list is dropped and it leaves the repos list; an `unknown` one is
   hidden and keeps what it had (its next public verdict shows it again); a repo with no
   record (written before visibility was kept) is hidden until its next verdict. A repo the Hub
-  no longer shows the bot (private, gated or deleted since) gets no verdict to say so:
-  reconciliation, which lists each known repo's PRs, hides it when the Hub refuses (`hide_repo`).
+  no longer shows the bot (private or deleted since, or gated and refused to it) gets no
+  verdict to say so: reconciliation, which lists each known repo's PRs, hides it when the Hub
+  refuses (`hide_repo`).
 
 Each key expires `RETENTION_S` after its last write (the same 90 days the bot remembers a
 PR's last verdict), so the history costs at most about

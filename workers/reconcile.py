@@ -151,7 +151,7 @@ def _run(runtime: Runtime, report: RunReport) -> None:
         except HubPermanentError as error:
             report.hub_errors += 1  # a repo gone or closed to the bot: counted, skipped
             if error.not_found or error.status in (401, 403):
-                # private, gated or deleted since its last verdict: its history leaves the
+                # private or deleted since its last verdict, or refused: its history leaves the
                 # pages (no verdict will come to say so)
                 hide_repo(client, repo_id)
             if error.not_found and repo_id not in runtime.reconcile.watched_repos:

@@ -250,7 +250,7 @@ def test_overlapping_runs_and_a_backlog_skip(client: redis.Redis) -> None:
 
 
 def test_a_known_repo_the_hub_no_longer_shows_leaves_the_pages(client: redis.Redis) -> None:
-    # A public repo turned private (or gated, or deleted) gets no more verdicts: without this
+    # A public repo turned private or deleted (the bot refused) gets no more verdicts: without this
     # its history would stay on the pages, read as public, until it expires.
     for repo_id in ("gone/known", "forbidden/known", "gone/configured", "fine/known"):
         record_verdict(client, repo_id, 1, VERDICT, visibility="public")
