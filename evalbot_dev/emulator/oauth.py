@@ -79,6 +79,8 @@ class OAuthProvider:
         self.id_token_overrides: dict[str, Any] = {}
         #: Seconds the token endpoint waits before it answers (a slow Hub).
         self.token_delay_s = 0.0
+        #: Seconds the discovery document waits before it answers (a slow Hub).
+        self.discovery_delay_s = 0.0
 
     def register_app(
         self,
@@ -138,6 +140,8 @@ def routes(emulator: Emulator) -> list[Route]:
         return emulator.endpoint
 
     async def discovery(request: Request) -> Response:
+        if provider.discovery_delay_s:
+            await asyncio.sleep(provider.discovery_delay_s)
         base = issuer()
         return JSONResponse(
             {

@@ -283,3 +283,29 @@ def test_callbacks_waiting_on_a_slow_hub_hold_a_bounded_number_of_threads(pages:
         pages.hub.emulator.oauth.token_delay_s = 0.0
         for browser in browsers:
             browser.close()
+
+
+def test_sign_ins_waiting_on_a_slow_discovery_hold_a_bounded_number_of_threads(
+    pages: Pages,
+) -> None:
+    """Before the provider's discovery document is read (a fresh start, or a Hub that was
+    down), each `/login` asks the Hub for it: six at once while it takes 3 s, four wait and
+    two are answered 503 at once, and the pages keep answering meanwhile."""
+    browsers = [httpx2.Client(timeout=30) for _ in range(SIGNIN_SLOTS + 2)]
+    pages.hub.emulator.oauth.discovery_delay_s = 3.0
+    try:
+        with ThreadPoolExecutor(len(browsers)) as pool:
+            pending = [pool.submit(browser.get, f"{pages.url}/login") for browser in browsers]
+            refused = wait_until(
+                lambda: sum(1 for f in pending if f.done()) >= 2 or None,
+                timeout=2.5,
+                what="the sign-ins beyond the slots answered before the Hub",
+            )
+            assert refused
+            assert httpx2.get(f"{pages.url}/status", timeout=2).status_code == 200
+            statuses = sorted(future.result().status_code for future in pending)
+        assert statuses == [303] * SIGNIN_SLOTS + [503, 503]
+    finally:
+        pages.hub.emulator.oauth.discovery_delay_s = 0.0
+        for browser in browsers:
+            browser.close()
