@@ -81,6 +81,10 @@ class OAuthProvider:
         self.token_delay_s = 0.0
         #: Seconds the discovery document waits before it answers (a slow Hub).
         self.discovery_delay_s = 0.0
+        #: Per user name, the org security requirements they have not completed ("sso",
+        #: "mfa", "ip", "token-policy"): userinfo lists them on each of their orgs as the Hub
+        #: does (`securityRestrictions`, with `pendingSSO` and `missingMFA`).
+        self.security_restrictions: dict[str, list[str]] = {}
 
     def register_app(
         self,
@@ -280,6 +284,7 @@ def routes(emulator: Emulator) -> list[Route]:
                     "preferred_username": org,
                     "picture": f"{issuer()}/avatars/{org}.svg",
                     "roleInOrg": roles[account.name],
+                    **_restrictions(provider.security_restrictions.get(account.name, [])),
                 }
                 for org, roles in sorted(state.members.items())
                 if account.name in roles and org in state.accounts
@@ -303,3 +308,14 @@ def routes(emulator: Emulator) -> list[Route]:
         Route("/oauth/token", token, methods=["POST"]),
         Route("/oauth/userinfo", userinfo, methods=["GET"]),
     ]
+
+
+def _restrictions(pending: list[str]) -> dict[str, object]:
+    """An org entry's fields for the security requirements a member has not completed."""
+    if not pending:
+        return {}
+    return {
+        "securityRestrictions": list(pending),
+        "pendingSSO": "sso" in pending,
+        "missingMFA": "mfa" in pending,
+    }

@@ -175,6 +175,19 @@ def test_org_members_on_the_list_sign_in_and_strangers_are_refused(pages: Pages)
     )
 
 
+def test_an_org_member_who_has_not_met_the_orgs_sso_or_mfa_is_refused(pages: Pages) -> None:
+    """The Hub lists a member whose org requires SSO (or MFA) they have not completed, with
+    the requirement pending: the org itself would not let them in yet, nor do the pages."""
+    for pending in (["sso"], ["mfa"], ["ip"]):
+        pages.hub.emulator.oauth.security_restrictions["carol"] = pending
+        try:
+            with httpx2.Client(timeout=10) as carol:
+                assert sign_in(pages, carol, "carol").status_code == 403, pending
+                assert not is_operator(pages, carol)
+        finally:
+            pages.hub.emulator.oauth.security_restrictions.clear()
+
+
 def test_a_callback_from_another_browser_is_refused_before_the_code_is_spent(
     pages: Pages,
 ) -> None:
