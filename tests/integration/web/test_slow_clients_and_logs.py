@@ -82,6 +82,27 @@ def test_a_body_that_never_finishes_is_cut_off_on_both_ports(bot: Bot, path: str
             assert STYLED in answer, answer[-400:]
 
 
+def test_headers_that_never_finish_are_cut_off_on_both_ports(bot: Bot) -> None:
+    """A request whose headers trickle in (a line now and then) is dropped by the same
+    deadline as a body: the app never hears of it, so uvicorn's protocol does it."""
+    for address in ports(bot):
+        started = time.monotonic()
+        with socket.create_connection(address, timeout=1) as sock:
+            sock.sendall(f"GET /status HTTP/1.1\r\nHost: {address[0]}\r\n".encode())
+            closed = False
+            while not closed and time.monotonic() - started < BODY_TIMEOUT_S + 4:
+                try:
+                    sock.sendall(b"X-Trickle: 1\r\n")
+                    closed = sock.recv(100) == b""
+                except TimeoutError:
+                    continue
+                except OSError:
+                    closed = True
+        elapsed = time.monotonic() - started
+        assert closed, address
+        assert elapsed < BODY_TIMEOUT_S + 2, (address, elapsed)
+
+
 def test_one_address_holds_a_bounded_number_of_unfinished_bodies(bot: Bot) -> None:
     """Eight slow bodies from one address are held (each counts once it is still arriving a
     second after its start); a ninth is answered 429 as it turns slow, well before the body
