@@ -24,6 +24,7 @@ QUIET_LOGGERS = (
     "httpcore",
     "multipart",
     "python_multipart",
+    "huggingface_hub",  # each request's URL at DEBUG (HF_HUB_VERBOSITY=debug)
 )
 
 

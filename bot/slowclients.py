@@ -11,7 +11,14 @@ number of slow requests, whose body is still arriving a second after the request
 - past the deadline the app's next `receive` reads as a disconnect (its own code stops
   reading) and the client gets `refuse(408)` with `Connection: close`, which makes uvicorn
   drop the connection;
-- a request beyond the per-address bound is answered `refuse(429)` at once, unread.
+- a request that turns slow while its address already holds the bound is answered
+  `refuse(429)` then, its body unread. The bound is checked then, not as a request starts: a
+  body that arrives promptly (a webhook's) always passes, even when clients sharing its
+  address (all of a Space's visitors come from its proxy) hold every place.
+
+An answer sent before the body was all read (a route that reads none) closes the connection
+once it is out: uvicorn would otherwise keep it open while the rest of the declared body
+trickles in, bounded by nothing.
 
 Only the body is guarded: once it has arrived, `receive` is the app's own again (Starlette
 listens on it for a disconnect while a response streams). The address is the one uvicorn
@@ -72,15 +79,13 @@ class SlowBodyGuard:
             return
         client = scope.get("client")
         address = str(client[0]) if client else "-"
-        if self._slow[address] >= self._per_client:
-            await self._answer(scope, receive, send, 429)
-            return
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self._timeout_s
         slow_at = loop.time() + self._slow_after_s
         arriving = True  # the body is not all in yet
         counted = False  # this request counts against its address's bound
-        timed_out = False
+        timed_out = False  # the app's next receive reads as a disconnect
+        refusal = 408  # what answers a cut-off request: too slow, or one slow body too many
         started = False
 
         def body_done() -> None:
@@ -100,7 +105,7 @@ class SlowBodyGuard:
                 return None
 
         async def guarded_receive() -> Message:
-            nonlocal timed_out, counted
+            nonlocal timed_out, counted, refusal
             if not arriving:
                 return await receive()
             if timed_out:
@@ -110,6 +115,15 @@ class SlowBodyGuard:
                 message = await next_message(min(deadline, slow_at))
             if message is None:
                 if not counted and loop.time() < deadline:
+                    # The bound is checked as a request turns slow, not as it starts: a burst
+                    # started together would all pass a check at the start, and a body that
+                    # arrives with its headers (a webhook) is never turned away because other
+                    # clients behind the same proxy address hold the bound.
+                    if self._slow[address] >= self._per_client:
+                        refusal = 429
+                        timed_out = True
+                        body_done()
+                        return {"type": "http.disconnect"}
                     counted = True  # slow: it holds a place until its body is in
                     self._slow[address] += 1
                 message = await next_message(deadline)
@@ -127,6 +141,12 @@ class SlowBodyGuard:
                 return  # the refusal below answers instead
             if message["type"] == "http.response.start":
                 started = True
+                if arriving:
+                    # Answered before its body was all read (a route that reads none): uvicorn
+                    # would keep the connection for as long as the rest trickles in, past any
+                    # deadline. Closing it once the answer is out frees it.
+                    headers = [(k, v) for k, v in message.get("headers", []) if k != b"connection"]
+                    message = {**message, "headers": [*headers, (b"connection", b"close")]}
             await send(message)
 
         try:
@@ -134,7 +154,7 @@ class SlowBodyGuard:
         finally:
             body_done()
         if timed_out and not started:
-            await self._answer(scope, receive, send, 408)
+            await self._answer(scope, receive, send, refusal)
 
     async def _answer(self, scope: Scope, receive: Receive, send: Send, status: int) -> None:
         response = self._refuse(status)

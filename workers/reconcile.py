@@ -20,7 +20,8 @@ Celery beat (`evalbot beat`, or `evalbot worker --beat`; one beat per deployment
 The run stops early when the Hub call budget is spent or the Hub rate-limits it (the next run
 continues; a 429 that says how long to wait pauses the workers too, and no run starts while
 the pause is on: `workers.hubpause`); a repo the Hub refuses is counted and skipped, and one
-it no longer finds (deleted, or private now) leaves the known repos unless it is configured.
+it no longer finds (deleted, or private now) leaves the known repos unless it is configured;
+one it refuses or no longer finds leaves the web pages' history (`bot.store.history.hide_repo`).
 Counters go to `evalbot:stats` (`reconcile-run:*`, `reconcile-repo:*`, `catchup:*`), exposed
 by `/metrics`.
 """
@@ -40,6 +41,7 @@ from bot.contract.publish import publish
 from bot.hub.errors import HubPermanentError, HubTransientError
 from bot.store import keys
 from bot.store.deadletters import STATS
+from bot.store.history import hide_repo
 from workers.app import RECONCILE_TASK
 from workers.catchup import (
     CatchUp,
@@ -148,6 +150,10 @@ def _run(runtime: Runtime, report: RunReport) -> None:
             continue
         except HubPermanentError as error:
             report.hub_errors += 1  # a repo gone or closed to the bot: counted, skipped
+            if error.not_found or error.status in (401, 403):
+                # private or deleted since its last verdict, or refused: its history leaves the
+                # pages (no verdict will come to say so)
+                hide_repo(client, repo_id)
             if error.not_found and repo_id not in runtime.reconcile.watched_repos:
                 client.srem(VERDICT_REPOS, repo_id)  # deleted or private now: stop asking
             continue

@@ -64,5 +64,9 @@ def run(args: argparse.Namespace) -> int:
     # No access log (bot.cli.serving): the receiver logs one structured line per delivery
     # itself, and an access log would record a `?secret=` some sender put in the URL; the
     # forwarded pages are logged by their own process, by route.
-    serve(guarded(app, settings, styled=pages is not None), args)
+    serve(
+        guarded(app, settings, styled=pages is not None),
+        args,
+        header_timeout_s=settings.body_timeout_s,
+    )
     return 0

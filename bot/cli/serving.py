@@ -91,12 +91,23 @@ def guarded(app: ASGIApp, settings: Settings, *, styled: bool) -> ASGIApp:
 
 
 def serve(
-    app: Any, args: argparse.Namespace, *, lifespan: Literal["auto", "on", "off"] = "on"
+    app: Any,
+    args: argparse.Namespace,
+    *,
+    lifespan: Literal["auto", "on", "off"] = "on",
+    header_timeout_s: float | None = None,
 ) -> None:
     """Run `app` under uvicorn on `args.host`:`args.port`, or on the `--fd` socket, until the
-    process is told to stop. Exits with uvicorn's status 3 when the app did not start."""
+    process is told to stop. Exits with uvicorn's status 3 when the app did not start.
+    `header_timeout_s`: a connection whose request headers are not all in by then is closed
+    (`bot.cli.slowheaders`)."""
     import uvicorn
 
+    extra: dict[str, Any] = {}
+    if header_timeout_s is not None:
+        from bot.cli.slowheaders import header_deadline_protocol
+
+        extra["http"] = header_deadline_protocol(header_timeout_s)
     config = uvicorn.Config(
         app,
         host=args.host,
@@ -105,6 +116,7 @@ def serve(
         access_log=False,
         server_header=False,
         lifespan=lifespan,
+        **extra,
     )
     server = uvicorn.Server(config)
     sock = inherited_socket(args)

@@ -49,5 +49,9 @@ def run(args: argparse.Namespace) -> int:
     # No access log: a path or query carries what a visitor typed; one line per request names
     # the route instead (bot.accesslog).
     logged = RouteLog(app, app.routes, logging.getLogger("evalbot.web"))
-    serve(guarded(logged, config.settings, styled=True), args)
+    serve(
+        guarded(logged, config.settings, styled=True),
+        args,
+        header_timeout_s=config.settings.body_timeout_s,
+    )
     return 0

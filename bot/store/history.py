@@ -19,7 +19,10 @@ last verdict (no round trip of its own):
   show a repo's history only while it reads `public`: a private or gated repo's verdicts are
   not written at all, its PR list is dropped and it leaves the repos list; an `unknown` one is
   hidden and keeps what it had (its next public verdict shows it again); a repo with no
-  record (written before visibility was kept) is hidden until its next verdict;
+  record (written before visibility was kept) is hidden until its next verdict. A repo the Hub
+  no longer shows the bot (private or deleted since, or gated and refused to it) gets no
+  verdict to say so: reconciliation, which lists each known repo's PRs, hides it when the Hub
+  refuses (`hide_repo`);
 - `evalbot:history:benchmark:<id>` and `evalbot:history:benchmarks`: which PRs hold results
   for a benchmark, and the benchmarks by last result (a benchmark's page lists them).
 
@@ -80,6 +83,16 @@ def repo_history_key(repo_id: str) -> str:
 
 def visibility_key(repo_id: str) -> str:
     return f"{HISTORY_PREFIX}:visibility:{repo_id}"
+
+
+def hide_repo(client: redis.Redis, repo_id: str) -> None:
+    """Take `repo_id` out of the pages: the Hub no longer shows it to the bot (private, gated
+    or deleted since its last verdict), so it gets no verdict that would record that."""
+    pipe = client.pipeline(transaction=False)
+    pipe.set(visibility_key(repo_id), "private", ex=RETENTION_S)
+    pipe.delete(repo_history_key(repo_id))
+    pipe.zrem(HISTORY_REPOS, repo_id)
+    pipe.execute()
 
 
 def public_repos(client: redis.Redis, repo_ids: Sequence[str]) -> list[str]:

@@ -18,6 +18,10 @@ class WebConfig:
     admin_token: Secret | None
     #: "Sign in with Hugging Face" (`bot.web.hubsignin`), or None without an OAuth app.
     signin: SignInConfig | None = None
+    #: The pages' public address is https (`EVALBOT_WEB_PUBLIC_URL`, else a Space's
+    #: `SPACE_HOST`): the operator cookie is then `Secure` even when a request reads http
+    #: (behind a Space's proxy), whichever way the operator signed in.
+    public_https: bool = False
     #: Seconds between two samples of the figures the status page charts (docs/web.md).
     sample_interval_s: float = 60.0
     #: Playground validations run at once; beyond, the page answers "busy" (503).
@@ -41,6 +45,14 @@ class WebConfig:
                 "(whoever reads the Hub webhook's settings knows it)"
             )
         signin = SignInConfig.from_env(environ)
+        if token and signin is not None:
+            # The token is the fallback where no OAuth app is set up. Beside one it would be a
+            # second door, letting in whoever holds it with no allow-listed Hub identity.
+            raise SettingsError(
+                "invalid settings:\n  - EVALBOT_WEB_ADMIN_TOKEN is only for deployments "
+                "without OAuth: OAUTH_CLIENT_ID is set, so operators sign in with Hugging Face "
+                "(unset EVALBOT_WEB_ADMIN_TOKEN)"
+            )
         raw_interval = environ.get("EVALBOT_WEB_SAMPLE_INTERVAL", "").strip() or "60"
         try:
             interval = float(raw_interval)
@@ -55,5 +67,15 @@ class WebConfig:
             settings=settings,
             admin_token=Secret(token) if token else None,
             signin=signin,
+            public_https=_public_https(environ),
             sample_interval_s=interval,
         )
+
+
+def _public_https(environ: Mapping[str, str]) -> bool:
+    """Whether the pages' public address is https: `EVALBOT_WEB_PUBLIC_URL` when set, else a
+    Space's (`SPACE_HOST`: always https)."""
+    public = environ.get("EVALBOT_WEB_PUBLIC_URL", "").strip()
+    if public:
+        return public.startswith("https://")
+    return bool(environ.get("SPACE_HOST", "").strip())

@@ -59,6 +59,7 @@ def build_context(config: WebConfig, *, docs_url: str | None = None) -> WebConte
         bot_name=settings.bot_name,
         operators=gate,
         signin=signin,
+        public_https=config.public_https,
         benchmarks=CachedHubBenchmarks(hub),
         registry=registry,
         policy=load_policy(settings.policy_file),

@@ -14,6 +14,7 @@ from starlette.responses import HTMLResponse
 #: Title and text of the refusals given before a page handler runs, by status.
 REFUSALS = {
     400: ("Request incomplete", "The request ended before its body did; send the form again."),
+    404: ("Not found", "No page has this address."),
     408: ("Too slow", "The request's body did not arrive in time; send the form again."),
     413: ("Too large", "The request is larger than the pages accept."),
     429: ("Too many at once", "Too many requests from your address are still arriving."),

@@ -9,7 +9,8 @@ so a webhook never reaches this code; a page costs one loopback hop.
 Bodies are capped (the playground's cap) and must arrive within `body_timeout_s`, the
 upstream has a timeout, hop-by-hop headers are dropped both ways (`Host` is kept: the pages
 check a POST's `Origin` against it). A body too large (413), too slow (408) or cut short (400),
-and an upstream that does not answer (502), get the pages' styled error page
+a path the HTTP client refuses to send (404, a control character in it), and an upstream that
+does not answer (502), get the pages' styled error page
 (`bot.web.errorpage`), never bare text nor an exception in the receiver.
 
 The forwarder logs nothing of a request: its path and query are what a visitor typed (a repo
@@ -147,6 +148,8 @@ class PageForwarder:
             )
         try:
             answer = await self._client.request(request.method, url, headers=headers, content=body)
+        except httpx2.InvalidURL:  # a path it will not send (a control character): no page
+            return self._error(404)
         except httpx2.HTTPError:
             return self._error(502)
         kept = [(k, v) for k, v in answer.headers.multi_items() if k.lower() not in _HOP_BY_HOP]

@@ -17,7 +17,9 @@ The flow, and what each step guards against:
    within 30 s, and `nonce` equal to the cookie's, so no token minted for another sign-in is
    accepted. Its `sub` (the user's immutable id) is who signed in.
 5. userinfo, read with the access token, must name the same `sub` (OpenID Connect Core
-   5.3.2); its `orgs` (each with its own `sub`) decide org membership. The access token is
+   5.3.2); its `orgs` (each with its own `sub`) decide org membership, never for an org whose
+   SSO, MFA or other security requirement the member has not completed (the Hub lists it as
+   pending: the org itself would not let them in yet). The access token is
    then dropped: nothing of the user's Hub access is kept.
 
 The allow-list (`bot.web.operators`) then decides; every refusal reads the same to the
@@ -125,6 +127,13 @@ def _b64(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
+def _requirements_pending(org: Mapping[str, Any]) -> bool:
+    """Whether the Hub lists the member as not having completed one of the org's security
+    requirements (SSO, MFA, allowed IPs, token policy): `securityRestrictions`, `pendingSSO`,
+    `missingMFA` in the org's userinfo entry. The org would refuse them its resources."""
+    return bool(org.get("securityRestrictions") or org.get("pendingSSO") or org.get("missingMFA"))
+
+
 class HubSignIn:
     """The flow's two steps; `session_key` signs the state cookie (and the operator cookie)."""
 
@@ -212,9 +221,18 @@ class HubSignIn:
         if sub in self._operators.users:
             return SignedIn(sub, name[:100], sub)
         orgs = info.get("orgs")
+        pending = False
         for org in orgs if isinstance(orgs, list) else []:
-            if isinstance(org, dict) and org.get("sub") in self._operators.orgs:
-                return SignedIn(sub, name[:100], str(org["sub"]))
+            if not (isinstance(org, dict) and org.get("sub") in self._operators.orgs):
+                continue
+            if _requirements_pending(org):
+                pending = True  # the org would not let them in yet: neither do the pages
+                continue
+            return SignedIn(sub, name[:100], str(org["sub"]))
+        if pending:
+            raise SignInFailed(
+                f"a listed org's SSO, MFA or other requirement is pending: {sub} ({name[:100]})"
+            )
         raise SignInFailed(f"not on the operators' allow-list: {sub} ({name[:100]})")
 
     def _id_claims(

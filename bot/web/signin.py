@@ -25,7 +25,7 @@ from bot.web.hubsignin import audit as audit_log
 
 ErrorPage = Callable[[Request, int, str, str], Response]
 FAILED = "Sign-in failed. Start again from the status page."
-#: Sign-in callbacks talking to the provider at once; beyond, 503 at once.
+#: Sign-ins (`/login`, callbacks) talking to the provider at once; beyond, 503 at once.
 SIGNIN_SLOTS = 4
 
 
@@ -34,11 +34,18 @@ def signin_routes(
     signin: HubSignIn | None,
     error: ErrorPage,
     clock: Callable[[], float],
+    *,
+    public_https: bool = False,
 ) -> list[Route]:
-    # Each callback makes up to three calls to the provider (up to 10 s each) on a thread of
-    # the pool every page shares: a flood of callbacks, or a slow Hub, must not take them all.
+    # Each callback makes up to three calls to the provider (up to 10 s each), and `/login` one
+    # until the discovery document is read, on a thread of the pool every page shares: a flood
+    # of them, or a slow Hub, must not take them all.
     slots = threading.BoundedSemaphore(SIGNIN_SLOTS)
-    public_https = signin is not None and signin.config.redirect_uri.startswith("https://")
+    # the public address is https (a Space's, or the OAuth redirect's): whatever the request
+    # reads, an operator cookie never travels over plain http
+    public_https = public_https or (
+        signin is not None and signin.config.redirect_uri.startswith("https://")
+    )
 
     def signed_in(request: Request, kind: str, sub: str, via: str) -> Response:
         response = RedirectResponse("/status", status_code=303)
@@ -57,11 +64,17 @@ def signin_routes(
     def login(request: Request) -> Response:
         if signin is None:
             return error(request, 404, "Not here", "Sign-in with Hugging Face is not set up.")
+        # until the provider's discovery document is read (a fresh start, a Hub that was
+        # down) each sign-in asks the Hub for it: the same slots as the callbacks
+        if not slots.acquire(blocking=False):
+            return error(request, 503, "Busy", "Other sign-ins are under way; retry shortly.")
         try:
             url, cookie = signin.start(clock())
         except (SignInFailed, httpx2.HTTPError) as problem:
             log_json(audit_log, logging.WARNING, "sign-in refused", reason=_reason(problem))
             return error(request, 503, "Sign-in unavailable", "The Hub did not answer; retry.")
+        finally:
+            slots.release()
         response = RedirectResponse(url, status_code=303)
         response.set_cookie(
             STATE_COOKIE,

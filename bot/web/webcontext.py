@@ -44,3 +44,6 @@ class WebContext:
     #: the command would; None: outputs are checked as results files (and refused as such).
     mappings: MappingTable | None = None
     signin: HubSignIn | None = None
+    #: The pages' public address is https: operator cookies are `Secure` whatever a request
+    #: reads (`WebConfig.public_https`).
+    public_https: bool = False

@@ -79,6 +79,12 @@ class OAuthProvider:
         self.id_token_overrides: dict[str, Any] = {}
         #: Seconds the token endpoint waits before it answers (a slow Hub).
         self.token_delay_s = 0.0
+        #: Seconds the discovery document waits before it answers (a slow Hub).
+        self.discovery_delay_s = 0.0
+        #: Per user name, the org security requirements they have not completed ("sso",
+        #: "mfa", "ip", "token-policy"): userinfo lists them on each of their orgs as the Hub
+        #: does (`securityRestrictions`, with `pendingSSO` and `missingMFA`).
+        self.security_restrictions: dict[str, list[str]] = {}
 
     def register_app(
         self,
@@ -138,6 +144,8 @@ def routes(emulator: Emulator) -> list[Route]:
         return emulator.endpoint
 
     async def discovery(request: Request) -> Response:
+        if provider.discovery_delay_s:
+            await asyncio.sleep(provider.discovery_delay_s)
         base = issuer()
         return JSONResponse(
             {
@@ -276,6 +284,7 @@ def routes(emulator: Emulator) -> list[Route]:
                     "preferred_username": org,
                     "picture": f"{issuer()}/avatars/{org}.svg",
                     "roleInOrg": roles[account.name],
+                    **_restrictions(provider.security_restrictions.get(account.name, [])),
                 }
                 for org, roles in sorted(state.members.items())
                 if account.name in roles and org in state.accounts
@@ -299,3 +308,14 @@ def routes(emulator: Emulator) -> list[Route]:
         Route("/oauth/token", token, methods=["POST"]),
         Route("/oauth/userinfo", userinfo, methods=["GET"]),
     ]
+
+
+def _restrictions(pending: list[str]) -> dict[str, object]:
+    """An org entry's fields for the security requirements a member has not completed."""
+    if not pending:
+        return {}
+    return {
+        "securityRestrictions": list(pending),
+        "pendingSSO": "sso" in pending,
+        "missingMFA": "mfa" in pending,
+    }

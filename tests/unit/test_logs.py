@@ -67,3 +67,15 @@ def test_blocking_logging_is_a_plain_stream_handler(restore_root: None) -> None:
     (handler,) = logging.getLogger().handlers
     assert type(handler) is logging.StreamHandler
     assert logging.getLogger().level == logging.WARNING
+
+
+def test_the_hub_library_never_logs_a_request_url(restore_root: None) -> None:
+    # huggingface_hub logs each request's URL at DEBUG (a repo id a visitor typed, on the
+    # pages); HF_HUB_VERBOSITY=debug sets its logger so, whatever the bot's own level
+    logging.getLogger("huggingface_hub").setLevel(logging.DEBUG)
+    try:
+        configure_logging("DEBUG")
+        assert not logging.getLogger("huggingface_hub.utils._http").isEnabledFor(logging.DEBUG)
+        assert logging.getLogger("huggingface_hub").isEnabledFor(logging.WARNING)
+    finally:
+        logging.getLogger("huggingface_hub").setLevel(logging.WARNING)

@@ -38,7 +38,7 @@ def routes(site: Site) -> list[Route]:
         if admin and state["snapshot"] is not None:
             with contextlib.suppress(redis.RedisError):
                 parked = [_parked_view(p) for p in parked_events(context.redis, limit=PARKED_SHOWN)]
-        return site.page(
+        shown = site.page(
             "status.html",
             request,
             live=state,
@@ -49,6 +49,9 @@ def routes(site: Site) -> list[Route]:
             parked=parked,
             notice=REPLAY_NOTICES.get(request.query_params.get("notice", "")),
         )
+        # what it shows depends on the operator cookie: no cache (a proxy, a CDN) may keep it
+        shown.headers["Cache-Control"] = "no-store"
+        return shown
 
     async def replay_post(request: Request) -> Response:
         refused = cross_site(request)
@@ -70,7 +73,13 @@ def routes(site: Site) -> list[Route]:
 
     return [
         Route("/status", status, methods=["GET"]),
-        *signin_routes(context.operators, context.signin, site.error, context.clock),
+        *signin_routes(
+            context.operators,
+            context.signin,
+            site.error,
+            context.clock,
+            public_https=context.public_https,
+        ),
         Route("/status/replay", replay_post, methods=["POST"]),
     ]
 

@@ -175,6 +175,19 @@ def test_org_members_on_the_list_sign_in_and_strangers_are_refused(pages: Pages)
     )
 
 
+def test_an_org_member_who_has_not_met_the_orgs_sso_or_mfa_is_refused(pages: Pages) -> None:
+    """The Hub lists a member whose org requires SSO (or MFA) they have not completed, with
+    the requirement pending: the org itself would not let them in yet, nor do the pages."""
+    for pending in (["sso"], ["mfa"], ["ip"]):
+        pages.hub.emulator.oauth.security_restrictions["carol"] = pending
+        try:
+            with httpx2.Client(timeout=10) as carol:
+                assert sign_in(pages, carol, "carol").status_code == 403, pending
+                assert not is_operator(pages, carol)
+        finally:
+            pages.hub.emulator.oauth.security_restrictions.clear()
+
+
 def test_a_callback_from_another_browser_is_refused_before_the_code_is_spent(
     pages: Pages,
 ) -> None:
@@ -281,5 +294,31 @@ def test_callbacks_waiting_on_a_slow_hub_hold_a_bounded_number_of_threads(pages:
         assert statuses == [303] * SIGNIN_SLOTS + [503, 503]
     finally:
         pages.hub.emulator.oauth.token_delay_s = 0.0
+        for browser in browsers:
+            browser.close()
+
+
+def test_sign_ins_waiting_on_a_slow_discovery_hold_a_bounded_number_of_threads(
+    pages: Pages,
+) -> None:
+    """Before the provider's discovery document is read (a fresh start, or a Hub that was
+    down), each `/login` asks the Hub for it: six at once while it takes 3 s, four wait and
+    two are answered 503 at once, and the pages keep answering meanwhile."""
+    browsers = [httpx2.Client(timeout=30) for _ in range(SIGNIN_SLOTS + 2)]
+    pages.hub.emulator.oauth.discovery_delay_s = 3.0
+    try:
+        with ThreadPoolExecutor(len(browsers)) as pool:
+            pending = [pool.submit(browser.get, f"{pages.url}/login") for browser in browsers]
+            refused = wait_until(
+                lambda: sum(1 for f in pending if f.done()) >= 2 or None,
+                timeout=2.5,
+                what="the sign-ins beyond the slots answered before the Hub",
+            )
+            assert refused
+            assert httpx2.get(f"{pages.url}/status", timeout=2).status_code == 200
+            statuses = sorted(future.result().status_code for future in pending)
+        assert statuses == [303] * SIGNIN_SLOTS + [503, 503]
+    finally:
+        pages.hub.emulator.oauth.discovery_delay_s = 0.0
         for browser in browsers:
             browser.close()

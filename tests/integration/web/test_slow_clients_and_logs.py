@@ -20,6 +20,7 @@ pytestmark = pytest.mark.integration
 
 BODY_TIMEOUT_S = 4.0
 PER_CLIENT = 8  # bot.slowclients.PER_CLIENT_DEFAULT
+SLOW_AFTER_S = 1.0  # bot.slowclients.SLOW_AFTER_S
 STYLED = b'<link rel="stylesheet" href="/static/style.css">'
 MARKER = "zqxvisitortyped"  # what a visitor typed; no log may keep it
 
@@ -81,9 +82,31 @@ def test_a_body_that_never_finishes_is_cut_off_on_both_ports(bot: Bot, path: str
             assert STYLED in answer, answer[-400:]
 
 
+def test_headers_that_never_finish_are_cut_off_on_both_ports(bot: Bot) -> None:
+    """A request whose headers trickle in (a line now and then) is dropped by the same
+    deadline as a body: the app never hears of it, so uvicorn's protocol does it."""
+    for address in ports(bot):
+        started = time.monotonic()
+        with socket.create_connection(address, timeout=1) as sock:
+            sock.sendall(f"GET /status HTTP/1.1\r\nHost: {address[0]}\r\n".encode())
+            closed = False
+            while not closed and time.monotonic() - started < BODY_TIMEOUT_S + 4:
+                try:
+                    sock.sendall(b"X-Trickle: 1\r\n")
+                    closed = sock.recv(100) == b""
+                except TimeoutError:
+                    continue
+                except OSError:
+                    closed = True
+        elapsed = time.monotonic() - started
+        assert closed, address
+        assert elapsed < BODY_TIMEOUT_S + 2, (address, elapsed)
+
+
 def test_one_address_holds_a_bounded_number_of_unfinished_bodies(bot: Bot) -> None:
     """Eight slow bodies from one address are held (each counts once it is still arriving a
-    second after its start); a ninth is answered 429 at once, well before the body timeout."""
+    second after its start); a ninth is answered 429 as it turns slow, well before the body
+    timeout."""
     for address in ports(bot):
         held = [start_slow_post(address) for _ in range(PER_CLIENT)]
         started = time.monotonic()
@@ -93,9 +116,10 @@ def test_one_address_holds_a_bounded_number_of_unfinished_bodies(bot: Bot) -> No
                 with socket.create_connection(address, timeout=BODY_TIMEOUT_S) as extra:
                     extra.sendall(
                         f"POST /playground HTTP/1.1\r\nHost: {address[0]}:{address[1]}\r\n"
+                        "Content-Type: application/x-www-form-urlencoded\r\n"
                         "Content-Length: 1000\r\n\r\nab".encode()
                     )
-                    extra.settimeout(0.3)
+                    extra.settimeout(SLOW_AFTER_S + 1)
                     try:
                         answer = read_to_end(extra)
                     except TimeoutError:

@@ -197,3 +197,12 @@ def test_the_receiver_forwards_pages_and_keeps_its_routes() -> None:
             "/playground", content=b"x", headers={"content-length": str(10 * 1024 * 1024)}
         )
         assert too_big.status_code == 413
+
+
+def test_the_status_page_is_never_stored_by_a_cache(web: TestClient) -> None:
+    # its content depends on the operator cookie: a shared cache (a proxy in front of a
+    # Space, a CDN) must not hand an operator's view to the next visitor
+    assert web.get("/status").headers.get("cache-control") == "no-store"
+    signed_in = web.post("/status/login", data={"token": TOKEN}, headers=SAME_ORIGIN)
+    assert signed_in.status_code == 200  # followed the redirect to the operator's view
+    assert signed_in.headers.get("cache-control") == "no-store"

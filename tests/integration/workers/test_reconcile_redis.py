@@ -20,6 +20,13 @@ from bot.hub.client import (
     Visibility,
 )
 from bot.hub.errors import HubPermanentError, HubTransientError
+from bot.store.history import (
+    HISTORY_REPOS,
+    Verdict,
+    public_repos,
+    record_verdict,
+    repo_history_key,
+)
 from tests.support.queued import ledger_in_order
 from tests.support.runtime import make_runtime, stats
 from workers.catchup import ReconcileLimits
@@ -31,6 +38,18 @@ from workers.reconcile import LOCK_KEY, reconcile_once
 pytestmark = pytest.mark.integration
 
 SHA = [f"{n:040x}" for n in range(1, 10)]
+VERDICT = Verdict(
+    head=SHA[0],
+    at="2026-01-01T00:00:00+00:00",
+    outcome="posted",
+    state="open",
+    results=1,
+    verified=0,
+    community=1,
+    invalid=0,
+    errors=0,
+    warnings=0,
+)
 
 
 class RecordingHub:
@@ -224,3 +243,21 @@ def test_overlapping_runs_and_a_backlog_skip(client: redis.Redis) -> None:
     assert reconcile_once(runtime).result == "skipped-backlog"
     assert hub.listed == []
     assert stats(client) == {"reconcile-run:skipped-busy": 1, "reconcile-run:skipped-backlog": 1}
+
+
+def test_a_known_repo_the_hub_no_longer_shows_leaves_the_pages(client: redis.Redis) -> None:
+    # A public repo turned private or deleted (the bot refused) gets no more verdicts: without this
+    # its history would stay on the pages, read as public, until it expires.
+    for repo_id in ("gone/known", "forbidden/known", "gone/configured", "fine/known"):
+        record_verdict(client, repo_id, 1, VERDICT, visibility="public")
+    hub = RecordingHub({})
+    hub.fails["gone/known"] = HubPermanentError("404", status=404)
+    hub.fails["forbidden/known"] = HubPermanentError("403", status=403)
+    hub.fails["gone/configured"] = HubPermanentError("404", status=404)
+    client.sadd(VERDICT_REPOS, "gone/known", "forbidden/known", "fine/known")
+    runtime = make_runtime(client, hub, watched=("gone/configured",))
+    reconcile_once(runtime)
+    everyone = ["gone/known", "forbidden/known", "gone/configured", "fine/known"]
+    assert public_repos(client, everyone) == ["fine/known"]
+    assert client.zrange(HISTORY_REPOS, 0, -1) == [b"fine/known"]
+    assert client.exists(repo_history_key("gone/known")) == 0

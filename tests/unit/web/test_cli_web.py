@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from starlette.testclient import TestClient
 
 from bot.cli import main
+from bot.settings import SettingsError
+from bot.web.app import create_web_app
+from bot.web.config import WebConfig
+from bot.web.context import build_context
 
 BASE = {
     "HF_TOKEN": "hf_x",
@@ -56,6 +62,25 @@ def test_oauth_without_operators_stops_the_start(
     assert "operators" in error
 
 
+def test_an_admin_token_beside_oauth_stops_the_start(
+    environ: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # the token is the fallback where no OAuth app is set up; beside one it would let in
+    # whoever holds it without any allow-listed Hub identity
+    (tmp_path / "bot.yaml").write_text(
+        "operators:\n  users:\n    - {name: alice, id: 6560b0f7e0d5d2c4a1b2c3d4}\n"
+    )
+    environ.setenv("OAUTH_CLIENT_ID", "client")
+    environ.setenv("OAUTH_CLIENT_SECRET", "client-secret")
+    environ.setenv("OPENID_PROVIDER_URL", "https://huggingface.co")
+    environ.setenv("SPACE_HOST", "someone-evalbot.hf.space")
+    environ.setenv("EVALBOT_WEB_ADMIN_TOKEN", "t" * 64)
+    with pytest.raises(SettingsError) as refused:  # read before anything is served
+        WebConfig.from_env(os.environ)
+    assert "EVALBOT_WEB_ADMIN_TOKEN" in str(refused.value)
+    assert "OAUTH_CLIENT_ID" in str(refused.value)
+
+
 def test_an_operator_pinned_by_name_only_names_the_line(
     environ: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -95,3 +120,17 @@ def test_a_missing_collections_dir_names_the_bot_config(
     error = capsys.readouterr().err
     assert str(tmp_path / "bot.yaml") in error
     assert "collections_dir" in error
+
+
+def test_the_operator_token_cookie_is_secure_on_a_space(
+    environ: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # Behind a Space's proxy the request reads http; the Space's address is https all the
+    # same, so the cookie of a token sign-in (no OAuth app) must not travel over plain http.
+    token = "t" * 64
+    environ.setenv("EVALBOT_WEB_ADMIN_TOKEN", token)
+    environ.setenv("SPACE_HOST", "someone-evalbot.hf.space")
+    app = create_web_app(build_context(WebConfig.from_env(os.environ)))
+    signed_in = TestClient(app).post("/status/login", data={"token": token}, follow_redirects=False)
+    assert signed_in.status_code == 303
+    assert "secure" in signed_in.headers["set-cookie"].lower()
