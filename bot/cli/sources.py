@@ -24,7 +24,6 @@ BENCHMARK_FILE = "eval.yaml"
 EEE_SUFFIXES = (".json", ".jsonl")  # Every Eval Ever records (bot.spec.eee)
 DEFAULT_POLICY_FILE = Path("config") / "policy.yaml"
 DEFAULT_MAPPINGS = Path("config") / "convert" / "mappings.yaml"
-_CHECKOUT_MAPPINGS = Path(__file__).resolve().parents[2] / "config" / "convert" / "mappings.yaml"
 
 
 class UsageError(Exception):
@@ -121,17 +120,17 @@ def _add_results(inputs: Inputs, shown: str, path: Path) -> None:
 
 
 def load_policy() -> Policy:
-    """The benchmark policy: `config/policy.yaml` in the working directory, as the bot reads it."""
-    from bot.spec.policy import DEFAULT_POLICY, PolicyError, policy_from_yaml
+    """The benchmark policy: `config/policy.yaml` in the working directory, else the one
+    shipped with evalbot, as the bot reads it."""
+    from bot import packaged
+    from bot.spec.policy import PolicyError, policy_from_yaml
 
-    if not DEFAULT_POLICY_FILE.is_file():
-        return DEFAULT_POLICY
+    path = DEFAULT_POLICY_FILE if DEFAULT_POLICY_FILE.is_file() else None
+    path = path or packaged.config_file("policy.yaml")
     try:
-        return policy_from_yaml(DEFAULT_POLICY_FILE.read_bytes())
+        return policy_from_yaml(path.read_bytes())
     except (OSError, PolicyError) as error:
-        raise UsageError(
-            messages.UNREADABLE.format(path=DEFAULT_POLICY_FILE, problem=error)
-        ) from error
+        raise UsageError(messages.UNREADABLE.format(path=path, problem=error)) from error
 
 
 def benchmark_source(benchmarks_dir: str | None) -> BenchmarkSource:
@@ -160,13 +159,25 @@ def benchmark_source(benchmarks_dir: str | None) -> BenchmarkSource:
     )
 
 
+def mapping_files(extra: list[str]) -> list[Path]:
+    """The files the mapping table is read from, in order: `config/convert/mappings.yaml` in
+    the working directory (else the table shipped with evalbot), then each `--mappings` file."""
+    from bot import packaged
+
+    base = DEFAULT_MAPPINGS if DEFAULT_MAPPINGS.is_file() else packaged.mappings_file()
+    return [base, *(Path(name) for name in extra)]
+
+
 def mapping_table(extra: list[str], command: str = "evalbot convert") -> MappingTable:
-    """`config/convert/mappings.yaml` (here, else the checkout's), then each `--mappings` file
-    in order (later rows win); a broken file is a UsageError naming its line."""
+    """The rows of `mapping_files(extra)`, later files winning; a broken or missing file is a
+    UsageError naming its line. Says on stderr which files it read, since a conversion that
+    maps nothing is most often a table other than the one the user meant."""
+    import sys
+
     from bot.convert.mapping import MappingError, MappingTable, parse_mappings
 
-    files = [DEFAULT_MAPPINGS if DEFAULT_MAPPINGS.is_file() else _CHECKOUT_MAPPINGS]
-    files = [path for path in files if path.is_file()] + [Path(name) for name in extra]
+    files = mapping_files(extra)
+    print(f"{command}: mapping table: {', '.join(map(str, files))}", file=sys.stderr)
     table = MappingTable()
     for path in files:
         try:
@@ -187,7 +198,8 @@ def add_conversion_options(parser: argparse._ActionsContainer) -> None:
         action="append",
         default=[],
         metavar="FILE",
-        help="more mapping rows (added to config/convert/mappings.yaml; later files win)",
+        help="more mapping rows (added to config/convert/mappings.yaml, else the shipped table; "
+        "later files win)",
     )
     parser.add_argument("--benchmarks", metavar="DIR", help="offline benchmarks (default: Hub)")
     parser.add_argument("--source-url", metavar="URL", help="entries' source.url (logs, run)")

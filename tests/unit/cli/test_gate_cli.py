@@ -96,7 +96,9 @@ def test_collections_list_shows_both_scopes(
 ) -> None:
     mine = tmp_path / "mine"
     mine.mkdir()
-    shutil.copy(REPO_ROOT / "config" / "collections" / "leaderboard-v2.yaml", mine / "my-gate.yaml")
+    shutil.copy(
+        REPO_ROOT / "bot" / "data" / "collections" / "leaderboard-v2.yaml", mine / "my-gate.yaml"
+    )
     assert main(["collections", "list", "--collections", str(mine), "--format", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert [(row["id"], row["scope"]) for row in rows] == [
