@@ -8,6 +8,7 @@ folder that holds none of these files reads the shipped ones and says which it r
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -93,9 +94,9 @@ def test_check_mappings_from_an_empty_folder_checks_the_shipped_table(
     assert main(["convert", "--check-mappings", "--benchmarks", BENCHMARKS]) == 0
     err = capsys.readouterr().err
     assert f"mapping table: {packaged.mappings_file()}" in err
-    assert f"{packaged.mappings_file()}: " in err
-    assert " mapping rows: 0 problems" in err
-    assert ": 0 mapping rows" not in err
+    rows = re.search(rf"{re.escape(str(packaged.mappings_file()))}: (\d+) mapping rows: 0 ", err)
+    assert rows is not None, err
+    assert int(rows.group(1)) > 0
 
 
 def test_check_mappings_refuses_an_empty_table_naming_its_file(
