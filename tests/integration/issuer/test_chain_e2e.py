@@ -218,3 +218,51 @@ def test_an_lm_eval_output_is_converted_signed_and_verified(chain: Chain) -> Non
     rerun_head = hub.state.find_repo("model", ORG_MODEL).pr_refs[num]
     report = chain.bot.wait_for_report(num, head=rerun_head, repo_id=ORG_MODEL)
     assert "2 verified" in report.content, report.content
+
+
+def one_task(run: dict[str, object], task: str) -> dict[str, object]:
+    """The run cut to one of its tasks: what lm-eval writes when the job runs that task alone."""
+    cut = dict(run)
+    for key in ("results", "configs", "versions", "n-shot", "higher_is_better", "n-samples"):
+        section = run.get(key)
+        if isinstance(section, dict):
+            cut[key] = {name: value for name, value in section.items() if name == task}
+    cut["group_subtasks"] = {}
+    cut["task_hashes"] = {}
+    return cut
+
+
+def test_two_outputs_of_one_job_make_one_pr_the_bot_verifies(chain: Chain) -> None:
+    """`evalbot submit out/*/results_*.json` matching two files: one PR on the model repo with
+    the entries of both, each converted as `evalbot convert` would, each verified."""
+    import json
+
+    run = json.loads(LM_EVAL_RUN.read_text())
+    outputs = []
+    for task in ("math_perturbed_full", "math_rephrased_full"):
+        folder = chain.work / "out" / task
+        folder.mkdir(parents=True)
+        outputs.append(folder / LM_EVAL_RUN.name)
+        outputs[-1].write_text(json.dumps(one_task(run, task)))
+    hub = chain.bot.stack.hub
+    before = len(hub.state.find_repo("model", ORG_MODEL).discussions)
+    job = run_ci_job(
+        chain.issuer,
+        chain.oidc,
+        hub_url=hub.url,
+        hf_token=TOKENS["bob"],
+        results=outputs,
+        model_repo=ORG_MODEL,
+        extra=("--mappings", str(LM_EVAL_ROWS), "--pr-key", "two-outputs"),
+    )
+    assert job.returncode == 0, job.stderr + chain.issuer.logs()
+    assert job.stdout.startswith("opened ")
+    repo = hub.state.find_repo("model", ORG_MODEL)
+    assert len(repo.discussions) == before + 1
+    num = pr_number(job.stdout)
+    head = repo.pr_refs[num]
+    text = repo.blobs[repo.commits[head].files[PATH]].decode()
+    notes = [entry["notes"] for entry in load_yaml(text.encode()).data]
+    assert notes == ["lm-eval math_perturbed_full", "lm-eval math_rephrased_full"]
+    report = chain.bot.wait_for_report(num, head=head, repo_id=ORG_MODEL)
+    assert "2 verified" in report.content, report.content

@@ -49,14 +49,16 @@ def test_unmapped_tasks_are_refused_with_the_row_to_add(capsys: pytest.CaptureFi
         "benchmark: <org/name>, task_id: <task id from its eval.yaml>, "
         "scale: <fraction|percent>}" in err
     )
-    assert err.rstrip().endswith("evalbot submit: no score is mapped: nothing to submit")
+    assert err.rstrip().endswith(
+        f"evalbot submit: {REAL_LM_EVAL}: no score is mapped: nothing to submit"
+    )
 
 
 def test_a_partial_run_submits_nothing(capsys: pytest.CaptureFixture[str]) -> None:
     assert submit(str(PARTIAL), "--benchmarks", EXAMPLES) == 1
     err = capsys.readouterr().err
     assert f"error: {PARTIAL}: not every sample was scored" in err
-    assert err.rstrip().endswith("evalbot submit: nothing submitted")
+    assert err.rstrip().endswith(f"evalbot submit: {PARTIAL}: nothing submitted")
 
 
 def test_a_mapping_file_that_does_not_parse_is_a_usage_error(
@@ -122,3 +124,16 @@ def test_a_refused_issuer_url_is_shown_without_its_credentials(
     err = capsys.readouterr().err
     assert "is not https" in err
     assert "s3cret" not in err
+
+
+def test_several_outputs_are_one_submission_and_each_refusal_names_its_file(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A shell glob over two outputs (`out/*/results_*.json`) is no usage error: every file
+    is converted, and every refused one is named before anything reaches the issuer."""
+    assert submit(str(REAL_LM_EVAL), str(PARTIAL), "--benchmarks", EXAMPLES) == 1
+    err = capsys.readouterr().err
+    assert f"evalbot submit: {REAL_LM_EVAL}: no score is mapped: nothing to submit" in err
+    assert f"evalbot submit: {PARTIAL}: nothing submitted" in err
+    assert err.rstrip().endswith(f"evalbot submit: refused: {REAL_LM_EVAL}, {PARTIAL}")
+    assert err.count("mapping table: ") == 1  # one table for all the files
