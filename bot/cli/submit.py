@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import MutableMapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -119,6 +120,18 @@ def is_results_yaml(path: Path, source_format: str | None) -> bool:
     return path.suffix.lower() in RESULTS_SUFFIXES
 
 
+def trusted_publishing(environ: MutableMapping[str, str], model_repo: str) -> None:
+    """With no `HF_TOKEN`, a job that can mint an OIDC ID token (GitHub Actions with
+    `permissions: id-token: write`, or `HF_OIDC_ID_TOKEN` from another provider) opens the PR
+    through Trusted Publishers: `HF_OIDC_RESOURCE` is set to the model repo, and
+    huggingface_hub exchanges the ID token for a token scoped to it (`bot.submit.api`)."""
+    if environ.get("HF_TOKEN") or environ.get("HF_OIDC_RESOURCE"):
+        return
+    github = environ.get("GITHUB_ACTIONS") == "true" and environ.get("ACTIONS_ID_TOKEN_REQUEST_URL")
+    if github or environ.get("HF_OIDC_ID_TOKEN"):
+        environ["HF_OIDC_RESOURCE"] = model_repo
+
+
 def run(args: argparse.Namespace) -> int:
     from bot.hub.errors import HubError
     from bot.hub.timeouts import use_hub_timeout_from_env
@@ -140,6 +153,7 @@ def run(args: argparse.Namespace) -> int:
     except SettingsError as error:
         print(f"evalbot submit: {error}", file=sys.stderr)
         return 2
+    trusted_publishing(os.environ, args.model_repo)
     try:
         entries = _read_all(args)
     except _Stop as stop:

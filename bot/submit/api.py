@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from huggingface_hub import HfApi
-from huggingface_hub.errors import HfHubHTTPError
+from huggingface_hub import HfApi, get_token
+from huggingface_hub.errors import HfHubHTTPError, OIDCError
 
 from bot.convert.api import Conversion
 from bot.hub.errors import HubError
@@ -141,6 +141,36 @@ def _whoami(api: HfApi, token: str) -> HubIdentity:
         raise SubmitError(f"the Hub did not accept the Hub identity token: {error}") from error
 
 
+def hub_token(hf_token: str | None, env: Mapping[str, str], model_repo: str) -> str | bool:
+    """The token that opens the PR: `hf_token`, else `HF_TOKEN` (a third party opening a
+    community PR), else a Trusted Publishers token when `HF_OIDC_RESOURCE` names the model
+    repo: huggingface_hub exchanges the job's OIDC ID token for a token scoped to that repo,
+    valid an hour (it reads the process environment). False (no token) otherwise."""
+    token = hf_token or env.get("HF_TOKEN")
+    if token:
+        return token
+    resource = env.get("HF_OIDC_RESOURCE")
+    if not resource:
+        return False
+    if resource != model_repo:
+        raise SubmitError(
+            f"HF_OIDC_RESOURCE is {resource!r} but the model repo is {model_repo!r}: a Trusted "
+            "Publishers token can only change the repo it is scoped to; unset HF_OIDC_RESOURCE "
+            "or set it to the model repo"
+        )
+    try:
+        exchanged = get_token()
+    except (OIDCError, HfHubHTTPError) as error:
+        raise SubmitError(
+            f"the Hub refused the Trusted Publishers token exchange for {model_repo} ({error}); "
+            "register this workflow as a trusted publisher in the repo's settings, or set "
+            "HF_TOKEN"
+        ) from error
+    if not exchanged:
+        raise SubmitError(f"the Hub gave no token for {model_repo} (Trusted Publishers)")
+    return exchanged
+
+
 def _pinned(
     parts: Sequence[dict[str, Any] | ConvertedOutput] | Conversion,
     api: HfApi,
@@ -209,7 +239,7 @@ def submit(
     env = os.environ if environ is None else environ
     api = HfApi(
         endpoint=endpoint or env.get("HF_ENDPOINT") or DEFAULT_ENDPOINT,
-        token=hf_token or env.get("HF_TOKEN") or False,
+        token=hub_token(hf_token, env, model_repo),
     )
     entries = _pinned(entries, api, allow_partial=allow_partial, model_revision=model_revision)
     if not entries:

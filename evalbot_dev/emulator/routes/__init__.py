@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 from evalbot_dev.emulator.http import HubRoute
-from evalbot_dev.emulator.routes import discussions, files, identity, leaderboard, repos, webhooks
+from evalbot_dev.emulator.routes import (
+    discussions,
+    files,
+    identity,
+    leaderboard,
+    oauth,
+    repos,
+    webhooks,
+)
 
 
 def all_routes() -> list[HubRoute]:
     # Specific API routes first; the model `resolve` route (no prefix) must come last.
     return (
         identity.ROUTES
+        + oauth.ROUTES
         + webhooks.ROUTES
         + discussions.ROUTES
         + leaderboard.ROUTES
