@@ -214,3 +214,32 @@ def test_submit_dry_run_against_the_emulator(venv: Path, user: Path, issuer: Iss
     assert done.stdout.startswith("# .eval_results/")
     assert "verify_token: " in done.stdout
     assert len(issuer.hub.state.find_repo("model", MODEL).discussions) == before
+
+
+def test_the_pre_commit_hook_runs_from_the_installed_package(venv: Path, user: Path) -> None:
+    """The hook's `entry` with the file names pre-commit would pass (those its `files`
+    pattern matches), run by the installed evalbot, as a `repo: local` hook with
+    `additional_dependencies: [evalbot==X]` runs it."""
+    import yaml
+
+    (hook,) = yaml.safe_load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    copy_examples(user)
+    staged = [
+        path.relative_to(user / "model").as_posix()
+        for path in sorted((user / "model").rglob("*"))
+        if path.is_file() and re.search(hook["files"], path.relative_to(user / "model").as_posix())
+    ]
+    assert len(staged) == 4
+    command, *entry_args = hook["entry"].split()
+    assert command == "evalbot"
+    done = subprocess.run(
+        [str(venv / "bin" / command), *entry_args, "--benchmarks", "../benchmarks", *staged],
+        cwd=user / "model",
+        env={"PATH": os.environ.get("PATH", ""), "HF_HUB_OFFLINE": "1", "HOME": str(user)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "4 files, 5 entries: 0 errors" in done.stdout
