@@ -159,6 +159,7 @@ def run_show(args: argparse.Namespace) -> int:
 
     try:
         stored = find(args.collection, args.collections)
+        print(texts.USING_COLLECTION.format(id=stored.id, path=stored.path), file=sys.stderr)
         collection, diagnostics = check_stored(stored, benchmarks(args.benchmarks))
     except (Refused, StoreError) as error:
         return fail(COMMAND, error)
@@ -170,7 +171,12 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    from bot.adapters.collections_store import StoredCollection, StoreError, all_collections
+    from bot.adapters.collections_store import (
+        StoredCollection,
+        StoreError,
+        all_collections,
+        where,
+    )
     from bot.cli.collections_runtime import Refused, benchmarks, check_stored, fail
     from bot.collections.model import Scope
 
@@ -184,6 +190,7 @@ def run_validate(args: argparse.Namespace) -> int:
                 stored.append(StoredCollection(path.stem, Scope.USER, path))
         else:
             stored = all_collections(args.collections)
+            print(where(args.collections), file=sys.stderr)
         source = benchmarks(args.benchmarks)
         checked = [(item, *check_stored(item, source)) for item in stored]
     except (Refused, StoreError) as error:

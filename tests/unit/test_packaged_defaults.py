@@ -149,3 +149,15 @@ def test_an_integrations_file_named_in_the_environment_must_exist(tmp_path: Path
     missing = tmp_path / "nowhere.yaml"
     with pytest.raises(SettingsError, match="EVALBOT_INTEGRATIONS_FILE names"):
         IssuerSettings.from_env(ISSUER_ENV | {"EVALBOT_INTEGRATIONS_FILE": str(missing)})
+
+
+def test_collections_show_and_validate_name_what_they_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("EVALBOT_COLLECTIONS_DIR", raising=False)
+    main(["collections", "show", "leaderboard-v2", "--benchmarks", BENCHMARKS])
+    shown = packaged.collections_dir() / "leaderboard-v2.yaml"
+    assert f"collection `leaderboard-v2`: {shown}" in capsys.readouterr().err
+    main(["collections", "validate", "--benchmarks", BENCHMARKS])
+    assert f"system collections: {packaged.collections_dir()}" in capsys.readouterr().err
