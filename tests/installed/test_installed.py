@@ -243,3 +243,28 @@ def test_the_pre_commit_hook_runs_from_the_installed_package(venv: Path, user: P
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "4 files, 5 entries: 0 errors" in done.stdout
+
+
+def test_every_installed_module_imports_without_the_checkout(venv: Path, user: Path) -> None:
+    """Each module of the installed packages imports in the fresh virtualenv: none needs a
+    development tool, a test helper or a file of the checkout."""
+    script = (
+        "import importlib, pkgutil, bot, workers\n"
+        "names = [m.name for p in (bot, workers)"
+        " for m in pkgutil.walk_packages(p.__path__, p.__name__ + '.')"
+        " if not m.name.endswith('__main__')]\n"
+        "for name in names:\n"
+        "    importlib.import_module(name)\n"
+        "print(len(names))\n"
+    )
+    done = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", script],
+        cwd=user,
+        env={"PATH": os.environ.get("PATH", ""), "HOME": str(user)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout.strip()) > 150
