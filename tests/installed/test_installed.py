@@ -188,20 +188,9 @@ def issuer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[IssuerEnv]:
 
 
 def test_submit_dry_run_against_the_emulator(venv: Path, user: Path, issuer: IssuerEnv) -> None:
-    """A CI job's `evalbot submit --dry-run`: the job's OIDC identity gets a token from the
-    issuer, and the file it would propose is printed; nothing is opened."""
-    entry = issuer.entry()
-    results = (
-        "- dataset:\n"
-        f"    id: {HLE}\n"
-        "    task_id: hle\n"
-        f'    revision: "{entry["dataset"]["revision"]}"\n'
-        f'  model_revision: "{entry["model_revision"]}"\n'
-        "  framework: {name: lighteval, version: 0.9.2}\n"
-        "  metrics:\n"
-        "    - {metric_id: accuracy, value: 41.5}\n"
-    )
-    (user / "results.yaml").write_text(results)
+    """A CI job's `evalbot submit --dry-run`: the file it would propose, merged with the
+    repo's main on the emulator, is printed; nothing is opened."""
+    (user / "results.yaml").write_text(results_yaml(issuer))
     before = len(issuer.hub.state.find_repo("model", MODEL).discussions)
     env = issuer.oidc.actions_environment() | {
         "HF_ENDPOINT": issuer.hub.url,
@@ -214,6 +203,46 @@ def test_submit_dry_run_against_the_emulator(venv: Path, user: Path, issuer: Iss
     assert done.stdout.startswith("# .eval_results/")
     assert "verify_token: " in done.stdout
     assert len(issuer.hub.state.find_repo("model", MODEL).discussions) == before
+
+
+def test_submit_with_no_hf_token_reads_the_hub_through_trusted_publishers(
+    venv: Path, user: Path, issuer: IssuerEnv
+) -> None:
+    """The model owner's job: no HF_TOKEN, the workflow registered on the model repo; the
+    installed evalbot exchanges the job's ID token at the Hub for a repo-scoped token."""
+    from evalbot_dev.emulator import publishers
+
+    hub = issuer.hub
+    publishers.trust_issuer(hub.state, issuer.oidc.url, issuer.oidc.jwks_url)
+    claims = issuer.oidc.workflow.claims()
+    publishers.register_publisher(
+        hub.state, "model", MODEL, issuer=issuer.oidc.url, claims={"sub": claims["sub"]}
+    )
+    (user / "results.yaml").write_text(results_yaml(issuer))
+    env = issuer.oidc.actions_environment() | {
+        "HF_ENDPOINT": hub.url,
+        "HF_HUB_OFFLINE": "0",
+        "EVALBOT_ISSUER_URL": issuer.issuer.url,
+    }
+    done = run(venv, user, "submit", "results.yaml", "--model-repo", MODEL, "--dry-run", env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("# .eval_results/")
+    scoped = [token.repo_scope for token in hub.state.tokens.values() if token.repo_scope]
+    assert scoped == [("model", MODEL)]
+
+
+def results_yaml(issuer: IssuerEnv) -> str:
+    entry = issuer.entry()
+    return (
+        "- dataset:\n"
+        f"    id: {HLE}\n"
+        "    task_id: hle\n"
+        f'    revision: "{entry["dataset"]["revision"]}"\n'
+        f'  model_revision: "{entry["model_revision"]}"\n'
+        "  framework: {name: lighteval, version: 0.9.2}\n"
+        "  metrics:\n"
+        "    - {metric_id: accuracy, value: 41.5}\n"
+    )
 
 
 def test_the_pre_commit_hook_runs_from_the_installed_package(venv: Path, user: Path) -> None:
