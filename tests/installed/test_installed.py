@@ -30,13 +30,14 @@ VENV_VARIABLE = "EVALBOT_INSTALLED_VENV"
 SAMPLES = REPO_ROOT / "tests" / "samples"
 #: A real lm-eval output the shipped mapping table maps (openai/gsm8k).
 LM_EVAL = SAMPLES / "convert" / "lm-eval" / "gsm8k-v0-res.json"
-#: A real inspect-ai log (inspect_evals/mmlu_0_shot); no shipped row maps it, so the job adds
-#: one with `--mappings`, as a framework author would for a benchmark of their own.
+#: A real inspect-ai log (inspect_evals/mmlu_0_shot on `cais/mmlu`, config `all`, split `test`);
+#: no shipped row maps it and `cais/mmlu` publishes no eval.yaml, so the job declares one and
+#: adds a row with `--mappings`, as a framework author would for a benchmark of their own.
 INSPECT = SAMPLES / "convert" / "inspect-ai" / "mmlu-summary-choices.eval"
 INSPECT_ROW = (
     "mappings:\n"
     "  - {framework: inspect-ai, task: inspect_evals/mmlu_0_shot, metric: choice/accuracy,"
-    " benchmark: smoke/mmlu, task_id: mmlu, metric_id: accuracy, scale: percent}\n"
+    " benchmark: cais/mmlu, task_id: mmlu, metric_id: accuracy, scale: percent}\n"
 )
 SMOKE_EVAL_YAML = """\
 name: MMLU (smoke)
@@ -48,7 +49,7 @@ metrics:
     primary: true
 tasks:
   - id: mmlu
-    config: default
+    config: all
     split: test
 """
 
@@ -165,14 +166,14 @@ def test_check_mappings_checks_the_shipped_table(venv: Path, user: Path) -> None
 
 def test_convert_a_real_inspect_ai_log_with_a_row_of_ones_own(venv: Path, user: Path) -> None:
     copy_examples(user)
-    (user / "benchmarks" / "smoke" / "mmlu").mkdir(parents=True)
-    (user / "benchmarks" / "smoke" / "mmlu" / "eval.yaml").write_text(SMOKE_EVAL_YAML)
+    (user / "benchmarks" / "cais" / "mmlu").mkdir(parents=True)
+    (user / "benchmarks" / "cais" / "mmlu" / "eval.yaml").write_text(SMOKE_EVAL_YAML)
     (user / "rows.yaml").write_text(INSPECT_ROW)
     shutil.copy(INSPECT, user / INSPECT.name)
     args = ("convert", INSPECT.name, "--benchmarks", "benchmarks", "--mappings", "rows.yaml")
     done = run(venv, user, *args)
     assert done.returncode == 0, done.stderr
-    assert "id: smoke/mmlu" in done.stdout
+    assert "id: cais/mmlu" in done.stdout
 
 
 def test_web_help(venv: Path, user: Path) -> None:
