@@ -14,15 +14,21 @@ any other repo, and reads of other repos see only what an anonymous caller would
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import secrets
 import time
 from collections.abc import Mapping
 from typing import Any
 
 import jwt
+from starlette.responses import JSONResponse
 
+from evalbot_dev.emulator import texts
 from evalbot_dev.emulator.model import DISCUSS, READ, WRITE, Publisher, Token
 from evalbot_dev.emulator.state import HubState
+
+logger = logging.getLogger(__name__)
 
 GRANT_TYPE = "urn:ietf:params:oauth:grant-type:token-exchange"
 ID_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:id_token"  # noqa: S105 - a type URN
@@ -141,3 +147,20 @@ def exchange(state: HubState, body: Mapping[str, Any], audience: str) -> dict[st
         "expires_in": LIFETIME_S,
         "issued_token_type": ACCESS_TOKEN_TYPE,
     }
+
+
+async def respond(state: HubState, body: Mapping[str, Any], audience: str) -> JSONResponse:
+    """The HTTP answer of `POST /oauth/token` to a token exchange (`evalbot_dev.emulator.oauth`
+    routes the grant here; the sign-in code flow shares the endpoint, as on the Hub)."""
+    try:
+        # The issuer's JWKS is fetched over HTTP: off the event loop.
+        answer = await asyncio.to_thread(exchange, state, body, audience)
+    except ExchangeRefused as refused:
+        # The reason stays in the emulator's log; the caller learns nothing about which part
+        # of a registration failed, as on the Hub.
+        logger.info("token exchange refused: %s", refused)
+        return JSONResponse(
+            {"error": "invalid_grant", "error_description": texts.EXCHANGE_REFUSED},
+            status_code=400,
+        )
+    return JSONResponse(answer)

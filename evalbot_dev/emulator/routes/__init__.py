@@ -8,7 +8,6 @@ from evalbot_dev.emulator.routes import (
     files,
     identity,
     leaderboard,
-    oauth,
     repos,
     webhooks,
 )
@@ -18,7 +17,6 @@ def all_routes() -> list[HubRoute]:
     # Specific API routes first; the model `resolve` route (no prefix) must come last.
     return (
         identity.ROUTES
-        + oauth.ROUTES
         + webhooks.ROUTES
         + discussions.ROUTES
         + leaderboard.ROUTES
