@@ -23,7 +23,6 @@ EVAL_RESULTS = ".eval_results"
 BENCHMARK_FILE = "eval.yaml"
 EEE_SUFFIXES = (".json", ".jsonl")  # Every Eval Ever records (bot.spec.eee)
 DEFAULT_POLICY_FILE = Path("config") / "policy.yaml"
-DEFAULT_MAPPINGS = Path("config") / "convert" / "mappings.yaml"
 
 
 class UsageError(Exception):
@@ -160,12 +159,10 @@ def benchmark_source(benchmarks_dir: str | None) -> BenchmarkSource:
 
 
 def mapping_files(extra: list[str]) -> list[Path]:
-    """The files the mapping table is read from, in order: `config/convert/mappings.yaml` in
-    the working directory (else the table shipped with evalbot), then each `--mappings` file."""
-    from bot import packaged
+    """The files the mapping table is read from (`bot.adapters.mappings_file`)."""
+    from bot.adapters.mappings_file import mapping_files as files
 
-    base = DEFAULT_MAPPINGS if DEFAULT_MAPPINGS.is_file() else packaged.mappings_file()
-    return [base, *(Path(name) for name in extra)]
+    return files(extra)
 
 
 def mapping_table(extra: list[str], command: str = "evalbot convert") -> MappingTable:
@@ -174,19 +171,16 @@ def mapping_table(extra: list[str], command: str = "evalbot convert") -> Mapping
     maps nothing is most often a table other than the one the user meant."""
     import sys
 
-    from bot.convert.mapping import MappingError, MappingTable, parse_mappings
+    from bot.adapters.mappings_file import MappingsFileError, load_mapping_table
 
     files = mapping_files(extra)
     print(f"{command}: mapping table: {', '.join(map(str, files))}", file=sys.stderr)
-    table = MappingTable()
-    for path in files:
-        try:
-            table = table.merged(parse_mappings(str(path), path.read_bytes()))
-        except OSError as error:
-            raise UsageError(f"{command}: {path}: {error.strerror}") from error
-        except MappingError as error:
-            raise UsageError(str(error)) from error
-    return table
+    try:
+        return load_mapping_table(files)
+    except MappingsFileError as error:
+        message = str(error)
+        prefixed = isinstance(error.__cause__, OSError)
+        raise UsageError(f"{command}: {message}" if prefixed else message) from error
 
 
 def add_conversion_options(parser: argparse._ActionsContainer) -> None:
