@@ -10,7 +10,7 @@ UV_VERSION := 0.13.9
 UV_COMPILE := $(VENV)/uv/bin/uv pip compile --quiet --generate-hashes --universal \
 	--python-version 3.11 --custom-compile-command "make lock"
 
-.PHONY: demo test lint typecheck unit integration bench image clean lock lock-upgrade
+.PHONY: demo test lint typecheck unit integration installed bench image clean lock lock-upgrade
 
 # Exactly the lock, into a venv made anew: the build backend first (the project is built
 # without isolation, so the build downloads nothing unpinned), then every dependency with its
@@ -44,7 +44,7 @@ demo: $(STAMP)
 	$(BIN)/python -m evalbot_dev.demo $(DEMO_ARGS)
 
 test: lint typecheck
-	$(BIN)/pytest -q -m "not soak and not image"
+	$(BIN)/pytest -q -m "not soak and not image and not installed"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -58,7 +58,11 @@ unit: $(STAMP)
 	$(BIN)/pytest -q -m "not integration and not soak and not image"
 
 integration: $(STAMP)
-	$(BIN)/pytest -q -m integration
+	$(BIN)/pytest -q -m "integration and not installed"
+
+# The wheel as users install it, in a fresh virtualenv, doing the user jobs (.ci/run runs it).
+installed: $(STAMP)
+	.ci/installed-smoke
 
 # Builds the Dockerfile and runs docker-compose.yml without a Docker engine (root, Debian
 # mirror and PyPI reachable): docs/deploy.md, "How the image is checked without Docker".

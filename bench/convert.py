@@ -70,7 +70,7 @@ def corpus(repeat: int) -> None:
     """Median conversion time of each real output, with the shipped rows, in CPU time (wall
     time on a shared machine moves with the others' load)."""
     examples = DirectoryBenchmarkSource(ROOT / "examples" / "benchmarks")
-    rows = ROOT / "config" / "convert" / "mappings.yaml"
+    rows = ROOT / "bot" / "data" / "convert" / "mappings.yaml"
     table = parse_mappings(str(rows), rows.read_bytes())
     files = sorted(p for p in CORPUS.rglob("*") if p.suffix in (".json", ".eval"))
     times, reads, loads = [], [], []

@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 
 from bench.timing import median_seconds, report  # noqa: E402
-from bot.cli.collections_store import StoredCollection  # noqa: E402
+from bot.adapters.collections_store import StoredCollection  # noqa: E402
 from bot.collections.model import Scope  # noqa: E402
 from bot.hub.client import HfHubClient  # noqa: E402
 from bot.report.comment import Counts  # noqa: E402

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from bot import packaged
+
 DEFAULT_HF_ENDPOINT = "https://huggingface.co"
 MIB = 1024 * 1024
 #: `EVALBOT_HUB_TIMEOUT`: seconds a Hub request may wait to connect, or between two reads
@@ -163,9 +165,21 @@ class Settings:
             ),
             bot_name=reader.required("EVALBOT_BOT_NAME").lstrip("@"),
             bot_user_id=reader.optional("EVALBOT_BOT_USER_ID"),
-            issuers_file=reader.file("EVALBOT_ISSUERS_FILE", config_dir / "issuers.yaml"),
-            policy_file=reader.file("EVALBOT_POLICY_FILE", config_dir / "policy.yaml"),
-            bot_config_file=reader.file("EVALBOT_BOT_CONFIG", config_dir / "bot.yaml"),
+            issuers_file=reader.file(
+                "EVALBOT_ISSUERS_FILE",
+                config_dir / "issuers.yaml",
+                shipped=packaged.config_file("issuers.yaml"),
+            ),
+            policy_file=reader.file(
+                "EVALBOT_POLICY_FILE",
+                config_dir / "policy.yaml",
+                shipped=packaged.config_file("policy.yaml"),
+            ),
+            bot_config_file=reader.file(
+                "EVALBOT_BOT_CONFIG",
+                config_dir / "bot.yaml",
+                shipped=packaged.config_file("bot.yaml"),
+            ),
             max_body_bytes=reader.integer("EVALBOT_MAX_BODY_BYTES", MIB, minimum=1024),
             body_timeout_s=reader.number("EVALBOT_BODY_TIMEOUT", 10.0, minimum=0.1),
             dedupe_ttl_s=reader.integer("EVALBOT_DEDUPE_TTL", 24 * 3600, minimum=1),
@@ -237,12 +251,14 @@ class EnvReader:
             return "<missing>"
         return value
 
-    def file(self, name: str, default: Path) -> Path:
+    def file(self, name: str, default: Path, *, shipped: Path | None = None) -> Path:
         """A configuration file: a path set in the environment must name an existing file
-        (never silently "none"); the default place may hold none (no such configuration)."""
+        (never silently "none"); when the default place holds none, the copy `shipped` with
+        evalbot (`bot.packaged`) is used, so an installed bot starts from its documented
+        defaults."""
         raw = self.optional(name)
         if raw is None:
-            return default
+            return default if shipped is None or default.is_file() else shipped
         path = Path(raw)
         if not path.is_file():
             what = "is not a file" if path.exists() else "does not exist"

@@ -30,7 +30,7 @@ from typing import Any
 import redis
 import yaml
 
-from bot.cli.collections_store import SYSTEM_DIR, StoreError, all_collections_in
+from bot.adapters.collections_store import SYSTEM_DIR, StoreError, all_collections_in
 from bot.collections.check import check_collection
 from bot.collections.model import Scope
 from bot.collections.scores import REPO_LIMITS, ResultsLayer, evaluate_view

@@ -1,8 +1,8 @@
 """What a worker process builds once at start-up and reuses for every task.
 
 Clients are built once per process (a Redis pool, one `HfApi`, the issuer registry with its
-key cache, the benchmark cache), never per call: warehouse's habit of a client per call is the
-one STYLE.md tells us to avoid. Settings come in as an argument; nothing here reads the
+key cache, the benchmark cache), never per call: a client per call would pay its connection
+set-up on every task. Settings come in as an argument; nothing here reads the
 environment.
 """
 

@@ -6,11 +6,11 @@ names it in every error, and wires in the HTTP fetcher for issuers with a `jwks_
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 
 import yaml
 
+from bot import packaged
 from bot.adapters.jwks_http import HttpxJwksFetcher
 from bot.tokens.issuers import REFETCH_INTERVAL_S, IssuerConfigError, IssuerRegistry
 from bot.tokens.jwks import JwksFetcher
@@ -50,8 +50,8 @@ WORKING_DIRECTORY_ISSUERS = Path("config") / "issuers.yaml"
 
 
 def _packaged_issuers() -> Path | None:
-    candidate = resources.files("bot").joinpath("data", "issuers.yaml")
-    return Path(str(candidate)) if candidate.is_file() else None
+    candidate = packaged.config_file("issuers.yaml")
+    return candidate if candidate.is_file() else None
 
 
 def registry_for_cli(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +17,7 @@ from bot.cli import gate_messages as texts
 from bot.cli import messages
 
 if TYPE_CHECKING:
-    from bot.cli.collections_store import StoredCollection
+    from bot.adapters.collections_store import StoredCollection
     from bot.collections.model import Collection
     from bot.spec.diagnostics import Diagnostic
 
@@ -113,11 +114,12 @@ def run_import(args: argparse.Namespace) -> int:
 
 def run_list(args: argparse.Namespace) -> int:
     """Ids, scopes and names, read without checking (no benchmark is fetched)."""
+    from bot.adapters.collections_store import StoreError, all_collections, where
     from bot.cli.collections_runtime import fail
-    from bot.cli.collections_store import StoreError, all_collections
 
     try:
         stored = all_collections(args.collections)
+        print(where(args.collections), file=sys.stderr)
         rows = [_summary(item) for item in stored]
     except StoreError as error:
         return fail(COMMAND, error)
@@ -152,11 +154,12 @@ def _summary(stored: StoredCollection) -> dict[str, Any]:
 
 
 def run_show(args: argparse.Namespace) -> int:
+    from bot.adapters.collections_store import StoreError, find
     from bot.cli.collections_runtime import Refused, benchmarks, check_stored, fail
-    from bot.cli.collections_store import StoreError, find
 
     try:
         stored = find(args.collection, args.collections)
+        print(texts.USING_COLLECTION.format(id=stored.id, path=stored.path), file=sys.stderr)
         collection, diagnostics = check_stored(stored, benchmarks(args.benchmarks))
     except (Refused, StoreError) as error:
         return fail(COMMAND, error)
@@ -168,8 +171,13 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_validate(args: argparse.Namespace) -> int:
+    from bot.adapters.collections_store import (
+        StoredCollection,
+        StoreError,
+        all_collections,
+        where,
+    )
     from bot.cli.collections_runtime import Refused, benchmarks, check_stored, fail
-    from bot.cli.collections_store import StoredCollection, StoreError, all_collections
     from bot.collections.model import Scope
 
     try:
@@ -182,6 +190,7 @@ def run_validate(args: argparse.Namespace) -> int:
                 stored.append(StoredCollection(path.stem, Scope.USER, path))
         else:
             stored = all_collections(args.collections)
+            print(where(args.collections), file=sys.stderr)
         source = benchmarks(args.benchmarks)
         checked = [(item, *check_stored(item, source)) for item in stored]
     except (Refused, StoreError) as error:

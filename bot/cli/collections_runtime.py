@@ -11,7 +11,7 @@ from bot.cli import gate_messages as texts
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from bot.cli.collections_store import StoredCollection
+    from bot.adapters.collections_store import StoredCollection
     from bot.collections.model import Collection
     from bot.spec.diagnostics import Diagnostic
     from bot.spec.model import BenchmarkSource
@@ -39,7 +39,7 @@ def benchmarks(folder: str | None) -> BenchmarkSource:
 def check_stored(
     stored: StoredCollection, source: BenchmarkSource
 ) -> tuple[Collection | None, list[Diagnostic]]:
-    from bot.cli.collections_store import StoreError
+    from bot.adapters.collections_store import StoreError
     from bot.collections.check import check_collection
     from bot.hub.errors import HubError
 

@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         table = _mappings(args.mappings)
         source = _benchmarks(args.benchmarks)
         if args.check_mappings:
-            return _check(table, source)
+            return _check(table, source, args.mappings)
         if not args.inputs:
             raise _Usage("evalbot convert: give at least one INPUT")
         conversions = [_convert(path, args, table, source) for path in args.inputs]
@@ -103,13 +103,20 @@ def _benchmarks(folder: str | None) -> BenchmarkSource:
         raise _Usage(str(error).replace("evalbot validate", "evalbot convert")) from error
 
 
-def _check(table: MappingTable, source: BenchmarkSource) -> int:
+def _check(table: MappingTable, source: BenchmarkSource, extra: list[str]) -> int:
+    """Check every row against its benchmark; an empty table is refused, since a check of
+    nothing would pass while every conversion maps nothing."""
+    from bot.cli.sources import mapping_files
     from bot.convert.mapping import check_mappings
 
+    files = ", ".join(map(str, mapping_files(extra)))
+    if not table.rows:
+        print(f"evalbot convert: {files}: no mapping row; nothing to check", file=sys.stderr)
+        return 1
     problems = check_mappings(table, source)
     for problem in problems:
         print(problem, file=sys.stderr)
-    print(f"{len(table.rows)} mapping rows: {len(problems)} problems", file=sys.stderr)
+    print(f"{files}: {len(table.rows)} mapping rows: {len(problems)} problems", file=sys.stderr)
     return 1 if problems else 0
 
 

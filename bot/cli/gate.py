@@ -45,6 +45,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    from bot.adapters.collections_store import StoreError, find
     from bot.cli.collections_runtime import (
         Refused,
         benchmarks,
@@ -53,13 +54,13 @@ def run(args: argparse.Namespace) -> int:
         findings_github,
         findings_text,
     )
-    from bot.cli.collections_store import StoreError, find
     from bot.collections.render import render_text, to_json
     from bot.collections.scores import evaluate_view
 
     try:
         tags = parse_tags(args.tag)
         stored = find(args.collection, args.collections)
+        print(texts.USING_COLLECTION.format(id=stored.id, path=stored.path), file=sys.stderr)
         source = benchmarks(args.benchmarks)
         collection, diagnostics = check_stored(stored, source)
         if collection is None:

@@ -7,10 +7,10 @@ put there by mistake, a playground's input) and each service logs its own struct
 instead; no `server` header names the software.
 
 `--fd N` serves on a listening socket the parent process opened and passed down as file
-descriptor N (`evalbot_dev.devstack.listening` in tests and the dev stack, or systemd's socket
-activation). The parent binds the port before the child exists, so no one can take it in
+descriptor N (the dev stack in tests, the Space supervisor, or systemd's socket activation;
+`bot.sockets`). The parent binds the port before the child exists, so no one can take it in
 between: a port picked free and bound later by the child was now and then taken by someone
-else in tests ("address already in use" at start). `python -m evalbot_dev.emulator` takes it too.
+else in tests ("address already in use" at start).
 """
 
 from __future__ import annotations
@@ -25,33 +25,14 @@ if TYPE_CHECKING:
 
     from bot.settings import Settings
 
-LOOPBACK = "127.0.0.1"
+from bot.sockets import LOOPBACK
+from bot.sockets import inherited_socket as _inherited
 
-
-def listening_socket(port: int = 0, host: str = LOOPBACK) -> socket.socket:
-    """A TCP socket bound to `host`:`port` (0: any free port) and listening.
-
-    `SO_REUSEADDR` lets a server be started again on the port of one just stopped (its
-    connections in TIME_WAIT); it never lets two sockets listen on one port. `IPPROTO_TCP`,
-    explicitly: asyncio sets TCP_NODELAY on accepted connections only when the listening
-    socket says TCP, and without it every response waits ~40 ms for an ACK. An IPv6 `host`
-    (`::`, as uvicorn would take it for `--host ::`) gets an IPv6 socket."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-        sock.listen(128)
-    except BaseException:
-        sock.close()
-        raise
-    return sock
+__all__ = ["add_fd_argument", "add_listen_arguments", "inherited_socket", "serve"]
 
 
 def add_listen_arguments(parser: argparse.ArgumentParser, *, port: int) -> None:
-    parser.add_argument(
-        "--host", default="127.0.0.1", help="address to bind (default: %(default)s)"
-    )
+    parser.add_argument("--host", default=LOOPBACK, help="address to bind (default: %(default)s)")
     parser.add_argument("--port", type=int, default=port, help="port (default: %(default)s)")
     add_fd_argument(parser)
 
@@ -68,9 +49,8 @@ def add_fd_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def inherited_socket(args: argparse.Namespace) -> socket.socket | None:
-    """The socket `--fd` names, if any. Its family, type and protocol are read from the
-    descriptor (TCP: asyncio then sets TCP_NODELAY on the connections it accepts)."""
-    return socket.socket(fileno=args.fd) if args.fd is not None else None
+    """The socket `--fd` names, if any (`bot.sockets.inherited_socket`)."""
+    return _inherited(args.fd)
 
 
 def guarded(app: ASGIApp, settings: Settings, *, styled: bool) -> ASGIApp:

@@ -23,8 +23,6 @@ EVAL_RESULTS = ".eval_results"
 BENCHMARK_FILE = "eval.yaml"
 EEE_SUFFIXES = (".json", ".jsonl")  # Every Eval Ever records (bot.spec.eee)
 DEFAULT_POLICY_FILE = Path("config") / "policy.yaml"
-DEFAULT_MAPPINGS = Path("config") / "convert" / "mappings.yaml"
-_CHECKOUT_MAPPINGS = Path(__file__).resolve().parents[2] / "config" / "convert" / "mappings.yaml"
 
 
 class UsageError(Exception):
@@ -121,17 +119,17 @@ def _add_results(inputs: Inputs, shown: str, path: Path) -> None:
 
 
 def load_policy() -> Policy:
-    """The benchmark policy: `config/policy.yaml` in the working directory, as the bot reads it."""
-    from bot.spec.policy import DEFAULT_POLICY, PolicyError, policy_from_yaml
+    """The benchmark policy: `config/policy.yaml` in the working directory, else the one
+    shipped with evalbot, as the bot reads it."""
+    from bot import packaged
+    from bot.spec.policy import PolicyError, policy_from_yaml
 
-    if not DEFAULT_POLICY_FILE.is_file():
-        return DEFAULT_POLICY
+    path = DEFAULT_POLICY_FILE if DEFAULT_POLICY_FILE.is_file() else None
+    path = path or packaged.config_file("policy.yaml")
     try:
-        return policy_from_yaml(DEFAULT_POLICY_FILE.read_bytes())
+        return policy_from_yaml(path.read_bytes())
     except (OSError, PolicyError) as error:
-        raise UsageError(
-            messages.UNREADABLE.format(path=DEFAULT_POLICY_FILE, problem=error)
-        ) from error
+        raise UsageError(messages.UNREADABLE.format(path=path, problem=error)) from error
 
 
 def benchmark_source(benchmarks_dir: str | None) -> BenchmarkSource:
@@ -160,22 +158,29 @@ def benchmark_source(benchmarks_dir: str | None) -> BenchmarkSource:
     )
 
 
-def mapping_table(extra: list[str], command: str = "evalbot convert") -> MappingTable:
-    """`config/convert/mappings.yaml` (here, else the checkout's), then each `--mappings` file
-    in order (later rows win); a broken file is a UsageError naming its line."""
-    from bot.convert.mapping import MappingError, MappingTable, parse_mappings
+def mapping_files(extra: list[str]) -> list[Path]:
+    """The files the mapping table is read from (`bot.adapters.mappings_file`)."""
+    from bot.adapters.mappings_file import mapping_files as files
 
-    files = [DEFAULT_MAPPINGS if DEFAULT_MAPPINGS.is_file() else _CHECKOUT_MAPPINGS]
-    files = [path for path in files if path.is_file()] + [Path(name) for name in extra]
-    table = MappingTable()
-    for path in files:
-        try:
-            table = table.merged(parse_mappings(str(path), path.read_bytes()))
-        except OSError as error:
-            raise UsageError(f"{command}: {path}: {error.strerror}") from error
-        except MappingError as error:
-            raise UsageError(str(error)) from error
-    return table
+    return files(extra)
+
+
+def mapping_table(extra: list[str], command: str = "evalbot convert") -> MappingTable:
+    """The rows of `mapping_files(extra)`, later files winning; a broken or missing file is a
+    UsageError naming its line. Says on stderr which files it read, since a conversion that
+    maps nothing is most often a table other than the one the user meant."""
+    import sys
+
+    from bot.adapters.mappings_file import MappingsFileError, load_mapping_table
+
+    files = mapping_files(extra)
+    print(f"{command}: mapping table: {', '.join(map(str, files))}", file=sys.stderr)
+    try:
+        return load_mapping_table(files)
+    except MappingsFileError as error:
+        message = str(error)
+        prefixed = isinstance(error.__cause__, OSError)
+        raise UsageError(f"{command}: {message}" if prefixed else message) from error
 
 
 def add_conversion_options(parser: argparse._ActionsContainer) -> None:
@@ -187,7 +192,8 @@ def add_conversion_options(parser: argparse._ActionsContainer) -> None:
         action="append",
         default=[],
         metavar="FILE",
-        help="more mapping rows (added to config/convert/mappings.yaml; later files win)",
+        help="more mapping rows (added to config/convert/mappings.yaml, else the shipped table; "
+        "later files win)",
     )
     parser.add_argument("--benchmarks", metavar="DIR", help="offline benchmarks (default: Hub)")
     parser.add_argument("--source-url", metavar="URL", help="entries' source.url (logs, run)")

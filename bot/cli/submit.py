@@ -1,9 +1,11 @@
 """`evalbot submit`: signed results from a CI job to one PR on the model repo (docs/frameworks.md).
 
-RESULTS is a results YAML (`.yaml`/`.yml`, read as it always was), or a framework's output
+Each RESULTS is a results YAML (`.yaml`/`.yml`, read as it always was), or a framework's output
 (any other name: lm-eval, inspect-ai, lighteval, EvalScope, Every Eval Ever), converted first
 by `bot.convert` exactly as `evalbot convert` converts it (docs/convert.md); `--from results`
-or `--from NAME` says which, whatever the file is called.
+or `--from NAME` says which, whatever the files are called. Several files (a shell glob over a
+framework's output folder) make one submission: one PR on the model repo with all their
+entries; a file that would be refused stops the whole submission, and its name is printed.
 
 Exit status: 0 the PR was opened or updated (or the dry run printed its files), 1 the issuer
 or the Hub refused, or the conversion found problems (the reason, and the issuer's request id,
@@ -15,13 +17,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import MutableMapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot.cli.sources import add_conversion_options
 
 if TYPE_CHECKING:
-    from bot.convert.api import Conversion
+    from bot.submit.converted import ConvertedOutput
 
 #: `--from` value for a results YAML; any other value names a converter.
 RESULTS = "results"
@@ -53,9 +56,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "results",
         type=Path,
+        nargs="+",
         metavar="RESULTS",
-        help="a results YAML (.yaml/.yml), or a framework's output (lm-eval results JSON, "
-        "inspect-ai log, lighteval, EvalScope, Every Eval Ever)",
+        help="results YAMLs (.yaml/.yml), or a framework's outputs (lm-eval results JSON, "
+        "inspect-ai log, lighteval, EvalScope, Every Eval Ever); all go to one PR",
     )
     parser.add_argument("--model-repo", required=True, metavar="ID")
     parser.add_argument(
@@ -116,6 +120,18 @@ def is_results_yaml(path: Path, source_format: str | None) -> bool:
     return path.suffix.lower() in RESULTS_SUFFIXES
 
 
+def trusted_publishing(environ: MutableMapping[str, str], model_repo: str) -> None:
+    """With no `HF_TOKEN`, a job that can mint an OIDC ID token (GitHub Actions with
+    `permissions: id-token: write`, or `HF_OIDC_ID_TOKEN` from another provider) opens the PR
+    through Trusted Publishers: `HF_OIDC_RESOURCE` is set to the model repo, and
+    huggingface_hub exchanges the ID token for a token scoped to it (`bot.submit.api`)."""
+    if environ.get("HF_TOKEN") or environ.get("HF_OIDC_RESOURCE"):
+        return
+    github = environ.get("GITHUB_ACTIONS") == "true" and environ.get("ACTIONS_ID_TOKEN_REQUEST_URL")
+    if github or environ.get("HF_OIDC_ID_TOKEN"):
+        environ["HF_OIDC_RESOURCE"] = model_repo
+
+
 def run(args: argparse.Namespace) -> int:
     from bot.hub.errors import HubError
     from bot.hub.timeouts import use_hub_timeout_from_env
@@ -137,13 +153,9 @@ def run(args: argparse.Namespace) -> int:
     except SettingsError as error:
         print(f"evalbot submit: {error}", file=sys.stderr)
         return 2
-    entries: list[dict[str, Any]] | Conversion
+    trusted_publishing(os.environ, args.model_repo)
     try:
-        entries = (
-            _read_yaml(args.results)
-            if is_results_yaml(args.results, args.source_format)
-            else _convert(args)
-        )
+        entries = _read_all(args)
     except _Stop as stop:
         return stop.status
     try:
@@ -175,6 +187,30 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _read_all(args: argparse.Namespace) -> list[dict[str, Any] | ConvertedOutput]:
+    """Every RESULTS file's entries, or its conversion; each refused file is named, and any
+    refusal stops the submission after all files were read (a job's log then lists them all).
+    A usage or I/O error stops at once (status 2)."""
+    parts: list[dict[str, Any] | ConvertedOutput] = []
+    converter: _Converter | None = None
+    refused = []
+    for path in args.results:
+        if is_results_yaml(path, args.source_format):
+            parts.extend(_read_yaml(path))
+            continue
+        converter = converter or _Converter(args)
+        converted = converter.convert(path)
+        if converted is None:
+            refused.append(str(path))
+        else:
+            parts.append(converted)
+    if refused:
+        if len(args.results) > 1:
+            print(f"evalbot submit: refused: {', '.join(refused)}", file=sys.stderr)
+        raise _Stop(1)
+    return parts
+
+
 def _read_yaml(path: Path) -> list[dict[str, Any]]:
     from bot.submit import SubmitError
     from bot.submit.api import read_entries
@@ -186,51 +222,60 @@ def _read_yaml(path: Path) -> list[dict[str, Any]]:
         raise _Stop(2) from error
 
 
-def _convert(args: argparse.Namespace) -> Conversion:
-    """The output converted as `evalbot convert` would; its findings printed, and a stop
-    (status 1, nothing submitted) wherever convert would write nothing."""
-    from bot.cli.sources import (
-        UsageError,
-        benchmark_source,
-        load_policy,
-        mapping_table,
-        source_info,
-    )
-    from bot.convert.api import entries_from, read_input
-    from bot.convert.findings import findings
-    from bot.convert.registry import ConvertError
-    from bot.hub.errors import HubError
+class _Converter:
+    """Converts outputs as `evalbot convert` would, with one mapping table and one benchmark
+    source for all of them."""
 
-    try:
-        content = read_input(args.results)
-        table = mapping_table(args.mappings, "evalbot submit")
-        conversion = entries_from(
-            content,
-            filename=str(args.results),
-            benchmarks=benchmark_source(args.benchmarks),
-            mappings=table,
-            framework=args.source_format,
-            source_info=source_info(args),
-            policy=load_policy(),
-        )
-    except OSError as error:
-        print(f"evalbot submit: {args.results}: {error.strerror}", file=sys.stderr)
-        raise _Stop(2) from error
-    except (UsageError, ConvertError) as error:
-        message = str(error).replace("evalbot validate", "evalbot submit")
-        print(message, file=sys.stderr)
-        raise _Stop(2) from error
-    except HubError as error:
-        print(f"evalbot submit: the Hub failed reading benchmarks: {error}", file=sys.stderr)
-        raise _Stop(1) from error
-    for line in findings(
-        conversion, allow_partial=args.allow_partial, all_suggestions=args.all_suggestions
-    ):
-        print(line, file=sys.stderr)
-    if not conversion.ok(allow_partial=args.allow_partial):
-        print("evalbot submit: nothing submitted", file=sys.stderr)
-        raise _Stop(1)
-    if not conversion.entries:
-        print("evalbot submit: no score is mapped: nothing to submit", file=sys.stderr)
-        raise _Stop(1)
-    return conversion
+    def __init__(self, args: argparse.Namespace) -> None:
+        from bot.cli.sources import UsageError, benchmark_source, load_policy, mapping_table
+
+        self.args = args
+        try:
+            self.table = mapping_table(args.mappings, "evalbot submit")
+            self.source = benchmark_source(args.benchmarks)
+            self.policy = load_policy()
+        except UsageError as error:
+            print(str(error).replace("evalbot validate", "evalbot submit"), file=sys.stderr)
+            raise _Stop(2) from error
+
+    def convert(self, path: Path) -> ConvertedOutput | None:
+        """The output's conversion; None, its findings printed, where `evalbot convert`
+        would write nothing."""
+        from bot.cli.sources import UsageError, source_info
+        from bot.convert.api import entries_from, read_input
+        from bot.convert.findings import findings
+        from bot.convert.registry import ConvertError
+        from bot.hub.errors import HubError
+        from bot.submit.converted import ConvertedOutput
+
+        args = self.args
+        try:
+            conversion = entries_from(
+                read_input(path),
+                filename=str(path),
+                benchmarks=self.source,
+                mappings=self.table,
+                framework=args.source_format,
+                source_info=source_info(args),
+                policy=self.policy,
+            )
+        except OSError as error:
+            print(f"evalbot submit: {path}: {error.strerror}", file=sys.stderr)
+            raise _Stop(2) from error
+        except (UsageError, ConvertError) as error:
+            print(str(error).replace("evalbot validate", "evalbot submit"), file=sys.stderr)
+            raise _Stop(2) from error
+        except HubError as error:
+            print(f"evalbot submit: the Hub failed reading benchmarks: {error}", file=sys.stderr)
+            raise _Stop(1) from error
+        for line in findings(
+            conversion, allow_partial=args.allow_partial, all_suggestions=args.all_suggestions
+        ):
+            print(line, file=sys.stderr)
+        if not conversion.ok(allow_partial=args.allow_partial):
+            print(f"evalbot submit: {path}: nothing submitted", file=sys.stderr)
+            return None
+        if not conversion.entries:
+            print(f"evalbot submit: {path}: no score is mapped: nothing to submit", file=sys.stderr)
+            return None
+        return ConvertedOutput(str(path), conversion)

@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     import yaml
 
     from bot.accesslog import RouteLog
-    from bot.cli.collections_store import StoreError
+    from bot.adapters.collections_store import StoreError
     from bot.cli.serving import guarded
     from bot.cli.sources import UsageError
     from bot.logs import configure_logging

@@ -1,4 +1,5 @@
-"""Every user-facing text of the collection checks: codes, messages and hints (STYLE.md §6).
+"""Every user-facing text of the collection checks: codes, messages and hints,
+kept in one place to be read, reviewed and reworded together.
 
 Codes are stable public identifiers, documented in `docs/collections.md`: `COLL-*` a problem of
 a collection file. YAML-level problems keep the `YAML-*` codes of `bot.spec.messages`, since the

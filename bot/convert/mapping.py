@@ -1,6 +1,6 @@
 """The mapping table: framework task and metric names -> Hub benchmark, task, metric, scale.
 
-Kept as data (`config/convert/mappings.yaml`, docs/convert.md) because the task ids a Hub
+Kept as data (`bot/data/convert/mappings.yaml`, docs/convert.md) because the task ids a Hub
 benchmark declares cannot be derived from a framework's task names (lm-eval's
 `leaderboard_gpqa_diamond` is `Idavidrein/gpqa` task `diamond`). Every row is checked against
 the benchmark's own eval.yaml: a benchmark that cannot be read, a task or metric it does not

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from bot import packaged
 from bot.settings import (
     DEFAULT_HF_ENDPOINT,
     EnvReader,
@@ -63,8 +64,10 @@ class IssuerSettings:
             audience=reader.optional("EVALBOT_ISSUER_AUDIENCE") or issuer_url,
             token_audience=reader.optional("EVALBOT_ISSUER_TOKEN_AUDIENCE"),
             keyring_dir=Path(reader.optional("EVALBOT_ISSUER_KEYRING") or "keys"),
-            integrations_file=Path(
-                reader.optional("EVALBOT_INTEGRATIONS_FILE") or config_dir / "integrations.yaml"
+            integrations_file=reader.file(
+                "EVALBOT_INTEGRATIONS_FILE",
+                config_dir / "integrations.yaml",
+                shipped=packaged.config_file("integrations.yaml"),
             ),
             audit_log=Path(reader.optional("EVALBOT_ISSUER_AUDIT_LOG") or "audit/issuer.jsonl"),
             redis_url=reader.url("REDIS_URL", None, schemes=("redis", "rediss", "unix")),

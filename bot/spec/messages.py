@@ -1,6 +1,6 @@
 """Every user-facing text of `bot.spec`: diagnostic codes, their messages and their hints.
 
-Kept together so they can be read, reviewed and reworded in one place (STYLE.md §6). Codes are
+Kept together so they can be read, reviewed and reworded in one place. Codes are
 stable public identifiers (users look them up in `docs/diagnostics.md`, CI scripts match on
 them): rename one only with a migration note in the changelog. Scheme: `YAML-*` the file could
 not be read as strict YAML, `FILE-*` the file as a whole, `ENTRY-*` one result entry,

@@ -10,6 +10,7 @@ issuer (`bot.submit.issuerclient`), files are merged with the repo's main
 """
 
 from bot.submit.api import Submission, submit
+from bot.submit.converted import ConvertedOutput
 from bot.submit.errors import SubmitError
 
-__all__ = ["Submission", "SubmitError", "submit"]
+__all__ = ["ConvertedOutput", "Submission", "SubmitError", "submit"]

@@ -8,15 +8,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from huggingface_hub import HfApi
-from huggingface_hub.errors import HfHubHTTPError
+from huggingface_hub import HfApi, get_token
+from huggingface_hub.errors import HfHubHTTPError, OIDCError
 
 from bot.convert.api import Conversion
 from bot.hub.errors import HubError
 from bot.hub.identity import HubIdentity, whoami
 from bot.spec.formats import benchmark_file_stem, is_repo_id
 from bot.spec.yamlload import load_yaml
-from bot.submit.converted import converted_entries
+from bot.submit.converted import ConvertedOutput, converted_entries
 from bot.submit.credentials import ci_credential
 from bot.submit.errors import SubmitError
 from bot.submit.issuerclient import (
@@ -141,8 +141,66 @@ def _whoami(api: HfApi, token: str) -> HubIdentity:
         raise SubmitError(f"the Hub did not accept the Hub identity token: {error}") from error
 
 
+def hub_token(hf_token: str | None, env: Mapping[str, str], model_repo: str) -> str | bool:
+    """The token that opens the PR: `hf_token`, else `HF_TOKEN` (a third party opening a
+    community PR), else a Trusted Publishers token when `HF_OIDC_RESOURCE` names the model
+    repo: huggingface_hub exchanges the job's OIDC ID token for a token scoped to that repo,
+    valid an hour (it reads the process environment). False (no token) otherwise."""
+    token = hf_token or env.get("HF_TOKEN")
+    if token:
+        return token
+    resource = env.get("HF_OIDC_RESOURCE")
+    if not resource:
+        return False
+    if resource != model_repo:
+        raise SubmitError(
+            f"HF_OIDC_RESOURCE is {resource!r} but the model repo is {model_repo!r}: a Trusted "
+            "Publishers token can only change the repo it is scoped to; unset HF_OIDC_RESOURCE "
+            "or set it to the model repo"
+        )
+    try:
+        exchanged = get_token()
+    except (OIDCError, HfHubHTTPError) as error:
+        raise SubmitError(
+            f"the Hub refused the Trusted Publishers token exchange for {model_repo} ({error}); "
+            "register this workflow as a trusted publisher in the repo's settings, or set "
+            "HF_TOKEN"
+        ) from error
+    if not exchanged:
+        raise SubmitError(f"the Hub gave no token for {model_repo} (Trusted Publishers)")
+    return exchanged
+
+
+def _pinned(
+    parts: Sequence[dict[str, Any] | ConvertedOutput] | Conversion,
+    api: HfApi,
+    *,
+    allow_partial: bool,
+    model_revision: str | None,
+) -> list[dict[str, Any]]:
+    """The entries of `parts`, each conversion's refused or pinned (`converted_entries`)."""
+    if isinstance(parts, Conversion):
+        parts = [ConvertedOutput("", parts)]
+    revision = _benchmark_revision(api)
+    entries: list[dict[str, Any]] = []
+    for part in parts:
+        if not isinstance(part, ConvertedOutput):
+            entries.append(part)
+            continue
+        try:
+            entries += converted_entries(
+                part.conversion,
+                allow_partial=allow_partial,
+                model_revision=model_revision,
+                benchmark_revision=revision,
+            )
+        except SubmitError as error:
+            raise SubmitError(f"{part.path}: {error}" if part.path else str(error)) from error
+    return entries
+
+
 def submit(
-    entries: Sequence[dict[str, Any]] | Conversion,
+    entries: Sequence[dict[str, Any] | ConvertedOutput] | Conversion,
     *,
     model_repo: str,
     issuer_url: str,
@@ -162,9 +220,11 @@ def submit(
     and open (or update) one PR; with `dry_run`, only return the files it would propose.
 
     `entries` are result entries (a results YAML's, `read_entries`), or a framework output's
-    `bot.convert.entries_from(...)` conversion: refused as `evalbot convert` would refuse it
-    (`allow_partial` lets a failed or partial run through), its revisions pinned
-    (`model_revision` when the output records none; `bot.submit.converted`).
+    `bot.convert.entries_from(...)` conversion, or a mix of entries and several outputs'
+    conversions (`ConvertedOutput`, whose file a refusal names): each conversion refused as
+    `evalbot convert` would refuse it (`allow_partial` lets a failed or partial run through),
+    its revisions pinned (`model_revision` when the output records none;
+    `bot.submit.converted`). All of them go to one PR.
 
     The PR is this submission's own: one per model repo and set of results (benchmark, task
     and notes of each entry), or per `pr_key` when given (`bot.submit.pulls`).
@@ -179,15 +239,9 @@ def submit(
     env = os.environ if environ is None else environ
     api = HfApi(
         endpoint=endpoint or env.get("HF_ENDPOINT") or DEFAULT_ENDPOINT,
-        token=hf_token or env.get("HF_TOKEN") or False,
+        token=hub_token(hf_token, env, model_repo),
     )
-    if isinstance(entries, Conversion):
-        entries = converted_entries(
-            entries,
-            allow_partial=allow_partial,
-            model_revision=model_revision,
-            benchmark_revision=_benchmark_revision(api),
-        )
+    entries = _pinned(entries, api, allow_partial=allow_partial, model_revision=model_revision)
     if not entries:
         raise SubmitError("no entries to submit")
     if dry_run:

@@ -17,12 +17,22 @@ the exact decimal through to the file, `bot.spec.yamldump`).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from bot.convert.api import Conversion
 from bot.convert.findings import findings
 from bot.spec.formats import is_sha40
 from bot.submit.errors import SubmitError
+
+
+@dataclass(frozen=True, slots=True)
+class ConvertedOutput:
+    """One framework output's conversion and the file it came from: a submission of several
+    outputs names the file in any refusal of its entries."""
+
+    path: str
+    conversion: Conversion
 
 
 def converted_entries(

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from types import FrameType
 
-from bot.cli.serving import listening_socket
+from bot.sockets import listening_socket
 from bot.supervise import texts
 from bot.supervise.plan import Bound, ChildSpec, EmbeddedRedis, Listener, Plan
 

@@ -6,8 +6,8 @@ import redis
 from huggingface_hub import HfApi
 
 from bot.adapters.issuers_file import load_issuers
+from bot.adapters.mappings_file import load_mapping_table, mapping_files
 from bot.adapters.policy_file import load_policy
-from bot.cli.sources import mapping_table
 from bot.hub.client import HfHubClient
 from bot.hub.timeouts import use_hub_timeout
 from bot.settings import SettingsError
@@ -69,5 +69,5 @@ def build_context(config: WebConfig, *, docs_url: str | None = None) -> WebConte
         docs_url=docs_url.strip() if docs_url and docs_url.strip() else None,
         collections=load_collections(settings.bot_config_file),
         results_reader=hub,
-        mappings=mapping_table([], command="evalbot web"),
+        mappings=load_mapping_table(mapping_files()),
     )

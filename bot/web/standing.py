@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from bot.cli.collections_store import SYSTEM_DIR, StoredCollection, all_collections_in
+from bot.adapters.collections_store import SYSTEM_DIR, StoredCollection, all_collections_in
 from bot.collections.aggregate import GateResult, Status
 from bot.collections.check import check_collection
 from bot.collections.render import reason_text

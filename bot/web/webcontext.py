@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import redis
 
-from bot.cli.collections_store import StoredCollection
+from bot.adapters.collections_store import StoredCollection
 from bot.convert.mapping import MappingTable
 from bot.hub.standing import ResultsReader
 from bot.spec.policy import DEFAULT_POLICY, Policy

@@ -158,25 +158,28 @@ def run_ci_job(
     oidc: LocalOidcProvider,
     *,
     hub_url: str,
-    hf_token: str,
-    results: Path,
+    hf_token: str | None,
+    results: Path | Sequence[Path],
     model_repo: str,
     extra: Sequence[str] = (),
 ) -> subprocess.CompletedProcess[str]:
     """`evalbot submit` as a GitHub Actions job with `id-token: write` runs it: the OIDC
-    request variables of `oidc`, `HF_TOKEN` to open the PR, the issuer's URL."""
+    request variables of `oidc`, `HF_TOKEN` to open the PR (none at all when `hf_token` is
+    None: the PR is then opened through Trusted Publishers), the issuer's URL."""
+    outputs = [results] if isinstance(results, Path) else list(results)
     env = inherited_environment()
     env.update(oidc.actions_environment())
     env.update(
         {
             "HF_ENDPOINT": hub_url,
-            "HF_TOKEN": hf_token,
-            "HF_HOME": str(results.parent / "ci-hf-home"),
+            "HF_HOME": str(outputs[0].parent / "ci-hf-home"),
             "HF_HUB_DISABLE_TELEMETRY": "1",
             "EVALBOT_ISSUER_URL": issuer.url,
         }
     )
-    command = ["submit", str(results), "--model-repo", model_repo, *extra]
+    if hf_token is not None:
+        env["HF_TOKEN"] = hf_token
+    command = ["submit", *map(str, outputs), "--model-repo", model_repo, *extra]
     return subprocess.run(  # noqa: S603 - our own CLI, fixed argv
         [sys.executable, "-m", "bot", *command],
         env=env,

@@ -5,7 +5,7 @@ leaves a window in which another process (a parallel test, an outgoing connectio
 port) takes it: "address already in use" at start, now and then. Here the port is bound and
 listening before the server exists, and stays so: an in-process server (the Hub emulator)
 serves on the socket itself, a child (`evalbot serve`, `issuer`, `web`, `emulator`) inherits it
-(`--fd`, `bot/cli/serving.py`). Connections made before the server is ready wait in the
+(`--fd`, `bot/sockets.py`). Connections made before the server is ready wait in the
 socket's backlog instead of being refused.
 
 The parent closes its copy once the child has it (`spawn_arguments` then `close`), so a child
@@ -17,7 +17,7 @@ from __future__ import annotations
 import socket
 from dataclasses import dataclass, field
 
-from bot.cli.serving import LOOPBACK, listening_socket
+from bot.sockets import LOOPBACK, listening_socket
 
 __all__ = ["LOOPBACK", "ServerAddress", "listening_socket"]
 

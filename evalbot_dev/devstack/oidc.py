@@ -109,6 +109,10 @@ class LocalOidcProvider:
         return f"http://127.0.0.1:{self.port}"
 
     @property
+    def jwks_url(self) -> str:
+        return f"{self.url}/.well-known/jwks"
+
+    @property
     def token_request_url(self) -> str:
         """What GitHub puts in `ACTIONS_ID_TOKEN_REQUEST_URL` (the client adds `&audience=`)."""
         return f"{self.url}{TOKEN_PATH}?api-version=2.0"

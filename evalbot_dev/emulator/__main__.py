@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from types import FrameType
 
-from bot.cli.serving import add_fd_argument, inherited_socket
+from evalbot_dev.emulator.listen import add_fd_argument, inherited_socket
 from evalbot_dev.emulator.seed import SAMPLE_STATE, StateFileError, load_benchmarks, load_state_file
 from evalbot_dev.emulator.server import EmulatorServer
 

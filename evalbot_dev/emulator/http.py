@@ -117,6 +117,26 @@ def error_response(error: HubError, extra_headers: dict[str, str] | None = None)
     )
 
 
+#: Calls a repo-scoped token may make that name no repo (huggingface_hub makes them on the way).
+_SCOPE_FREE_WRITES = frozenset({"identity.validate_yaml"})
+
+
+def scoped(token: Token, method: str, route_name: str, params: dict[str, str]) -> Token | None:
+    """A Trusted Publishers token on one request: itself on its own repo (and for calls that
+    name no repo); on another repo, an anonymous caller's view for reads and 403 for writes."""
+    target = None
+    if "ns" in params and "name" in params:
+        target = (params.get("type", "model"), f"{params['ns']}/{params['name']}".lower())
+    if target == token.repo_scope or (target is None and method in ("GET", "HEAD")):
+        return token
+    if target is None and route_name in _SCOPE_FREE_WRITES:
+        return token
+    if method in ("GET", "HEAD"):
+        return None
+    shown = f"{params.get('ns', '')}/{params.get('name', '')}".strip("/") or route_name
+    raise HubError(403, texts.FORBIDDEN_WRITE.format(repo=shown))
+
+
 class HubRouter:
     """Matches routes, authenticates, applies faults, and turns `HubError` into responses."""
 
@@ -149,6 +169,8 @@ class HubRouter:
         hub_route, params = matched
         try:
             token = self.state.authenticate(request.headers.get("authorization"))
+            if token is not None and token.repo_scope is not None:
+                token = scoped(token, request.method, hub_route.name, params)
         except HubError as error:
             self.faults.count(hub_route.name)  # the Hub served it too: counters see every call
             return error_response(error)

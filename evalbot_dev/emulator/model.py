@@ -43,6 +43,20 @@ class Token:
     role: Literal["read", "write", "fineGrained"]
     permissions: frozenset[str]
     display_name: str
+    #: A Trusted Publishers token: the one repo (`type`, `ns/name`) it may change, and when it
+    #: stops working (seconds since the epoch). None for an ordinary access token.
+    repo_scope: tuple[str, str] | None = None
+    expires_at: float | None = None
+
+
+@dataclass(frozen=True)
+class Publisher:
+    """A workflow registered on a repo as a trusted publisher: an ID token from `issuer` whose
+    claims equal every one of `claims` may be exchanged for a token scoped to that repo."""
+
+    issuer: str
+    claims: tuple[tuple[str, str], ...]
+    read_only: bool = False
 
 
 @dataclass

@@ -34,6 +34,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from evalbot_dev.emulator import publishers
 from evalbot_dev.emulator.errors import HubError
 
 if TYPE_CHECKING:
@@ -211,7 +212,18 @@ def routes(emulator: Emulator) -> list[Route]:
         return RedirectResponse(f"{redirect_uri}?{urlencode(answer)}", status_code=302)
 
     async def token(request: Request) -> Response:
+        # The Hub's one token endpoint also takes the Trusted Publishers exchange (RFC 8693),
+        # which huggingface_hub sends as JSON (evalbot_dev.emulator.publishers).
+        if request.headers.get("content-type", "").split(";")[0].strip() == "application/json":
+            try:
+                body = await request.json()
+            except ValueError:
+                body = None
+            exchange = body if isinstance(body, dict) else {}
+            return await publishers.respond(emulator.state, exchange, emulator.endpoint)
         form = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
+        if form.get("grant_type") == publishers.GRANT_TYPE:
+            return await publishers.respond(emulator.state, form, emulator.endpoint)
         if provider.token_delay_s:
             await asyncio.sleep(provider.token_delay_s)
         try:

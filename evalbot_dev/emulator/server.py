@@ -20,11 +20,11 @@ from types import TracebackType
 
 import uvicorn
 
-from evalbot_dev.devstack.listening import listening_socket
 from evalbot_dev.emulator.app import Emulator
 from evalbot_dev.emulator.cdn import CdnRequest
 from evalbot_dev.emulator.delivery import DeliveryRecord, DeliverySettings, Dispatcher
 from evalbot_dev.emulator.faults import Faults
+from evalbot_dev.emulator.listen import listening_socket
 from evalbot_dev.emulator.model import RepoType
 from evalbot_dev.emulator.state import HubState
 

@@ -46,3 +46,7 @@ INJECTED_TIMEOUT = "Gateway Timeout (injected after the write was applied)"
 COMMIT_ON_PR_TITLE = "Upload {n} files"
 MERGE_COMMIT_TITLE = "{title} (#{num})"
 DEFAULT_COMMENT_HTML = "<p>{escaped}</p>\n"
+EXCHANGE_REFUSED = (
+    "The token exchange was refused: the ID token does not match a trusted publisher of this "
+    "resource"
+)

@@ -1,4 +1,4 @@
-"""A worker SIGKILLed during a burst, at production timeouts (issue 11, defect 7).
+"""A worker SIGKILLed during a burst, at production timeouts.
 
 Before: the messages the dead worker held (running, reserved) stayed in kombu's `unacked` hash
 until the visibility timeout, 900 s by default, so their PRs got their report ~15 min after the

@@ -17,7 +17,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
-#: The checks the brief asks for; each must be in the output as a PASS line.
+#: The checks the image scenarios run; each must be in the output as a PASS line.
 EXPECTED = (
     "build",
     "user",

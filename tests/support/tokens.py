@@ -1,8 +1,8 @@
 """Real keys, real entries and real tokens for the token tests (no stubbed verification).
 
-Entries are written as YAML text and read with `yaml.safe_load`, as the brief for this layer
-asks (the strict loader is another engineer's work); tokens are signed with real Ed25519 keys,
-through the reference signer or, for forgeries, segment by segment.
+Entries are written as YAML text and read with `yaml.safe_load`, so that these tests depend on
+the token layer alone, not on the strict loader of `bot.spec`; tokens are signed with real
+Ed25519 keys, through the reference signer or, for forgeries, segment by segment.
 """
 
 from __future__ import annotations

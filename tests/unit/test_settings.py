@@ -35,6 +35,7 @@ def test_minimal_environment_gets_documented_defaults() -> None:
 
 def test_every_variable_is_read(tmp_path: Path) -> None:
     (tmp_path / "etc").mkdir()
+    (tmp_path / "etc" / "issuers.yaml").write_text("issuers: []\n")
     (tmp_path / "policy.yaml").write_text("errors: []\n")
     env = BASE | {
         "HF_ENDPOINT": "http://127.0.0.1:8123/",

@@ -9,7 +9,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from bot.cli.collections_store import StoredCollection
+from bot.adapters.collections_store import StoredCollection
 from bot.hub.errors import HubError, HubPermanentError
 from bot.spec.formats import is_repo_id
 from bot.web.site import Site

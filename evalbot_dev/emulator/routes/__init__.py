@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from evalbot_dev.emulator.http import HubRoute
-from evalbot_dev.emulator.routes import discussions, files, identity, leaderboard, repos, webhooks
+from evalbot_dev.emulator.routes import (
+    discussions,
+    files,
+    identity,
+    leaderboard,
+    repos,
+    webhooks,
+)
 
 
 def all_routes() -> list[HubRoute]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Mapping
 from typing import Literal
 
@@ -53,12 +54,13 @@ class Accounts(StateBase):
         return token
 
     def authenticate(self, authorization: str | None) -> Token | None:
-        """The token behind `authorization: Bearer ...`: None when absent, 401 when unknown."""
+        """The token behind `authorization: Bearer ...`: None when absent, 401 when unknown
+        or expired (a Trusted Publishers token lives an hour)."""
         if not authorization:
             return None
         scheme, _, value = authorization.partition(" ")
         token = self.tokens.get(value.strip()) if scheme.lower() == "bearer" else None
-        if token is None:
+        if token is None or (token.expires_at is not None and time.time() >= token.expires_at):
             raise HubError(401, texts.INVALID_CREDENTIALS)
         return token
 

@@ -16,6 +16,7 @@ from evalbot_dev.emulator.model import (
     Account,
     Discussion,
     Event,
+    Publisher,
     Repo,
     Token,
     Webhook,
@@ -77,6 +78,10 @@ class StateBase:
     members: dict[str, dict[str, str]] = field(default_factory=dict)
     repos: dict[tuple[str, str], Repo] = field(default_factory=dict)
     webhooks: dict[str, Webhook] = field(default_factory=dict)
+    #: Trusted Publishers (evalbot_dev.emulator.publishers): OIDC issuers the Hub accepts
+    #: (issuer URL -> JWKS URL), and the publishers registered on each repo.
+    oidc_issuers: dict[str, str] = field(default_factory=dict)
+    publishers: dict[tuple[str, str], list[Publisher]] = field(default_factory=dict)
     #: Where resolve sends LFS downloads (set by `EmulatorServer` once it listens).
     cdn: Cdn = field(default_factory=Cdn)
     listeners: list[Listener] = field(default_factory=list)

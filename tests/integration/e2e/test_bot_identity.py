@@ -1,4 +1,4 @@
-"""The bot finds its own comment by the account its token belongs to (issue 11, defect 5).
+"""The bot finds its own comment by the account its token belongs to.
 
 `EVALBOT_BOT_NAME=Evalbot` for the Hub account `evalbot` is the same account (Hub names are
 case-insensitive); before the fix, three pushes gave three report comments because the

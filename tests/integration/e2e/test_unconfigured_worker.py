@@ -1,5 +1,5 @@
 """An event a worker cannot run because of its own broken configuration is parked, never
-dropped, and a replay brings it back once the configuration is fixed (issue 11, defect 4).
+dropped, and a replay brings it back once the configuration is fixed.
 
 `evalbot worker` refuses to start with a broken file (tests/integration/workers/
 test_startup_checks.py); a worker started with Celery's own command line

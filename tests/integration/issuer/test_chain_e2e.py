@@ -218,3 +218,111 @@ def test_an_lm_eval_output_is_converted_signed_and_verified(chain: Chain) -> Non
     rerun_head = hub.state.find_repo("model", ORG_MODEL).pr_refs[num]
     report = chain.bot.wait_for_report(num, head=rerun_head, repo_id=ORG_MODEL)
     assert "2 verified" in report.content, report.content
+
+
+def one_task(run: dict[str, object], task: str) -> dict[str, object]:
+    """The run cut to one of its tasks: what lm-eval writes when the job runs that task alone."""
+    cut = dict(run)
+    for key in ("results", "configs", "versions", "n-shot", "higher_is_better", "n-samples"):
+        section = run.get(key)
+        if isinstance(section, dict):
+            cut[key] = {name: value for name, value in section.items() if name == task}
+    cut["group_subtasks"] = {}
+    cut["task_hashes"] = {}
+    return cut
+
+
+def test_two_outputs_of_one_job_make_one_pr_the_bot_verifies(chain: Chain) -> None:
+    """`evalbot submit out/*/results_*.json` matching two files: one PR on the model repo with
+    the entries of both, each converted as `evalbot convert` would, each verified."""
+    import json
+
+    run = json.loads(LM_EVAL_RUN.read_text())
+    outputs = []
+    for task in ("math_perturbed_full", "math_rephrased_full"):
+        folder = chain.work / "out" / task
+        folder.mkdir(parents=True)
+        outputs.append(folder / LM_EVAL_RUN.name)
+        outputs[-1].write_text(json.dumps(one_task(run, task)))
+    hub = chain.bot.stack.hub
+    before = len(hub.state.find_repo("model", ORG_MODEL).discussions)
+    job = run_ci_job(
+        chain.issuer,
+        chain.oidc,
+        hub_url=hub.url,
+        hf_token=TOKENS["bob"],
+        results=outputs,
+        model_repo=ORG_MODEL,
+        extra=("--mappings", str(LM_EVAL_ROWS), "--pr-key", "two-outputs"),
+    )
+    assert job.returncode == 0, job.stderr + chain.issuer.logs()
+    assert job.stdout.startswith("opened ")
+    repo = hub.state.find_repo("model", ORG_MODEL)
+    assert len(repo.discussions) == before + 1
+    num = pr_number(job.stdout)
+    head = repo.pr_refs[num]
+    text = repo.blobs[repo.commits[head].files[PATH]].decode()
+    notes = [entry["notes"] for entry in load_yaml(text.encode()).data]
+    assert notes == ["lm-eval math_perturbed_full", "lm-eval math_rephrased_full"]
+    report = chain.bot.wait_for_report(num, head=head, repo_id=ORG_MODEL)
+    assert "2 verified" in report.content, report.content
+
+
+def test_a_job_with_no_hf_token_opens_its_pr_through_trusted_publishers(chain: Chain) -> None:
+    """The model owner's own workflow, `permissions: id-token: write` and nothing else: the
+    job's ID token gets the verify token from the issuer, and, exchanged at the Hub for a token
+    scoped to the model repo (the workflow is registered on it), opens the PR. No HF_TOKEN
+    anywhere in the job's environment; the bot marks the result verified."""
+    from evalbot_dev.emulator import publishers
+
+    hub = chain.bot.stack.hub
+    publishers.trust_issuer(hub.state, chain.oidc.url, chain.oidc.jwks_url)
+    claims = chain.oidc.workflow.claims()
+    publishers.register_publisher(
+        hub.state,
+        "model",
+        MODEL,
+        issuer=chain.oidc.url,
+        claims={"repository": claims["repository"], "workflow_ref": claims["workflow_ref"]},
+    )
+    path = chain.work / "trusted.yaml"
+    path.write_text(results_yaml(chain, 63.5))
+    job = run_ci_job(
+        chain.issuer,
+        chain.oidc,
+        hub_url=hub.url,
+        hf_token=None,
+        results=path,
+        model_repo=MODEL,
+        extra=("--pr-key", "trusted-publishers"),
+    )
+    assert job.returncode == 0, job.stderr + chain.issuer.logs()
+    assert job.stdout.startswith("opened ")
+    num = pr_number(job.stdout)
+    repo = hub.state.find_repo("model", MODEL)
+    assert repo.discussions[num].author == "alice"  # the token acts for the repo's namespace
+    used = [token for token in hub.state.tokens.values() if token.repo_scope is not None]
+    assert [token.repo_scope for token in used] == [("model", MODEL)]
+    report = chain.bot.wait_for_report(num, head=repo.pr_refs[num])
+    assert "✅ verified" in report.content, report.content
+
+
+def test_a_workflow_not_registered_on_the_repo_is_refused_by_the_hub(chain: Chain) -> None:
+    hub = chain.bot.stack.hub
+    path = chain.work / "unregistered.yaml"
+    path.write_text(results_yaml(chain, 12.5))
+    before = len(hub.state.find_repo("model", ORG_MODEL).discussions)
+    job = run_ci_job(
+        chain.issuer,
+        chain.oidc,
+        hub_url=hub.url,
+        hf_token=None,
+        results=path,
+        model_repo=ORG_MODEL,
+    )
+    assert job.returncode == 1
+    assert "the Hub refused the Trusted Publishers token exchange for evals-org/team-model" in (
+        job.stderr
+    )
+    assert "register this workflow as a trusted publisher" in job.stderr
+    assert len(hub.state.find_repo("model", ORG_MODEL).discussions) == before

@@ -16,7 +16,7 @@ import redis
 from huggingface_hub import HfApi
 from starlette.testclient import TestClient
 
-from bot.cli.collections_store import StoredCollection
+from bot.adapters.collections_store import StoredCollection
 from bot.collections.model import Scope
 from bot.convert.mapping import parse_mappings
 from bot.hub.client import HfHubClient

@@ -1,7 +1,7 @@
 """`reconcile_once` against a real Redis, with a Hub client that records the calls it gets.
 
-The Hub side is a small recording fake (STYLE.md: fakes for units, the emulator for the end to
-end test in `tests/integration/e2e/test_reconcile_e2e.py`); Redis is real, so the lock, the
+The Hub side is a small recording fake (a fake here, the emulator for the end-to-end test in
+`tests/integration/e2e/test_reconcile_e2e.py`); Redis is real, so the lock, the
 dedupe keys, the queued Celery messages and the counters are the ones production uses.
 """
 

@@ -1,5 +1,5 @@
 """Broken configuration stops `evalbot serve`, `evalbot worker` and `evalbot beat` at start,
-with one line naming the file, the line and the problem (issue 11, defect 4); a worker whose
+with one line naming the file, the line and the problem; a worker whose
 token the Hub refuses, or belongs to another account than `EVALBOT_BOT_NAME`, does not start
 either (defects 4 and 5). Real processes, started as a deployment starts them."""
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from bot import packaged
 from bot.cli import main
 from tests.conftest import REPO_ROOT
 
@@ -96,7 +97,9 @@ def test_collections_list_shows_both_scopes(
 ) -> None:
     mine = tmp_path / "mine"
     mine.mkdir()
-    shutil.copy(REPO_ROOT / "config" / "collections" / "leaderboard-v2.yaml", mine / "my-gate.yaml")
+    shutil.copy(
+        REPO_ROOT / "bot" / "data" / "collections" / "leaderboard-v2.yaml", mine / "my-gate.yaml"
+    )
     assert main(["collections", "list", "--collections", str(mine), "--format", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert [(row["id"], row["scope"]) for row in rows] == [
@@ -172,7 +175,7 @@ def test_require_all_names_the_benchmark_and_annotates_it_as_an_error(
     model: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     """It used to print `FAIL 78.00 / 100 (pass at 38)` with no reason, and a warning."""
-    text = (REPO_ROOT / "config" / "collections" / "leaderboard-v2.yaml").read_text()
+    text = (packaged.collections_dir() / "leaderboard-v2.yaml").read_text()
     text = text.replace("threshold: 38.0", "threshold: 38.0\n  require_all: true")
     text = text.replace("threshold: 60.0", "threshold: 80.0")
     gates = _user(tmp_path, "strict", text)
@@ -200,7 +203,7 @@ def test_the_json_result_names_the_collection_hash_and_carries_the_tags(
     tags = ["--tag", "run=nightly", "--tag", "commit=abc=1"]
     assert main([*args, *tags, "--format", "json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    content = (REPO_ROOT / "config" / "collections" / "leaderboard-v2.yaml").read_bytes()
+    content = (packaged.collections_dir() / "leaderboard-v2.yaml").read_bytes()
     assert report["collection_hash"] == "sha256:" + hashlib.sha256(content).hexdigest()
     assert report["tags"] == {"run": "nightly", "commit": "abc=1"}
     assert report["reasons"] == []
@@ -216,7 +219,7 @@ def test_the_json_result_names_the_collection_hash_and_carries_the_tags(
 def test_a_fraction_threshold_on_a_percent_scale_is_a_warning_the_gate_and_validate_print(
     model: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    text = (REPO_ROOT / "config" / "collections" / "leaderboard-v2.yaml").read_text()
+    text = (packaged.collections_dir() / "leaderboard-v2.yaml").read_text()
     gates = _user(tmp_path, "frac", text.replace("threshold: 38.0", "threshold: 0.758"))
     args = ["gate", "--collection", "frac", "--collections", str(gates), str(model)]
     assert main([*args, "--benchmarks", BENCHMARKS]) == 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import textwrap
 
 import pytest
 
@@ -34,3 +35,17 @@ def test_hook_declaration() -> None:
 def test_hook_file_pattern(path: str, matches: bool) -> None:
     (hook,) = HOOKS.data
     assert bool(re.search(hook["files"], path)) is matches
+
+
+def test_the_readmes_hook_from_the_published_package_matches_the_declaration() -> None:
+    """README shows a `repo: local` hook for users who install evalbot from PyPI; it must run
+    the same command on the same files as the declared hook."""
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("  - repo: local\n", 1)[1].split("```", 1)[0]
+    local = load_yaml(textwrap.dedent("  - repo: local\n" + block).encode())
+    assert local.ok
+    (declared,) = HOOKS.data
+    (hook,) = local.data[0]["hooks"]
+    for key in ("id", "entry", "language", "files", "require_serial"):
+        assert hook[key] == declared[key], key
+    assert hook["additional_dependencies"][0].startswith("evalbot==")

@@ -49,14 +49,16 @@ def test_unmapped_tasks_are_refused_with_the_row_to_add(capsys: pytest.CaptureFi
         "benchmark: <org/name>, task_id: <task id from its eval.yaml>, "
         "scale: <fraction|percent>}" in err
     )
-    assert err.rstrip().endswith("evalbot submit: no score is mapped: nothing to submit")
+    assert err.rstrip().endswith(
+        f"evalbot submit: {REAL_LM_EVAL}: no score is mapped: nothing to submit"
+    )
 
 
 def test_a_partial_run_submits_nothing(capsys: pytest.CaptureFixture[str]) -> None:
     assert submit(str(PARTIAL), "--benchmarks", EXAMPLES) == 1
     err = capsys.readouterr().err
     assert f"error: {PARTIAL}: not every sample was scored" in err
-    assert err.rstrip().endswith("evalbot submit: nothing submitted")
+    assert err.rstrip().endswith(f"evalbot submit: {PARTIAL}: nothing submitted")
 
 
 def test_a_mapping_file_that_does_not_parse_is_a_usage_error(
@@ -122,3 +124,48 @@ def test_a_refused_issuer_url_is_shown_without_its_credentials(
     err = capsys.readouterr().err
     assert "is not https" in err
     assert "s3cret" not in err
+
+
+def test_several_outputs_are_one_submission_and_each_refusal_names_its_file(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A shell glob over two outputs (`out/*/results_*.json`) is no usage error: every file
+    is converted, and every refused one is named before anything reaches the issuer."""
+    assert submit(str(REAL_LM_EVAL), str(PARTIAL), "--benchmarks", EXAMPLES) == 1
+    err = capsys.readouterr().err
+    assert f"evalbot submit: {REAL_LM_EVAL}: no score is mapped: nothing to submit" in err
+    assert f"evalbot submit: {PARTIAL}: nothing submitted" in err
+    assert err.rstrip().endswith(f"evalbot submit: refused: {REAL_LM_EVAL}, {PARTIAL}")
+    assert err.count("mapping table: ") == 1  # one table for all the files
+
+
+@pytest.mark.parametrize(
+    ("environ", "resource"),
+    [
+        (
+            {"GITHUB_ACTIONS": "true", "ACTIONS_ID_TOKEN_REQUEST_URL": "http://127.0.0.1:9/t"},
+            "alice/model",
+        ),
+        ({"HF_OIDC_ID_TOKEN": "eyJ..."}, "alice/model"),  # another provider's ID token
+        ({"GITHUB_ACTIONS": "true", "ACTIONS_ID_TOKEN_REQUEST_URL": "u", "HF_TOKEN": "hf_x"}, None),
+        ({"HF_OIDC_RESOURCE": "alice/other", "HF_OIDC_ID_TOKEN": "eyJ..."}, "alice/other"),
+        ({}, None),  # not in CI: nothing to exchange
+    ],
+)
+def test_a_job_without_hf_token_uses_trusted_publishers(
+    environ: dict[str, str], resource: str | None
+) -> None:
+    from bot.cli.submit import trusted_publishing
+
+    trusted_publishing(environ, "alice/model")
+    assert environ.get("HF_OIDC_RESOURCE") == resource
+
+
+def test_hf_token_wins_and_a_resource_for_another_repo_is_refused() -> None:
+    from bot.submit import SubmitError
+    from bot.submit.api import hub_token
+
+    assert hub_token(None, {"HF_TOKEN": "hf_x", "HF_OIDC_RESOURCE": "a/b"}, "a/b") == "hf_x"
+    assert hub_token(None, {}, "a/b") is False
+    with pytest.raises(SubmitError, match="HF_OIDC_RESOURCE is 'a/c' but the model repo is 'a/b'"):
+        hub_token(None, {"HF_OIDC_RESOURCE": "a/c"}, "a/b")

@@ -13,7 +13,7 @@ from bot.spec.model import BenchmarkLookup
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples" / "benchmarks"
-SYSTEM = ROOT / "config" / "collections"
+SYSTEM = ROOT / "bot" / "data" / "collections"
 
 PERPLEXITY_EVAL_YAML = b"""\
 name: WikiText perplexity

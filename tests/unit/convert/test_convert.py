@@ -33,7 +33,7 @@ REAL = SAMPLES / "real-world"
 CONVERT = SAMPLES / "convert"
 EXAMPLES = DirectoryBenchmarkSource(ROOT / "examples" / "benchmarks")
 SHIPPED = parse_mappings(
-    "config/convert/mappings.yaml", (ROOT / "config/convert/mappings.yaml").read_bytes()
+    "bot/data/convert/mappings.yaml", (ROOT / "bot/data/convert/mappings.yaml").read_bytes()
 )
 
 

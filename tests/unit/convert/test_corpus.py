@@ -22,7 +22,7 @@ ROOT = Path(__file__).parents[3]
 SAMPLES = ROOT / "tests" / "samples"
 EXAMPLES = DirectoryBenchmarkSource(ROOT / "examples" / "benchmarks")
 SHIPPED = parse_mappings(
-    "config/convert/mappings.yaml", (ROOT / "config/convert/mappings.yaml").read_bytes()
+    "bot/data/convert/mappings.yaml", (ROOT / "bot/data/convert/mappings.yaml").read_bytes()
 )
 IFEVAL = "wis-k/instruction-following-eval"
 LEADERBOARD_VIA_EEE = "Open LLM Leaderboard v2 setup (via Every Eval Ever)"

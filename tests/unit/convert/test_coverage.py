@@ -26,7 +26,7 @@ ROOT = Path(__file__).parents[3]
 SAMPLES = ROOT / "tests" / "samples"
 EXAMPLES = DirectoryBenchmarkSource(ROOT / "examples" / "benchmarks")
 SHIPPED = parse_mappings(
-    "config/convert/mappings.yaml", (ROOT / "config/convert/mappings.yaml").read_bytes()
+    "bot/data/convert/mappings.yaml", (ROOT / "bot/data/convert/mappings.yaml").read_bytes()
 )
 LM_EVAL = SAMPLES / "real-world/lm-eval/results_2026-01-21T03-44-18.458309.json"
 LIGHTEVAL = SAMPLES / "convert/lighteval/gpt-5.2_results_2025-12-12T15-11-59.471879.json"
@@ -139,7 +139,7 @@ def test_a_row_the_recorded_dataset_contradicts_is_refused() -> None:
         assert problem.startswith(
             "lm-eval task `gpqa_diamond_zeroshot` metric `acc,none`: the output says it ran on"
         )
-        assert "config/convert/mappings.yaml:" in problem
+        assert "bot/data/convert/mappings.yaml:" in problem
 
 
 def test_lm_eval_ifeval_reads_a_copy_of_the_benchmark() -> None:

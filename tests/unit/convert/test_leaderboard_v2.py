@@ -27,7 +27,7 @@ REAL_LM_EVAL = ROOT / "tests/samples/real-world/lm-eval/results_2026-01-21T03-44
 EXAMPLES_DIR = ROOT / "examples" / "benchmarks"
 EXAMPLES = DirectoryBenchmarkSource(EXAMPLES_DIR)
 SHIPPED = parse_mappings(
-    "config/convert/mappings.yaml", (ROOT / "config/convert/mappings.yaml").read_bytes()
+    "bot/data/convert/mappings.yaml", (ROOT / "bot/data/convert/mappings.yaml").read_bytes()
 )
 PROPOSED = (
     "SaylorTwift/bbh",

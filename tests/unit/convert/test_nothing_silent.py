@@ -28,7 +28,7 @@ LM_EVAL = SAMPLES / "real-world/lm-eval/results_2026-01-21T03-44-18.458309.json"
 QWEN3_MAX = SAMPLES / "convert/evalscope/qwen3-max"
 EXAMPLES = DirectoryBenchmarkSource(ROOT / "examples" / "benchmarks")
 SHIPPED = parse_mappings(
-    "config/convert/mappings.yaml", (ROOT / "config/convert/mappings.yaml").read_bytes()
+    "bot/data/convert/mappings.yaml", (ROOT / "bot/data/convert/mappings.yaml").read_bytes()
 )
 #: the real file's two tasks, each mapped to the dataset it records (`configs[t].dataset_path`)
 MATH_ROWS = (

@@ -6,7 +6,7 @@ import socket
 
 import pytest
 
-from bot.cli.serving import listening_socket
+from bot.sockets import listening_socket
 from bot.supervise.plan import Listener
 from bot.supervise.runner import ListenError, inherited_listener, open_listener
 

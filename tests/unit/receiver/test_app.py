@@ -245,7 +245,7 @@ def test_secret_is_checked_before_content_type(client: TestClient) -> None:
         PR_OPENED[:-3] + b', "repo": {"type": "model", "name": "evil/repo"}}',  # "repo" twice
         b'{"webhook": {"version": NaN}}',
         b'{"webhook": {"version": Infinity}}',
-        # a number past float's range reads as infinity: not JSON any sender meant (issue 11)
+        # a number past float's range reads as infinity: not JSON any sender meant
         re.sub(rb'"num":\s*\d+', b'"num": 1e400', PR_OPENED, count=1),
         re.sub(rb'"num":\s*\d+', b'"num": -1E+999', PR_OPENED, count=1),
         b'{"webhook": {"version": 1.5e309}}',

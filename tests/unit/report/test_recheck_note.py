@@ -1,4 +1,4 @@
-"""The footer's trace of a maintainer's recheck (issue 11, defect 6): pure and deterministic."""
+"""The footer's trace of a maintainer's recheck: pure and deterministic."""
 
 from __future__ import annotations
 

@@ -123,7 +123,7 @@ CASES: dict[str, tuple[bytes, str]] = {
     "deep-braces": (b"{a: " * 100_000, "YAML-TOO-DEEP"),
     "deep-block": (b"".join(b"  " * level + b"- \n" for level in range(700)), "YAML-TOO-DEEP"),
     # past libyaml's own cap (1000 levels, PyYAML >= 6.0.4), which its scanner reaches before
-    # the walk sees our 33rd level: the bot's rule still names the fault (issue 11)
+    # the walk sees our 33rd level: the bot's rule still names the fault
     "deep-brackets-closed": (b"[" * 2_000 + b"]" * 2_000, "YAML-TOO-DEEP"),
     "deep-block-one-line": (b"- " * 2_000 + b"x\n", "YAML-TOO-DEEP"),
     "deep-json-objects": (b'{"a": ' * 1_500 + b"1" + b"}" * 1_500, "YAML-TOO-DEEP"),

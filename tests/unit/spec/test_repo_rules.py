@@ -255,7 +255,7 @@ def test_lookups_are_made_once_per_id_and_revision(store: DirectoryBenchmarkSour
 def test_file_path_says_what_is_actually_wrong(
     path: str, says: str, fix: str, store: DirectoryBenchmarkSource
 ) -> None:
-    """A file that ends in `.yaml` is not told to end in `.yaml` (issue 11)."""
+    """A file that ends in `.yaml` is not told to end in `.yaml`."""
     (diagnostic,) = [d for d in check(GPQA_ENTRY, store, path).diagnostics if d.code == "FILE-PATH"]
     assert says in diagnostic.message
     assert path.endswith(".yml") == ("`.yaml`" in diagnostic.message)

@@ -26,7 +26,7 @@ REAL_LM_EVAL = (
 PARTIAL_EVALSCOPE = REPO_ROOT / "tests/samples/convert/evalscope/gsm8k_partial.json"
 EMULATOR_BENCHMARKS = REPO_ROOT / "evalbot_dev/emulator/samples/benchmarks"
 EXAMPLE_BENCHMARKS = REPO_ROOT / "examples/benchmarks"
-SHIPPED = REPO_ROOT / "config/convert/mappings.yaml"
+SHIPPED = REPO_ROOT / "bot/data/convert/mappings.yaml"
 #: The real lm-eval run's two tasks, mapped to the emulator's target-spec benchmark.
 HLE_MINI_ROWS = REPO_ROOT / "tests/samples/convert/mappings/lm-eval-math-to-hle-mini.yaml"
 RECORDED_MODEL = "82047f5e5d5245c1b3a4cd75ad98aa441d6487cd"  # the run's model_revision

@@ -87,7 +87,7 @@ class _Repo:
 
 
 def test_the_standing_says_why_the_model_does_not_pass(tmp_path: Path) -> None:
-    from bot.cli.collections_store import SYSTEM_DIR, StoredCollection
+    from bot.adapters.collections_store import SYSTEM_DIR, StoredCollection
     from bot.collections.model import Scope
     from bot.spec.policy import DEFAULT_POLICY
     from tests.unit.collections.helpers import MemorySource

@@ -1,7 +1,7 @@
 """Where collections come from: the read-only system scope and a user's folder.
 
-System collections ship with evalbot in `config/collections/`, next to the `bot` package (in a
-checkout, and at /app/config in the image). User collections
+System collections ship inside the package (`bot/data/collections/`, found through
+`bot.packaged`), so an installed evalbot has them wherever it runs. User collections
 live in a folder the user names (`--collections DIR`, else `EVALBOT_COLLECTIONS_DIR`). A
 collection's id is its file name without `.yaml`; a user collection may not take a system id,
 since system collections are read-only (copy one under another name to change it).
@@ -13,10 +13,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-import bot
+from bot import packaged
 from bot.collections.model import Scope
 
-SYSTEM_DIR = Path(bot.__file__).resolve().parent.parent / "config" / "collections"
+SYSTEM_DIR = packaged.collections_dir()
 USER_DIR_VARIABLE = "EVALBOT_COLLECTIONS_DIR"
 
 
@@ -78,10 +78,16 @@ def _merged(system: list[StoredCollection], user: list[StoredCollection]) -> lis
     return [*system, *user]
 
 
+def where(user_option: str | None) -> str:
+    """The folders a command read its collections from, for the line it prints about them."""
+    user = user_dir(user_option)
+    return f"system collections: {SYSTEM_DIR}" + (f"; user collections: {user}" if user else "")
+
+
 def find(collection_id: str, user_option: str | None) -> StoredCollection:
     stored = all_collections(user_option)
     for candidate in stored:
         if candidate.id == collection_id:
             return candidate
     known = ", ".join(candidate.id for candidate in stored) or "none"
-    raise StoreError(f"no collection `{collection_id}` (known: {known})")
+    raise StoreError(f"no collection `{collection_id}` (known: {known}; {where(user_option)})")

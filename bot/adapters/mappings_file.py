@@ -1,0 +1,45 @@
+"""The converter's mapping table, read from files: `config/convert/mappings.yaml` in the working
+directory, else the table shipped with evalbot (`bot.packaged`), then any extra files.
+
+One reader for every command that converts (`evalbot convert`, `submit`) and for the web
+pages' playground (`evalbot web`), so they all map a framework's scores alike. A file that
+cannot be read or parsed is a `MappingsFileError` naming it (and its line).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from bot import packaged
+from bot.convert.mapping import MappingError, MappingTable, parse_mappings
+
+#: The user's table, in the working directory: replaces the shipped one when present.
+WORKING_DIRECTORY_MAPPINGS = Path("config") / "convert" / "mappings.yaml"
+
+
+class MappingsFileError(ValueError):
+    """A mapping file that cannot be read or parsed; the message names the file."""
+
+
+def mapping_files(extra: Sequence[str | Path] = ()) -> list[Path]:
+    """The files the table is read from, in order (later rows win)."""
+    base = (
+        WORKING_DIRECTORY_MAPPINGS
+        if WORKING_DIRECTORY_MAPPINGS.is_file()
+        else packaged.mappings_file()
+    )
+    return [base, *(Path(name) for name in extra)]
+
+
+def load_mapping_table(files: Sequence[Path]) -> MappingTable:
+    """The rows of `files`, later files winning."""
+    table = MappingTable()
+    for path in files:
+        try:
+            table = table.merged(parse_mappings(str(path), path.read_bytes()))
+        except OSError as error:
+            raise MappingsFileError(f"{path}: {error.strerror}") from error
+        except MappingError as error:
+            raise MappingsFileError(str(error)) from error
+    return table
