@@ -86,9 +86,11 @@ class RedisLimits:
         who = _hashed(subject)
         key = f"{PREFIX}refusals:{who}"
         pipe = self.client.pipeline()
+        # The window starts at the first refusal: the key is created with its TTL (`SET NX
+        # EX`, which Redis 6.2 has, unlike `EXPIRE NX`), and `INCR` keeps that TTL.
+        pipe.set(key, 0, nx=True, ex=limits.refusal_window_s)
         pipe.incr(key)
-        pipe.expire(key, limits.refusal_window_s, nx=True)
-        count = int(pipe.execute()[0])
+        count = int(pipe.execute()[1])
         if count >= limits.refusals_before_cooldown:
             self._cool_down(who, limits)
 
@@ -126,8 +128,8 @@ class RedisLimits:
         pipe = self.client.pipeline()
         for source in sources:
             key = f"{PREFIX}auth-failures:{_hashed(source)}"
+            pipe.set(key, 0, nx=True, ex=self.auth_failures.window_s)  # as in record_refusal
             pipe.incr(key)
-            pipe.expire(key, self.auth_failures.window_s, nx=True)
         pipe.execute()
 
     def _cool_down(self, who: str, limits: Limits) -> None:

@@ -51,6 +51,8 @@ class RedisServer:
     #: `always` (every write on disk before the reply: the strictest, for fault tests) or
     #: `everysec` (production's setting, docs/deploy.md: up to a second lost on a crash).
     appendfsync: str = "always"
+    #: The redis-server to run; None: `redis_server_binary()` (tests pin an older release).
+    binary: str | None = None
     process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -72,7 +74,7 @@ class RedisServer:
     def _start(self) -> RedisServer:
         self.directory.mkdir(parents=True, exist_ok=True)
         command = [
-            redis_server_binary(),
+            self.binary or redis_server_binary(),
             "--port",
             str(self.port),
             "--bind",
