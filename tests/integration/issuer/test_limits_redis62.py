@@ -41,7 +41,7 @@ def test_refusals_start_a_cooldown_on_redis_6_2(redis62: redis.Redis) -> None:
     limits = Limits()
     for _ in range(limits.refusals_before_cooldown - 1):
         limiter.record_refusal("caller", limits)
-    refusals = [key for key in redis62.scan_iter("*refusals*")]
+    refusals = list(redis62.scan_iter("*refusals*"))
     assert len(refusals) == 1
     assert 0 < int(redis62.ttl(refusals[0])) <= limits.refusal_window_s  # the window is set
     limiter.record_refusal("caller", limits)
