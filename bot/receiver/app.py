@@ -104,128 +104,8 @@ def create_app(
     collector = WorkerStatsCollector(worker_stats) if worker_stats is not None else None
     if collector is not None:
         metrics.registry.register(collector)
-    secrets = settings.webhook_secrets()
-    cap = settings.max_body_bytes
-
-    async def read_body(request: Request) -> bytes:
-        try:
-            async with asyncio.timeout(settings.body_timeout_s):
-                return await read_capped_body(request, cap)
-        except TimeoutError as error:
-            raise _Rejected("timeout") from error
-        except BodyRefused as refused:
-            # a sender that went away mid-body gets the same (unread) answer as a bad length
-            problem = "too_large" if refused.problem == "too-large" else "bad_request"
-            raise _Rejected(problem) from refused
-
-    def authenticate(request: Request) -> None:
-        presented = next(
-            (value for name, value in request.scope["headers"] if name == b"x-webhook-secret"),
-            None,
-        )
-        if presented is None:
-            raise _Rejected("unauthorized")
-        # Compare with every accepted secret, without short-circuit: the time taken does not
-        # tell which one matched (or how far a wrong one got; compare_digest is constant-time).
-        matched = [secret.matches(presented) for secret in secrets]
-        if not any(matched):
-            raise _Rejected("forbidden")
-
-    async def receive(request: Request) -> Response:
-        started = time.perf_counter()
-        delivery = _Delivery("error", delivery_id=_loggable_id(request.headers.get("webhook-id")))
-        try:
-            await handle(request, delivery)
-        except _Rejected as rejected:
-            delivery.outcome = rejected.outcome
-        except Exception:
-            delivery.outcome = "error"
-            logger.exception(
-                "unexpected error handling delivery %s",
-                delivery.delivery_id,
-                extra={"delivery": delivery.delivery_id},
-            )
-        elapsed = time.perf_counter() - started
-        metrics.deliveries[delivery.outcome].inc()
-        metrics.ack_seconds.observe(elapsed)
-        _log_delivery(delivery, elapsed)
-        status, body, headers = _RESPONSES[delivery.outcome]
-        return Response(body, status_code=status, media_type="application/json", headers=headers)
-
-    async def handle(request: Request, delivery: _Delivery) -> None:
-        body = await read_body(request)
-        authenticate(request)
-        if not _is_json_utf8(request.headers.get("content-type")):
-            raise _Rejected("unsupported_media")
-        payload = _parse_json(body)
-        webhook_id = request.headers.get("webhook-id")
-        context = RoutingContext(
-            bot_name=settings.bot_name,
-            received_at=clock(),
-            webhook_id=webhook_id,
-            bot_user_id=settings.bot_user_id,
-        )
-        routed = route_delivery(
-            payload,
-            context,
-            dedupe_ttl_s=settings.dedupe_ttl_s,
-            status_dedupe_ttl_s=settings.status_dedupe_ttl_s,
-        )
-        if isinstance(routed, Ignored):
-            delivery.outcome, delivery.reason = "ignored", routed.reason
-            metrics.count_ignored(routed.reason)
-            if routed.reason in ("unknown-command", "own-comment"):
-                metrics.commands_ignored.labels(routed.reason).inc()
-            return
-        event = routed.event
-        delivery.delivery_id = event.delivery_id
-        delivery.kind, delivery.repo, delivery.pr = event.kind, event.repo_id, event.pr_num
-        enqueue_started = time.perf_counter()
-        try:
-            outcome = await enqueuer.enqueue(event, routed.dedupe)
-        except QueueUnavailable as error:
-            delivery.outcome, delivery.reason = "unavailable", str(error)[:200]
-            return
-        finally:
-            enqueue_elapsed = time.perf_counter() - enqueue_started
-            metrics.enqueue_seconds.observe(enqueue_elapsed)
-            delivery.enqueue_ms = round(enqueue_elapsed * 1000, 3)
-        if outcome is EnqueueOutcome.STRANGER:
-            delivery.outcome, delivery.reason = "ignored", "stranger"
-            metrics.count_ignored("stranger")
-            metrics.commands_ignored.labels("stranger").inc()
-            return
-        delivery.outcome = outcome.value
-        if outcome is EnqueueOutcome.QUEUED:
-            metrics.queued[event.kind].inc()
-
-    async def healthz(request: Request) -> Response:
-        return PlainTextResponse(HEALTH_OK)
-
-    async def readyz(request: Request) -> Response:
-        if await enqueuer.ready():
-            return PlainTextResponse(READY_OK)
-        return PlainTextResponse(READY_FAILED, status_code=503)
-
-    async def readyz_workers(request: Request) -> Response:
-        """200 when at least one worker is consuming (a recent heartbeat), else 503; the body
-        lists the workers. `/readyz` itself stays about the receiver: it can queue events
-        while no worker runs, and a load balancer must keep sending it webhooks then."""
-        if worker_stats is None:
-            return JSONResponse({"error": READY_WORKERS_UNKNOWN}, status_code=503)
-        try:
-            snapshot = await worker_stats.read()
-        except Exception:  # Redis down or slow: nothing says a worker consumes
-            return JSONResponse({"error": READY_FAILED}, status_code=503)
-        workers = [worker.to_json() for worker in snapshot.workers]
-        alive = sum(1 for worker in snapshot.workers if worker.alive)
-        body = {"workers_alive": alive, "workers": workers, "queue_length": snapshot.queue_length}
-        return JSONResponse(body, status_code=200 if alive else 503)
-
-    async def metrics_endpoint(request: Request) -> Response:
-        if collector is not None:
-            await collector.refresh()
-        return Response(metrics.render(), media_type="text/plain; version=0.0.4; charset=utf-8")
+    webhook = WebhookEndpoint(settings, enqueuer, metrics, clock)
+    probes = ProbeEndpoints(enqueuer, metrics, worker_stats, collector)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -241,17 +121,175 @@ def create_app(
 
     app = Starlette(
         routes=[
-            Route(WEBHOOK_PATH, receive, methods=["POST"]),
-            Route("/healthz", healthz, methods=["GET"]),
-            Route("/readyz", readyz, methods=["GET"]),
-            Route("/readyz/workers", readyz_workers, methods=["GET"]),
-            Route("/metrics", metrics_endpoint, methods=["GET"]),
+            Route(WEBHOOK_PATH, webhook.receive, methods=["POST"]),
+            Route("/healthz", probes.healthz, methods=["GET"]),
+            Route("/readyz", probes.readyz, methods=["GET"]),
+            Route("/readyz/workers", probes.readyz_workers, methods=["GET"]),
+            Route("/metrics", probes.metrics, methods=["GET"]),
             *([Mount("/", app=pages)] if pages is not None else []),
         ],
         lifespan=lifespan,
     )
     app.state.metrics = metrics
     return app
+
+
+class WebhookEndpoint:
+    """`POST /webhooks/hub`: the checks in the module's order, then routing and enqueueing;
+    every outcome is counted, timed and logged once, and answered from `ANSWERS`."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        enqueuer: Enqueuer,
+        metrics: ReceiverMetrics,
+        clock: Callable[[], str],
+    ) -> None:
+        self._settings = settings
+        self._secrets = settings.webhook_secrets()
+        self._enqueuer = enqueuer
+        self._metrics = metrics
+        self._clock = clock
+
+    async def receive(self, request: Request) -> Response:
+        started = time.perf_counter()
+        delivery = _Delivery("error", delivery_id=_loggable_id(request.headers.get("webhook-id")))
+        try:
+            await self._handle(request, delivery)
+        except _Rejected as rejected:
+            delivery.outcome = rejected.outcome
+        except Exception:
+            delivery.outcome = "error"
+            logger.exception(
+                "unexpected error handling delivery %s",
+                delivery.delivery_id,
+                extra={"delivery": delivery.delivery_id},
+            )
+        elapsed = time.perf_counter() - started
+        self._metrics.deliveries[delivery.outcome].inc()
+        self._metrics.ack_seconds.observe(elapsed)
+        _log_delivery(delivery, elapsed)
+        status, body, headers = _RESPONSES[delivery.outcome]
+        return Response(body, status_code=status, media_type="application/json", headers=headers)
+
+    async def _read_body(self, request: Request) -> bytes:
+        try:
+            async with asyncio.timeout(self._settings.body_timeout_s):
+                return await read_capped_body(request, self._settings.max_body_bytes)
+        except TimeoutError as error:
+            raise _Rejected("timeout") from error
+        except BodyRefused as refused:
+            # a sender that went away mid-body gets the same (unread) answer as a bad length
+            problem = "too_large" if refused.problem == "too-large" else "bad_request"
+            raise _Rejected(problem) from refused
+
+    def _authenticate(self, request: Request) -> None:
+        presented = next(
+            (value for name, value in request.scope["headers"] if name == b"x-webhook-secret"),
+            None,
+        )
+        if presented is None:
+            raise _Rejected("unauthorized")
+        # Compare with every accepted secret, without short-circuit: the time taken does not
+        # tell which one matched (or how far a wrong one got; compare_digest is constant-time).
+        matched = [secret.matches(presented) for secret in self._secrets]
+        if not any(matched):
+            raise _Rejected("forbidden")
+
+    async def _handle(self, request: Request, delivery: _Delivery) -> None:
+        body = await self._read_body(request)
+        self._authenticate(request)
+        if not _is_json_utf8(request.headers.get("content-type")):
+            raise _Rejected("unsupported_media")
+        payload = _parse_json(body)
+        settings = self._settings
+        context = RoutingContext(
+            bot_name=settings.bot_name,
+            received_at=self._clock(),
+            webhook_id=request.headers.get("webhook-id"),
+            bot_user_id=settings.bot_user_id,
+        )
+        routed = route_delivery(
+            payload,
+            context,
+            dedupe_ttl_s=settings.dedupe_ttl_s,
+            status_dedupe_ttl_s=settings.status_dedupe_ttl_s,
+        )
+        if isinstance(routed, Ignored):
+            self._ignore(delivery, routed.reason)
+            return
+        event = routed.event
+        delivery.delivery_id = event.delivery_id
+        delivery.kind, delivery.repo, delivery.pr = event.kind, event.repo_id, event.pr_num
+        enqueue_started = time.perf_counter()
+        try:
+            outcome = await self._enqueuer.enqueue(event, routed.dedupe)
+        except QueueUnavailable as error:
+            delivery.outcome, delivery.reason = "unavailable", str(error)[:200]
+            return
+        finally:
+            enqueue_elapsed = time.perf_counter() - enqueue_started
+            self._metrics.enqueue_seconds.observe(enqueue_elapsed)
+            delivery.enqueue_ms = round(enqueue_elapsed * 1000, 3)
+        if outcome is EnqueueOutcome.STRANGER:
+            self._ignore(delivery, "stranger")
+            return
+        delivery.outcome = outcome.value
+        if outcome is EnqueueOutcome.QUEUED:
+            self._metrics.queued[event.kind].inc()
+
+    def _ignore(self, delivery: _Delivery, reason: str) -> None:
+        """Answer 202 with nothing queued; a command nobody may give is counted apart."""
+        delivery.outcome, delivery.reason = "ignored", reason
+        self._metrics.count_ignored(reason)
+        if reason in ("unknown-command", "own-comment", "stranger"):
+            self._metrics.commands_ignored.labels(reason).inc()
+
+
+class ProbeEndpoints:
+    """Health, readiness and metrics: what a load balancer and Prometheus ask."""
+
+    def __init__(
+        self,
+        enqueuer: Enqueuer,
+        metrics: ReceiverMetrics,
+        worker_stats: WorkerStatsSource | None,
+        collector: WorkerStatsCollector | None,
+    ) -> None:
+        self._enqueuer = enqueuer
+        self._metrics = metrics
+        self._worker_stats = worker_stats
+        self._collector = collector
+
+    async def healthz(self, request: Request) -> Response:
+        return PlainTextResponse(HEALTH_OK)
+
+    async def readyz(self, request: Request) -> Response:
+        if await self._enqueuer.ready():
+            return PlainTextResponse(READY_OK)
+        return PlainTextResponse(READY_FAILED, status_code=503)
+
+    async def readyz_workers(self, request: Request) -> Response:
+        """200 when at least one worker is consuming (a recent heartbeat), else 503; the body
+        lists the workers. `/readyz` itself stays about the receiver: it can queue events
+        while no worker runs, and a load balancer must keep sending it webhooks then."""
+        if self._worker_stats is None:
+            return JSONResponse({"error": READY_WORKERS_UNKNOWN}, status_code=503)
+        try:
+            snapshot = await self._worker_stats.read()
+        except Exception:  # Redis down or slow: nothing says a worker consumes
+            return JSONResponse({"error": READY_FAILED}, status_code=503)
+        workers = [worker.to_json() for worker in snapshot.workers]
+        alive = sum(1 for worker in snapshot.workers if worker.alive)
+        body = {"workers_alive": alive, "workers": workers, "queue_length": snapshot.queue_length}
+        return JSONResponse(body, status_code=200 if alive else 503)
+
+    async def metrics(self, request: Request) -> Response:
+        if self._collector is not None:
+            await self._collector.refresh()
+        return Response(
+            self._metrics.render(), media_type="text/plain; version=0.0.4; charset=utf-8"
+        )
 
 
 def _is_json_utf8(content_type: str | None) -> bool:

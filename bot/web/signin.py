@@ -27,6 +27,8 @@ ErrorPage = Callable[[Request, int, str, str], Response]
 FAILED = "Sign-in failed. Start again from the status page."
 #: Sign-ins (`/login`, callbacks) talking to the provider at once; beyond, 503 at once.
 SIGNIN_SLOTS = 4
+NOT_SET_UP = "Sign-in with Hugging Face is not set up."
+BUSY = "Other sign-ins are under way; retry shortly."
 
 
 def signin_routes(
@@ -37,44 +39,75 @@ def signin_routes(
     *,
     public_https: bool = False,
 ) -> list[Route]:
-    # Each callback makes up to three calls to the provider (up to 10 s each), and `/login` one
-    # until the discovery document is read, on a thread of the pool every page shares: a flood
-    # of them, or a slow Hub, must not take them all.
-    slots = threading.BoundedSemaphore(SIGNIN_SLOTS)
-    # the public address is https (a Space's, or the OAuth redirect's): whatever the request
-    # reads, an operator cookie never travels over plain http
-    public_https = public_https or (
-        signin is not None and signin.config.redirect_uri.startswith("https://")
-    )
+    """`/login` and its callback (Hub sign-in), the token form's `/status/login`, and
+    `/status/logout`."""
+    endpoints = SignInEndpoints(gate, signin, error, clock, public_https=public_https)
+    return [
+        # plain methods: Starlette runs them in its thread pool (they call the Hub)
+        Route("/login", endpoints.login, methods=["GET"]),
+        Route(CALLBACK_PATH, endpoints.callback, methods=["GET"]),
+        Route("/status/login", endpoints.token_login, methods=["POST"]),
+        Route("/status/logout", endpoints.logout, methods=["POST"]),
+    ]
 
-    def signed_in(request: Request, kind: str, sub: str, via: str) -> Response:
+
+class SignInEndpoints:
+    """The sign-in pages; each outcome is audited, a refusal says only that it failed."""
+
+    def __init__(
+        self,
+        gate: OperatorGate,
+        signin: HubSignIn | None,
+        error: ErrorPage,
+        clock: Callable[[], float],
+        *,
+        public_https: bool,
+    ) -> None:
+        self._gate = gate
+        self._signin = signin
+        self._error = error
+        self._clock = clock
+        # Each callback makes up to three calls to the provider (up to 10 s each), and `/login`
+        # one until the discovery document is read, on a thread of the pool every page shares:
+        # a flood of them, or a slow Hub, must not take them all.
+        self._slots = threading.BoundedSemaphore(SIGNIN_SLOTS)
+        # the public address is https (a Space's, or the OAuth redirect's): whatever the
+        # request reads, an operator cookie never travels over plain http
+        self._public_https = public_https or (
+            signin is not None and signin.config.redirect_uri.startswith("https://")
+        )
+
+    def _signed_in(self, request: Request, kind: str, sub: str, via: str) -> Response:
         response = RedirectResponse("/status", status_code=303)
         response.set_cookie(
             ADMIN_COOKIE,
-            gate.cookie(kind, sub, via, clock()),
+            self._gate.cookie(kind, sub, via, self._clock()),
             max_age=ADMIN_COOKIE_TTL_S,
             httponly=True,
             samesite="strict",
             # behind a Space's proxy the request reads http; the public address says https
-            secure=request.url.scheme == "https" or public_https,
+            secure=request.url.scheme == "https" or self._public_https,
             path="/",
         )
         return response
 
-    def login(request: Request) -> Response:
+    def login(self, request: Request) -> Response:
+        signin = self._signin
         if signin is None:
-            return error(request, 404, "Not here", "Sign-in with Hugging Face is not set up.")
+            return self._error(request, 404, "Not here", NOT_SET_UP)
         # until the provider's discovery document is read (a fresh start, a Hub that was
         # down) each sign-in asks the Hub for it: the same slots as the callbacks
-        if not slots.acquire(blocking=False):
-            return error(request, 503, "Busy", "Other sign-ins are under way; retry shortly.")
+        if not self._slots.acquire(blocking=False):
+            return self._error(request, 503, "Busy", BUSY)
         try:
-            url, cookie = signin.start(clock())
+            url, cookie = signin.start(self._clock())
         except (SignInFailed, httpx2.HTTPError) as problem:
             log_json(audit_log, logging.WARNING, "sign-in refused", reason=_reason(problem))
-            return error(request, 503, "Sign-in unavailable", "The Hub did not answer; retry.")
+            return self._error(
+                request, 503, "Sign-in unavailable", "The Hub did not answer; retry."
+            )
         finally:
-            slots.release()
+            self._slots.release()
         response = RedirectResponse(url, status_code=303)
         response.set_cookie(
             STATE_COOKIE,
@@ -87,57 +120,51 @@ def signin_routes(
         )
         return response
 
-    def callback(request: Request) -> Response:
+    def callback(self, request: Request) -> Response:
+        signin = self._signin
         if signin is None:
-            return error(request, 404, "Not here", "Sign-in with Hugging Face is not set up.")
-        if not slots.acquire(blocking=False):
-            return error(request, 503, "Busy", "Other sign-ins are under way; retry shortly.")
+            return self._error(request, 404, "Not here", NOT_SET_UP)
+        if not self._slots.acquire(blocking=False):
+            return self._error(request, 503, "Busy", BUSY)
         query = {k: v for k, v in request.query_params.items() if k in ("code", "state", "error")}
         try:
-            who = signin.finish(query, request.cookies.get(STATE_COOKIE, ""), clock())
+            who = signin.finish(query, request.cookies.get(STATE_COOKIE, ""), self._clock())
         except (SignInFailed, httpx2.HTTPError) as problem:
             log_json(audit_log, logging.WARNING, "sign-in refused", reason=_reason(problem))
-            response = error(request, 403, "Not signed in", FAILED)
+            response = self._error(request, 403, "Not signed in", FAILED)
         else:
             log_json(audit_log, logging.INFO, "signed in", user=who.sub, name=who.name, via=who.via)
-            response = signed_in(request, HUB, who.sub, who.via)
+            response = self._signed_in(request, HUB, who.sub, who.via)
         finally:
-            slots.release()
+            self._slots.release()
         response.delete_cookie(STATE_COOKIE, path="/login")  # one use, whatever the outcome
         return response
 
-    async def token_login(request: Request) -> Response:
+    async def token_login(self, request: Request) -> Response:
         refused = cross_site(request)
         if refused:
-            return error(request, 403, "Refused", refused)
+            return self._error(request, 403, "Refused", refused)
+        gate = self._gate
         if gate.token is None:
-            return error(request, 404, "Not here", "No operator token is set up.")
+            return self._error(request, 404, "Not here", "No operator token is set up.")
         try:
             form = await request.form(max_files=0, max_fields=2, max_part_size=4096)
         except Exception:  # malformed form: the parser's own errors vary by version
-            return error(request, 400, "Unreadable form", "Send the form from the page.")
+            return self._error(request, 400, "Unreadable form", "Send the form from the page.")
         presented = form.get("token")
         if not isinstance(presented, str) or not gate.token_matches(presented.encode("utf-8")):
             log_json(audit_log, logging.WARNING, "sign-in refused", reason="wrong operator token")
-            return error(request, 403, "Wrong token", "That is not the operator token.")
+            return self._error(request, 403, "Wrong token", "That is not the operator token.")
         log_json(audit_log, logging.INFO, "signed in", user="operator-token")
-        return signed_in(request, TOKEN, "-", "-")
+        return self._signed_in(request, TOKEN, "-", "-")
 
-    async def logout(request: Request) -> Response:
+    async def logout(self, request: Request) -> Response:
         refused = cross_site(request)
         if refused:
-            return error(request, 403, "Refused", refused)
+            return self._error(request, 403, "Refused", refused)
         response = RedirectResponse("/status", status_code=303)
         response.delete_cookie(ADMIN_COOKIE, path="/")
         return response
-
-    return [
-        # plain functions: Starlette runs them in its thread pool (they call the Hub)
-        Route("/login", login, methods=["GET"]),
-        Route(CALLBACK_PATH, callback, methods=["GET"]),
-        Route("/status/login", token_login, methods=["POST"]),
-        Route("/status/logout", logout, methods=["POST"]),
-    ]
 
 
 def _reason(problem: Exception) -> str:
