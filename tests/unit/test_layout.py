@@ -8,6 +8,7 @@ imports themselves.
 
 from __future__ import annotations
 
+import ast
 import re
 import tomllib
 from typing import Any
@@ -96,3 +97,18 @@ def test_no_development_tool_lives_in_the_shipped_packages() -> None:
     for name in ("emulator", "devstack", "demo.py"):
         assert not (BOT / name).exists(), f"bot/{name} is a development tool: evalbot_dev/"
     assert (REPO_ROOT / DEV / "__init__.py").is_file()
+
+
+def test_no_product_function_is_over_100_lines() -> None:
+    """A function a newcomer cannot read in one screenful or two is split into named steps."""
+    long_ones = []
+    for package in ("bot", "workers"):
+        for path in (REPO_ROOT / package).rglob("*.py"):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                    length = (node.end_lineno or node.lineno) - node.lineno + 1
+                    if length > 100:
+                        where = path.relative_to(REPO_ROOT)
+                        long_ones.append(f"{where}:{node.lineno} {node.name} ({length} lines)")
+    assert long_ones == []
