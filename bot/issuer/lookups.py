@@ -27,12 +27,11 @@ is seen that much later; a benchmark made private keeps being used for as long.
 
 from __future__ import annotations
 
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from bot.issuer.flightcache import FlightCache
 from bot.spec.model import Benchmark, BenchmarkLookup, BenchmarkNotFound
 
 #: What the cache asks on a miss: one lookup against the Hub (`HubBenchmarkSource.lookup`).
@@ -61,11 +60,15 @@ class CachedLookups:
     capacity: int = DEFAULT_CAPACITY
     read_capacity: int = DEFAULT_READ_CAPACITY
     clock: Callable[[], float] = time.monotonic
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-    _entries: OrderedDict[_Key, tuple[float, BenchmarkLookup]] = field(
-        default_factory=OrderedDict, repr=False
-    )
-    _pending: dict[_Key, threading.Lock] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self._cache: FlightCache[_Key, BenchmarkLookup] = FlightCache(
+            ttl_s=self.ttl_s,
+            capacity=self.capacity,
+            clock=self.clock,
+            heavy=_holds_a_read,
+            heavy_capacity=self.read_capacity,
+        )
 
     def lookup(self, dataset_id: str, revision: str | None) -> BenchmarkLookup:
         if len(dataset_id) > MAX_ID_CHARS:
@@ -76,49 +79,13 @@ class CachedLookups:
             return BenchmarkNotFound(
                 dataset_id, f"revision of {len(revision)} characters: no such revision"
             )
-        key = (dataset_id.lower(), revision)
-        found = self._cached(key)
-        if found is not None:
-            return found
-        with self._lock:
-            pending = self._pending.setdefault(key, threading.Lock())
-        try:
-            with pending:  # one Hub call per key at a time; the others find its answer
-                found = self._cached(key)
-                if found is None:
-                    found = self.lookup_on_hub(dataset_id, revision)  # HubError: not kept
-                    self._keep(key, found)
-        finally:
-            with self._lock:
-                if self._pending.get(key) is pending:
-                    del self._pending[key]
-        return found
+        # A HubError raised by the Hub's lookup is not kept: the next request asks again.
+        return self._cache.get(
+            (dataset_id.lower(), revision), lambda: self.lookup_on_hub(dataset_id, revision)
+        )
 
     def __len__(self) -> int:
-        with self._lock:
-            return len(self._entries)
-
-    def _cached(self, key: _Key) -> BenchmarkLookup | None:
-        now = self.clock()
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is None:
-                return None
-            if now - entry[0] >= self.ttl_s:
-                del self._entries[key]
-                return None
-            self._entries.move_to_end(key)
-            return entry[1]
-
-    def _keep(self, key: _Key, found: BenchmarkLookup) -> None:
-        with self._lock:
-            self._entries[key] = (self.clock(), found)
-            self._entries.move_to_end(key)
-            while len(self._entries) > self.capacity:
-                self._entries.popitem(last=False)
-            read = [k for k, (_, kept) in self._entries.items() if _holds_a_read(kept)]
-            for oldest in read[: max(0, len(read) - self.read_capacity)]:
-                del self._entries[oldest]
+        return len(self._cache)
 
 
 def _holds_a_read(found: BenchmarkLookup) -> bool:

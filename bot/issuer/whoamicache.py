@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 from bot.hub.errors import HubPermanentError
 from bot.hub.identity import HubIdentity
+from bot.issuer.flightcache import FlightCache
 from bot.issuer.hubauth import WhoAmI
 
 #: The default lifetime of an answer (seconds), documented in docs/issuer.md.
@@ -51,61 +52,38 @@ class CachedWhoAmI:
     capacity: int = DEFAULT_CAPACITY
     clock: Callable[[], float] = time.monotonic
     _key: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-    _entries: OrderedDict[str, tuple[float, HubIdentity | _Rejected]] = field(
-        default_factory=OrderedDict, repr=False
-    )
-    _pending: dict[str, threading.Lock] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self._cache: FlightCache[str, HubIdentity | _Rejected] = FlightCache(
+            ttl_s=self.ttl_s, capacity=self.capacity, clock=self.clock
+        )
 
     def __call__(self, token: str) -> HubIdentity:
         if self.ttl_s <= 0:
             return self.whoami(token)
         key = hmac.new(self._key, token.encode("utf-8"), hashlib.sha256).hexdigest()
-        found = self._cached(key)
-        if found is None:
-            with self._lock:
-                pending = self._pending.setdefault(key, threading.Lock())
-            try:
-                with pending:  # one call per token at a time; the others find its answer
-                    found = self._cached(key)
-                    if found is None:
-                        found = self._ask(key, token)
-            finally:
-                # Also when the Hub failed: else every made-up token asked during an outage
-                # would leave its lock behind, for good.
-                with self._lock:
-                    if self._pending.get(key) is pending:
-                        del self._pending[key]
+        found = self._cache.get(key, lambda: self._ask(token))
         if isinstance(found, _Rejected):
             raise HubPermanentError(found.message, status=found.status)
         return found
 
     def __len__(self) -> int:
-        with self._lock:
-            return len(self._entries)
+        return len(self._cache)
 
-    def _cached(self, key: str) -> HubIdentity | _Rejected | None:
-        now = self.clock()
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is None:
-                return None
-            if now - entry[0] >= self.ttl_s:
-                del self._entries[key]
-                return None
-            self._entries.move_to_end(key)
-            return entry[1]
+    # What the cache holds, for tests: keys are HMACs of tokens, never the tokens.
+    @property
+    def _entries(self) -> OrderedDict[str, tuple[float, HubIdentity | _Rejected]]:
+        return self._cache._entries
 
-    def _ask(self, key: str, token: str) -> HubIdentity | _Rejected:
+    @property
+    def _pending(self) -> dict[str, threading.Lock]:
+        return self._cache._pending
+
+    def _ask(self, token: str) -> HubIdentity | _Rejected:
+        """The Hub's answer; a refusal (401, 403) is an answer too, kept like an identity."""
         try:
-            answer: HubIdentity | _Rejected = self.whoami(token)
+            return self.whoami(token)
         except HubPermanentError as error:
             if error.status not in (401, 403):
                 raise
-            answer = _Rejected(error.status, str(error))
-        with self._lock:
-            self._entries[key] = (self.clock(), answer)
-            self._entries.move_to_end(key)
-            while len(self._entries) > self.capacity:
-                self._entries.popitem(last=False)
-        return answer
+            return _Rejected(error.status, str(error))
