@@ -32,8 +32,8 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp
 
-from bot.httpbody import BodyRefused
-from bot.httpbody import read_body as read_capped_body
+from bot.httpguards import BodyRefused
+from bot.httpguards import read_body as read_capped_body
 from bot.receiver.events import Ignored, RoutingContext, route_delivery
 from bot.receiver.metrics import ReceiverMetrics
 from bot.receiver.queue import EnqueueOutcome, Enqueuer, QueueUnavailable

@@ -19,8 +19,8 @@ from tests.support.stackbot import Bot, running_bot
 pytestmark = pytest.mark.integration
 
 BODY_TIMEOUT_S = 4.0
-PER_CLIENT = 8  # bot.slowclients.PER_CLIENT_DEFAULT
-SLOW_AFTER_S = 1.0  # bot.slowclients.SLOW_AFTER_S
+PER_CLIENT = 8  # bot.httpguards.PER_CLIENT_DEFAULT
+SLOW_AFTER_S = 1.0  # bot.httpguards.SLOW_AFTER_S
 STYLED = b'<link rel="stylesheet" href="/static/style.css">'
 MARKER = "zqxvisitortyped"  # what a visitor typed; no log may keep it
 
