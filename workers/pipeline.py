@@ -25,7 +25,6 @@ from datetime import UTC, datetime
 from enum import StrEnum
 
 from bot.contract.events import PrEvent
-from bot.hub.benchmarks import HubBenchmarkSource
 from bot.hub.errors import (
     HubError,
     HubFileTooLarge,
@@ -33,8 +32,8 @@ from bot.hub.errors import (
     HubPermanentError,
     HubTransientError,
 )
-from bot.hub.provenance import token_commit_time
 from bot.hub.pulls import PullRequest
+from bot.hub.sources import HubBenchmarkSource, token_commit_time
 from bot.logs import log_json
 from bot.report.comment import (
     CommentContext,

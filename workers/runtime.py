@@ -21,12 +21,11 @@ from bot.adapters.policy_file import load_policy
 from bot.adapters.redis_tokens import RedisJtiBinder, RedisKeyCache
 from bot.configfiles import ConfigError, read_config
 from bot.eee.submission import DatastorePolicy
-from bot.hub.benchmarks import BenchmarkCache
-from bot.hub.client import HfHubClient, HubClient
+from bot.hub.client import HfHubClient, HubClient, use_hub_timeout
 from bot.hub.datastore import HubDatastore
 from bot.hub.identity import HubIdentity
+from bot.hub.sources import BenchmarkCache
 from bot.hub.standing import DatasetPrClient, ResultsReader
-from bot.hub.timeouts import use_hub_timeout
 from bot.settings import Settings
 from bot.spec.policy import Policy
 from bot.tokens.binding import JtiBinder

@@ -8,8 +8,7 @@ from huggingface_hub import HfApi
 from bot.adapters.issuers_file import load_issuers
 from bot.adapters.mappings_file import load_mapping_table, mapping_files
 from bot.adapters.policy_file import load_policy
-from bot.hub.client import HfHubClient
-from bot.hub.timeouts import use_hub_timeout
+from bot.hub.client import HfHubClient, use_hub_timeout
 from bot.settings import SettingsError
 from bot.tokens.issuers import IssuerRegistry
 from bot.web.benchmarks import CachedHubBenchmarks

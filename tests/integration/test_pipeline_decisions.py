@@ -15,10 +15,10 @@ import pytest
 import redis
 
 from bot.contract.events import PrEvent
-from bot.hub.benchmarks import BenchmarkCache
 from bot.hub.client import DatasetRevision, OpenPullRequests, RepoCommit, Visibility
 from bot.hub.errors import HubError, HubFileTooLarge, HubFileUnreadable, HubPermanentError
 from bot.hub.pulls import PrComment, PrCommit, PrStatus, PullRequest
+from bot.hub.sources import BenchmarkCache
 from bot.report.comment import render_help
 from bot.report.texts import REPORT_MARKER
 from bot.spec.model import Dialect, EntryReport, FileReport, ResultEntry

@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 import redis
 
 from bot.adapters.redis_tokens import RedisJtiBinder
-from bot.hub.benchmarks import BenchmarkCache
 from bot.hub.client import DatasetRevision, HubClient, PullRequest, RepoCommit, Visibility
 from bot.hub.client import OpenPullRequests as OpenPulls
+from bot.hub.sources import BenchmarkCache
 from bot.spec.policy import DEFAULT_POLICY
 from bot.tokens.issuers import IssuerRegistry
 from workers.catchup import ReconcileLimits

@@ -23,8 +23,8 @@ from huggingface_hub import HfApi
 
 from bot.adapters.redis_tokens import RedisJtiBinder, RedisKeyCache
 from bot.contract.events import PrEvent
-from bot.hub.benchmarks import BenchmarkCache
 from bot.hub.client import HfHubClient
+from bot.hub.sources import BenchmarkCache
 from bot.spec.policy import DEFAULT_POLICY
 from bot.tokens.issuers import IssuerRegistry
 from evalbot_dev.devstack.redis import RedisServer
