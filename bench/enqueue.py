@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import bot.receiver.queue
 from bench.timing import report
-from bot.contract.events import DedupeKey, PrEvent
+from bot.contract import DedupeKey, PrEvent
 from bot.receiver.queue import RedisEnqueuer
 from evalbot_dev.devstack.redis import RedisServer
 

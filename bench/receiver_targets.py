@@ -18,8 +18,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from bot.contract.events import DedupeKey, PrEvent
-from bot.contract.publish import TASK_NAME
+from bot.contract import TASK_NAME, DedupeKey, PrEvent
 from bot.receiver.app import WEBHOOK_PATH, create_app
 from bot.receiver.queue import EnqueueOutcome, QueueUnavailable
 from bot.settings import Settings

@@ -24,7 +24,7 @@ import time
 from datetime import UTC, datetime
 from enum import StrEnum
 
-from bot.contract.events import PrEvent
+from bot.contract import PrEvent
 from bot.hub.errors import (
     HubError,
     HubFileTooLarge,

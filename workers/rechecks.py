@@ -22,7 +22,7 @@ from collections.abc import Collection
 
 import redis
 
-from bot.contract.events import parse_command
+from bot.contract import parse_command
 from bot.hub.pulls import PrComment, PullRequest
 from bot.spec.names import same_hub_name
 from bot.store import keys

@@ -1,8 +1,8 @@
 """Enqueueing events for the Celery workers: accept in the ledger, then send with Celery.
 
-Each delivery is accepted by the ledger's script (`bot.contract.ledger`: the dedupe key and the
+Each delivery is accepted by the ledger's script (`bot.contract`: the dedupe key and the
 ledger entry, atomically) and answered; its message is sent with Celery's `send_task`
-(`bot.contract.publish`) on one thread beside the event loop, not waited for: a Celery publish
+(`bot.contract.send`) on one thread beside the event loop, not waited for: a Celery publish
 costs a few hundred microseconds of Python, which would otherwise sit in every answer.
 Deliveries that arrive while a script call is in flight are accepted together in the next call
 (group commit): one round trip for the whole batch, while a lone delivery is sent at once (no
@@ -27,10 +27,11 @@ import redis.exceptions
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
-from bot.contract import ledger
-from bot.contract.events import DedupeKey, PrEvent
-from bot.contract.publish import (
+from bot import contract
+from bot.contract import (
+    DedupeKey,
     Outgoing,
+    PrEvent,
     dedupe_key,
     event_json,
     new_task_id,
@@ -117,8 +118,8 @@ class RedisEnqueuer:
             # retries the delivery (a silent retry of the script would only add latency).
             retry=Retry(NoBackoff(), 0),
         )
-        self._accept = self._client.register_script(ledger.ACCEPT_SCRIPT)
-        self._command = self._client.register_script(ledger.COMMAND_SCRIPT)
+        self._accept = self._client.register_script(contract.ACCEPT_SCRIPT)
+        self._command = self._client.register_script(contract.COMMAND_SCRIPT)
         self._celery = sender_app(url, queue)
         self._sender = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalbot-send")
         self._outgoing: list[Outgoing] = []
@@ -187,7 +188,7 @@ class RedisEnqueuer:
 
     async def _enqueue_command(self, event: PrEvent, dedupe: DedupeKey) -> EnqueueOutcome:
         """A comment command, alone (commands are rare): dropped when its author is a known
-        stranger; a recheck coalesced per PR (`ledger.COMMAND_SCRIPT`)."""
+        stranger; a recheck coalesced per PR (`contract.COMMAND_SCRIPT`)."""
         window = followup = ""
         # A benchmark's PR answers the asking comment itself (workers.benchmark_pr), so only a
         # model PR's rechecks, which are answered from the PR as read, may be coalesced.
@@ -205,7 +206,7 @@ class RedisEnqueuer:
             followup,
         ]
         args: list[str | int] = [
-            ledger.GRACE_S,
+            contract.GRACE_S,
             max(1, dedupe.ttl_s),
             event.delivery_id,
             task_id,
@@ -232,7 +233,7 @@ class RedisEnqueuer:
             self._flusher = None
 
     async def _accept_batch(self, batch: list[_Pending]) -> None:
-        script_keys, args = ledger.accept_call(
+        script_keys, args = contract.accept_call(
             [(item.key, item.ttl_s, item.delivery_id, item.task_id, item.event) for item in batch]
         )
         try:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from bot.contract.events import DedupeKey, PrEvent
+from bot.contract import DedupeKey, PrEvent
 from bot.receiver.queue import EnqueueOutcome
 from bot.store import keys
 from evalbot_dev.devstack.redis import RedisServer

@@ -11,8 +11,7 @@ import httpx
 import pytest
 import redis
 
-from bot.contract.events import PrEvent
-from bot.contract.publish import TASK_NAME
+from bot.contract import TASK_NAME, PrEvent
 from bot.store.keys import DEDUPE_PREFIX
 from evalbot_dev.devstack.redis import RedisServer
 from evalbot_dev.devstack.waiting import wait_until
