@@ -18,9 +18,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from bot.contract import TASK_NAME, DedupeKey, PrEvent
+from bot.contract.events import DedupeKey, PrEvent
+from bot.contract.queue import TASK_NAME, EnqueueOutcome, QueueUnavailable
 from bot.receiver.app import WEBHOOK_PATH, create_app
-from bot.receiver.queue import EnqueueOutcome, QueueUnavailable
 from bot.settings import Settings
 from bot.store.keys import DEDUPE_PREFIX
 from workers.app import create_celery_app

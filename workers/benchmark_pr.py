@@ -13,7 +13,7 @@ names (1 each, at most `MAX_FILES`).
 
 from __future__ import annotations
 
-from bot.contract import PrEvent
+from bot.contract.events import PrEvent
 from bot.hub.errors import HubPermanentError
 from bot.hub.pulls import PullRequest
 from bot.hub.standing import DatasetPrClient

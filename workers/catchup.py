@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from bot.contract import PrEvent
+from bot.contract.events import PrEvent
 from bot.hub.client import OpenPullRequest
 
 #: Hub calls one repo costs at least (the open-PR listing and the PR refs).

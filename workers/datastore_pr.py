@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
-from bot.contract import PrEvent
+from bot.contract.events import PrEvent
 from bot.eee.comment import render_submission
 from bot.eee.submission import Change, DatastorePolicy, Unreadable, check_submission
 from bot.hub.datastore import HubDatastore, tree_changes

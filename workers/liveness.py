@@ -6,7 +6,7 @@ way Celery runs its own heartbeats), each worker:
 1. records its heartbeat: its record (host, pid, concurrency, the tasks it has reserved) in
    `evalbot:workers` and Redis's time in `evalbot:worker-beats` (`bot.store.keys` names the
    keys, `bot.store.workerbeats` reads them for `evalbot status`, `/readyz/workers`, `/metrics`);
-2. asks the ledger for the accepted events that are overdue (`bot.contract`: each one is
+2. asks the ledger for the accepted events that are overdue (`bot.contract.queue`: each one is
    handed to one sweeper only) and sends each again under its task id, with Celery's
    `send_task`, counting it as `recovered:overdue`.
 
@@ -29,8 +29,15 @@ import redis
 from celery import Celery, bootsteps
 from celery.worker import state
 
-from bot import contract
-from bot.contract import Outgoing, send_or_leave
+from bot.contract.queue import (
+    DUE_SCRIPT,
+    GRACE_S,
+    SWEEP_BATCH,
+    SWEEP_EVERY_S,
+    Outgoing,
+    due_pairs,
+    send_or_leave,
+)
 from bot.settings import Settings
 from bot.store import keys
 
@@ -62,7 +69,7 @@ class Heartbeat:
         client: redis.Redis,
         *,
         worker_id: str,
-        interval_s: float = contract.SWEEP_EVERY_S,
+        interval_s: float = SWEEP_EVERY_S,
         concurrency: int | None = None,
     ) -> None:
         self.client = client
@@ -70,7 +77,7 @@ class Heartbeat:
         self.interval_s = interval_s
         self.concurrency = concurrency
         self._beat = client.register_script(_BEAT)
-        self._due = client.register_script(contract.DUE_SCRIPT)
+        self._due = client.register_script(DUE_SCRIPT)
         self._started_at: float | None = None
 
     def beat(self, held: int) -> None:
@@ -94,10 +101,8 @@ class Heartbeat:
 
     def overdue(self) -> list[tuple[str, str]]:
         """The ledger's overdue entries, `(task id, event json)`, now this worker's to send."""
-        reply = self._due(
-            keys=[keys.LEDGER, keys.LEDGER_EVENTS], args=[contract.GRACE_S, contract.SWEEP_BATCH]
-        )
-        return contract.due_pairs(reply)
+        reply = self._due(keys=[keys.LEDGER, keys.LEDGER_EVENTS], args=[GRACE_S, SWEEP_BATCH])
+        return due_pairs(reply)
 
     def leave(self) -> None:
         """Remove this worker's record (an orderly stop: it holds nothing any more)."""
@@ -128,7 +133,7 @@ def sweep(heartbeat: Heartbeat, app: Celery) -> int:
 
 
 def heartbeat_step(settings: Settings) -> type[bootsteps.StartStopStep]:
-    """A consumer bootstep that beats and sweeps every `contract.SWEEP_EVERY_S` seconds on the
+    """A consumer bootstep that beats and sweeps every `SWEEP_EVERY_S` seconds on the
     worker's event loop."""
 
     class WorkerHeartbeat(bootsteps.StartStopStep):
@@ -156,9 +161,7 @@ def heartbeat_step(settings: Settings) -> type[bootsteps.StartStopStep]:
                     concurrency=getattr(pool, "num_processes", None),
                 )
             self.tick(consumer)
-            self.timer_ref = consumer.timer.call_repeatedly(
-                contract.SWEEP_EVERY_S, self.tick, (consumer,)
-            )
+            self.timer_ref = consumer.timer.call_repeatedly(SWEEP_EVERY_S, self.tick, (consumer,))
 
         def tick(self, consumer: Any) -> None:
             """One heartbeat and sweep; a failure is logged and the next tick tries again."""

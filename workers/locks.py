@@ -10,7 +10,7 @@ A lease names its owner (the Celery task id). When a run finds the lease held by
 task, the holder is an earlier run of the same message that died (a pool process killed: the
 message is requeued at once, but its lease would block the PR until the TTL ran out, longer
 than the busy retries last). One message runs twice at a time only after a crash, a stall
-past the visibility timeout, or a run longer than the ledger's grace (`bot.contract`
+past the visibility timeout, or a run longer than the ledger's grace (`bot.contract.queue`
 sends the event again under its task id), so the new run takes the lease over; a holder still
 running, or stalled and resumed, finds the token changed and writes nothing.
 """

@@ -24,7 +24,7 @@ import time
 from datetime import UTC, datetime
 from enum import StrEnum
 
-from bot.contract import PrEvent
+from bot.contract.events import PrEvent
 from bot.hub.errors import (
     HubError,
     HubFileTooLarge,
@@ -150,7 +150,7 @@ def _run(event: PrEvent, pr: PullRequest, runtime: Runtime, lease: Lease) -> Out
 def _recheck(pr: PullRequest, head_sha: str, runtime: Runtime, lease: Lease) -> Outcome:
     """Answer the latest maintainer's recheck of this head, whichever ask queued the run.
 
-    Rechecks are coalesced (bot/receiver/queue.py), so the run answers every ask made before
+    Rechecks are coalesced (bot/contract/queue.py), so the run answers every ask made before
     it read the PR: the latest by a maintainer goes in the footer (the visible trace, at the
     cost of the one edit). A run whose latest ask the report already names was read after
     it by an earlier run: nothing to do. No maintainer's ask: the command is ignored."""

@@ -2,7 +2,7 @@
 
 A recheck is answered from the PR's discussion details (one read, which every run makes
 anyway), not from the webhook that triggered the run: rechecks are coalesced (the receiver
-queues at most one run at once and one a little later per PR, `bot.receiver.queue`), so one
+queues at most one run at once and one a little later per PR, `bot.contract.queue`), so one
 run answers every ask made before it read the PR. The footer names the latest recheck by a
 maintainer made after the head was pushed (`latest_recheck`), so every run at the same PR
 state renders the same comment, retries and reconciliation included.
@@ -22,7 +22,7 @@ from collections.abc import Collection
 
 import redis
 
-from bot.contract import parse_command
+from bot.contract.events import parse_command
 from bot.hub.pulls import PrComment, PullRequest
 from bot.spec.names import same_hub_name
 from bot.store import keys

@@ -12,7 +12,7 @@ Celery beat (`evalbot beat`, or `evalbot worker --beat`; one beat per deployment
    the heads recorded for them (one Redis MGET): a PR whose head is neither its verdict's
    (`evalbot:verdict:*`) nor the head last checked without a report (`evalbot:checked:*`)
    gets an `updated` event, exactly as a push webhook would have queued it;
-4. events are accepted into the ledger as the receiver's are (`bot.contract`: ledger
+4. events are accepted into the ledger as the receiver's are (`bot.contract.queue`: ledger
    entry and dedupe key in one atomic call), due at once, so the workers' next sweep sends
    them, under the dedupe key `reconcile:<repo>:<num>:<head>` for one interval: a PR is
    queued at most once per head per interval, however many runs or beats see it.
@@ -36,7 +36,8 @@ from dataclasses import dataclass
 import redis
 from celery import shared_task
 
-from bot.contract import DedupeKey, publish
+from bot.contract.events import DedupeKey
+from bot.contract.queue import publish
 from bot.hub.errors import HubPermanentError, HubTransientError
 from bot.store import keys
 from bot.store.deadletters import STATS

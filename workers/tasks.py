@@ -6,7 +6,7 @@ The receiver publishes `evalbot.process_pr_event` with one kwarg, `event` (a
 is parked) decides what happens when a run cannot finish. This module does the I/O around
 that decision: it counts attempts in Redis (`Attempts`), pauses the fleet when the Hub said
 how long to wait (`workers.hubpause`), asks Celery for the retry, parks the event
-(`bot.store.deadletters`), and keeps the event's ledger entry (`bot.contract`): touched
+(`bot.store.deadletters`), and keeps the event's ledger entry (`bot.contract.queue`): touched
 when a run starts or a retry is scheduled, removed when the event is finished or parked. A
 message Celery drops on a failure this module cannot handle (Redis down under the run's own
 bookkeeping, a retry Celery could not publish) is not an event lost: its ledger entry stays
@@ -39,8 +39,8 @@ import redis
 from celery import Task, shared_task
 from kombu.exceptions import OperationalError
 
-from bot import contract
-from bot.contract import TASK_NAME, PrEvent
+from bot.contract.events import PrEvent
+from bot.contract.queue import TASK_NAME, queue_done, queue_touch
 from bot.hub.errors import HubTransientError
 from bot.logs import log_json
 from bot.settings import Settings
@@ -117,7 +117,7 @@ def process_pr_event(self: Task[Any, Any], event: dict[str, Any]) -> str:
     except (redis.RedisError, OperationalError) as error:
         # Redis failed under the run's own bookkeeping: the failure is Celery's to log and its
         # message Celery's to drop or keep; the event stays in the ledger, which sends it again
-        # once due (bot.contract). Only a stop the error hid is raised instead.
+        # once due (bot.contract.queue). Only a stop the error hid is raised instead.
         _stop_if_stopping(error)
         raise
 
@@ -278,7 +278,7 @@ class Attempts:
         pipe.hincrby(self._key, "unfinished", 1)
         pipe.expire(self._key, ATTEMPTS_TTL_S)
         HubPause.queue_read(pipe)
-        contract.queue_touch(pipe, self._task_id, 0.0)
+        queue_touch(pipe, self._task_id, 0.0)
         count, _, paused, _ = pipe.execute()
         return int(count), HubPause.remaining_s(paused)
 
@@ -308,10 +308,10 @@ class Attempts:
             books = self._client.pipeline(transaction=False)
             if finished:
                 books.delete(self._key)
-                contract.queue_done(books, self._task_id)
+                queue_done(books, self._task_id)
             else:
                 books.hincrby(self._key, "unfinished", -1)
-                contract.queue_touch(books, self._task_id, next_run_in)
+                queue_touch(books, self._task_id, next_run_in)
             if outcome is not None:
                 count_outcome(books, outcome)
             books.execute()

@@ -22,9 +22,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     from bot.cli.serving import guarded
+    from bot.contract.queue import RedisEnqueuer
     from bot.logs import configure_logging
     from bot.receiver.app import create_app
-    from bot.receiver.queue import RedisEnqueuer
     from bot.settings import Settings, SettingsError
     from bot.store.workerstats import RedisWorkerStats
     from bot.web.forward import PageForwarder, upstream_from_env

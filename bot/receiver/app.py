@@ -37,11 +37,11 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp
 
-from bot.contract import EVENT_KINDS
+from bot.contract.events import EVENT_KINDS
+from bot.contract.queue import EnqueueOutcome, Enqueuer, QueueUnavailable
 from bot.httpguards import BodyRefused
 from bot.httpguards import read_body as read_capped_body
 from bot.receiver.events import IGNORE_REASONS, Ignored, RoutingContext, route_delivery
-from bot.receiver.queue import EnqueueOutcome, Enqueuer, QueueUnavailable
 from bot.receiver.texts import ANSWERS, HEALTH_OK, READY_FAILED, READY_OK, READY_WORKERS_UNKNOWN
 from bot.receiver.workermetrics import WorkerStatsCollector
 from bot.settings import Settings

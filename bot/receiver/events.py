@@ -32,7 +32,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from bot.contract import (
+from bot.contract.events import (
     COMMANDS,
     REPO_TYPES,
     Command,

@@ -3,7 +3,7 @@
 `Evalbot` and `evalbot` are one account on the Hub (it refuses to create a name that differs
 from an existing one only by case). Every comparison of names the bot makes goes through
 `same_hub_name`: its own comments (`bot.hub.pulls`, the workers), the maintainers' allow-list,
-`@name` commands (`bot.contract`) and the token's owner at start-up (`bot.hub.identity`).
+`@name` commands (`bot.contract.events`) and the token's owner at start-up (`bot.hub.identity`).
 It lives in the pure core, which every layer may import, so the receiver-worker contract and
 the Hub layer share this one definition without the contract importing `bot.hub`.
 """

@@ -17,7 +17,7 @@ from typing import Any
 
 import redis
 
-from bot.contract import PrEvent
+from bot.contract.events import PrEvent
 from bot.store import keys
 
 DEAD_LETTERS = keys.DEAD_LETTERS  # the receiver's /metrics reads both (bot.store.workerstats)

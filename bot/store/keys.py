@@ -10,9 +10,9 @@ status readers count `unacked`).
 
 from __future__ import annotations
 
-#: Dedupe marks of queued events (`bot.contract`): `<prefix><DedupeKey.key>`, with a TTL.
+#: Dedupe marks of queued events (`bot.contract.queue`): `<prefix><DedupeKey.key>`, with a TTL.
 DEDUPE_PREFIX = "evalbot:dedupe:"
-#: The ledger of accepted events not yet finished (`bot.contract`): a sorted set of task
+#: The ledger of accepted events not yet finished (`bot.contract.queue`): a sorted set of task
 #: ids by the Redis time they are due, and a hash of their events. Publishers add, workers touch
 #: and remove, each worker's sweep sends the overdue again; `/metrics` counts them.
 LEDGER = "evalbot:ledger"
@@ -53,7 +53,7 @@ STRANGER_PREFIX = "evalbot:stranger:"
 #: this long after (the allow-list takes effect at once, through the digest).
 STRANGER_TTL_S = 900
 #: Per PR: exists for the recheck interval after a recheck run was queued to start at once,
-#: and while the one deferred recheck run of that window waits (`bot.contract`).
+#: and while the one deferred recheck run of that window waits (`bot.contract.queue`).
 RECHECK_WINDOW_PREFIX = "evalbot:recheck-window:"
 RECHECK_FOLLOWUP_PREFIX = "evalbot:recheck-followup:"
 

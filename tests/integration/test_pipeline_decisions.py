@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import redis
 
-from bot.contract import PrEvent
+from bot.contract.events import PrEvent
 from bot.hub.client import DatasetRevision, OpenPullRequests, RepoCommit, Visibility
 from bot.hub.errors import HubError, HubFileTooLarge, HubFileUnreadable, HubPermanentError
 from bot.hub.pulls import PrComment, PrCommit, PrStatus, PullRequest

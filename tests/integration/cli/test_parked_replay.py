@@ -9,7 +9,7 @@ import pytest
 import redis
 
 from bot.cli import main
-from bot.contract import PrEvent
+from bot.contract.events import PrEvent
 from bot.store.deadletters import DEAD_LETTERS, park, parked_events, replay
 from evalbot_dev.devstack.redis import RedisServer
 from tests.integration.cli.conftest import operator_env

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from bot.contract import SWEEP_EVERY_S
+from bot.contract.queue import SWEEP_EVERY_S
 from evalbot_dev.devstack.waiting import wait_until
 from tests.integration.e2e.conftest import BOT, Bot
 from tests.support.emulator import MODEL

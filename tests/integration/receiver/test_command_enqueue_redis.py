@@ -9,8 +9,8 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from bot.contract import DedupeKey, PrEvent
-from bot.receiver.queue import EnqueueOutcome
+from bot.contract.events import DedupeKey, PrEvent
+from bot.contract.queue import EnqueueOutcome
 from bot.store import keys
 from evalbot_dev.devstack.redis import RedisServer
 from tests.integration.receiver.test_queue_redis import run_enqueues

@@ -11,7 +11,8 @@ import httpx
 import pytest
 import redis
 
-from bot.contract import TASK_NAME, PrEvent
+from bot.contract.events import PrEvent
+from bot.contract.queue import TASK_NAME
 from bot.store.keys import DEDUPE_PREFIX
 from evalbot_dev.devstack.redis import RedisServer
 from evalbot_dev.devstack.waiting import wait_until

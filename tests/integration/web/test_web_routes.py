@@ -14,7 +14,7 @@ import redis
 from huggingface_hub import HfApi
 from starlette.testclient import TestClient
 
-from bot.contract import PrEvent
+from bot.contract.events import PrEvent
 from bot.hub.client import HfHubClient
 from bot.settings import Secret
 from bot.spec.limits import DEFAULT_LIMITS

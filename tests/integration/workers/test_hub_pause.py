@@ -12,7 +12,7 @@ import pytest
 import redis
 from celery import Task
 
-from bot.contract import PrEvent
+from bot.contract.events import PrEvent
 from bot.hub.errors import HubTransientError, retry_after_from_headers
 from tests.support.runtime import FailingHub, make_runtime, stats
 from workers.hubpause import PAUSE_KEY, PAUSE_MARGIN_S, HubPause

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 import redis
 
-from bot.contract import PrEvent
+from bot.contract.events import PrEvent
 from bot.hub.client import (
     DatasetRevision,
     OpenPullRequest,

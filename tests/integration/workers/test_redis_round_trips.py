@@ -22,7 +22,7 @@ from celery import Task
 from huggingface_hub import HfApi
 
 from bot.adapters.redis_tokens import RedisJtiBinder, RedisKeyCache
-from bot.contract import PrEvent
+from bot.contract.events import PrEvent
 from bot.hub.client import HfHubClient
 from bot.hub.sources import BenchmarkCache
 from bot.spec.policy import DEFAULT_POLICY

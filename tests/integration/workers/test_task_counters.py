@@ -10,7 +10,7 @@ import pytest
 import redis
 from celery import Task
 
-from bot.contract import PrEvent
+from bot.contract.events import PrEvent
 from bot.hub.errors import HubPermanentError, HubTransientError
 from bot.store.deadletters import parked_events
 from tests.support.runtime import FailingHub, make_runtime, stats

@@ -18,9 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from bot.contract import DedupeKey, PrEvent
+from bot.contract.events import DedupeKey, PrEvent
+from bot.contract.queue import EnqueueOutcome, QueueUnavailable
 from bot.receiver.app import WEBHOOK_PATH, _parse_json, _Rejected, create_app
-from bot.receiver.queue import EnqueueOutcome, QueueUnavailable
 from bot.settings import Settings
 from tests.support.samples import webhook, webhook_bytes
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.contract import PrEvent
+from bot.contract.events import PrEvent
 from bot.hub.client import OpenPullRequest
 from workers.catchup import (
     CatchUp,
