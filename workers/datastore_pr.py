@@ -33,7 +33,7 @@ from workers.datastore_index import (
     open_pr_hashes,
     remember_pr,
 )
-from workers.locks import Lease
+from workers.fleet import Lease
 from workers.runtime import Runtime
 
 

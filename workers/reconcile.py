@@ -19,7 +19,7 @@ Celery beat (`evalbot beat`, or `evalbot worker --beat`; one beat per deployment
 
 The run stops early when the Hub call budget is spent or the Hub rate-limits it (the next run
 continues; a 429 that says how long to wait pauses the workers too, and no run starts while
-the pause is on: `workers.hubpause`); a repo the Hub refuses is counted and skipped, and one
+the pause is on: `workers.fleet`); a repo the Hub refuses is counted and skipped, and one
 it no longer finds (deleted, or private now) leaves the known repos unless it is configured;
 one it refuses or no longer finds leaves the web pages' history (`bot.store.history.hide_repo`).
 Counters go to `evalbot:stats` (`reconcile-run:*`, `reconcile-repo:*`, `catchup:*`), exposed
@@ -51,8 +51,7 @@ from workers.catchup import (
     repos_for_run,
     repos_in_order,
 )
-from workers.hubpause import HubPause, pause_for
-from workers.locks import as_text, release
+from workers.fleet import HubPause, as_text, pause_for, release
 from workers.pipeline import VERDICT_REPOS, checked_key, verdict_key
 from workers.runtime import Runtime
 from workers.tasks import runtime_for_process

@@ -73,8 +73,8 @@ class Runtime:
     #: How long an event may be held back by the Hub's rate limit before it is parked.
     throttle_budget_s: float = 6 * 3600.0
     #: Collection standing and cross-PR claims in the comment (`workers.campaign`), and the
-    #: Hub reads they need beyond `hub` (None: both are off).
-    campaign: CampaignConfig = field(default_factory=CampaignConfig)
+    #: Hub reads they need beyond `hub` (either None: both are off).
+    campaign: CampaignConfig | None = None
     repo_reader: ResultsReader | None = None
     #: PRs on benchmark datasets (`workers.benchmark_pr`); None: they are not checked.
     datasets: DatasetPrClient | None = None
@@ -168,7 +168,7 @@ def build_runtime(
         reconcile=files.bot.reconcile,
         max_countdown_s=countdown_cap_s(settings),
         throttle_budget_s=float(settings.hub_throttle_budget_s),
-        campaign=files.bot.campaign,
+        campaign=files.bot.campaign if files.bot.campaign.enabled else None,
         repo_reader=hub,
         datasets=hub,
         datastores=files.bot.datastores,

@@ -76,7 +76,7 @@ instead of resting on a client default:
 - an error answered by another origin (the CDN) is not the Hub's: a refusal (4xx) is
   `HubFileUnreadable` for that file, and a 408, 429 or 5xx is a `HubTransientError` without a
   status, so it retries this run only (its `Retry-After` honoured) and never pauses the
-  workers' Hub calls, which answer to the Hub's own quota (`workers.hubpause`).
+  workers' Hub calls, which answer to the Hub's own quota (`workers.fleet`).
 """
 
 from __future__ import annotations

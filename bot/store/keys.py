@@ -17,12 +17,12 @@ DEDUPE_PREFIX = "evalbot:dedupe:"
 #: and remove, each worker's sweep sends the overdue again; `/metrics` counts them.
 LEDGER = "evalbot:ledger"
 LEDGER_EVENTS = "evalbot:ledger:events"
-#: Worker counters, `<family>:<label>` -> count (`bot.store.deadletters`); the receiver's
-#: `/metrics` reads them (`bot.store.workerstats`).
+#: Worker counters, `<family>:<label>` -> count (`workers.tasks`, `bot.store.deadletters`);
+#: the receiver's `/metrics` reads them (`bot.store.workerstats`).
 STATS = "evalbot:stats"
 #: Parked events, newest first (`bot.store.deadletters`); `evalbot parked`/`replay` and `/metrics`.
 DEAD_LETTERS = "evalbot:dead-letters"
-#: The fleet-wide Hub pause (`workers.hubpause`); its PTTL is shown on `/metrics`.
+#: The fleet-wide Hub pause (`workers.fleet`); its PTTL is shown on `/metrics`.
 HUB_PAUSE = "evalbot:hub-paused-until"
 #: Reconciliation's one-run-at-a-time lock and its repo cursor (`workers.reconcile`).
 RECONCILE_LOCK = "evalbot:reconcile:lock"
@@ -46,7 +46,7 @@ KOMBU_UNACKED = "unacked"
 WORKERS = "evalbot:workers"
 WORKER_BEATS = "evalbot:worker-beats"
 #: The digest of the maintainers allow-list the workers last judged commenters under
-#: (`workers.rechecks`); the receiver drops a known stranger's commands while it holds.
+#: (`workers.pipeline`); the receiver drops a known stranger's commands while it holds.
 MAINTAINERS_DIGEST = "evalbot:maintainers-digest"
 STRANGER_PREFIX = "evalbot:stranger:"
 #: How long a stranger is remembered: a user who becomes an org member is heard at the latest
@@ -59,7 +59,7 @@ RECHECK_FOLLOWUP_PREFIX = "evalbot:recheck-followup:"
 
 
 def lease(repo_id: str, pr_num: int) -> str:
-    """The per-PR lease one run holds while it works on the PR (`workers.locks`)."""
+    """The per-PR lease one run holds while it works on the PR (`workers.fleet`)."""
     return f"evalbot:lease:{repo_id}:{pr_num}"
 
 

@@ -30,7 +30,7 @@ from evalbot_dev.devstack.stack import LocalStack, StackOptions
 from evalbot_dev.devstack.waiting import wait_until
 from evalbot_dev.emulator.seed import SAMPLES, load_benchmarks
 from evalbot_dev.emulator.state import HubState
-from workers.locks import as_text
+from workers.fleet import as_text
 
 MODEL = "alice/model"
 BOT = "evalbot"

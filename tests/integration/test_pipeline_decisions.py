@@ -26,7 +26,7 @@ from bot.spec.policy import DEFAULT_POLICY
 from bot.tokens.binding import MemoryJtiBinder
 from bot.tokens.issuers import IssuerRegistry
 from evalbot_dev.devstack.redis import RedisServer
-from workers.locks import LeaseBusy, lease_key
+from workers.fleet import LeaseBusy, lease_key
 from workers.pipeline import Outcome, TokenTimes, run_event
 from workers.runtime import Runtime
 

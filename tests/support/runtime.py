@@ -14,7 +14,7 @@ from bot.hub.sources import BenchmarkCache
 from bot.spec.policy import DEFAULT_POLICY
 from bot.tokens.issuers import IssuerRegistry
 from workers.catchup import ReconcileLimits
-from workers.locks import as_text
+from workers.fleet import as_text
 from workers.runtime import ReconcileConfig, Runtime
 
 NOW = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)

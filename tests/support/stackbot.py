@@ -28,7 +28,7 @@ from evalbot_dev.emulator.delivery import DeliverySettings
 from evalbot_dev.emulator.seed import SAMPLES
 from evalbot_dev.emulator.server import CommentView
 from tests.support.emulator import MODEL, TOKENS, client, standard_state
-from workers.locks import as_text
+from workers.fleet import as_text
 
 BOT = "evalbot"
 SAMPLE_BENCHMARKS = SAMPLES / "benchmarks"

@@ -32,7 +32,7 @@ from evalbot_dev.devstack.signing import LocalIssuer
 from evalbot_dev.devstack.workload import hle_entry, open_results_pr
 from evalbot_dev.emulator.server import EmulatorServer
 from tests.support.emulator import MODEL, TOKENS, running_emulator
-from workers.locks import as_text
+from workers.fleet import as_text
 from workers.runtime import Runtime
 from workers.tasks import handle
 

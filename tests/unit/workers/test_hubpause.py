@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from bot.hub.errors import HubTransientError, retry_after_from_headers
 from bot.settings import Settings
-from workers.hubpause import (
+from workers.fleet import (
     MAX_PAUSE_S,
     MAX_SPREAD_S,
     PAUSE_MARGIN_S,
