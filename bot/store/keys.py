@@ -29,7 +29,7 @@ RECONCILE_LOCK = "evalbot:reconcile:lock"
 RECONCILE_CURSOR = "evalbot:reconcile:cursor"
 #: Every repo that ever had a verdict, for reconciliation (`workers.pipeline`).
 VERDICT_REPOS = "evalbot:verdict-repos"
-#: jti bindings (`bot.adapters.redis_tokens.RedisJtiBinder`): `<prefix><sha256(issuer, jti)>`.
+#: jti bindings (`workers.runtime.RedisJtiBinder`): `<prefix><sha256(issuer, jti)>`.
 JTI_PREFIX = "evalbot:jti:"
 #: Fetched JWKS, their freshness marks and refetch cooldowns (`RedisKeyCache`).
 JWKS_PREFIX = "evalbot:jwks:"

@@ -8,7 +8,7 @@ same (model repo, digest).
 
 This module is pure (no client library): `MemoryJtiBinder` serves the CLI, and the bot's
 binder shared by every worker (`RedisJtiBinder`) lives with the other Redis adapters in
-`bot.adapters.redis_tokens`.
+`workers.runtime`.
 
 Bindings are kept far longer than the token lives (`retention_s`, default 400 days, and never
 less than `exp` + leeway + 5 s: Warehouse #19627), because the verdict must not change on a

@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 import redis
 
-from bot.adapters.redis_tokens import RedisJtiBinder, RedisKeyCache
 from bot.spec.model import EntryReport, Verification, VerificationStatus
 from bot.tokens.binding import (
     DEFAULT_RETENTION_S,
@@ -33,6 +32,7 @@ from tests.support.tokens import (
     file_report,
     signed_report,
 )
+from workers.runtime import RedisJtiBinder, RedisKeyCache
 
 pytestmark = pytest.mark.integration
 

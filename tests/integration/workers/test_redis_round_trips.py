@@ -21,7 +21,6 @@ import redis
 from celery import Task
 from huggingface_hub import HfApi
 
-from bot.adapters.redis_tokens import RedisJtiBinder, RedisKeyCache
 from bot.contract.events import PrEvent
 from bot.hub.client import HfHubClient
 from bot.hub.sources import BenchmarkCache
@@ -33,7 +32,7 @@ from evalbot_dev.devstack.workload import hle_entry, open_results_pr
 from evalbot_dev.emulator.server import EmulatorServer
 from tests.support.emulator import MODEL, TOKENS, running_emulator
 from workers.fleet import as_text
-from workers.runtime import Runtime
+from workers.runtime import RedisJtiBinder, RedisKeyCache, Runtime
 from workers.tasks import handle
 
 pytestmark = pytest.mark.integration
