@@ -16,7 +16,7 @@ and is sent again once due.
 Throttling is not failure: retries caused by the Hub's pacing (a 429, or the pause it set)
 are counted apart from the others and bounded by time (`Runtime.throttle_budget_s`,
 `EVALBOT_HUB_THROTTLE_BUDGET`), not by a count, so a backlog that needs many rate-limit
-windows is worked through instead of parked. Every countdown is capped at
+windows is worked through instead of parked. Every countdown but a busy PR's is capped at
 `Runtime.max_countdown_s` (the visibility timeout minus the task time limit): kombu's Redis
 transport redelivers a message held longer than the visibility timeout, ETA retries included,
 to a second worker.
@@ -31,11 +31,9 @@ finished run as `outcome:<outcome>`; the receiver's `/metrics` exposes both.
 
 **The retry policy**: what failed and how often in, retry (after how long) or park (why) out.
 
-The task sorts the exception a run raised into a `Failure` (`classify`), counts the attempt
-of that kind in Redis (`counter` names the count), pauses the fleet when the Hub asked for it,
-then asks `decide` and carries the answer out. Keeping the choice in pure functions, free of
-Redis, Celery and clocks, lets every rule of the table below be tested with plain numbers
-(tests/unit/workers/test_retry_policy.py).
+A run's exception is sorted into a `Failure` (`classify`), the attempt of its kind counted
+(`counter` names the count), and `decide` answers. These are pure (no Redis, Celery or clock),
+so every rule of the table is tested with plain numbers (tests/unit/workers/test_retry_policy.py).
 
 | failure (`Kind`)                          | decision                                         |
 |-------------------------------------------|--------------------------------------------------|
@@ -53,9 +51,6 @@ Redis, Celery and clocks, lets every rule of the table below be tested with plai
 | `CRASHED`: anything else                  | park (`crashed`), with the error                 |
 | a run started more than `max_unfinished`  | park (`worker-lost`): a poison event must not    |
 | times and never ended (`on_start`)        | kill workers for ever                            |
-
-Every countdown but a busy PR's is capped at `max_countdown_s` (below the broker's visibility
-timeout: a message held longer is handed to a second worker).
 """
 
 from __future__ import annotations
