@@ -48,7 +48,7 @@ REMOVED_SETTINGS: Mapping[str, str] = {
     "EVALBOT_WEB_PORT": "any free loopback port for the web pages, which the Space supervisor "
     "binds and tells the receiver (bot.supervise.plan.WEB_PORT)",
     "EVALBOT_WORKER_HEARTBEAT": "each worker's fixed 10 s heartbeat and sweep of the ledger of "
-    "accepted events (bot.contract.SWEEP_EVERY_S)",
+    "accepted events (bot.contract.queue.SWEEP_EVERY_S)",
 }
 
 

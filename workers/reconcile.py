@@ -139,7 +139,7 @@ def _run(runtime: Runtime, report: RunReport) -> None:
             report.hub_errors += 1
             pause_s = pause_for(error)
             if pause_s is not None:
-                HubPause(client).extend(pause_s)  # the workers wait with us (hubpause)
+                HubPause(client).extend(pause_s)  # the workers wait with us (workers.fleet)
             if pause_s is not None or error.status == 429:
                 # The Hub asked for quiet (or rate-limited us): stop listing; the next run
                 # continues with this repo.

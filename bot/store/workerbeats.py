@@ -1,6 +1,6 @@
 """Worker heartbeats in Redis: the key names, the record, and the one reader everyone uses.
 
-Each `evalbot worker` writes a heartbeat every ten seconds (`bot.contract.SWEEP_EVERY_S`)
+Each `evalbot worker` writes a heartbeat every ten seconds (`bot.contract.queue.SWEEP_EVERY_S`)
 from its consumer's event loop (`workers.liveness`), so a heartbeat means "this worker is
 consuming", not merely "this process exists". Two keys, next to the other `evalbot:*` keys:
 
