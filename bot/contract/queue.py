@@ -60,7 +60,6 @@ from redis.backoff import NoBackoff
 
 from bot.contract.events import DedupeKey, PrEvent
 from bot.store import keys
-from bot.store.keys import DEDUPE_PREFIX
 
 #: Seconds an entry may go without a sign of life (acceptance, a run's start, a retry's
 #: schedule) before it is sent again: above a normal queue wait and run (a burst of 500 PRs
@@ -268,7 +267,7 @@ def send(app: Celery, messages: Sequence[Outgoing]) -> None:
 
 def dedupe_key(dedupe: DedupeKey) -> str:
     """The Redis key that marks `dedupe` as seen."""
-    return DEDUPE_PREFIX + dedupe.key
+    return keys.DEDUPE_PREFIX + dedupe.key
 
 
 def publish(client: redis.Redis, events: Sequence[tuple[PrEvent, DedupeKey]]) -> list[bool]:
