@@ -10,10 +10,8 @@ way Celery runs its own heartbeats), each worker:
    handed to one sweeper only) and sends each again under its task id, with Celery's
    `send_task`, counting it as `recovered:overdue`.
 
-A worker killed while it held messages, a Redis restart between kombu's pop and its
-bookkeeping, a message dropped after a failure: in each case the event's ledger entry stays,
-and the next sweep after its due time sends it again (docs/reliability.md). Kombu's visibility
-timeout stays as Celery's own redelivery, long after.
+Why that catches every lost message is `bot.contract.queue`'s to say (and docs/reliability.md);
+kombu's visibility timeout stays as Celery's own redelivery, long after.
 """
 
 from __future__ import annotations

@@ -287,19 +287,6 @@ def decide(
     return Park(kind.value, failure.detail)
 
 
-__all__ = [
-    "MAX_BUSY_RETRIES",
-    "MAX_TRANSIENT_RETRIES",
-    "MAX_UNFINISHED_RUNS",
-    "Attempts",
-    "backoff_s",
-    "busy_retry_limit",
-    "handle",
-    "install_runtime",
-    "process_pr_event",
-    "runtime_for_process",
-]
-
 log = logging.getLogger("evalbot.worker")
 
 #: How long attempt counts are kept (a message comes back within the visibility timeout).
