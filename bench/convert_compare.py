@@ -1,0 +1,204 @@
+"""The converters' speed in this checkout against another checkout of the code (the code before
+a change), in one run on the same machine: the median CPU time of converting each real output
+of this checkout's corpus (`tests/samples/convert`), and of a generated 50 MB lm-eval file.
+
+Each checkout converts with its own shipped mapping rows and example benchmarks, in a process
+of its own (the two cannot share one: both are the package `bot`); the processes alternate,
+round after round, so that the machine's load falls on both alike. A file's figure is the median
+over the rounds of its per-round median; the corpus figure is the median of the files' figures,
+over the files both checkouts convert (a file one of them refuses does less work there: no
+entries to validate) and over all files. CPU time, not wall time: a shared machine's load moves
+wall time by 2x between runs.
+
+Run (the code before the converters' strict checks, say):
+
+    git worktree add /tmp/conv-before 3f0b292
+    .venv/bin/python bench/convert_compare.py /tmp/conv-before [--rounds 7] [--repeat 9]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT / "tests" / "samples" / "convert"
+
+#: where a checkout ships its mapping rows (the newest place first)
+MAPPING_FILES = ("bot/data/convert/mappings.yaml", "config/convert/mappings.yaml")
+
+
+def large(tasks: int, target_bytes: int) -> bytes:
+    """An lm-eval results file of about `target_bytes`: its bulk is the tasks' configs, as a
+    run with long few-shot prompts writes."""
+    prompt = "Question: " + "x" * max(0, target_bytes // tasks - 600)
+    results = {f"task_{n}": {"alias": f"task_{n}", "acc,none": 0.5} for n in range(tasks)}
+    configs = {
+        name: {"task": name, "dataset_path": "bench-org/bench", "doc_to_text": prompt}
+        for name in results
+    }
+    return json.dumps(
+        {"results": results, "configs": configs, "versions": {}, "lm_eval_version": "0.4.9.2"}
+    ).encode()
+
+
+def corpus_files() -> list[Path]:
+    return sorted(p for p in CORPUS.rglob("*") if p.suffix in {".json", ".eval"})
+
+
+def median_cpu(action: Callable[[], object], repeat: int) -> float:
+    """Median CPU seconds of `action` over `repeat` runs, after one untimed run."""
+    action()
+    samples = []
+    for _ in range(repeat):
+        started = time.process_time()
+        action()
+        samples.append(time.process_time() - started)
+    return statistics.median(samples)
+
+
+def measure(tree: Path, repeat: int, large_repeat: int) -> dict[str, Any]:
+    """The figures of the checkout at `tree`, measured in this process (which imports its
+    `bot`): per corpus file its median CPU seconds, its entries and whether it converts
+    (entries, and nothing that blocks writing them), and the 50 MB
+    file's median."""
+    sys.path.insert(0, str(tree))
+    import bot  # noqa: PLC0415  (the checkout's, from the path set just above)
+    from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource  # noqa: PLC0415
+    from bot.convert import entries_from  # noqa: PLC0415
+    from bot.convert.mapping import MappingTable, parse_mappings  # noqa: PLC0415
+    from bot.convert.registry import ConvertError  # noqa: PLC0415
+
+    if not Path(bot.__file__).resolve().is_relative_to(tree.resolve()):
+        raise SystemExit(f"imported {bot.__file__}, not the checkout at {tree}")
+    rows = next(tree / name for name in MAPPING_FILES if (tree / name).is_file())
+    table = parse_mappings(str(rows), rows.read_bytes())
+    examples = DirectoryBenchmarkSource(tree / "examples" / "benchmarks")
+    files: dict[str, dict[str, Any]] = {}
+    for path in corpus_files():
+        content, name = path.read_bytes(), path.name
+
+        def once(content: bytes = content, name: str = name) -> Any:
+            try:
+                return entries_from(content, filename=name, benchmarks=examples, mappings=table)
+            except ConvertError:
+                return None
+
+        conversion = once()
+        files[str(path.relative_to(CORPUS))] = {
+            "seconds": median_cpu(once, repeat),
+            "entries": len(conversion.entries) if conversion is not None else 0,
+            "converts": conversion is not None and conversion.ok() and bool(conversion.entries),
+        }
+    content = large(1000, 50 * 1024 * 1024)
+    empty = MappingTable()
+
+    def convert_large() -> None:
+        entries_from(content, filename="results.json", benchmarks=examples, mappings=empty)
+
+    return {
+        "files": files,
+        "large_seconds": median_cpu(convert_large, large_repeat),
+        "large_bytes": len(content),
+    }
+
+
+def run_measure(tree: Path, repeat: int, large_repeat: int) -> dict[str, Any]:
+    """`measure` in a process of its own."""
+    command = [sys.executable, __file__, "--measure", str(tree)]
+    command += ["--repeat", str(repeat), "--large-repeat", str(large_repeat)]
+    done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=1800)
+    if done.returncode != 0:
+        raise SystemExit(f"measuring {tree} failed:\n{done.stderr}")
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def ratio(now: float, before: float) -> str:
+    return f"{now / before:.2f}x" if before else "-"
+
+
+def compare(before: Path, rounds: int, repeat: int, large_repeat: int) -> None:
+    trees = {"before": before, "now": ROOT}
+    measured: dict[str, list[dict[str, Any]]] = {"before": [], "now": []}
+    for number in range(rounds):
+        order = ["before", "now"] if number % 2 == 0 else ["now", "before"]
+        for label in order:
+            measured[label].append(run_measure(trees[label], repeat, large_repeat))
+        print(f"round {number + 1}/{rounds} done", file=sys.stderr)
+    names = list(measured["now"][0]["files"])
+
+    def figure(label: str, name: str) -> float:
+        return statistics.median(run["files"][name]["seconds"] for run in measured[label])
+
+    def converts(label: str, name: str) -> bool:
+        return all(run["files"][name]["converts"] for run in measured[label])
+
+    both = [name for name in names if converts("before", name) and converts("now", name)]
+    print(f"{rounds} rounds, alternating the checkouts; per round {repeat} runs per file")
+    print(f"before: {before}\nnow:    {ROOT}\n")
+    print(
+        f"{'file (µs CPU, median of round medians; entries)':<74}"
+        f" {'before':>8} {'now':>8} {'ratio':>6}"
+    )
+    for name in names:
+        was, now = figure("before", name), figure("now", name)
+        counts = [measured[label][0]["files"][name]["entries"] for label in ("before", "now")]
+        mark = "" if name in both else "  not converted by both"
+        print(
+            f"{name:<74} {was * 1e6:8.1f} {now * 1e6:8.1f} {ratio(now, was):>6}"
+            f"  {counts[0]}/{counts[1]}{mark}"
+        )
+    print()
+    for title, chosen in (("files both convert", both), ("all files", names)):
+        was = statistics.median(figure("before", name) for name in chosen)
+        now = statistics.median(figure("now", name) for name in chosen)
+        per_round = [
+            statistics.median(run_now["files"][n]["seconds"] for n in chosen)
+            / statistics.median(run_was["files"][n]["seconds"] for n in chosen)
+            for run_was, run_now in zip(measured["before"], measured["now"], strict=True)
+        ]
+        print(
+            f"median per real file, {title} ({len(chosen)}): before {was * 1e6:.1f} µs,"
+            f" now {now * 1e6:.1f} µs, ratio {ratio(now, was)}"
+            f" (per round: {', '.join(f'{r:.2f}' for r in per_round)})"
+        )
+    was = statistics.median(run["large_seconds"] for run in measured["before"])
+    now = statistics.median(run["large_seconds"] for run in measured["now"])
+    per_round = [
+        run_now["large_seconds"] / run_was["large_seconds"]
+        for run_was, run_now in zip(measured["before"], measured["now"], strict=True)
+    ]
+    size = measured["now"][0]["large_bytes"] / 1e6
+    print(
+        f"{size:.1f} MB lm-eval file ({large_repeat} runs a round): before {was * 1e3:.1f} ms,"
+        f" now {now * 1e3:.1f} ms, ratio {ratio(now, was)}"
+        f" (per round: {', '.join(f'{r:.2f}' for r in per_round)})"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("before", type=Path, nargs="?", help="the other checkout")
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--repeat", type=int, default=9, help="runs per file per round")
+    parser.add_argument("--large-repeat", type=int, default=3, help="50 MB runs per round")
+    parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.measure is not None:
+        print(json.dumps(measure(args.measure, args.repeat, args.large_repeat)))
+    elif args.before is None:
+        parser.error("name the checkout to compare with")
+    else:
+        compare(args.before, args.rounds, args.repeat, args.large_repeat)
+
+
+if __name__ == "__main__":
+    main()
