@@ -7,13 +7,14 @@ of its own (the two cannot share one: both are the package `bot`); the processes
 round after round, so that the machine's load falls on both alike. A file's figure is the median
 over the rounds of its per-round median; the corpus figure is the median of the files' figures,
 over the files both checkouts convert (a file one of them refuses does less work there: no
-entries to validate) and over all files. CPU time, not wall time: a shared machine's load moves
+entries to validate), over the files both give as many entries (both converted, or both
+refused), and over all files. CPU time, not wall time: a shared machine's load moves
 wall time by 2x between runs.
 
 Run (the code before the converters' strict checks, say):
 
     git worktree add /tmp/conv-before 3f0b292
-    .venv/bin/python bench/convert_compare.py /tmp/conv-before [--rounds 7] [--repeat 9]
+    .venv/bin/python bench/convert_compare.py /tmp/conv-before [--rounds 7] [--repeat 30]
 """
 
 from __future__ import annotations
@@ -67,14 +68,13 @@ def median_cpu(action: Callable[[], object], repeat: int) -> float:
 def measure(tree: Path, repeat: int, large_repeat: int) -> dict[str, Any]:
     """The figures of the checkout at `tree`, measured in this process (which imports its
     `bot`): per corpus file its median CPU seconds, its entries and whether it converts
-    (entries, and nothing that blocks writing them), and the 50 MB
-    file's median."""
+    (entries, and nothing that blocks writing them), and the 50 MB file's median."""
     sys.path.insert(0, str(tree))
-    import bot  # noqa: PLC0415  (the checkout's, from the path set just above)
-    from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource  # noqa: PLC0415
-    from bot.convert import entries_from  # noqa: PLC0415
-    from bot.convert.mapping import MappingTable, parse_mappings  # noqa: PLC0415
-    from bot.convert.registry import ConvertError  # noqa: PLC0415
+    import bot  # the checkout's, from the path set just above
+    from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
+    from bot.convert import entries_from
+    from bot.convert.mapping import MappingTable, parse_mappings
+    from bot.convert.registry import ConvertError
 
     if not Path(bot.__file__).resolve().is_relative_to(tree.resolve()):
         raise SystemExit(f"imported {bot.__file__}, not the checkout at {tree}")
@@ -136,12 +136,17 @@ def compare(before: Path, rounds: int, repeat: int, large_repeat: int) -> None:
     names = list(measured["now"][0]["files"])
 
     def figure(label: str, name: str) -> float:
-        return statistics.median(run["files"][name]["seconds"] for run in measured[label])
+        return statistics.median(float(run["files"][name]["seconds"]) for run in measured[label])
 
     def converts(label: str, name: str) -> bool:
         return all(run["files"][name]["converts"] for run in measured[label])
 
+    def entries(label: str, name: str) -> int:
+        count: int = measured[label][0]["files"][name]["entries"]
+        return count
+
     both = [name for name in names if converts("before", name) and converts("now", name)]
+    alike = [name for name in names if entries("before", name) == entries("now", name)]
     print(f"{rounds} rounds, alternating the checkouts; per round {repeat} runs per file")
     print(f"before: {before}\nnow:    {ROOT}\n")
     print(
@@ -150,14 +155,19 @@ def compare(before: Path, rounds: int, repeat: int, large_repeat: int) -> None:
     )
     for name in names:
         was, now = figure("before", name), figure("now", name)
-        counts = [measured[label][0]["files"][name]["entries"] for label in ("before", "now")]
+        counts = [entries(label, name) for label in ("before", "now")]
         mark = "" if name in both else "  not converted by both"
         print(
             f"{name:<74} {was * 1e6:8.1f} {now * 1e6:8.1f} {ratio(now, was):>6}"
             f"  {counts[0]}/{counts[1]}{mark}"
         )
     print()
-    for title, chosen in (("files both convert", both), ("all files", names)):
+    sets = (
+        ("files both convert", both),
+        ("files both give as many entries", alike),
+        ("all files", names),
+    )
+    for title, chosen in sets:
         was = statistics.median(figure("before", name) for name in chosen)
         now = statistics.median(figure("now", name) for name in chosen)
         per_round = [
@@ -188,7 +198,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("before", type=Path, nargs="?", help="the other checkout")
     parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--repeat", type=int, default=9, help="runs per file per round")
+    parser.add_argument("--repeat", type=int, default=30, help="runs per file per round")
     parser.add_argument("--large-repeat", type=int, default=3, help="50 MB runs per round")
     parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
