@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import subprocess
 import sys
@@ -28,6 +29,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "samples" / "convert"
@@ -65,7 +68,7 @@ def median_cpu(action: Callable[[], object], repeat: int) -> float:
     return statistics.median(samples)
 
 
-def measure(tree: Path, repeat: int, large_repeat: int) -> dict[str, Any]:
+def measure(tree: Path, repeat: int, large_repeat: int, *, same_rows: bool) -> dict[str, Any]:
     """The figures of the checkout at `tree`, measured in this process (which imports its
     `bot`): per corpus file its median CPU seconds, its entries and whether it converts
     (entries, and nothing that blocks writing them), and the 50 MB file's median."""
@@ -73,14 +76,25 @@ def measure(tree: Path, repeat: int, large_repeat: int) -> dict[str, Any]:
     import bot  # the checkout's, from the path set just above
     from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
     from bot.convert import entries_from
-    from bot.convert.mapping import MappingTable, parse_mappings
+    from bot.convert.mapping import MappingError, MappingTable, parse_mappings
     from bot.convert.registry import ConvertError
 
     if not Path(bot.__file__).resolve().is_relative_to(tree.resolve()):
         raise SystemExit(f"imported {bot.__file__}, not the checkout at {tree}")
-    rows = next(tree / name for name in MAPPING_FILES if (tree / name).is_file())
-    table = parse_mappings(str(rows), rows.read_bytes())
-    examples = DirectoryBenchmarkSource(tree / "examples" / "benchmarks")
+    home = ROOT if same_rows else tree
+    rows = next(home / name for name in MAPPING_FILES if (home / name).is_file())
+    dropped: set[str] = set()
+    try:
+        table = parse_mappings(str(rows), rows.read_bytes())
+    except MappingError as error:
+        # rows of a newer table, read by an older reader: without the keys it does not know
+        dropped = set(re.findall(r"unknown key `([^`]+)`", str(error)))
+        loaded = yaml.safe_load(rows.read_bytes())
+        for row in loaded["mappings"]:
+            for key in dropped:
+                row.pop(key, None)
+        table = parse_mappings(str(rows), yaml.safe_dump(loaded).encode())
+    examples = DirectoryBenchmarkSource(home / "examples" / "benchmarks")
     files: dict[str, dict[str, Any]] = {}
     for path in corpus_files():
         content, name = path.read_bytes(), path.name
@@ -104,16 +118,18 @@ def measure(tree: Path, repeat: int, large_repeat: int) -> dict[str, Any]:
         entries_from(content, filename="results.json", benchmarks=examples, mappings=empty)
 
     return {
+        "dropped": sorted(dropped),
         "files": files,
         "large_seconds": median_cpu(convert_large, large_repeat),
         "large_bytes": len(content),
     }
 
 
-def run_measure(tree: Path, repeat: int, large_repeat: int) -> dict[str, Any]:
+def run_measure(tree: Path, repeat: int, large_repeat: int, *, same_rows: bool) -> dict[str, Any]:
     """`measure` in a process of its own."""
     command = [sys.executable, __file__, "--measure", str(tree)]
     command += ["--repeat", str(repeat), "--large-repeat", str(large_repeat)]
+    command += ["--same-rows"] if same_rows else []
     done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=1800)
     if done.returncode != 0:
         raise SystemExit(f"measuring {tree} failed:\n{done.stderr}")
@@ -125,13 +141,15 @@ def ratio(now: float, before: float) -> str:
     return f"{now / before:.2f}x" if before else "-"
 
 
-def compare(before: Path, rounds: int, repeat: int, large_repeat: int) -> None:
+def compare(before: Path, rounds: int, repeat: int, large_repeat: int, *, same_rows: bool) -> None:
     trees = {"before": before, "now": ROOT}
     measured: dict[str, list[dict[str, Any]]] = {"before": [], "now": []}
     for number in range(rounds):
         order = ["before", "now"] if number % 2 == 0 else ["now", "before"]
         for label in order:
-            measured[label].append(run_measure(trees[label], repeat, large_repeat))
+            measured[label].append(
+                run_measure(trees[label], repeat, large_repeat, same_rows=same_rows)
+            )
         print(f"round {number + 1}/{rounds} done", file=sys.stderr)
     names = list(measured["now"][0]["files"])
 
@@ -148,7 +166,13 @@ def compare(before: Path, rounds: int, repeat: int, large_repeat: int) -> None:
     both = [name for name in names if converts("before", name) and converts("now", name)]
     alike = [name for name in names if entries("before", name) == entries("now", name)]
     print(f"{rounds} rounds, alternating the checkouts; per round {repeat} runs per file")
-    print(f"before: {before}\nnow:    {ROOT}\n")
+    print(f"before: {before}\nnow:    {ROOT}")
+    if same_rows:
+        dropped = ", ".join(measured["before"][0]["dropped"]) or "none"
+        print(
+            f"both with the rows and example benchmarks of {ROOT} (keys left out before: {dropped})"
+        )
+    print()
     print(
         f"{'file (µs CPU, median of round medians; entries)':<74}"
         f" {'before':>8} {'now':>8} {'ratio':>6}"
@@ -200,14 +224,20 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--repeat", type=int, default=30, help="runs per file per round")
     parser.add_argument("--large-repeat", type=int, default=3, help="50 MB runs per round")
+    parser.add_argument(
+        "--same-rows",
+        action="store_true",
+        help="both convert with this checkout's rows and example benchmarks",
+    )
     parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure is not None:
-        print(json.dumps(measure(args.measure, args.repeat, args.large_repeat)))
+        figures = measure(args.measure, args.repeat, args.large_repeat, same_rows=args.same_rows)
+        print(json.dumps(figures))
     elif args.before is None:
         parser.error("name the checkout to compare with")
     else:
-        compare(args.before, args.rounds, args.repeat, args.large_repeat)
+        compare(args.before, args.rounds, args.repeat, args.large_repeat, same_rows=args.same_rows)
 
 
 if __name__ == "__main__":

@@ -5,8 +5,9 @@ Python's `json` keeps the last of two equal keys in an object, so a results file
 `"acc,none"` twice would convert whichever value came last. The strict read passes every object
 through a Python hook that refuses a key twice; on a file of many small objects (a results
 file) that hook is a third of the read. So an output of up to `FAST_MAX_BYTES` is first read
-by orjson, in C, and its result is kept only when a count proves it holds every key written
-(`_read_fast`); any other input takes the strict read, whose verdict (value or error message)
+by orjson, in C (or, where orjson refuses it, by `json`'s reader without the hook), and its
+result is kept only when a count proves it holds every key written (`_read_fast`); any other
+input takes the strict read, whose verdict (value or error message)
 is the one every input gets (property-tested in tests/unit/convert/test_jsonread.py). When a
 duplicate is found, the input is read a third time with the pure-Python scanner (same grammar)
 to name the object's line and column; that happens only for a file already refused.
@@ -59,11 +60,12 @@ _STRICT = json.JSONDecoder(object_pairs_hook=_unique)
 
 
 #: Up to this size an output is read the fast way. A results file (lm-eval, lighteval,
-#: EvalScope) is a few KB of many small objects, where the hook is a third of the read; an
-#: inspect log is large for its logged prompts and samples, long strings in fewer objects, where
-#: the fast read's scans of every byte (about 1.5 ns a byte for orjson's parse, its write-back and
-#: the counts) still cost less than the hook (a 65 KB log: 240 µs strictly, 150 µs the fast way).
-#: A text of megabytes of long strings (configs with long few-shot prompts) reads faster strictly.
+#: EvalScope) is a few KB of many small objects, where the hook is a third of the read, and so
+#: is an inspect log of many samples (a 65 KB log: 240 µs strictly, 160 µs the fast way). The
+#: count costs about 1 ns a byte (orjson's write-back and three scans), more than the hook saves
+#: on long strings in few objects: a 24 KB log of long outputs is read in 57 µs the fast way, in
+#: 53 µs strictly; 1 MB of an lm-eval file's long prompts in 2.3 ms against 1.2 ms. Larger
+#: outputs are large for such prompts, and are read strictly (`bench/convert.py` prints both).
 FAST_MAX_BYTES = 1024 * 1024
 
 #: Every digit as `0`, so that a run of 19 digits is a plain substring search.
