@@ -70,114 +70,6 @@ from bot.spec.model import (
     VerificationStatus,
 )
 
-ZWSP = "\u200b"
-ELLIPSIS = "…"
-DEFAULT_MAX_CHARS = 200
-
-#: The characters that shape inline markdown where an escaped string lands (inside a
-#: paragraph, heading, list item or table cell): emphasis, code, links and images, table
-#: cells, strikethrough, math (`$`), and the escape character itself. Other punctuation is left
-#: alone so the raw text stays readable; block starts are handled by `block_start`.
-_MARKDOWN_PUNCTUATION = frozenset("\\`*_[]()!|~$#^=")
-# A dot before a letter (fuzzy domain links, `www.` links) and a slash next to a slash
-# (protocol-relative links), written as character references.
-_DOT_BEFORE_LETTER = re.compile(r"\.(?=[^\W\d_])")
-_DOUBLE_SLASH = re.compile(r"/(?=/)|(?<=/)/")
-
-
-def _normalise(text: str) -> str:
-    out = []
-    for char in text:
-        category = unicodedata.category(char)
-        if category == "Cf":
-            continue  # bidi controls, zero-width characters, soft hyphens, tag characters
-        if category in ("Cc", "Zl", "Zp"):
-            out.append(" ")  # newlines, tabs, NUL...: one line, one cell
-        elif category in ("Cs", "Co", "Cn"):
-            out.append("\ufffd")
-        else:
-            out.append(char)
-    cleaned = "".join(out)
-    for glyph in RESERVED_GLYPHS:
-        cleaned = cleaned.replace(glyph, "?")
-    # A stray variation selector left behind a removed glyph is harmless but noisy.
-    return cleaned.replace("?\ufe0f", "?")
-
-
-def truncate(text: str, max_chars: int) -> str:
-    if len(text) <= max_chars:
-        return text
-    return text[: max(0, max_chars - 1)] + ELLIPSIS
-
-
-_BLOCK_START = re.compile(r"^(?:([-+])|(\d{1,9})([.)]))")
-
-
-def escape_text(
-    value: object, max_chars: int = DEFAULT_MAX_CHARS, *, block_start: bool = False
-) -> str:
-    """`value` as inert, single-line markdown text, at most `max_chars` visible characters.
-
-    `block_start`: the text opens a block (a list item's content), where `-`, `+` or `1.`
-    would start a nested list; their punctuation is escaped too.
-    """
-    # Stripped: leading spaces after a list marker would open an indented code block.
-    text = truncate(_normalise(str(value)).strip(), max_chars)
-    out: list[str] = []
-    for char in text:
-        if char == "&":
-            out.append("&amp;")
-        elif char == "<":
-            out.append("&lt;")
-        elif char == ">":
-            out.append("&gt;")
-        elif char == "@":
-            out.append("@" + ZWSP)
-        elif char == ":":
-            out.append("&#58;")
-        elif char in _MARKDOWN_PUNCTUATION:
-            out.append("\\" + char)
-        else:
-            out.append(char)
-    escaped = "".join(out)
-    escaped = _DOUBLE_SLASH.sub("&#47;", escaped)
-    escaped = _DOT_BEFORE_LETTER.sub("&#46;", escaped)
-    if block_start:
-        escaped = _BLOCK_START.sub(
-            lambda m: "\\" + m.group(1) if m.group(1) else m.group(2) + "\\" + m.group(3),
-            escaped,
-        )
-    return escaped
-
-
-def is_repo_id(value: str) -> bool:
-    """A Hub repo id safe to put in a URL path: `owner/name` of the Hub's allowed characters."""
-    return re.fullmatch(r"[A-Za-z0-9][\w.-]{0,95}/[\w.-]{1,96}", value) is not None and (
-        ".." not in value
-    )
-
-
-def badges_for(report: EntryReport) -> list[Badge]:
-    """Badges in display order; empty for an entry with errors."""
-    if not report.ok:
-        return []
-    badges: list[Badge] = []
-    if report.verification.status is VerificationStatus.VERIFIED:
-        badges.append(Badge.VERIFIED)
-    else:
-        badges.append(Badge.COMMUNITY)
-    if report.benchmark is not None:
-        badges.append(Badge.LEADERBOARD)
-    source = report.entry.data.get("source")
-    if isinstance(source, dict) and _is_http_url(source.get("url")):
-        badges.append(Badge.SOURCE)
-    return badges
-
-
-def _is_http_url(value: object) -> bool:
-    return isinstance(value, str) and value.lower().startswith(("https://", "http://"))
-
-
 PrState = Literal["open", "draft", "merged", "closed"]
 
 MAX_METRICS_SHOWN = 6
@@ -629,3 +521,116 @@ def help_reply_marker(comment_id: str) -> str:
     if not re.fullmatch(r"[0-9A-Za-z_-]{1,64}", comment_id):
         raise ValueError(f"not a comment id: {comment_id!r}")
     return texts.HELP_REPLY_MARKER.format(comment_id=comment_id.lower())
+
+
+# --- badges: what the Hub shows next to a result ----------------------------------------------
+
+
+def badges_for(report: EntryReport) -> list[Badge]:
+    """Badges in display order; empty for an entry with errors."""
+    if not report.ok:
+        return []
+    badges: list[Badge] = []
+    if report.verification.status is VerificationStatus.VERIFIED:
+        badges.append(Badge.VERIFIED)
+    else:
+        badges.append(Badge.COMMUNITY)
+    if report.benchmark is not None:
+        badges.append(Badge.LEADERBOARD)
+    source = report.entry.data.get("source")
+    if isinstance(source, dict) and _is_http_url(source.get("url")):
+        badges.append(Badge.SOURCE)
+    return badges
+
+
+def _is_http_url(value: object) -> bool:
+    return isinstance(value, str) and value.lower().startswith(("https://", "http://"))
+
+
+# --- escaping: user text made inert in the comment's markdown ---------------------------------
+
+ZWSP = "\u200b"
+ELLIPSIS = "…"
+DEFAULT_MAX_CHARS = 200
+
+#: The characters that shape inline markdown where an escaped string lands (inside a
+#: paragraph, heading, list item or table cell): emphasis, code, links and images, table
+#: cells, strikethrough, math (`$`), and the escape character itself. Other punctuation is left
+#: alone so the raw text stays readable; block starts are handled by `block_start`.
+_MARKDOWN_PUNCTUATION = frozenset("\\`*_[]()!|~$#^=")
+# A dot before a letter (fuzzy domain links, `www.` links) and a slash next to a slash
+# (protocol-relative links), written as character references.
+_DOT_BEFORE_LETTER = re.compile(r"\.(?=[^\W\d_])")
+_DOUBLE_SLASH = re.compile(r"/(?=/)|(?<=/)/")
+
+
+def _normalise(text: str) -> str:
+    out = []
+    for char in text:
+        category = unicodedata.category(char)
+        if category == "Cf":
+            continue  # bidi controls, zero-width characters, soft hyphens, tag characters
+        if category in ("Cc", "Zl", "Zp"):
+            out.append(" ")  # newlines, tabs, NUL...: one line, one cell
+        elif category in ("Cs", "Co", "Cn"):
+            out.append("\ufffd")
+        else:
+            out.append(char)
+    cleaned = "".join(out)
+    for glyph in RESERVED_GLYPHS:
+        cleaned = cleaned.replace(glyph, "?")
+    # A stray variation selector left behind a removed glyph is harmless but noisy.
+    return cleaned.replace("?\ufe0f", "?")
+
+
+def truncate(text: str, max_chars: int) -> str:
+    if len(text) <= max_chars:
+        return text
+    return text[: max(0, max_chars - 1)] + ELLIPSIS
+
+
+_BLOCK_START = re.compile(r"^(?:([-+])|(\d{1,9})([.)]))")
+
+
+def escape_text(
+    value: object, max_chars: int = DEFAULT_MAX_CHARS, *, block_start: bool = False
+) -> str:
+    """`value` as inert, single-line markdown text, at most `max_chars` visible characters.
+
+    `block_start`: the text opens a block (a list item's content), where `-`, `+` or `1.`
+    would start a nested list; their punctuation is escaped too.
+    """
+    # Stripped: leading spaces after a list marker would open an indented code block.
+    text = truncate(_normalise(str(value)).strip(), max_chars)
+    out: list[str] = []
+    for char in text:
+        if char == "&":
+            out.append("&amp;")
+        elif char == "<":
+            out.append("&lt;")
+        elif char == ">":
+            out.append("&gt;")
+        elif char == "@":
+            out.append("@" + ZWSP)
+        elif char == ":":
+            out.append("&#58;")
+        elif char in _MARKDOWN_PUNCTUATION:
+            out.append("\\" + char)
+        else:
+            out.append(char)
+    escaped = "".join(out)
+    escaped = _DOUBLE_SLASH.sub("&#47;", escaped)
+    escaped = _DOT_BEFORE_LETTER.sub("&#46;", escaped)
+    if block_start:
+        escaped = _BLOCK_START.sub(
+            lambda m: "\\" + m.group(1) if m.group(1) else m.group(2) + "\\" + m.group(3),
+            escaped,
+        )
+    return escaped
+
+
+def is_repo_id(value: str) -> bool:
+    """A Hub repo id safe to put in a URL path: `owner/name` of the Hub's allowed characters."""
+    return re.fullmatch(r"[A-Za-z0-9][\w.-]{0,95}/[\w.-]{1,96}", value) is not None and (
+        ".." not in value
+    )

@@ -81,6 +81,8 @@ class Diagnostic:
         }
 
 
+# --- every code, with its message and hint ----------------------------------------------------
+
 E = Severity.ERROR
 W = Severity.WARNING
 
@@ -395,6 +397,9 @@ CATALOGUE: dict[str, Message] = {
         E, "the file is {size} bytes, over the {limit}-byte cap", "split it into smaller files"
     ),
 }
+
+
+# --- filling the texts ------------------------------------------------------------------------
 
 
 def shown(value: object, limit: int = 60) -> str:

@@ -189,6 +189,8 @@ class FileReport:
         return not any(d.is_error for d in self.diagnostics) and all(e.ok for e in self.entries)
 
 
+# --- the formats of fields and names ----------------------------------------------------------
+
 _SHA40 = re.compile(r"[0-9a-f]{40}\Z")
 # Hub repo ids: `owner/name`, letters, digits, `-`, `_`, `.` (docs/specs.md#validation-rules, E1).
 _REPO_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+\Z", re.ASCII)

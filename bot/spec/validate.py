@@ -67,6 +67,8 @@ from bot.spec.yamlload import (
     yaml11_reading,
 )
 
+# --- the benchmark policy: which warnings count as errors -------------------------------------
+
 
 class PolicyError(ValueError):
     """The policy file is unreadable or names a code that is not a warning."""
@@ -125,6 +127,150 @@ def _codes(raw: Any, where: str) -> frozenset[str]:
             raise PolicyError(f"`{where}`: {code} is already an error")
     return frozenset(raw)
 
+
+# --- the entry points: files in, reports out --------------------------------------------------
+
+NOT_CHECKED = Verification(VerificationStatus.UNVERIFIED, "not-checked")
+
+
+def validate_benchmark_file(
+    path: str, content: bytes, *, limits: Limits = DEFAULT_LIMITS
+) -> FileReport:
+    """Check a benchmark's eval.yaml; its findings are file-level diagnostics."""
+    _benchmark, diagnostics = parse_benchmark(
+        _repo_id_from_path(path), content, None, limits=limits
+    )
+    return FileReport(path=path, kind="benchmark", diagnostics=list(diagnostics))
+
+
+def validate_results_files(
+    files: Mapping[str, bytes],
+    benchmarks: BenchmarkSource,
+    *,
+    limits: Limits = DEFAULT_LIMITS,
+    policy: Policy = DEFAULT_POLICY,
+) -> list[FileReport]:
+    """Check a repo's results files, in sorted path order, against their benchmarks.
+
+    `files` maps repo-relative paths (`.eval_results/gpqa.yaml`) to their bytes. Duplicates
+    across files are reported on the later entry; files beyond `limits.max_files` are not read.
+    """
+    run = _Run(benchmarks, limits, policy)
+    return [
+        run.file(number, path, files[path], len(files)) for number, path in enumerate(sorted(files))
+    ]
+
+
+class _Run:
+    """One validation run: the benchmark lookups and repo-wide checks it shares across files."""
+
+    def __init__(self, benchmarks: BenchmarkSource, limits: Limits, policy: Policy) -> None:
+        self.benchmarks = benchmarks
+        self.limits = limits
+        self.policy = policy
+        self.lookups: dict[tuple[str, str | None], BenchmarkLookup] = {}
+        self.repo = RepoChecks()
+
+    def lookup(self, dataset_id: str, revision: str | None) -> BenchmarkLookup:
+        key = (dataset_id.lower(), revision)
+        found = self.lookups.get(key)
+        if found is None:
+            found = self.benchmarks.lookup(dataset_id, revision)
+            self.lookups[key] = found
+        return found
+
+    def file(self, number: int, path: str, content: bytes, count: int) -> FileReport:
+        report = FileReport(path=path, kind="results")
+        if number >= self.limits.max_files:
+            report.diagnostics.append(
+                messages.make("FILE-TOO-MANY-FILES", count=count, limit=self.limits.max_files)
+            )
+            return report
+        path_warning = file_path_diagnostic(path)
+        loaded = load_yaml(content, self.limits)
+        data = loaded.data
+        if looks_like_benchmark(data):
+            # where a results file belongs is no advice for a benchmark definition
+            line = loaded.positions.get((), (None, None))[0]
+            report.diagnostics.append(messages.make("FILE-IS-BENCHMARK", line=line))
+            return report
+        if path_warning is not None:
+            report.diagnostics.append(self.policy.apply(path_warning, None))
+        report.diagnostics.extend(loaded.diagnostics)
+        if not loaded.ok:
+            return report
+        if not isinstance(data, list):
+            line = loaded.positions.get((), (None, None))[0]
+            report.diagnostics.append(
+                messages.make("FILE-NOT-LIST", line=line, kind=messages.kind_of(data))
+            )
+            return report
+        if not data:
+            report.diagnostics.append(messages.make("FILE-EMPTY-LIST", line=1))
+            return report
+        if len(data) > self.limits.max_entries:
+            report.diagnostics.append(
+                messages.make(
+                    "FILE-TOO-MANY-ENTRIES", count=len(data), limit=self.limits.max_entries
+                )
+            )
+            return report
+        named: set[str] = set()
+        items = split_by_item(loaded, len(data))
+        for index, item in enumerate(data):
+            entry, diagnostics = read_entry(index, item, items[index])
+            entry_report = EntryReport(entry=entry, diagnostics=diagnostics)
+            if entry.token is not None:
+                entry_report.verification = NOT_CHECKED
+            where = Locator(items[index].positions)
+            benchmark: Benchmark | None = None
+            if entry.dataset_id is not None and is_repo_id(entry.dataset_id):
+                revision = _dataset_revision(item)
+                benchmark, more = check_against_benchmark(
+                    entry, self.lookup(entry.dataset_id, revision), where
+                )
+                entry_report.benchmark = benchmark
+                diagnostics.extend(more)
+                if benchmark is not None and benchmark.repo_id.lower() not in named:
+                    named.add(benchmark.repo_id.lower())
+                    name_warning = file_name_diagnostic(path, entry, benchmark, where)
+                    if name_warning is not None:
+                        diagnostics.append(name_warning)
+            duplicate = self.repo.duplicate(path, entry, benchmark, where)
+            if duplicate is not None:
+                diagnostics.append(duplicate)
+            benchmark_id = benchmark.repo_id if benchmark else entry.dataset_id
+            entry_report.diagnostics = sorted(
+                (self.policy.apply(diagnostic, benchmark_id) for diagnostic in diagnostics),
+                key=_reading_order,
+            )
+            report.entries.append(entry_report)
+        return report
+
+
+def _reading_order(diagnostic: Diagnostic) -> tuple[int, int]:
+    """Diagnostics of an entry in the order a reader meets them in the file (stable)."""
+    return (diagnostic.line or 0, diagnostic.column or 0)
+
+
+def _dataset_revision(item: object) -> str | None:
+    if isinstance(item, dict):
+        dataset = item.get("dataset")
+        if isinstance(dataset, dict) and isinstance(dataset.get("revision"), str):
+            revision: str = dataset["revision"]
+            return revision
+    return None
+
+
+def _repo_id_from_path(path: str) -> str:
+    """`<root>/<org>/<name>/eval.yaml` -> `org/name`, as the offline store lays benchmarks out."""
+    parts = path.replace("\\", "/").split("/")
+    if len(parts) >= 3 and parts[-1] == "eval.yaml":
+        return f"{parts[-3]}/{parts[-2]}"
+    return "local/benchmark"
+
+
+# --- one entry alone --------------------------------------------------------------------------
 
 # Known keys per mapping; `None` means free-form below that key (not checked further).
 ENTRY_KEYS = frozenset(
@@ -529,6 +675,9 @@ def _quote_hint(value: Any) -> str:
     return "write a single text value"
 
 
+# --- an entry against its benchmark, and across the entries and files of a repo ---------------
+
+
 def check_against_benchmark(
     entry: ResultEntry, lookup: BenchmarkLookup, where: Locator
 ) -> tuple[Benchmark | None, list[Diagnostic]]:
@@ -787,143 +936,3 @@ def file_path_diagnostic(path: str) -> Diagnostic | None:
 def looks_like_benchmark(data: object) -> bool:
     """A mapping with `tasks`: an eval.yaml under another name (a results file is a list)."""
     return isinstance(data, dict) and "tasks" in data
-
-
-NOT_CHECKED = Verification(VerificationStatus.UNVERIFIED, "not-checked")
-
-
-def validate_benchmark_file(
-    path: str, content: bytes, *, limits: Limits = DEFAULT_LIMITS
-) -> FileReport:
-    """Check a benchmark's eval.yaml; its findings are file-level diagnostics."""
-    _benchmark, diagnostics = parse_benchmark(
-        _repo_id_from_path(path), content, None, limits=limits
-    )
-    return FileReport(path=path, kind="benchmark", diagnostics=list(diagnostics))
-
-
-def validate_results_files(
-    files: Mapping[str, bytes],
-    benchmarks: BenchmarkSource,
-    *,
-    limits: Limits = DEFAULT_LIMITS,
-    policy: Policy = DEFAULT_POLICY,
-) -> list[FileReport]:
-    """Check a repo's results files, in sorted path order, against their benchmarks.
-
-    `files` maps repo-relative paths (`.eval_results/gpqa.yaml`) to their bytes. Duplicates
-    across files are reported on the later entry; files beyond `limits.max_files` are not read.
-    """
-    run = _Run(benchmarks, limits, policy)
-    return [
-        run.file(number, path, files[path], len(files)) for number, path in enumerate(sorted(files))
-    ]
-
-
-class _Run:
-    """One validation run: the benchmark lookups and repo-wide checks it shares across files."""
-
-    def __init__(self, benchmarks: BenchmarkSource, limits: Limits, policy: Policy) -> None:
-        self.benchmarks = benchmarks
-        self.limits = limits
-        self.policy = policy
-        self.lookups: dict[tuple[str, str | None], BenchmarkLookup] = {}
-        self.repo = RepoChecks()
-
-    def lookup(self, dataset_id: str, revision: str | None) -> BenchmarkLookup:
-        key = (dataset_id.lower(), revision)
-        found = self.lookups.get(key)
-        if found is None:
-            found = self.benchmarks.lookup(dataset_id, revision)
-            self.lookups[key] = found
-        return found
-
-    def file(self, number: int, path: str, content: bytes, count: int) -> FileReport:
-        report = FileReport(path=path, kind="results")
-        if number >= self.limits.max_files:
-            report.diagnostics.append(
-                messages.make("FILE-TOO-MANY-FILES", count=count, limit=self.limits.max_files)
-            )
-            return report
-        path_warning = file_path_diagnostic(path)
-        loaded = load_yaml(content, self.limits)
-        data = loaded.data
-        if looks_like_benchmark(data):
-            # where a results file belongs is no advice for a benchmark definition
-            line = loaded.positions.get((), (None, None))[0]
-            report.diagnostics.append(messages.make("FILE-IS-BENCHMARK", line=line))
-            return report
-        if path_warning is not None:
-            report.diagnostics.append(self.policy.apply(path_warning, None))
-        report.diagnostics.extend(loaded.diagnostics)
-        if not loaded.ok:
-            return report
-        if not isinstance(data, list):
-            line = loaded.positions.get((), (None, None))[0]
-            report.diagnostics.append(
-                messages.make("FILE-NOT-LIST", line=line, kind=messages.kind_of(data))
-            )
-            return report
-        if not data:
-            report.diagnostics.append(messages.make("FILE-EMPTY-LIST", line=1))
-            return report
-        if len(data) > self.limits.max_entries:
-            report.diagnostics.append(
-                messages.make(
-                    "FILE-TOO-MANY-ENTRIES", count=len(data), limit=self.limits.max_entries
-                )
-            )
-            return report
-        named: set[str] = set()
-        items = split_by_item(loaded, len(data))
-        for index, item in enumerate(data):
-            entry, diagnostics = read_entry(index, item, items[index])
-            entry_report = EntryReport(entry=entry, diagnostics=diagnostics)
-            if entry.token is not None:
-                entry_report.verification = NOT_CHECKED
-            where = Locator(items[index].positions)
-            benchmark: Benchmark | None = None
-            if entry.dataset_id is not None and is_repo_id(entry.dataset_id):
-                revision = _dataset_revision(item)
-                benchmark, more = check_against_benchmark(
-                    entry, self.lookup(entry.dataset_id, revision), where
-                )
-                entry_report.benchmark = benchmark
-                diagnostics.extend(more)
-                if benchmark is not None and benchmark.repo_id.lower() not in named:
-                    named.add(benchmark.repo_id.lower())
-                    name_warning = file_name_diagnostic(path, entry, benchmark, where)
-                    if name_warning is not None:
-                        diagnostics.append(name_warning)
-            duplicate = self.repo.duplicate(path, entry, benchmark, where)
-            if duplicate is not None:
-                diagnostics.append(duplicate)
-            benchmark_id = benchmark.repo_id if benchmark else entry.dataset_id
-            entry_report.diagnostics = sorted(
-                (self.policy.apply(diagnostic, benchmark_id) for diagnostic in diagnostics),
-                key=_reading_order,
-            )
-            report.entries.append(entry_report)
-        return report
-
-
-def _reading_order(diagnostic: Diagnostic) -> tuple[int, int]:
-    """Diagnostics of an entry in the order a reader meets them in the file (stable)."""
-    return (diagnostic.line or 0, diagnostic.column or 0)
-
-
-def _dataset_revision(item: object) -> str | None:
-    if isinstance(item, dict):
-        dataset = item.get("dataset")
-        if isinstance(dataset, dict) and isinstance(dataset.get("revision"), str):
-            revision: str = dataset["revision"]
-            return revision
-    return None
-
-
-def _repo_id_from_path(path: str) -> str:
-    """`<root>/<org>/<name>/eval.yaml` -> `org/name`, as the offline store lays benchmarks out."""
-    parts = path.replace("\\", "/").split("/")
-    if len(parts) >= 3 and parts[-1] == "eval.yaml":
-        return f"{parts[-3]}/{parts[-2]}"
-    return "local/benchmark"

@@ -75,6 +75,8 @@ from bot.tokens.issuers import IssuerPolicy, IssuerRegistry, KeyNotFound
 from bot.tokens.jwks import KID_PATTERN
 from bot.tokens.reasons import VerificationUnavailable
 
+# --- strict JSON for token segments -----------------------------------------------------------
+
 #: Integers beyond this are not exactly representable as IEEE-754 doubles (RFC 7493 §2.2).
 MAX_SAFE_INTEGER = 2**53 - 1
 
@@ -167,6 +169,8 @@ def loads_strict_compact(data: bytes) -> Any:
                 return value
     return loads_strict(data)
 
+
+# --- what a token vouches for: the canonical claims and the entry digest ----------------------
 
 #: The entry keys that hold its token (target spec and live Hub format); never digested.
 TOKEN_KEYS: frozenset[str] = frozenset({"verify_token", "verifyToken"})
@@ -384,6 +388,8 @@ def claims_for_entry(
     return {name: claims[name] for name in CONTENT_CLAIMS if name in claims}
 
 
+# --- reuse protection: one jti bound to one (model repo, digest) ------------------------------
+
 LEEWAY_S = 30
 DEFAULT_RETENTION_S = 400 * 24 * 3600
 
@@ -437,6 +443,8 @@ class MemoryJtiBinder:
                 return BindOutcome.NEW
         return BindOutcome.SAME if current == value else BindOutcome.OTHER
 
+
+# --- the check of one token, and of every token of a run --------------------------------------
 
 logger = logging.getLogger(__name__)
 
