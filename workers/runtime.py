@@ -28,14 +28,14 @@ from bot.hub.identity import HubIdentity
 from bot.hub.standing import DatasetPrClient, ResultsReader
 from bot.hub.timeouts import use_hub_timeout
 from bot.settings import Settings
-from bot.spec.policy import Policy
-from bot.tokens.binding import JtiBinder
+from bot.spec.validate import Policy
 from bot.tokens.issuers import (
     IssuerConfigError,
     IssuerPolicy,
     IssuerRegistry,
     policies_from_mapping,
 )
+from bot.tokens.verify import JtiBinder
 from workers.botconfig import BotConfig, ReconcileConfig, load_bot_config
 from workers.campaign import CampaignConfig
 
