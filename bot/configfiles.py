@@ -2,7 +2,7 @@
 problem comes out as ONE line naming the file, the line, the problem and the fix.
 
 Why one module: the three files are read by different loaders (`bot.tokens.issuers`,
-`bot.spec.policy`, `workers.runtime`), each with its own messages naming the field; this adds
+`bot.spec.validate`, `workers.runtime`), each with its own messages naming the field; this adds
 what they cannot know (the path, the line of the field) and is the one place that turns a
 problem into the line `evalbot serve|worker|beat` print before they exit
 (docs/operating.md, "Start-up checks"). The YAML is read with the project's strict loader

@@ -34,17 +34,8 @@ from bot.hub.identity import HubIdentity
 from bot.hub.sources import BenchmarkCache
 from bot.hub.standing import DatasetPrClient, ResultsReader
 from bot.settings import Settings
-from bot.spec.policy import Policy
+from bot.spec.validate import Policy
 from bot.store import keys
-from bot.tokens.binding import (
-    DEFAULT_RETENTION_S,
-    BindOutcome,
-    JtiBinder,
-    VerificationUnavailable,
-    binding_key,
-    binding_ttl_s,
-    binding_value,
-)
 from bot.tokens.issuers import (
     IssuerConfigError,
     IssuerPolicy,
@@ -52,6 +43,15 @@ from bot.tokens.issuers import (
     policies_from_mapping,
 )
 from bot.tokens.keycache import CachedJwks
+from bot.tokens.reasons import VerificationUnavailable
+from bot.tokens.verify import (
+    DEFAULT_RETENTION_S,
+    BindOutcome,
+    JtiBinder,
+    binding_key,
+    binding_ttl_s,
+    binding_value,
+)
 from workers.botconfig import BotConfig, ReconcileConfig, load_bot_config
 from workers.campaign import CampaignConfig
 

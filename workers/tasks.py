@@ -74,7 +74,7 @@ from bot.logs import log_json
 from bot.settings import Settings
 from bot.store import keys
 from bot.store.deadletters import park
-from bot.tokens.binding import VerificationUnavailable
+from bot.tokens.reasons import VerificationUnavailable
 from workers.fleet import (
     HubPause,
     HubPaused,

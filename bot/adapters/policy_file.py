@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bot.configfiles import read_config
-from bot.spec.policy import DEFAULT_POLICY, Policy, PolicyError, policy_from_yaml
+from bot.spec.validate import DEFAULT_POLICY, Policy, PolicyError, policy_from_yaml
 
 POLICY_FIX = 'see docs/validate.md, "Benchmark policy"'
 

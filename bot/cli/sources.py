@@ -17,7 +17,7 @@ from bot.cli import messages
 if TYPE_CHECKING:
     from bot.convert.mapping import MappingTable
     from bot.spec.model import BenchmarkSource
-    from bot.spec.policy import Policy
+    from bot.spec.validate import Policy
 
 EVAL_RESULTS = ".eval_results"
 BENCHMARK_FILE = "eval.yaml"
@@ -122,7 +122,7 @@ def load_policy() -> Policy:
     """The benchmark policy: `config/policy.yaml` in the working directory, else the one
     shipped with evalbot, as the bot reads it."""
     from bot import packaged
-    from bot.spec.policy import PolicyError, policy_from_yaml
+    from bot.spec.validate import PolicyError, policy_from_yaml
 
     path = DEFAULT_POLICY_FILE if DEFAULT_POLICY_FILE.is_file() else None
     path = path or packaged.config_file("policy.yaml")

@@ -46,7 +46,7 @@ from bot.receiver.texts import ANSWERS, HEALTH_OK, READY_FAILED, READY_OK, READY
 from bot.receiver.workermetrics import WorkerStatsCollector
 from bot.settings import Settings
 from bot.store.workerstats import WorkerStatsSource
-from bot.tokens.strictjson import finite_float
+from bot.tokens.verify import finite_float
 
 #: Every delivery outcome, in the order of `bot.receiver.texts.ANSWERS` (the one table).
 OUTCOMES = tuple(ANSWERS)

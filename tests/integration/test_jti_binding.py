@@ -13,14 +13,15 @@ import pytest
 import redis
 
 from bot.spec.model import EntryReport, Verification, VerificationStatus
-from bot.tokens.binding import (
+from bot.tokens.issuers import IssuerRegistry
+from bot.tokens.reasons import VerificationUnavailable
+from bot.tokens.verify import (
     DEFAULT_RETENTION_S,
     BindOutcome,
-    VerificationUnavailable,
     binding_key,
+    verify_entry,
+    verify_reports,
 )
-from bot.tokens.issuers import IssuerRegistry
-from bot.tokens.verify import verify_entry, verify_reports
 from evalbot_dev.devstack.redis import RedisServer
 from tests.support.tokens import (
     ISSUER,

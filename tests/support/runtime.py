@@ -10,7 +10,7 @@ import redis
 from bot.hub.client import DatasetRevision, HubClient, PullRequest, RepoCommit, Visibility
 from bot.hub.client import OpenPullRequests as OpenPulls
 from bot.hub.sources import BenchmarkCache
-from bot.spec.policy import DEFAULT_POLICY
+from bot.spec.validate import DEFAULT_POLICY
 from bot.tokens.issuers import IssuerRegistry
 from workers.catchup import ReconcileLimits
 from workers.fleet import as_text

@@ -24,7 +24,7 @@ from huggingface_hub import HfApi
 from bot.contract.events import PrEvent
 from bot.hub.client import HfHubClient
 from bot.hub.sources import BenchmarkCache
-from bot.spec.policy import DEFAULT_POLICY
+from bot.spec.validate import DEFAULT_POLICY
 from bot.tokens.issuers import IssuerRegistry
 from evalbot_dev.devstack.redis import RedisServer
 from evalbot_dev.devstack.signing import LocalIssuer
