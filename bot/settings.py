@@ -49,6 +49,34 @@ REMOVED_SETTINGS: Mapping[str, str] = {
     "binds and tells the receiver (bot.supervise.plan.WEB_PORT)",
     "EVALBOT_WORKER_HEARTBEAT": "each worker's fixed 10 s heartbeat and sweep of the ledger of "
     "accepted events (bot.contract.ledger.SWEEP_EVERY_S)",
+    "EVALBOT_MAX_BODY_BYTES": "the receiver's fixed 1 MiB bound on a webhook body "
+    "(bot.receiver.app.MAX_BODY_BYTES)",
+    "EVALBOT_BODY_TIMEOUT": "the fixed 10 s a request's headers and body may take on every "
+    "port (bot.slowclients.BODY_TIMEOUT_S)",
+    "EVALBOT_REDIS_TIMEOUT": "the fixed 2 s every process waits on Redis "
+    "(bot.store.REDIS_TIMEOUT_S)",
+    "EVALBOT_DEDUPE_TTL": "the fixed one-day dedupe window of a delivery "
+    "(bot.receiver.events.DEDUPE_TTL_S)",
+    "EVALBOT_STATUS_DEDUPE_TTL": "the fixed 120 s dedupe window of a close or reopen without a "
+    "Webhook-Id (bot.receiver.events.STATUS_DEDUPE_TTL_S)",
+    "EVALBOT_QUEUE": "the fixed Celery queue `evalbot` (bot.contract.publish.QUEUE); "
+    "two deployments need two Redis databases",
+    "EVALBOT_TASK_SOFT_TIME_LIMIT": "the workers' fixed 240 s soft time limit "
+    "(workers.app.TASK_SOFT_TIME_LIMIT_S)",
+    "EVALBOT_TASK_TIME_LIMIT": "the workers' fixed 300 s hard time limit "
+    "(workers.app.TASK_TIME_LIMIT_S)",
+    "EVALBOT_VISIBILITY_TIMEOUT": "the workers' fixed 900 s visibility timeout "
+    "(workers.app.VISIBILITY_TIMEOUT_S)",
+    "EVALBOT_RECHECK_INTERVAL": "the receiver's fixed 10 s window coalescing rechecks "
+    "(bot.receiver.queue.RECHECK_INTERVAL_S)",
+    "EVALBOT_HUB_THROTTLE_BUDGET": "the workers' fixed 6 h budget for events held back by the "
+    "Hub's rate limit (workers.retry_policy.HUB_THROTTLE_BUDGET_S)",
+    "EVALBOT_JWKS_REFETCH_INTERVAL": "the fixed 60 s between two JWKS fetches of one issuer "
+    "(bot.tokens.issuers.REFETCH_INTERVAL_S)",
+    "EVALBOT_WEB_SAMPLE_INTERVAL": "the web pages' fixed 60 s between two samples of the "
+    "status charts (bot.web.config.SAMPLE_INTERVAL_S)",
+    "EVALBOT_WEB_UPSTREAM": "the option `evalbot serve --web-upstream URL`, which the Space "
+    "supervisor passes",
 }
 
 
@@ -109,45 +137,16 @@ class Settings:
     issuers_file: Path
     policy_file: Path
     bot_config_file: Path
-    #: Largest webhook body accepted, in bytes (Hub payloads are a few KiB).
-    max_body_bytes: int = MIB
-    #: How long the receiver waits for a whole body before answering 408 (slow-loris guard).
-    body_timeout_s: float = 10.0
-    #: How long a dedupe key lives: a retry or replay of a delivery within it is not re-queued.
-    dedupe_ttl_s: int = 24 * 3600
-    #: Dedupe window for close/reopen deliveries without a `Webhook-Id`: their payloads cannot be
-    #: told apart from a retry, so the window is short to not swallow a real later close.
-    status_dedupe_ttl_s: int = 120
-    #: Redis socket timeouts for the receiver; beyond them it answers 503 and the Hub retries.
-    redis_timeout_s: float = 2.0
-    #: Celery queue (a Redis list of that name) the receiver publishes to and workers consume.
-    queue_name: str = "evalbot"
-    task_soft_time_limit_s: int = 240
-    task_time_limit_s: int = 300
-    #: Redis visibility timeout: an unacked task is redelivered after it; must exceed the hard
-    #: time limit or a long task runs twice.
-    visibility_timeout_s: int = 900
     log_level: str = "INFO"
     #: Seconds between reconciliation runs (open PRs whose head has no verdict are queued);
     #: 0 disables the periodic task (docs/operating.md, "Reconciliation").
     reconcile_interval_s: int = 300
-    #: Seconds between two JWKS fetches per issuer, fleet-wide: a token with an unknown `kid`
-    #: (an issuer's key rotation, or a flood of made-up kids) triggers at most one fetch per
-    #: interval. Lower it only when an issuer rotates keys often and waiting a minute matters.
-    jwks_refetch_interval_s: int = 60
     #: Seconds a Hub request may wait to connect or between reads before it fails (transient:
     #: the task retries). huggingface_hub's own client would wait for ever.
     hub_timeout_s: float = 30.0
-    #: Seconds an event may be held back by the Hub's rate limit (429s and the fleet-wide pause
-    #: they set) before it is parked as `hub-throttled`: long enough for a backlog of many
-    #: 5-minute windows; throttling is not failure (docs/operating.md, "Hub rate limit").
-    hub_throttle_budget_s: int = 6 * 3600
     #: Where the bot's web pages are reachable from the internet (`evalbot web`, or the
     #: receiver's port on a Space); set, the PR comment's footer links each PR's details page.
     public_url: str | None = None
-    #: Per PR, a maintainer's `recheck` runs at once, and the asks that follow within this many
-    #: seconds are coalesced into one more run at its end (docs/comment.md).
-    recheck_interval_s: int = 10
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> Settings:
@@ -180,23 +179,9 @@ class Settings:
                 config_dir / "bot.yaml",
                 shipped=packaged.config_file("bot.yaml"),
             ),
-            max_body_bytes=reader.integer("EVALBOT_MAX_BODY_BYTES", MIB, minimum=1024),
-            body_timeout_s=reader.number("EVALBOT_BODY_TIMEOUT", 10.0, minimum=0.1),
-            dedupe_ttl_s=reader.integer("EVALBOT_DEDUPE_TTL", 24 * 3600, minimum=1),
-            status_dedupe_ttl_s=reader.integer("EVALBOT_STATUS_DEDUPE_TTL", 120, minimum=1),
-            redis_timeout_s=reader.number("EVALBOT_REDIS_TIMEOUT", 2.0, minimum=0.05),
-            queue_name=reader.optional("EVALBOT_QUEUE") or "evalbot",
-            task_soft_time_limit_s=reader.integer("EVALBOT_TASK_SOFT_TIME_LIMIT", 240, minimum=1),
-            task_time_limit_s=reader.integer("EVALBOT_TASK_TIME_LIMIT", 300, minimum=1),
-            visibility_timeout_s=reader.integer("EVALBOT_VISIBILITY_TIMEOUT", 900, minimum=1),
             log_level=(reader.optional("EVALBOT_LOG_LEVEL") or "INFO").upper(),
             reconcile_interval_s=reader.integer("EVALBOT_RECONCILE_INTERVAL", 300, minimum=0),
-            jwks_refetch_interval_s=reader.integer("EVALBOT_JWKS_REFETCH_INTERVAL", 60, minimum=1),
             hub_timeout_s=reader.number("EVALBOT_HUB_TIMEOUT", DEFAULT_HUB_TIMEOUT_S, minimum=0.1),
-            hub_throttle_budget_s=reader.integer(
-                "EVALBOT_HUB_THROTTLE_BUDGET", 6 * 3600, minimum=60
-            ),
-            recheck_interval_s=reader.integer("EVALBOT_RECHECK_INTERVAL", 10, minimum=1),
             public_url=(
                 reader.url("EVALBOT_WEB_PUBLIC_URL", None, schemes=("http", "https"))
                 if reader.optional("EVALBOT_WEB_PUBLIC_URL")
@@ -313,21 +298,10 @@ class EnvReader:
         return value
 
     def check_relations(self, settings: Settings) -> None:
-        if settings.task_soft_time_limit_s >= settings.task_time_limit_s:
-            self.problems.append(
-                "EVALBOT_TASK_SOFT_TIME_LIMIT must be below EVALBOT_TASK_TIME_LIMIT"
-            )
-        if settings.visibility_timeout_s <= settings.task_time_limit_s:
-            self.problems.append(
-                "EVALBOT_VISIBILITY_TIMEOUT must exceed EVALBOT_TASK_TIME_LIMIT "
-                "(else a task still running is handed to a second worker)"
-            )
         if settings.log_level not in _LOG_LEVELS:
             self.problems.append(f"EVALBOT_LOG_LEVEL must be one of {', '.join(_LOG_LEVELS)}")
         if not settings.bot_name or any(char.isspace() for char in settings.bot_name):
             self.problems.append("EVALBOT_BOT_NAME must be a Hub user name without spaces")
-        if not settings.queue_name.replace("-", "").replace("_", "").replace(".", "").isalnum():
-            self.problems.append("EVALBOT_QUEUE may hold letters, digits, '-', '_' and '.' only")
         secrets = [settings.webhook_secret, settings.webhook_secret_previous]
         if any(secret is not None and not secret.reveal().isascii() for secret in secrets):
             self.problems.append("webhook secrets must be ASCII (the Hub sends them as-is)")

@@ -18,7 +18,7 @@ from bot.supervise import texts
 DEFAULT_PORT = 7860
 #: `evalbot web`'s loopback port inside the container: any free one. Only the receiver reaches
 #: it, and the supervisor, which binds it, tells the receiver the port it got
-#: (`EVALBOT_WEB_UPSTREAM`); a fixed port could only collide with something else.
+#: (`evalbot serve --web-upstream`); a fixed port could only collide with something else.
 WEB_PORT = 0
 #: A Space's persistent storage, when the owner enabled it; else Redis keeps its AOF locally.
 PERSISTENT_ROOT = Path("/data")
@@ -115,18 +115,20 @@ class Plan:
         """The web pages (when enabled), the receiver and the workers, the two servers on the
         sockets the supervisor bound (`public`, and `web` when `self.web` is set)."""
         servers: list[ChildSpec] = []
-        receiver_env = self.bot_env
+        forward: tuple[str, ...] = ()
         if self.web is not None:
             if web is None:
                 raise ValueError("the web pages are enabled: their socket is needed")
-            servers.append(self._server("web", "web", web, self.bot_env))
-            receiver_env = {**self.bot_env, "EVALBOT_WEB_UPSTREAM": f"http://127.0.0.1:{web.port}"}
-        servers.append(self._server("receiver", "serve", public, receiver_env))
+            servers.append(self._server("web", "web", web))
+            forward = ("--web-upstream", f"http://127.0.0.1:{web.port}")
+        servers.append(self._server("receiver", "serve", public, forward))
         return (*servers, *self.workers)
 
-    def _server(self, name: str, command: str, bound: Bound, env: Mapping[str, str]) -> ChildSpec:
-        argv = (self.python, "-m", "bot", command, "--fd", str(bound.fd))
-        return ChildSpec(name, argv, env, pass_fds=(bound.fd,))
+    def _server(
+        self, name: str, command: str, bound: Bound, options: tuple[str, ...] = ()
+    ) -> ChildSpec:
+        argv = (self.python, "-m", "bot", command, "--fd", str(bound.fd), *options)
+        return ChildSpec(name, argv, self.bot_env, pass_fds=(bound.fd,))
 
 
 def plan_from_env(

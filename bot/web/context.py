@@ -5,9 +5,11 @@ from __future__ import annotations
 import redis
 from huggingface_hub import HfApi
 
+from bot import store
 from bot.adapters.issuers_file import load_issuers
 from bot.adapters.mappings_file import load_mapping_table, mapping_files
 from bot.adapters.policy_file import load_policy
+from bot.contract import publish
 from bot.hub.client import HfHubClient
 from bot.hub.timeouts import use_hub_timeout
 from bot.settings import SettingsError
@@ -25,8 +27,8 @@ def build_context(config: WebConfig, *, docs_url: str | None = None) -> WebConte
     settings = config.settings
     client = redis.Redis.from_url(
         settings.redis_url,
-        socket_timeout=settings.redis_timeout_s,
-        socket_connect_timeout=settings.redis_timeout_s,
+        socket_timeout=store.REDIS_TIMEOUT_S,
+        socket_connect_timeout=store.REDIS_TIMEOUT_S,
         health_check_interval=30,
     )
     use_hub_timeout(settings.hub_timeout_s)
@@ -54,7 +56,7 @@ def build_context(config: WebConfig, *, docs_url: str | None = None) -> WebConte
     gate = OperatorGate(key, config.admin_token, operators if signin else Operators())
     return WebContext(
         redis=client,
-        queue=settings.queue_name,
+        queue=publish.QUEUE,
         hub_url=settings.hf_endpoint.rstrip("/"),
         bot_name=settings.bot_name,
         operators=gate,

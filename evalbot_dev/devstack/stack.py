@@ -176,14 +176,17 @@ class LocalStack:
         return env
 
     def receiver_environment(self) -> dict[str, str]:
-        """The receiver's environment: the children's, then its own `receiver_env`. With the
-        web pages on, the receiver forwards them, as on a Space (docs/web.md)."""
-        pages = {"EVALBOT_WEB_UPSTREAM": self.web_url} if self.options.web else {}
-        return {**self.environment(), **pages, **self.receiver_env}
+        """The receiver's environment: the children's, then its own `receiver_env`."""
+        return {**self.environment(), **self.receiver_env}
 
     def start_receiver(self) -> None:
+        # With the web pages on, the receiver forwards them, as on a Space (docs/web.md).
+        pages = ["--web-upstream", self.web_url] if self.options.web else []
         self.receiver = self._spawn(
-            ["serve"], "receiver", env=self.receiver_environment(), address=self.receiver_address
+            ["serve", *pages],
+            "receiver",
+            env=self.receiver_environment(),
+            address=self.receiver_address,
         )
         wait_until(
             lambda: httpx2.get(f"{self.receiver_url}/readyz", timeout=1).status_code == 200,
