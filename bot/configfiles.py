@@ -1,8 +1,9 @@
-"""Reading the operator's YAML files (`issuers.yaml`, `policy.yaml`, `bot.yaml`) so that any
-problem comes out as ONE line naming the file, the line, the problem and the fix.
+"""Reading the operator's YAML files (`bot.yaml` with its `issuers:` and `policy:` sections,
+`integrations.yaml`) so that any problem comes out as ONE line naming the file, the line, the
+problem and the fix.
 
-Why one module: the three files are read by different loaders (`bot.tokens.issuers`,
-`bot.spec.policy`, `workers.runtime`), each with its own messages naming the field; this adds
+Why one module: the sections are read by different loaders (`bot.tokens.issuers`,
+`bot.spec.policy`, `workers.botconfig`), each with its own messages naming the field; this adds
 what they cannot know (the path, the line of the field) and is the one place that turns a
 problem into the line `evalbot serve|worker|beat` print before they exit
 (docs/operating.md, "Start-up checks"). The YAML is read with the project's strict loader
@@ -94,3 +95,24 @@ def read_config(path: Path, *, fix: str) -> ConfigDocument:
         raise ConfigError(path, first.line, first.message, fix)
     lines = {dotted(field): position[0] for field, position in loaded.positions.items()}
     return ConfigDocument(path, loaded.data, lines, fix)
+
+
+#: Files whose content now goes into a section of `bot.yaml`, by name: the section.
+MOVED_INTO_BOT_CONFIG = {"policy.yaml": "policy", "issuers.yaml": "issuers"}
+
+
+def refuse_moved_files(config_dir: Path) -> None:
+    """Raise `ConfigError` when `config_dir` still holds a file whose content now goes into
+    `bot.yaml`: no longer read, it would be ignored in silence, and an ignored policy or
+    issuer list changes verdicts."""
+    for name, section in MOVED_INTO_BOT_CONFIG.items():
+        path = config_dir / name
+        if path.exists():
+            raise ConfigError(
+                path,
+                None,
+                f"{name} is no longer read: its content now goes under `{section}:` in "
+                f"bot.yaml beside it",
+                f"move its content, indented, under `{section}:` in {config_dir / 'bot.yaml'}, "
+                'then delete the file (docs/operating.md, "Configuration files")',
+            )

@@ -19,6 +19,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from bot import packaged
+from bot.configfiles import ConfigError, refuse_moved_files
 
 DEFAULT_HF_ENDPOINT = "https://huggingface.co"
 MIB = 1024 * 1024
@@ -77,6 +78,10 @@ REMOVED_SETTINGS: Mapping[str, str] = {
     "status charts (bot.web.config.SAMPLE_INTERVAL_S)",
     "EVALBOT_WEB_UPSTREAM": "the option `evalbot serve --web-upstream URL`, which the Space "
     "supervisor passes",
+    "EVALBOT_POLICY_FILE": "the `policy:` section of config/bot.yaml, or of the file "
+    "EVALBOT_BOT_CONFIG names",
+    "EVALBOT_ISSUERS_FILE": "the `issuers:` section of config/bot.yaml, or of the file "
+    "EVALBOT_BOT_CONFIG names",
 }
 
 
@@ -134,8 +139,8 @@ class Settings:
     #: The bot's Hub user ObjectId, when known: comments whose author id equals it are the bot's
     #: own and are ignored by the receiver (a comment webhook names its author only by id).
     bot_user_id: str | None
-    issuers_file: Path
-    policy_file: Path
+    #: `config/bot.yaml`: maintainers, reconciliation, trusted issuers (`issuers:`), the
+    #: benchmark policy (`policy:`) and the rest an operator configures in a file.
     bot_config_file: Path
     log_level: str = "INFO"
     #: Seconds between reconciliation runs (open PRs whose head has no verdict are queued);
@@ -164,16 +169,6 @@ class Settings:
             ),
             bot_name=reader.required("EVALBOT_BOT_NAME").lstrip("@"),
             bot_user_id=reader.optional("EVALBOT_BOT_USER_ID"),
-            issuers_file=reader.file(
-                "EVALBOT_ISSUERS_FILE",
-                config_dir / "issuers.yaml",
-                shipped=packaged.config_file("issuers.yaml"),
-            ),
-            policy_file=reader.file(
-                "EVALBOT_POLICY_FILE",
-                config_dir / "policy.yaml",
-                shipped=packaged.config_file("policy.yaml"),
-            ),
             bot_config_file=reader.file(
                 "EVALBOT_BOT_CONFIG",
                 config_dir / "bot.yaml",
@@ -189,6 +184,7 @@ class Settings:
             ),
         )
         reader.check_relations(settings)
+        reader.check_moved_files(config_dir, settings.bot_config_file)
         reader.raise_if_any()
         return settings
 
@@ -305,6 +301,17 @@ class EnvReader:
         secrets = [settings.webhook_secret, settings.webhook_secret_previous]
         if any(secret is not None and not secret.reveal().isascii() for secret in secrets):
             self.problems.append("webhook secrets must be ASCII (the Hub sends them as-is)")
+
+    def check_moved_files(self, config_dir: Path, bot_config: Path) -> None:
+        """A `policy.yaml` or `issuers.yaml` left in the configuration folder (or beside the
+        bot config) stops the start: its content now goes into `bot.yaml`."""
+        for folder in dict.fromkeys((config_dir, bot_config.parent)):
+            if folder == packaged.config_file("bot.yaml").parent:
+                continue
+            try:
+                refuse_moved_files(folder)
+            except ConfigError as error:
+                self.problems.append(str(error))
 
     def raise_if_any(self) -> None:
         if self.problems:

@@ -32,6 +32,10 @@ KEYS = (
     "datastores",
     # who may sign in to the web pages' operator view, read by `evalbot web` (bot.web.operators)
     "operators",
+    # trusted token issuers and the benchmark policy (`bot.adapters.issuers_file`,
+    # `bot.adapters.policy_file`), read by the workers, the web pages and the CLI
+    "issuers",
+    "policy",
 )
 
 

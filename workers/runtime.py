@@ -11,15 +11,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 
 import redis
 from huggingface_hub import HfApi
 
+from bot.adapters.issuers_file import bot_config_issuers
 from bot.adapters.jwks_http import HttpxJwksFetcher
 from bot.adapters.policy_file import load_policy
 from bot.adapters.redis_tokens import RedisJtiBinder, RedisKeyCache
-from bot.configfiles import ConfigError, read_config
+from bot.configfiles import ConfigError
 from bot.contract.publish import QUEUE
 from bot.eee.submission import DatastorePolicy
 from bot.hub.benchmarks import BenchmarkCache
@@ -34,10 +34,8 @@ from bot.store import REDIS_TIMEOUT_S
 from bot.tokens.binding import JtiBinder
 from bot.tokens.issuers import (
     REFETCH_INTERVAL_S,
-    IssuerConfigError,
     IssuerPolicy,
     IssuerRegistry,
-    policies_from_mapping,
 )
 from workers.app import TASK_TIME_LIMIT_S, VISIBILITY_TIMEOUT_S
 from workers.botconfig import BotConfig, ReconcileConfig, load_bot_config
@@ -102,29 +100,18 @@ class ConfigFiles:
     bot: BotConfig
 
 
-ISSUERS_FIX = 'see docs/verification.md, "For operators: registering an issuer"'
-
-
 def load_config_files(settings: Settings) -> ConfigFiles:
-    """Load and check `issuers.yaml`, `policy.yaml` and `bot.yaml`; raises `ConfigError` (one
-    line: file, line, problem, fix) on the first problem. A file at its default place that
-    does not exist means "none" (no trusted issuers, the default policy, no maintainers); a
-    path set in the environment that does not exist is refused by `Settings.from_env`."""
+    """Load and check `bot.yaml`, its `issuers:` and `policy:` sections included; raises
+    `ConfigError` (one line: file, line, problem, fix) on the first problem. A file at its
+    default place that does not exist means "none" (no trusted issuers, the default policy,
+    no maintainers); a path set in the environment that does not exist is refused by
+    `Settings.from_env`."""
+    bot = load_bot_config(settings.bot_config_file, settings.reconcile_interval_s)
     return ConfigFiles(
-        issuers=load_issuers(settings.issuers_file),
-        policy=load_policy(settings.policy_file),
-        bot=load_bot_config(settings.bot_config_file, settings.reconcile_interval_s),
+        issuers=bot_config_issuers(settings.bot_config_file),
+        policy=load_policy(settings.bot_config_file),
+        bot=bot,
     )
-
-
-def load_issuers(path: Path) -> tuple[IssuerPolicy, ...]:
-    if not path.exists():
-        return ()
-    document = read_config(path, fix=ISSUERS_FIX)
-    try:
-        return tuple(policies_from_mapping(document.data))
-    except IssuerConfigError as error:
-        raise document.error_from(error) from error
 
 
 def countdown_cap_s(settings: Settings) -> float:

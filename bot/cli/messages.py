@@ -12,7 +12,10 @@ PATHS_HELP = (
     " Every Eval Ever datastore folder (with data/ inside)"
 )
 BENCHMARKS_HELP = "offline benchmarks, laid out DIR/<org>/<name>/eval.yaml (default: the Hub)"
-ISSUERS_HELP = "trusted token issuers (default: config/issuers.yaml, else the packaged default)"
+ISSUERS_HELP = (
+    "a file of trusted token issuers (default: `issuers:` of config/bot.yaml, else of the "
+    "packaged default)"
+)
 MODEL_REPO_HELP = "the model repo the results belong to (token claim model_repo)"
 AT_HELP = "judge token freshness at this ISO-8601 time (default: now; no offset means UTC)"
 FORMAT_HELP = "text (default), json (one object), or github (workflow annotations)"

@@ -26,7 +26,7 @@ class IssuerSettings:
     issuer_url: str
     #: The `aud` CI ID tokens must be minted for (default: `issuer_url`).
     audience: str
-    #: The `aud` put into verify tokens, when the bot's issuers.yaml sets one for us.
+    #: The `aud` put into verify tokens, when the bot's config/bot.yaml sets one for us.
     token_audience: str | None
     keyring_dir: Path
     integrations_file: Path

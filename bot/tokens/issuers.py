@@ -54,7 +54,7 @@ def no_fetcher(url: str) -> bytes:
 
 
 class IssuerConfigError(ValueError):
-    """`config/issuers.yaml` is not a valid issuer list; the message says where."""
+    """`issuers:` in `config/bot.yaml` is not a valid issuer list; the message says where."""
 
 
 class KeyNotFound(LookupError):

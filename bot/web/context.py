@@ -6,7 +6,8 @@ import redis
 from huggingface_hub import HfApi
 
 from bot import store
-from bot.adapters.issuers_file import load_issuers
+from bot.adapters.issuers_file import bot_config_issuers
+from bot.adapters.jwks_http import HttpxJwksFetcher
 from bot.adapters.mappings_file import load_mapping_table, mapping_files
 from bot.adapters.policy_file import load_policy
 from bot.contract import publish
@@ -39,10 +40,8 @@ def build_context(config: WebConfig, *, docs_url: str | None = None) -> WebConte
     hub = HfHubClient(api)
     # The playground verifies tokens the way `evalbot validate` does: jti bindings last one
     # request (in memory), so a pasted token is never bound, nor anything else written.
-    registry = (
-        load_issuers(settings.issuers_file)
-        if settings.issuers_file.is_file()
-        else IssuerRegistry([])
+    registry = IssuerRegistry(
+        bot_config_issuers(settings.bot_config_file), fetcher=HttpxJwksFetcher()
     )
     operators = load_operators(settings.bot_config_file)
     if config.signin is not None and not operators:
@@ -64,7 +63,7 @@ def build_context(config: WebConfig, *, docs_url: str | None = None) -> WebConte
         public_https=config.public_https,
         benchmarks=CachedHubBenchmarks(hub),
         registry=registry,
-        policy=load_policy(settings.policy_file),
+        policy=load_policy(settings.bot_config_file),
         sample_interval_s=config.sample_interval_s,
         playground_slots=config.playground_slots,
         playground_max_benchmarks=config.playground_max_benchmarks,

@@ -4,7 +4,7 @@ the end-to-end tests and the benchmark.
 It writes what an operator writes (a keyring made by `evalbot keys rotate`, an
 `integrations.yaml`) into its directory, starts the issuer with the production environment
 (docs/issuer.md) and waits for `/readyz`. The bot trusts it through `bot_config()`, the entry
-for `config/issuers.yaml` with its JWKS URL, as production does.
+for `issuers:` in `config/bot.yaml` with its JWKS URL, as production does.
 """
 
 from __future__ import annotations
@@ -66,7 +66,8 @@ class IssuerProcess:
         return self.work_dir / "integrations.yaml"
 
     def bot_config(self) -> dict[str, Any]:
-        """This issuer's entry for the bot's `config/issuers.yaml` (keys from its JWKS URL)."""
+        """This issuer's entry for `issuers:` of the bot's `config/bot.yaml` (keys from its
+        JWKS URL)."""
         return {
             "issuer": self.url,
             "jwks_url": f"{self.url}/.well-known/jwks.json",

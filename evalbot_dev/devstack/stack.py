@@ -42,7 +42,7 @@ class StackOptions:
     bot_token: str
     bot_name: str = "evalbot"
     watched: Sequence[Mapping[str, str]] = ()  # webhook scope: [{"type": "user", "name": ...}]
-    issuers: Sequence[Mapping[str, Any]] = ()  # written to config/issuers.yaml
+    issuers: Sequence[Mapping[str, Any]] = ()  # written to `issuers:` of config/bot.yaml
     maintainers: Sequence[str] = ()  # written to config/bot.yaml
     watched_repos: Sequence[str] = ()  # written to config/bot.yaml, for reconciliation
     bot_config: Mapping[str, Any] = field(default_factory=dict)  # more keys for config/bot.yaml
@@ -272,11 +272,10 @@ class LocalStack:
 
     def _write_config(self) -> None:
         self.config_dir.mkdir(parents=True, exist_ok=True)
-        issuers = {"issuers": [dict(issuer) for issuer in self.options.issuers]}
-        (self.config_dir / "issuers.yaml").write_text(yaml.safe_dump(issuers))
         bot = {
             "maintainers": list(self.options.maintainers),
             "watched_repos": list(self.options.watched_repos),
+            "issuers": [dict(issuer) for issuer in self.options.issuers],
             **self.options.bot_config,
         }
         (self.config_dir / "bot.yaml").write_text(yaml.safe_dump(bot))

@@ -131,8 +131,6 @@ def test_the_bot_starts_from_the_shipped_configuration_when_the_folder_has_none(
 ) -> None:
     settings = Settings.from_env(BOT_ENV | {"EVALBOT_CONFIG_DIR": str(tmp_path)})
     assert settings.bot_config_file == packaged.config_file("bot.yaml")
-    assert settings.policy_file == packaged.config_file("policy.yaml")
-    assert settings.issuers_file == packaged.config_file("issuers.yaml")
     (tmp_path / "bot.yaml").write_text("maintainers: []\n")
     settings = Settings.from_env(BOT_ENV | {"EVALBOT_CONFIG_DIR": str(tmp_path)})
     assert settings.bot_config_file == tmp_path / "bot.yaml"

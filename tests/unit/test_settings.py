@@ -20,9 +20,7 @@ BASE = {
 def test_minimal_environment_gets_documented_defaults() -> None:
     settings = Settings.from_env(BASE)
     assert settings.hf_endpoint == "https://huggingface.co"
-    assert settings.issuers_file == Path("config/issuers.yaml")
     assert settings.bot_config_file == Path("config/bot.yaml")
-    assert settings.policy_file == Path("config/policy.yaml")
     assert settings.webhook_secrets() == (Secret("current-webhook-secret"),)
     assert settings.bot_user_id is None
     assert settings.hub_timeout_s == 30.0
@@ -30,15 +28,13 @@ def test_minimal_environment_gets_documented_defaults() -> None:
 
 def test_every_variable_is_read(tmp_path: Path) -> None:
     (tmp_path / "etc").mkdir()
-    (tmp_path / "etc" / "issuers.yaml").write_text("issuers: []\n")
-    (tmp_path / "policy.yaml").write_text("errors: []\n")
+    (tmp_path / "etc" / "bot.yaml").write_text("issuers: []\n")
     env = BASE | {
         "HF_ENDPOINT": "http://127.0.0.1:8123/",
         "EVALBOT_WEBHOOK_SECRET_PREVIOUS": "old-secret",
         "EVALBOT_BOT_NAME": "@evalbot-ci",
         "EVALBOT_BOT_USER_ID": "6640ffee00112233445566bb",
         "EVALBOT_CONFIG_DIR": str(tmp_path / "etc"),
-        "EVALBOT_POLICY_FILE": str(tmp_path / "policy.yaml"),
         "EVALBOT_LOG_LEVEL": "debug",
         "EVALBOT_HUB_TIMEOUT": "7.5",
     }
@@ -46,8 +42,7 @@ def test_every_variable_is_read(tmp_path: Path) -> None:
     assert settings.hf_endpoint == "http://127.0.0.1:8123"
     assert settings.bot_name == "evalbot-ci"
     assert settings.bot_user_id == "6640ffee00112233445566bb"
-    assert settings.issuers_file == tmp_path / "etc" / "issuers.yaml"
-    assert settings.policy_file == tmp_path / "policy.yaml"
+    assert settings.bot_config_file == tmp_path / "etc" / "bot.yaml"
     assert settings.log_level == "DEBUG"
     assert settings.hub_timeout_s == 7.5
     assert [s.reveal() for s in settings.webhook_secrets()] == [
@@ -115,16 +110,36 @@ def test_secret_matches_in_constant_time_on_bytes() -> None:
     assert not secret.matches(b"")
 
 
-@pytest.mark.parametrize(
-    "variable", ["EVALBOT_ISSUERS_FILE", "EVALBOT_POLICY_FILE", "EVALBOT_BOT_CONFIG"]
-)
-def test_a_configured_file_that_does_not_exist_is_refused(tmp_path: Path, variable: str) -> None:
+def test_a_configured_file_that_does_not_exist_is_refused(tmp_path: Path) -> None:
     """Not silently "none" (no trusted issuers, the default policy, no maintainers)."""
     missing = tmp_path / "nowhere.yaml"
     with pytest.raises(SettingsError) as raised:
-        Settings.from_env(BASE | {variable: str(missing)})
-    expected = f"invalid settings: {variable} names {missing}, which does not exist"
+        Settings.from_env(BASE | {"EVALBOT_BOT_CONFIG": str(missing)})
+    expected = f"invalid settings: EVALBOT_BOT_CONFIG names {missing}, which does not exist"
     assert str(raised.value) == expected
+
+
+@pytest.mark.parametrize(
+    ("moved", "section"), [("policy.yaml", "policy"), ("issuers.yaml", "issuers")]
+)
+def test_a_file_folded_into_bot_yaml_is_refused_where_it_is_left(
+    tmp_path: Path, moved: str, section: str
+) -> None:
+    """In the configuration folder, or beside a bot config kept elsewhere."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "bot.yaml").write_text("maintainers: []\n")
+    (tmp_path / moved).write_text("errors: [FILE-NAME]\n")
+    for environ in (
+        {"EVALBOT_CONFIG_DIR": str(tmp_path)},
+        {"EVALBOT_BOT_CONFIG": str(tmp_path / moved).replace(moved, "bot.yaml")},
+    ):
+        (tmp_path / "bot.yaml").write_text("maintainers: []\n")
+        with pytest.raises(SettingsError) as raised:
+            Settings.from_env(BASE | environ)
+        assert f"{tmp_path / moved}: {moved} is no longer read" in str(raised.value)
+        assert f"now goes under `{section}:` in bot.yaml" in str(raised.value)
+    Settings.from_env(BASE | {"EVALBOT_BOT_CONFIG": str(elsewhere / "bot.yaml")})
 
 
 def test_a_configured_directory_that_does_not_exist_is_refused(tmp_path: Path) -> None:

@@ -32,7 +32,7 @@ def test_the_refetch_cooldown_is_the_configured_interval(
                 {"issuer": signer.issuer, "jwks_url": jwks.url(), "frameworks": ["inspect-ai"]}
             ]
         }
-        (tmp_path / "issuers.yaml").write_text(yaml.safe_dump(issuers))
+        (tmp_path / "bot.yaml").write_text(yaml.safe_dump(issuers))
         settings = Settings.from_env(
             {
                 "HF_TOKEN": "hf_test",
