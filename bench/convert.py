@@ -3,9 +3,13 @@
 the median CPU time of converting each real output of the test corpus
 (`tests/samples/convert`, with the shipped mapping rows and example benchmarks) and of reading
 its JSON (`read_json` against `json.loads`), and of a generated 50 MB lm-eval file (1,000
-tasks whose configs carry long prompts, as a run with long few-shot prompts writes).
+tasks whose configs carry long prompts, as a run with long few-shot prompts writes); then the
+JSON read of generated files of both shapes (many small objects; long strings) from 256 KB to
+4 MB, `read_json` against the strict reader alone and `json.loads`, which is where the size up
+to which the fast read is tried (`jsonread.FAST_MAX_BYTES`) comes from.
 
 Run: `.venv/bin/python bench/convert.py [--tasks 1000] [--repeat 15] [--corpus-repeat 9]`.
+Against the code before a change, in one run: `bench/convert_compare.py`.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.timing import median_seconds
 from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
-from bot.convert import entries_from
+from bot.convert import entries_from, jsonread
 from bot.convert.jsonread import read_json
 from bot.convert.mapping import MappingTable, parse_mappings
 
@@ -110,6 +114,46 @@ def corpus(repeat: int) -> None:
     )
 
 
+def small_objects(tasks: int) -> bytes:
+    """An lm-eval results file of `tasks` tasks, indented: its bulk is small objects."""
+    results = {
+        f"task_{n}": {"alias": f"task_{n}", "acc,none": n / (tasks + 7), "acc_stderr,none": 0.01}
+        for n in range(tasks)
+    }
+    samples = {name: {"original": 100, "effective": 100} for name in results}
+    return json.dumps(
+        {"results": results, "versions": dict.fromkeys(results, 1.0), "n-samples": samples},
+        indent=2,
+    ).encode()
+
+
+def shapes(repeat: int) -> None:
+    """The JSON read of both shapes of output around `FAST_MAX_BYTES`, in CPU time."""
+    print(f"JSON read by shape (fast read up to {jsonread.FAST_MAX_BYTES} bytes; CPU, medians):")
+    cases = [
+        ("small objects", small_objects(1200)),
+        ("small objects", small_objects(4000)),
+        ("small objects", small_objects(20000)),
+        ("long strings", large(20, 256 * 1024)),
+        ("long strings", large(100, 1024 * 1024)),
+        ("long strings", large(200, 4 * 1024 * 1024)),
+    ]
+    for shape, content in cases:
+        timed = {
+            "read_json": partial(read_json, content, "r.json"),
+            "strict": partial(jsonread._read_strict, content, "r.json"),
+            "json.loads": partial(json.loads, content),
+        }
+        ms = {
+            name: median_seconds(run, repeat=repeat, clock=cpu) * 1000
+            for name, run in timed.items()
+        }
+        print(
+            f"  {shape:<14} {len(content) / 1e6:5.2f} MB: read_json {ms['read_json']:7.2f} ms,"
+            f" strict {ms['strict']:7.2f} ms, json.loads {ms['json.loads']:7.2f} ms"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--tasks", type=int, default=1000)
@@ -151,6 +195,7 @@ def main() -> None:
     print(f"json.load of the same file:    {load * 1000:.2f} ms")
     print(f"ratio convert / json.load:     {convert / load:.0f}x")
     corpus(args.corpus_repeat)
+    shapes(args.corpus_repeat)
 
 
 if __name__ == "__main__":

@@ -5,8 +5,9 @@ Python's `json` keeps the last of two equal keys in an object, so a results file
 `"acc,none"` twice would convert whichever value came last. The strict read passes every object
 through a Python hook that refuses a key twice; on a file of many small objects (a results
 file) that hook is a third of the read. So an output of up to `FAST_MAX_BYTES` is first read
-by orjson, in C, and its result is kept only when a count proves it holds every key written
-(`_read_fast`); any other input takes the strict read, whose verdict (value or error message)
+by orjson, in C (or, where orjson refuses it, by `json`'s reader without the hook), and its
+result is kept only when a count proves it holds every key written (`_read_fast`); any other
+input takes the strict read, whose verdict (value or error message)
 is the one every input gets (property-tested in tests/unit/convert/test_jsonread.py). When a
 duplicate is found, the input is read a third time with the pure-Python scanner (same grammar)
 to name the object's line and column; that happens only for a file already refused.
@@ -58,16 +59,31 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 _STRICT = json.JSONDecoder(object_pairs_hook=_unique)
 
 
-#: A results file (lm-eval, lighteval, EvalScope) is a few KB of many small objects, where the
-#: hook is a third of the read and the fast read wins; a larger output is large for its logged
-#: prompts and samples, long strings in few objects, where the fast read's scans of every byte
-#: (about 3 ns a byte in all) cost more than the hook saves: a 24 KB inspect log reads in 53 µs
-#: strictly and in 75 µs on the fast read.
-FAST_MAX_BYTES = 16 * 1024
+#: Up to this size an output is read the fast way. A results file (lm-eval, lighteval,
+#: EvalScope) is a few KB of many small objects, where the hook is a third of the read, and so
+#: is an inspect log of many samples (a 65 KB log: 240 µs strictly, 160 µs the fast way). The
+#: count costs about 1 ns a byte (orjson's write-back and three scans), more than the hook saves
+#: on long strings in few objects: a 24 KB log of long outputs is read in 57 µs the fast way, in
+#: 53 µs strictly; 1 MB of an lm-eval file's long prompts in 2.3 ms against 1.2 ms. Larger
+#: outputs are large for such prompts, and are read strictly (`bench/convert.py` prints both).
+FAST_MAX_BYTES = 1024 * 1024
 
 #: Every digit as `0`, so that a run of 19 digits is a plain substring search.
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _NINETEEN_DIGITS = b"0" * 19
+
+#: `\u003a` or `\u003A` (a `:` escaped): one regular-expression scan, a third faster than
+#: `bytes.find` of the 5-byte prefix
+_ESCAPED_COLON = re.compile(rb"\\u003[aA]")
+
+#: The `+` signs of the written value looked at one by one before a search for `e+`: an inspect
+#: log's dates write a few (`+00:00`); a search costs 0.3 ns a byte (with `bytes.find`, in text
+#: full of `e`s, 0.7 ns).
+_PLUS_SIGNS_LOOKED_AT = 16
+_EXPONENT = re.compile(rb"e\+")
+
+#: json's reader without the hook: where orjson refuses (NaN), its value and a key count decide
+_PLAIN = json.JSONDecoder()
 
 
 def looks_like_json(content: bytes) -> bool:
@@ -89,40 +105,69 @@ def read_json(content: bytes, filename: str) -> Any:
 
 
 def _read_fast(body: bytes) -> tuple[bool, Any]:
-    """(True, the value) when orjson reads `body` to exactly what the strict read would;
-    (False, None) when only the strict read can tell.
+    """(True, the value) when a reader without the duplicate-key hook reads `body` to exactly
+    what the strict read would; (False, None) when only the strict read can tell.
 
+    The reader is orjson, or where orjson refuses the text, json's own without the hook.
     orjson and `json` read the same grammar to the same values, except that orjson refuses
-    NaN, infinities, lone surrogates and nesting past 1,024 (the strict read then decides),
-    and turns an integer beyond 64 bits into a float: text with a run of 19 digits that does
-    not follow a `.` (a fraction's), as the shortest such integer's, is left to the strict read
-    (looked for only when such a float may be in the value).
-    orjson keeps the last of two equal keys, so the keys are counted: each member written has
-    one `:` outside strings, and orjson writing the value back has one per member kept. Every
-    colon read in a string is written back as `:`, and is in the text as `:` or as the escape
-    `\\u003a` (either case), counted as one: the text's count is the written one exactly when no
-    member (with its strings) was dropped, and larger otherwise.
+    NaN, infinities, lone surrogates and nesting past 1,024 (then json's reader reads it, as
+    the strict read would but for the hook), and turns an integer beyond 64 bits into a float:
+    text with a run of 19 digits that does not follow a `.` (a fraction's), as the shortest
+    such integer's, is left to the strict read (looked for only when such a float may be in
+    the value).
+    Both readers keep the last of two equal keys, so the keys are counted: each member written
+    has one `:` outside strings, and orjson writing the value back has one per member kept
+    (it writes NaN and infinities as `null`, and refuses what it cannot write: an integer
+    beyond 64 bits, a lone surrogate; the strict read then decides). Every colon read in a
+    string is written back as `:`, and is in the text as `:` or as the escape `\\u003a`
+    (either case), counted as one: the text's count is the written one exactly when no member
+    (with its strings) was dropped, and larger otherwise.
     """
-    # orjson first: it stops at a NaN, which lm-eval and lighteval write
     try:
         value = orjson.loads(body)
+        by_orjson = True
+    except orjson.JSONDecodeError:
+        read, value = _read_plain(body)
+        if not read:
+            return False, None
+        by_orjson = False
+    try:
         written = orjson.dumps(value)
-    except (orjson.JSONDecodeError, orjson.JSONEncodeError):
+    except orjson.JSONEncodeError:
         return False, None
-    if b"+" in written and _long_integer_in(body):
+    if by_orjson and _exponent_in(written) and _long_integer_in(body):
         # orjson writes a float of 1e16 or more as `<digits>e+<exponent>`, and reads an
-        # integer beyond 64 bits (9.2e18 or more) as such a float: without a `+`, there is none
+        # integer beyond 64 bits (9.2e18 or more) as such a float: without an `e+`, there
+        # is none
         return False, None
     colons = body.count(b":")
     # an escaped colon counts as the colon it is read as (a `\\u003a` that is no escape
     # counts too: then the counts differ, and the strict read decides)
-    at = body.find(b"\\u003")
-    while at >= 0:
-        colons += body[at + 5 : at + 6] in (b"a", b"A")
-        at = body.find(b"\\u003", at + 5)
+    colons += len(_ESCAPED_COLON.findall(body))
     if colons != written.count(b":"):
         return False, None
     return True, value
+
+
+def _read_plain(body: bytes) -> tuple[bool, Any]:
+    """(True, json's value of `body`), or (False, None) when json cannot read it (the strict
+    read then says why)."""
+    try:
+        return True, _PLAIN.decode(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return False, None
+
+
+def _exponent_in(written: bytes) -> bool:
+    """Whether `written` holds `e+`."""
+    at = written.find(b"+")
+    for _ in range(_PLUS_SIGNS_LOOKED_AT):
+        if at < 0:
+            return False
+        if written[at - 1 : at] == b"e":
+            return True
+        at = written.find(b"+", at + 1)
+    return _EXPONENT.search(written, at) is not None
 
 
 def _long_integer_in(body: bytes) -> bool:

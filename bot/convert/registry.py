@@ -82,7 +82,8 @@ def get(name: str) -> Adapter:
 
 def detect(filename: str, content: bytes, data: Any) -> Adapter:
     """The one adapter that recognises the output; ambiguity or none is a ConvertError."""
-    matches = [cls() for cls in adapters().values() if cls().sniff(filename, content, data)]
+    candidates = [cls() for cls in adapters().values()]
+    matches = [found for found in candidates if found.sniff(filename, content, data)]
     if len(matches) == 1:
         return matches[0]
     known = ", ".join(sorted(adapters()))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import functools
 import json
 import math
 import re
@@ -35,9 +36,11 @@ def not_a_number(value: Any) -> str:
     return f"its value is {shown}, not a finite number"
 
 
+@functools.lru_cache(maxsize=4096)
 def is_uncertainty(metric: str) -> bool:
     """Whether a metric name is the uncertainty of another (a standard error or deviation),
-    never a score: `acc_stderr`, `prompt_strict_stderr`, `std`, `accuracy_std`."""
+    never a score: `acc_stderr`, `prompt_strict_stderr`, `std`, `accuracy_std`. Asked for
+    every metric of every task, of a few hundred names a framework writes: remembered."""
     name = metric.partition(",")[0].rsplit("/", 1)[-1].lower()
     return name in ("stderr", "std", "var") or name.endswith(("_stderr", "_std", "_var"))
 

@@ -10,6 +10,7 @@ or cut-off texts, and check the verdict (value or error message) against the str
 from __future__ import annotations
 
 import codecs
+import math
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,8 @@ from hypothesis import strategies as st
 from bot.convert import jsonread
 from bot.convert.jsonread import FAST_MAX_BYTES, read_json
 from bot.convert.registry import ConvertError
+
+SAMPLES = Path(__file__).parents[2] / "samples" / "convert"
 
 #: a small alphabet, so that keys written twice (in any spelling) are frequent
 KEY_CHARS = 'a:b"\\/\u00e9\u2028\U0001f600\x01'
@@ -107,6 +110,11 @@ def strict(content: bytes, filename: str) -> Any:
 @example("98765432109876543210", False)  # a whole text of one integer
 @example('{"n":1e400,"m":NaN}', False)
 @example('{"s":"\\ud800"}', False)
+@example('{"a":NaN,"a":1}', False)  # read by json's reader (orjson refuses NaN), then counted
+@example('{"a":NaN,"a":2,"b":"\\u003a"}', False)
+@example('{"m":NaN,"n":12345678901234567890123}', False)  # orjson cannot write the integer back
+@example('{"m":-Infinity,"s":"\\ud800","s":1}', False)
+@example('{"d":"2025-10-21T01:12:03+02:00","n":12345678901234567890}', False)
 def test_read_json_gives_the_strict_verdict(text: str, bom: bool) -> None:
     content = (codecs.BOM_UTF8 if bom else b"") + text.encode("utf-8", "surrogatepass")
     assert verdict(read_json, content) == verdict(strict, content)
@@ -137,16 +145,84 @@ def test_the_fast_read_is_taken_only_with_the_strict_value(text: str) -> None:
 
 
 def test_the_fast_read_answers_for_the_real_outputs() -> None:
-    """Else every real output would pay for the fast read and the strict one."""
+    """Else every real output would pay for the fast read and the strict one (the lighteval
+    file holds NaN, which orjson refuses: json's reader reads it, then the keys are counted)."""
     samples = [
         "lm-eval/Meta-Llama-3-8B-Instruct_results_2024-08-25T21-59-12.123082.json",
         "lighteval/gpt-5.2_results_2025-12-12T15-11-59.471879.json",
+        "lighteval/SmolLM2-1.7B-Instruct_results_2026-01-21T03-44-18.458309.json",
         "lm-eval/gemma-2b_results_2026-01-16T15-23-47.285735.json",
         "evalscope/mmlu_pro.json",
+        "inspect-ai/data_arc_qwen.json",
+        "inspect-ai/data_cvebench_empty_choices.json",
     ]
-    root = Path(__file__).parents[2] / "samples" / "convert"
     for name in samples:
-        assert jsonread._read_fast((root / name).read_bytes())[0], name
+        assert jsonread._read_fast((SAMPLES / name).read_bytes())[0], name
+
+
+#: a real inspect log of 65 KB, past the size up to which results files are read
+LARGE_LOG = SAMPLES / "inspect-ai/data_arc_qwen.json"
+
+
+def large_log() -> bytes:
+    content = LARGE_LOG.read_bytes()
+    assert 60_000 < len(content) <= FAST_MAX_BYTES
+    return content
+
+
+def no_strict_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refused(body: bytes, filename: str) -> Any:
+        raise AssertionError("read strictly")
+
+    monkeypatch.setattr(jsonread, "_read_strict", refused)
+
+
+def test_a_large_log_is_read_the_fast_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    content = large_log()
+    expected = strict(content, "log.json")
+    no_strict_read(monkeypatch)
+    assert repr(read_json(content, "log.json")) == repr(expected)
+
+
+def test_a_duplicate_key_in_a_large_log_is_refused_with_its_place() -> None:
+    content = large_log()
+    # the accuracy metric's object (line 95) gets its `value` twice, the second far down
+    assert content.count(b'"value": 0.3333333333333333,') == 1
+    twice = content.replace(
+        b'"value": 0.3333333333333333,', b'"value": 0.3333333333333333, "value": 1.0,'
+    )
+    with pytest.raises(ConvertError) as caught:
+        read_json(twice, "log.json")
+    message = str(caught.value)
+    assert message.startswith('log.json: key "value" appears twice in the object at line 94 ')
+    assert verdict(read_json, twice) == verdict(strict, twice)
+    # and where an escaped colon elsewhere would make up for the dropped member in the count
+    escaped = twice.replace(b'"name": "accuracy"', b'"name": "accuracy\\u003a"', 1)
+    assert verdict(read_json, escaped) == verdict(strict, escaped)
+    assert verdict(read_json, escaped)[0] == "error"
+
+
+def test_nan_in_a_large_log_is_read_as_json_reads_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    content = large_log().replace(b'"value": 0.3333333333333333,', b'"value": NaN,')
+    expected = strict(content, "log.json")
+    with monkeypatch.context() as patched:
+        no_strict_read(patched)
+        value = read_json(content, "log.json")
+    assert repr(value) == repr(expected)
+    assert math.isnan(value["results"]["scores"][0]["metrics"]["accuracy"]["value"])
+    # NaN and a duplicate key: refused all the same
+    twice = content.replace(b'"value": NaN,', b'"value": NaN, "value": 1.0,')
+    with pytest.raises(ConvertError, match='key "value" appears twice in the object at line 94'):
+        read_json(twice, "log.json")
+
+
+def test_a_truncated_large_log_says_where_it_ends() -> None:
+    content = large_log()
+    for end in [*range(1, len(content.rstrip()), 997), len(content.rstrip()) - 1]:
+        cut = content[:end]
+        with pytest.raises(ConvertError, match="the file is truncated"):
+            read_json(cut, "log.json")
+        assert verdict(read_json, cut) == verdict(strict, cut)
 
 
 def test_a_duplicate_past_the_fast_size_is_refused_with_its_place() -> None:
@@ -161,5 +237,5 @@ def test_orjson_writes_every_float_of_1e16_or_more_with_an_exponent(
     value: float, minus: bool
 ) -> None:
     """The fast read looks for integers beyond 64 bits (read by orjson as such floats) only
-    when the value written back has a `+`."""
+    when the value written back has an `e+`."""
     assert b"e+" in orjson.dumps(-value if minus else value)
