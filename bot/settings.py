@@ -40,8 +40,8 @@ REMOVED_SETTINGS: Mapping[str, str] = {
     "EVALBOT_ISSUER_BENCHMARK_CACHE_S": "the issuer's fixed 300 s benchmark cache "
     "(bot.issuer.lookups.BENCHMARK_CACHE_S)",
     "EVALBOT_ISSUER_AUTH_FAILURE_WINDOW_S": "the issuer's fixed 600 s window for failed "
-    "authentications (bot.issuer.limits.AUTH_FAILURE_WINDOW_S); the limit itself is still "
-    "EVALBOT_ISSUER_AUTH_FAILURES",
+    "authentications (bot.issuer.limits.AUTH_FAILURE_WINDOW_S); the limit itself is "
+    "`auth_failures` in the `issuer:` section of the issuer's integrations.yaml",
     "EVALBOT_SHUTDOWN_TIMEOUT": "the Space supervisor's fixed 30 s grace after SIGTERM "
     "(bot.supervise.plan.SHUTDOWN_TIMEOUT_S)",
     "EVALBOT_REDIS_START_TIMEOUT": "the Space supervisor's fixed 30 s wait for its Redis "
@@ -78,6 +78,20 @@ REMOVED_SETTINGS: Mapping[str, str] = {
     "status charts (bot.web.config.SAMPLE_INTERVAL_S)",
     "EVALBOT_WEB_UPSTREAM": "the option `evalbot serve --web-upstream URL`, which the Space "
     "supervisor passes",
+    "EVALBOT_ISSUER_AUDIENCE": "`audience` in the `issuer:` section of the issuer's "
+    "integrations.yaml",
+    "EVALBOT_ISSUER_TOKEN_AUDIENCE": "`token_audience` in the `issuer:` section of the issuer's "
+    "integrations.yaml",
+    "EVALBOT_ISSUER_KEYRING": "`keyring` in the `issuer:` section of the issuer's "
+    "integrations.yaml",
+    "EVALBOT_ISSUER_AUDIT_LOG": "`audit_log` in the `issuer:` section of the issuer's "
+    "integrations.yaml",
+    "EVALBOT_ISSUER_WHOAMI_CACHE_S": "`whoami_cache_s` in the `issuer:` section of the issuer's "
+    "integrations.yaml",
+    "EVALBOT_ISSUER_AUTH_FAILURES": "`auth_failures` in the `issuer:` section of the issuer's "
+    "integrations.yaml",
+    "EVALBOT_INTEGRATIONS_FILE": "integrations.yaml in EVALBOT_CONFIG_DIR, the issuer's one "
+    "configuration file",
     "EVALBOT_POLICY_FILE": "the `policy:` section of config/bot.yaml, or of the file "
     "EVALBOT_BOT_CONFIG names",
     "EVALBOT_ISSUERS_FILE": "the `issuers:` section of config/bot.yaml, or of the file "

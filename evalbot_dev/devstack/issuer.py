@@ -38,6 +38,8 @@ class IssuerProcess:
     #: Bound before the issuer starts, and inherited by it (evalbot_dev/devstack/listening.py).
     address: ServerAddress = field(default_factory=ServerAddress)
     env: Mapping[str, str] = field(default_factory=dict)
+    #: More of the `issuer:` section of its integrations.yaml (`auth_failures: 1000`).
+    options: Mapping[str, Any] = field(default_factory=dict)
     process: subprocess.Popen[bytes] | None = None
     _log: IO[bytes] | None = None
 
@@ -80,9 +82,7 @@ class IssuerProcess:
         env.update(
             {
                 "EVALBOT_ISSUER_URL": self.url,
-                "EVALBOT_ISSUER_KEYRING": str(self.keyring_dir),
-                "EVALBOT_INTEGRATIONS_FILE": str(self.integrations_file),
-                "EVALBOT_ISSUER_AUDIT_LOG": str(self.audit_log),
+                "EVALBOT_CONFIG_DIR": str(self.work_dir),
                 "REDIS_URL": self.redis_url,
                 "HF_ENDPOINT": self.hub_url,
                 "HF_HUB_DISABLE_TELEMETRY": "1",
@@ -98,6 +98,11 @@ class IssuerProcess:
         if not (self.keyring_dir / "keyring.json").exists():
             rotate(self.keyring_dir)
         document = {
+            "issuer": {
+                "keyring": str(self.keyring_dir),
+                "audit_log": str(self.audit_log),
+                **self.options,
+            },
             "providers": [dict(p) for p in self.providers],
             "integrations": [dict(i) for i in self.integrations],
         }

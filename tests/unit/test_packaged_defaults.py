@@ -141,12 +141,12 @@ def test_the_issuer_starts_from_the_shipped_integrations(tmp_path: Path) -> None
     assert settings.integrations_file == packaged.config_file("integrations.yaml")
 
 
-def test_an_integrations_file_named_in_the_environment_must_exist(tmp_path: Path) -> None:
+def test_a_configuration_folder_named_in_the_environment_must_exist(tmp_path: Path) -> None:
     from bot.settings import SettingsError
 
-    missing = tmp_path / "nowhere.yaml"
-    with pytest.raises(SettingsError, match="EVALBOT_INTEGRATIONS_FILE names"):
-        IssuerSettings.from_env(ISSUER_ENV | {"EVALBOT_INTEGRATIONS_FILE": str(missing)})
+    missing = tmp_path / "nowhere"
+    with pytest.raises(SettingsError, match="EVALBOT_CONFIG_DIR names"):
+        IssuerSettings.from_env(ISSUER_ENV | {"EVALBOT_CONFIG_DIR": str(missing)})
 
 
 def test_collections_show_and_validate_name_what_they_read(
