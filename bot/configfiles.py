@@ -116,3 +116,35 @@ def refuse_moved_files(config_dir: Path) -> None:
                 f"move its content, indented, under `{section}:` in {config_dir / 'bot.yaml'}, "
                 'then delete the file (docs/operating.md, "Configuration files")',
             )
+
+
+#: Seconds between two reconciliation runs when `bot.yaml` says nothing (docs/operating.md,
+#: "Reconciliation"): a missed webhook's PR is caught within five minutes, at a few Hub
+#: calls per run.
+DEFAULT_RECONCILE_INTERVAL_S = 300
+RECONCILE_FIX = 'see docs/operating.md, "Reconciliation"'
+
+
+def reconcile_interval_s(bot_config: Path) -> int:
+    """`reconcile.interval_s` of the bot config at `bot_config`: seconds between two
+    reconciliation runs, 0 for none. Read apart from the rest of the file because the Space
+    supervisor and Celery's beat schedule need it before (and without) a worker's runtime; the
+    rest of `reconcile:` is checked by `workers.botconfig`. Raises `ConfigError`."""
+    if not bot_config.is_file():
+        return DEFAULT_RECONCILE_INTERVAL_S
+    try:
+        document = read_config(bot_config, fix=RECONCILE_FIX)
+    except ConfigError:
+        return DEFAULT_RECONCILE_INTERVAL_S  # the file's own check reports it, at its line
+    data = document.data if isinstance(document.data, dict) else {}
+    reconcile = data.get("reconcile")
+    if not isinstance(reconcile, dict) or "interval_s" not in reconcile:
+        return DEFAULT_RECONCILE_INTERVAL_S
+    value = reconcile["interval_s"]
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise document.error(
+            "reconcile.interval_s",
+            "`reconcile.interval_s` must be a whole number of seconds, 0 or more "
+            "(0: no reconciliation)",
+        )
+    return value

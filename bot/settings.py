@@ -5,11 +5,13 @@ Every process (`evalbot serve`, `evalbot worker`, the demo) builds one `Settings
 environment inside handlers or at import time. Secrets are wrapped in `Secret`, whose `repr` and
 `str` never show the value, so a settings object can be logged safely.
 
-Every variable is documented in `docs/operating.md`; keep that table in step with `_VARIABLES`.
+Every variable is documented in the one table of `docs/operating.md`, and no more than 25 are
+read: `tests/unit/test_settings_table.py` checks both.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hmac
 import logging
 import math
@@ -19,7 +21,12 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from bot import packaged
-from bot.configfiles import ConfigError, refuse_moved_files
+from bot.configfiles import (
+    DEFAULT_RECONCILE_INTERVAL_S,
+    ConfigError,
+    reconcile_interval_s,
+    refuse_moved_files,
+)
 
 DEFAULT_HF_ENDPOINT = "https://huggingface.co"
 MIB = 1024 * 1024
@@ -30,10 +37,11 @@ DEFAULT_HUB_TIMEOUT_S = 30.0
 
 log = logging.getLogger("evalbot.settings")
 
-#: Settings evalbot no longer reads, each with what took its place. They were tuning knobs that
-#: no deployment needs to turn; each is now a named constant next to the code it tunes, with
-#: the reason for its value. One still present in the environment has no effect, which an
-#: operator would not otherwise notice: `warn_removed_settings` names it at start-up.
+#: Settings evalbot no longer reads, each with what took its place: a tuning knob no deployment
+#: needs to turn (now a named constant next to the code it tunes, with the reason for its
+#: value), a section of a configuration file, or an option. One still present in the
+#: environment has no effect, which an operator would not otherwise notice:
+#: `warn_removed_settings` names it at start-up.
 REMOVED_SETTINGS: Mapping[str, str] = {
     "EVALBOT_ISSUER_MAX_BODY_BYTES": "the issuer's fixed 256 KiB bound on a token request "
     "(bot.issuer.endpoints.MAX_BODY_BYTES)",
@@ -92,6 +100,13 @@ REMOVED_SETTINGS: Mapping[str, str] = {
     "integrations.yaml",
     "EVALBOT_INTEGRATIONS_FILE": "integrations.yaml in EVALBOT_CONFIG_DIR, the issuer's one "
     "configuration file",
+    "EVALBOT_RECONCILE_INTERVAL": "`interval_s` under `reconcile:` in config/bot.yaml, or in the "
+    "file EVALBOT_BOT_CONFIG names",
+    "EVALBOT_WEB_DOCS_URL": "`docs_url` in config/bot.yaml, or in the file EVALBOT_BOT_CONFIG "
+    "names",
+    "EVALBOT_HUB_IDENTITY": "the option `evalbot submit --hub-identity VAR`",
+    "EVALBOT_COLLECTIONS_DIR": "the option `--collections DIR` of `evalbot gate` and "
+    "`evalbot collections` (the bot: `collections_dir` in config/bot.yaml)",
     "EVALBOT_POLICY_FILE": "the `policy:` section of config/bot.yaml, or of the file "
     "EVALBOT_BOT_CONFIG names",
     "EVALBOT_ISSUERS_FILE": "the `issuers:` section of config/bot.yaml, or of the file "
@@ -158,8 +173,9 @@ class Settings:
     bot_config_file: Path
     log_level: str = "INFO"
     #: Seconds between reconciliation runs (open PRs whose head has no verdict are queued);
-    #: 0 disables the periodic task (docs/operating.md, "Reconciliation").
-    reconcile_interval_s: int = 300
+    #: 0 disables the periodic task: `reconcile.interval_s` of the bot config, read with the
+    #: settings (docs/operating.md, "Reconciliation").
+    reconcile_interval_s: int = DEFAULT_RECONCILE_INTERVAL_S
     #: Seconds a Hub request may wait to connect or between reads before it fails (transient:
     #: the task retries). huggingface_hub's own client would wait for ever.
     hub_timeout_s: float = 30.0
@@ -172,7 +188,7 @@ class Settings:
         """Build and check the settings; raise `SettingsError` naming every problem at once."""
         warn_removed_settings(environ)
         reader = EnvReader(environ)
-        config_dir = reader.directory("EVALBOT_CONFIG_DIR", Path("config"))
+        config_dir, bot_config = reader.bot_config()
         settings = cls(
             hf_endpoint=reader.url("HF_ENDPOINT", DEFAULT_HF_ENDPOINT, schemes=("http", "https")),
             hf_token=Secret(reader.required("HF_TOKEN")),
@@ -183,13 +199,8 @@ class Settings:
             ),
             bot_name=reader.required("EVALBOT_BOT_NAME").lstrip("@"),
             bot_user_id=reader.optional("EVALBOT_BOT_USER_ID"),
-            bot_config_file=reader.file(
-                "EVALBOT_BOT_CONFIG",
-                config_dir / "bot.yaml",
-                shipped=packaged.config_file("bot.yaml"),
-            ),
+            bot_config_file=bot_config,
             log_level=(reader.optional("EVALBOT_LOG_LEVEL") or "INFO").upper(),
-            reconcile_interval_s=reader.integer("EVALBOT_RECONCILE_INTERVAL", 300, minimum=0),
             hub_timeout_s=reader.number("EVALBOT_HUB_TIMEOUT", DEFAULT_HUB_TIMEOUT_S, minimum=0.1),
             public_url=(
                 reader.url("EVALBOT_WEB_PUBLIC_URL", None, schemes=("http", "https"))
@@ -200,7 +211,11 @@ class Settings:
         reader.check_relations(settings)
         reader.check_moved_files(config_dir, settings.bot_config_file)
         reader.raise_if_any()
-        return settings
+        try:
+            interval_s = reconcile_interval_s(settings.bot_config_file)
+        except ConfigError as error:
+            raise SettingsError(str(error)) from error
+        return dataclasses.replace(settings, reconcile_interval_s=interval_s)
 
     def webhook_secrets(self) -> tuple[Secret, ...]:
         """The secrets a delivery may carry: the current one, and the previous during rotation."""
@@ -259,6 +274,15 @@ class EnvReader:
             what = "is not a file" if path.exists() else "does not exist"
             self.problems.append(f"{name} names {raw}, which {what}")
         return path
+
+    def bot_config(self) -> tuple[Path, Path]:
+        """`EVALBOT_CONFIG_DIR` and the bot config file in it (or `EVALBOT_BOT_CONFIG`): what
+        the bot's processes and the Space supervisor read."""
+        config_dir = self.directory("EVALBOT_CONFIG_DIR", Path("config"))
+        bot_config = self.file(
+            "EVALBOT_BOT_CONFIG", config_dir / "bot.yaml", shipped=packaged.config_file("bot.yaml")
+        )
+        return config_dir, bot_config
 
     def directory(self, name: str, default: Path) -> Path:
         raw = self.optional(name)

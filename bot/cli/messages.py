@@ -42,13 +42,15 @@ HUB_FAILED = (
 
 BEAT_HELP = "run the scheduler of the periodic reconciliation (exactly one per deployment)"
 BEAT_DESCRIPTION = (
-    "Run Celery beat: every EVALBOT_RECONCILE_INTERVAL seconds it queues the reconciliation "
+    "Run Celery beat: every `reconcile.interval_s` seconds of config/bot.yaml it queues the "
+    "reconciliation "
     "task, which catches up open PRs whose webhook was missed. Run exactly one beat per "
     "deployment (this command, or `evalbot worker --beat` on one worker)."
 )
 WORKER_BEAT_HELP = "also run the reconciliation scheduler in this worker (one per deployment)"
 RECONCILE_DISABLED = (
-    "evalbot {command}: reconciliation is disabled (EVALBOT_RECONCILE_INTERVAL=0): "
+    "evalbot {command}: reconciliation is disabled (`reconcile.interval_s: 0` in the bot "
+    "config): "
     "there is nothing to schedule"
 )
 

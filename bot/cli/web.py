@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         config = WebConfig.from_env(os.environ)
-        context = build_context(config, docs_url=os.environ.get("EVALBOT_WEB_DOCS_URL"))
+        context = build_context(config)
     except (StoreError, UsageError, yaml.YAMLError, OSError, ValueError) as error:  # config
         print(f"evalbot web: {error}", file=sys.stderr)
         return 2

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot.configfiles import ConfigError, reconcile_interval_s
 from bot.settings import EnvReader
 from bot.supervise import texts
 
@@ -154,7 +155,7 @@ def plan_from_env(
     concurrency = reader.integer("EVALBOT_WORKER_CONCURRENCY", 2, minimum=1)
     host = reader.optional("EVALBOT_HOST") or "0.0.0.0"  # noqa: S104 - a container's service port
     public_fd = reader.integer("EVALBOT_LISTEN_FD", -1, minimum=3)
-    reconcile_interval = reader.integer("EVALBOT_RECONCILE_INTERVAL", 300, minimum=0)
+    reconcile_interval = _reconcile_interval(reader)
     web_enabled = reader.optional("EVALBOT_WEB") not in ("0", "false", "no")
 
     bot_env = dict(environ)
@@ -190,7 +191,8 @@ def plan_from_env(
                 "--hostname",
                 f"worker{index}@%h",
                 # One beat per deployment (docs/operating.md, "Reconciliation"): the first
-                # worker embeds it, unless reconciliation is disabled.
+                # worker embeds it, unless reconciliation is disabled (`reconcile.interval_s`
+                # of the bot config is 0).
                 *(("--beat",) if index == 1 and reconcile_interval > 0 else ()),
             ),
             bot_env,
@@ -208,6 +210,17 @@ def plan_from_env(
         redis_start_timeout_s=redis_start_timeout_s,
         bot_env=bot_env,
     )
+
+
+def _reconcile_interval(reader: EnvReader) -> int:
+    """`reconcile.interval_s` of the bot config (0: no reconciliation, so no beat); a problem
+    there is one of the plan's."""
+    _, bot_config = reader.bot_config()
+    try:
+        return reconcile_interval_s(bot_config)
+    except ConfigError as error:
+        reader.problems.append(str(error))
+        return 0
 
 
 def redis_argv(binary: str, port: int, directory: Path) -> tuple[str, ...]:

@@ -46,7 +46,7 @@ class StackOptions:
     maintainers: Sequence[str] = ()  # written to config/bot.yaml
     watched_repos: Sequence[str] = ()  # written to config/bot.yaml, for reconciliation
     bot_config: Mapping[str, Any] = field(default_factory=dict)  # more keys for config/bot.yaml
-    beat: bool = False  # run `evalbot beat` (reconciliation every EVALBOT_RECONCILE_INTERVAL)
+    beat: bool = False  # run `evalbot beat` (reconciliation every `reconcile.interval_s`)
     web: bool = False  # run `evalbot web` (the pages of docs/web.md) at `LocalStack.web_url`
     workers: int = 1  # worker processes
     concurrency: int = 1  # Celery pool size per worker process

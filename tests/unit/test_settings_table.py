@@ -72,3 +72,7 @@ def test_the_removed_ones_are_listed_and_read_nowhere() -> None:
     for path, names in literals_by_file().items():
         if path != settings_module:
             assert not names & set(REMOVED_SETTINGS), f"{path} reads a removed setting"
+
+
+def test_an_operator_has_at_most_25_settings_to_know() -> None:
+    assert len(read_by_the_product()) <= MOST_SETTINGS, sorted(read_by_the_product())
