@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.timing import median_seconds, report
 from bot.report.comment import CommentContext, render_comment
-from bot.spec.diagnostics import Diagnostic, Severity
+from bot.spec.messages import Diagnostic, Severity
 from bot.spec.model import (
     Benchmark,
     Dialect,

@@ -31,11 +31,9 @@ from bot.spec.model import (
     ResultEntry,
     TaskDef,
 )
-from bot.tokens.binding import MemoryJtiBinder
-from bot.tokens.claims import content_claims
 from bot.tokens.issuers import IssuerRegistry
 from bot.tokens.signer import generate_private_key, public_jwk, sign, token_claims
-from bot.tokens.verify import verify_entry
+from bot.tokens.verify import MemoryJtiBinder, content_claims, verify_entry
 
 TOKENS = 2000
 ROUNDS = 5

@@ -39,7 +39,7 @@ from bot.collections.model import Scope  # noqa: E402
 from bot.hub.client import HfHubClient  # noqa: E402
 from bot.report.comment import Counts  # noqa: E402
 from bot.settings import Secret  # noqa: E402
-from bot.spec.diagnostics import Diagnostic, Severity  # noqa: E402
+from bot.spec.messages import Diagnostic, Severity  # noqa: E402
 from bot.spec.model import (  # noqa: E402
     Dialect,
     EntryReport,

@@ -23,8 +23,7 @@ from bot.report.texts import REPORT_MARKER
 from bot.spec import messages
 from bot.spec.benchmark import parse_benchmark
 from bot.spec.impact import Impact, ResultRef, assess, compare, referencing
-from bot.spec.model import Benchmark, FileReport
-from bot.spec.names import same_hub_name
+from bot.spec.model import Benchmark, FileReport, same_hub_name
 from workers.locks import Lease
 from workers.runtime import Runtime
 

@@ -40,8 +40,7 @@ from bot.logs import log_json
 from bot.report.campaign import Standing, render_clashes, render_standing
 from bot.spec.clashes import Claim, claims_of, find_clashes
 from bot.spec.model import BenchmarkSource, FileReport
-from bot.spec.policy import Policy
-from bot.spec.validate import validate_results_files
+from bot.spec.validate import Policy, validate_results_files
 from bot.store import keys
 
 log = logging.getLogger("evalbot.worker")

@@ -25,7 +25,7 @@ from bot.hub.errors import HubFileUnreadable, HubPermanentError, HubTransientErr
 from bot.hub.pulls import PullRequest
 from bot.report.comment import CommentContext, head_of_comment, help_reply_marker, render_help
 from bot.report.texts import REPORT_MARKER
-from bot.spec.names import same_hub_name
+from bot.spec.model import same_hub_name
 from workers.datastore_index import (
     MainIndex,
     forget_pr,

@@ -49,9 +49,8 @@ from bot.report.comment import (
 from bot.report.texts import REPORT_MARKER
 from bot.spec import messages
 from bot.spec.benchmark import benchmark_from_eval_yaml
-from bot.spec.diagnostics import Diagnostic
-from bot.spec.model import BenchmarkLookup, EntryReport, FileReport
-from bot.spec.names import same_hub_name
+from bot.spec.messages import Diagnostic
+from bot.spec.model import BenchmarkLookup, EntryReport, FileReport, same_hub_name
 from bot.spec.validate import validate_results_files
 from bot.store import keys
 from bot.store.history import Verdict, add_verdict, verdict_of

@@ -24,7 +24,7 @@ import redis
 
 from bot.contract.events import parse_command
 from bot.hub.pulls import PrComment, PullRequest
-from bot.spec.names import same_hub_name
+from bot.spec.model import same_hub_name
 from bot.store import keys
 
 

@@ -38,7 +38,7 @@ import redis
 from celery.exceptions import SoftTimeLimitExceeded
 
 from bot.hub.errors import HubPermanentError, HubTransientError
-from bot.tokens.binding import VerificationUnavailable
+from bot.tokens.reasons import VerificationUnavailable
 from workers.hubpause import HubPaused, resume_countdown, throttled_too_long
 from workers.locks import LeaseBusy, LeaseLost
 

@@ -29,14 +29,14 @@ from bot.hub.identity import HubIdentity
 from bot.hub.standing import DatasetPrClient, ResultsReader
 from bot.hub.timeouts import use_hub_timeout
 from bot.settings import Settings
-from bot.spec.policy import Policy
+from bot.spec.validate import Policy
 from bot.store import REDIS_TIMEOUT_S
-from bot.tokens.binding import JtiBinder
 from bot.tokens.issuers import (
     REFETCH_INTERVAL_S,
     IssuerPolicy,
     IssuerRegistry,
 )
+from bot.tokens.verify import JtiBinder
 from workers.app import TASK_TIME_LIMIT_S, VISIBILITY_TIMEOUT_S
 from workers.botconfig import BotConfig, ReconcileConfig, load_bot_config
 from workers.campaign import CampaignConfig

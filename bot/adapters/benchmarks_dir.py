@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bot.spec.benchmark import benchmark_from_eval_yaml
-from bot.spec.formats import did_you_mean
+from bot.spec.messages import did_you_mean
 from bot.spec.model import BenchmarkLookup, BenchmarkNotFound
 
 

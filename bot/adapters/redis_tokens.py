@@ -15,15 +15,15 @@ from collections.abc import Callable
 import redis
 
 from bot.store import keys
-from bot.tokens.binding import (
+from bot.tokens.keycache import CachedJwks
+from bot.tokens.reasons import VerificationUnavailable
+from bot.tokens.verify import (
     DEFAULT_RETENTION_S,
     BindOutcome,
-    VerificationUnavailable,
     binding_key,
     binding_ttl_s,
     binding_value,
 )
-from bot.tokens.keycache import CachedJwks
 
 _CLAIM_SCRIPT = """
 local previous = redis.call('GET', KEYS[1])

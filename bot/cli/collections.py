@@ -19,7 +19,7 @@ from bot.cli import messages
 if TYPE_CHECKING:
     from bot.adapters.collections_store import StoredCollection
     from bot.collections.model import Collection
-    from bot.spec.diagnostics import Diagnostic
+    from bot.spec.messages import Diagnostic
 
 COMMAND = "collections"
 

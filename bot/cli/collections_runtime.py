@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
     from bot.adapters.collections_store import StoredCollection
     from bot.collections.model import Collection
-    from bot.spec.diagnostics import Diagnostic
+    from bot.spec.messages import Diagnostic
     from bot.spec.model import BenchmarkSource
 
 

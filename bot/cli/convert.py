@@ -215,8 +215,7 @@ def _to_eee(args: argparse.Namespace) -> int:
     from bot.cli.sources import UsageError, collect
     from bot.convert.eee import EeeWriteError, to_eee
     from bot.spec.eee import validate_eee_file
-    from bot.spec.formats import is_repo_id
-    from bot.spec.model import Benchmark, MetricDef
+    from bot.spec.model import Benchmark, MetricDef, is_repo_id
     from bot.spec.yamlload import load_yaml
 
     if not args.model_repo or not is_repo_id(args.model_repo):

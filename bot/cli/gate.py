@@ -112,7 +112,7 @@ def read_layers(args: argparse.Namespace, source: BenchmarkSource) -> list[Resul
     from bot.cli.collections_runtime import Refused
     from bot.cli.sources import UsageError, load_policy
     from bot.collections.scores import REPO_LIMITS, ResultsLayer
-    from bot.spec.formats import is_repo_id
+    from bot.spec.model import is_repo_id
     from bot.spec.validate import validate_results_files
 
     try:

@@ -17,7 +17,7 @@ from bot.cli import messages
 if TYPE_CHECKING:
     from bot.convert.mapping import MappingTable
     from bot.spec.model import BenchmarkSource
-    from bot.spec.policy import Policy
+    from bot.spec.validate import Policy
 
 EVAL_RESULTS = ".eval_results"
 BENCHMARK_FILE = "eval.yaml"

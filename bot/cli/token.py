@@ -63,7 +63,7 @@ def _fail(command: str, message: str) -> int:
 def run_claims(args: argparse.Namespace) -> int:
     from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
     from bot.spec.validate import validate_results_files
-    from bot.tokens.claims import ClaimsUnavailable, claims_for_entry
+    from bot.tokens.verify import ClaimsUnavailable, claims_for_entry
 
     if args.benchmarks is None:
         return _fail("claims", "--benchmarks DIR is required offline")
@@ -91,7 +91,7 @@ def run_sign(args: argparse.Namespace) -> int:
         token_claims,
         validate_content,
     )
-    from bot.tokens.strictjson import loads_strict
+    from bot.tokens.verify import loads_strict
 
     try:
         raw = sys.stdin.buffer.read() if args.claims == "-" else Path(args.claims).read_bytes()

@@ -116,7 +116,7 @@ def parse_at(value: str) -> datetime.datetime:
 
 
 def verify_options(args: argparse.Namespace) -> VerifyOptions:
-    from bot.spec.formats import is_repo_id
+    from bot.spec.model import is_repo_id
 
     at = parse_at(args.at) if args.at is not None else datetime.datetime.now(datetime.UTC)
     if args.model_repo is not None and not is_repo_id(args.model_repo):

@@ -21,13 +21,17 @@ from bot.collections.model import (
     Scale,
     Scope,
 )
-from bot.spec.diagnostics import Diagnostic
-from bot.spec.formats import is_finite_number, is_repo_id, suggestion_suffix
 from bot.spec.limits import DEFAULT_LIMITS, Limits
-from bot.spec.located import Locator
-from bot.spec.messages import kind_of, shown
-from bot.spec.model import Benchmark, BenchmarkNotFound, BenchmarkSource, MetricDef
-from bot.spec.yamlload import Path, dotted, load_yaml
+from bot.spec.messages import Diagnostic, kind_of, shown, suggestion_suffix
+from bot.spec.model import (
+    Benchmark,
+    BenchmarkNotFound,
+    BenchmarkSource,
+    MetricDef,
+    is_finite_number,
+    is_repo_id,
+)
+from bot.spec.yamlload import Locator, Path, dotted, load_yaml
 
 TOP_FIELDS = (
     "id",

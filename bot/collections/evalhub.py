@@ -27,12 +27,10 @@ from typing import Any
 
 from bot.collections import messages
 from bot.collections.model import Scale
-from bot.spec.diagnostics import Diagnostic
-from bot.spec.formats import is_finite_number, is_repo_id
-from bot.spec.located import Locator
-from bot.spec.messages import kind_of, shown
+from bot.spec.messages import Diagnostic, kind_of, shown
+from bot.spec.model import is_finite_number, is_repo_id
 from bot.spec.yamldump import dump_mapping
-from bot.spec.yamlload import Path, load_yaml
+from bot.spec.yamlload import Locator, Path, load_yaml
 
 TOP = ("id", "name", "category", "description", "tags", "pass_criteria", "benchmarks")
 TOP_DROPPED = ("custom", "agent")

@@ -9,8 +9,7 @@ same strict loader reads both.
 from __future__ import annotations
 
 from bot.spec import messages as spec_messages
-from bot.spec.diagnostics import Diagnostic, Severity
-from bot.spec.messages import Message
+from bot.spec.messages import Diagnostic, Message, Severity
 
 E = Severity.ERROR
 W = Severity.WARNING

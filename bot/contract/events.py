@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, cast
 
-from bot.spec.names import same_hub_name
+from bot.spec.model import same_hub_name
 
 EventKind = Literal["opened", "updated", "reopened", "merged", "closed", "command"]
 Command = Literal["recheck", "help"]

@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.convert.model import SCALES, Scale
-from bot.spec.formats import did_you_mean, is_repo_id
 from bot.spec.limits import Limits
-from bot.spec.model import Benchmark, BenchmarkSource
+from bot.spec.messages import did_you_mean
+from bot.spec.model import Benchmark, BenchmarkSource, is_repo_id
 from bot.spec.yamlload import Path, load_yaml
 
 REQUIRED = ("framework", "task", "metric", "benchmark", "task_id", "scale")

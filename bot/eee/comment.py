@@ -18,9 +18,8 @@ from dataclasses import dataclass
 from bot.eee import texts
 from bot.eee.submission import DatastorePolicy, SubmissionReport
 from bot.report import texts as report_texts
-from bot.report.comment import CommentContext
-from bot.report.escape import escape_text
-from bot.spec.diagnostics import Diagnostic
+from bot.report.comment import CommentContext, escape_text
+from bot.spec.messages import Diagnostic
 from bot.spec.model import FileReport
 
 MAX_FOLDERS = 20

@@ -15,8 +15,7 @@ from typing import Any
 
 from bot.eee import paths, texts
 from bot.eee.instances import ALGORITHMS, InstanceSummary
-from bot.spec.diagnostics import Diagnostic
-from bot.spec.messages import shown
+from bot.spec.messages import Diagnostic, shown
 
 DETAIL = "detailed_evaluation_results"
 

@@ -17,9 +17,8 @@ from typing import Any
 
 from bot.eee import texts
 from bot.spec import messages
-from bot.spec.diagnostics import Diagnostic
 from bot.spec.eee import AGGREGATE, VERSIONS, check_document
-from bot.spec.messages import shown
+from bot.spec.messages import Diagnostic, shown
 from bot.spec.model import FileReport
 
 #: A record is read whole; the real datastore's largest are tens of KB.

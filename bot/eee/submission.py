@@ -24,9 +24,8 @@ from bot.eee.dedupe import HashIndex, Holder, normalized_hash
 from bot.eee.instances import MAX_SCHEMA_ROWS, InstanceScan, InstanceSummary
 from bot.eee.records import check_record
 from bot.spec import messages
-from bot.spec.diagnostics import Diagnostic
 from bot.spec.eee import MAX_DEPTH, VERSIONS, depth_of, located
-from bot.spec.messages import shown
+from bot.spec.messages import Diagnostic, shown
 from bot.spec.model import FileReport
 
 ChangeKind = Literal["added", "modified", "removed"]

@@ -8,8 +8,7 @@ here are the datastore's rules.
 from __future__ import annotations
 
 from bot.report.texts import GLYPH_INFO
-from bot.spec.diagnostics import Diagnostic, Severity
-from bot.spec.messages import Message, build
+from bot.spec.messages import Diagnostic, Message, Severity, build
 
 E = Severity.ERROR
 W = Severity.WARNING

@@ -19,7 +19,7 @@ from typing import Any
 
 from bot.hub.diff import Change, DiffFile, parse_diff
 from bot.hub.paths import PathKind, classify_path
-from bot.spec.names import same_hub_name
+from bot.spec.model import same_hub_name
 
 
 class PrStatus(StrEnum):

@@ -18,10 +18,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.issuer.refusals import Refusal
-from bot.spec.formats import is_repo_id
 from bot.spec.limits import DEFAULT_LIMITS
-from bot.tokens.claims import TOKEN_KEYS
-from bot.tokens.strictjson import loads_strict
+from bot.spec.model import is_repo_id
+from bot.tokens.verify import TOKEN_KEYS, loads_strict
 
 MAX_ENTRIES = 50
 #: Container levels an entry may have: a results file's top-level list is level 1.

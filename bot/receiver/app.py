@@ -48,7 +48,7 @@ from bot.receiver.texts import (
 from bot.receiver.workermetrics import WorkerStatsCollector
 from bot.settings import Settings
 from bot.store.workerstats import WorkerStatsSource
-from bot.tokens.strictjson import finite_float
+from bot.tokens.verify import finite_float
 
 logger = logging.getLogger("evalbot.receiver")
 

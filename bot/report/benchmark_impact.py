@@ -6,7 +6,7 @@ Pure: an `Impact` (`bot.spec.impact`) in, markdown out; every user string escape
 from __future__ import annotations
 
 from bot.report import campaign_texts as texts
-from bot.report.escape import escape_text
+from bot.report.comment import escape_text
 from bot.report.texts import LIST_ITEM, MORE_ITEMS, plural
 from bot.spec.impact import Change, Impact, ResultRef
 

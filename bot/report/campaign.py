@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from bot.collections.aggregate import BenchmarkResult, GateResult, Status
 from bot.collections.render import aggregate_text, reason_text
 from bot.report import campaign_texts as texts
-from bot.report.escape import escape_text, is_repo_id
+from bot.report.comment import escape_text, is_repo_id
 from bot.report.texts import LIST_ITEM, MORE_ITEMS, plural
 from bot.spec.clashes import Clash, Values
 

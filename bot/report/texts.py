@@ -1,13 +1,21 @@
 """Every user-facing text of the PR comment, the `help` reply and the validation report
-(`evalbot validate`), in one place to review.
+(`evalbot validate`), in one place to review, with the badges they name.
 
 Templates use `str.format` fields; `bot.report.comment` fills them with values that are
-already escaped (`bot.report.escape`) or produced by the bot itself (counts, SHAs, codes).
+already escaped (`escape_text`, beside it) or produced by the bot itself (counts, SHAs, codes).
 """
 
 from __future__ import annotations
 
-from bot.report.badges import Badge
+from enum import StrEnum
+
+
+class Badge(StrEnum):
+    VERIFIED = "verified"
+    COMMUNITY = "community"
+    LEADERBOARD = "leaderboard"
+    SOURCE = "source"
+
 
 #: Hidden marker by which the bot finds its own report comment again (with the author check).
 REPORT_MARKER = "<!-- evalbot:pr-report -->"

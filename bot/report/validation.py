@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from bot.report import texts
-from bot.report.badges import badges_for
-from bot.spec.diagnostics import Diagnostic, Severity
+from bot.report.comment import badges_for
+from bot.spec.messages import Diagnostic, Severity
 from bot.spec.model import EntryReport, FileReport
 
 

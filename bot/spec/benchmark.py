@@ -11,19 +11,21 @@ from __future__ import annotations
 from typing import Any
 
 from bot.spec import messages
-from bot.spec.diagnostics import Diagnostic
-from bot.spec.formats import (
-    is_finite_number,
-    is_repo_id,
-    is_sha40,
-    suggestion_suffix,
-)
 from bot.spec.frameworks import KNOWN as KNOWN_FRAMEWORKS
 from bot.spec.frameworks import close_match
 from bot.spec.limits import DEFAULT_LIMITS, Limits
-from bot.spec.located import Locator
-from bot.spec.model import Benchmark, BenchmarkLookup, BenchmarkNotFound, MetricDef, TaskDef
-from bot.spec.yamlload import Path, load_yaml
+from bot.spec.messages import Diagnostic, suggestion_suffix
+from bot.spec.model import (
+    Benchmark,
+    BenchmarkLookup,
+    BenchmarkNotFound,
+    MetricDef,
+    TaskDef,
+    is_finite_number,
+    is_repo_id,
+    is_sha40,
+)
+from bot.spec.yamlload import Locator, Path, load_yaml
 
 #: huggingface.js `packages/tasks/src/eval.ts` EVALUATION_FRAMEWORKS, as last refreshed
 #: (`evalbot frameworks refresh`; bot.spec.frameworks).

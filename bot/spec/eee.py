@@ -20,8 +20,8 @@ from typing import Any
 from jsonschema import Draft7Validator, validators  # type: ignore[import-untyped]
 
 from bot.spec import messages
-from bot.spec.diagnostics import Diagnostic
 from bot.spec.limits import Limits
+from bot.spec.messages import Diagnostic
 from bot.spec.model import FileReport
 from bot.spec.yamlload import Path, Position, dotted, load_yaml
 

@@ -1,21 +1,87 @@
-"""Every user-facing text of `bot.spec`: diagnostic codes, their messages and their hints.
+"""Diagnostics: what every check of evalbot reports, every code with its message and hint.
 
-Kept together so they can be read, reviewed and reworded in one place. Codes are
-stable public identifiers (users look them up in `docs/diagnostics.md`, CI scripts match on
-them): rename one only with a migration note in the changelog. Scheme: `YAML-*` the file could
-not be read as strict YAML, `FILE-*` the file as a whole, `ENTRY-*` one result entry,
-`BENCH-*` a benchmark's eval.yaml.
+A `Diagnostic` is one finding about one place in one file, in the one shape all outputs share
+(the PR comment, `evalbot validate`'s text, JSON and annotations). Its JSON form is a public
+interface (`evalbot validate --format json`, docs/validate.md#output-formats), so the field
+names are fixed.
+
+The catalogue holds every user-facing text of `bot.spec`, so they can be read, reviewed and
+reworded in one place. Codes are stable public identifiers (users look them up in
+`docs/diagnostics.md`, CI scripts match on them): rename one only with a migration note in the
+changelog. Scheme: `YAML-*` the file could not be read as strict YAML, `FILE-*` the file as a
+whole, `ENTRY-*` one result entry, `BENCH-*` a benchmark's eval.yaml.
 
 Templates use `str.format` fields; `make` fills them. Values a user wrote are passed through
-`shown` first so a long or odd value cannot flood a message.
+`shown` first so a long or odd value cannot flood a message; `suggestion_suffix` adds the
+"did you mean" of a hint.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import difflib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
 
-from bot.spec.diagnostics import Diagnostic, Severity
+
+class Severity(StrEnum):
+    """An error fails validation; a warning never does, unless `--strict` is given."""
+
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One finding about one place in one file.
+
+    `line` and `column` are 1-based (None when the finding concerns the whole file, or a
+    field that is missing and so has no position of its own). `field` is a dotted path inside
+    the entry or document, e.g. `dataset.task_id` or `metrics[1].value`.
+    """
+
+    code: str
+    severity: Severity
+    message: str
+    line: int | None = None
+    column: int | None = None
+    field: str | None = None
+    hint: str | None = None
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
+
+    def hub_path(self, entry_index: int | None = None) -> str | None:
+        """Where the finding is, in the notation of the Hub's own push-time errors.
+
+        The Hub validates a results file as one array and names a place by the entry's 0-based
+        index and the field within it, `[18].source.url`; printing the same lets a user match
+        the bot's finding with the Hub's. `entry_index` is the entry's index for an entry's
+        finding, None for a file's (then the field alone, as in a benchmark's `tasks[0].id`).
+        """
+        if entry_index is None:
+            return self.field
+        if self.field is None:
+            return f"[{entry_index}]"
+        separator = "" if self.field.startswith("[") else "."
+        return f"[{entry_index}]{separator}{self.field}"
+
+    def to_json(self, entry_index: int | None = None) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "severity": self.severity.value,
+            "message": self.message,
+            "line": self.line,
+            "column": self.column,
+            "field": self.field,
+            "hub_path": self.hub_path(entry_index),
+            "hint": self.hint,
+        }
+
+
+# --- every code, with its message and hint ----------------------------------------------------
 
 E = Severity.ERROR
 W = Severity.WARNING
@@ -333,6 +399,9 @@ CATALOGUE: dict[str, Message] = {
 }
 
 
+# --- filling the texts ------------------------------------------------------------------------
+
+
 def shown(value: object, limit: int = 60) -> str:
     """A user value as a message shows it: repr-like, quoted strings, cut when long."""
     if isinstance(value, str):
@@ -400,3 +469,24 @@ def build(
         field=field,
         hint=hint or None,
     )
+
+
+def did_you_mean(value: str, candidates: Iterable[str]) -> str | None:
+    """The closest candidate to `value`: an exact case-insensitive match first, then difflib."""
+    options = list(candidates)
+    lowered = value.lower()
+    for option in options:
+        if option.lower() == lowered:
+            return option
+    close = difflib.get_close_matches(value, options, n=1, cutoff=0.6)
+    if close:
+        return close[0]
+    by_lower = {option.lower(): option for option in options}
+    close = difflib.get_close_matches(lowered, list(by_lower), n=1, cutoff=0.6)
+    return by_lower[close[0]] if close else None
+
+
+def suggestion_suffix(value: str, candidates: Iterable[str]) -> str:
+    """`" (did you mean `x`?)"` or an empty string, to append to a hint."""
+    match = did_you_mean(value, candidates)
+    return f" (did you mean `{match}`?)" if match else ""

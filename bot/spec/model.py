@@ -1,19 +1,34 @@
-"""The shared vocabulary of the core: benchmarks, result entries, verdicts and reports.
+"""The shared vocabulary of the core: benchmarks, result entries, verdicts and reports, and the
+formats of their fields.
 
 Every layer speaks these types: `bot.spec` builds them, `bot.tokens` adds verifications,
 `bot.report` turns them into badges and markdown, the CLI into text/JSON/annotations, and the
 workers into a PR comment. They hold plain data only (no I/O handles), so they are cheap to
 build in tests and safe to pass between processes as JSON.
+
+The field formats are small pure predicates, each citing where its rule comes from
+(docs/specs.md#validation-rules, docs/security.md#yaml-loading): repo ids, commit SHAs, dates,
+URLs, numbers. Hub account names compare case-insensitively, as the Hub does (`Evalbot` and
+`evalbot` are one account: it refuses to create a name that differs from an existing one only
+by case); every comparison of names the bot makes goes through `same_hub_name`: its own comments
+(`bot.hub.pulls`, the workers), the maintainers' allow-list, `@name` commands
+(`bot.contract.events`) and the token's owner at start-up (`bot.hub.identity`). It lives in the
+pure core, which every layer may import, so the receiver-worker contract and the Hub layer share
+this one definition without the contract importing `bot.hub`.
 """
 
 from __future__ import annotations
 
+import datetime
+import math
+import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypeGuard
 
-from bot.spec.diagnostics import Diagnostic
+from bot.spec.messages import Diagnostic
 
 
 class Dialect(StrEnum):
@@ -172,3 +187,72 @@ class FileReport:
     @property
     def ok(self) -> bool:
         return not any(d.is_error for d in self.diagnostics) and all(e.ok for e in self.entries)
+
+
+# --- the formats of fields and names ----------------------------------------------------------
+
+_SHA40 = re.compile(r"[0-9a-f]{40}\Z")
+# Hub repo ids: `owner/name`, letters, digits, `-`, `_`, `.` (docs/specs.md#validation-rules, E1).
+_REPO_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+\Z", re.ASCII)
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
+
+
+def is_sha40(value: str) -> bool:
+    """A full commit SHA as the draft spec asks for revisions (D4): 40 lower-case hex."""
+    return _SHA40.match(value) is not None
+
+
+def is_repo_id(value: str) -> bool:
+    return _REPO_ID.match(value) is not None and ".." not in value
+
+
+def is_iso8601(value: str) -> bool:
+    """An ISO-8601 date (`2026-01-15`) or date-time (`2026-01-15T10:30:00Z`, with offset)."""
+    if _DATE.match(value):
+        try:
+            datetime.date.fromisoformat(value)
+        except ValueError:
+            return False
+        return True
+    if len(value) < 11 or value[10] not in "Tt ":
+        return False
+    try:
+        datetime.datetime.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
+def is_http_url(value: str) -> bool:
+    """An absolute http(s) URL with a host; anything else (javascript:, file:) is refused."""
+    lowered = value.lower()
+    for scheme in ("https://", "http://"):
+        if lowered.startswith(scheme):
+            rest = value[len(scheme) :]
+            host = rest.split("/", 1)[0]
+            return bool(host) and not any(char.isspace() for char in value)
+    return False
+
+
+def is_number(value: Any) -> bool:
+    """int or float, never a bool (a YAML `true` is not a score)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def is_finite_number(value: Any) -> TypeGuard[int | float]:
+    """A number a float can hold: an integer beyond float range (`9` x 400) counts as infinite."""
+    if not is_number(value):
+        return False
+    if isinstance(value, int):
+        return abs(value) <= sys.float_info.max
+    return math.isfinite(value)
+
+
+def benchmark_file_stem(dataset_id: str) -> str:
+    """The draft naming rule (F2): repo-name part, lower-cased, `-` as `_` (`cais/hle` -> hle)."""
+    return dataset_id.rsplit("/", 1)[-1].lower().replace("-", "_")
+
+
+def same_hub_name(left: str, right: str) -> bool:
+    """Whether two Hub user or org names name the same account."""
+    return left.casefold() == right.casefold()

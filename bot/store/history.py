@@ -44,8 +44,7 @@ from typing import Any
 
 import redis
 
-from bot.report.badges import badges_for
-from bot.report.comment import Counts
+from bot.report.comment import Counts, badges_for
 from bot.spec.model import FileReport, VerificationStatus
 from bot.store import keys
 

@@ -14,7 +14,7 @@ from huggingface_hub.errors import HfHubHTTPError, OIDCError
 from bot.convert.api import Conversion
 from bot.hub.errors import HubError
 from bot.hub.identity import HubIdentity, whoami
-from bot.spec.formats import benchmark_file_stem, is_repo_id
+from bot.spec.model import benchmark_file_stem, is_repo_id
 from bot.spec.yamlload import load_yaml
 from bot.submit.converted import ConvertedOutput, converted_entries
 from bot.submit.credentials import ci_credential

@@ -22,7 +22,7 @@ from typing import Any
 
 from bot.convert.api import Conversion
 from bot.convert.findings import findings
-from bot.spec.formats import is_sha40
+from bot.spec.model import is_sha40
 from bot.submit.errors import SubmitError
 
 

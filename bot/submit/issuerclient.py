@@ -12,7 +12,7 @@ import httpx2
 from bot.submit.credentials import Credential
 from bot.submit.errors import SubmitError
 from bot.tokens.jwks import is_https_or_loopback, shown_url
-from bot.tokens.strictjson import loads_strict
+from bot.tokens.verify import loads_strict
 
 TIMEOUT_S = 60.0
 

@@ -26,7 +26,6 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from bot.tokens import reasons
-from bot.tokens.binding import VerificationUnavailable
 from bot.tokens.jwks import (
     JwksFetcher,
     JwksFetchError,
@@ -36,6 +35,7 @@ from bot.tokens.jwks import (
     parse_jwks,
 )
 from bot.tokens.keycache import CachedJwks, KeyCache, MemoryKeyCache
+from bot.tokens.reasons import VerificationUnavailable
 
 DEFAULT_MAX_LIFETIME_S = 3600
 #: Seconds between two JWKS fetches per issuer, fleet-wide: a token with an unknown `kid` (an

@@ -14,9 +14,8 @@ from datetime import UTC, datetime
 
 from bot.spec.model import FileReport, Verification, VerificationStatus
 from bot.tokens import reasons
-from bot.tokens.binding import MemoryJtiBinder
 from bot.tokens.issuers import IssuerRegistry
-from bot.tokens.verify import verify_reports
+from bot.tokens.verify import MemoryJtiBinder, verify_reports
 
 
 def verify_offline(

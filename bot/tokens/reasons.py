@@ -4,6 +4,9 @@ Reason codes are a public interface: they appear in `evalbot validate --format j
 comment and in `docs/verification.md`, so they are stable, short and kebab-case. Codes that
 concern one claim carry it after a colon (`claim-mismatch:task_id`); the part before the colon
 is the family documented here.
+
+`VerificationUnavailable` is the one outcome that is no verdict at all: the shared state
+verification depends on is unreachable, and the run is retried.
 """
 
 from __future__ import annotations
@@ -211,3 +214,12 @@ REASONS: dict[str, ReasonText] = {
         "Report it to the bot's operators with the token's entry.",
     ),
 }
+
+
+class VerificationUnavailable(RuntimeError):
+    """The shared state verification depends on (Redis) is unreachable: retry the whole run.
+
+    Raised instead of a verdict because an outage is not a property of the token: reporting
+    `unverified` would publish a wrong answer, and reporting `verified` without the reuse check
+    would fail open (docs/security.md#replay-protection: it is mandatory).
+    """

@@ -27,8 +27,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from bot.report.badges import Badge
-from bot.report.texts import BADGE_LABELS, BADGE_MEANINGS
+from bot.report.texts import BADGE_LABELS, BADGE_MEANINGS, Badge
 from bot.store.workerstats import read_snapshot
 from bot.web.endpoints import (
     api,

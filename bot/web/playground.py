@@ -22,12 +22,17 @@ from bot.convert.registry import ConvertError
 from bot.convert.yamlio import dump_entries
 from bot.report.comment import CommentContext, Counts, count_reports, render_comment
 from bot.spec.benchmark import parse_benchmark
-from bot.spec.diagnostics import Diagnostic, Severity
-from bot.spec.formats import benchmark_file_stem, is_repo_id
 from bot.spec.limits import DEFAULT_LIMITS, Limits
-from bot.spec.model import Benchmark, BenchmarkSource, FileReport, VerificationStatus
-from bot.spec.policy import DEFAULT_POLICY, Policy
-from bot.spec.validate import validate_results_files
+from bot.spec.messages import Diagnostic, Severity
+from bot.spec.model import (
+    Benchmark,
+    BenchmarkSource,
+    FileReport,
+    VerificationStatus,
+    benchmark_file_stem,
+    is_repo_id,
+)
+from bot.spec.validate import DEFAULT_POLICY, Policy, validate_results_files
 from bot.tokens.issuers import IssuerRegistry
 from bot.tokens.offline import verify_offline
 
@@ -44,7 +49,8 @@ MAX_PROBLEMS_SHOWN = 200
 
 # The comment's markdown as the Hub renders it: CommonMark, tables, the few HTML tags the bot
 # writes itself (`<br>`, `<details>`, `<sub>`). User text reaches it escaped by
-# `bot.report.escape`, and markdown-it refuses `javascript:` and other unsafe link targets.
+# `bot.report.comment.escape_text`, and markdown-it refuses `javascript:` and other unsafe link
+# targets.
 _MARKDOWN = MarkdownIt("commonmark", {"html": True}).enable("table")
 
 

@@ -21,10 +21,9 @@ from bot.collections.check import check_collection
 from bot.collections.render import reason_text
 from bot.collections.scores import REPO_LIMITS, ResultsLayer, evaluate_view
 from bot.hub.standing import ResultsReader, read_repo_results
-from bot.spec.diagnostics import Diagnostic
+from bot.spec.messages import Diagnostic
 from bot.spec.model import BenchmarkSource
-from bot.spec.policy import Policy
-from bot.spec.validate import validate_results_files
+from bot.spec.validate import Policy, validate_results_files
 
 BAR_WIDTH = 300
 

@@ -11,7 +11,7 @@ import redis
 from bot.adapters.collections_store import StoredCollection
 from bot.convert.mapping import MappingTable
 from bot.hub.standing import ResultsReader
-from bot.spec.policy import DEFAULT_POLICY, Policy
+from bot.spec.validate import DEFAULT_POLICY, Policy
 from bot.tokens.issuers import IssuerRegistry
 from bot.web.benchmarks import CachedHubBenchmarks
 from bot.web.guards import OperatorGate

@@ -14,14 +14,15 @@ import redis
 
 from bot.adapters.redis_tokens import RedisJtiBinder, RedisKeyCache
 from bot.spec.model import EntryReport, Verification, VerificationStatus
-from bot.tokens.binding import (
+from bot.tokens.issuers import IssuerRegistry
+from bot.tokens.reasons import VerificationUnavailable
+from bot.tokens.verify import (
     DEFAULT_RETENTION_S,
     BindOutcome,
-    VerificationUnavailable,
     binding_key,
+    verify_entry,
+    verify_reports,
 )
-from bot.tokens.issuers import IssuerRegistry
-from bot.tokens.verify import verify_entry, verify_reports
 from evalbot_dev.devstack.redis import RedisServer
 from tests.support.tokens import (
     ISSUER,

@@ -22,9 +22,9 @@ from bot.hub.pulls import PrComment, PrCommit, PrStatus, PullRequest
 from bot.report.comment import render_help
 from bot.report.texts import REPORT_MARKER
 from bot.spec.model import Dialect, EntryReport, FileReport, ResultEntry
-from bot.spec.policy import DEFAULT_POLICY
-from bot.tokens.binding import MemoryJtiBinder
+from bot.spec.validate import DEFAULT_POLICY
 from bot.tokens.issuers import IssuerRegistry
+from bot.tokens.verify import MemoryJtiBinder
 from evalbot_dev.devstack.redis import RedisServer
 from workers.locks import LeaseBusy, lease_key
 from workers.pipeline import Outcome, TokenTimes, run_event

@@ -11,7 +11,7 @@ from bot.adapters.redis_tokens import RedisJtiBinder
 from bot.hub.benchmarks import BenchmarkCache
 from bot.hub.client import DatasetRevision, HubClient, PullRequest, RepoCommit, Visibility
 from bot.hub.client import OpenPullRequests as OpenPulls
-from bot.spec.policy import DEFAULT_POLICY
+from bot.spec.validate import DEFAULT_POLICY
 from bot.tokens.issuers import IssuerRegistry
 from workers.catchup import ReconcileLimits
 from workers.locks import as_text

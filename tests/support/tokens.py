@@ -26,8 +26,8 @@ from bot.spec.model import (
     ResultEntry,
     TaskDef,
 )
-from bot.tokens.claims import content_claims
 from bot.tokens.signer import generate_private_key, public_jwk, sign, token_claims
+from bot.tokens.verify import content_claims
 
 #: A fixed reference time (2026-09-21T14:13:20Z): tokens are issued a minute before it.
 NOW = 1_790_000_000

@@ -26,7 +26,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from bot.hub.errors import HubError, HubPermanentError
-from bot.spec.formats import is_repo_id
+from bot.spec.model import is_repo_id
 from bot.store.history import (
     PrHistory,
     Verdict,

@@ -12,7 +12,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from bot.hub.errors import HubError
-from bot.spec.formats import is_repo_id
+from bot.spec.model import is_repo_id
 from bot.store.history import read_newest
 from bot.web.badge import BadgeText, benchmark_badge, render_svg, repo_badge
 from bot.web.endpoints.api import etagged, repo_of, visible_repo

@@ -9,9 +9,8 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from bot.report.badges import Badge
-from bot.report.texts import BADGE_LABELS
-from bot.spec.formats import is_repo_id
+from bot.report.texts import BADGE_LABELS, Badge
+from bot.spec.model import is_repo_id
 from bot.store.history import read_benchmark, recent_benchmarks
 from bot.web.site import Site
 

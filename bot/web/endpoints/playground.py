@@ -12,9 +12,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from bot.hub.errors import HubError
-from bot.spec.formats import is_repo_id
 from bot.spec.limits import DEFAULT_LIMITS
-from bot.spec.model import Benchmark
+from bot.spec.model import Benchmark, is_repo_id
 from bot.web.guards import cross_site
 from bot.web.playground import PlaygroundInput, run_playground
 from bot.web.site import Site, field_text

@@ -21,7 +21,7 @@ from bot.collections.model import Scope
 from bot.convert.mapping import parse_mappings
 from bot.hub.client import HfHubClient
 from bot.report.comment import Counts
-from bot.spec.diagnostics import Diagnostic, Severity
+from bot.spec.messages import Diagnostic, Severity
 from bot.spec.model import (
     Benchmark,
     Dialect,

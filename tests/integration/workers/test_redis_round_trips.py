@@ -25,7 +25,7 @@ from bot.adapters.redis_tokens import RedisJtiBinder, RedisKeyCache
 from bot.contract.events import PrEvent
 from bot.hub.benchmarks import BenchmarkCache
 from bot.hub.client import HfHubClient
-from bot.spec.policy import DEFAULT_POLICY
+from bot.spec.validate import DEFAULT_POLICY
 from bot.tokens.issuers import IssuerRegistry
 from evalbot_dev.devstack.redis import RedisServer
 from evalbot_dev.devstack.signing import LocalIssuer

@@ -8,7 +8,7 @@ from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 from bot.collections.check import check_collection
 from bot.collections.model import Collection
 from bot.spec.benchmark import benchmark_from_eval_yaml
-from bot.spec.diagnostics import Diagnostic
+from bot.spec.messages import Diagnostic
 from bot.spec.model import BenchmarkLookup
 
 ROOT = Path(__file__).resolve().parents[3]

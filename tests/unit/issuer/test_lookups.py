@@ -11,7 +11,7 @@ import pytest
 
 from bot.hub.errors import HubTransientError
 from bot.issuer.lookups import CachedLookups
-from bot.spec.diagnostics import Diagnostic, Severity
+from bot.spec.messages import Diagnostic, Severity
 from bot.spec.model import Benchmark, BenchmarkLookup, BenchmarkNotFound
 
 MISSING = BenchmarkNotFound("cais/hle", "revision '0000' not found")

@@ -18,9 +18,8 @@ from bot.issuer.requests import TokenRequest, parse_request
 from bot.issuer.service import Issuer
 from bot.spec.validate import validate_results_files
 from bot.spec.yamldump import dump_entries
-from bot.tokens.binding import MemoryJtiBinder
 from bot.tokens.issuers import IssuerPolicy, IssuerRegistry
-from bot.tokens.verify import verify_reports
+from bot.tokens.verify import MemoryJtiBinder, verify_reports
 from evalbot_dev.emulator.seed import SAMPLES
 
 ISSUER = "https://tokens.example.org"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.report.comment import CommentContext
-from bot.spec.diagnostics import Diagnostic, Severity
+from bot.spec.messages import Diagnostic, Severity
 from bot.spec.model import (
     Benchmark,
     Dialect,

@@ -2,8 +2,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.report.badges import Badge, badges_for
-from bot.spec.diagnostics import Diagnostic, Severity
+from bot.report.comment import badges_for
+from bot.report.texts import Badge
+from bot.spec.messages import Diagnostic, Severity
 from bot.spec.model import (
     Benchmark,
     Dialect,

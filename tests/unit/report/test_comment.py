@@ -11,7 +11,7 @@ from markdown_it import MarkdownIt
 
 from bot.report import texts
 from bot.report.comment import CommentContext, head_of_comment, render_comment, render_help
-from bot.spec.diagnostics import Diagnostic, Severity
+from bot.spec.messages import Diagnostic, Severity
 from bot.spec.model import (
     Benchmark,
     FileReport,

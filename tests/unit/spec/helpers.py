@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.spec.diagnostics import Diagnostic
+from bot.spec.messages import Diagnostic
 from bot.spec.model import BenchmarkSource, FileReport
 from bot.spec.validate import validate_results_files
 

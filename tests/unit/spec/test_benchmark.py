@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bot.spec.benchmark import benchmark_from_eval_yaml, parse_benchmark
-from bot.spec.diagnostics import Severity
+from bot.spec.messages import Severity
 from bot.spec.model import Benchmark, BenchmarkNotFound, TaskDef
 from tests.unit.spec.conftest import MATHARENA_EVAL_YAML, REAL_EVAL_YAML, repo_id_of
 

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from bot.spec.diagnostics import Diagnostic
 from bot.spec.eee import validate_eee_file
+from bot.spec.messages import Diagnostic
 
 UUID = "550e8400-e29b-41d4-a716-446655440000"  # as EEE's own tests use
 SAMPLES = Path(__file__).parents[2] / "samples" / "real-world" / "every_eval_ever"

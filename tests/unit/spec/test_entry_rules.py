@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
-from bot.spec.diagnostics import Severity
+from bot.spec.messages import Severity
 from bot.spec.model import Dialect, VerificationStatus
 from tests.unit.spec.helpers import GPQA_ENTRY, all_diagnostics, check
 

@@ -9,11 +9,16 @@ import pytest
 from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 from bot.adapters.policy_file import load_policy
 from bot.configfiles import ConfigError
-from bot.spec.diagnostics import Severity
 from bot.spec.limits import Limits
+from bot.spec.messages import Severity
 from bot.spec.model import Benchmark, BenchmarkNotFound
-from bot.spec.policy import Policy, PolicyError, policy_from_yaml
-from bot.spec.validate import validate_benchmark_file, validate_results_files
+from bot.spec.validate import (
+    Policy,
+    PolicyError,
+    policy_from_yaml,
+    validate_benchmark_file,
+    validate_results_files,
+)
 from tests.conftest import REPO_ROOT
 from tests.unit.spec.helpers import AIME_ENTRY, GPQA_ENTRY, all_diagnostics, check, codes
 

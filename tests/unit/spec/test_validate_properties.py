@@ -10,9 +10,14 @@ from hypothesis import strategies as st
 
 from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 from bot.spec.benchmark import parse_benchmark
-from bot.spec.entries import DATASET_KEYS, ENTRY_KEYS, METRIC_KEYS, SOURCE_KEYS
 from bot.spec.messages import CATALOGUE
-from bot.spec.validate import validate_results_files
+from bot.spec.validate import (
+    DATASET_KEYS,
+    ENTRY_KEYS,
+    METRIC_KEYS,
+    SOURCE_KEYS,
+    validate_results_files,
+)
 from tests.unit.spec.helpers import all_diagnostics
 
 FAST = settings(

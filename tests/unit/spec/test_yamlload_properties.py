@@ -10,8 +10,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.spec.yaml11 import same_value
-from bot.spec.yamlload import Path, load_yaml
+from bot.spec.yamlload import Path, load_yaml, same_value
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

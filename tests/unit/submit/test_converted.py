@@ -17,7 +17,7 @@ from bot.spec.yamlload import load_yaml
 from bot.submit.converted import converted_entries
 from bot.submit.errors import SubmitError
 from bot.submit.merge import merge_results
-from bot.tokens.claims import entry_digest
+from bot.tokens.verify import entry_digest
 from tests.conftest import REPO_ROOT
 
 REAL_LM_EVAL = (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from bot.tokens.binding import (
+from bot.tokens.verify import (
     DEFAULT_RETENTION_S,
     BindOutcome,
     MemoryJtiBinder,

@@ -14,13 +14,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.spec.model import Benchmark, Dialect, MetricDef, TaskDef
-from bot.tokens.claims import (
+from bot.tokens.verify import (
     ClaimsUnavailable,
+    DuplicateNameError,
+    NotIJsonError,
     canonical_json,
     content_claims,
     entry_digest,
+    loads_strict,
 )
-from bot.tokens.strictjson import DuplicateNameError, NotIJsonError, loads_strict
 from tests.support.tokens import (
     GPQA,
     LIVE_FILE,

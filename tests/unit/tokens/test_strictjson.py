@@ -10,12 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.tokens.strictjson import (
-    DuplicateNameError,
-    NotIJsonError,
-    loads_strict,
-    loads_strict_compact,
-)
+from bot.tokens.verify import DuplicateNameError, NotIJsonError, loads_strict, loads_strict_compact
 
 json_values = st.recursive(
     st.none()

@@ -21,12 +21,11 @@ import yaml
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from bot.spec.diagnostics import Diagnostic, Severity
+from bot.spec.messages import Diagnostic, Severity
 from bot.spec.model import EntryReport, Verification, VerificationStatus
-from bot.tokens.binding import MemoryJtiBinder
 from bot.tokens.issuers import IssuerRegistry
 from bot.tokens.signer import generate_private_key
-from bot.tokens.verify import verify_entry, verify_reports
+from bot.tokens.verify import MemoryJtiBinder, verify_entry, verify_reports
 from tests.support.tokens import (
     DROP,
     GPQA,

@@ -14,9 +14,8 @@ from hypothesis import strategies as st
 
 from bot.spec.model import Verification, VerificationStatus
 from bot.tokens import reasons
-from bot.tokens.binding import MemoryJtiBinder
 from bot.tokens.issuers import IssuerRegistry
-from bot.tokens.verify import json_equal, verify_entry
+from bot.tokens.verify import MemoryJtiBinder, json_equal, verify_entry
 from tests.support.tokens import (
     MODEL_REPO,
     NOW,

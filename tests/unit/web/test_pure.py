@@ -195,7 +195,7 @@ def test_a_pasted_hub_address_names_the_model_and_the_pr() -> None:
 
 
 def test_verdicts_keep_problems_title_author_and_tokens_within_caps() -> None:
-    from bot.spec.diagnostics import Diagnostic, Severity
+    from bot.spec.messages import Diagnostic, Severity
     from bot.spec.model import (
         Dialect,
         EntryReport,

@@ -6,8 +6,7 @@ from bot.collections.aggregate import Status
 from bot.collections.model import Scope
 from bot.hub.pulls import PrStatus, PullRequest
 from bot.spec.model import FileReport
-from bot.spec.policy import DEFAULT_POLICY
-from bot.spec.validate import validate_results_files
+from bot.spec.validate import DEFAULT_POLICY, validate_results_files
 from tests.unit.collections.helpers import MemorySource
 from workers.campaign import CampaignConfig, CampaignInputs, _standing
 

@@ -10,7 +10,7 @@ import redis
 from celery.exceptions import SoftTimeLimitExceeded
 
 from bot.hub.errors import HubPermanentError, HubTransientError
-from bot.tokens.binding import VerificationUnavailable
+from bot.tokens.reasons import VerificationUnavailable
 from workers.hubpause import HubPaused
 from workers.locks import LeaseBusy, LeaseLost
 from workers.retry_policy import (
