@@ -32,7 +32,7 @@ from celery.worker import state
 from bot.contract import ledger
 from bot.contract.publish import Outgoing, send_or_leave
 from bot.settings import Settings
-from bot.store import keys
+from bot.store import REDIS_TIMEOUT_S, keys
 
 log = logging.getLogger("evalbot.worker")
 
@@ -146,8 +146,8 @@ def heartbeat_step(settings: Settings) -> type[bootsteps.StartStopStep]:
             if self.heartbeat is None:
                 client = redis.Redis.from_url(
                     settings.redis_url,
-                    socket_timeout=settings.redis_timeout_s,
-                    socket_connect_timeout=settings.redis_timeout_s,
+                    socket_timeout=REDIS_TIMEOUT_S,
+                    socket_connect_timeout=REDIS_TIMEOUT_S,
                 )
                 pool = getattr(consumer, "pool", None)
                 self.heartbeat = Heartbeat(

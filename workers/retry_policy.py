@@ -124,8 +124,16 @@ class Park:
 
 Decision = Retry | Park
 
+#: Seconds an event may be held back by the Hub's rate limit (429s and the fleet-wide pause
+#: they set) before it is parked as `hub-throttled`. Throttling is not failure: the Hub's
+#: windows are 5 minutes, and 6 hours outlasts a backlog of many of them (a large reconcile,
+#: a campaign of hundreds of PRs) while still parking, visibly, an event the Hub never lets
+#: through (docs/operating.md, "Hub rate limit").
+HUB_THROTTLE_BUDGET_S = 6 * 3600.0
 #: The budgets of a worker with the default settings (`Runtime`'s defaults).
-DEFAULT_LIMITS = Limits(max_countdown_s=600.0, throttle_budget_s=6 * 3600.0, lease_ttl_s=300.0)
+DEFAULT_LIMITS = Limits(
+    max_countdown_s=600.0, throttle_budget_s=HUB_THROTTLE_BUDGET_S, lease_ttl_s=300.0
+)
 
 
 def classify(error: Exception) -> Failure:

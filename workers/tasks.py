@@ -45,7 +45,7 @@ from bot.contract.publish import TASK_NAME
 from bot.hub.errors import HubTransientError
 from bot.logs import log_json
 from bot.settings import Settings
-from bot.store import keys
+from bot.store import REDIS_TIMEOUT_S, keys
 from bot.store.deadletters import count_outcome, count_retry, park
 from workers.hubpause import HubPause, HubPaused, pause_for
 from workers.locks import as_text
@@ -140,7 +140,7 @@ def _park_unconfigured(event: dict[str, Any], error: StartupError, task_id: str 
     decision = decide(Failure(Kind.CONFIG, str(error)), tries=1)
     assert isinstance(decision, Park)  # the policy never retries a configuration failure
     settings = Settings.from_env(os.environ)  # the same environment the app was built from
-    client = redis.Redis.from_url(settings.redis_url, socket_timeout=settings.redis_timeout_s * 5)
+    client = redis.Redis.from_url(settings.redis_url, socket_timeout=REDIS_TIMEOUT_S * 5)
     try:
         return _give_up(client, event, decision, task_id)
     finally:

@@ -29,6 +29,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     import yaml
 
+    from bot import slowclients
     from bot.accesslog import RouteLog
     from bot.adapters.collections_store import StoreError
     from bot.cli.serving import guarded
@@ -40,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         config = WebConfig.from_env(os.environ)
-        context = build_context(config, docs_url=os.environ.get("EVALBOT_WEB_DOCS_URL"))
+        context = build_context(config)
     except (StoreError, UsageError, yaml.YAMLError, OSError, ValueError) as error:  # config
         print(f"evalbot web: {error}", file=sys.stderr)
         return 2
@@ -52,6 +53,6 @@ def run(args: argparse.Namespace) -> int:
     serve(
         guarded(logged, config.settings, styled=True),
         args,
-        header_timeout_s=config.settings.body_timeout_s,
+        header_timeout_s=slowclients.BODY_TIMEOUT_S,
     )
     return 0

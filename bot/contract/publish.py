@@ -26,6 +26,10 @@ from bot.store.keys import DEDUPE_PREFIX
 
 log = logging.getLogger("evalbot.publish")
 
+#: The Celery queue (a Redis list of that name) the receiver and the workers' sweep publish to
+#: and the workers consume. One name: the bot's other keys are not named after it, so two
+#: deployments could not share a Redis by choosing two queues (each needs its own database).
+QUEUE = "evalbot"
 #: The Celery task the workers register (`workers.tasks`); one kwarg, `event`.
 TASK_NAME = "evalbot.process_pr_event"
 #: Seconds a publish may take (connecting included) before it is given up; the ledger sends

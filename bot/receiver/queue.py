@@ -95,6 +95,14 @@ class _Pending:
     done: asyncio.Future[int]
 
 
+#: Per PR, a maintainer's `recheck` runs at once, and every ask within this many seconds after
+#: it is coalesced into one more run at the window's end (docs/comment.md): a maintainer who
+#: asks twice, or two who ask at once, cost one more run, not one each. Long enough to catch a
+#: double ask, short enough that the second run still feels like an answer; far below the
+#: workers' visibility timeout, so a delayed run is never redelivered while it waits.
+RECHECK_INTERVAL_S = 10.0
+
+
 class RedisEnqueuer:
     """Accept through one atomic script call per batch (redis-py's asyncio client), then send
     with Celery on one thread.
