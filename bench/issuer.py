@@ -13,7 +13,8 @@ Prints, from one run:
   (benchmark, revision) is kept across requests for `bot.issuer.lookups.BENCHMARK_CACHE_S`;
 - for a caller authenticated with a Hub token: `whoami-v2` calls per issuance and the p50 of a
   one-entry request, with the whoami cache (the default) and without it
-  (`EVALBOT_ISSUER_WHOAMI_CACHE_S=0`, the issuer before the cache), two processes in one run.
+  (`whoami_cache_s: 0` in the issuer's integrations.yaml, the issuer before the cache), two
+  processes in one run.
 
 The Hub emulator, redis-server and a local OIDC provider run on 127.0.0.1; ID tokens are
 minted before the timed loops (a CI provider's cost, not the issuer's).
@@ -108,14 +109,14 @@ def main() -> None:
                 with issuer, httpx.Client(timeout=60) as client:
                     run(client, issuer, oidc, hub)
                     print(f"{HUB_TOKEN_REQUESTS} one-entry requests with one Hub token each:")
-                    for label, cache_s in (("whoami cache off (before)", "0"), ("cached", "60")):
+                    for label, cache_s in (("whoami cache off (before)", 0), ("cached", 60)):
                         issuer = IssuerProcess(
                             Path(work) / f"issuer-whoami-{cache_s}",
                             hub_url=hub.url,
                             redis_url=redis_server.url,
                             providers=[oidc.provider_config()],
                             integrations=[integration(oidc)],
-                            env={"EVALBOT_ISSUER_WHOAMI_CACHE_S": cache_s},
+                            options={"whoami_cache_s": cache_s},
                         )
                         with issuer:
                             hub_token_requests(client, issuer, hub, label)

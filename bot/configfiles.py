@@ -1,8 +1,9 @@
-"""Reading the operator's YAML files (`issuers.yaml`, `policy.yaml`, `bot.yaml`) so that any
-problem comes out as ONE line naming the file, the line, the problem and the fix.
+"""Reading the operator's YAML files (`bot.yaml` with its `issuers:` and `policy:` sections,
+`integrations.yaml`) so that any problem comes out as ONE line naming the file, the line, the
+problem and the fix.
 
-Why one module: the three files are read by different loaders (`bot.tokens.issuers`,
-`bot.spec.validate`, `workers.runtime`), each with its own messages naming the field; this adds
+Why one module: the sections are read by different loaders (`bot.tokens.issuers`,
+`bot.spec.validate`, `workers.botconfig`), each with its own messages naming the field; this adds
 what they cannot know (the path, the line of the field) and is the one place that turns a
 problem into the line `evalbot serve|worker|beat` print before they exit
 (docs/operating.md, "Start-up checks"). The YAML is read with the project's strict loader
@@ -94,3 +95,56 @@ def read_config(path: Path, *, fix: str) -> ConfigDocument:
         raise ConfigError(path, first.line, first.message, fix)
     lines = {dotted(field): position[0] for field, position in loaded.positions.items()}
     return ConfigDocument(path, loaded.data, lines, fix)
+
+
+#: Files whose content now goes into a section of `bot.yaml`, by name: the section.
+MOVED_INTO_BOT_CONFIG = {"policy.yaml": "policy", "issuers.yaml": "issuers"}
+
+
+def refuse_moved_files(config_dir: Path) -> None:
+    """Raise `ConfigError` when `config_dir` still holds a file whose content now goes into
+    `bot.yaml`: no longer read, it would be ignored in silence, and an ignored policy or
+    issuer list changes verdicts."""
+    for name, section in MOVED_INTO_BOT_CONFIG.items():
+        path = config_dir / name
+        if path.exists():
+            raise ConfigError(
+                path,
+                None,
+                f"{name} is no longer read: its content now goes under `{section}:` in "
+                f"bot.yaml beside it",
+                f"move its content, indented, under `{section}:` in {config_dir / 'bot.yaml'}, "
+                'then delete the file (docs/operating.md, "Configuration files")',
+            )
+
+
+#: Seconds between two reconciliation runs when `bot.yaml` says nothing (docs/operating.md,
+#: "Reconciliation"): a missed webhook's PR is caught within five minutes, at a few Hub
+#: calls per run.
+DEFAULT_RECONCILE_INTERVAL_S = 300
+RECONCILE_FIX = 'see docs/operating.md, "Reconciliation"'
+
+
+def reconcile_interval_s(bot_config: Path) -> int:
+    """`reconcile.interval_s` of the bot config at `bot_config`: seconds between two
+    reconciliation runs, 0 for none. Read apart from the rest of the file because the Space
+    supervisor and Celery's beat schedule need it before (and without) a worker's runtime; the
+    rest of `reconcile:` is checked by `workers.botconfig`. Raises `ConfigError`."""
+    if not bot_config.is_file():
+        return DEFAULT_RECONCILE_INTERVAL_S
+    try:
+        document = read_config(bot_config, fix=RECONCILE_FIX)
+    except ConfigError:
+        return DEFAULT_RECONCILE_INTERVAL_S  # the file's own check reports it, at its line
+    data = document.data if isinstance(document.data, dict) else {}
+    reconcile = data.get("reconcile")
+    if not isinstance(reconcile, dict) or "interval_s" not in reconcile:
+        return DEFAULT_RECONCILE_INTERVAL_S
+    value = reconcile["interval_s"]
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise document.error(
+            "reconcile.interval_s",
+            "`reconcile.interval_s` must be a whole number of seconds, 0 or more "
+            "(0: no reconciliation)",
+        )
+    return value

@@ -98,6 +98,11 @@ PER_CLIENT_DEFAULT = 8
 #: A body not all in this long after its request started is a slow one. A burst of ordinary
 #: requests (a webhook's body arrives with its headers) never counts.
 SLOW_AFTER_S = 1.0
+#: Seconds a request's body may take to arrive, and its headers (`header_deadline_protocol`), on
+#: every HTTP port of the bot: beyond, 408 and the connection is closed. A webhook's body
+#: arrives with its headers and a page's form in one round trip, so 10 s is far beyond any
+#: honest client on a slow link, yet short enough that a trickling one holds little.
+BODY_TIMEOUT_S = 10.0
 #: What the guard answers, given the status (408: too slow; 429: too many at once).
 Refusal = Callable[[int], Response]
 

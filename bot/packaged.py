@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 
 #: Configuration files the bot and the issuer fall back to when the operator's copy is absent.
-CONFIG_FILES = ("bot.yaml", "policy.yaml", "issuers.yaml", "integrations.yaml")
+CONFIG_FILES = ("bot.yaml", "integrations.yaml")
 
 
 def _data(*parts: str) -> Path:

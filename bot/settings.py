@@ -5,11 +5,13 @@ Every process (`evalbot serve`, `evalbot worker`, the demo) builds one `Settings
 environment inside handlers or at import time. Secrets are wrapped in `Secret`, whose `repr` and
 `str` never show the value, so a settings object can be logged safely.
 
-Every variable is documented in `docs/operating.md`; keep that table in step with `_VARIABLES`.
+Every variable is documented in the one table of `docs/operating.md`, and no more than 25 are
+read: `tests/unit/test_settings_table.py` checks both.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hmac
 import logging
 import math
@@ -19,6 +21,12 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from bot import packaged
+from bot.configfiles import (
+    DEFAULT_RECONCILE_INTERVAL_S,
+    ConfigError,
+    reconcile_interval_s,
+    refuse_moved_files,
+)
 
 DEFAULT_HF_ENDPOINT = "https://huggingface.co"
 MIB = 1024 * 1024
@@ -29,18 +37,19 @@ DEFAULT_HUB_TIMEOUT_S = 30.0
 
 log = logging.getLogger("evalbot.settings")
 
-#: Settings evalbot no longer reads, each with what took its place. They were tuning knobs that
-#: no deployment needs to turn; each is now a named constant next to the code it tunes, with
-#: the reason for its value. One still present in the environment has no effect, which an
-#: operator would not otherwise notice: `warn_removed_settings` names it at start-up.
+#: Settings evalbot no longer reads, each with what took its place: a tuning knob no deployment
+#: needs to turn (now a named constant next to the code it tunes, with the reason for its
+#: value), a section of a configuration file, or an option. One still present in the
+#: environment has no effect, which an operator would not otherwise notice:
+#: `warn_removed_settings` names it at start-up.
 REMOVED_SETTINGS: Mapping[str, str] = {
     "EVALBOT_ISSUER_MAX_BODY_BYTES": "the issuer's fixed 256 KiB bound on a token request "
     "(bot.issuer.endpoints.MAX_BODY_BYTES)",
     "EVALBOT_ISSUER_BENCHMARK_CACHE_S": "the issuer's fixed 300 s benchmark cache "
     "(bot.issuer.lookups.BENCHMARK_CACHE_S)",
     "EVALBOT_ISSUER_AUTH_FAILURE_WINDOW_S": "the issuer's fixed 600 s window for failed "
-    "authentications (bot.issuer.limits.AUTH_FAILURE_WINDOW_S); the limit itself is still "
-    "EVALBOT_ISSUER_AUTH_FAILURES",
+    "authentications (bot.issuer.limits.AUTH_FAILURE_WINDOW_S); the limit itself is "
+    "`auth_failures` in the `issuer:` section of the issuer's integrations.yaml",
     "EVALBOT_SHUTDOWN_TIMEOUT": "the Space supervisor's fixed 30 s grace after SIGTERM "
     "(bot.supervise.plan.SHUTDOWN_TIMEOUT_S)",
     "EVALBOT_REDIS_START_TIMEOUT": "the Space supervisor's fixed 30 s wait for its Redis "
@@ -49,6 +58,59 @@ REMOVED_SETTINGS: Mapping[str, str] = {
     "binds and tells the receiver (bot.supervise.plan.WEB_PORT)",
     "EVALBOT_WORKER_HEARTBEAT": "each worker's fixed 10 s heartbeat and sweep of the ledger of "
     "accepted events (bot.contract.queue.SWEEP_EVERY_S)",
+    "EVALBOT_MAX_BODY_BYTES": "the receiver's fixed 1 MiB bound on a webhook body "
+    "(bot.receiver.app.MAX_BODY_BYTES)",
+    "EVALBOT_BODY_TIMEOUT": "the fixed 10 s a request's headers and body may take on every "
+    "port (bot.httpguards.BODY_TIMEOUT_S)",
+    "EVALBOT_REDIS_TIMEOUT": "the fixed 2 s every process waits on Redis "
+    "(bot.store.REDIS_TIMEOUT_S)",
+    "EVALBOT_DEDUPE_TTL": "the fixed one-day dedupe window of a delivery "
+    "(bot.receiver.events.DEDUPE_TTL_S)",
+    "EVALBOT_STATUS_DEDUPE_TTL": "the fixed 120 s dedupe window of a close or reopen without a "
+    "Webhook-Id (bot.receiver.events.STATUS_DEDUPE_TTL_S)",
+    "EVALBOT_QUEUE": "the fixed Celery queue `evalbot` (bot.contract.queue.QUEUE); "
+    "two deployments need two Redis databases",
+    "EVALBOT_TASK_SOFT_TIME_LIMIT": "the workers' fixed 240 s soft time limit "
+    "(workers.app.TASK_SOFT_TIME_LIMIT_S)",
+    "EVALBOT_TASK_TIME_LIMIT": "the workers' fixed 300 s hard time limit "
+    "(workers.app.TASK_TIME_LIMIT_S)",
+    "EVALBOT_VISIBILITY_TIMEOUT": "the workers' fixed 900 s visibility timeout "
+    "(workers.app.VISIBILITY_TIMEOUT_S)",
+    "EVALBOT_RECHECK_INTERVAL": "the receiver's fixed 10 s window coalescing rechecks "
+    "(bot.contract.queue.RECHECK_INTERVAL_S)",
+    "EVALBOT_HUB_THROTTLE_BUDGET": "the workers' fixed 6 h budget for events held back by the "
+    "Hub's rate limit (workers.fleet.HUB_THROTTLE_BUDGET_S)",
+    "EVALBOT_JWKS_REFETCH_INTERVAL": "the fixed 60 s between two JWKS fetches of one issuer "
+    "(bot.tokens.issuers.REFETCH_INTERVAL_S)",
+    "EVALBOT_WEB_SAMPLE_INTERVAL": "the web pages' fixed 60 s between two samples of the "
+    "status charts (bot.web.config.SAMPLE_INTERVAL_S)",
+    "EVALBOT_WEB_UPSTREAM": "the option `evalbot serve --web-upstream URL`, which the Space "
+    "supervisor passes",
+    "EVALBOT_ISSUER_AUDIENCE": "`audience` in the `issuer:` section of the issuer's "
+    "integrations.yaml",
+    "EVALBOT_ISSUER_TOKEN_AUDIENCE": "`token_audience` in the `issuer:` section of the issuer's "
+    "integrations.yaml",
+    "EVALBOT_ISSUER_KEYRING": "`keyring` in the `issuer:` section of the issuer's "
+    "integrations.yaml",
+    "EVALBOT_ISSUER_AUDIT_LOG": "`audit_log` in the `issuer:` section of the issuer's "
+    "integrations.yaml",
+    "EVALBOT_ISSUER_WHOAMI_CACHE_S": "`whoami_cache_s` in the `issuer:` section of the issuer's "
+    "integrations.yaml",
+    "EVALBOT_ISSUER_AUTH_FAILURES": "`auth_failures` in the `issuer:` section of the issuer's "
+    "integrations.yaml",
+    "EVALBOT_INTEGRATIONS_FILE": "integrations.yaml in EVALBOT_CONFIG_DIR, the issuer's one "
+    "configuration file",
+    "EVALBOT_RECONCILE_INTERVAL": "`interval_s` under `reconcile:` in config/bot.yaml, or in the "
+    "file EVALBOT_BOT_CONFIG names",
+    "EVALBOT_WEB_DOCS_URL": "`docs_url` in config/bot.yaml, or in the file EVALBOT_BOT_CONFIG "
+    "names",
+    "EVALBOT_HUB_IDENTITY": "the option `evalbot submit --hub-identity VAR`",
+    "EVALBOT_COLLECTIONS_DIR": "the option `--collections DIR` of `evalbot gate` and "
+    "`evalbot collections` (the bot: `collections_dir` in config/bot.yaml)",
+    "EVALBOT_POLICY_FILE": "the `policy:` section of config/bot.yaml, or of the file "
+    "EVALBOT_BOT_CONFIG names",
+    "EVALBOT_ISSUERS_FILE": "the `issuers:` section of config/bot.yaml, or of the file "
+    "EVALBOT_BOT_CONFIG names",
 }
 
 
@@ -106,55 +168,27 @@ class Settings:
     #: The bot's Hub user ObjectId, when known: comments whose author id equals it are the bot's
     #: own and are ignored by the receiver (a comment webhook names its author only by id).
     bot_user_id: str | None
-    issuers_file: Path
-    policy_file: Path
+    #: `config/bot.yaml`: maintainers, reconciliation, trusted issuers (`issuers:`), the
+    #: benchmark policy (`policy:`) and the rest an operator configures in a file.
     bot_config_file: Path
-    #: Largest webhook body accepted, in bytes (Hub payloads are a few KiB).
-    max_body_bytes: int = MIB
-    #: How long the receiver waits for a whole body before answering 408 (slow-loris guard).
-    body_timeout_s: float = 10.0
-    #: How long a dedupe key lives: a retry or replay of a delivery within it is not re-queued.
-    dedupe_ttl_s: int = 24 * 3600
-    #: Dedupe window for close/reopen deliveries without a `Webhook-Id`: their payloads cannot be
-    #: told apart from a retry, so the window is short to not swallow a real later close.
-    status_dedupe_ttl_s: int = 120
-    #: Redis socket timeouts for the receiver; beyond them it answers 503 and the Hub retries.
-    redis_timeout_s: float = 2.0
-    #: Celery queue (a Redis list of that name) the receiver publishes to and workers consume.
-    queue_name: str = "evalbot"
-    task_soft_time_limit_s: int = 240
-    task_time_limit_s: int = 300
-    #: Redis visibility timeout: an unacked task is redelivered after it; must exceed the hard
-    #: time limit or a long task runs twice.
-    visibility_timeout_s: int = 900
     log_level: str = "INFO"
     #: Seconds between reconciliation runs (open PRs whose head has no verdict are queued);
-    #: 0 disables the periodic task (docs/operating.md, "Reconciliation").
-    reconcile_interval_s: int = 300
-    #: Seconds between two JWKS fetches per issuer, fleet-wide: a token with an unknown `kid`
-    #: (an issuer's key rotation, or a flood of made-up kids) triggers at most one fetch per
-    #: interval. Lower it only when an issuer rotates keys often and waiting a minute matters.
-    jwks_refetch_interval_s: int = 60
+    #: 0 disables the periodic task: `reconcile.interval_s` of the bot config, read with the
+    #: settings (docs/operating.md, "Reconciliation").
+    reconcile_interval_s: int = DEFAULT_RECONCILE_INTERVAL_S
     #: Seconds a Hub request may wait to connect or between reads before it fails (transient:
     #: the task retries). huggingface_hub's own client would wait for ever.
     hub_timeout_s: float = 30.0
-    #: Seconds an event may be held back by the Hub's rate limit (429s and the fleet-wide pause
-    #: they set) before it is parked as `hub-throttled`: long enough for a backlog of many
-    #: 5-minute windows; throttling is not failure (docs/operating.md, "Hub rate limit").
-    hub_throttle_budget_s: int = 6 * 3600
     #: Where the bot's web pages are reachable from the internet (`evalbot web`, or the
     #: receiver's port on a Space); set, the PR comment's footer links each PR's details page.
     public_url: str | None = None
-    #: Per PR, a maintainer's `recheck` runs at once, and the asks that follow within this many
-    #: seconds are coalesced into one more run at its end (docs/comment.md).
-    recheck_interval_s: int = 10
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> Settings:
         """Build and check the settings; raise `SettingsError` naming every problem at once."""
         warn_removed_settings(environ)
         reader = EnvReader(environ)
-        config_dir = reader.directory("EVALBOT_CONFIG_DIR", Path("config"))
+        config_dir, bot_config = reader.bot_config()
         settings = cls(
             hf_endpoint=reader.url("HF_ENDPOINT", DEFAULT_HF_ENDPOINT, schemes=("http", "https")),
             hf_token=Secret(reader.required("HF_TOKEN")),
@@ -165,38 +199,9 @@ class Settings:
             ),
             bot_name=reader.required("EVALBOT_BOT_NAME").lstrip("@"),
             bot_user_id=reader.optional("EVALBOT_BOT_USER_ID"),
-            issuers_file=reader.file(
-                "EVALBOT_ISSUERS_FILE",
-                config_dir / "issuers.yaml",
-                shipped=packaged.config_file("issuers.yaml"),
-            ),
-            policy_file=reader.file(
-                "EVALBOT_POLICY_FILE",
-                config_dir / "policy.yaml",
-                shipped=packaged.config_file("policy.yaml"),
-            ),
-            bot_config_file=reader.file(
-                "EVALBOT_BOT_CONFIG",
-                config_dir / "bot.yaml",
-                shipped=packaged.config_file("bot.yaml"),
-            ),
-            max_body_bytes=reader.integer("EVALBOT_MAX_BODY_BYTES", MIB, minimum=1024),
-            body_timeout_s=reader.number("EVALBOT_BODY_TIMEOUT", 10.0, minimum=0.1),
-            dedupe_ttl_s=reader.integer("EVALBOT_DEDUPE_TTL", 24 * 3600, minimum=1),
-            status_dedupe_ttl_s=reader.integer("EVALBOT_STATUS_DEDUPE_TTL", 120, minimum=1),
-            redis_timeout_s=reader.number("EVALBOT_REDIS_TIMEOUT", 2.0, minimum=0.05),
-            queue_name=reader.optional("EVALBOT_QUEUE") or "evalbot",
-            task_soft_time_limit_s=reader.integer("EVALBOT_TASK_SOFT_TIME_LIMIT", 240, minimum=1),
-            task_time_limit_s=reader.integer("EVALBOT_TASK_TIME_LIMIT", 300, minimum=1),
-            visibility_timeout_s=reader.integer("EVALBOT_VISIBILITY_TIMEOUT", 900, minimum=1),
+            bot_config_file=bot_config,
             log_level=(reader.optional("EVALBOT_LOG_LEVEL") or "INFO").upper(),
-            reconcile_interval_s=reader.integer("EVALBOT_RECONCILE_INTERVAL", 300, minimum=0),
-            jwks_refetch_interval_s=reader.integer("EVALBOT_JWKS_REFETCH_INTERVAL", 60, minimum=1),
             hub_timeout_s=reader.number("EVALBOT_HUB_TIMEOUT", DEFAULT_HUB_TIMEOUT_S, minimum=0.1),
-            hub_throttle_budget_s=reader.integer(
-                "EVALBOT_HUB_THROTTLE_BUDGET", 6 * 3600, minimum=60
-            ),
-            recheck_interval_s=reader.integer("EVALBOT_RECHECK_INTERVAL", 10, minimum=1),
             public_url=(
                 reader.url("EVALBOT_WEB_PUBLIC_URL", None, schemes=("http", "https"))
                 if reader.optional("EVALBOT_WEB_PUBLIC_URL")
@@ -204,8 +209,13 @@ class Settings:
             ),
         )
         reader.check_relations(settings)
+        reader.check_moved_files(config_dir, settings.bot_config_file)
         reader.raise_if_any()
-        return settings
+        try:
+            interval_s = reconcile_interval_s(settings.bot_config_file)
+        except ConfigError as error:
+            raise SettingsError(str(error)) from error
+        return dataclasses.replace(settings, reconcile_interval_s=interval_s)
 
     def webhook_secrets(self) -> tuple[Secret, ...]:
         """The secrets a delivery may carry: the current one, and the previous during rotation."""
@@ -265,6 +275,15 @@ class EnvReader:
             self.problems.append(f"{name} names {raw}, which {what}")
         return path
 
+    def bot_config(self) -> tuple[Path, Path]:
+        """`EVALBOT_CONFIG_DIR` and the bot config file in it (or `EVALBOT_BOT_CONFIG`): what
+        the bot's processes and the Space supervisor read."""
+        config_dir = self.directory("EVALBOT_CONFIG_DIR", Path("config"))
+        bot_config = self.file(
+            "EVALBOT_BOT_CONFIG", config_dir / "bot.yaml", shipped=packaged.config_file("bot.yaml")
+        )
+        return config_dir, bot_config
+
     def directory(self, name: str, default: Path) -> Path:
         raw = self.optional(name)
         if raw is None:
@@ -313,24 +332,24 @@ class EnvReader:
         return value
 
     def check_relations(self, settings: Settings) -> None:
-        if settings.task_soft_time_limit_s >= settings.task_time_limit_s:
-            self.problems.append(
-                "EVALBOT_TASK_SOFT_TIME_LIMIT must be below EVALBOT_TASK_TIME_LIMIT"
-            )
-        if settings.visibility_timeout_s <= settings.task_time_limit_s:
-            self.problems.append(
-                "EVALBOT_VISIBILITY_TIMEOUT must exceed EVALBOT_TASK_TIME_LIMIT "
-                "(else a task still running is handed to a second worker)"
-            )
         if settings.log_level not in _LOG_LEVELS:
             self.problems.append(f"EVALBOT_LOG_LEVEL must be one of {', '.join(_LOG_LEVELS)}")
         if not settings.bot_name or any(char.isspace() for char in settings.bot_name):
             self.problems.append("EVALBOT_BOT_NAME must be a Hub user name without spaces")
-        if not settings.queue_name.replace("-", "").replace("_", "").replace(".", "").isalnum():
-            self.problems.append("EVALBOT_QUEUE may hold letters, digits, '-', '_' and '.' only")
         secrets = [settings.webhook_secret, settings.webhook_secret_previous]
         if any(secret is not None and not secret.reveal().isascii() for secret in secrets):
             self.problems.append("webhook secrets must be ASCII (the Hub sends them as-is)")
+
+    def check_moved_files(self, config_dir: Path, bot_config: Path) -> None:
+        """A `policy.yaml` or `issuers.yaml` left in the configuration folder (or beside the
+        bot config) stops the start: its content now goes into `bot.yaml`."""
+        for folder in dict.fromkeys((config_dir, bot_config.parent)):
+            if folder == packaged.config_file("bot.yaml").parent:
+                continue
+            try:
+                refuse_moved_files(folder)
+            except ConfigError as error:
+                self.problems.append(str(error))
 
     def raise_if_any(self) -> None:
         if self.problems:

@@ -18,7 +18,7 @@ from typing import Any
 
 from celery import Celery
 
-from bot.contract.queue import celery_settings
+from bot.contract.queue import QUEUE, celery_settings
 from bot.settings import Settings
 from workers.broker import TRANSPORT
 from workers.liveness import heartbeat_step
@@ -28,12 +28,24 @@ TASK_MODULES: tuple[str, ...] = ("workers.tasks", "workers.reconcile")
 #: The periodic task (`workers.reconcile.RECONCILE_TASK`; named here so importing this module
 #: stays cheap).
 RECONCILE_TASK = "evalbot.reconcile"
+#: Seconds before a running task is asked to stop (`SoftTimeLimitExceeded` inside it, so it
+#: can give up cleanly and be retried). A run is a few Hub reads and one comment, seconds
+#: even on a slow Hub whose every call may take `EVALBOT_HUB_TIMEOUT`; four minutes is a run
+#: that is stuck, not slow.
+TASK_SOFT_TIME_LIMIT_S = 240
+#: Seconds before a task's process is killed (the task is then redelivered): one minute after
+#: the soft limit, for a task that ignored it (stuck in C code, a socket without a timeout).
+TASK_TIME_LIMIT_S = 300
+#: Seconds before Redis hands an unacknowledged task to another worker. It must exceed the
+#: hard time limit, or a task still running is started a second time elsewhere; the margin
+#: (10 minutes) is also the longest retry countdown a worker may hold (`countdown_cap_s`).
+VISIBILITY_TIMEOUT_S = 900
 
 
 def celery_config(settings: Settings) -> dict[str, Any]:
     """The Celery configuration for `settings`, as a plain dict (inspectable in tests)."""
-    visibility = {"visibility_timeout": settings.visibility_timeout_s}
-    sweep_every_s = max(1, min(10, settings.visibility_timeout_s // 4))
+    visibility = {"visibility_timeout": VISIBILITY_TIMEOUT_S}
+    sweep_every_s = max(1, min(10, VISIBILITY_TIMEOUT_S // 4))
     broker_options = {
         **visibility,
         # kombu only looks for expired unacked messages every interval x throttle seconds
@@ -49,7 +61,7 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "unacked_mutex_expire": sweep_every_s,
     }
     return {
-        **celery_settings(settings.redis_url, settings.queue_name),
+        **celery_settings(settings.redis_url, QUEUE),
         **beat_config(settings),
         # kombu's Redis transport, minus a crash when Redis drops during a task (broker.py).
         "broker_transport": TRANSPORT,
@@ -71,11 +83,11 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         # Set identically in all three places (a shared broker uses the shortest value).
         "broker_transport_options": broker_options,
         "result_backend_transport_options": dict(visibility),
-        "visibility_timeout": settings.visibility_timeout_s,
+        "visibility_timeout": VISIBILITY_TIMEOUT_S,
         # A hung Hub call must not hold a worker forever: soft limit raises inside the task
         # (it can log and give up cleanly), the hard limit kills the child (then requeued).
-        "task_soft_time_limit": settings.task_soft_time_limit_s,
-        "task_time_limit": settings.task_time_limit_s,
+        "task_soft_time_limit": TASK_SOFT_TIME_LIMIT_S,
+        "task_time_limit": TASK_TIME_LIMIT_S,
         # JSON only (with `celery_settings`): no pickle from anyone who can write to Redis.
         "result_serializer": "json",
         "event_serializer": "json",

@@ -32,6 +32,12 @@ KEYS = (
     "datastores",
     # who may sign in to the web pages' operator view, read by `evalbot web` (bot.web.operators)
     "operators",
+    # trusted token issuers and the benchmark policy (`bot.adapters.issuers_file`,
+    # `bot.adapters.policy_file`), read by the workers, the web pages and the CLI
+    "issuers",
+    "policy",
+    # where docs/*.md are published, for the web pages' links (`bot.web.context`)
+    "docs_url",
 )
 
 
@@ -41,7 +47,7 @@ class ReconcileConfig:
 
     watched_repos: tuple[str, ...] = ()
     limits: ReconcileLimits = field(default_factory=ReconcileLimits)
-    #: Seconds between runs (`EVALBOT_RECONCILE_INTERVAL`); also the catch-up dedupe window.
+    #: Seconds between runs (`reconcile.interval_s`); also the catch-up dedupe window.
     interval_s: int = 300
 
 
@@ -115,9 +121,11 @@ def _repos(document: ConfigDocument, raw: object) -> tuple[str, ...]:
 def _limits(document: ConfigDocument, raw: object) -> ReconcileLimits:
     if raw is None:
         return ReconcileLimits()
-    names = [f.name for f in fields(ReconcileLimits)]
+    # `interval_s` (0 allowed) is read with the settings (`bot.configfiles.reconcile_interval_s`).
+    names = ["interval_s", *(f.name for f in fields(ReconcileLimits))]
     if not isinstance(raw, dict):
         raise document.error("reconcile", "`reconcile` must be a mapping of " + ", ".join(names))
+    raw = {name: value for name, value in raw.items() if name != "interval_s"}
     for name, value in raw.items():
         if name not in names:
             raise document.error(

@@ -131,6 +131,12 @@ PAUSE_MARGIN_S = 1.0
 #: Longest pause one answer can set: a bogus `Retry-After` of a day must not stop the bot for
 #: a day (the Hub's windows are 5 minutes); past it, one run asks again.
 MAX_PAUSE_S = 600.0
+#: Seconds an event may be held back by the Hub's rate limit (429s and the fleet-wide pause
+#: they set) before it is parked as `hub-throttled`. Throttling is not failure: the Hub's
+#: windows are 5 minutes, and 6 hours outlasts a backlog of many of them (a large reconcile,
+#: a campaign of hundreds of PRs) while still parking, visibly, an event the Hub never lets
+#: through (docs/operating.md, "Hub rate limit").
+HUB_THROTTLE_BUDGET_S = 6 * 3600.0
 #: Widest jitter spread after a pause: the backlog comes back over at most this many seconds.
 MAX_SPREAD_S = 30.0
 

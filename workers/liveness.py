@@ -37,7 +37,7 @@ from bot.contract.queue import (
     send_or_leave,
 )
 from bot.settings import Settings
-from bot.store import keys
+from bot.store import REDIS_TIMEOUT_S, keys
 
 log = logging.getLogger("evalbot.worker")
 
@@ -149,8 +149,8 @@ def heartbeat_step(settings: Settings) -> type[bootsteps.StartStopStep]:
             if self.heartbeat is None:
                 client = redis.Redis.from_url(
                     settings.redis_url,
-                    socket_timeout=settings.redis_timeout_s,
-                    socket_connect_timeout=settings.redis_timeout_s,
+                    socket_timeout=REDIS_TIMEOUT_S,
+                    socket_connect_timeout=REDIS_TIMEOUT_S,
                 )
                 pool = getattr(consumer, "pool", None)
                 self.heartbeat = Heartbeat(

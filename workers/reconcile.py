@@ -1,7 +1,7 @@
 """Reconciliation: the periodic task that catches up PRs whose webhook never reached the bot.
 
 Celery beat (`evalbot beat`, or `evalbot worker --beat`; one beat per deployment) sends
-`evalbot.reconcile` every `EVALBOT_RECONCILE_INTERVAL` seconds; a worker runs it:
+`evalbot.reconcile` every ``reconcile.interval_s`` seconds; a worker runs it:
 
 1. one run at a time (a Redis lock: two beats, or a run slower than the interval, never
    overlap), and none while the queue holds more than `max_backlog` events (the workers are

@@ -19,14 +19,15 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 
 import redis
 from huggingface_hub import HfApi
 
+from bot.adapters.issuers_file import bot_config_issuers
 from bot.adapters.jwks_http import HttpxJwksFetcher
 from bot.adapters.policy_file import load_policy
-from bot.configfiles import ConfigError, read_config
+from bot.configfiles import ConfigError
+from bot.contract.queue import QUEUE
 from bot.eee.submission import DatastorePolicy
 from bot.hub.client import HfHubClient, HubClient, use_hub_timeout
 from bot.hub.datastore import HubDatastore
@@ -35,12 +36,11 @@ from bot.hub.sources import BenchmarkCache
 from bot.hub.standing import DatasetPrClient, ResultsReader
 from bot.settings import Settings
 from bot.spec.validate import Policy
-from bot.store import keys
+from bot.store import REDIS_TIMEOUT_S, keys
 from bot.tokens.issuers import (
-    IssuerConfigError,
+    REFETCH_INTERVAL_S,
     IssuerPolicy,
     IssuerRegistry,
-    policies_from_mapping,
 )
 from bot.tokens.keycache import CachedJwks
 from bot.tokens.reasons import VerificationUnavailable
@@ -52,8 +52,10 @@ from bot.tokens.verify import (
     binding_ttl_s,
     binding_value,
 )
+from workers.app import TASK_TIME_LIMIT_S, VISIBILITY_TIMEOUT_S
 from workers.botconfig import BotConfig, ReconcileConfig, load_bot_config
 from workers.campaign import CampaignConfig
+from workers.fleet import HUB_THROTTLE_BUDGET_S
 
 __all__ = [
     "ConfigError",
@@ -113,29 +115,18 @@ class ConfigFiles:
     bot: BotConfig
 
 
-ISSUERS_FIX = 'see docs/verification.md, "For operators: registering an issuer"'
-
-
 def load_config_files(settings: Settings) -> ConfigFiles:
-    """Load and check `issuers.yaml`, `policy.yaml` and `bot.yaml`; raises `ConfigError` (one
-    line: file, line, problem, fix) on the first problem. A file at its default place that
-    does not exist means "none" (no trusted issuers, the default policy, no maintainers); a
-    path set in the environment that does not exist is refused by `Settings.from_env`."""
+    """Load and check `bot.yaml`, its `issuers:` and `policy:` sections included; raises
+    `ConfigError` (one line: file, line, problem, fix) on the first problem. A file at its
+    default place that does not exist means "none" (no trusted issuers, the default policy,
+    no maintainers); a path set in the environment that does not exist is refused by
+    `Settings.from_env`."""
+    bot = load_bot_config(settings.bot_config_file, settings.reconcile_interval_s)
     return ConfigFiles(
-        issuers=load_issuers(settings.issuers_file),
-        policy=load_policy(settings.policy_file),
-        bot=load_bot_config(settings.bot_config_file, settings.reconcile_interval_s),
+        issuers=bot_config_issuers(settings.bot_config_file),
+        policy=load_policy(settings.bot_config_file),
+        bot=bot,
     )
-
-
-def load_issuers(path: Path) -> tuple[IssuerPolicy, ...]:
-    if not path.exists():
-        return ()
-    document = read_config(path, fix=ISSUERS_FIX)
-    try:
-        return tuple(policies_from_mapping(document.data))
-    except IssuerConfigError as error:
-        raise document.error_from(error) from error
 
 
 def countdown_cap_s(settings: Settings) -> float:
@@ -143,7 +134,7 @@ def countdown_cap_s(settings: Settings) -> float:
     Redis transport hands a message a worker holds (an ETA retry included) to another worker
     once the visibility timeout has passed; a retry held this long, then run to the limit, is
     acknowledged before that. The settings guarantee at least 1 s."""
-    return float(settings.visibility_timeout_s - settings.task_time_limit_s)
+    return float(VISIBILITY_TIMEOUT_S - TASK_TIME_LIMIT_S)
 
 
 def build_runtime(
@@ -155,8 +146,8 @@ def build_runtime(
     files = files if files is not None else load_config_files(settings)
     client = redis.Redis.from_url(
         settings.redis_url,
-        socket_timeout=settings.redis_timeout_s * 5,
-        socket_connect_timeout=settings.redis_timeout_s,
+        socket_timeout=REDIS_TIMEOUT_S * 5,
+        socket_connect_timeout=REDIS_TIMEOUT_S,
         health_check_interval=30,
     )
     use_hub_timeout(settings.hub_timeout_s)
@@ -165,7 +156,7 @@ def build_runtime(
         files.issuers,
         fetcher=HttpxJwksFetcher(),
         cache=RedisKeyCache(client),
-        refetch_interval_s=float(settings.jwks_refetch_interval_s),
+        refetch_interval_s=REFETCH_INTERVAL_S,
         unavailable_keys_raise=True,
     )
     hub = HfHubClient(api)
@@ -179,12 +170,12 @@ def build_runtime(
         benchmark_cache=BenchmarkCache(),
         policy=files.policy,
         maintainers=files.bot.maintainers,
-        lease_ttl_s=float(settings.task_time_limit_s),
+        lease_ttl_s=float(TASK_TIME_LIMIT_S),
         clock=lambda: datetime.now(UTC),
-        queue_name=settings.queue_name,
+        queue_name=QUEUE,
         reconcile=files.bot.reconcile,
         max_countdown_s=countdown_cap_s(settings),
-        throttle_budget_s=float(settings.hub_throttle_budget_s),
+        throttle_budget_s=HUB_THROTTLE_BUDGET_S,
         campaign=files.bot.campaign if files.bot.campaign.enabled else None,
         repo_reader=hub,
         datasets=hub,

@@ -72,10 +72,11 @@ from bot.contract.queue import TASK_NAME, queue_done, queue_touch
 from bot.hub.errors import HubPermanentError, HubTransientError
 from bot.logs import log_json
 from bot.settings import Settings
-from bot.store import keys
+from bot.store import REDIS_TIMEOUT_S, keys
 from bot.store.deadletters import park
 from bot.tokens.reasons import VerificationUnavailable
 from workers.fleet import (
+    HUB_THROTTLE_BUDGET_S,
     HubPause,
     HubPaused,
     LeaseBusy,
@@ -172,7 +173,9 @@ class Park:
 Decision = Retry | Park
 
 #: The budgets of a worker with the default settings (`Runtime`'s defaults).
-DEFAULT_LIMITS = Limits(max_countdown_s=600.0, throttle_budget_s=6 * 3600.0, lease_ttl_s=300.0)
+DEFAULT_LIMITS = Limits(
+    max_countdown_s=600.0, throttle_budget_s=HUB_THROTTLE_BUDGET_S, lease_ttl_s=300.0
+)
 
 
 def classify(error: Exception) -> Failure:
@@ -344,7 +347,7 @@ def _park_unconfigured(event: dict[str, Any], error: StartupError, task_id: str 
     decision = decide(Failure(Kind.CONFIG, str(error)), tries=1)
     assert isinstance(decision, Park)  # the policy never retries a configuration failure
     settings = Settings.from_env(os.environ)  # the same environment the app was built from
-    client = redis.Redis.from_url(settings.redis_url, socket_timeout=settings.redis_timeout_s * 5)
+    client = redis.Redis.from_url(settings.redis_url, socket_timeout=REDIS_TIMEOUT_S * 5)
     try:
         return _give_up(client, event, decision, task_id)
     finally:

@@ -2,7 +2,7 @@
 
 System collections ship inside the package (`bot/data/collections/`, found through
 `bot.packaged`), so an installed evalbot has them wherever it runs. User collections
-live in a folder the user names (`--collections DIR`, else `EVALBOT_COLLECTIONS_DIR`). A
+live in a folder the user names (`--collections DIR`; the bot: `collections_dir:`). A
 collection's id is its file name without `.yaml`; a user collection may not take a system id,
 since system collections are read-only (copy one under another name to change it).
 """
@@ -15,9 +15,9 @@ from pathlib import Path
 
 from bot import packaged
 from bot.collections.model import Scope
+from bot.settings import warn_removed_settings
 
 SYSTEM_DIR = packaged.collections_dir()
-USER_DIR_VARIABLE = "EVALBOT_COLLECTIONS_DIR"
 
 
 class StoreError(Exception):
@@ -38,9 +38,12 @@ class StoredCollection:
 
 
 def user_dir(option: str | None) -> Path | None:
-    chosen = option if option is not None else os.environ.get(USER_DIR_VARIABLE)
-    if chosen is None:
+    """The user's folder `option` names, or None (a removed variable that named it once is
+    named in a warning: `bot.settings.warn_removed_settings`)."""
+    if option is None:
+        warn_removed_settings(os.environ)
         return None
+    chosen = option
     folder = Path(chosen)
     if not folder.is_dir():
         raise StoreError(f"--collections {chosen}: not a folder")

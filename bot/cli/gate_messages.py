@@ -11,9 +11,7 @@ GATE_DESCRIPTION = (
 )
 TARGET_HELP = "a model repo folder, or a Hub model repo id (owner/name)"
 COLLECTION_HELP = "the collection id (`evalbot collections list` shows them)"
-COLLECTIONS_DIR_HELP = (
-    "a folder of user collections, ID.yaml each (default: $EVALBOT_COLLECTIONS_DIR)"
-)
+COLLECTIONS_DIR_HELP = "a folder of user collections, ID.yaml each"
 INCLUDE_OPEN_PRS_HELP = "also count the results the repo's open PRs propose (Hub targets only)"
 REVISION_HELP = "the Hub revision to read (default: main)"
 TAG_HELP = "KEY=VALUE carried into the JSON result's `tags` (EvalHub's experiment tags); repeatable"

@@ -52,14 +52,14 @@ def run(args: argparse.Namespace) -> int:
         print("evalbot issuer: FILE and --provider are for `identity` only", file=sys.stderr)
         return 2
 
-    from bot.issuer.settings import IssuerSettings, SettingsError
+    from bot.issuer.settings import ConfigError, IssuerSettings, SettingsError
     from bot.issuer.wiring import StartupError, build
     from bot.logs import configure_logging
 
     try:
         settings = IssuerSettings.from_env(os.environ)
         running = build(settings)
-    except (SettingsError, StartupError) as error:
+    except (SettingsError, ConfigError, StartupError) as error:
         print(f"evalbot issuer: {error}", file=sys.stderr)
         return 2
     configure_logging(settings.log_level, non_blocking=True)

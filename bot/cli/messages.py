@@ -12,7 +12,10 @@ PATHS_HELP = (
     " Every Eval Ever datastore folder (with data/ inside)"
 )
 BENCHMARKS_HELP = "offline benchmarks, laid out DIR/<org>/<name>/eval.yaml (default: the Hub)"
-ISSUERS_HELP = "trusted token issuers (default: config/issuers.yaml, else the packaged default)"
+ISSUERS_HELP = (
+    "a file of trusted token issuers (default: `issuers:` of config/bot.yaml, else of the "
+    "packaged default)"
+)
 MODEL_REPO_HELP = "the model repo the results belong to (token claim model_repo)"
 AT_HELP = "judge token freshness at this ISO-8601 time (default: now; no offset means UTC)"
 FORMAT_HELP = "text (default), json (one object), or github (workflow annotations)"
@@ -39,13 +42,15 @@ HUB_FAILED = (
 
 BEAT_HELP = "run the scheduler of the periodic reconciliation (exactly one per deployment)"
 BEAT_DESCRIPTION = (
-    "Run Celery beat: every EVALBOT_RECONCILE_INTERVAL seconds it queues the reconciliation "
+    "Run Celery beat: every `reconcile.interval_s` seconds of config/bot.yaml it queues the "
+    "reconciliation "
     "task, which catches up open PRs whose webhook was missed. Run exactly one beat per "
     "deployment (this command, or `evalbot worker --beat` on one worker)."
 )
 WORKER_BEAT_HELP = "also run the reconciliation scheduler in this worker (one per deployment)"
 RECONCILE_DISABLED = (
-    "evalbot {command}: reconciliation is disabled (EVALBOT_RECONCILE_INTERVAL=0): "
+    "evalbot {command}: reconciliation is disabled (`reconcile.interval_s: 0` in the bot "
+    "config): "
     "there is nothing to schedule"
 )
 

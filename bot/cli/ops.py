@@ -17,6 +17,7 @@ def connect(command: str) -> tuple[Settings, redis.Redis] | None:
     """Settings from the environment and a Redis client; None (after saying why) on failure."""
     import redis as redis_module
 
+    from bot import store
     from bot.settings import Settings, SettingsError
 
     try:
@@ -26,8 +27,8 @@ def connect(command: str) -> tuple[Settings, redis.Redis] | None:
         return None
     client = redis_module.Redis.from_url(
         settings.redis_url,
-        socket_timeout=settings.redis_timeout_s * 5,
-        socket_connect_timeout=settings.redis_timeout_s,
+        socket_timeout=store.REDIS_TIMEOUT_S * 5,
+        socket_connect_timeout=store.REDIS_TIMEOUT_S,
     )
     return settings, client
 

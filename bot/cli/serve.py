@@ -17,22 +17,32 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "environment (docs/operating.md).",
     )
     add_listen_arguments(parser, port=8000)
+    parser.add_argument(
+        "--web-upstream",
+        default=None,
+        metavar="URL",
+        help="forward every path the receiver does not serve to the local `evalbot web` at "
+        "this http://127.0.0.1:PORT URL (one public port, as on a Space; the Space "
+        "supervisor passes it)",
+    )
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from bot.cli.serving import guarded
-    from bot.contract.queue import RedisEnqueuer
+    from bot.contract.queue import QUEUE, RECHECK_INTERVAL_S, RedisEnqueuer
+    from bot.httpguards import BODY_TIMEOUT_S
     from bot.logs import configure_logging
     from bot.receiver.app import create_app
     from bot.settings import Settings, SettingsError
+    from bot.store import REDIS_TIMEOUT_S
     from bot.store.workerstats import RedisWorkerStats
-    from bot.web.forward import PageForwarder, upstream_from_env
+    from bot.web.forward import PageForwarder, checked_upstream
     from workers.startup import StartupError, check_configuration
 
     try:
         settings = Settings.from_env(os.environ)
-        upstream = upstream_from_env(os.environ)
+        upstream = checked_upstream(args.web_upstream)
         # The receiver reads none of the files itself, but a deployment whose workers cannot
         # start must not accept events either (docs/operating.md, "Start-up checks").
         check_configuration(settings)
@@ -42,18 +52,18 @@ def run(args: argparse.Namespace) -> int:
     configure_logging(settings.log_level, non_blocking=True)
     enqueuer = RedisEnqueuer.from_url(
         settings.redis_url,
-        queue=settings.queue_name,
-        timeout_s=settings.redis_timeout_s,
-        recheck_interval_s=settings.recheck_interval_s,
+        queue=QUEUE,
+        timeout_s=REDIS_TIMEOUT_S,
+        recheck_interval_s=RECHECK_INTERVAL_S,
     )
     # A scrape waits on Redis briefly: Prometheus keeps its own timeout for the whole scrape.
     worker_stats = RedisWorkerStats(
-        settings.redis_url, queue=settings.queue_name, timeout_s=min(0.5, settings.redis_timeout_s)
+        settings.redis_url, queue=QUEUE, timeout_s=min(0.5, REDIS_TIMEOUT_S)
     )
     pages = (
         PageForwarder(
             upstream,
-            body_timeout_s=settings.body_timeout_s,
+            body_timeout_s=BODY_TIMEOUT_S,
             bot_name=settings.bot_name,
             hub_url=settings.hf_endpoint,
         )
@@ -67,6 +77,6 @@ def run(args: argparse.Namespace) -> int:
     serve(
         guarded(app, settings, styled=pages is not None),
         args,
-        header_timeout_s=settings.body_timeout_s,
+        header_timeout_s=BODY_TIMEOUT_S,
     )
     return 0

@@ -54,12 +54,12 @@ def inherited_socket(args: argparse.Namespace) -> socket.socket | None:
 
 
 def guarded(app: ASGIApp, settings: Settings, *, styled: bool) -> ASGIApp:
-    """`app` behind the slow-body guard (`bot.httpguards`): bodies must arrive within the
-    settings' `body_timeout_s`, and one address may send only a few at once. `styled`: the
+    """`app` behind the slow-body guard (`bot.httpguards`): bodies must arrive within
+    `BODY_TIMEOUT_S`, and one address may send only a few at once. `styled`: the
     refusals are the pages' error page (a person reads them), else plain text."""
     from starlette.responses import PlainTextResponse
 
-    from bot.httpguards import SlowBodyGuard
+    from bot.httpguards import BODY_TIMEOUT_S, SlowBodyGuard
     from bot.web.errorpage import REFUSALS, error_page
 
     def refuse(status: int) -> Response:
@@ -67,7 +67,7 @@ def guarded(app: ASGIApp, settings: Settings, *, styled: bool) -> ASGIApp:
             return error_page(status, bot_name=settings.bot_name, hub_url=settings.hf_endpoint)
         return PlainTextResponse(REFUSALS[status][0], status_code=status)
 
-    return SlowBodyGuard(app, timeout_s=settings.body_timeout_s, refuse=refuse)
+    return SlowBodyGuard(app, timeout_s=BODY_TIMEOUT_S, refuse=refuse)
 
 
 def serve(

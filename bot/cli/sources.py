@@ -22,7 +22,6 @@ if TYPE_CHECKING:
 EVAL_RESULTS = ".eval_results"
 BENCHMARK_FILE = "eval.yaml"
 EEE_SUFFIXES = (".json", ".jsonl")  # Every Eval Ever records (bot.spec.eee)
-DEFAULT_POLICY_FILE = Path("config") / "policy.yaml"
 
 
 class UsageError(Exception):
@@ -119,17 +118,16 @@ def _add_results(inputs: Inputs, shown: str, path: Path) -> None:
 
 
 def load_policy() -> Policy:
-    """The benchmark policy: `config/policy.yaml` in the working directory, else the one
-    shipped with evalbot, as the bot reads it."""
-    from bot import packaged
-    from bot.spec.validate import PolicyError, policy_from_yaml
+    """The benchmark policy: the `policy:` section of `config/bot.yaml` in the working
+    directory, else of the one shipped with evalbot, as the bot reads it."""
+    from bot.adapters import policy_file
+    from bot.adapters.issuers_file import working_bot_config
+    from bot.configfiles import ConfigError
 
-    path = DEFAULT_POLICY_FILE if DEFAULT_POLICY_FILE.is_file() else None
-    path = path or packaged.config_file("policy.yaml")
     try:
-        return policy_from_yaml(path.read_bytes())
-    except (OSError, PolicyError) as error:
-        raise UsageError(messages.UNREADABLE.format(path=path, problem=error)) from error
+        return policy_file.load_policy(working_bot_config())
+    except ConfigError as error:
+        raise UsageError(str(error)) from error
 
 
 def benchmark_source(benchmarks_dir: str | None) -> BenchmarkSource:

@@ -26,14 +26,15 @@ def run(args: argparse.Namespace) -> int:
     import redis
 
     from bot.cli.ops import connect
+    from bot.contract.queue import QUEUE
     from bot.store.workerbeats import read_fleet_status
 
     connected = connect("status")
     if connected is None:
         return 2
-    settings, client = connected
+    _, client = connected
     try:
-        status = read_fleet_status(client, settings.queue_name)
+        status = read_fleet_status(client, QUEUE)
     except redis.RedisError as error:
         print(messages.REDIS_FAILED.format(command="status", error=error), file=sys.stderr)
         return 2

@@ -84,7 +84,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--hub-identity",
         metavar="VAR",
         help="identify the job to the issuer with the Hub token in the environment variable "
-        "VAR (a read-only token registered as `hub_user`; default: $EVALBOT_HUB_IDENTITY). "
+        "VAR (a read-only token registered as `hub_user`). "
         "Without it no Hub token is sent to the issuer",
     )
     parser.add_argument(
@@ -135,10 +135,11 @@ def trusted_publishing(environ: MutableMapping[str, str], model_repo: str) -> No
 def run(args: argparse.Namespace) -> int:
     from bot.hub.client import use_hub_timeout_from_env
     from bot.hub.errors import HubError
-    from bot.settings import SettingsError
+    from bot.settings import SettingsError, warn_removed_settings
     from bot.submit import SubmitError, submit
     from bot.submit.issuerclient import check_issuer_url
 
+    warn_removed_settings(os.environ)  # one that named the Hub identity is no longer read
     issuer = args.issuer or os.environ.get("EVALBOT_ISSUER_URL")
     if not issuer:
         print("evalbot submit: pass --issuer URL or set EVALBOT_ISSUER_URL", file=sys.stderr)

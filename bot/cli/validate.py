@@ -43,7 +43,7 @@ _ANSI = {
 class VerifyOptions:
     """What token verification will need; parsed and checked now so bad values fail early."""
 
-    registry: IssuerRegistry  # from --issuers, else config/issuers.yaml here, else packaged
+    registry: IssuerRegistry  # --issuers, else `issuers:` of config/bot.yaml here, else packaged
     model_repo: str | None
     at: datetime.datetime  # timezone-aware
 

@@ -33,6 +33,7 @@ def run(args: argparse.Namespace) -> int:
     from bot.adapters.collections_store import StoreError
     from bot.cli.serving import guarded
     from bot.cli.sources import UsageError
+    from bot.httpguards import BODY_TIMEOUT_S
     from bot.logs import configure_logging
     from bot.web.app import create_web_app
     from bot.web.config import WebConfig
@@ -40,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         config = WebConfig.from_env(os.environ)
-        context = build_context(config, docs_url=os.environ.get("EVALBOT_WEB_DOCS_URL"))
+        context = build_context(config)
     except (StoreError, UsageError, yaml.YAMLError, OSError, ValueError) as error:  # config
         print(f"evalbot web: {error}", file=sys.stderr)
         return 2
@@ -52,6 +53,6 @@ def run(args: argparse.Namespace) -> int:
     serve(
         guarded(logged, config.settings, styled=True),
         args,
-        header_timeout_s=config.settings.body_timeout_s,
+        header_timeout_s=BODY_TIMEOUT_S,
     )
     return 0

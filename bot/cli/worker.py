@@ -31,6 +31,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    from bot.contract.queue import QUEUE
     from bot.logs import configure_logging
     from bot.settings import Settings, SettingsError
     from workers.app import create_celery_app
@@ -59,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     configure_logging(settings.log_level)
     quiet_celery_task_lines()
     app = create_celery_app(settings)
-    argv = worker_argv(args, queue=settings.queue_name, log_level=settings.log_level)
+    argv = worker_argv(args, queue=QUEUE, log_level=settings.log_level)
     app.worker_main(argv)  # exits the process when the worker stops
     return 0  # type: ignore[unreachable]  # (for ruff: a function returning int returns)
 

@@ -195,6 +195,10 @@ def due_pairs(reply: Sequence[Any]) -> list[tuple[str, str]]:
 
 log = logging.getLogger("evalbot.publish")
 
+#: The Celery queue (a Redis list of that name) the receiver and the workers' sweep publish to
+#: and the workers consume. One name: the bot's other keys are not named after it, so two
+#: deployments could not share a Redis by choosing two queues (each needs its own database).
+QUEUE = "evalbot"
 #: The Celery task the workers register (`workers.tasks`); one kwarg, `event`.
 TASK_NAME = "evalbot.process_pr_event"
 #: Seconds a publish may take (connecting included) before it is given up; the ledger sends
@@ -357,6 +361,14 @@ class _Pending:
     task_id: str
     event: str
     done: asyncio.Future[int]
+
+
+#: Per PR, a maintainer's `recheck` runs at once, and every ask within this many seconds after
+#: it is coalesced into one more run at the window's end (docs/comment.md): a maintainer who
+#: asks twice, or two who ask at once, cost one more run, not one each. Long enough to catch a
+#: double ask, short enough that the second run still feels like an answer; far below the
+#: workers' visibility timeout, so a delayed run is never redelivered while it waits.
+RECHECK_INTERVAL_S = 10.0
 
 
 class RedisEnqueuer:

@@ -1,4 +1,5 @@
-"""`config/integrations.yaml`: CI providers, framework integrations, and who matches which.
+"""`config/integrations.yaml`: the issuer's own settings (`issuer:`), CI providers, framework
+integrations, and who matches which.
 
 An identity (`identity.Identity`) maps to an integration only by exact, case-sensitive
 equality of every claim the integration lists (the rule of PyPI and HF trusted publishing: no
@@ -377,8 +378,10 @@ def _integration(path: Path, raw: Any, position: int, providers: Sequence[Provid
 
 
 def parse_integrations(path: Path, raw: Any) -> IntegrationsConfig:
+    # `issuer:` is the issuer's own settings, read at start with the environment's
+    # (`load_issuer_options`, `bot.issuer.settings`).
     top = _Fields(
-        path, raw if raw is not None else {}, "(top level)", {"providers", "integrations"}
+        path, raw if raw is not None else {}, "(top level)", {"issuer", "providers", "integrations"}
     )
     raw_providers = top.raw.get("providers", [])
     raw_integrations = top.raw.get("integrations", [])
@@ -401,6 +404,53 @@ def parse_integrations(path: Path, raw: Any) -> IntegrationsConfig:
     if len(set(clients)) != len(clients):
         top.fail("integrations", "a client_id is registered twice")
     return IntegrationsConfig(providers=providers, integrations=integrations)
+
+
+@dataclass(frozen=True)
+class IssuerOptions:
+    """The `issuer:` section: what an operator sets for the issuer itself (docs/issuer.md,
+    "Settings"); its URL and its Hub read token stay in the environment (the token is a
+    secret, the URL is the one the CI jobs set too)."""
+
+    #: The `aud` CI ID tokens must be minted for; None: the issuer's URL.
+    audience: str | None = None
+    #: The `aud` put into verify tokens, when the bot's `config/bot.yaml` sets one for us.
+    token_audience: str | None = None
+    #: The keyring directory and the append-only audit log (relative: to the working folder).
+    keyring: Path = Path("keys")
+    audit_log: Path = Path("audit/issuer.jsonl")
+    #: Seconds a `whoami-v2` answer (or a refusal) is reused for one Hub token; 0: never. It is
+    #: also how long a revoked Hub token keeps working, hence an operator's choice.
+    whoami_cache_s: int = 60
+    #: Failed authentications per client address (and per presented client id) within
+    #: `limits.AUTH_FAILURE_WINDOW_S` before that address or client id gets 429 until the
+    #: window ends. Raised where many honest callers share one address (a CI provider's NAT).
+    auth_failures: int = 10
+
+
+def parse_issuer_options(path: Path, raw: Any) -> IssuerOptions:
+    """The `issuer:` section of the file at `path` (None: every default)."""
+    if raw is None:
+        return IssuerOptions()
+    defaults = IssuerOptions()
+    fields = _Fields(path, raw, "issuer", set(IssuerOptions.__dataclass_fields__))
+    keyring = fields.string("keyring", required=False)
+    audit_log = fields.string("audit_log", required=False)
+    return IssuerOptions(
+        audience=fields.string("audience", required=False),
+        token_audience=fields.string("token_audience", required=False),
+        keyring=Path(keyring) if keyring else defaults.keyring,
+        audit_log=Path(audit_log) if audit_log else defaults.audit_log,
+        whoami_cache_s=fields.integer("whoami_cache_s", defaults.whoami_cache_s, minimum=0),
+        auth_failures=fields.integer("auth_failures", defaults.auth_failures),
+    )
+
+
+def load_issuer_options(path: Path) -> IssuerOptions:
+    """The `issuer:` section of the configuration at `path`; `ConfigError` (file, line,
+    field) when it is wrong."""
+    raw = load_config(path)
+    return parse_issuer_options(path, raw.get("issuer") if isinstance(raw, dict) else None)
 
 
 def load_integrations(path: Path) -> IntegrationsConfig:

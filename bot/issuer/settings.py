@@ -1,4 +1,6 @@
-"""The issuer's settings, read once from the environment at start-up (docs/issuer.md)."""
+"""The issuer's settings, read once at start-up (docs/issuer.md, "Settings"): its URL, Redis,
+the Hub and its read token from the environment, the rest from the `issuer:` section of its
+own configuration file, `integrations.yaml` (`bot.issuer.integrations.IssuerOptions`)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from bot import packaged
+from bot.issuer.configfile import ConfigError
+from bot.issuer.integrations import load_issuer_options
 from bot.settings import (
     DEFAULT_HF_ENDPOINT,
     EnvReader,
@@ -17,7 +21,7 @@ from bot.settings import (
 )
 from bot.tokens.jwks import is_https_or_loopback, shown_url
 
-__all__ = ["IssuerSettings", "SettingsError"]
+__all__ = ["ConfigError", "IssuerSettings", "SettingsError"]
 
 
 @dataclass(frozen=True)
@@ -26,7 +30,7 @@ class IssuerSettings:
     issuer_url: str
     #: The `aud` CI ID tokens must be minted for (default: `issuer_url`).
     audience: str
-    #: The `aud` put into verify tokens, when the bot's issuers.yaml sets one for us.
+    #: The `aud` put into verify tokens, when the bot's config/bot.yaml sets one for us.
     token_audience: str | None
     keyring_dir: Path
     integrations_file: Path
@@ -47,9 +51,15 @@ class IssuerSettings:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> IssuerSettings:
+        """The environment's settings and the configuration file's `issuer:` section; raises
+        `SettingsError` (the environment) or `ConfigError` (the file: its name, line and
+        field)."""
         warn_removed_settings(environ)
         reader = EnvReader(environ)
-        config_dir = Path(reader.optional("EVALBOT_CONFIG_DIR") or "config")
+        config_dir = reader.directory("EVALBOT_CONFIG_DIR", Path("config"))
+        integrations_file = config_dir / "integrations.yaml"
+        if not integrations_file.is_file():
+            integrations_file = packaged.config_file("integrations.yaml")
         issuer_url = reader.url("EVALBOT_ISSUER_URL", None, schemes=("http", "https"))
         # Callers send their credentials to it, and the bot fetches its keys from it. The
         # scheme as a URL parser reads it (any case: `HTTP://` is plain http too).
@@ -59,24 +69,24 @@ class IssuerSettings:
                 f"127.0.0.1, ::1, localhost), got {shown_url(issuer_url)!r}"
             )
         token = reader.optional("EVALBOT_ISSUER_HF_TOKEN")
-        settings = cls(
-            issuer_url=issuer_url,
-            audience=reader.optional("EVALBOT_ISSUER_AUDIENCE") or issuer_url,
-            token_audience=reader.optional("EVALBOT_ISSUER_TOKEN_AUDIENCE"),
-            keyring_dir=Path(reader.optional("EVALBOT_ISSUER_KEYRING") or "keys"),
-            integrations_file=reader.file(
-                "EVALBOT_INTEGRATIONS_FILE",
-                config_dir / "integrations.yaml",
-                shipped=packaged.config_file("integrations.yaml"),
-            ),
-            audit_log=Path(reader.optional("EVALBOT_ISSUER_AUDIT_LOG") or "audit/issuer.jsonl"),
-            redis_url=reader.url("REDIS_URL", None, schemes=("redis", "rediss", "unix")),
-            hf_endpoint=reader.url("HF_ENDPOINT", DEFAULT_HF_ENDPOINT, schemes=("http", "https")),
-            hf_token=Secret(token) if token else None,
-            hub_timeout_s=reader.number("EVALBOT_HUB_TIMEOUT", 30.0, minimum=0.1),
-            whoami_cache_s=reader.number("EVALBOT_ISSUER_WHOAMI_CACHE_S", 60.0, minimum=0.0),
-            auth_failures=reader.integer("EVALBOT_ISSUER_AUTH_FAILURES", 10, minimum=1),
-            log_level=(reader.optional("EVALBOT_LOG_LEVEL") or "INFO").upper(),
-        )
+        redis_url = reader.url("REDIS_URL", None, schemes=("redis", "rediss", "unix"))
+        hf_endpoint = reader.url("HF_ENDPOINT", DEFAULT_HF_ENDPOINT, schemes=("http", "https"))
+        hub_timeout_s = reader.number("EVALBOT_HUB_TIMEOUT", 30.0, minimum=0.1)
+        log_level = (reader.optional("EVALBOT_LOG_LEVEL") or "INFO").upper()
         reader.raise_if_any()
-        return settings
+        options = load_issuer_options(integrations_file)
+        return cls(
+            issuer_url=issuer_url,
+            audience=options.audience or issuer_url,
+            token_audience=options.token_audience,
+            keyring_dir=options.keyring,
+            integrations_file=integrations_file,
+            audit_log=options.audit_log,
+            redis_url=redis_url,
+            hf_endpoint=hf_endpoint,
+            hf_token=Secret(token) if token else None,
+            hub_timeout_s=hub_timeout_s,
+            whoami_cache_s=float(options.whoami_cache_s),
+            auth_failures=options.auth_failures,
+            log_level=log_level,
+        )

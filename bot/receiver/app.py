@@ -39,7 +39,7 @@ from starlette.types import ASGIApp
 
 from bot.contract.events import EVENT_KINDS
 from bot.contract.queue import EnqueueOutcome, Enqueuer, QueueUnavailable
-from bot.httpguards import BodyRefused
+from bot.httpguards import BODY_TIMEOUT_S, BodyRefused
 from bot.httpguards import read_body as read_capped_body
 from bot.receiver.events import IGNORE_REASONS, Ignored, RoutingContext, route_delivery
 from bot.receiver.texts import ANSWERS, HEALTH_OK, READY_FAILED, READY_OK, READY_WORKERS_UNKNOWN
@@ -111,6 +111,9 @@ class ReceiverMetrics:
 logger = logging.getLogger("evalbot.receiver")
 
 WEBHOOK_PATH = "/webhooks/hub"
+#: Largest webhook body accepted, in bytes (413 beyond). A Hub payload is a few KiB; 1 MiB
+#: takes any real one and bounds what one request can make the receiver hold.
+MAX_BODY_BYTES = 1024 * 1024
 
 #: `ANSWERS` with each body rendered once: (status, body, headers) by outcome.
 _RESPONSES: dict[str, tuple[int, bytes, Mapping[str, str]]] = {
@@ -233,8 +236,8 @@ class WebhookEndpoint:
 
     async def _read_body(self, request: Request) -> bytes:
         try:
-            async with asyncio.timeout(self._settings.body_timeout_s):
-                return await read_capped_body(request, self._settings.max_body_bytes)
+            async with asyncio.timeout(BODY_TIMEOUT_S):
+                return await read_capped_body(request, MAX_BODY_BYTES)
         except TimeoutError as error:
             raise _Rejected("timeout") from error
         except BodyRefused as refused:
@@ -268,12 +271,7 @@ class WebhookEndpoint:
             webhook_id=request.headers.get("webhook-id"),
             bot_user_id=settings.bot_user_id,
         )
-        routed = route_delivery(
-            payload,
-            context,
-            dedupe_ttl_s=settings.dedupe_ttl_s,
-            status_dedupe_ttl_s=settings.status_dedupe_ttl_s,
-        )
+        routed = route_delivery(payload, context)
         if isinstance(routed, Ignored):
             self._ignore(delivery, routed.reason)
             return

@@ -109,16 +109,20 @@ class _Payload:
     data: Mapping[str, Any]
 
 
-def route_delivery(
-    payload: object,
-    context: RoutingContext,
-    *,
-    dedupe_ttl_s: int = 24 * 3600,
-    status_dedupe_ttl_s: int = 120,
-) -> Routed | Ignored:
+#: Seconds a delivery's dedupe key lives: a retry or a replay of it within this window is
+#: answered "duplicate". The Hub retries a failed delivery for minutes, and an operator replays
+#: from its webhook page within hours; a day covers both at one small key per delivery.
+DEDUPE_TTL_S = 24 * 3600
+#: The dedupe window of a close or reopen delivered without a `Webhook-Id`: its payload cannot
+#: be told from a retry of it, so the window only covers the Hub's quick retries (about two
+#: minutes), not a real later close of the same PR.
+STATUS_DEDUPE_TTL_S = 120
+
+
+def route_delivery(payload: object, context: RoutingContext) -> Routed | Ignored:
     """Decide what a delivery means. Never raises, whatever `payload` holds."""
     try:
-        return _route(payload, context, dedupe_ttl_s, status_dedupe_ttl_s)
+        return _route(payload, context, DEDUPE_TTL_S, STATUS_DEDUPE_TTL_S)
     except (TypeError, ValueError, KeyError, AttributeError, RecursionError):
         return Ignored("malformed")
 

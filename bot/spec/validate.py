@@ -18,11 +18,13 @@ The checks, in the order a file meets them:
 - across the entries and files of a repo (`RepoChecks`, the file's name and path);
 - the benchmark policy last (`Policy`): which draft-only warnings count as errors. Real files
   break some draft rules (40-hex revisions, file naming), so those are warnings by default; a
-  deployment, or one benchmark, may make them errors through `config/policy.yaml`:
+  deployment, or one benchmark, may make them errors through the `policy:` section of
+  `config/bot.yaml`:
 
-      errors: [ENTRY-REVISION]              # everywhere
-      benchmarks:
-        Idavidrein/gpqa: [FILE-NAME]        # for entries of that benchmark only
+      policy:
+        errors: [ENTRY-REVISION]            # everywhere
+        benchmarks:
+          Idavidrein/gpqa: [FILE-NAME]      # for entries of that benchmark only
 """
 
 from __future__ import annotations
@@ -96,19 +98,29 @@ DEFAULT_POLICY = Policy()
 
 
 def policy_from_yaml(content: bytes) -> Policy:
-    """Parse a policy file; unknown codes and codes that are not warnings are refused."""
+    """Parse a policy document (`errors`, `benchmarks`); see `policy_from_mapping`."""
     loaded = load_yaml(content)
     if not loaded.ok:
         raise PolicyError("; ".join(diagnostic.message for diagnostic in loaded.diagnostics))
-    data: Any = loaded.data if loaded.data is not None else {}
-    if not isinstance(data, dict):
-        raise PolicyError("policy must be a mapping with `errors` and `benchmarks`")
-    errors = _codes(data.get("errors", []), "errors")
+    return policy_from_mapping(loaded.data)
+
+
+def policy_from_mapping(data: Any, *, section: str = "") -> Policy:
+    """The policy in `data`, a mapping of `errors` and `benchmarks` (None: the default), as the
+    `policy:` section of `config/bot.yaml` holds it; unknown keys, unknown codes and codes that
+    are not warnings are refused. `section` is the mapping's place in its file (`policy.`):
+    every message names the field from the top of the file, so the file's line can be found."""
+    if data is None:
+        return DEFAULT_POLICY
+    if not isinstance(data, dict) or set(data) - {"errors", "benchmarks"}:
+        where = f"`{section.rstrip('.')}` " if section else ""
+        raise PolicyError(f"{where}policy must be a mapping with `errors` and `benchmarks`")
+    errors = _codes(data.get("errors", []), f"{section}errors")
     benchmarks = data.get("benchmarks", {}) or {}
     if not isinstance(benchmarks, dict):
-        raise PolicyError("`benchmarks` must map benchmark ids to lists of codes")
+        raise PolicyError(f"`{section}benchmarks` must map benchmark ids to lists of codes")
     per_benchmark = {
-        str(benchmark_id).lower(): _codes(codes, f"benchmarks.{benchmark_id}")
+        str(benchmark_id).lower(): _codes(codes, f"{section}benchmarks.{benchmark_id}")
         for benchmark_id, codes in benchmarks.items()
     }
     return Policy(errors=errors, benchmark_errors=per_benchmark)

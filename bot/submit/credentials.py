@@ -1,7 +1,7 @@
 """The CI job's identity for the issuer, found in its environment, in this order:
 
-1. a Hub token, only when the caller names the variable that holds it (`--hub-identity VAR`,
-   or `EVALBOT_HUB_IDENTITY=VAR`); it must be read-only (asked of the Hub's `whoami-v2` first):
+1. a Hub token, only when the caller names the variable that holds it (`--hub-identity VAR`);
+   it must be read-only (asked of the Hub's `whoami-v2` first):
    the issuer needs only to learn whose token it is, and a write token never leaves the job;
 2. GitHub Actions with `permissions: id-token: write`: `ACTIONS_ID_TOKEN_REQUEST_URL` and
    `ACTIONS_ID_TOKEN_REQUEST_TOKEN`; an ID token is requested for the issuer's audience;
@@ -26,8 +26,6 @@ from bot.hub.identity import HubIdentity
 from bot.submit.errors import SubmitError
 
 TIMEOUT_S = 10.0
-#: The setting naming the variable whose Hub token identifies the job (as `--hub-identity`).
-HUB_IDENTITY_SETTING = "EVALBOT_HUB_IDENTITY"
 #: The variable an earlier version sent as the job's Hub identity without being asked.
 FORMER_HUB_IDENTITY = "EVALBOT_ISSUER_HF_TOKEN"
 
@@ -121,7 +119,7 @@ def ci_credential(
 
     `audience` is asked only for GitHub Actions (it reads the issuer's metadata); `whoami` is
     needed with `hub_variable`, to check the token is read-only before it is sent."""
-    variable = hub_variable or environ.get(HUB_IDENTITY_SETTING)
+    variable = hub_variable
     if variable:
         if whoami is None:
             raise SubmitError("a Hub identity needs the Hub to check the token (no whoami)")

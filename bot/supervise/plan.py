@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot.configfiles import ConfigError, reconcile_interval_s
 from bot.settings import EnvReader
 from bot.supervise import texts
 
@@ -18,7 +19,7 @@ from bot.supervise import texts
 DEFAULT_PORT = 7860
 #: `evalbot web`'s loopback port inside the container: any free one. Only the receiver reaches
 #: it, and the supervisor, which binds it, tells the receiver the port it got
-#: (`EVALBOT_WEB_UPSTREAM`); a fixed port could only collide with something else.
+#: (`evalbot serve --web-upstream`); a fixed port could only collide with something else.
 WEB_PORT = 0
 #: A Space's persistent storage, when the owner enabled it; else Redis keeps its AOF locally.
 PERSISTENT_ROOT = Path("/data")
@@ -115,18 +116,20 @@ class Plan:
         """The web pages (when enabled), the receiver and the workers, the two servers on the
         sockets the supervisor bound (`public`, and `web` when `self.web` is set)."""
         servers: list[ChildSpec] = []
-        receiver_env = self.bot_env
+        forward: tuple[str, ...] = ()
         if self.web is not None:
             if web is None:
                 raise ValueError("the web pages are enabled: their socket is needed")
-            servers.append(self._server("web", "web", web, self.bot_env))
-            receiver_env = {**self.bot_env, "EVALBOT_WEB_UPSTREAM": f"http://127.0.0.1:{web.port}"}
-        servers.append(self._server("receiver", "serve", public, receiver_env))
+            servers.append(self._server("web", "web", web))
+            forward = ("--web-upstream", f"http://127.0.0.1:{web.port}")
+        servers.append(self._server("receiver", "serve", public, forward))
         return (*servers, *self.workers)
 
-    def _server(self, name: str, command: str, bound: Bound, env: Mapping[str, str]) -> ChildSpec:
-        argv = (self.python, "-m", "bot", command, "--fd", str(bound.fd))
-        return ChildSpec(name, argv, env, pass_fds=(bound.fd,))
+    def _server(
+        self, name: str, command: str, bound: Bound, options: tuple[str, ...] = ()
+    ) -> ChildSpec:
+        argv = (self.python, "-m", "bot", command, "--fd", str(bound.fd), *options)
+        return ChildSpec(name, argv, self.bot_env, pass_fds=(bound.fd,))
 
 
 def plan_from_env(
@@ -152,7 +155,7 @@ def plan_from_env(
     concurrency = reader.integer("EVALBOT_WORKER_CONCURRENCY", 2, minimum=1)
     host = reader.optional("EVALBOT_HOST") or "0.0.0.0"  # noqa: S104 - a container's service port
     public_fd = reader.integer("EVALBOT_LISTEN_FD", -1, minimum=3)
-    reconcile_interval = reader.integer("EVALBOT_RECONCILE_INTERVAL", 300, minimum=0)
+    reconcile_interval = _reconcile_interval(reader)
     web_enabled = reader.optional("EVALBOT_WEB") not in ("0", "false", "no")
 
     bot_env = dict(environ)
@@ -188,7 +191,8 @@ def plan_from_env(
                 "--hostname",
                 f"worker{index}@%h",
                 # One beat per deployment (docs/operating.md, "Reconciliation"): the first
-                # worker embeds it, unless reconciliation is disabled.
+                # worker embeds it, unless reconciliation is disabled (`reconcile.interval_s`
+                # of the bot config is 0).
                 *(("--beat",) if index == 1 and reconcile_interval > 0 else ()),
             ),
             bot_env,
@@ -206,6 +210,17 @@ def plan_from_env(
         redis_start_timeout_s=redis_start_timeout_s,
         bot_env=bot_env,
     )
+
+
+def _reconcile_interval(reader: EnvReader) -> int:
+    """`reconcile.interval_s` of the bot config (0: no reconciliation, so no beat); a problem
+    there is one of the plan's."""
+    _, bot_config = reader.bot_config()
+    try:
+        return reconcile_interval_s(bot_config)
+    except ConfigError as error:
+        reader.problems.append(str(error))
+        return 0
 
 
 def redis_argv(binary: str, port: int, directory: Path) -> tuple[str, ...]:

@@ -38,6 +38,10 @@ from bot.tokens.keycache import CachedJwks, KeyCache, MemoryKeyCache
 from bot.tokens.reasons import VerificationUnavailable
 
 DEFAULT_MAX_LIFETIME_S = 3600
+#: Seconds between two JWKS fetches per issuer, fleet-wide: a token with an unknown `kid` (an
+#: issuer's key rotation, or a flood of made-up kids) triggers at most one fetch per interval,
+#: so an attacker cannot make the bot hammer an issuer, while a rotated key is picked up within
+#: a minute of its first token.
 REFETCH_INTERVAL_S = 60.0
 #: How long a fetched key set is used before it is refreshed (PyJWT's PyJWKClient: 300 s).
 JWKS_MAX_AGE_S = 600.0
@@ -50,7 +54,7 @@ def no_fetcher(url: str) -> bytes:
 
 
 class IssuerConfigError(ValueError):
-    """`config/issuers.yaml` is not a valid issuer list; the message says where."""
+    """`issuers:` in `config/bot.yaml` is not a valid issuer list; the message says where."""
 
 
 class KeyNotFound(LookupError):

@@ -4,7 +4,7 @@ The fetch itself is `bot.adapters.jwks_http.HttpxJwksFetcher`, injected as a `Jw
 
 Only Ed25519 keys (`kty: OKP`, `crv: Ed25519`) are ever accepted: each key is used with exactly
 one algorithm (RFC 8725 §3.1), so no token can choose how its key is interpreted. The JWKS URL
-comes from `config/issuers.yaml` only, never from a token header.
+comes from `issuers:` in `config/bot.yaml` only, never from a token header.
 """
 
 from __future__ import annotations

@@ -103,8 +103,8 @@ REASONS: dict[str, ReasonText] = {
     KID_UNKNOWN: ReasonText(
         "The issuer has no key with this `kid`, neither in the configuration nor in its "
         "published JWKS (refetched at most once a minute per issuer).",
-        "Publish the new key in the issuer's JWKS (or have it added to `config/issuers.yaml`) "
-        "before signing with it, then ask a maintainer to re-run the check.",
+        "Publish the new key in the issuer's JWKS (or have it added to `issuers:` in "
+        "`config/bot.yaml`) before signing with it, then ask a maintainer to re-run the check.",
     ),
     KEYS_UNAVAILABLE: ReasonText(
         "The issuer's keys are published only through its JWKS URL, which could not be "

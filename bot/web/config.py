@@ -9,6 +9,11 @@ from bot.settings import Secret, Settings, SettingsError
 from bot.web.guards import MIN_ADMIN_TOKEN_BYTES
 from bot.web.hubsignin import SignInConfig
 
+#: Seconds between two samples of the figures the status page charts (docs/web.md): a chart
+#: covers hours, so one point a minute draws it finely, and the samples of a day stay a few
+#: thousand small entries in Redis.
+SAMPLE_INTERVAL_S = 60.0
+
 
 @dataclass(frozen=True, slots=True)
 class WebConfig:
@@ -53,22 +58,12 @@ class WebConfig:
                 "without OAuth: OAUTH_CLIENT_ID is set, so operators sign in with Hugging Face "
                 "(unset EVALBOT_WEB_ADMIN_TOKEN)"
             )
-        raw_interval = environ.get("EVALBOT_WEB_SAMPLE_INTERVAL", "").strip() or "60"
-        try:
-            interval = float(raw_interval)
-        except ValueError:
-            interval = 0.0
-        if not interval >= 1.0:
-            raise SettingsError(
-                "invalid settings:\n  - EVALBOT_WEB_SAMPLE_INTERVAL must be a number of "
-                f"seconds, at least 1, got {raw_interval!r}"
-            )
         return cls(
             settings=settings,
             admin_token=Secret(token) if token else None,
             signin=signin,
             public_https=_public_https(environ),
-            sample_interval_s=interval,
+            sample_interval_s=SAMPLE_INTERVAL_S,
         )
 
 

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from urllib.parse import urlsplit
+
 import redis
 from huggingface_hub import HfApi
 
-from bot.adapters.issuers_file import load_issuers
+from bot import store
+from bot.adapters.issuers_file import bot_config_issuers
+from bot.adapters.jwks_http import HttpxJwksFetcher
 from bot.adapters.mappings_file import load_mapping_table, mapping_files
 from bot.adapters.policy_file import load_policy
+from bot.configfiles import read_config
+from bot.contract.queue import QUEUE
 from bot.hub.client import HfHubClient, use_hub_timeout
 from bot.settings import SettingsError
 from bot.tokens.issuers import IssuerRegistry
@@ -19,13 +26,32 @@ from bot.web.operators import Operators, load_operators
 from bot.web.standing import load_collections
 from bot.web.webcontext import WebContext
 
+#: The advice a bad `docs_url` comes with.
+DOCS_URL_FIX = 'see docs/web.md, "Settings"'
 
-def build_context(config: WebConfig, *, docs_url: str | None = None) -> WebContext:
+
+def load_docs_url(path: Path) -> str | None:
+    """`docs_url:` of the bot config at `path`: where `docs/*.md` are published, for the
+    landing page's links (None: their paths are shown); `ConfigError` when it is not an http
+    or https URL."""
+    if not path.exists():
+        return None
+    document = read_config(path, fix=DOCS_URL_FIX)
+    data = document.data if isinstance(document.data, dict) else {}
+    raw = data.get("docs_url")
+    if raw is None:
+        return None
+    if not isinstance(raw, str) or urlsplit(raw.strip()).scheme not in ("http", "https"):
+        raise document.error("docs_url", "`docs_url` must be an http or https URL")
+    return raw.strip()
+
+
+def build_context(config: WebConfig) -> WebContext:
     settings = config.settings
     client = redis.Redis.from_url(
         settings.redis_url,
-        socket_timeout=settings.redis_timeout_s,
-        socket_connect_timeout=settings.redis_timeout_s,
+        socket_timeout=store.REDIS_TIMEOUT_S,
+        socket_connect_timeout=store.REDIS_TIMEOUT_S,
         health_check_interval=30,
     )
     use_hub_timeout(settings.hub_timeout_s)
@@ -36,10 +62,8 @@ def build_context(config: WebConfig, *, docs_url: str | None = None) -> WebConte
     hub = HfHubClient(api)
     # The playground verifies tokens the way `evalbot validate` does: jti bindings last one
     # request (in memory), so a pasted token is never bound, nor anything else written.
-    registry = (
-        load_issuers(settings.issuers_file)
-        if settings.issuers_file.is_file()
-        else IssuerRegistry([])
+    registry = IssuerRegistry(
+        bot_config_issuers(settings.bot_config_file), fetcher=HttpxJwksFetcher()
     )
     operators = load_operators(settings.bot_config_file)
     if config.signin is not None and not operators:
@@ -53,7 +77,7 @@ def build_context(config: WebConfig, *, docs_url: str | None = None) -> WebConte
     gate = OperatorGate(key, config.admin_token, operators if signin else Operators())
     return WebContext(
         redis=client,
-        queue=settings.queue_name,
+        queue=QUEUE,
         hub_url=settings.hf_endpoint.rstrip("/"),
         bot_name=settings.bot_name,
         operators=gate,
@@ -61,11 +85,11 @@ def build_context(config: WebConfig, *, docs_url: str | None = None) -> WebConte
         public_https=config.public_https,
         benchmarks=CachedHubBenchmarks(hub),
         registry=registry,
-        policy=load_policy(settings.policy_file),
+        policy=load_policy(settings.bot_config_file),
         sample_interval_s=config.sample_interval_s,
         playground_slots=config.playground_slots,
         playground_max_benchmarks=config.playground_max_benchmarks,
-        docs_url=docs_url.strip() if docs_url and docs_url.strip() else None,
+        docs_url=load_docs_url(settings.bot_config_file),
         collections=load_collections(settings.bot_config_file),
         results_reader=hub,
         mappings=load_mapping_table(mapping_files()),

@@ -3,8 +3,8 @@
 A Hugging Face Docker Space routes one port, and the Hub's webhooks already point at the
 receiver on it. The pages run in their own process (`evalbot web`, docs/web.md says why); the
 receiver forwards every path it does not serve itself to that process on loopback when
-`EVALBOT_WEB_UPSTREAM` is set. Its own routes (`/webhooks/hub`, health, metrics) match first,
-so a webhook never reaches this code; a page costs one loopback hop.
+`evalbot serve --web-upstream` names it. Its own routes (`/webhooks/hub`, health, metrics)
+match first, so a webhook never reaches this code; a page costs one loopback hop.
 
 Bodies are capped (the playground's cap) and must arrive within `body_timeout_s`, the
 upstream has a timeout, hop-by-hop headers are dropped both ways (`Host` is kept: the pages
@@ -30,7 +30,6 @@ header is forwarded as it came, and each answer's `Set-Cookie` goes back to that
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
 from http.cookiejar import CookieJar, DefaultCookiePolicy
 from urllib.parse import urlsplit
 
@@ -44,7 +43,8 @@ from bot.settings import SettingsError
 from bot.spec.limits import DEFAULT_LIMITS
 from bot.web.errorpage import error_page
 
-UPSTREAM_VARIABLE = "EVALBOT_WEB_UPSTREAM"
+#: The option of `evalbot serve` naming the local `evalbot web` (the Space supervisor sets it).
+UPSTREAM_OPTION = "--web-upstream"
 MAX_BODY_BYTES = DEFAULT_LIMITS.max_file_bytes + 64 * 1024
 _HOP_BY_HOP = frozenset(
     {
@@ -68,15 +68,16 @@ _CLIENT_CLAIMS = frozenset(
 )
 
 
-def upstream_from_env(environ: Mapping[str, str]) -> str | None:
-    """`EVALBOT_WEB_UPSTREAM`, an http URL on loopback, or None; a bad value stops start-up."""
-    raw = environ.get(UPSTREAM_VARIABLE, "").strip()
+def checked_upstream(raw: str | None) -> str | None:
+    """`evalbot serve --web-upstream`: an http URL on loopback, or None; a bad value stops
+    start-up."""
+    raw = (raw or "").strip()
     if not raw:
         return None
     parts = urlsplit(raw)
     if parts.scheme != "http" or parts.hostname not in ("127.0.0.1", "localhost", "::1"):
         raise SettingsError(
-            f"invalid settings:\n  - {UPSTREAM_VARIABLE} must be an http URL on loopback "
+            f"invalid settings:\n  - {UPSTREAM_OPTION} must be an http URL on loopback "
             f"(the local `evalbot web`), got {parts.scheme}://{parts.hostname or ''}"
         )
     return raw.rstrip("/")

@@ -49,13 +49,14 @@ class ScenarioHub:
         return self.server.url
 
     def write_config(self, project_config: Path, target: Path) -> None:
-        """The project's config/ with issuers.yaml trusting this run's issuer (the stand-in
-        for an operator's config/ listing their issuers)."""
+        """The project's config/ with bot.yaml's `issuers:` trusting this run's issuer (the
+        stand-in for an operator's config/ listing their issuers)."""
         if target.exists():
             shutil.rmtree(target)
         shutil.copytree(project_config, target)
-        issuers = {"issuers": [self.issuer.config()]}
-        (target / "issuers.yaml").write_text(yaml.safe_dump(issuers))
+        bot = yaml.safe_load((target / "bot.yaml").read_text())
+        bot["issuers"] = [self.issuer.config()]
+        (target / "bot.yaml").write_text(yaml.safe_dump(bot))
         for path in [target, *target.rglob("*")]:
             path.chmod(0o755 if path.is_dir() else 0o644)
 

@@ -4,7 +4,7 @@ the end-to-end tests and the benchmark.
 It writes what an operator writes (a keyring made by `evalbot keys rotate`, an
 `integrations.yaml`) into its directory, starts the issuer with the production environment
 (docs/issuer.md) and waits for `/readyz`. The bot trusts it through `bot_config()`, the entry
-for `config/issuers.yaml` with its JWKS URL, as production does.
+for `issuers:` in `config/bot.yaml` with its JWKS URL, as production does.
 """
 
 from __future__ import annotations
@@ -38,6 +38,8 @@ class IssuerProcess:
     #: Bound before the issuer starts, and inherited by it (evalbot_dev/devstack/listening.py).
     address: ServerAddress = field(default_factory=ServerAddress)
     env: Mapping[str, str] = field(default_factory=dict)
+    #: More of the `issuer:` section of its integrations.yaml (`auth_failures: 1000`).
+    options: Mapping[str, Any] = field(default_factory=dict)
     process: subprocess.Popen[bytes] | None = None
     _log: IO[bytes] | None = None
 
@@ -66,7 +68,8 @@ class IssuerProcess:
         return self.work_dir / "integrations.yaml"
 
     def bot_config(self) -> dict[str, Any]:
-        """This issuer's entry for the bot's `config/issuers.yaml` (keys from its JWKS URL)."""
+        """This issuer's entry for `issuers:` of the bot's `config/bot.yaml` (keys from its
+        JWKS URL)."""
         return {
             "issuer": self.url,
             "jwks_url": f"{self.url}/.well-known/jwks.json",
@@ -79,9 +82,7 @@ class IssuerProcess:
         env.update(
             {
                 "EVALBOT_ISSUER_URL": self.url,
-                "EVALBOT_ISSUER_KEYRING": str(self.keyring_dir),
-                "EVALBOT_INTEGRATIONS_FILE": str(self.integrations_file),
-                "EVALBOT_ISSUER_AUDIT_LOG": str(self.audit_log),
+                "EVALBOT_CONFIG_DIR": str(self.work_dir),
                 "REDIS_URL": self.redis_url,
                 "HF_ENDPOINT": self.hub_url,
                 "HF_HUB_DISABLE_TELEMETRY": "1",
@@ -97,6 +98,11 @@ class IssuerProcess:
         if not (self.keyring_dir / "keyring.json").exists():
             rotate(self.keyring_dir)
         document = {
+            "issuer": {
+                "keyring": str(self.keyring_dir),
+                "audit_log": str(self.audit_log),
+                **self.options,
+            },
             "providers": [dict(p) for p in self.providers],
             "integrations": [dict(i) for i in self.integrations],
         }

@@ -2,7 +2,8 @@
 
 It does what a framework's issuer does (docs/verification.md): validate the results file,
 build the canonical content claims of one entry, sign them with an Ed25519 key, and hand back
-a token to paste into the entry. Its public key goes into the stack's `config/issuers.yaml`.
+a token to paste into the entry. Its public key goes into `issuers:` of the stack's
+`config/bot.yaml`.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ class LocalIssuer:
     key: Ed25519PrivateKey = field(default_factory=generate_private_key)
 
     def config(self) -> dict[str, Any]:
-        """This issuer's entry for `config/issuers.yaml`."""
+        """This issuer's entry for `issuers:` in `config/bot.yaml`."""
         return {
             "issuer": self.issuer,
             "keys": [public_jwk(self.key, self.kid)],

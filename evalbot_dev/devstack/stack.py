@@ -42,11 +42,11 @@ class StackOptions:
     bot_token: str
     bot_name: str = "evalbot"
     watched: Sequence[Mapping[str, str]] = ()  # webhook scope: [{"type": "user", "name": ...}]
-    issuers: Sequence[Mapping[str, Any]] = ()  # written to config/issuers.yaml
+    issuers: Sequence[Mapping[str, Any]] = ()  # written to `issuers:` of config/bot.yaml
     maintainers: Sequence[str] = ()  # written to config/bot.yaml
     watched_repos: Sequence[str] = ()  # written to config/bot.yaml, for reconciliation
     bot_config: Mapping[str, Any] = field(default_factory=dict)  # more keys for config/bot.yaml
-    beat: bool = False  # run `evalbot beat` (reconciliation every EVALBOT_RECONCILE_INTERVAL)
+    beat: bool = False  # run `evalbot beat` (reconciliation every `reconcile.interval_s`)
     web: bool = False  # run `evalbot web` (the pages of docs/web.md) at `LocalStack.web_url`
     workers: int = 1  # worker processes
     concurrency: int = 1  # Celery pool size per worker process
@@ -176,14 +176,17 @@ class LocalStack:
         return env
 
     def receiver_environment(self) -> dict[str, str]:
-        """The receiver's environment: the children's, then its own `receiver_env`. With the
-        web pages on, the receiver forwards them, as on a Space (docs/web.md)."""
-        pages = {"EVALBOT_WEB_UPSTREAM": self.web_url} if self.options.web else {}
-        return {**self.environment(), **pages, **self.receiver_env}
+        """The receiver's environment: the children's, then its own `receiver_env`."""
+        return {**self.environment(), **self.receiver_env}
 
     def start_receiver(self) -> None:
+        # With the web pages on, the receiver forwards them, as on a Space (docs/web.md).
+        pages = ["--web-upstream", self.web_url] if self.options.web else []
         self.receiver = self._spawn(
-            ["serve"], "receiver", env=self.receiver_environment(), address=self.receiver_address
+            ["serve", *pages],
+            "receiver",
+            env=self.receiver_environment(),
+            address=self.receiver_address,
         )
         wait_until(
             lambda: httpx2.get(f"{self.receiver_url}/readyz", timeout=1).status_code == 200,
@@ -269,11 +272,10 @@ class LocalStack:
 
     def _write_config(self) -> None:
         self.config_dir.mkdir(parents=True, exist_ok=True)
-        issuers = {"issuers": [dict(issuer) for issuer in self.options.issuers]}
-        (self.config_dir / "issuers.yaml").write_text(yaml.safe_dump(issuers))
         bot = {
             "maintainers": list(self.options.maintainers),
             "watched_repos": list(self.options.watched_repos),
+            "issuers": [dict(issuer) for issuer in self.options.issuers],
             **self.options.bot_config,
         }
         (self.config_dir / "bot.yaml").write_text(yaml.safe_dump(bot))

@@ -22,6 +22,7 @@ from typing import Any
 import redis
 from huggingface_hub import CommitOperationAdd, HfApi
 
+from bot.contract.queue import QUEUE
 from bot.store import keys
 from evalbot_dev.devstack.outcomes import PrOutcome, all_reported, pr_outcomes
 from evalbot_dev.devstack.redis import RedisServer
@@ -181,7 +182,7 @@ class Workload:
 
     def wait_settled(self, timeout: float = 120) -> None:
         """No webhook left to send, nothing queued or unacked: nothing more can happen."""
-        queue = self.stack.environment().get("EVALBOT_QUEUE", "evalbot")
+        queue = QUEUE
 
         def settled() -> bool:
             return (

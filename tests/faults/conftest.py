@@ -28,15 +28,18 @@ from evalbot_dev.emulator.delivery import DeliveryRecord, DeliverySettings
 from tests.support.emulator import MODEL
 from tests.support.jwks_server import JwksServer, running_jwks_server
 from tests.support.stackbot import SAMPLE_BENCHMARKS, Bot, open_pr, running_bot
+from tests.support.tuning import tuned
 from workers.app import RECONCILE_TASK, create_celery_app
 
 #: Seconds before Redis hands an unacked task to another worker (production: 900).
 VISIBILITY_TIMEOUT_S = 6
-FAULT_ENV = {
-    "EVALBOT_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT_S),
-    "EVALBOT_TASK_TIME_LIMIT": "5",
-    "EVALBOT_TASK_SOFT_TIME_LIMIT": "4",
+#: The suite's short task limits (production: 240, 300 and 900 s).
+FAULT_TUNING: Mapping[str, float] = {
+    "workers.app.VISIBILITY_TIMEOUT_S": VISIBILITY_TIMEOUT_S,
+    "workers.app.TASK_TIME_LIMIT_S": 5,
+    "workers.app.TASK_SOFT_TIME_LIMIT_S": 4,
 }
+FAULT_ENV = tuned(FAULT_TUNING)
 #: Webhook retries that outlast a Redis restart: 12 attempts over about 10 s.
 FAULT_DELIVERY = DeliverySettings(
     max_attempts=12, backoff_s=0.2, max_backoff_s=1.0, timeout_s=10.0, workers=4
@@ -66,13 +69,14 @@ def fault_bot(
     name: str,
     *,
     env: Mapping[str, str] | None = None,
+    tuning: Mapping[str, float] = FAULT_TUNING,
     **options: Any,
 ) -> Iterator[Bot]:
-    """A stack with the suite's short timeouts and fast webhook retries (`running_bot`);
-    `env` adds to (or overrides) `FAULT_ENV`."""
+    """A stack with short timeouts (`tuning`, by default the suite's: `tests.support.tuning`)
+    and fast webhook retries (`running_bot`); `env` adds to the environment."""
     with running_bot(
         tmp_path_factory.mktemp(name),
-        env={**FAULT_ENV, **(env or {})},
+        env={**tuned(tuning), **(env or {})},
         delivery=FAULT_DELIVERY,
         **options,
     ) as running:

@@ -30,11 +30,6 @@ from tests.support.stackbot import Bot, open_pr
 
 pytestmark = pytest.mark.integration
 
-PRODUCTION_TIMEOUTS = {
-    "EVALBOT_VISIBILITY_TIMEOUT": "900",
-    "EVALBOT_TASK_TIME_LIMIT": "300",
-    "EVALBOT_TASK_SOFT_TIME_LIMIT": "240",
-}
 #: What the issue asks: a dead worker's PR gets its report within 2 minutes by default.
 DEADLINE_S = 120.0
 BURST = 30
@@ -42,9 +37,7 @@ BURST = 30
 
 @pytest.fixture(scope="module")
 def bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bot]:
-    with fault_bot(
-        tmp_path_factory, "dead-worker", env=PRODUCTION_TIMEOUTS, workers=2, concurrency=2
-    ) as running:
+    with fault_bot(tmp_path_factory, "dead-worker", tuning={}, workers=2, concurrency=2) as running:
         yield running
 
 

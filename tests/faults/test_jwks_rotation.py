@@ -1,7 +1,8 @@
 """An issuer rotating its signing key, end to end (docs/security.md#fault-injection item 7): the bot
 trusts an issuer through its JWKS URL only (a real HTTP server on 127.0.0.1), with the refetch
-cooldown set to its minimum (`EVALBOT_JWKS_REFETCH_INTERVAL=1`) so the test can wait it out. The
-verdicts are read on the PR reports, the fetches on the JWKS server's request count.
+cooldown set to 1 s (`bot.tokens.issuers.REFETCH_INTERVAL_S`, `tests.support.tuning`) so the
+test can wait it out. The verdicts are read on the PR reports, the fetches on the JWKS server's
+request count.
 """
 
 from __future__ import annotations
@@ -13,13 +14,19 @@ import pytest
 
 from evalbot_dev.devstack.signing import LocalIssuer
 from evalbot_dev.devstack.waiting import wait_until
-from tests.faults.conftest import Stopwatch, assert_one_report, fault_bot, signed_pr
+from tests.faults.conftest import (
+    FAULT_TUNING,
+    Stopwatch,
+    assert_one_report,
+    fault_bot,
+    signed_pr,
+)
 from tests.support.jwks_server import Answer, JwksServer, key_set
 from tests.support.stackbot import Bot
 
 pytestmark = pytest.mark.integration
 
-#: The refetch cooldown for this stack, in seconds (production default: 60).
+#: The refetch cooldown for this stack, in seconds (production: 60).
 REFETCH_INTERVAL_S = 1
 ISSUER = LocalIssuer.issuer
 COOLDOWN_KEY = f"evalbot:jwks:refetch:{ISSUER}"
@@ -34,8 +41,10 @@ def bot(tmp_path_factory: pytest.TempPathFactory, jwks: JwksServer) -> Iterator[
         "frameworks": list(LocalIssuer.frameworks),
         "max_lifetime_s": 3600,
     }
-    env = {"EVALBOT_JWKS_REFETCH_INTERVAL": str(REFETCH_INTERVAL_S)}
-    with fault_bot(tmp_path_factory, "jwks-rotation", env=env, issuer_config=config) as running:
+    tuning = {**FAULT_TUNING, "bot.tokens.issuers.REFETCH_INTERVAL_S": REFETCH_INTERVAL_S}
+    with fault_bot(
+        tmp_path_factory, "jwks-rotation", tuning=tuning, issuer_config=config
+    ) as running:
         yield running
 
 

@@ -7,10 +7,10 @@ script runs in Redis at once but its answer comes late. The figures are scaled d
 item's (a 15 s delay against a 10 s delivery timeout) to keep the suite short, with the same
 order: the delay (4 s) exceeds the Hub emulator's delivery timeout (1 s). Two variants:
 
-- the receiver waits longer than the delay (`EVALBOT_REDIS_TIMEOUT=6`): its enqueue returns
-  late, the Hub's attempt has timed out already and it retries;
-- the receiver waits less (`EVALBOT_REDIS_TIMEOUT=0.5`, below the delay, as the production
-  default 2 s is below 15 s): it answers 503 although Redis executed the enqueue.
+- the receiver waits longer than the delay (`bot.store.REDIS_TIMEOUT_S` set to 6 s): its
+  enqueue returns late, the Hub's attempt has timed out already and it retries;
+- the receiver waits less (0.5 s, below the delay, as the production value 2 s is below
+  15 s): it answers 503 although Redis executed the enqueue.
 
 Either way the retry must be a duplicate: one run, one report.
 """
@@ -27,6 +27,7 @@ from bot.contract.queue import ACCEPT_SCRIPT, GRACE_S, SWEEP_EVERY_S
 from evalbot_dev.emulator.delivery import DeliveryRecord, DeliverySettings
 from tests.faults.conftest import (
     FAULT_ENV,
+    FAULT_TUNING,
     Stopwatch,
     assert_one_report,
     records_for,
@@ -34,6 +35,7 @@ from tests.faults.conftest import (
 )
 from tests.support.delay_proxy import DelayProxy, running_delay_proxy
 from tests.support.stackbot import Bot, open_pr, running_bot
+from tests.support.tuning import tuned
 
 pytestmark = pytest.mark.integration
 
@@ -66,7 +68,7 @@ def receiver_through_proxy(bot: Bot, proxy: DelayProxy, redis_timeout_s: float) 
     bot.stack.restart_receiver(
         {
             "REDIS_URL": proxy.url_for(bot.stack.redis_url),
-            "EVALBOT_REDIS_TIMEOUT": str(redis_timeout_s),
+            **tuned({**FAULT_TUNING, "bot.store.REDIS_TIMEOUT_S": redis_timeout_s}),
         }
     )
 

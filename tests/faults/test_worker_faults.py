@@ -224,7 +224,7 @@ def test_a_pool_process_killed_once_is_requeued_by_its_parent(
     (`task_reject_on_worker_lost`) and runs it again with a fresh pool process: one report,
     nothing parked. How soon depends on billiard noticing the death: at once (about 0.15 s)
     when the child's exit is seen after its job acknowledgement, otherwise at the task's hard
-    time limit (5 s here, `EVALBOT_TASK_TIME_LIMIT` in production), which also bounds it."""
+    time limit (5 s here, `workers.app.TASK_TIME_LIMIT_S` in production), which also bounds it."""
     faults = bot.stack.hub.faults
     faults.add_rule(RouteFault("discussions.details", latency_s=2.0))
     (worker,) = live_workers(bot)

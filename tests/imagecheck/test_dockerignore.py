@@ -42,7 +42,7 @@ def test_the_project_context_leaves_out(path: str) -> None:
         "requirements/build.txt",
         "bot/receiver/app.py",
         "deploy/space/entrypoint.sh",
-        "config/issuers.yaml",
+        "config/bot.yaml",
         "evalbot_dev/emulator/samples/benchmarks/x/eval.yaml",
     ],
 )

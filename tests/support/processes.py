@@ -21,6 +21,7 @@ from evalbot_dev.devstack.listening import ServerAddress
 from evalbot_dev.devstack.waiting import wait_until
 from evalbot_dev.emulator.server import EmulatorServer
 from evalbot_dev.emulator.state import HubState
+from tests.support.tuning import tuned
 
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 TEST_SECRET = "integration-webhook-secret"
@@ -33,8 +34,14 @@ RECORDED_EVENTS = "evalbot:test:recorded"
 SLOW_REPO = "acme-labs/slow-task"
 
 
+#: The tests' receivers give up on Redis after 0.5 s (production: 2 s), so a test of Redis
+#: down gets its 503 at once (`tests.support.tuning`).
+TEST_TUNING: Mapping[str, float] = {"bot.store.REDIS_TIMEOUT_S": 0.5}
+
+
 def bot_environment(redis_url: str, **overrides: str) -> dict[str, str]:
-    """A complete evalbot environment for a test (settings the receiver and workers read)."""
+    """A complete evalbot environment for a test (settings the receiver and workers read);
+    other tuning than `TEST_TUNING` is passed as `**tuned({**TEST_TUNING, ...})`."""
     env = inherited_environment()
     env.update(
         {
@@ -45,8 +52,7 @@ def bot_environment(redis_url: str, **overrides: str) -> dict[str, str]:
             "EVALBOT_WEBHOOK_SECRET": TEST_SECRET,
             "EVALBOT_BOT_NAME": BOT_NAME,
             "EVALBOT_BOT_USER_ID": "6640ffee00112233445566bb",
-            "EVALBOT_REDIS_TIMEOUT": "0.5",
-            "PYTHONPATH": str(REPO_ROOT),
+            **tuned(TEST_TUNING),
         }
     )
     env.update(overrides)

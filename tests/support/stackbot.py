@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 import redis
 
+from bot.contract.queue import QUEUE
 from bot.report.texts import REPORT_MARKER
 from bot.store.deadletters import DEAD_LETTERS
 from bot.store.keys import LEDGER
@@ -99,8 +100,7 @@ class Bot:
     def queue_drained(self) -> bool:
         """Nothing waiting in the queue and every accepted event finished: the ledger is
         empty (an event running, or waiting for a retry's countdown, is still in it)."""
-        queue = self.stack.environment().get("EVALBOT_QUEUE", "evalbot")
-        return self.redis.llen(queue) == 0 and self.redis.zcard(LEDGER) == 0
+        return self.redis.llen(QUEUE) == 0 and self.redis.zcard(LEDGER) == 0
 
     def wait_until_quiet(self, timeout: float = 30) -> None:
         """Webhooks sent, the queue empty, every accepted event finished."""

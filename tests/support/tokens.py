@@ -135,7 +135,7 @@ DROP = object()  # an override value meaning "leave this claim out"
 
 @dataclass
 class SigningIssuer:
-    """An issuer with a real key pair; `config()` is its entry for issuers.yaml."""
+    """An issuer with a real key pair; `config()` is its entry for `issuers:` in bot.yaml."""
 
     issuer: str = ISSUER
     kid: str = "k1"

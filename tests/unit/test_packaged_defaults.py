@@ -131,8 +131,6 @@ def test_the_bot_starts_from_the_shipped_configuration_when_the_folder_has_none(
 ) -> None:
     settings = Settings.from_env(BOT_ENV | {"EVALBOT_CONFIG_DIR": str(tmp_path)})
     assert settings.bot_config_file == packaged.config_file("bot.yaml")
-    assert settings.policy_file == packaged.config_file("policy.yaml")
-    assert settings.issuers_file == packaged.config_file("issuers.yaml")
     (tmp_path / "bot.yaml").write_text("maintainers: []\n")
     settings = Settings.from_env(BOT_ENV | {"EVALBOT_CONFIG_DIR": str(tmp_path)})
     assert settings.bot_config_file == tmp_path / "bot.yaml"
@@ -143,12 +141,12 @@ def test_the_issuer_starts_from_the_shipped_integrations(tmp_path: Path) -> None
     assert settings.integrations_file == packaged.config_file("integrations.yaml")
 
 
-def test_an_integrations_file_named_in_the_environment_must_exist(tmp_path: Path) -> None:
+def test_a_configuration_folder_named_in_the_environment_must_exist(tmp_path: Path) -> None:
     from bot.settings import SettingsError
 
-    missing = tmp_path / "nowhere.yaml"
-    with pytest.raises(SettingsError, match="EVALBOT_INTEGRATIONS_FILE names"):
-        IssuerSettings.from_env(ISSUER_ENV | {"EVALBOT_INTEGRATIONS_FILE": str(missing)})
+    missing = tmp_path / "nowhere"
+    with pytest.raises(SettingsError, match="EVALBOT_CONFIG_DIR names"):
+        IssuerSettings.from_env(ISSUER_ENV | {"EVALBOT_CONFIG_DIR": str(missing)})
 
 
 def test_collections_show_and_validate_name_what_they_read(

@@ -41,7 +41,7 @@ def test_the_bot_names_a_removed_setting_and_its_replacement(
 def test_settings_still_read_and_empty_removed_ones_are_not_warned_about(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    environ = {**BASE, "EVALBOT_ISSUER_AUTH_FAILURES": "3", "EVALBOT_SHUTDOWN_TIMEOUT": " "}
+    environ = {**BASE, "EVALBOT_HUB_TIMEOUT": "3", "EVALBOT_SHUTDOWN_TIMEOUT": " "}
     with caplog.at_level(logging.WARNING, logger="evalbot.settings"):
         assert warn_removed_settings(environ) == []
     assert caplog.records == []

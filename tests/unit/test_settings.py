@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.settings import MIB, Secret, Settings, SettingsError
+from bot.settings import Secret, Settings, SettingsError
+from workers import app
 
 BASE = {
     "HF_TOKEN": "hf_token_value_123",
@@ -19,61 +20,31 @@ BASE = {
 def test_minimal_environment_gets_documented_defaults() -> None:
     settings = Settings.from_env(BASE)
     assert settings.hf_endpoint == "https://huggingface.co"
-    assert settings.max_body_bytes == MIB
-    assert settings.queue_name == "evalbot"
-    assert settings.issuers_file == Path("config/issuers.yaml")
     assert settings.bot_config_file == Path("config/bot.yaml")
-    assert settings.policy_file == Path("config/policy.yaml")
-    assert (
-        settings.visibility_timeout_s > settings.task_time_limit_s > settings.task_soft_time_limit_s
-    )
     assert settings.webhook_secrets() == (Secret("current-webhook-secret"),)
     assert settings.bot_user_id is None
-    assert settings.jwks_refetch_interval_s == 60
     assert settings.hub_timeout_s == 30.0
 
 
 def test_every_variable_is_read(tmp_path: Path) -> None:
     (tmp_path / "etc").mkdir()
-    (tmp_path / "etc" / "issuers.yaml").write_text("issuers: []\n")
-    (tmp_path / "policy.yaml").write_text("errors: []\n")
+    (tmp_path / "etc" / "bot.yaml").write_text("issuers: []\n")
     env = BASE | {
         "HF_ENDPOINT": "http://127.0.0.1:8123/",
         "EVALBOT_WEBHOOK_SECRET_PREVIOUS": "old-secret",
         "EVALBOT_BOT_NAME": "@evalbot-ci",
         "EVALBOT_BOT_USER_ID": "6640ffee00112233445566bb",
         "EVALBOT_CONFIG_DIR": str(tmp_path / "etc"),
-        "EVALBOT_POLICY_FILE": str(tmp_path / "policy.yaml"),
-        "EVALBOT_MAX_BODY_BYTES": "65536",
-        "EVALBOT_BODY_TIMEOUT": "2.5",
-        "EVALBOT_DEDUPE_TTL": "3600",
-        "EVALBOT_STATUS_DEDUPE_TTL": "30",
-        "EVALBOT_REDIS_TIMEOUT": "0.5",
-        "EVALBOT_QUEUE": "evalbot-staging",
-        "EVALBOT_TASK_SOFT_TIME_LIMIT": "50",
-        "EVALBOT_TASK_TIME_LIMIT": "60",
-        "EVALBOT_VISIBILITY_TIMEOUT": "120",
         "EVALBOT_LOG_LEVEL": "debug",
-        "EVALBOT_JWKS_REFETCH_INTERVAL": "5",
         "EVALBOT_HUB_TIMEOUT": "7.5",
-        "EVALBOT_HUB_THROTTLE_BUDGET": "7200",
     }
     settings = Settings.from_env(env)
     assert settings.hf_endpoint == "http://127.0.0.1:8123"
     assert settings.bot_name == "evalbot-ci"
     assert settings.bot_user_id == "6640ffee00112233445566bb"
-    assert settings.issuers_file == tmp_path / "etc" / "issuers.yaml"
-    assert settings.policy_file == tmp_path / "policy.yaml"
-    assert (settings.max_body_bytes, settings.body_timeout_s) == (65536, 2.5)
-    assert (settings.dedupe_ttl_s, settings.status_dedupe_ttl_s) == (3600, 30)
-    assert settings.redis_timeout_s == 0.5
-    assert settings.queue_name == "evalbot-staging"
-    assert (settings.task_soft_time_limit_s, settings.task_time_limit_s) == (50, 60)
-    assert settings.visibility_timeout_s == 120
+    assert settings.bot_config_file == tmp_path / "etc" / "bot.yaml"
     assert settings.log_level == "DEBUG"
-    assert settings.jwks_refetch_interval_s == 5
     assert settings.hub_timeout_s == 7.5
-    assert settings.hub_throttle_budget_s == 7200
     assert [s.reveal() for s in settings.webhook_secrets()] == [
         "current-webhook-secret",
         "old-secret",
@@ -82,14 +53,14 @@ def test_every_variable_is_read(tmp_path: Path) -> None:
 
 def test_all_problems_are_reported_at_once() -> None:
     with pytest.raises(SettingsError) as caught:
-        Settings.from_env({"EVALBOT_MAX_BODY_BYTES": "lots", "REDIS_URL": "http://x"})
+        Settings.from_env({"EVALBOT_HUB_TIMEOUT": "lots", "REDIS_URL": "http://x"})
     message = str(caught.value)
     for expected in (
         "HF_TOKEN is required",
         "EVALBOT_WEBHOOK_SECRET is required",
         "EVALBOT_BOT_NAME is required",
         "REDIS_URL must be a redis/rediss/unix URL",
-        "EVALBOT_MAX_BODY_BYTES must be an integer",
+        "EVALBOT_HUB_TIMEOUT must be a number",
     ):
         assert expected in message
 
@@ -99,21 +70,13 @@ def test_all_problems_are_reported_at_once() -> None:
     [
         ({"REDIS_URL": ""}, "REDIS_URL is required"),
         ({"HF_ENDPOINT": "ftp://hub"}, "HF_ENDPOINT must be a http/https URL"),
-        ({"EVALBOT_VISIBILITY_TIMEOUT": "300"}, "must exceed EVALBOT_TASK_TIME_LIMIT"),
-        ({"EVALBOT_TASK_SOFT_TIME_LIMIT": "300"}, "must be below EVALBOT_TASK_TIME_LIMIT"),
-        ({"EVALBOT_MAX_BODY_BYTES": "10"}, "at least 1024"),
-        ({"EVALBOT_BODY_TIMEOUT": "nan"}, "EVALBOT_BODY_TIMEOUT must be a number, got 'nan'"),
+        ({"EVALBOT_HUB_TIMEOUT": "0.01"}, "at least 0.1"),
+        ({"EVALBOT_HUB_TIMEOUT": "nan"}, "EVALBOT_HUB_TIMEOUT must be a number, got 'nan'"),
         # an infinite timeout is no timeout (every outbound call has one)
-        ({"EVALBOT_REDIS_TIMEOUT": "inf"}, "EVALBOT_REDIS_TIMEOUT must be a number, got 'inf'"),
+        ({"EVALBOT_HUB_TIMEOUT": "inf"}, "EVALBOT_HUB_TIMEOUT must be a number, got 'inf'"),
         ({"EVALBOT_LOG_LEVEL": "LOUD"}, "EVALBOT_LOG_LEVEL must be one of"),
         ({"EVALBOT_BOT_NAME": "evalbot ci"}, "without spaces"),
-        ({"EVALBOT_QUEUE": "evalbot queue"}, "EVALBOT_QUEUE may hold"),
         ({"EVALBOT_WEBHOOK_SECRET": "sécret"}, "must be ASCII"),
-        (
-            {"EVALBOT_JWKS_REFETCH_INTERVAL": "0"},
-            "EVALBOT_JWKS_REFETCH_INTERVAL must be at least 1",
-        ),
-        ({"EVALBOT_JWKS_REFETCH_INTERVAL": "1.5"}, "EVALBOT_JWKS_REFETCH_INTERVAL must be an"),
         (
             {"EVALBOT_WEB_PUBLIC_URL": "evalbot.example"},
             "EVALBOT_WEB_PUBLIC_URL must be a http/https",
@@ -147,16 +110,36 @@ def test_secret_matches_in_constant_time_on_bytes() -> None:
     assert not secret.matches(b"")
 
 
-@pytest.mark.parametrize(
-    "variable", ["EVALBOT_ISSUERS_FILE", "EVALBOT_POLICY_FILE", "EVALBOT_BOT_CONFIG"]
-)
-def test_a_configured_file_that_does_not_exist_is_refused(tmp_path: Path, variable: str) -> None:
+def test_a_configured_file_that_does_not_exist_is_refused(tmp_path: Path) -> None:
     """Not silently "none" (no trusted issuers, the default policy, no maintainers)."""
     missing = tmp_path / "nowhere.yaml"
     with pytest.raises(SettingsError) as raised:
-        Settings.from_env(BASE | {variable: str(missing)})
-    expected = f"invalid settings: {variable} names {missing}, which does not exist"
+        Settings.from_env(BASE | {"EVALBOT_BOT_CONFIG": str(missing)})
+    expected = f"invalid settings: EVALBOT_BOT_CONFIG names {missing}, which does not exist"
     assert str(raised.value) == expected
+
+
+@pytest.mark.parametrize(
+    ("moved", "section"), [("policy.yaml", "policy"), ("issuers.yaml", "issuers")]
+)
+def test_a_file_folded_into_bot_yaml_is_refused_where_it_is_left(
+    tmp_path: Path, moved: str, section: str
+) -> None:
+    """In the configuration folder, or beside a bot config kept elsewhere."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "bot.yaml").write_text("maintainers: []\n")
+    (tmp_path / moved).write_text("errors: [FILE-NAME]\n")
+    for environ in (
+        {"EVALBOT_CONFIG_DIR": str(tmp_path)},
+        {"EVALBOT_BOT_CONFIG": str(tmp_path / moved).replace(moved, "bot.yaml")},
+    ):
+        (tmp_path / "bot.yaml").write_text("maintainers: []\n")
+        with pytest.raises(SettingsError) as raised:
+            Settings.from_env(BASE | environ)
+        assert f"{tmp_path / moved}: {moved} is no longer read" in str(raised.value)
+        assert f"now goes under `{section}:` in bot.yaml" in str(raised.value)
+    Settings.from_env(BASE | {"EVALBOT_BOT_CONFIG": str(elsewhere / "bot.yaml")})
 
 
 def test_a_configured_directory_that_does_not_exist_is_refused(tmp_path: Path) -> None:
@@ -175,3 +158,9 @@ def test_the_pages_public_url_is_optional_and_kept_without_a_trailing_slash() ->
     assert Settings.from_env(BASE).public_url is None
     changed = Settings.from_env(BASE | {"EVALBOT_WEB_PUBLIC_URL": "https://bot.example/"})
     assert changed.public_url == "https://bot.example"
+
+
+def test_the_task_limits_keep_their_order() -> None:
+    """The soft limit comes before the hard one, and Redis redelivers an unacknowledged task
+    only after the hard limit: else a task still running is handed to a second worker."""
+    assert app.TASK_SOFT_TIME_LIMIT_S < app.TASK_TIME_LIMIT_S < app.VISIBILITY_TIMEOUT_S

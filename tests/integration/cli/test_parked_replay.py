@@ -18,8 +18,6 @@ from workers.fleet import as_text
 
 pytestmark = pytest.mark.integration
 
-QUEUE = "evalbot-ops"
-
 
 def event(num: int, kind: str = "updated") -> dict[str, object]:
     return PrEvent(
@@ -33,7 +31,8 @@ def event(num: int, kind: str = "updated") -> dict[str, object]:
 
 @pytest.fixture
 def client(redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[redis.Redis]:
-    operator_env(monkeypatch, redis_server.url, EVALBOT_QUEUE=QUEUE, EVALBOT_REDIS_TIMEOUT="0.5")
+    operator_env(monkeypatch, redis_server.url)
+    monkeypatch.setattr("bot.store.REDIS_TIMEOUT_S", 0.5)
     connection = redis.Redis.from_url(redis_server.url)
     try:
         yield connection

@@ -20,7 +20,8 @@ pytestmark = pytest.mark.integration
 
 @pytest.fixture
 def client(redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[redis.Redis]:
-    operator_env(monkeypatch, redis_server.url, EVALBOT_QUEUE="evalbot-status")
+    operator_env(monkeypatch, redis_server.url)
+    monkeypatch.setattr("bot.contract.queue.QUEUE", "evalbot-status")
     connection = redis.Redis.from_url(redis_server.url)
     try:
         yield connection
@@ -71,6 +72,7 @@ def test_status_reports_a_silent_worker_dead_and_exits_1(
 def test_status_exits_2_when_redis_is_unreachable(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    operator_env(monkeypatch, "redis://127.0.0.1:1", EVALBOT_REDIS_TIMEOUT="0.2")
+    operator_env(monkeypatch, "redis://127.0.0.1:1")
+    monkeypatch.setattr("bot.store.REDIS_TIMEOUT_S", 0.2)
     assert main(["status"]) == 2
     assert "cannot reach Redis" in capsys.readouterr().err

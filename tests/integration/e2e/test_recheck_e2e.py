@@ -18,6 +18,7 @@ from evalbot_dev.devstack.waiting import wait_until
 from tests.integration.e2e.conftest import BOT, Bot
 from tests.support.emulator import MODEL
 from tests.support.stackbot import open_pr, running_bot
+from tests.support.tuning import tuned
 
 pytestmark = pytest.mark.integration
 
@@ -35,9 +36,7 @@ BURST = 50
 
 @pytest.fixture(scope="module")
 def bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bot]:
-    env = {
-        "EVALBOT_RECHECK_INTERVAL": str(RECHECK_INTERVAL_S),
-    }
+    env = tuned({"bot.contract.queue.RECHECK_INTERVAL_S": RECHECK_INTERVAL_S})
     with running_bot(
         tmp_path_factory.mktemp("recheck"), workers=1, concurrency=2, env=env
     ) as running:

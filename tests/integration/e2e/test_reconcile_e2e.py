@@ -26,7 +26,7 @@ def bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bot]:
         tmp_path_factory.mktemp("reconcile-stack"),
         watched_repos=[MODEL],
         beat=True,
-        env={"EVALBOT_RECONCILE_INTERVAL": "1"},
+        bot_config={"reconcile": {"interval_s": 1}},
     ) as running:
         yield running
 

@@ -151,14 +151,13 @@ def test_the_installed_command_gates_with_annotations_and_exit_statuses(
         "HF_ENDPOINT": hub.url,
         "HF_HUB_DISABLE_TELEMETRY": "1",
         "HF_HOME": str(tmp_path / "hf-home"),
-        "EVALBOT_COLLECTIONS_DIR": str(mine),
     }
     env.pop("HF_TOKEN", None)
     evalbot = Path(sys.executable).with_name("evalbot")
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(  # noqa: PLW1510 - the status is asserted
-            [str(evalbot), "gate", *args],
+            [str(evalbot), "gate", "--collections", str(mine), *args],
             cwd=tmp_path,
             env=env,
             capture_output=True,

@@ -170,9 +170,14 @@ class IssuerEnv:
 
 
 @contextmanager
-def issuer_env(work: Path, settings: Mapping[str, str] | None = None) -> Iterator[IssuerEnv]:
+def issuer_env(
+    work: Path,
+    settings: Mapping[str, str] | None = None,
+    options: Mapping[str, Any] | None = None,
+) -> Iterator[IssuerEnv]:
     """The emulator, Redis, two OIDC providers and an issuer started with `settings` (extra
-    environment variables) over `integrations`, all stopped on exit."""
+    environment variables) and `options` (more of its `issuer:` section) over `integrations`,
+    all stopped on exit."""
     redis_server = RedisServer(work / "redis").start()
     try:
         with (
@@ -193,6 +198,7 @@ def issuer_env(work: Path, settings: Mapping[str, str] | None = None) -> Iterato
                 providers=[oidc.provider_config(), oidc_down.provider_config("gitlab", "gitlab")],
                 integrations=integrations(oidc),
                 env=dict(settings or {}),
+                options=dict(options or {}),
             )
             with issuer:
                 api = httpx.get(f"{hub.url}/api/models/{MODEL}", timeout=10).json()
@@ -209,9 +215,7 @@ def issuer_env(work: Path, settings: Mapping[str, str] | None = None) -> Iterato
 def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[IssuerEnv]:
     # Every request here comes from 127.0.0.1, and test_refusals fails to authenticate on
     # purpose more often than the default limit allows (test_auth_failures tests the limit).
-    with issuer_env(
-        tmp_path_factory.mktemp("issuer"), {"EVALBOT_ISSUER_AUTH_FAILURES": "1000"}
-    ) as started:
+    with issuer_env(tmp_path_factory.mktemp("issuer"), options={"auth_failures": 1000}) as started:
         yield started
 
 

@@ -34,11 +34,9 @@ WINDOW_S = AUTH_FAILURE_WINDOW_S
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[IssuerEnv]:
-    settings = {
-        "EVALBOT_ISSUER_AUTH_FAILURES": str(FAILURES),
-        "FORWARDED_ALLOW_IPS": "127.0.0.1",
-    }
-    with issuer_env(tmp_path_factory.mktemp("auth-failures"), settings) as started:
+    settings = {"FORWARDED_ALLOW_IPS": "127.0.0.1"}
+    options = {"auth_failures": FAILURES}
+    with issuer_env(tmp_path_factory.mktemp("auth-failures"), settings, options) as started:
         yield started
 
 

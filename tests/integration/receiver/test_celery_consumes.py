@@ -19,6 +19,7 @@ from tests.support.processes import (
     RECORDED_EVENTS,
     SLOW_REPO,
     TEST_SECRET,
+    TEST_TUNING,
     ChildProcess,
     ReceiverProcess,
     bot_account_hub,
@@ -26,6 +27,7 @@ from tests.support.processes import (
     celery_worker,
 )
 from tests.support.samples import webhook_bytes
+from tests.support.tuning import tuned
 
 pytestmark = pytest.mark.integration
 
@@ -137,9 +139,14 @@ def test_task_of_a_killed_worker_is_redelivered(redis_server: RedisServer, tmp_p
     nothing; another worker runs the task once the visibility timeout has passed."""
     env = bot_environment(
         redis_server.url,
-        EVALBOT_TASK_SOFT_TIME_LIMIT="1",
-        EVALBOT_TASK_TIME_LIMIT="2",
-        EVALBOT_VISIBILITY_TIMEOUT="3",
+        **tuned(
+            {
+                **TEST_TUNING,
+                "workers.app.TASK_SOFT_TIME_LIMIT_S": 1,
+                "workers.app.TASK_TIME_LIMIT_S": 2,
+                "workers.app.VISIBILITY_TIMEOUT_S": 3,
+            }
+        ),
     )
     receiver = ReceiverProcess.create(env, tmp_path).start()
     first = celery_worker(env, "tests.support.celery_recorder", tmp_path / "first", "evalbot")

@@ -16,9 +16,10 @@ from bot.contract.queue import TASK_NAME
 from bot.store.keys import DEDUPE_PREFIX
 from evalbot_dev.devstack.redis import RedisServer
 from evalbot_dev.devstack.waiting import wait_until
-from tests.support.processes import TEST_SECRET, ReceiverProcess, bot_environment
+from tests.support.processes import TEST_SECRET, TEST_TUNING, ReceiverProcess, bot_environment
 from tests.support.queued import decode_celery_message
 from tests.support.samples import webhook_bytes
+from tests.support.tuning import tuned
 
 pytestmark = pytest.mark.integration
 
@@ -28,7 +29,9 @@ PUSH = webhook_bytes("pr_push.repo_content_update")
 
 @pytest.fixture
 def receiver(redis_server: RedisServer, tmp_path: Path) -> Iterator[ReceiverProcess]:
-    env = bot_environment(redis_server.url, EVALBOT_BODY_TIMEOUT="0.5")
+    env = bot_environment(
+        redis_server.url, **tuned({**TEST_TUNING, "bot.httpguards.BODY_TIMEOUT_S": 0.5})
+    )
     process = ReceiverProcess.create(env, tmp_path).start()
     try:
         yield process

@@ -10,6 +10,7 @@ import pytest
 from tests.support.browser import browser, screenshots
 from tests.support.emulator import MINI_GATE
 from tests.support.stackbot import Bot, running_bot
+from tests.support.tuning import tuned
 
 __all__ = ["OPERATOR_TOKEN", "browser", "screenshots", "web_bot"]
 
@@ -30,7 +31,7 @@ def web_bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bot]:
         work_dir / "stack",
         web=True,
         env={
-            "EVALBOT_WEB_SAMPLE_INTERVAL": "1",
+            **tuned({"bot.web.config.SAMPLE_INTERVAL_S": 1}),
             "EVALBOT_WEB_ADMIN_TOKEN": OPERATOR_TOKEN,
             "EVALBOT_WEB_PUBLIC_URL": PAGES_URL,
         },

@@ -15,6 +15,7 @@ import pytest
 
 from evalbot_dev.devstack.waiting import wait_until
 from tests.support.stackbot import Bot, running_bot
+from tests.support.tuning import tuned
 
 pytestmark = pytest.mark.integration
 
@@ -28,7 +29,10 @@ MARKER = "zqxvisitortyped"  # what a visitor typed; no log may keep it
 @pytest.fixture(scope="module")
 def bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bot]:
     work_dir: Path = tmp_path_factory.mktemp("slow-clients")
-    env = {"EVALBOT_BODY_TIMEOUT": str(BODY_TIMEOUT_S), "EVALBOT_LOG_LEVEL": "DEBUG"}
+    env = {
+        **tuned({"bot.httpguards.BODY_TIMEOUT_S": BODY_TIMEOUT_S}),
+        "EVALBOT_LOG_LEVEL": "DEBUG",
+    }
     with running_bot(work_dir / "stack", web=True, env=env) as running:
         yield running
 

@@ -44,12 +44,13 @@ def test_beat_sends_reconcile_runs_that_a_worker_runs(
     embedded: bool, redis_server: RedisServer, tmp_path: Path, stack: ExitStack
 ) -> None:
     (tmp_path / "config").mkdir()
+    # a run every second, no watched repos
+    (tmp_path / "config" / "bot.yaml").write_text("reconcile:\n  interval_s: 1\n")
     hub = stack.enter_context(bot_account_hub())  # the worker asks who its token belongs to
     env = bot_environment(
         redis_server.url,
         HF_ENDPOINT=hub.url,
-        EVALBOT_RECONCILE_INTERVAL="1",
-        EVALBOT_CONFIG_DIR=str(tmp_path / "config"),  # no bot.yaml: no watched repos
+        EVALBOT_CONFIG_DIR=str(tmp_path / "config"),
         EVALBOT_LOG_LEVEL="WARNING",
     )
     worker_command = ["worker", "--pool", "solo", "--hostname", f"w-{embedded}@%h"]

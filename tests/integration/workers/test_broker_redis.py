@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from typing import Any
+from unittest import mock
 
 import kombu
 import pytest
 import redis
 import redis.lock
 
+import workers.app
 from bot.settings import Settings
 from evalbot_dev.devstack.redis import RedisServer
 from evalbot_dev.devstack.waiting import wait_until
@@ -31,12 +33,10 @@ def broker_options(visibility_timeout_s: int) -> dict[str, Any]:
             "REDIS_URL": "redis://127.0.0.1:9/0",  # unused: the test passes its server's URL
             "EVALBOT_WEBHOOK_SECRET": "s",
             "EVALBOT_BOT_NAME": "evalbot-ci",
-            "EVALBOT_TASK_SOFT_TIME_LIMIT": "4",
-            "EVALBOT_TASK_TIME_LIMIT": "5",
-            "EVALBOT_VISIBILITY_TIMEOUT": str(visibility_timeout_s),
         }
     )
-    options: dict[str, Any] = celery_config(settings)["broker_transport_options"]
+    with mock.patch.object(workers.app, "VISIBILITY_TIMEOUT_S", visibility_timeout_s):
+        options: dict[str, Any] = celery_config(settings)["broker_transport_options"]
     return options
 
 

@@ -20,8 +20,9 @@ pytestmark = pytest.mark.integration
 
 
 def test_the_refetch_cooldown_is_the_configured_interval(
-    tmp_path: Path, redis_server: RedisServer
+    tmp_path: Path, redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr("workers.runtime.REFETCH_INTERVAL_S", 37.0)
     signer = LocalIssuer()
     with running_jwks_server() as jwks:
         document = {"keys": [public_jwk(signer.key, signer.kid)]}
@@ -31,7 +32,7 @@ def test_the_refetch_cooldown_is_the_configured_interval(
                 {"issuer": signer.issuer, "jwks_url": jwks.url(), "frameworks": ["inspect-ai"]}
             ]
         }
-        (tmp_path / "issuers.yaml").write_text(yaml.safe_dump(issuers))
+        (tmp_path / "bot.yaml").write_text(yaml.safe_dump(issuers))
         settings = Settings.from_env(
             {
                 "HF_TOKEN": "hf_test",
@@ -40,7 +41,6 @@ def test_the_refetch_cooldown_is_the_configured_interval(
                 "EVALBOT_WEBHOOK_SECRET": "s",
                 "EVALBOT_BOT_NAME": "evalbot",
                 "EVALBOT_CONFIG_DIR": str(tmp_path),
-                "EVALBOT_JWKS_REFETCH_INTERVAL": "37",
             }
         )
         runtime = build_runtime(settings)

@@ -30,13 +30,13 @@ COMMANDS = {
 BROKEN_FILES = {
     # name: (file, content, line the message must name, words it must say)
     "issuers-unknown-key": (
-        "issuers.yaml",
+        "bot.yaml",
         "issuers:\n  - issuer: https://issuer.example\n    audience: evalbot\n    keyz: []\n",
         2,
         "unknown keys ['keyz']",
     ),
     "issuers-not-yaml": (
-        "issuers.yaml",
+        "bot.yaml",
         "issuers:\n  - issuer: [https://issuer.example\n",
         3,
         "",
@@ -49,10 +49,10 @@ BROKEN_FILES = {
     ),
     "bot-unknown-key": ("bot.yaml", "watched_repos: []\nmaintainer: [alice]\n", 2, "unknown key"),
     "policy-unknown-code": (
-        "policy.yaml",
-        "errors: []\nbenchmarks:\n  org/bench: [NOT-A-CODE]\n",
-        3,
-        "unknown diagnostic code 'NOT-A-CODE'",
+        "bot.yaml",
+        "maintainers: []\npolicy:\n  errors: []\n  benchmarks:\n    org/bench: [NOT-A-CODE]\n",
+        5,
+        "`policy.benchmarks.org/bench`: unknown diagnostic code 'NOT-A-CODE'",
     ),
 }
 
@@ -99,6 +99,25 @@ def test_a_broken_file_stops_the_process_with_one_line(
     assert lines[0].startswith(f"evalbot {command}: {directory / file}:{line}: "), output
     assert words in lines[0]
     assert "(fix: " in lines[0]
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+@pytest.mark.parametrize(
+    ("moved", "section"), [("policy.yaml", "policy"), ("issuers.yaml", "issuers")]
+)
+def test_a_file_folded_into_bot_yaml_stops_the_process(
+    command: str, moved: str, section: str, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """Left in the configuration folder, a policy or an issuer list would be ignored in
+    silence, and verdicts would change: the process names it and where its content goes."""
+    directory = config_dir(tmp_path, moved, "errors: [FILE-NAME]\n")
+    env = bot_environment(redis_server.url, EVALBOT_CONFIG_DIR=str(directory))
+    status, output = run_until_exit(COMMANDS[command], env, tmp_path / f"{command}.log")
+    assert status == 2, output
+    lines = output.strip().splitlines()
+    assert len(lines) == 1, output
+    assert lines[0].startswith(f"evalbot {command}: invalid settings: {directory / moved}: ")
+    assert f"now goes under `{section}:` in bot.yaml" in lines[0]
 
 
 @pytest.mark.parametrize("command", list(COMMANDS))

@@ -4,6 +4,7 @@ covered end to end in tests/integration/e2e/test_reconcile_e2e.py)."""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import pytest
 
@@ -20,11 +21,15 @@ ENV = {
 
 @pytest.mark.parametrize("command", [["beat"], ["worker", "--beat"]])
 def test_disabled_reconciliation_leaves_beat_nothing_to_do(
-    command: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    command: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
 ) -> None:
     for name, value in ENV.items():
         monkeypatch.setenv(name, value)
-    monkeypatch.setenv("EVALBOT_RECONCILE_INTERVAL", "0")
+    (tmp_path / "bot.yaml").write_text("reconcile:\n  interval_s: 0\n")
+    monkeypatch.setenv("EVALBOT_CONFIG_DIR", str(tmp_path))
     assert main(command) == 2
     assert "reconciliation is disabled" in capsys.readouterr().err
 

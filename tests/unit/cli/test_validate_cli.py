@@ -200,9 +200,10 @@ def test_bad_format_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None
     assert "invalid choice" in capsys.readouterr().err
 
 
-def test_valid_options_are_accepted(capsys: pytest.CaptureFixture[str]) -> None:
+def test_valid_options_are_accepted(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     args = ["--model-repo", "google/gemma-4-12B-it", "--at", "2026-05-23T10:00:00+02:00"]
-    issuers = ["--issuers", str(REPO_ROOT / "config" / "issuers.yaml")]
+    (tmp_path / "issuers.yaml").write_text("issuers: []\n")
+    issuers = ["--issuers", str(tmp_path / "issuers.yaml")]
     assert main(["validate", GOOD, "--benchmarks", BENCHMARKS, *args, *issuers]) == 0
 
 
@@ -275,8 +276,22 @@ def test_policy_in_the_working_directory_applies(
     write_repo(tmp_path / "repo", {"results.yaml": GPQA})  # FILE-NAME: a warning
     (tmp_path / "config").mkdir()
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "config" / "policy.yaml").write_bytes(b"errors: [FILE-NAME]\n")
+    (tmp_path / "config" / "bot.yaml").write_bytes(b"policy:\n  errors: [FILE-NAME]\n")
     assert main(["validate", "repo", "--benchmarks", BENCHMARKS]) == 1
-    (tmp_path / "config" / "policy.yaml").write_bytes(b"errors: [NO-SUCH-CODE]\n")
+    (tmp_path / "config" / "bot.yaml").write_bytes(b"policy:\n  errors: [NO-SUCH-CODE]\n")
     assert main(["validate", "repo", "--benchmarks", BENCHMARKS]) == 2
-    assert "NO-SUCH-CODE" in capsys.readouterr().err
+    assert "config/bot.yaml:2: `policy.errors`: unknown diagnostic code" in capsys.readouterr().err
+
+
+def test_a_policy_file_left_in_the_working_directory_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`config/policy.yaml` is no longer read: ignored, it would change the verdict."""
+    write_repo(tmp_path / "repo", {"results.yaml": GPQA})
+    (tmp_path / "config").mkdir()
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "config" / "policy.yaml").write_bytes(b"errors: [FILE-NAME]\n")
+    assert main(["validate", "repo", "--benchmarks", BENCHMARKS]) == 2
+    err = capsys.readouterr().err
+    assert "config/policy.yaml: policy.yaml is no longer read" in err
+    assert "under `policy:` in bot.yaml" in err

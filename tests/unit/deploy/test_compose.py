@@ -14,6 +14,7 @@ from tests.unit.deploy.files import (
     documented_settings,
     env_file,
 )
+from workers.app import TASK_TIME_LIMIT_S
 
 RESTART_POLICIES = ("always", "unless-stopped", "on-failure")
 
@@ -73,7 +74,7 @@ def test_receiver_on_port_8000_and_two_or_more_workers() -> None:
 
 def test_workers_get_time_to_finish_a_task_on_shutdown() -> None:
     """SIGTERM is a warm shutdown: the grace period must cover the hard task time limit."""
-    task_time_limit = int(env_file()["EVALBOT_TASK_TIME_LIMIT"])
+    task_time_limit = TASK_TIME_LIMIT_S
     assert _seconds(_service("worker")["stop_grace_period"]) >= task_time_limit
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.supervise.plan import plan_from_env
+import pytest
+
+from bot.supervise.plan import PlanError, plan_from_env
 from tests.unit.deploy.files import compose
 
 PYTHON = "/usr/bin/python3"
@@ -24,15 +26,24 @@ def test_compose_runs_one_beat_and_workers_embed_none() -> None:
     assert "--beat" not in services["worker"]["command"]
 
 
-def test_space_first_worker_embeds_beat_unless_disabled() -> None:
+def test_space_first_worker_embeds_beat_unless_disabled(tmp_path: Path) -> None:
     plan = plan_from_env(
         {"EVALBOT_WORKERS": "3"}, python=PYTHON, redis_binary="redis-server", writable=_writable
     )
     assert ["--beat" in worker.argv for worker in plan.workers] == [True, False, False]
+    (tmp_path / "bot.yaml").write_text("reconcile:\n  interval_s: 0\n")
     disabled = plan_from_env(
-        {"EVALBOT_RECONCILE_INTERVAL": "0"},
+        {"EVALBOT_CONFIG_DIR": str(tmp_path)},
         python=PYTHON,
         redis_binary="redis-server",
         writable=_writable,
     )
     assert not any("--beat" in worker.argv for worker in disabled.workers)
+    (tmp_path / "bot.yaml").write_text("reconcile:\n  interval_s: never\n")
+    with pytest.raises(PlanError, match=r"bot\.yaml:2: `reconcile\.interval_s` must be"):
+        plan_from_env(
+            {"EVALBOT_CONFIG_DIR": str(tmp_path)},
+            python=PYTHON,
+            redis_binary="redis-server",
+            writable=_writable,
+        )

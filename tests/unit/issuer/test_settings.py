@@ -1,13 +1,15 @@
-"""The issuer's abuse settings from the environment: defaults, and bad values stop the start."""
+"""The issuer's settings: the environment's and the `issuer:` section of its integrations.yaml;
+defaults, and bad values stop the start naming the variable, or the file, line and field."""
 
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import pytest
 
 from bot.issuer.limits import AUTH_FAILURE_WINDOW_S, AuthFailureLimits
-from bot.issuer.settings import IssuerSettings, SettingsError
+from bot.issuer.settings import ConfigError, IssuerSettings, SettingsError
 
 BASE = {"EVALBOT_ISSUER_URL": "https://tokens.example.org", "REDIS_URL": "redis://localhost/0"}
 
@@ -19,28 +21,52 @@ def test_defaults_cache_whoami_for_a_minute_and_allow_ten_failures_per_ten_minut
     assert AuthFailureLimits(settings.auth_failures).window_s == AUTH_FAILURE_WINDOW_S == 600
 
 
-def test_settings_are_read_and_zero_turns_the_cache_off() -> None:
-    settings = IssuerSettings.from_env(
-        {
-            **BASE,
-            "EVALBOT_ISSUER_WHOAMI_CACHE_S": "0",
-            "EVALBOT_ISSUER_AUTH_FAILURES": "3",
-        }
+def configured(tmp_path: Path, section: str) -> dict[str, str]:
+    """An environment whose configuration folder holds an integrations.yaml with `section`."""
+    (tmp_path / "integrations.yaml").write_text(f"providers: []\nintegrations: []\n{section}")
+    return {**BASE, "EVALBOT_CONFIG_DIR": str(tmp_path)}
+
+
+def test_the_issuer_section_is_read_and_zero_turns_the_cache_off(tmp_path: Path) -> None:
+    section = (
+        "issuer:\n  audience: ci-audience\n  token_audience: evalbot\n  keyring: /srv/keys\n"
+        "  audit_log: /srv/audit.jsonl\n  whoami_cache_s: 0\n  auth_failures: 3\n"
+    )
+    settings = IssuerSettings.from_env(configured(tmp_path, section))
+    assert (settings.audience, settings.token_audience) == ("ci-audience", "evalbot")
+    assert (settings.keyring_dir, settings.audit_log) == (
+        Path("/srv/keys"),
+        Path("/srv/audit.jsonl"),
     )
     assert settings.whoami_cache_s == 0.0
     assert settings.auth_failures == 3
+    assert settings.integrations_file == tmp_path / "integrations.yaml"
+
+
+def test_without_a_section_the_defaults_hold(tmp_path: Path) -> None:
+    settings = IssuerSettings.from_env(configured(tmp_path, ""))
+    assert settings.audience == BASE["EVALBOT_ISSUER_URL"]
+    assert settings.token_audience is None
+    assert (settings.keyring_dir, settings.audit_log) == (Path("keys"), Path("audit/issuer.jsonl"))
 
 
 @pytest.mark.parametrize(
-    ("name", "value"),
+    ("section", "line", "field"),
     [
-        ("EVALBOT_ISSUER_WHOAMI_CACHE_S", "-1"),
-        ("EVALBOT_ISSUER_AUTH_FAILURES", "0"),
+        ("issuer:\n  whoami_cache_s: -1\n", 4, "issuer.whoami_cache_s"),
+        ("issuer:\n  auth_failures: 0\n", 4, "issuer.auth_failures"),
+        ("issuer:\n  keyrings: keys\n", 4, "unknown keys ['keyrings']"),
+        ("issuer: keys\n", None, "issuer: expected a mapping"),
     ],
 )
-def test_bad_values_name_the_setting(name: str, value: str) -> None:
-    with pytest.raises(SettingsError, match=name):
-        IssuerSettings.from_env({**BASE, name: value})
+def test_bad_values_name_the_file_line_and_field(
+    tmp_path: Path, section: str, line: int | None, field: str
+) -> None:
+    with pytest.raises(ConfigError) as raised:
+        IssuerSettings.from_env(configured(tmp_path, section))
+    where = f"{tmp_path / 'integrations.yaml'}: " + (f"line {line}: " if line else "")
+    assert str(raised.value).startswith(where)
+    assert field in str(raised.value)
 
 
 @pytest.mark.parametrize(
@@ -77,6 +103,8 @@ def test_a_refused_issuer_url_is_shown_without_its_credentials() -> None:
         ("EVALBOT_ISSUER_MAX_BODY_BYTES", "bot.issuer.endpoints.MAX_BODY_BYTES"),
         ("EVALBOT_ISSUER_BENCHMARK_CACHE_S", "bot.issuer.lookups.BENCHMARK_CACHE_S"),
         ("EVALBOT_ISSUER_AUTH_FAILURE_WINDOW_S", "bot.issuer.limits.AUTH_FAILURE_WINDOW_S"),
+        ("EVALBOT_ISSUER_AUTH_FAILURES", "`auth_failures` in the `issuer:` section"),
+        ("EVALBOT_INTEGRATIONS_FILE", "integrations.yaml in EVALBOT_CONFIG_DIR"),
     ],
 )
 def test_a_removed_setting_still_set_is_named_in_a_warning_with_its_replacement(

@@ -20,7 +20,7 @@ from starlette.testclient import TestClient
 
 from bot.contract.events import DedupeKey, PrEvent
 from bot.contract.queue import EnqueueOutcome, QueueUnavailable
-from bot.receiver.app import WEBHOOK_PATH, _parse_json, _Rejected, create_app
+from bot.receiver.app import MAX_BODY_BYTES, WEBHOOK_PATH, _parse_json, _Rejected, create_app
 from bot.settings import Settings
 from tests.support.samples import webhook, webhook_bytes
 
@@ -194,13 +194,13 @@ def test_chunked_body_within_the_cap_is_accepted(client: TestClient) -> None:
 
 def test_body_of_exactly_the_cap_is_read(client: TestClient) -> None:
     payload = PR_OPENED.rstrip()
-    padded = payload + b" " * (SETTINGS.max_body_bytes - len(payload))
+    padded = payload + b" " * (MAX_BODY_BYTES - len(payload))
     assert post(client, padded) == (202, "queued")
     assert post(client, padded + b" ") == (413, "too_large")
 
 
 def test_size_is_checked_before_the_secret(client: TestClient) -> None:
-    body = b"x" * (SETTINGS.max_body_bytes + 1)
+    body = b"x" * (MAX_BODY_BYTES + 1)
     assert post(client, body, {"Content-Type": "application/json"}) == (413, "too_large")
 
 

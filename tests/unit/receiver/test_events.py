@@ -26,7 +26,7 @@ def route(payload: object, webhook_id: str | None = None) -> Routed | Ignored:
     context = RoutingContext(
         bot_name=BOT, received_at=NOW, webhook_id=webhook_id, bot_user_id=BOT_ID
     )
-    return route_delivery(payload, context, dedupe_ttl_s=86400, status_dedupe_ttl_s=120)
+    return route_delivery(payload, context)
 
 
 def routed(name: str, webhook_id: str | None = None) -> Routed:

@@ -71,8 +71,10 @@ def test_a_named_hub_token_is_sent_only_when_read_only() -> None:
     env = {"ISSUER_ID": "hf_read", "HF_TOKEN": "hf_write"}
     sent = ci_credential(env, never, hub_variable="ISSUER_ID", whoami=lambda t: whoami_as("read"))
     assert (sent.kind, sent.value) == ("hf-token", "hf_read")
+    # named only by the option: a variable naming it is no longer read
     by_setting = {**env, "EVALBOT_HUB_IDENTITY": "ISSUER_ID"}
-    assert ci_credential(by_setting, never, whoami=lambda t: whoami_as("read")).value == "hf_read"
+    with pytest.raises(SubmitError, match="no identity for the issuer"):
+        ci_credential(by_setting, never, whoami=lambda t: whoami_as("read"))
     with pytest.raises(SubmitError, match="the token in HF_TOKEN can write"):
         ci_credential(env, never, hub_variable="HF_TOKEN", whoami=lambda t: whoami_as("write"))
     with pytest.raises(SubmitError, match="the variable NOPE is not set"):

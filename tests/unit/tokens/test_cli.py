@@ -15,7 +15,7 @@ from bot.cli import main
 from bot.cli.validate import parse_at
 from bot.spec.messages import Diagnostic, Severity
 from bot.spec.model import Verification, VerificationStatus
-from bot.tokens.issuers import IssuerRegistry
+from bot.tokens.issuers import IssuerConfigError, IssuerRegistry
 from bot.tokens.offline import verify_offline
 from bot.tokens.verify import ClaimsUnavailable, claims_for_entry
 from tests.support.tokens import (
@@ -170,11 +170,16 @@ def test_registry_for_cli_falls_back_to_the_working_directory_then_the_package(
     monkeypatch.chdir(tmp_path)
     assert registry_for_cli(None).issuers == ()  # the packaged default trusts no one
     (tmp_path / "config").mkdir()
-    (tmp_path / "config" / "issuers.yaml").write_text(
+    (tmp_path / "config" / "bot.yaml").write_text(
+        "maintainers: []\n"
         "issuers:\n  - issuer: https://wd.example\n    jwks_url: https://wd.example/jwks\n"
         "    frameworks: [inspect-ai]\n"
     )
     assert registry_for_cli(None).issuers == ("https://wd.example",)
     with pytest.raises(FileNotFoundError):
         registry_for_cli(tmp_path / "missing.yaml")
-    assert isinstance(registry_for_cli(tmp_path / "config" / "issuers.yaml"), IssuerRegistry)
+    (tmp_path / "issuers.yaml").write_text("issuers: []\n")
+    assert isinstance(registry_for_cli(tmp_path / "issuers.yaml"), IssuerRegistry)
+    (tmp_path / "config" / "issuers.yaml").write_text("issuers: []\n")
+    with pytest.raises(IssuerConfigError, match=r"under `issuers:` in bot\.yaml"):
+        registry_for_cli(None)  # left in the working directory's config/, not ignored

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 import yaml
 
-from bot.adapters.issuers_file import load_issuers
+from bot.adapters.issuers_file import bot_config_issuers, load_issuers
+from bot.configfiles import ConfigError
 from bot.tokens.issuers import IssuerConfigError, IssuerRegistry, KeyNotFound
 from bot.tokens.jwks import JwksFetchError, check_jwks_url
 from bot.tokens.signer import generate_private_key, public_jwk
@@ -52,8 +53,16 @@ def test_the_design_example_loads_from_a_file(tmp_path: Path) -> None:
 
 
 def test_the_shipped_default_trusts_no_one() -> None:
-    registry = load_issuers(REPO_ROOT / "config" / "issuers.yaml")
-    assert registry.issuers == ()
+    assert bot_config_issuers(REPO_ROOT / "config" / "bot.yaml") == ()
+
+
+def test_an_issuer_error_in_bot_yaml_names_the_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "bot.yaml"
+    path.write_text("maintainers: []\nissuers:\n  - issuer: https://i.example\n    keyz: []\n")
+    with pytest.raises(ConfigError) as raised:
+        bot_config_issuers(path)
+    assert str(raised.value).startswith(f"{path}:3: ")
+    assert "keyz" in str(raised.value)
 
 
 def test_defaults_for_optional_fields() -> None:

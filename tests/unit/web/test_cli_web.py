@@ -104,14 +104,6 @@ def test_an_insecure_provider_url_stops_the_start(
     assert "OPENID_PROVIDER_URL must be an https URL" in capsys.readouterr().err
 
 
-def test_a_bad_sample_interval_stops_the_start(
-    environ: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    environ.setenv("EVALBOT_WEB_SAMPLE_INTERVAL", "0.1")
-    assert main(["web"]) == 2
-    assert "EVALBOT_WEB_SAMPLE_INTERVAL" in capsys.readouterr().err
-
-
 def test_a_missing_collections_dir_names_the_bot_config(
     environ: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

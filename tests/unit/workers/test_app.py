@@ -16,10 +16,6 @@ SETTINGS = Settings.from_env(
         "REDIS_URL": "redis://127.0.0.1:6390/3",
         "EVALBOT_WEBHOOK_SECRET": "s",
         "EVALBOT_BOT_NAME": "evalbot-ci",
-        "EVALBOT_QUEUE": "evalbot-test",
-        "EVALBOT_TASK_TIME_LIMIT": "100",
-        "EVALBOT_TASK_SOFT_TIME_LIMIT": "80",
-        "EVALBOT_VISIBILITY_TIMEOUT": "150",
     }
 )
 
@@ -30,13 +26,13 @@ def test_reliability_settings() -> None:
     assert config["task_reject_on_worker_lost"] is True
     assert config["task_acks_on_failure_or_timeout"] is False
     assert config["worker_prefetch_multiplier"] == 1
-    assert config["broker_transport_options"]["visibility_timeout"] == 150
+    assert config["broker_transport_options"]["visibility_timeout"] == 900
     assert config["broker_transport_options"]["unacked_restore_throttle"] == 1
     assert config["broker_transport_options"]["unacked_restore_interval"] == 10
     assert config["broker_transport_options"]["unacked_mutex_expire"] == 10
-    assert config["result_backend_transport_options"]["visibility_timeout"] == 150
-    assert config["visibility_timeout"] == 150
-    assert (config["task_soft_time_limit"], config["task_time_limit"]) == (80, 100)
+    assert config["result_backend_transport_options"]["visibility_timeout"] == 900
+    assert config["visibility_timeout"] == 900
+    assert (config["task_soft_time_limit"], config["task_time_limit"]) == (240, 300)
     assert config["accept_content"] == ["json"]
     assert config["task_serializer"] == "json"
     assert config["result_backend"] is None
@@ -46,14 +42,14 @@ def test_reliability_settings() -> None:
     assert config["worker_cancel_long_running_tasks_on_connection_loss"] is True
     assert config["worker_soft_shutdown_timeout"] > 0
     assert config["result_serializer"] == config["event_serializer"] == "json"
-    assert config["task_default_queue"] == "evalbot-test"
+    assert config["task_default_queue"] == "evalbot"
 
 
 def test_app_carries_the_configuration_and_registers_the_task() -> None:
     app = create_celery_app(SETTINGS)
     assert app.conf.broker_url == "redis://127.0.0.1:6390/3"
     assert app.conf.task_acks_late is True
-    assert app.conf.broker_transport_options["visibility_timeout"] == 150
+    assert app.conf.broker_transport_options["visibility_timeout"] == 900
     app.loader.import_default_modules()
     assert TASK_NAME in app.tasks
 
@@ -76,8 +72,8 @@ def test_importing_the_module_reads_no_environment_and_celery_a_finds_the_app() 
         "app = find_app('workers.app')\n"
         "print(app.conf.task_default_queue, app.conf.broker_url)\n"
     )
-    env = bot_environment("redis://127.0.0.1:6390/5", EVALBOT_QUEUE="q1")
+    env = bot_environment("redis://127.0.0.1:6390/5")
     result = subprocess.run(
         [sys.executable, "-c", find], env=env, capture_output=True, text=True, check=True
     )
-    assert result.stdout.split() == ["q1", "redis://127.0.0.1:6390/5"]
+    assert result.stdout.split() == ["evalbot", "redis://127.0.0.1:6390/5"]

@@ -1,4 +1,4 @@
-"""Reconciliation settings: the beat schedule from `EVALBOT_RECONCILE_INTERVAL`, and the
+"""Reconciliation settings: the beat schedule from `reconcile.interval_s`, and the
 `watched_repos:` / `reconcile:` part of `config/bot.yaml`."""
 
 from __future__ import annotations
@@ -35,15 +35,22 @@ def test_interval_defaults_to_five_minutes_and_schedules_the_task() -> None:
     assert celery_config(settings)["beat_scheduler"] == "celery.beat:Scheduler"
 
 
-def test_zero_disables_and_negative_is_refused() -> None:
-    disabled = Settings.from_env(BASE | {"EVALBOT_RECONCILE_INTERVAL": "0"})
+def with_interval(tmp_path: Path, value: str) -> dict[str, str]:
+    (tmp_path / "bot.yaml").write_text(f"maintainers: []\nreconcile:\n  interval_s: {value}\n")
+    return BASE | {"EVALBOT_CONFIG_DIR": str(tmp_path)}
+
+
+def test_zero_disables_and_negative_is_refused_at_its_line(tmp_path: Path) -> None:
+    disabled = Settings.from_env(with_interval(tmp_path, "0"))
     assert celery_config(disabled)["beat_schedule"] == {}
-    with pytest.raises(SettingsError, match="EVALBOT_RECONCILE_INTERVAL must be at least 0"):
-        Settings.from_env(BASE | {"EVALBOT_RECONCILE_INTERVAL": "-5"})
+    for bad in ("-5", "1.5", "true", "soon"):
+        with pytest.raises(SettingsError) as raised:
+            Settings.from_env(with_interval(tmp_path, bad))
+        assert str(raised.value).startswith(f"{tmp_path / 'bot.yaml'}:3: `reconcile.interval_s`")
 
 
-def test_the_app_registers_the_reconcile_task() -> None:
-    app = create_celery_app(Settings.from_env(BASE | {"EVALBOT_RECONCILE_INTERVAL": "7"}))
+def test_the_app_registers_the_reconcile_task(tmp_path: Path) -> None:
+    app = create_celery_app(Settings.from_env(with_interval(tmp_path, "7")))
     app.loader.import_default_modules()
     assert RECONCILE_TASK in app.tasks
     assert app.conf.beat_schedule["evalbot-reconcile"]["schedule"] == 7.0
