@@ -19,9 +19,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from bot.contract.events import DedupeKey, PrEvent
-from bot.contract.publish import TASK_NAME
+from bot.contract.queue import TASK_NAME, EnqueueOutcome, QueueUnavailable
 from bot.receiver.app import WEBHOOK_PATH, create_app
-from bot.receiver.queue import EnqueueOutcome, QueueUnavailable
 from bot.settings import Settings
 from bot.store.keys import DEDUPE_PREFIX
 from workers.app import create_celery_app

@@ -31,7 +31,7 @@ from bot.configfiles import (
 DEFAULT_HF_ENDPOINT = "https://huggingface.co"
 MIB = 1024 * 1024
 #: `EVALBOT_HUB_TIMEOUT`: seconds a Hub request may wait to connect, or between two reads
-#: (bot.hub.timeouts).
+#: (bot.hub.client).
 DEFAULT_HUB_TIMEOUT_S = 30.0
 
 
@@ -57,18 +57,18 @@ REMOVED_SETTINGS: Mapping[str, str] = {
     "EVALBOT_WEB_PORT": "any free loopback port for the web pages, which the Space supervisor "
     "binds and tells the receiver (bot.supervise.plan.WEB_PORT)",
     "EVALBOT_WORKER_HEARTBEAT": "each worker's fixed 10 s heartbeat and sweep of the ledger of "
-    "accepted events (bot.contract.ledger.SWEEP_EVERY_S)",
+    "accepted events (bot.contract.queue.SWEEP_EVERY_S)",
     "EVALBOT_MAX_BODY_BYTES": "the receiver's fixed 1 MiB bound on a webhook body "
     "(bot.receiver.app.MAX_BODY_BYTES)",
     "EVALBOT_BODY_TIMEOUT": "the fixed 10 s a request's headers and body may take on every "
-    "port (bot.slowclients.BODY_TIMEOUT_S)",
+    "port (bot.httpguards.BODY_TIMEOUT_S)",
     "EVALBOT_REDIS_TIMEOUT": "the fixed 2 s every process waits on Redis "
     "(bot.store.REDIS_TIMEOUT_S)",
     "EVALBOT_DEDUPE_TTL": "the fixed one-day dedupe window of a delivery "
     "(bot.receiver.events.DEDUPE_TTL_S)",
     "EVALBOT_STATUS_DEDUPE_TTL": "the fixed 120 s dedupe window of a close or reopen without a "
     "Webhook-Id (bot.receiver.events.STATUS_DEDUPE_TTL_S)",
-    "EVALBOT_QUEUE": "the fixed Celery queue `evalbot` (bot.contract.publish.QUEUE); "
+    "EVALBOT_QUEUE": "the fixed Celery queue `evalbot` (bot.contract.queue.QUEUE); "
     "two deployments need two Redis databases",
     "EVALBOT_TASK_SOFT_TIME_LIMIT": "the workers' fixed 240 s soft time limit "
     "(workers.app.TASK_SOFT_TIME_LIMIT_S)",
@@ -77,9 +77,9 @@ REMOVED_SETTINGS: Mapping[str, str] = {
     "EVALBOT_VISIBILITY_TIMEOUT": "the workers' fixed 900 s visibility timeout "
     "(workers.app.VISIBILITY_TIMEOUT_S)",
     "EVALBOT_RECHECK_INTERVAL": "the receiver's fixed 10 s window coalescing rechecks "
-    "(bot.receiver.queue.RECHECK_INTERVAL_S)",
+    "(bot.contract.queue.RECHECK_INTERVAL_S)",
     "EVALBOT_HUB_THROTTLE_BUDGET": "the workers' fixed 6 h budget for events held back by the "
-    "Hub's rate limit (workers.retry_policy.HUB_THROTTLE_BUDGET_S)",
+    "Hub's rate limit (workers.fleet.HUB_THROTTLE_BUDGET_S)",
     "EVALBOT_JWKS_REFETCH_INTERVAL": "the fixed 60 s between two JWKS fetches of one issuer "
     "(bot.tokens.issuers.REFETCH_INTERVAL_S)",
     "EVALBOT_WEB_SAMPLE_INTERVAL": "the web pages' fixed 60 s between two samples of the "

@@ -18,7 +18,7 @@ from typing import Any
 
 from celery import Celery
 
-from bot.contract.publish import QUEUE, celery_settings
+from bot.contract.queue import QUEUE, celery_settings
 from bot.settings import Settings
 from workers.broker import TRANSPORT
 from workers.liveness import heartbeat_step

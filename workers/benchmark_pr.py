@@ -24,7 +24,7 @@ from bot.spec import messages
 from bot.spec.benchmark import parse_benchmark
 from bot.spec.impact import Impact, ResultRef, assess, compare, referencing
 from bot.spec.model import Benchmark, FileReport, same_hub_name
-from workers.locks import Lease
+from workers.fleet import Lease
 from workers.runtime import Runtime
 
 EVAL_YAML = "eval.yaml"

@@ -29,7 +29,7 @@ from bot.hub.errors import HubPermanentError
 from bot.hub.pulls import PullRequest
 from bot.spec.eee import MAX_DEPTH, depth_of
 from bot.store import keys
-from workers.locks import as_text
+from workers.fleet import as_text
 
 #: What redis-py accepts as a hash field or value.
 RedisField = bytes | bytearray | memoryview | str | int | float

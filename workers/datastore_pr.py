@@ -19,10 +19,9 @@ from bot.contract.events import PrEvent
 from bot.eee.comment import render_submission
 from bot.eee.submission import Change, DatastorePolicy, Unreadable, check_submission
 from bot.hub.datastore import HubDatastore, tree_changes
-from bot.hub.diff import Change as DiffChange
-from bot.hub.diff import DiffFile
 from bot.hub.errors import HubFileUnreadable, HubPermanentError, HubTransientError
-from bot.hub.pulls import PullRequest
+from bot.hub.pulls import Change as DiffChange
+from bot.hub.pulls import DiffFile, PullRequest
 from bot.report.comment import CommentContext, head_of_comment, help_reply_marker, render_help
 from bot.report.texts import REPORT_MARKER
 from bot.spec.model import same_hub_name
@@ -34,7 +33,7 @@ from workers.datastore_index import (
     open_pr_hashes,
     remember_pr,
 )
-from workers.locks import Lease
+from workers.fleet import Lease
 from workers.runtime import Runtime
 
 

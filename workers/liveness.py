@@ -6,14 +6,12 @@ way Celery runs its own heartbeats), each worker:
 1. records its heartbeat: its record (host, pid, concurrency, the tasks it has reserved) in
    `evalbot:workers` and Redis's time in `evalbot:worker-beats` (`bot.store.keys` names the
    keys, `bot.store.workerbeats` reads them for `evalbot status`, `/readyz/workers`, `/metrics`);
-2. asks the ledger for the accepted events that are overdue (`bot.contract.ledger`: each one is
+2. asks the ledger for the accepted events that are overdue (`bot.contract.queue`: each one is
    handed to one sweeper only) and sends each again under its task id, with Celery's
    `send_task`, counting it as `recovered:overdue`.
 
-A worker killed while it held messages, a Redis restart between kombu's pop and its
-bookkeeping, a message dropped after a failure: in each case the event's ledger entry stays,
-and the next sweep after its due time sends it again (docs/reliability.md). Kombu's visibility
-timeout stays as Celery's own redelivery, long after.
+Why that catches every lost message is `bot.contract.queue`'s to say (and docs/reliability.md);
+kombu's visibility timeout stays as Celery's own redelivery, long after.
 """
 
 from __future__ import annotations
@@ -29,8 +27,15 @@ import redis
 from celery import Celery, bootsteps
 from celery.worker import state
 
-from bot.contract import ledger
-from bot.contract.publish import Outgoing, send_or_leave
+from bot.contract.queue import (
+    DUE_SCRIPT,
+    GRACE_S,
+    SWEEP_BATCH,
+    SWEEP_EVERY_S,
+    Outgoing,
+    due_pairs,
+    send_or_leave,
+)
 from bot.settings import Settings
 from bot.store import REDIS_TIMEOUT_S, keys
 
@@ -62,7 +67,7 @@ class Heartbeat:
         client: redis.Redis,
         *,
         worker_id: str,
-        interval_s: float = ledger.SWEEP_EVERY_S,
+        interval_s: float = SWEEP_EVERY_S,
         concurrency: int | None = None,
     ) -> None:
         self.client = client
@@ -70,7 +75,7 @@ class Heartbeat:
         self.interval_s = interval_s
         self.concurrency = concurrency
         self._beat = client.register_script(_BEAT)
-        self._due = client.register_script(ledger.DUE_SCRIPT)
+        self._due = client.register_script(DUE_SCRIPT)
         self._started_at: float | None = None
 
     def beat(self, held: int) -> None:
@@ -94,10 +99,8 @@ class Heartbeat:
 
     def overdue(self) -> list[tuple[str, str]]:
         """The ledger's overdue entries, `(task id, event json)`, now this worker's to send."""
-        reply = self._due(
-            keys=[keys.LEDGER, keys.LEDGER_EVENTS], args=[ledger.GRACE_S, ledger.SWEEP_BATCH]
-        )
-        return ledger.due_pairs(reply)
+        reply = self._due(keys=[keys.LEDGER, keys.LEDGER_EVENTS], args=[GRACE_S, SWEEP_BATCH])
+        return due_pairs(reply)
 
     def leave(self) -> None:
         """Remove this worker's record (an orderly stop: it holds nothing any more)."""
@@ -128,7 +131,7 @@ def sweep(heartbeat: Heartbeat, app: Celery) -> int:
 
 
 def heartbeat_step(settings: Settings) -> type[bootsteps.StartStopStep]:
-    """A consumer bootstep that beats and sweeps every `ledger.SWEEP_EVERY_S` seconds on the
+    """A consumer bootstep that beats and sweeps every `SWEEP_EVERY_S` seconds on the
     worker's event loop."""
 
     class WorkerHeartbeat(bootsteps.StartStopStep):
@@ -156,9 +159,7 @@ def heartbeat_step(settings: Settings) -> type[bootsteps.StartStopStep]:
                     concurrency=getattr(pool, "num_processes", None),
                 )
             self.tick(consumer)
-            self.timer_ref = consumer.timer.call_repeatedly(
-                ledger.SWEEP_EVERY_S, self.tick, (consumer,)
-            )
+            self.timer_ref = consumer.timer.call_repeatedly(SWEEP_EVERY_S, self.tick, (consumer,))
 
         def tick(self, consumer: Any) -> None:
             """One heartbeat and sweep; a failure is logged and the next tick tries again."""

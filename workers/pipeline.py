@@ -9,11 +9,27 @@ PR still ends with one correct comment:
   (docs/hub-api.md#receiving-webhooks);
 - the bot's comment is found again by its hidden marker and edited, never posted twice; a body
   equal to what is there is not written at all;
-- one run per PR at a time (`workers.locks`), and a report never replaces one for a newer head
+- one run per PR at a time (`workers.fleet`), and a report never replaces one for a newer head
   of the PR's timeline (`PullRequest.may_replace`);
 - a token's freshness is judged at the Hub time of the commit that introduced it, recorded the
   first time it is seen, so a recheck a week later reaches the same verdict
   (docs/decisions.md#tokens).
+
+**Rechecks and strangers** (`latest_recheck`, `strangers`): who asked for a recheck, and who is
+a stranger, decided from the PR as read, with no Hub call.
+A recheck is answered from the PR's discussion details (one read, which every run makes
+anyway), not from the webhook that triggered the run: rechecks are coalesced (the receiver
+queues at most one run at once and one a little later per PR, `bot.contract.queue`), so one
+run answers every ask made before it read the PR. The footer names the latest recheck by a
+maintainer made after the head was pushed (`latest_recheck`), so every run at the same PR
+state renders the same comment, retries and reconciliation included.
+
+Commenters found to be no maintainer of the repo are remembered for `keys.STRANGER_TTL_S`
+(`stranger_key`, keyed by the Hub's author id, the only name a comment webhook carries), so the
+receiver drops their next commands without queueing them or calling the Hub. Each record holds
+the digest of the allow-list it was decided under; the receiver drops a command only while it
+equals the digest the workers last wrote (`keys.MAINTAINERS_DIGEST`), so adding a user to the
+allow-list takes effect with the first run of a worker that has the new list.
 """
 
 from __future__ import annotations
@@ -21,11 +37,13 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
+from collections.abc import Collection
 from datetime import UTC, datetime
 from enum import StrEnum
 
-from bot.contract.events import PrEvent
-from bot.hub.benchmarks import HubBenchmarkSource
+import redis
+
+from bot.contract.events import PrEvent, parse_command
 from bot.hub.errors import (
     HubError,
     HubFileTooLarge,
@@ -33,8 +51,8 @@ from bot.hub.errors import (
     HubPermanentError,
     HubTransientError,
 )
-from bot.hub.provenance import token_commit_time
-from bot.hub.pulls import PullRequest
+from bot.hub.pulls import PrComment, PullRequest
+from bot.hub.sources import HubBenchmarkSource, token_commit_time
 from bot.logs import log_json
 from bot.report.comment import (
     CommentContext,
@@ -58,8 +76,7 @@ from bot.tokens.verify import verify_reports
 from workers.benchmark_pr import lease_repo, run_benchmark_event
 from workers.campaign import CampaignInputs, campaign_sections
 from workers.datastore_pr import datastore_policy, run_datastore_event
-from workers.locks import Lease, as_text, pr_lease
-from workers.rechecks import latest_recheck, maintainers_digest, remember_strangers, strangers
+from workers.fleet import Lease, as_text, pr_lease
 from workers.runtime import Runtime
 
 log = logging.getLogger("evalbot.worker")
@@ -131,7 +148,7 @@ def _run(event: PrEvent, pr: PullRequest, runtime: Runtime, lease: Lease) -> Out
     if not pr.is_pull_request or pr.head_sha is None:
         return Outcome.NOT_A_PR
     # What this read tells about the commenters costs nothing more: the receiver drops the
-    # next commands of those who are no maintainers without a Hub call (workers/rechecks.py).
+    # next commands of those who are no maintainers without a Hub call (`remember_strangers`).
     remember_strangers(
         runtime.redis,
         pr.repo_id,
@@ -150,7 +167,7 @@ def _run(event: PrEvent, pr: PullRequest, runtime: Runtime, lease: Lease) -> Out
 def _recheck(pr: PullRequest, head_sha: str, runtime: Runtime, lease: Lease) -> Outcome:
     """Answer the latest maintainer's recheck of this head, whichever ask queued the run.
 
-    Rechecks are coalesced (bot/receiver/queue.py), so the run answers every ask made before
+    Rechecks are coalesced (bot/contract/queue.py), so the run answers every ask made before
     it read the PR: the latest by a maintainer goes in the footer (the visible trace, at the
     cost of the one edit). A run whose latest ask the report already names was read after
     it by an earlier run: nothing to do. No maintainer's ask: the command is ignored."""
@@ -258,7 +275,7 @@ def _campaign_sections(
     runtime: Runtime,
 ) -> list[str]:
     """Collection standing and claims made elsewhere, when `config/bot.yaml` turns them on."""
-    if runtime.repo_reader is None or not runtime.campaign.enabled:
+    if runtime.repo_reader is None or runtime.campaign is None:
         return []
     inputs = CampaignInputs(pr, head_sha, reports, source, runtime.policy, runtime.hub_url)
     return campaign_sections(inputs, runtime.campaign, runtime.repo_reader, runtime.redis)
@@ -377,3 +394,55 @@ class TokenTimes:
 
     def _head_time(self) -> datetime | None:
         return self._pr.commits[-1].created_at if self._pr.commits else None
+
+
+def latest_recheck(
+    pr: PullRequest, bot_name: str, maintainers: Collection[str]
+) -> PrComment | None:
+    """The latest visible `recheck` comment by a maintainer posted after the head commit."""
+    head = next((c for c in pr.commits if c.oid == pr.head_sha), None)
+    since = head.created_at if head is not None else None
+    for comment in reversed(pr.comments):
+        if comment.hidden or same_hub_name(comment.author, bot_name):
+            continue
+        if parse_command(comment.raw, bot_name) != "recheck":
+            continue
+        if since is not None and comment.created_at is not None and comment.created_at < since:
+            return None  # older asks were for an older head (the timeline is in order)
+        if comment.by_maintainer(pr.repo_id, maintainers):
+            return comment
+    return None
+
+
+def strangers(pr: PullRequest, bot_name: str, maintainers: Collection[str]) -> set[str]:
+    """Author ids of the PR's commenters who may not command the bot on this repo."""
+    return {
+        comment.author_id
+        for comment in pr.comments
+        if comment.author_id
+        and comment.author not in (bot_name, "deleted")
+        and not comment.by_maintainer(pr.repo_id, maintainers)
+    }
+
+
+def maintainers_digest(maintainers: Collection[str]) -> str:
+    """A short digest of the allow-list (names compare case-insensitively)."""
+    canonical = "\n".join(sorted({name.lower() for name in maintainers}))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+
+
+def remember_strangers(
+    client: redis.Redis, repo_id: str, author_ids: Collection[str], digest: str
+) -> None:
+    """Record `author_ids` as strangers of `repo_id` (one round trip; best effort: a failure
+    only means their next command is decided by a worker again)."""
+    if not author_ids:
+        return
+    pipe = client.pipeline(transaction=False)
+    pipe.set(keys.MAINTAINERS_DIGEST, digest)
+    for author_id in sorted(author_ids):
+        pipe.set(keys.stranger(repo_id, author_id), digest, ex=keys.STRANGER_TTL_S)
+    try:
+        pipe.execute()
+    except redis.RedisError:
+        return

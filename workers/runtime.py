@@ -1,13 +1,21 @@
 """What a worker process builds once at start-up and reuses for every task.
 
 Clients are built once per process (a Redis pool, one `HfApi`, the issuer registry with its
-key cache, the benchmark cache), never per call: a client per call would pay its connection
-set-up on every task. Settings come in as an argument; nothing here reads the
+key cache, the jti binder, the benchmark cache), never per call: a client per call would pay
+its connection set-up on every task. Settings come in as an argument; nothing here reads the
 environment.
+
+Token verification's shared state lives in Redis, for every worker (`RedisJtiBinder`: jti
+bindings; `RedisKeyCache`: the JWKS cache). The verifier (`bot.tokens`) sees these only through
+the `JtiBinder` and `KeyCache` protocols, so it imports no client library. A Redis error
+becomes `VerificationUnavailable`: an outage is not a property of a token, so the task retries
+instead of publishing a verdict.
 """
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -18,29 +26,36 @@ from huggingface_hub import HfApi
 from bot.adapters.issuers_file import bot_config_issuers
 from bot.adapters.jwks_http import HttpxJwksFetcher
 from bot.adapters.policy_file import load_policy
-from bot.adapters.redis_tokens import RedisJtiBinder, RedisKeyCache
 from bot.configfiles import ConfigError
-from bot.contract.publish import QUEUE
+from bot.contract.queue import QUEUE
 from bot.eee.submission import DatastorePolicy
-from bot.hub.benchmarks import BenchmarkCache
-from bot.hub.client import HfHubClient, HubClient
+from bot.hub.client import HfHubClient, HubClient, use_hub_timeout
 from bot.hub.datastore import HubDatastore
 from bot.hub.identity import HubIdentity
+from bot.hub.sources import BenchmarkCache
 from bot.hub.standing import DatasetPrClient, ResultsReader
-from bot.hub.timeouts import use_hub_timeout
 from bot.settings import Settings
 from bot.spec.validate import Policy
-from bot.store import REDIS_TIMEOUT_S
+from bot.store import REDIS_TIMEOUT_S, keys
 from bot.tokens.issuers import (
     REFETCH_INTERVAL_S,
     IssuerPolicy,
     IssuerRegistry,
 )
-from bot.tokens.verify import JtiBinder
+from bot.tokens.keycache import CachedJwks
+from bot.tokens.reasons import VerificationUnavailable
+from bot.tokens.verify import (
+    DEFAULT_RETENTION_S,
+    BindOutcome,
+    JtiBinder,
+    binding_key,
+    binding_ttl_s,
+    binding_value,
+)
 from workers.app import TASK_TIME_LIMIT_S, VISIBILITY_TIMEOUT_S
 from workers.botconfig import BotConfig, ReconcileConfig, load_bot_config
 from workers.campaign import CampaignConfig
-from workers.retry_policy import HUB_THROTTLE_BUDGET_S
+from workers.fleet import HUB_THROTTLE_BUDGET_S
 
 __all__ = [
     "ConfigError",
@@ -77,8 +92,8 @@ class Runtime:
     #: How long an event may be held back by the Hub's rate limit before it is parked.
     throttle_budget_s: float = 6 * 3600.0
     #: Collection standing and cross-PR claims in the comment (`workers.campaign`), and the
-    #: Hub reads they need beyond `hub` (None: both are off).
-    campaign: CampaignConfig = field(default_factory=CampaignConfig)
+    #: Hub reads they need beyond `hub` (either None: both are off).
+    campaign: CampaignConfig | None = None
     repo_reader: ResultsReader | None = None
     #: PRs on benchmark datasets (`workers.benchmark_pr`); None: they are not checked.
     datasets: DatasetPrClient | None = None
@@ -161,10 +176,107 @@ def build_runtime(
         reconcile=files.bot.reconcile,
         max_countdown_s=countdown_cap_s(settings),
         throttle_budget_s=HUB_THROTTLE_BUDGET_S,
-        campaign=files.bot.campaign,
+        campaign=files.bot.campaign if files.bot.campaign.enabled else None,
         repo_reader=hub,
         datasets=hub,
         datastores=files.bot.datastores,
         datastore_hub=HubDatastore(hub, api),
         public_url=settings.public_url,
     )
+
+
+_CLAIM_SCRIPT = """
+local previous = redis.call('GET', KEYS[1])
+if previous then
+    return previous
+end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+return false
+"""
+
+
+class RedisJtiBinder:
+    """Bindings shared by every worker: one atomic script claims and compares.
+
+    The TTL is relative (`EX`) and computed from the worker's clock, so a skewed Redis clock
+    cannot shorten it (docs/security.md#fault-injection item 9).
+    """
+
+    def __init__(
+        self,
+        client: redis.Redis,
+        *,
+        prefix: str = keys.JTI_PREFIX,
+        retention_s: int = DEFAULT_RETENTION_S,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._client = client
+        self._claim = client.register_script(_CLAIM_SCRIPT)
+        self._prefix = prefix
+        self._retention_s = retention_s
+        self._clock = clock
+
+    def bind(self, *, issuer: str, jti: str, model_repo: str, digest: str, expires_at: int) -> bool:
+        outcome = self.claim(
+            issuer=issuer, jti=jti, model_repo=model_repo, digest=digest, expires_at=expires_at
+        )
+        return outcome is not BindOutcome.OTHER
+
+    def claim(
+        self, *, issuer: str, jti: str, model_repo: str, digest: str, expires_at: int
+    ) -> BindOutcome:
+        """Bind or compare atomically; `NEW` for exactly one of any number of racing callers."""
+        value = binding_value(model_repo, digest)
+        ttl = binding_ttl_s(expires_at, now=self._clock(), retention_s=self._retention_s)
+        # One Lua script: returns nil when it set the key, else the value already bound; it
+        # runs atomically, so two workers racing cannot both claim. (`SET NX GET` would do
+        # the same but needs Redis >= 7.0; managed and bundled Redis 6.2 are still common.)
+        try:
+            previous = self._claim(keys=[binding_key(self._prefix, issuer, jti)], args=[value, ttl])
+        except redis.RedisError as error:
+            raise VerificationUnavailable(f"jti bindings unavailable: {error}") from error
+        if previous is None:
+            return BindOutcome.NEW
+        if isinstance(previous, str):  # a client built with decode_responses=True
+            previous = previous.encode()
+        return BindOutcome.SAME if previous == value else BindOutcome.OTHER
+
+
+class RedisKeyCache:
+    """JWKS bodies in Redis without expiry (a stale key set beats none), freshness as a
+    marker key with a TTL, cooldown by `SET NX EX`."""
+
+    def __init__(self, client: redis.Redis, *, prefix: str = keys.JWKS_PREFIX) -> None:
+        self._client = client
+        self._prefix = prefix
+
+    def load(self, issuer: str) -> CachedJwks | None:
+        try:
+            body, fresh = self._client.mget(
+                [f"{self._prefix}body:{issuer}", f"{self._prefix}fresh:{issuer}"]
+            )
+        except redis.RedisError as error:
+            raise VerificationUnavailable(f"key cache unavailable: {error}") from error
+        if isinstance(body, str):  # a client built with decode_responses=True
+            body = body.encode()
+        if not isinstance(body, bytes):
+            return None
+        return CachedJwks(body, fresh is not None)
+
+    def store(self, issuer: str, body: bytes, fresh_for_s: float) -> None:
+        try:
+            with self._client.pipeline(transaction=True) as pipe:
+                pipe.set(f"{self._prefix}body:{issuer}", body)
+                pipe.set(f"{self._prefix}fresh:{issuer}", b"1", ex=max(1, math.ceil(fresh_for_s)))
+                pipe.execute()
+        except redis.RedisError as error:
+            raise VerificationUnavailable(f"key cache unavailable: {error}") from error
+
+    def claim_refetch(self, issuer: str, interval_s: float) -> bool:
+        try:
+            claimed = self._client.set(
+                f"{self._prefix}refetch:{issuer}", b"1", nx=True, ex=max(1, math.ceil(interval_s))
+            )
+        except redis.RedisError as error:
+            raise VerificationUnavailable(f"key cache unavailable: {error}") from error
+        return bool(claimed)

@@ -54,12 +54,12 @@ def inherited_socket(args: argparse.Namespace) -> socket.socket | None:
 
 
 def guarded(app: ASGIApp, settings: Settings, *, styled: bool) -> ASGIApp:
-    """`app` behind the slow-body guard (`bot.slowclients`): bodies must arrive within the
+    """`app` behind the slow-body guard (`bot.httpguards`): bodies must arrive within
     `BODY_TIMEOUT_S`, and one address may send only a few at once. `styled`: the
     refusals are the pages' error page (a person reads them), else plain text."""
     from starlette.responses import PlainTextResponse
 
-    from bot.slowclients import BODY_TIMEOUT_S, SlowBodyGuard
+    from bot.httpguards import BODY_TIMEOUT_S, SlowBodyGuard
     from bot.web.errorpage import REFUSALS, error_page
 
     def refuse(status: int) -> Response:
@@ -80,12 +80,12 @@ def serve(
     """Run `app` under uvicorn on `args.host`:`args.port`, or on the `--fd` socket, until the
     process is told to stop. Exits with uvicorn's status 3 when the app did not start.
     `header_timeout_s`: a connection whose request headers are not all in by then is closed
-    (`bot.cli.slowheaders`)."""
+    (`bot.httpguards`)."""
     import uvicorn
 
     extra: dict[str, Any] = {}
     if header_timeout_s is not None:
-        from bot.cli.slowheaders import header_deadline_protocol
+        from bot.httpguards import header_deadline_protocol
 
         extra["http"] = header_deadline_protocol(header_timeout_s)
     config = uvicorn.Config(

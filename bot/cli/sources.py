@@ -139,9 +139,8 @@ def benchmark_source(benchmarks_dir: str | None) -> BenchmarkSource:
         return DirectoryBenchmarkSource(benchmarks_dir)
     from huggingface_hub import HfApi
 
-    from bot.hub.benchmarks import BenchmarkCache, HubBenchmarkSource
-    from bot.hub.client import HfHubClient
-    from bot.hub.timeouts import use_hub_timeout_from_env
+    from bot.hub.client import HfHubClient, use_hub_timeout_from_env
+    from bot.hub.sources import BenchmarkCache, HubBenchmarkSource
     from bot.settings import SettingsError
     from bot.spec.benchmark import benchmark_from_eval_yaml
 

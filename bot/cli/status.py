@@ -26,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
     import redis
 
     from bot.cli.ops import connect
-    from bot.contract import publish
+    from bot.contract.queue import QUEUE
     from bot.store.workerbeats import read_fleet_status
 
     connected = connect("status")
@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     _, client = connected
     try:
-        status = read_fleet_status(client, publish.QUEUE)
+        status = read_fleet_status(client, QUEUE)
     except redis.RedisError as error:
         print(messages.REDIS_FAILED.format(command="status", error=error), file=sys.stderr)
         return 2

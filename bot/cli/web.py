@@ -29,11 +29,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     import yaml
 
-    from bot import slowclients
     from bot.accesslog import RouteLog
     from bot.adapters.collections_store import StoreError
     from bot.cli.serving import guarded
     from bot.cli.sources import UsageError
+    from bot.httpguards import BODY_TIMEOUT_S
     from bot.logs import configure_logging
     from bot.web.app import create_web_app
     from bot.web.config import WebConfig
@@ -53,6 +53,6 @@ def run(args: argparse.Namespace) -> int:
     serve(
         guarded(logged, config.settings, styled=True),
         args,
-        header_timeout_s=slowclients.BODY_TIMEOUT_S,
+        header_timeout_s=BODY_TIMEOUT_S,
     )
     return 0

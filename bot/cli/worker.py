@@ -31,7 +31,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from bot.contract.publish import QUEUE
+    from bot.contract.queue import QUEUE
     from bot.logs import configure_logging
     from bot.settings import Settings, SettingsError
     from workers.app import create_celery_app

@@ -4,7 +4,7 @@ The command grammar (`parse_command`) is here too: the receiver routes comments 
 the workers read the asking comments of a recheck with it.
 
 Every publisher (the receiver, reconciliation, the replay of parked events) queues a `PrEvent`
-through `bot.contract.publish`, and every consumer (`workers.tasks`) reads it back with
+through `bot.contract.queue`, and every consumer (`workers.tasks`) reads it back with
 `PrEvent.from_json`; this module is the one definition both sides import.
 """
 

@@ -1,7 +1,7 @@
 """A model repo's results as the Hub holds them: main, and optionally each open PR's changes.
 
 What `evalbot gate` and the collection standing in a PR comment read. Only results files the Hub
-itself reads count (`bot.hub.paths`). Cost, in Hub HTTP calls: main is 1 tree listing plus 1
+itself reads count (`bot.hub.pulls`). Cost, in Hub HTTP calls: main is 1 tree listing plus 1
 per results file; `--include-open-prs` adds 2 for the listing of open PRs (up to 50) and, per
 open PR, 1 for its details plus 1 per results file it adds or changes.
 """
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from bot.hub.client import LeaderboardEntry, OpenPullRequests, PullRequest, Visibility
-from bot.hub.paths import PathKind, classify_path
+from bot.hub.pulls import PathKind, classify_path
 
 
 class ResultsReader(Protocol):
@@ -100,7 +100,7 @@ def read_repo_results(
 
 
 def is_results(path: str) -> bool:
-    """A path the Hub reads as a results file (`bot.hub.paths`)."""
+    """A path the Hub reads as a results file (`bot.hub.pulls`)."""
     return classify_path(path) is PathKind.RESULTS
 
 

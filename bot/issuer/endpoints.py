@@ -23,7 +23,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from bot.httpbody import BodyRefused, read_body
+from bot.httpguards import BodyRefused, read_body
 from bot.issuer.authenticators import GuardedAuthentication
 from bot.issuer.identity import Identity
 from bot.issuer.refusals import GENERIC, ContentRefusal, Refusal

@@ -12,6 +12,10 @@ so the Hub retries. An unexpected error is logged with the delivery id and answe
 never a 500, never a 2xx for work that was not queued.
 
 Each delivery produces one structured log line (JSON) with its id, outcome and timings.
+
+Its Prometheus metrics (`ReceiverMetrics`) live in a registry of their own, one per app
+instance. Names follow `evalbot_receiver_<what>`; label values are the small fixed vocabularies
+of `OUTCOMES` and `events.IGNORE_REASONS`, never user input, so cardinality stays bounded.
 """
 
 from __future__ import annotations
@@ -26,29 +30,83 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp
 
-from bot import slowclients
-from bot.httpbody import BodyRefused
-from bot.httpbody import read_body as read_capped_body
-from bot.receiver.events import Ignored, RoutingContext, route_delivery
-from bot.receiver.metrics import ReceiverMetrics
-from bot.receiver.queue import EnqueueOutcome, Enqueuer, QueueUnavailable
-from bot.receiver.texts import (
-    ANSWERS,
-    HEALTH_OK,
-    READY_FAILED,
-    READY_OK,
-    READY_WORKERS_UNKNOWN,
-)
+from bot.contract.events import EVENT_KINDS
+from bot.contract.queue import EnqueueOutcome, Enqueuer, QueueUnavailable
+from bot.httpguards import BODY_TIMEOUT_S, BodyRefused
+from bot.httpguards import read_body as read_capped_body
+from bot.receiver.events import IGNORE_REASONS, Ignored, RoutingContext, route_delivery
+from bot.receiver.texts import ANSWERS, HEALTH_OK, READY_FAILED, READY_OK, READY_WORKERS_UNKNOWN
 from bot.receiver.workermetrics import WorkerStatsCollector
 from bot.settings import Settings
 from bot.store.workerstats import WorkerStatsSource
 from bot.tokens.verify import finite_float
+
+#: Every delivery outcome, in the order of `bot.receiver.texts.ANSWERS` (the one table).
+OUTCOMES = tuple(ANSWERS)
+
+_LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+
+
+class ReceiverMetrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        deliveries = Counter(
+            "evalbot_receiver_deliveries",
+            "Webhook deliveries by outcome.",
+            ["outcome"],
+            registry=self.registry,
+        )
+        self._ignored = ignored = Counter(
+            "evalbot_receiver_ignored",
+            "Deliveries answered 202 without queueing, by reason.",
+            ["reason"],
+            registry=self.registry,
+        )
+        queued = Counter(
+            "evalbot_receiver_events_queued",
+            "Events queued for the workers, by kind.",
+            ["kind"],
+            registry=self.registry,
+        )
+        self.commands_ignored = Counter(
+            "evalbot_receiver_commands_ignored",
+            "Comments addressed to the bot that were not accepted (unknown command, own comment).",
+            ["reason"],
+            registry=self.registry,
+        )
+        self.enqueue_seconds = Histogram(
+            "evalbot_receiver_enqueue_seconds",
+            "Time to dedupe and publish one event to Redis.",
+            buckets=_LATENCY_BUCKETS,
+            registry=self.registry,
+        )
+        self.ack_seconds = Histogram(
+            "evalbot_receiver_ack_seconds",
+            "Time from request start to response for POST /webhooks/hub.",
+            buckets=_LATENCY_BUCKETS,
+            registry=self.registry,
+        )
+        # Children resolved once: a label lookup per delivery takes a lock and a dict probe.
+        self.deliveries = {outcome: deliveries.labels(outcome) for outcome in OUTCOMES}
+        self.ignored = {reason: ignored.labels(reason) for reason in IGNORE_REASONS}
+        self.queued = {kind: queued.labels(kind) for kind in EVENT_KINDS}
+
+    def count_ignored(self, reason: str) -> None:
+        child = self.ignored.get(reason)
+        if child is None:  # a reason added to events without a pre-made child: still counted
+            child = self.ignored[reason] = self._ignored.labels(reason)
+        child.inc()
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)
+
 
 logger = logging.getLogger("evalbot.receiver")
 
@@ -178,7 +236,7 @@ class WebhookEndpoint:
 
     async def _read_body(self, request: Request) -> bytes:
         try:
-            async with asyncio.timeout(slowclients.BODY_TIMEOUT_S):
+            async with asyncio.timeout(BODY_TIMEOUT_S):
                 return await read_capped_body(request, MAX_BODY_BYTES)
         except TimeoutError as error:
             raise _Rejected("timeout") from error

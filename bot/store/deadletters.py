@@ -51,14 +51,6 @@ def parked(client: redis.Redis, limit: int = 100) -> list[dict[str, Any]]:
     return [json.loads(raw) for raw in client.lrange(DEAD_LETTERS, 0, limit - 1)]
 
 
-def count_outcome(client: redis.Redis, outcome: str) -> None:
-    client.hincrby(STATS, f"outcome:{outcome}", 1)
-
-
-def count_retry(client: redis.Redis, reason: str) -> None:
-    client.hincrby(STATS, f"retry:{reason}", 1)
-
-
 @dataclass(frozen=True, slots=True)
 class ParkedEvent:
     """One parked record: its position (0 = newest), the stored text, and its fields."""

@@ -10,26 +10,26 @@ status readers count `unacked`).
 
 from __future__ import annotations
 
-#: Dedupe marks of queued events (`bot.contract.publish`): `<prefix><DedupeKey.key>`, with a TTL.
+#: Dedupe marks of queued events (`bot.contract.queue`): `<prefix><DedupeKey.key>`, with a TTL.
 DEDUPE_PREFIX = "evalbot:dedupe:"
-#: The ledger of accepted events not yet finished (`bot.contract.ledger`): a sorted set of task
+#: The ledger of accepted events not yet finished (`bot.contract.queue`): a sorted set of task
 #: ids by the Redis time they are due, and a hash of their events. Publishers add, workers touch
 #: and remove, each worker's sweep sends the overdue again; `/metrics` counts them.
 LEDGER = "evalbot:ledger"
 LEDGER_EVENTS = "evalbot:ledger:events"
-#: Worker counters, `<family>:<label>` -> count (`bot.store.deadletters`); the receiver's
-#: `/metrics` reads them (`bot.store.workerstats`).
+#: Worker counters, `<family>:<label>` -> count (`workers.tasks`, `bot.store.deadletters`);
+#: the receiver's `/metrics` reads them (`bot.store.workerstats`).
 STATS = "evalbot:stats"
 #: Parked events, newest first (`bot.store.deadletters`); `evalbot parked`/`replay` and `/metrics`.
 DEAD_LETTERS = "evalbot:dead-letters"
-#: The fleet-wide Hub pause (`workers.hubpause`); its PTTL is shown on `/metrics`.
+#: The fleet-wide Hub pause (`workers.fleet`); its PTTL is shown on `/metrics`.
 HUB_PAUSE = "evalbot:hub-paused-until"
 #: Reconciliation's one-run-at-a-time lock and its repo cursor (`workers.reconcile`).
 RECONCILE_LOCK = "evalbot:reconcile:lock"
 RECONCILE_CURSOR = "evalbot:reconcile:cursor"
 #: Every repo that ever had a verdict, for reconciliation (`workers.pipeline`).
 VERDICT_REPOS = "evalbot:verdict-repos"
-#: jti bindings (`bot.adapters.redis_tokens.RedisJtiBinder`): `<prefix><sha256(issuer, jti)>`.
+#: jti bindings (`workers.runtime.RedisJtiBinder`): `<prefix><sha256(issuer, jti)>`.
 JTI_PREFIX = "evalbot:jti:"
 #: Fetched JWKS, their freshness marks and refetch cooldowns (`RedisKeyCache`).
 JWKS_PREFIX = "evalbot:jwks:"
@@ -46,20 +46,20 @@ KOMBU_UNACKED = "unacked"
 WORKERS = "evalbot:workers"
 WORKER_BEATS = "evalbot:worker-beats"
 #: The digest of the maintainers allow-list the workers last judged commenters under
-#: (`workers.rechecks`); the receiver drops a known stranger's commands while it holds.
+#: (`workers.pipeline`); the receiver drops a known stranger's commands while it holds.
 MAINTAINERS_DIGEST = "evalbot:maintainers-digest"
 STRANGER_PREFIX = "evalbot:stranger:"
 #: How long a stranger is remembered: a user who becomes an org member is heard at the latest
 #: this long after (the allow-list takes effect at once, through the digest).
 STRANGER_TTL_S = 900
 #: Per PR: exists for the recheck interval after a recheck run was queued to start at once,
-#: and while the one deferred recheck run of that window waits (`bot.contract.publish`).
+#: and while the one deferred recheck run of that window waits (`bot.contract.queue`).
 RECHECK_WINDOW_PREFIX = "evalbot:recheck-window:"
 RECHECK_FOLLOWUP_PREFIX = "evalbot:recheck-followup:"
 
 
 def lease(repo_id: str, pr_num: int) -> str:
-    """The per-PR lease one run holds while it works on the PR (`workers.locks`)."""
+    """The per-PR lease one run holds while it works on the PR (`workers.fleet`)."""
     return f"evalbot:lease:{repo_id}:{pr_num}"
 
 

@@ -1,6 +1,6 @@
 """Worker heartbeats in Redis: the key names, the record, and the one reader everyone uses.
 
-Each `evalbot worker` writes a heartbeat every ten seconds (`bot.contract.ledger.SWEEP_EVERY_S`)
+Each `evalbot worker` writes a heartbeat every ten seconds (`bot.contract.queue.SWEEP_EVERY_S`)
 from its consumer's event loop (`workers.liveness`), so a heartbeat means "this worker is
 consuming", not merely "this process exists". Two keys, next to the other `evalbot:*` keys:
 
@@ -36,7 +36,7 @@ WORKERS_KEY = keys.WORKERS
 BEATS_KEY = keys.WORKER_BEATS
 #: The other keys a status reads (`bot.store.workerstats` reads them for `/metrics` too):
 #: the list of parked events (`bot.store.deadletters`), kombu's hash of delivered, unacked
-#: messages, and the workers' shared Hub pause (`workers.hubpause`; its PTTL is the pause left).
+#: messages, and the workers' shared Hub pause (`workers.fleet`; its PTTL is the pause left).
 DEAD_LETTERS_KEY = keys.DEAD_LETTERS
 UNACKED_KEY = keys.KOMBU_UNACKED
 HUB_PAUSE_KEY = keys.HUB_PAUSE

@@ -122,7 +122,7 @@ class WorkerSnapshot:
     unacked: int
     hub_paused_s: float = 0.0  # left of the workers' shared Hub pause; 0 when there is none
     workers: tuple[WorkerBeat, ...] = ()  # from their heartbeats (`bot.store.workerbeats`)
-    accepted: int = 0  # events in the ledger: accepted and not finished (`bot.contract.ledger`)
+    accepted: int = 0  # events in the ledger: accepted and not finished (`bot.contract.queue`)
 
 
 def parse_stats(reply: Any) -> dict[str, int]:

@@ -1,5 +1,5 @@
 """Where fetched JWKS documents are kept: in memory for the CLI, in Redis for the bot's workers
-(`RedisKeyCache`, in `bot.adapters.redis_tokens`).
+(`RedisKeyCache`, in `workers.runtime`).
 
 Shared by every worker when in Redis, so one refetch serves them all and the refetch budget
 (at most one per issuer per interval) holds across the fleet, as in Warehouse

@@ -43,7 +43,7 @@ touch the result), so "single use" would be wrong. What must not happen is the s
 vouching for other content or another repo (docs/security.md#replay-protection). The first
 verification that passes every other check claims the jti atomically; later ones pass only with
 the same (model repo, digest). `MemoryJtiBinder` serves the CLI; the bot's binder shared by every
-worker (`RedisJtiBinder`) lives with the other Redis adapters in `bot.adapters.redis_tokens`.
+worker (`RedisJtiBinder`) lives in the worker runtime that builds it, `workers.runtime`.
 Bindings are kept far longer than the token lives (`retention_s`, default 400 days, and never
 less than `exp` + leeway + 5 s: Warehouse #19627), because the verdict must not change on a
 re-run a week later: if the binding expired, the token could be bound afresh to whichever repo

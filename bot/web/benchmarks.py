@@ -14,8 +14,8 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 
-from bot.hub.benchmarks import BenchmarkCache, HubBenchmarkSource
 from bot.hub.client import HubClient
+from bot.hub.sources import BenchmarkCache, HubBenchmarkSource
 from bot.spec.benchmark import benchmark_from_eval_yaml
 from bot.spec.model import BenchmarkLookup, BenchmarkNotFound
 

@@ -14,9 +14,8 @@ from bot.adapters.jwks_http import HttpxJwksFetcher
 from bot.adapters.mappings_file import load_mapping_table, mapping_files
 from bot.adapters.policy_file import load_policy
 from bot.configfiles import read_config
-from bot.contract import publish
-from bot.hub.client import HfHubClient
-from bot.hub.timeouts import use_hub_timeout
+from bot.contract.queue import QUEUE
+from bot.hub.client import HfHubClient, use_hub_timeout
 from bot.settings import SettingsError
 from bot.tokens.issuers import IssuerRegistry
 from bot.web.benchmarks import CachedHubBenchmarks
@@ -78,7 +77,7 @@ def build_context(config: WebConfig) -> WebContext:
     gate = OperatorGate(key, config.admin_token, operators if signin else Operators())
     return WebContext(
         redis=client,
-        queue=publish.QUEUE,
+        queue=QUEUE,
         hub_url=settings.hf_endpoint.rstrip("/"),
         bot_name=settings.bot_name,
         operators=gate,

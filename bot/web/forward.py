@@ -18,7 +18,7 @@ id, a search); the pages' own process logs each request's route (`bot.accesslog`
 
 `evalbot web` trusts `X-Forwarded-For` and `X-Forwarded-Proto` from loopback, so the forwarder
 drops a client's own (and `Forwarded`, `X-Real-IP`) and sets them to what the receiver saw: no
-visitor picks the address the pages count them under (`bot.slowclients`).
+visitor picks the address the pages count them under (`bot.httpguards`).
 
 The forwarder is shared by every visitor, so it must hold no state of any one of them: its
 HTTP client's cookie jar refuses every cookie (`_refusing_jar`). A client's default jar would
@@ -38,7 +38,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from bot.httpbody import BodyRefused, read_body
+from bot.httpguards import BodyRefused, read_body
 from bot.settings import SettingsError
 from bot.spec.limits import DEFAULT_LIMITS
 from bot.web.errorpage import error_page

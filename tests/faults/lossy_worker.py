@@ -16,7 +16,7 @@ from typing import Any
 from celery import Celery
 
 import workers.app
-from bot.contract.publish import TASK_NAME
+from bot.contract.queue import TASK_NAME
 from bot.settings import Settings
 
 _production_app = workers.app.create_celery_app

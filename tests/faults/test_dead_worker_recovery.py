@@ -3,7 +3,7 @@
 Before: the messages the dead worker held (running, reserved) stayed in kombu's `unacked` hash
 until the visibility timeout, 900 s by default, so their PRs got their report ~15 min after the
 kill. Now their events stay in the ledger, and a live worker's sweep sends them again once
-overdue (bot/contract/ledger.py, workers/liveness.py). The stack here runs the production
+overdue (bot/contract/queue.py, workers/liveness.py). The stack here runs the production
 visibility timeout and task limits and the ledger's own bounds, so nothing but the ledger's
 sweep can bring the dead worker's PRs back within the test's deadline. The recovery time is
 printed and, with `EVALBOT_FAULT_FIGURES`, recorded (docs/reliability.md); only the generous

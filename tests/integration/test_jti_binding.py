@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 import redis
 
-from bot.adapters.redis_tokens import RedisJtiBinder, RedisKeyCache
 from bot.spec.model import EntryReport, Verification, VerificationStatus
 from bot.tokens.issuers import IssuerRegistry
 from bot.tokens.reasons import VerificationUnavailable
@@ -34,6 +33,7 @@ from tests.support.tokens import (
     file_report,
     signed_report,
 )
+from workers.runtime import RedisJtiBinder, RedisKeyCache
 
 pytestmark = pytest.mark.integration
 

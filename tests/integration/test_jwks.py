@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 
 from bot.adapters.jwks_http import HttpxJwksFetcher
-from bot.adapters.redis_tokens import RedisKeyCache
 from bot.spec.model import EntryReport, Verification, VerificationStatus
 from bot.tokens.issuers import JWKS_MAX_AGE_S, IssuerRegistry
 from bot.tokens.keycache import CachedJwks, MemoryKeyCache
@@ -31,6 +30,7 @@ from tests.support.tokens import (
     entries_from_yaml,
     entry_report,
 )
+from workers.runtime import RedisKeyCache
 
 pytestmark = pytest.mark.integration
 

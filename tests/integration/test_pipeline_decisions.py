@@ -15,10 +15,10 @@ import pytest
 import redis
 
 from bot.contract.events import PrEvent
-from bot.hub.benchmarks import BenchmarkCache
 from bot.hub.client import DatasetRevision, OpenPullRequests, RepoCommit, Visibility
 from bot.hub.errors import HubError, HubFileTooLarge, HubFileUnreadable, HubPermanentError
 from bot.hub.pulls import PrComment, PrCommit, PrStatus, PullRequest
+from bot.hub.sources import BenchmarkCache
 from bot.report.comment import render_help
 from bot.report.texts import REPORT_MARKER
 from bot.spec.model import Dialect, EntryReport, FileReport, ResultEntry
@@ -26,7 +26,7 @@ from bot.spec.validate import DEFAULT_POLICY
 from bot.tokens.issuers import IssuerRegistry
 from bot.tokens.verify import MemoryJtiBinder
 from evalbot_dev.devstack.redis import RedisServer
-from workers.locks import LeaseBusy, lease_key
+from workers.fleet import LeaseBusy, lease_key
 from workers.pipeline import Outcome, TokenTimes, run_event
 from workers.runtime import Runtime
 

@@ -16,7 +16,7 @@ from typing import Any
 import redis
 
 from bot.contract.events import PrEvent
-from bot.contract.publish import TASK_NAME
+from bot.contract.queue import TASK_NAME
 from bot.settings import Settings
 from tests.support.processes import RECORDED_EVENTS, SLOW_REPO
 from workers.app import create_celery_app

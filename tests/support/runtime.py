@@ -7,15 +7,14 @@ from datetime import UTC, datetime
 
 import redis
 
-from bot.adapters.redis_tokens import RedisJtiBinder
-from bot.hub.benchmarks import BenchmarkCache
 from bot.hub.client import DatasetRevision, HubClient, PullRequest, RepoCommit, Visibility
 from bot.hub.client import OpenPullRequests as OpenPulls
+from bot.hub.sources import BenchmarkCache
 from bot.spec.validate import DEFAULT_POLICY
 from bot.tokens.issuers import IssuerRegistry
 from workers.catchup import ReconcileLimits
-from workers.locks import as_text
-from workers.runtime import ReconcileConfig, Runtime
+from workers.fleet import as_text
+from workers.runtime import ReconcileConfig, RedisJtiBinder, Runtime
 
 NOW = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import redis
 
-from bot.contract.publish import QUEUE
+from bot.contract.queue import QUEUE
 from bot.report.texts import REPORT_MARKER
 from bot.store.deadletters import DEAD_LETTERS
 from bot.store.keys import LEDGER
@@ -29,7 +29,7 @@ from evalbot_dev.emulator.delivery import DeliverySettings
 from evalbot_dev.emulator.seed import SAMPLES
 from evalbot_dev.emulator.server import CommentView
 from tests.support.emulator import MODEL, TOKENS, client, standard_state
-from workers.locks import as_text
+from workers.fleet import as_text
 
 BOT = "evalbot"
 SAMPLE_BENCHMARKS = SAMPLES / "benchmarks"

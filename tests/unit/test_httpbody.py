@@ -1,4 +1,4 @@
-"""A request body read under a cap (`bot.httpbody`), over hand-made ASGI messages."""
+"""A request body read under a cap (`bot.httpguards`), over hand-made ASGI messages."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from starlette.requests import Request
 from starlette.types import Message
 
-from bot.httpbody import BodyRefused, read_body
+from bot.httpguards import BodyRefused, read_body
 
 
 def request(chunks: Sequence[bytes], *, length: str | None = None, gone: bool = False) -> Request:

@@ -1,4 +1,4 @@
-"""`bot.slowclients.SlowBodyGuard` at the ASGI level: the per-address bound on slow bodies holds
+"""`bot.httpguards.SlowBodyGuard` at the ASGI level: the per-address bound on slow bodies holds
 for requests that all started before any of them was counted slow."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.types import Message, Receive, Scope, Send
 
-from bot.slowclients import SlowBodyGuard
+from bot.httpguards import SlowBodyGuard
 
 PER_CLIENT = 2
 SLOW_AFTER_S = 0.05

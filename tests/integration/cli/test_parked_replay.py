@@ -14,7 +14,7 @@ from bot.store.deadletters import DEAD_LETTERS, park, parked_events, replay
 from evalbot_dev.devstack.redis import RedisServer
 from tests.integration.cli.conftest import operator_env
 from tests.support.queued import ledger_in_order
-from workers.locks import as_text
+from workers.fleet import as_text
 
 pytestmark = pytest.mark.integration
 

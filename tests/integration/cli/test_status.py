@@ -21,7 +21,7 @@ pytestmark = pytest.mark.integration
 @pytest.fixture
 def client(redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[redis.Redis]:
     operator_env(monkeypatch, redis_server.url)
-    monkeypatch.setattr("bot.contract.publish.QUEUE", "evalbot-status")
+    monkeypatch.setattr("bot.contract.queue.QUEUE", "evalbot-status")
     connection = redis.Redis.from_url(redis_server.url)
     try:
         yield connection

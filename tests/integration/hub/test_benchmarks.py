@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.hub.benchmarks import BenchmarkCache, HubBenchmarkSource
 from bot.hub.client import HfHubClient
+from bot.hub.sources import BenchmarkCache, HubBenchmarkSource
 from bot.spec.benchmark import benchmark_from_eval_yaml
 from bot.spec.model import Benchmark, BenchmarkNotFound
 from evalbot_dev.emulator.server import EmulatorServer

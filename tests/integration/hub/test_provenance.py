@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.hub.client import HfHubClient
-from bot.hub.provenance import token_commit_time
+from bot.hub.sources import token_commit_time
 from evalbot_dev.emulator.server import EmulatorServer
 from tests.integration.hub.conftest import GPQA_ENTRY, open_pr, push_to_pr
 from tests.support.emulator import MODEL, client

@@ -10,7 +10,7 @@ import pytest
 import redis
 
 from bot.contract.events import DedupeKey, PrEvent
-from bot.receiver.queue import EnqueueOutcome
+from bot.contract.queue import EnqueueOutcome
 from bot.store import keys
 from evalbot_dev.devstack.redis import RedisServer
 from tests.integration.receiver.test_queue_redis import run_enqueues

@@ -9,7 +9,7 @@ import pytest
 import redis
 
 from bot.contract.events import DedupeKey, PrEvent
-from bot.receiver.queue import EnqueueOutcome, QueueUnavailable, RedisEnqueuer
+from bot.contract.queue import EnqueueOutcome, QueueUnavailable, RedisEnqueuer
 from bot.store.keys import DEDUPE_PREFIX
 from evalbot_dev.devstack.redis import RedisServer
 from tests.support.queued import decode_celery_message

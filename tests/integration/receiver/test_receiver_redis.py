@@ -12,7 +12,7 @@ import pytest
 import redis
 
 from bot.contract.events import PrEvent
-from bot.contract.publish import TASK_NAME
+from bot.contract.queue import TASK_NAME
 from bot.store.keys import DEDUPE_PREFIX
 from evalbot_dev.devstack.redis import RedisServer
 from evalbot_dev.devstack.waiting import wait_until
@@ -30,7 +30,7 @@ PUSH = webhook_bytes("pr_push.repo_content_update")
 @pytest.fixture
 def receiver(redis_server: RedisServer, tmp_path: Path) -> Iterator[ReceiverProcess]:
     env = bot_environment(
-        redis_server.url, **tuned({**TEST_TUNING, "bot.slowclients.BODY_TIMEOUT_S": 0.5})
+        redis_server.url, **tuned({**TEST_TUNING, "bot.httpguards.BODY_TIMEOUT_S": 0.5})
     )
     process = ReceiverProcess.create(env, tmp_path).start()
     try:

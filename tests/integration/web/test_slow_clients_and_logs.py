@@ -20,8 +20,8 @@ from tests.support.tuning import tuned
 pytestmark = pytest.mark.integration
 
 BODY_TIMEOUT_S = 4.0
-PER_CLIENT = 8  # bot.slowclients.PER_CLIENT_DEFAULT
-SLOW_AFTER_S = 1.0  # bot.slowclients.SLOW_AFTER_S
+PER_CLIENT = 8  # bot.httpguards.PER_CLIENT_DEFAULT
+SLOW_AFTER_S = 1.0  # bot.httpguards.SLOW_AFTER_S
 STYLED = b'<link rel="stylesheet" href="/static/style.css">'
 MARKER = "zqxvisitortyped"  # what a visitor typed; no log may keep it
 
@@ -30,7 +30,7 @@ MARKER = "zqxvisitortyped"  # what a visitor typed; no log may keep it
 def bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bot]:
     work_dir: Path = tmp_path_factory.mktemp("slow-clients")
     env = {
-        **tuned({"bot.slowclients.BODY_TIMEOUT_S": BODY_TIMEOUT_S}),
+        **tuned({"bot.httpguards.BODY_TIMEOUT_S": BODY_TIMEOUT_S}),
         "EVALBOT_LOG_LEVEL": "DEBUG",
     }
     with running_bot(work_dir / "stack", web=True, env=env) as running:

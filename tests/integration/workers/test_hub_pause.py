@@ -15,8 +15,7 @@ from celery import Task
 from bot.contract.events import PrEvent
 from bot.hub.errors import HubTransientError, retry_after_from_headers
 from tests.support.runtime import FailingHub, make_runtime, stats
-from workers.hubpause import PAUSE_KEY, PAUSE_MARGIN_S, HubPause
-from workers.locks import as_text
+from workers.fleet import PAUSE_KEY, PAUSE_MARGIN_S, HubPause, as_text
 from workers.runtime import Runtime
 from workers.tasks import MAX_TRANSIENT_RETRIES, handle
 

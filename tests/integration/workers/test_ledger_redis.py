@@ -1,4 +1,4 @@
-"""The ledger of accepted events against a real redis-server (bot/contract/ledger.py).
+"""The ledger of accepted events against a real redis-server (bot/py).
 
 Its rules, one per test: an accepted event is in the ledger with its dedupe key, once; an
 entry past its due time is handed to one sweeper only and sent again under its task id with
@@ -16,10 +16,15 @@ import pytest
 import redis
 from celery import Celery
 
-from bot.contract import ledger
 from bot.contract.events import DedupeKey, PrEvent
-from bot.contract.publish import TASK_NAME, publish, sender_app
-from bot.receiver.queue import EnqueueOutcome, RedisEnqueuer
+from bot.contract.queue import (
+    GRACE_S,
+    TASK_NAME,
+    EnqueueOutcome,
+    RedisEnqueuer,
+    publish,
+    sender_app,
+)
 from bot.store import keys
 from bot.store.deadletters import park, parked_events, replay
 from bot.store.workerbeats import read_fleet_status
@@ -97,7 +102,7 @@ def test_an_accepted_event_is_in_the_ledger_once_and_its_message_in_the_queue(
         assert task == TASK_NAME
         assert PrEvent.from_json(kwargs["event"]).repo_id == "org/model"
     for task_id in entries:
-        assert ledger.GRACE_S - 5 < due_in(client, task_id) <= ledger.GRACE_S
+        assert GRACE_S - 5 < due_in(client, task_id) <= GRACE_S
     assert read_snapshot(client, QUEUE).accepted == 2  # `evalbot_ledger_accepted` on /metrics
 
 
@@ -136,7 +141,7 @@ def test_a_message_lost_after_acceptance_comes_back_once_overdue_to_one_sweeper(
     assert sorted(len(h) for h in handed) == [0, 1]
     (pair,) = handed[0] or handed[1]
     assert pair[0] == task_id
-    assert ledger.GRACE_S - 5 < due_in(client, task_id) <= ledger.GRACE_S  # due again later
+    assert GRACE_S - 5 < due_in(client, task_id) <= GRACE_S  # due again later
 
 
 def test_a_run_touches_its_entry_and_a_finished_or_parked_event_leaves_the_ledger(
@@ -148,9 +153,9 @@ def test_a_run_touches_its_entry_and_a_finished_or_parked_event_leaves_the_ledge
     assert due_in(client, ids[5]) <= 0  # reconciliation's events: due at once
     attempts = Attempts(client, ids[5])
     attempts.begin()
-    assert ledger.GRACE_S - 5 < due_in(client, ids[5]) <= ledger.GRACE_S
+    assert GRACE_S - 5 < due_in(client, ids[5]) <= GRACE_S
     attempts.ended(False, next_run_in=100.0)  # a retry in 100 s
-    assert 100 + ledger.GRACE_S - 5 < due_in(client, ids[5]) <= 100 + ledger.GRACE_S
+    assert 100 + GRACE_S - 5 < due_in(client, ids[5]) <= 100 + GRACE_S
     attempts.begin()
     attempts.ended(True, "posted")
     assert ids[5] not in ledger_events(client)

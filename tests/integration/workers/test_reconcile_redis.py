@@ -30,8 +30,7 @@ from bot.store.history import (
 from tests.support.queued import ledger_in_order
 from tests.support.runtime import make_runtime, stats
 from workers.catchup import ReconcileLimits
-from workers.hubpause import PAUSE_KEY, HubPause
-from workers.locks import as_text
+from workers.fleet import PAUSE_KEY, HubPause, as_text
 from workers.pipeline import VERDICT_REPOS, checked_key, verdict_key
 from workers.reconcile import LOCK_KEY, reconcile_once
 
@@ -196,7 +195,7 @@ def test_hub_errors_skip_a_repo_and_a_rate_limit_stops_the_run(client: redis.Red
     assert report.result == "rate-limited"
     assert stats(client)["reconcile-repo:hub-error"] == 5
     assert stats(client)["reconcile-run:rate-limited"] == 1
-    # The 429 paused every worker (workers.hubpause); the next run calls nothing while it lasts.
+    # The 429 paused every worker (workers.fleet); the next run calls nothing while it lasts.
     assert HubPause(client).remaining_now() > 30
     listed = len(hub.listed)
     assert reconcile_once(runtime).result == "skipped-paused"

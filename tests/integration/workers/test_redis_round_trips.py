@@ -21,10 +21,9 @@ import redis
 from celery import Task
 from huggingface_hub import HfApi
 
-from bot.adapters.redis_tokens import RedisJtiBinder, RedisKeyCache
 from bot.contract.events import PrEvent
-from bot.hub.benchmarks import BenchmarkCache
 from bot.hub.client import HfHubClient
+from bot.hub.sources import BenchmarkCache
 from bot.spec.validate import DEFAULT_POLICY
 from bot.tokens.issuers import IssuerRegistry
 from evalbot_dev.devstack.redis import RedisServer
@@ -32,8 +31,8 @@ from evalbot_dev.devstack.signing import LocalIssuer
 from evalbot_dev.devstack.workload import hle_entry, open_results_pr
 from evalbot_dev.emulator.server import EmulatorServer
 from tests.support.emulator import MODEL, TOKENS, running_emulator
-from workers.locks import as_text
-from workers.runtime import Runtime
+from workers.fleet import as_text
+from workers.runtime import RedisJtiBinder, RedisKeyCache, Runtime
 from workers.tasks import handle
 
 pytestmark = pytest.mark.integration

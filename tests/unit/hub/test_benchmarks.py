@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from bot.hub.benchmarks import BenchmarkCache, HubBenchmarkSource
 from bot.hub.client import HfHubClient
+from bot.hub.sources import BenchmarkCache, HubBenchmarkSource
 from bot.spec.model import Benchmark, BenchmarkLookup, BenchmarkNotFound, TaskDef
 from tests.unit.hub.fake_hub import FakeHub
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot.hub.benchmarks import BenchmarkCache, HubBenchmarkSource
 from bot.hub.client import HfHubClient
+from bot.hub.sources import BenchmarkCache, HubBenchmarkSource
 from bot.report.comment import CommentContext, render_comment
 from bot.report.texts import REPORT_MARKER
 from bot.spec.model import Benchmark, BenchmarkLookup, TaskDef

@@ -5,8 +5,14 @@ import hashlib
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.hub.diff import Change, DiffFile, is_lfs_pointer, parse_diff, unquote_git_path
-from bot.hub.pulls import classify_changes
+from bot.hub.pulls import (
+    Change,
+    DiffFile,
+    classify_changes,
+    is_lfs_pointer,
+    parse_diff,
+    unquote_git_path,
+)
 from tests.unit.hub.fake_hub import SAMPLES, sample_details
 
 

@@ -1,4 +1,4 @@
-"""`bot.hub.diff.parse_diff` reads back every path of the emulator's git-style diffs.
+"""`bot.hub.pulls.parse_diff` reads back every path of the emulator's git-style diffs.
 
 The emulator writes diffs as git does (quoted paths, a tab after labels with spaces); the bot
 must recover the exact paths and change kinds from them, for any path a repo may hold.
@@ -9,7 +9,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.hub.diff import Change, parse_diff
+from bot.hub.pulls import Change, parse_diff
 from evalbot_dev.emulator.git import blob_oid, unified_diff
 
 names = st.text(

@@ -1,4 +1,4 @@
-"""Reading a file through redirects (`bot.hub.download` via `HfHubClient.read_file`): LFS files
+"""Reading a file through redirects (`bot.hub.client` via `HfHubClient.read_file`): LFS files
 answer 302 to another origin; the token stays on the Hub; loops, odd schemes and declared
 oversizes are errors of that one file."""
 
@@ -9,8 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.hub.client import HfHubClient
-from bot.hub.download import MAX_REDIRECTS, origin
+from bot.hub.client import MAX_REDIRECTS, HfHubClient, origin
 from bot.hub.errors import (
     HubFileTooLarge,
     HubFileUnreadable,
@@ -18,7 +17,7 @@ from bot.hub.errors import (
     HubTransientError,
 )
 from tests.unit.hub.fake_hub import CDN, ENDPOINT, FakeHub
-from workers.hubpause import pause_for
+from workers.fleet import pause_for
 
 REPO = "acme/model-7b"
 HEAD = "b" * 40
@@ -161,7 +160,7 @@ def test_a_failure_of_the_cdn_retries_the_run_without_pausing_the_hub_calls(
     retry_after: float | None,
 ) -> None:
     """A transient error without a status: the run retries (its `Retry-After` honoured), but
-    `workers.hubpause` pauses the workers only for the Hub's own 429/503."""
+    `workers.fleet` pauses the workers only for the Hub's own 429/503."""
     hub.faults.append(lfs_redirect(f"{CDN}/object"))
     hub.faults.append(httpx2.Response(status, headers=headers))
     with pytest.raises(HubTransientError) as caught:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.hub.paths import PathKind, classify_path
+from bot.hub.pulls import PathKind, classify_path
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bot.hub.client import HfHubClient
-from bot.hub.provenance import token_commit_time
+from bot.hub.sources import token_commit_time
 from tests.unit.hub.fake_hub import FakeHub
 
 REPO = "acme/model-7b"

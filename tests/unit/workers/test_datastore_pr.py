@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from bot.eee.submission import Change
 from bot.hub.datastore import tree_changes
-from bot.hub.diff import Change as DiffChange
-from bot.hub.diff import DiffFile
+from bot.hub.pulls import Change as DiffChange
+from bot.hub.pulls import DiffFile
 from workers.datastore_index import MainIndex
 from workers.datastore_pr import HubDatastoreFiles, _changes
 

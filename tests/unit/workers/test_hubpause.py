@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from bot.hub.errors import HubTransientError, retry_after_from_headers
 from bot.settings import Settings
-from workers.hubpause import (
+from workers.fleet import (
+    HUB_THROTTLE_BUDGET_S,
     MAX_PAUSE_S,
     MAX_SPREAD_S,
     PAUSE_MARGIN_S,
@@ -18,7 +19,6 @@ from workers.hubpause import (
     resume_countdown,
     throttled_too_long,
 )
-from workers.retry_policy import HUB_THROTTLE_BUDGET_S
 from workers.runtime import countdown_cap_s
 
 

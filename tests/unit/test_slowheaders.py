@@ -1,4 +1,4 @@
-"""`bot.cli.slowheaders`: uvicorn closes a connection whose request headers are late (trickled,
+"""`bot.httpguards`: uvicorn closes a connection whose request headers are late (trickled,
 or never sent), and serves prompt requests, kept-alive ones included, as before."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import uvicorn
 from starlette.responses import PlainTextResponse
 from starlette.types import Receive, Scope, Send
 
-from bot.cli.slowheaders import header_deadline_protocol
+from bot.httpguards import header_deadline_protocol
 
 HEADER_TIMEOUT_S = 1.0
 
