@@ -52,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
         print("evalbot issuer: FILE and --provider are for `identity` only", file=sys.stderr)
         return 2
 
+    from bot.httpguards import BODY_TIMEOUT_S
     from bot.issuer.settings import ConfigError, IssuerSettings, SettingsError
     from bot.issuer.wiring import StartupError, build
     from bot.logs import configure_logging
@@ -64,8 +65,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     configure_logging(settings.log_level, non_blocking=True)
     try:
-        # no access log: the audit log records every decision, without credentials
-        serve(running.app, args, lifespan="auto")
+        # no access log: the audit log records every decision, without credentials; headers
+        # trickled in are cut off as on the receiver's port (the app never hears of them)
+        serve(running.app, args, lifespan="auto", header_timeout_s=BODY_TIMEOUT_S)
     finally:
         running.audit.close()
     return 0
