@@ -10,8 +10,7 @@ way Celery runs its own heartbeats), each worker:
    handed to one sweeper only) and sends each again under its task id, with Celery's
    `send_task`, counting it as `recovered:overdue`.
 
-Why that catches every lost message is `bot.contract.queue`'s to say (and docs/reliability.md);
-kombu's visibility timeout stays as Celery's own redelivery, long after.
+Why that catches every lost message: docs/reliability.md, "The ledger".
 """
 
 from __future__ import annotations
