@@ -234,26 +234,6 @@ def event_json(event: PrEvent) -> str:
 Outgoing = tuple[str, Mapping[str, Any], float]
 
 
-def send(app: Celery, messages: Sequence[Outgoing]) -> None:
-    """Send the messages of accepted events, each under its task id, in one Redis round trip
-    (kombu's `Producer.batch`, through Celery's producer pool). Raises kombu's
-    `OperationalError` or a Redis error when the broker cannot take them."""
-    with app.producer_or_acquire() as producer, producer.batch():
-        for task_id, event, countdown in messages:
-            delivery = str(event.get("delivery_id"))[:200]
-            app.send_task(
-                TASK_NAME,
-                kwargs={"event": dict(event)},
-                task_id=task_id,
-                countdown=countdown or None,
-                producer=producer,
-                # For display only (Celery's `saferepr` of the arguments would cost more than
-                # the rest of the send): the task's log lines name the delivery.
-                argsrepr="()",
-                kwargsrepr=f"{{'event': {{'delivery_id': {delivery!r}}}}}",
-            )
-
-
 def dedupe_key(dedupe: DedupeKey) -> str:
     """The Redis key that marks `dedupe` as seen."""
     return keys.DEDUPE_PREFIX + dedupe.key
@@ -278,10 +258,24 @@ def publish(client: redis.Redis, events: Sequence[tuple[PrEvent, DedupeKey]]) ->
 
 
 def send_or_leave(app: Celery, messages: Sequence[Outgoing]) -> bool:
-    """`send`, reporting failure instead of raising: the events are in the ledger, which sends
-    them again once due. True when sent."""
+    """Send the messages of accepted events, each under its task id, in one Redis round trip
+    (kombu's `Producer.batch`, through Celery's producer pool). True when sent; a failure is
+    logged, not raised: the events are in the ledger, which sends them again once due."""
     try:
-        send(app, messages)
+        with app.producer_or_acquire() as producer, producer.batch():
+            for task_id, event, countdown in messages:
+                delivery = str(event.get("delivery_id"))[:200]
+                app.send_task(
+                    TASK_NAME,
+                    kwargs={"event": dict(event)},
+                    task_id=task_id,
+                    countdown=countdown or None,
+                    producer=producer,
+                    # For display only (Celery's `saferepr` of the arguments would cost more
+                    # than the rest of the send): the task's log lines name the delivery.
+                    argsrepr="()",
+                    kwargsrepr=f"{{'event': {{'delivery_id': {delivery!r}}}}}",
+                )
     except Exception as error:  # kombu's OperationalError, Redis errors, timeouts: the ledger's
         log.warning(
             "could not send %d accepted event(s); the ledger sends them again: %s",
