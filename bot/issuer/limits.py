@@ -50,7 +50,7 @@ AUTH_FAILURE_WINDOW_S = 600
 class AuthFailureLimits:
     """How many failed authentications a client address or client id may make per window."""
 
-    #: `EVALBOT_ISSUER_AUTH_FAILURES`.
+    #: `auth_failures` in the `issuer:` section of integrations.yaml.
     failures: int = 10
     window_s: int = AUTH_FAILURE_WINDOW_S
 

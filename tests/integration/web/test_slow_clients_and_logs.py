@@ -15,6 +15,7 @@ import pytest
 
 from evalbot_dev.devstack.waiting import wait_until
 from tests.support.stackbot import Bot, running_bot
+from tests.support.trickle import trickle_headers
 from tests.support.tuning import tuned
 
 pytestmark = pytest.mark.integration
@@ -90,20 +91,8 @@ def test_headers_that_never_finish_are_cut_off_on_both_ports(bot: Bot) -> None:
     """A request whose headers trickle in (a line now and then) is dropped by the same
     deadline as a body: the app never hears of it, so uvicorn's protocol does it."""
     for address in ports(bot):
-        started = time.monotonic()
-        with socket.create_connection(address, timeout=1) as sock:
-            sock.sendall(f"GET /status HTTP/1.1\r\nHost: {address[0]}\r\n".encode())
-            closed = False
-            while not closed and time.monotonic() - started < BODY_TIMEOUT_S + 4:
-                try:
-                    sock.sendall(b"X-Trickle: 1\r\n")
-                    closed = sock.recv(100) == b""
-                except TimeoutError:
-                    continue
-                except OSError:
-                    closed = True
-        elapsed = time.monotonic() - started
-        assert closed, address
+        elapsed = trickle_headers(address, "/status", give_up_after_s=BODY_TIMEOUT_S + 4)
+        assert elapsed is not None, address
         assert elapsed < BODY_TIMEOUT_S + 2, (address, elapsed)
 
 
