@@ -3,8 +3,8 @@
 The full receiver benchmark (bench/receiver.py) measures latency, which a shared, loaded
 machine swings by orders of magnitude; CPU time spent per delivery is far steadier, and it is
 what decides how many deliveries one receiver core can take. This drives `RedisEnqueuer` with
-N concurrent deliveries at a time (as under load) and prints the process CPU per delivery
-(the sending thread's included).
+N concurrent deliveries at a time (so group commit batches them as under load) and prints
+the process CPU per delivery (the sending thread's included) and the batches' mean size.
 Every event is distinct, so every one is queued. Run: `.venv/bin/python bench/enqueue.py`
 (PYTHONPATH=<tree> to measure another checkout of the receiver).
 """

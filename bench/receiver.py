@@ -401,7 +401,7 @@ def main() -> int:
     targets = {
         "bare Starlette POST": [*uvicorn, "bench.receiver_targets:bare_app"],
         "naive SET NX + Celery send_task": [*uvicorn, "bench.receiver_targets:naive_app"],
-        "evalbot receiver": [python, "-m", "bot", "serve"],
+        "evalbot receiver (batched Lua)": [python, "-m", "bot", "serve"],
     }
     if args.only:
         targets = {name: command for name, command in targets.items() if args.only in name}

@@ -1,4 +1,4 @@
-"""`RedisEnqueuer` against a real redis-server: deduplication, atomicity, failures."""
+"""`RedisEnqueuer` against a real redis-server: batching, atomicity, failures."""
 
 from __future__ import annotations
 
@@ -54,20 +54,22 @@ def run_enqueues(url: str, items: list[tuple[PrEvent, DedupeKey]]) -> list[objec
     return asyncio.run(main())
 
 
-def test_concurrent_enqueues_are_deduplicated(
+def test_concurrent_enqueues_are_batched_and_deduplicated(
     redis_server: RedisServer, broker: redis.Redis
 ) -> None:
-    """300 at once, more than the enqueuer's connections: each waits its turn, none fails."""
     items = [
         (event(n % 150 + 1, f"id-{n % 150}"), DedupeKey(f"k{n % 150}", 60)) for n in range(300)
     ]
     outcomes = run_enqueues(redis_server.url, items)
     assert outcomes.count(EnqueueOutcome.QUEUED) == 150
     assert outcomes.count(EnqueueOutcome.DUPLICATE) == 150
+    assert outcomes[:150] == [EnqueueOutcome.QUEUED] * 150  # first come, first queued
     messages = [decode_celery_message(raw) for raw in broker.lrange("evalbot", 0, -1)]
     assert sorted(kwargs["event"]["pr_num"] for _, kwargs in messages) == list(range(1, 151))
     assert broker.get(f"{DEDUPE_PREFIX}k7") == b"id-7"
     assert 0 < broker.ttl(f"{DEDUPE_PREFIX}k7") <= 60
+    # LPUSH + BRPOP: the oldest message is consumed first.
+    assert PrEvent.from_json(messages[-1][1]["event"]).pr_num == 1
 
 
 def test_broker_down_fails_every_waiter_and_writes_nothing(
