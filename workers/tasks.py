@@ -15,7 +15,7 @@ and is sent again once due.
 
 Throttling is not failure: retries caused by the Hub's pacing (a 429, or the pause it set)
 are counted apart from the others and bounded by time (`Runtime.throttle_budget_s`,
-`EVALBOT_HUB_THROTTLE_BUDGET`), not by a count, so a backlog that needs many rate-limit
+`workers.fleet.HUB_THROTTLE_BUDGET_S`), not by a count, so a backlog that needs many rate-limit
 windows is worked through instead of parked. Every countdown but a busy PR's is capped at
 `Runtime.max_countdown_s` (the visibility timeout minus the task time limit): kombu's Redis
 transport redelivers a message held longer than the visibility timeout, ETA retries included,

@@ -4,7 +4,7 @@ The processes share one Redis (the Celery broker), so a key is an interface betw
 receiver reads what the workers count, reconciliation reads what the pipeline records, the
 replay command writes what the workers consume. A key spelled in two modules would drift;
 here each is spelled once, with who writes it and who reads it. The queue itself is named by
-settings (`EVALBOT_QUEUE`); kombu's own keys (`unacked`, `_kombu.binding.*`) are kombu's (the
+`bot.contract.queue.QUEUE`; kombu's own keys (`unacked`, `_kombu.binding.*`) are kombu's (the
 status readers count `unacked`).
 """
 
