@@ -5,12 +5,13 @@ way Celery runs its own heartbeats), each worker:
 
 1. records its heartbeat: its record (host, pid, concurrency, the tasks it has reserved) in
    `evalbot:workers` and Redis's time in `evalbot:worker-beats` (`bot.store.keys` names the
-   keys, `bot.store.workerstats` reads them for `evalbot status`, `/readyz/workers`, `/metrics`);
+   keys, `bot.store.workerbeats` reads them for `evalbot status`, `/readyz/workers`, `/metrics`);
 2. asks the ledger for the accepted events that are overdue (`bot.contract.queue`: each one is
    handed to one sweeper only) and sends each again under its task id, with Celery's
    `send_task`, counting it as `recovered:overdue`.
 
-Why that catches every lost message: docs/reliability.md, "The ledger".
+Why that catches every lost message is `bot.contract.queue`'s to say (and docs/reliability.md);
+kombu's visibility timeout stays as Celery's own redelivery, long after.
 """
 
 from __future__ import annotations

@@ -474,10 +474,14 @@ class Attempts:
         self._task_id = str(task_id)
         self._key = keys.attempts(self._task_id)
 
-    def begin(self) -> tuple[int, float]:
+    def started(self) -> int:
         """Count a run's start; returns the runs started and not ended in order (this one
-        included) and the seconds the fleet-wide Hub pause has left, in one round trip: every
-        run needs both before it calls the Hub. The event's ledger entry is touched: a
+        included)."""
+        return self.begin()[0]
+
+    def begin(self) -> tuple[int, float]:
+        """`started`, and the seconds the fleet-wide Hub pause has left, in one round trip:
+        every run needs both before it calls the Hub. The event's ledger entry is touched: a
         run has started, its worker may still die."""
         pipe = self._client.pipeline(transaction=True)
         pipe.hincrby(self._key, "unfinished", 1)

@@ -30,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     from bot.cli.serving import guarded
-    from bot.contract.queue import QUEUE, RedisEnqueuer
+    from bot.contract.queue import QUEUE, RECHECK_INTERVAL_S, RedisEnqueuer
     from bot.httpguards import BODY_TIMEOUT_S
     from bot.logs import configure_logging
     from bot.receiver.app import create_app
@@ -50,7 +50,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"evalbot serve: {error}", file=sys.stderr)
         return 2
     configure_logging(settings.log_level, non_blocking=True)
-    enqueuer = RedisEnqueuer(settings.redis_url, queue=QUEUE, timeout_s=REDIS_TIMEOUT_S)
+    enqueuer = RedisEnqueuer.from_url(
+        settings.redis_url,
+        queue=QUEUE,
+        timeout_s=REDIS_TIMEOUT_S,
+        recheck_interval_s=RECHECK_INTERVAL_S,
+    )
     # A scrape waits on Redis briefly: Prometheus keeps its own timeout for the whole scrape.
     worker_stats = RedisWorkerStats(
         settings.redis_url, queue=QUEUE, timeout_s=min(0.5, REDIS_TIMEOUT_S)

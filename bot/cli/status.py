@@ -1,6 +1,6 @@
 """`evalbot status [--json]`: are workers consuming? Heartbeats, queue, parked, Hub pause.
 
-Reads what `bot.store.workerstats.read_snapshot` reads (one Redis round trip): the
+Reads what `bot.store.workerbeats.read_fleet_status` reads (one Redis round trip): the
 check an operator, a container health probe or a script runs. Exit 0 when at least one worker
 is alive, 1 when none is, 2 when Redis cannot be read.
 """
@@ -27,14 +27,14 @@ def run(args: argparse.Namespace) -> int:
 
     from bot.cli.ops import connect
     from bot.contract.queue import QUEUE
-    from bot.store.workerstats import read_snapshot
+    from bot.store.workerbeats import read_fleet_status
 
     connected = connect("status")
     if connected is None:
         return 2
     _, client = connected
     try:
-        status = read_snapshot(client, QUEUE)
+        status = read_fleet_status(client, QUEUE)
     except redis.RedisError as error:
         print(messages.REDIS_FAILED.format(command="status", error=error), file=sys.stderr)
         return 2
@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
         client.close()
     alive = len(status.alive)
     if args.json:
-        print(json.dumps(status.status_json(), indent=2))
+        print(json.dumps(status.to_json(), indent=2))
         return 0 if alive else 1
     print(messages.STATUS_WORKERS.format(alive=alive, dead=len(status.workers) - alive))
     for worker in status.workers:
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     if not status.workers:
         print(messages.STATUS_NO_WORKERS)
     print(messages.STATUS_QUEUE.format(queued=status.queue_length, unacked=status.unacked))
-    print(messages.STATUS_PARKED.format(parked=status.dead_letters))
+    print(messages.STATUS_PARKED.format(parked=status.parked))
     pause = messages.STATUS_NOT_PAUSED
     if status.hub_paused_s:
         pause = f"{status.hub_paused_s:.1f} s left"

@@ -5,14 +5,25 @@ reconciliation (`publish`: accepted due at once, sent by the next sweep), the wo
 of what is due (`send_or_leave`, from `workers.liveness`) and the replay of parked events
 (`bot.store.deadletters.replay`).
 
-**The ledger of accepted events** makes every accepted event run, whatever happens to its
-Celery message (the argument and its failure cases: docs/reliability.md, "The ledger"). An
-event is accepted in the same atomic Redis step as its dedupe key (`ACCEPT_SCRIPT`): a hash
+**The ledger of accepted events**: the one mechanism that makes every accepted event run. An
+event is accepted when the receiver answers 202 (or reconciliation, or a replay, queues it). In
+the same atomic Redis step as its dedupe key (`ACCEPT_SCRIPT`), so two publishers racing on one
+logical event accept it once, the event is written to the ledger: a hash
 `evalbot:ledger:events` (task id -> the event's JSON) and a sorted set `evalbot:ledger` (task
-id -> the Redis time by which it must be done or touched again). A worker touches the entry
-when a run starts or schedules a retry (`queue_touch`) and removes it when the event is
-finished or parked (`queue_done`); every `SWEEP_EVERY_S` each worker takes the entries past
-their due time (`DUE_SCRIPT`) and sends each again under the same task id.
+id -> the Redis time by which it must be done or touched again).
+
+A worker touches the entry when a run starts or schedules a retry (the due time moves to the
+run's end, or the retry's, plus `GRACE_S`), and removes it when the event is finished: the
+comment written, nothing to report, or parked. Every `SWEEP_EVERY_S` each worker asks the
+ledger for the entries past their due time (`DUE_SCRIPT`: each is handed to one sweeper only,
+its due time moved on by `GRACE_S`) and sends each again under the same task id, so the run
+counts of `workers.tasks` carry over and a poison event is still parked.
+
+So whatever happened to a message (a worker killed while holding it, a Redis restart between
+kombu's pop and its bookkeeping, a publish that failed after the 202, a message Celery acked
+without finishing the event), the event runs again within `GRACE_S + SWEEP_EVERY_S` of its
+last sign of life, on Redis's clock. Running an event twice is safe: the pipeline finds its
+own comment by its marker and the PR's lease orders concurrent runs (docs/reliability.md).
 
 **Sending**: once accepted, a message goes out with Celery's public API (`send_task`, under
 the ledger entry's task id, with the settings every worker and publisher share:
@@ -238,6 +249,26 @@ def event_json(event: PrEvent) -> str:
 Outgoing = tuple[str, Mapping[str, Any], float]
 
 
+def send(app: Celery, messages: Sequence[Outgoing]) -> None:
+    """Send the messages of accepted events, each under its task id, in one Redis round trip
+    (kombu's `Producer.batch`, through Celery's producer pool). Raises kombu's
+    `OperationalError` or a Redis error when the broker cannot take them."""
+    with app.producer_or_acquire() as producer, producer.batch():
+        for task_id, event, countdown in messages:
+            delivery = str(event.get("delivery_id"))[:200]
+            app.send_task(
+                TASK_NAME,
+                kwargs={"event": dict(event)},
+                task_id=task_id,
+                countdown=countdown or None,
+                producer=producer,
+                # For display only (Celery's `saferepr` of the arguments would cost more than
+                # the rest of the send): the task's log lines name the delivery.
+                argsrepr="()",
+                kwargsrepr=f"{{'event': {{'delivery_id': {delivery!r}}}}}",
+            )
+
+
 def dedupe_key(dedupe: DedupeKey) -> str:
     """The Redis key that marks `dedupe` as seen."""
     return keys.DEDUPE_PREFIX + dedupe.key
@@ -262,24 +293,10 @@ def publish(client: redis.Redis, events: Sequence[tuple[PrEvent, DedupeKey]]) ->
 
 
 def send_or_leave(app: Celery, messages: Sequence[Outgoing]) -> bool:
-    """Send the messages of accepted events, each under its task id, in one Redis round trip
-    (kombu's `Producer.batch`, through Celery's producer pool). True when sent; a failure is
-    logged, not raised: the events are in the ledger, which sends them again once due."""
+    """`send`, reporting failure instead of raising: the events are in the ledger, which sends
+    them again once due. True when sent."""
     try:
-        with app.producer_or_acquire() as producer, producer.batch():
-            for task_id, event, countdown in messages:
-                delivery = str(event.get("delivery_id"))[:200]
-                app.send_task(
-                    TASK_NAME,
-                    kwargs={"event": dict(event)},
-                    task_id=task_id,
-                    countdown=countdown or None,
-                    producer=producer,
-                    # For display only (Celery's `saferepr` of the arguments would cost more
-                    # than the rest of the send): the task's log lines name the delivery.
-                    argsrepr="()",
-                    kwargsrepr=f"{{'event': {{'delivery_id': {delivery!r}}}}}",
-                )
+        send(app, messages)
     except Exception as error:  # kombu's OperationalError, Redis errors, timeouts: the ledger's
         log.warning(
             "could not send %d accepted event(s); the ledger sends them again: %s",
@@ -363,8 +380,10 @@ class RedisEnqueuer:
     enough, since batches go one at a time.
     """
 
-    def __init__(self, url: str, *, queue: str, timeout_s: float) -> None:
-        """Connects lazily, on the first event (or readiness check), and again after a loss."""
+    def __init__(
+        self, url: str, *, queue: str, timeout_s: float = 2.0, recheck_interval_s: float = 10.0
+    ) -> None:
+        self._recheck_interval_s = recheck_interval_s
         self._timeout_s = timeout_s
         self._client = redis.asyncio.Redis.from_url(
             url,
@@ -383,6 +402,13 @@ class RedisEnqueuer:
         self._gathering: asyncio.TimerHandle | None = None
         self._pending: list[_Pending] = []
         self._flusher: asyncio.Task[None] | None = None
+
+    @classmethod
+    def from_url(
+        cls, url: str, *, queue: str, timeout_s: float = 2.0, recheck_interval_s: float = 10.0
+    ) -> RedisEnqueuer:
+        """Connects lazily, on the first event (or readiness check), and again after a loss."""
+        return cls(url, queue=queue, timeout_s=timeout_s, recheck_interval_s=recheck_interval_s)
 
     async def enqueue(self, event: PrEvent, dedupe: DedupeKey) -> EnqueueOutcome:
         if event.kind == "command":
@@ -460,7 +486,7 @@ class RedisEnqueuer:
             event.delivery_id,
             task_id,
             event_json(event),
-            max(1, int(RECHECK_INTERVAL_S * 1000)),
+            max(1, int(self._recheck_interval_s * 1000)),
         ]
         try:
             async with asyncio.timeout(self._timeout_s):
@@ -468,7 +494,7 @@ class RedisEnqueuer:
         except (redis.exceptions.RedisError, OSError, TimeoutError) as error:
             raise QueueUnavailable(f"{type(error).__name__}: {error}") from error
         if outcome in (1, 4):
-            self._send(task_id, event, RECHECK_INTERVAL_S + 1 if outcome == 4 else 0)
+            self._send(task_id, event, self._recheck_interval_s + 1 if outcome == 4 else 0)
         return _COMMAND_OUTCOMES.get(outcome, EnqueueOutcome.QUEUED)
 
     async def _flush(self) -> None:
@@ -487,7 +513,7 @@ class RedisEnqueuer:
         )
         try:
             async with asyncio.timeout(self._timeout_s):
-                accepted = await self._accept(keys=script_keys, args=args)
+                accepted = await self._run_script(script_keys, args)
             if not isinstance(accepted, list) or len(accepted) != len(batch):
                 raise QueueUnavailable(f"unexpected script reply {accepted!r:.80}")
         except (redis.exceptions.RedisError, OSError, TimeoutError, QueueUnavailable) as error:
@@ -505,6 +531,9 @@ class RedisEnqueuer:
         for item, outcome in zip(batch, accepted, strict=True):
             if not item.done.done():
                 item.done.set_result(int(outcome))
+
+    async def _run_script(self, script_keys: list[str], args: list[str | int]) -> Any:
+        return await self._accept(keys=script_keys, args=args)
 
     async def ready(self) -> bool:
         try:

@@ -42,7 +42,7 @@ WEB_SAMPLES = "evalbot:web:samples"
 #: kombu's Redis transport keeps delivered, not yet acknowledged messages in this hash.
 KOMBU_UNACKED = "unacked"
 #: Live workers: their records (a hash) and their heartbeats (a sorted set by time)
-#: (`workers.liveness` writes, `bot.store.workerstats` reads).
+#: (`workers.liveness` writes, `bot.store.workerbeats` reads).
 WORKERS = "evalbot:workers"
 WORKER_BEATS = "evalbot:worker-beats"
 #: The digest of the maintainers allow-list the workers last judged commenters under

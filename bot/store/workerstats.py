@@ -1,28 +1,24 @@
-"""The workers' state in Redis as every reader sees it: heartbeats, counters, the queue.
+"""The workers' counters and the queue's figures: the one reader of them, for `/metrics` and
+the web pages.
 
-The workers write it (`workers.liveness`, `workers.tasks`; keys in `bot.store.keys`); this is
-its one reader, for the receiver's `/metrics` and `/readyz/workers` (`RedisWorkerStats`,
-asyncio), and for `evalbot status` and the web pages (`read_snapshot`, redis-py): one
-pipelined round trip each, parsed by the same pure functions.
+Workers are many processes on many machines, so they keep their counters in one Redis hash,
+`evalbot:stats` (`<family>:<label>` -> count, `HINCRBY`). The receiver, which Prometheus
+already scrapes, reads them at scrape time (`RedisWorkerStats`, asyncio; rendered by
+`bot.receiver.workermetrics`), the web pages with redis-py (`read_snapshot`): one pipelined
+round trip each (`HGETALL` of the hash, `LLEN` of the dead-letter list and of the queue, `HLEN`
+of kombu's unacked hash, `PTTL` of the shared Hub pause, and the workers' heartbeats of
+`bot.store.workerbeats`), with a short timeout.
 
-- Heartbeats: each worker writes its record (`evalbot:workers`, a hash: id -> JSON) and the
-  Redis time of its last beat (`evalbot:worker-beats`, a sorted set) every ten seconds from
-  its consumer's event loop. A worker is alive while its last beat is at most `dead_after_s`
-  old (it states that in its own record); ages are on Redis's clock, so readers on machines
-  whose clocks disagree still agree.
-- Counters: one hash, `evalbot:stats` (`<family>:<label>` -> count, `HINCRBY`). Each family is
-  one Prometheus counter with one label; unknown families and odd labels are left out, so
-  cardinality stays bounded.
-- The queue: its length, kombu's unacked hash, the parked events, the ledger's size and the
-  fleet's Hub pause.
+Each family maps to one Prometheus counter with one label; fields of unknown families are not
+exposed, and label values are checked (the workers write them from fixed vocabularies and
+exception class names, never from user input), so cardinality stays bounded.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -33,94 +29,27 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
 from bot.store import keys
+from bot.store.workerbeats import (
+    BEATS_KEY,
+    DEAD_LETTERS_KEY,
+    HUB_PAUSE_KEY,
+    UNACKED_KEY,
+    WORKERS_KEY,
+    WorkerBeat,
+    flat_hash,
+    pairs,
+    parse_time,
+    parse_workers,
+    read_fleet_status,
+)
 
-#: At most this many workers are shown (a guard against a runaway hash).
-MAX_WORKERS = 200
-#: At most this many counter fields are exposed (a guard; the real vocabulary is a few dozen).
+#: The Redis hash of worker counters (the other keys read here: `bot.store.workerbeats`;
+#: `bot.store.keys` says who writes each).
+STATS_KEY = keys.STATS
+#: At most this many fields are exposed (a guard; the real vocabulary is a few dozen).
 MAX_FIELDS = 500
 
 _LABEL = re.compile(r"[A-Za-z0-9_.-]{1,64}")
-
-
-def _text(value: Any) -> str:
-    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
-
-
-@dataclass(frozen=True, slots=True)
-class WorkerBeat:
-    """One worker as its last heartbeat describes it."""
-
-    id: str
-    host: str
-    pid: int
-    concurrency: int | None
-    started_at: float  # Redis time the worker's consumer started
-    beat_at: float  # Redis time of the last heartbeat
-    dead_after_s: float  # silence after which the worker counts as dead
-    held: int  # tasks it has reserved (running, or waiting to run)
-    age_s: float  # seconds since the last heartbeat, at the time of reading
-
-    @property
-    def alive(self) -> bool:
-        return self.age_s <= self.dead_after_s
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "host": self.host,
-            "pid": self.pid,
-            "concurrency": self.concurrency,
-            "alive": self.alive,
-            "last_heartbeat_age_s": round(self.age_s, 3),
-            "dead_after_s": self.dead_after_s,
-            "held": self.held,
-        }
-
-
-def parse_workers(
-    records: Mapping[Any, Any], beats: Sequence[tuple[Any, Any]], now: float
-) -> list[WorkerBeat]:
-    """The workers of `records` (HGETALL of `WORKERS_KEY`) with a beat in `beats` (ZRANGE ...
-    WITHSCORES of `BEATS_KEY`), freshest first; malformed records are left out."""
-    by_id = {_text(key): _text(value) for key, value in records.items()}
-    workers: list[WorkerBeat] = []
-    for raw_id, raw_score in beats:
-        worker_id = _text(raw_id)
-        try:
-            record = json.loads(by_id[worker_id])
-            beat_at = float(_text(raw_score))
-            concurrency = record.get("concurrency")
-            workers.append(
-                WorkerBeat(
-                    id=worker_id,
-                    host=str(record.get("host", "?"))[:200],
-                    pid=int(record.get("pid", 0)),
-                    concurrency=int(concurrency) if concurrency is not None else None,
-                    started_at=float(record.get("started_at", beat_at)),
-                    beat_at=beat_at,
-                    dead_after_s=float(record["dead_after_s"]),
-                    held=int(record.get("held", 0)),
-                    age_s=max(0.0, now - beat_at),
-                )
-            )
-        except (KeyError, ValueError, TypeError, AttributeError):
-            continue
-    workers.sort(key=lambda worker: worker.age_s)
-    return workers[:MAX_WORKERS]
-
-
-def pairs(reply: Any) -> list[tuple[Any, Any]]:
-    """A `ZRANGE ... WITHSCORES` reply as pairs, whether flat (RESP) or paired (redis-py)."""
-    if reply and isinstance(reply[0], (list, tuple)):
-        return [(item[0], item[1]) for item in reply]
-    return list(zip(reply[::2], reply[1::2], strict=True))
-
-
-def flat_hash(reply: Any) -> dict[Any, Any]:
-    """An `HGETALL` reply as a dict, whether flat (RESP) or a dict (redis-py)."""
-    if isinstance(reply, Mapping):
-        return dict(reply)
-    return dict(zip(reply[::2], reply[1::2], strict=True))
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +112,19 @@ FAMILIES: tuple[Family, ...] = (
 _BY_PREFIX = {family.prefix: family for family in FAMILIES}
 
 
+@dataclass(frozen=True, slots=True)
+class WorkerSnapshot:
+    """What one scrape read from Redis."""
+
+    counters: Mapping[str, int]  # stats fields, `<family>:<label>` -> count
+    dead_letters: int
+    queue_length: int
+    unacked: int
+    hub_paused_s: float = 0.0  # left of the workers' shared Hub pause; 0 when there is none
+    workers: tuple[WorkerBeat, ...] = ()  # from their heartbeats (`bot.store.workerbeats`)
+    accepted: int = 0  # events in the ledger: accepted and not finished (`bot.contract.queue`)
+
+
 def parse_stats(reply: Any) -> dict[str, int]:
     """An `HGETALL` reply (redis-py's mapping, or the flat `[field, value, ...]` of RESP) as
     fields to counts; anything that is not a known family with a sane label and an integer
@@ -204,73 +146,8 @@ def parse_stats(reply: Any) -> dict[str, int]:
     return counters
 
 
-@dataclass(frozen=True, slots=True)
-class WorkerSnapshot:
-    """What one read found in Redis."""
-
-    counters: Mapping[str, int]  # stats fields, `<family>:<label>` -> count
-    dead_letters: int
-    queue_length: int
-    unacked: int
-    hub_paused_s: float = 0.0  # left of the workers' shared Hub pause; 0 when there is none
-    workers: tuple[WorkerBeat, ...] = ()  # from their heartbeats, freshest first
-    accepted: int = 0  # events in the ledger: accepted and not finished (`bot.contract.queue`)
-
-    @property
-    def alive(self) -> tuple[WorkerBeat, ...]:
-        return tuple(worker for worker in self.workers if worker.alive)
-
-    def status_json(self) -> dict[str, Any]:
-        """What `evalbot status --json` prints."""
-        return {
-            "workers_alive": len(self.alive),
-            "workers": [worker.to_json() for worker in self.workers],
-            "queue_length": self.queue_length,
-            "unacked": self.unacked,
-            "parked": self.dead_letters,
-            "hub_paused_s": round(self.hub_paused_s, 3),
-        }
-
-
-def _queue_reads(pipe: Any, queue: str) -> None:
-    """Queue, on a redis-py pipeline (sync or asyncio), every read of a snapshot."""
-    pipe.hgetall(keys.STATS)
-    pipe.llen(keys.DEAD_LETTERS)
-    pipe.llen(queue)
-    pipe.hlen(keys.KOMBU_UNACKED)
-    pipe.pttl(keys.HUB_PAUSE)
-    pipe.time()
-    pipe.hgetall(keys.WORKERS)
-    pipe.zrange(keys.WORKER_BEATS, 0, -1, withscores=True)
-    pipe.zcard(keys.LEDGER)
-
-
-def _snapshot(replies: Sequence[Any]) -> WorkerSnapshot:
-    """The replies of `_queue_reads`' commands as a snapshot."""
-    stats, dead, queued, unacked, pause_ms, now, records, beats, accepted = replies
-    return WorkerSnapshot(
-        parse_stats(stats),
-        int(dead),
-        int(queued),
-        int(unacked),
-        hub_paused_s=max(0, int(pause_ms)) / 1000,  # PTTL: -2 absent, -1 no expiry
-        workers=tuple(
-            parse_workers(
-                flat_hash(records),
-                pairs(beats),
-                int(_text(now[0])) + int(_text(now[1])) / 1e6,  # TIME: seconds, microseconds
-            )
-        ),
-        accepted=int(accepted),
-    )
-
-
-def read_snapshot(client: redis.Redis, queue: str) -> WorkerSnapshot:
-    """The snapshot now, through redis-py (`evalbot status`, the web pages). Raises
-    `redis.RedisError`."""
-    pipe = client.pipeline(transaction=False)
-    _queue_reads(pipe, queue)
-    return _snapshot(pipe.execute())
+def _text(value: Any) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
 
 
 class WorkerStatsSource(Protocol):
@@ -285,7 +162,8 @@ class WorkerStatsSource(Protocol):
 
 class RedisWorkerStats:
     """`WorkerStatsSource` over a redis-py asyncio client of its own (not the enqueuer's, so a
-    scrape never queues behind a burst of webhooks, nor they behind it)."""
+    scrape never queues behind a burst of webhooks, nor they behind it): one pipelined round
+    trip per scrape."""
 
     def __init__(self, url: str, *, queue: str, timeout_s: float) -> None:
         self._queue = queue
@@ -300,8 +178,46 @@ class RedisWorkerStats:
     async def read(self) -> WorkerSnapshot:
         async with asyncio.timeout(self._timeout_s):
             pipe = self._client.pipeline(transaction=False)
-            _queue_reads(pipe, self._queue)
-            return _snapshot(await pipe.execute())
+            pipe.hgetall(STATS_KEY)
+            pipe.llen(DEAD_LETTERS_KEY)
+            pipe.llen(self._queue)
+            pipe.hlen(UNACKED_KEY)
+            pipe.pttl(HUB_PAUSE_KEY)
+            pipe.time()
+            pipe.hgetall(WORKERS_KEY)
+            pipe.zrange(BEATS_KEY, 0, -1, withscores=True)
+            pipe.zcard(keys.LEDGER)
+            replies = await pipe.execute()
+        stats, dead, queued, unacked, pause_ms, now, records, beats, accepted = replies
+        return WorkerSnapshot(
+            parse_stats(stats),
+            int(dead),
+            int(queued),
+            int(unacked),
+            hub_paused_s=max(0, int(pause_ms)) / 1000,  # PTTL: -2 absent, -1 no expiry
+            workers=tuple(parse_workers(flat_hash(records), pairs(beats), parse_time(now))),
+            accepted=int(accepted),
+        )
 
     async def close(self) -> None:
         await self._client.aclose()
+
+
+def read_snapshot(client: redis.Redis, queue: str) -> WorkerSnapshot:
+    """The `/metrics` figures now, with the workers' heartbeats, through redis-py (the web
+    pages): the fleet through its one reader (`read_fleet_status`), then the counters.
+    Raises `redis.RedisError`."""
+    fleet = read_fleet_status(client, queue)
+    pipe = client.pipeline(transaction=False)
+    pipe.hgetall(STATS_KEY)
+    pipe.zcard(keys.LEDGER)
+    stats, accepted = pipe.execute()
+    return WorkerSnapshot(
+        parse_stats(flat_hash(stats)),
+        fleet.parked,
+        fleet.queue_length,
+        fleet.unacked,
+        hub_paused_s=fleet.hub_paused_s,
+        workers=fleet.workers,
+        accepted=int(accepted),
+    )

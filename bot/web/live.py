@@ -112,7 +112,7 @@ class WorkersState:
 def workers_state(snapshot: WorkerSnapshot, samples: Sequence[Sample]) -> WorkersState:
     """The one place the pages ask "are workers alive?".
 
-    From the workers' heartbeats (`bot.store.workerstats`: a heartbeat comes from a
+    From the workers' heartbeats (`bot.store.workerbeats`: a heartbeat comes from a
     worker's consumer loop, so it means consuming) when any worker has written one. Without
     any, work in flight (`unacked`) or finished runs (the `outcome` counters) advancing
     between samples still mean something consumes; otherwise no worker exists, whether

@@ -27,6 +27,7 @@ from bot.contract.queue import (
 )
 from bot.store import keys
 from bot.store.deadletters import park, parked_events, replay
+from bot.store.workerbeats import read_fleet_status
 from bot.store.workerstats import read_snapshot
 from evalbot_dev.devstack.redis import RedisServer
 from tests.support.queued import decode_celery_message, ledger_events, task_id_of
@@ -57,7 +58,7 @@ def app(redis_server: RedisServer) -> Iterator[Celery]:
 
 def accept(url: str, *events: PrEvent) -> list[EnqueueOutcome]:
     async def main() -> list[EnqueueOutcome]:
-        enqueuer = RedisEnqueuer(url, queue=QUEUE, timeout_s=2.0)
+        enqueuer = RedisEnqueuer.from_url(url, queue=QUEUE)
         try:
             return list(
                 await asyncio.gather(
@@ -181,8 +182,8 @@ def test_a_replayed_event_enters_the_ledger_due_at_once_and_is_sent_by_the_sweep
 def test_a_heartbeat_is_what_the_fleet_status_reads(client: redis.Redis) -> None:
     heartbeat = Heartbeat(client, worker_id="w1@host:1", concurrency=2)
     heartbeat.beat(held=1)
-    status = read_snapshot(client, QUEUE)
+    status = read_fleet_status(client, QUEUE)
     (worker,) = status.workers
     assert (worker.id, worker.alive, worker.held, worker.concurrency) == ("w1@host:1", True, 1, 2)
     heartbeat.leave()
-    assert read_snapshot(client, QUEUE).workers == ()
+    assert read_fleet_status(client, QUEUE).workers == ()

@@ -1,4 +1,4 @@
-"""Worker heartbeats as the readers see them (bot/store/workerstats.py): parsing, the
+"""Worker heartbeats as the readers see them (bot/store/workerbeats.py): parsing, the
 metrics, and `GET /readyz/workers`; no Redis (the writer is tested against a real one in
 tests/integration/workers/test_liveness_redis.py)."""
 
@@ -9,7 +9,8 @@ import json
 from starlette.testclient import TestClient
 
 from bot.receiver.app import create_app
-from bot.store.workerstats import WorkerSnapshot, pairs, parse_workers
+from bot.store.workerbeats import pairs, parse_workers
+from bot.store.workerstats import WorkerSnapshot
 from tests.unit.receiver.test_app import SETTINGS, RecordingEnqueuer
 from tests.unit.receiver.test_workerstats import StaticSource, render
 

@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 
 from bot.report.comment import Counts
 from bot.store.history import parse_pr_history, parse_verdict, verdict_of
-from bot.store.workerstats import WorkerBeat, WorkerSnapshot
+from bot.store.workerbeats import WorkerBeat
+from bot.store.workerstats import WorkerSnapshot
 from bot.web.charts import HEIGHT, WIDTH, build_charts
 from bot.web.live import Sample, decode_sample, encode_sample, workers_state
 from bot.web.lookup import Wanted, parse_wanted
