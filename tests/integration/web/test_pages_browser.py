@@ -266,7 +266,8 @@ def test_pr_history_after_two_pushes(web_bot: Bot, browser: Any, screenshots: Pa
     tab.page.click(f"#pr-{num} h2 a:has-text('details')")
     assert tab.page.url == web_bot.stack.web_url + details
     pushes = tab.page.locator("section.push")
-    assert pushes.count() == 2
+    # the click's navigation may still be loading the page: count() does not wait for it
+    wait_until(lambda: pushes.count() == 2, timeout=10, what="both pushes on the details page")
     assert "Fix:" in pushes.nth(1).inner_text()
     assert "<td>3</td>" in pushes.nth(1).inner_html()  # the line of the typo
     assert tab.axe_violations() == []
