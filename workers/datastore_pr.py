@@ -19,7 +19,7 @@ from bot.contract.events import PrEvent
 from bot.eee.comment import render_submission
 from bot.eee.submission import Change, DatastorePolicy, Unreadable, check_submission
 from bot.hub.datastore import HubDatastore, tree_changes
-from bot.hub.errors import HubFileUnreadable, HubPermanentError, HubTransientError
+from bot.hub.errors import HubPermanentError, HubTransientError
 from bot.hub.pulls import Change as DiffChange
 from bot.hub.pulls import DiffFile, PullRequest
 from bot.report.comment import CommentContext, head_of_comment, help_reply_marker, render_help
@@ -62,7 +62,7 @@ def run_datastore_event(
         return "stale"
     head = pr.head_sha
     diff = list(pr.diff_files) if pr.has_diff else _tree_diff(hub, pr)
-    changes = _changes(diff)
+    changes = datastore_changes(diff)
     if not changes and existing is None:
         return "no-results"
     main = main_index(runtime.redis, hub, pr.repo_id)
@@ -73,7 +73,7 @@ def run_datastore_event(
         pr.repo_id,
         pr.num,
         details=lambda num: client.dataset_pull_request(pr.repo_id, num),
-        changed=lambda other: (c.path for c in _changes(list(other.diff_files))),
+        changed=lambda other: (c.path for c in datastore_changes(list(other.diff_files))),
     )
     files = HubDatastoreFiles(hub, pr.repo_id, head, changes, main)
     result = check_submission(changes, files, hash_index(main, removed, others), policy, pr=pr.num)
@@ -143,24 +143,24 @@ class HubDatastoreFiles:
         except HubPermanentError as error:
             if error.not_found:
                 return None
-            raise
+            raise Unreadable(str(error)) from error
 
 
 @contextmanager
 def _as_unreadable(path: str) -> Iterator[None]:
-    """A file the Hub will not serve for a reason of its own is an error of that file; a file
-    that vanished means the PR changed under the run: retried, to check what is there then."""
+    """A file the Hub refuses to serve (a refusal other than "not found": a 403, a path it
+    will not resolve, a redirect nobody can follow) is an error of that file, with the Hub's
+    reason, and the other files are still checked; a file that vanished means the PR changed
+    under the run: retried, to check what is there then."""
     try:
         yield
-    except HubFileUnreadable as error:
-        raise Unreadable(str(error)) from error
     except HubPermanentError as error:
         if not error.not_found:
-            raise
+            raise Unreadable(str(error)) from error
         raise HubTransientError(f"{path} vanished during the check: {error}") from error
 
 
-def _changes(diff: Iterable[DiffFile]) -> list[Change]:
+def datastore_changes(diff: Iterable[DiffFile]) -> list[Change]:
     """The diff as the check reads it: a rename is its old path removed and its new added."""
     found: dict[str, Change] = {}
     for file in diff:

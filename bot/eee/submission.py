@@ -174,7 +174,11 @@ def check_submission(
             continue
         aggregate = paths.aggregate_path(path)
         exists = files.exists(aggregate)
-        record = records[aggregate] if aggregate in records else _peek(files, aggregate, exists)
+        try:
+            record = records[aggregate] if aggregate in records else _peek(files, aggregate, exists)
+        except Unreadable as error:
+            report.diagnostics.append(_unreadable(error, of=f"its record `{aggregate}`"))
+            continue
         if path not in scanned:
             # Its record is not in the PR: the record's declarations (rows, ids, checksum) are
             # still compared with the new file, and a mismatch is this file's error.
@@ -213,7 +217,10 @@ def _deletion_problems(path: str, files: DatastoreFiles) -> list[Diagnostic]:
     gone, or a samples file without its record."""
     if paths.is_samples(path):
         aggregate = paths.aggregate_path(path)
-        record = _peek(files, aggregate, files.exists(aggregate))
+        try:
+            record = _peek(files, aggregate, files.exists(aggregate))
+        except Unreadable as error:
+            return [_unreadable(error, of=f"its record `{aggregate}`")]
         declared = pairing.declared_samples(record) if record is not None else None
         if declared is not None and declared.get("file_path") == path:
             return [
@@ -249,8 +256,11 @@ def _scan(
     return scan.finish()
 
 
-def _unreadable(error: Unreadable) -> Diagnostic:
-    return messages.make("FILE-UNREADABLE", reason=str(error))
+def _unreadable(error: Unreadable, *, of: str | None = None) -> Diagnostic:
+    """FILE-UNREADABLE with the reader's reason; `of` names what else could not be read (a
+    record read for what it declares, main's version of the file)."""
+    reason = str(error) if of is None else f"{of}: {error}"
+    return messages.make("FILE-UNREADABLE", reason=reason)
 
 
 def _peek(files: DatastoreFiles, path: str, exists: bool) -> dict[str, Any] | None:
@@ -287,7 +297,10 @@ def _placement(
     if expected == actual:
         return []
     if kind == "modified":
-        old = _old_record(files, path)
+        try:
+            old = _old_record(files, path)
+        except Unreadable as error:
+            return [_unreadable(error, of="main's version of this file")]
         if old is not None:
             before = paths.placement(old)
             if (before.collection, before.developer, before.model) == (
