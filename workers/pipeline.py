@@ -44,6 +44,7 @@ from enum import StrEnum
 import redis
 
 from bot.contract.events import PrEvent, parse_command
+from bot.hub.budget import counting
 from bot.hub.errors import (
     HubError,
     HubFileTooLarge,
@@ -107,25 +108,32 @@ def run_event(event: PrEvent, runtime: Runtime, *, owner: str | None = None) -> 
     started = time.perf_counter()
     waited_s = event.waited_s(datetime.now(UTC))
     ttl = runtime.lease_ttl_s
-    if event.repo_type == "dataset":  # a benchmark's eval.yaml (workers.benchmark_pr)
-        repo = lease_repo(event.repo_id)
-        with pr_lease(runtime.redis, repo, event.pr_num, ttl, owner=owner) as lease:
-            datastore = datastore_policy(runtime, event.repo_id)  # an EEE datastore's PR
-            if datastore is not None:
-                outcome = Outcome(run_datastore_event(event, runtime, lease, datastore))
-            else:
-                outcome = Outcome(run_benchmark_event(event, runtime, lease))
-        _log_run(event, None, outcome, started, waited_s)
-        return outcome
-    with pr_lease(runtime.redis, event.repo_id, event.pr_num, ttl, owner=owner) as lease:
-        pr = runtime.hub.pull_request(event.repo_id, event.pr_num)
-        outcome = _run(event, pr, runtime, lease)
-    _log_run(event, pr.head_sha, outcome, started, waited_s)
+    with counting() as calls:  # every Hub request of the run (`bot.hub.budget`)
+        if event.repo_type == "dataset":  # a benchmark's eval.yaml (workers.benchmark_pr)
+            repo = lease_repo(event.repo_id)
+            with pr_lease(runtime.redis, repo, event.pr_num, ttl, owner=owner) as lease:
+                datastore = datastore_policy(runtime, event.repo_id)  # an EEE datastore's PR
+                if datastore is not None:
+                    outcome = Outcome(run_datastore_event(event, runtime, lease, datastore))
+                else:
+                    outcome = Outcome(run_benchmark_event(event, runtime, lease))
+            _log_run(event, None, outcome, started, waited_s, hub_calls=calls.made)
+            return outcome
+        with pr_lease(runtime.redis, event.repo_id, event.pr_num, ttl, owner=owner) as lease:
+            pr = runtime.hub.pull_request(event.repo_id, event.pr_num)
+            outcome = _run(event, pr, runtime, lease)
+    _log_run(event, pr.head_sha, outcome, started, waited_s, hub_calls=calls.made)
     return outcome
 
 
 def _log_run(
-    event: PrEvent, head: str | None, outcome: Outcome, started: float, waited_s: float | None
+    event: PrEvent,
+    head: str | None,
+    outcome: Outcome,
+    started: float,
+    waited_s: float | None,
+    *,
+    hub_calls: int,
 ) -> None:
     log_json(
         log,
@@ -140,6 +148,7 @@ def _log_run(
         ms=round((time.perf_counter() - started) * 1000, 1),
         # Accepted by the receiver -> this run started: the queue, retries and redeliveries.
         queued_ms=None if waited_s is None else round(waited_s * 1000, 1),
+        hub_calls=hub_calls,
     )
 
 
@@ -370,18 +379,26 @@ def repo_visibility(runtime: Runtime, repo_id: str, private_hint: bool | None) -
 
     A webhook names `repo.private`: private is taken at its word, with no call. Whether a
     public repo is gated is in no payload, so the visibility read from the Hub (`repos.info`)
-    stands for `VISIBILITY_FRESH_S` (`recent_visibility`), unless the webhook contradicts it
-    (a repo recorded private whose webhook says it is not is read again). A Hub that does not
-    answer hides the history (fail closed): the comment is posted, the run is kept."""
+    stands for `VISIBILITY_FRESH_S` (`recent_visibility`; this process remembers it as long,
+    `Runtime.visibilities`, so a run makes no round trip for it), unless the webhook
+    contradicts it (a repo recorded private whose webhook says it is not is read again). A
+    Hub that does not answer hides the history (fail closed): the comment is posted, the run
+    is kept."""
     if private_hint is True:
         return "private", False
-    known = recent_visibility(runtime.redis, repo_id)
+    known = runtime.visibilities.get(repo_id)  # this process's, to save a round trip
+    if known is None:
+        known = recent_visibility(runtime.redis, repo_id)
+        if known is not None:
+            runtime.visibilities.put(repo_id, known)
     if known is not None and not (known == "private" and private_hint is False):
         return known, False
     try:
-        return runtime.hub.repo_visibility(repo_id), True
+        visibility = runtime.hub.repo_visibility(repo_id)
     except HubError:
         return "unknown", False
+    runtime.visibilities.put(repo_id, visibility)
+    return visibility, True
 
 
 def _record_checked(pr: PullRequest, head_sha: str, runtime: Runtime) -> None:

@@ -85,6 +85,16 @@ CATALOGUE: dict[str, Message] = {
 }
 
 
+#: The `{where}` of `EEE-DUPLICATE`.
+DUPLICATE_ON_MAIN = "`{path}` on main"
+DUPLICATE_IN_PR = "`{path}` in open PR #{pr}"
+DUPLICATE_EARLIER = "`{path}` in open PR #{pr}, which held it first"
+DUPLICATE_COPIED = (
+    "`{path}` in open PR #{pr} by another account, which held it first; this file is a"
+    " byte-for-byte copy of it"
+)
+
+
 def make(
     code: str,
     *,
@@ -141,6 +151,12 @@ UNREAD_PRS = (
     "<sub>Duplicates were looked for on main and in the lowest-numbered other open PRs;"
     " {count} more open {prs_word} were not compared.</sub>"
 )
+NOT_COMPARED = (
+    "> ⏳ Duplicates were not yet looked for in open {prs_word} {prs}: comparing with them"
+    " would have taken more of the Hub than one run may spend. A follow-up run compares them"
+    " in about a minute and updates this comment."
+)
+MORE_PRS = " and {count} more"
 SKIPPED = "<sub>Not checked (no datastore file): {count} {files_word}.</sub>"
 
 

@@ -184,6 +184,9 @@ class Verdict:
     tokens: tuple[KeptToken, ...] = ()
     problems_total: int = 0  # all the run found; `problems` holds the first of them
     entries: tuple[KeptEntry, ...] = ()  # the first `MAX_ENTRIES_KEPT` results
+    #: "results" (a model repo's PR: `results` counts results) or "records" (an Every Eval
+    #: Ever datastore's: `results` counts the files checked, none is verified or community).
+    kind: str = "results"
 
     @property
     def ok(self) -> bool:
@@ -278,6 +281,7 @@ def verdict_of(
     reports: Sequence[FileReport] = (),
     title: str | None = None,
     author: str | None = None,
+    kind: str = "results",
 ) -> Verdict:
     problems = problems_of(reports)
     return Verdict(
@@ -297,6 +301,7 @@ def verdict_of(
         tokens=tuple(tokens_of(reports)[:MAX_TOKENS_KEPT]),
         problems_total=len(problems),
         entries=tuple(entries_of(reports)[:MAX_ENTRIES_KEPT]),
+        kind=kind,
     )
 
 
@@ -389,6 +394,7 @@ def parse_verdict(raw: bytes | str) -> Verdict | None:
                 KeptEntry(**{**kept, "badges": tuple(kept["badges"])})
                 for kept in data.get("entries", ())
             ),
+            kind="records" if data.get("kind") == "records" else "results",
         )
     except (ValueError, KeyError, TypeError):
         return None

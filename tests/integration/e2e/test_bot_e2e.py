@@ -208,12 +208,13 @@ def test_a_one_file_pr_costs_four_hub_calls_with_its_visibility_from_the_webhook
     """The budget of docs/hub.md: the PR's details, the file, the benchmark's revision, the
     comment. The visibility the pages need comes from the webhook's `repo.private`, and the
     repo's public-or-gated read stands for minutes: no fifth call per PR."""
-    warm, warm_head = open_pr(bot, {GPQA_PATH: GPQA_FIXED})
+    entry = "- dataset:\n    id: emulator-samples/gpqa-mini\n    task_id: diamond\n  value: {}\n"
+    warm, warm_head = open_pr(bot, {".eval_results/budget_warm.yaml": entry.format(40.25)})
     bot.wait_for_report(warm, head=warm_head)
     bot.wait_until_quiet()
     hub = bot.stack.hub
     hub.faults.reset_counters()
-    num, head = open_pr(bot, {GPQA_PATH: GPQA_FIXED})
+    num, head = open_pr(bot, {".eval_results/budget.yaml": entry.format(40.5)})
     bot.wait_for_report(num, head=head)
     bot.wait_until_quiet()
     counters = hub.counters()
