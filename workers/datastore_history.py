@@ -26,6 +26,9 @@ from workers.runtime import Runtime
 VERDICT_TTL_S = 90 * 24 * 3600
 #: A follow-up run, after one whose budget left open PRs uncompared, starts this long after.
 FOLLOW_UP_S = 60
+#: Follow-up runs of one head at most (a comparison that cannot progress, say another PR's
+#: file the Hub keeps failing, stops asking; a maintainer's recheck runs it again).
+MAX_FOLLOW_UPS = 30
 
 
 def history_repo(repo_id: str) -> str:
@@ -79,6 +82,16 @@ def record_datastore_verdict(
     pipe.set(keys.verdict(verdict_repo(pr.repo_id), pr.num), head, ex=VERDICT_TTL_S)
     add_verdict(pipe, history_repo(main.repo_id), pr.num, verdict, visibility=main.visibility)
     pipe.execute()
+
+
+def follow_up_allowed(runtime: Runtime, repo_id: str, num: int, head: str) -> bool:
+    """Whether this head may have one more follow-up run (`MAX_FOLLOW_UPS`); counts it."""
+    key = keys.eee_follow_ups(repo_id, num, head)
+    pipe = runtime.redis.pipeline(transaction=True)
+    pipe.incr(key)
+    pipe.expire(key, VERDICT_TTL_S)
+    count = int(pipe.execute()[0])
+    return count <= MAX_FOLLOW_UPS
 
 
 def queue_follow_up(runtime: Runtime, repo_id: str, num: int, head: str) -> bool:

@@ -36,7 +36,7 @@ import redis
 from bot.eee import paths
 from bot.eee.dedupe import HashIndex, Holder, normalized_hash
 from bot.eee.records import MAX_RECORD_BYTES
-from bot.hub.budget import Allowance
+from bot.hub.budget import Allowance, HubCalls
 from bot.hub.datastore import PATHS_INFO_BATCH, HubDatastore
 from bot.hub.errors import HubError, HubPermanentError
 from bot.hub.pulls import PrStatus, PullRequest
@@ -303,12 +303,15 @@ def compare_open_prs(
     *,
     details: Callable[[int], PullRequest],
     changed: Callable[[PullRequest], Iterable[str]],
-    budget: Allowance,
+    calls: HubCalls,
+    limit: int,
     now: datetime,
 ) -> Comparison:
-    """The other open PRs' records, within `budget` (see the module docstring). The listing of
-    the open PRs (2 calls) is the run's own; everything else is spent from `budget`."""
+    """The other open PRs' records, within `limit` of the run's `calls` (see the module
+    docstring). The listing of the open PRs (2 calls) is the run's own; everything after it
+    is spent from the allowance."""
     listed = hub.open_pull_requests(repo_id, limit=MAX_OPEN_PRS + 1)
+    budget = calls.allowance(limit)
     nums = [n for n in listed if n != this_pr]
     result = Comparison(beyond=max(0, len(nums) - MAX_OPEN_PRS))
     nums = nums[:MAX_OPEN_PRS]

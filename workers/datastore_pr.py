@@ -40,7 +40,12 @@ from bot.logs import log_json
 from bot.report.comment import CommentContext, head_of_comment, help_reply_marker, render_help
 from bot.report.texts import REPORT_MARKER
 from bot.spec.model import same_hub_name
-from workers.datastore_history import queue_follow_up, record_checked, record_datastore_verdict
+from workers.datastore_history import (
+    follow_up_allowed,
+    queue_follow_up,
+    record_checked,
+    record_datastore_verdict,
+)
 from workers.datastore_index import (
     COMPARE_BUDGET,
     BlobHashes,
@@ -150,10 +155,15 @@ class _DatastoreRun:
             pr.num,
             details=lambda num: client.dataset_pull_request(pr.repo_id, num),
             changed=lambda other: (c.path for c in datastore_changes(other.diff_files)),
-            budget=self.calls.allowance(COMPARE_BUDGET),
+            calls=self.calls,
+            limit=COMPARE_BUDGET,
             now=now,
         )
         self.compared, self.not_compared = len(others.prs), others.not_compared
+        live = pr.status in (PrStatus.OPEN, PrStatus.DRAFT)
+        follow_up = bool(others.not_compared) and live
+        if follow_up:
+            follow_up = follow_up_allowed(runtime, pr.repo_id, pr.num, head)
         previous = stored_pr(runtime.redis, pr.repo_id, pr.num)
         claims = Claims(
             pr.num,
@@ -179,8 +189,9 @@ class _DatastoreRun:
             ),
             not_compared=others.not_compared,
             beyond=others.beyond,
+            follow_up=follow_up,
         )
-        if pr.status in (PrStatus.OPEN, PrStatus.DRAFT):
+        if live:
             _remember_own(runtime, pr, head, result, files=files, claims=claims)
         else:
             forget_pr(runtime.redis, pr.repo_id, pr.num)
@@ -194,7 +205,7 @@ class _DatastoreRun:
             else:
                 client.post_comment(pr.repo_id, pr.num, body, repo_type="dataset")
                 outcome = "posted"
-        if others.not_compared and pr.status in (PrStatus.OPEN, PrStatus.DRAFT):
+        if follow_up:
             queue_follow_up(runtime, pr.repo_id, pr.num, head)
         record_datastore_verdict(runtime, pr, head, result, outcome=outcome, main=main_commit)
         return outcome

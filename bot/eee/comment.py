@@ -47,10 +47,12 @@ def render_submission(
     *,
     not_compared: Sequence[int] = (),
     beyond: int = 0,
+    follow_up: bool = True,
 ) -> str:
     """`not_compared`: open PRs whose records this run's Hub budget did not cover (a
-    follow-up run compares them); `beyond`: open PRs past the bound, never compared. Both are
-    said, so the verdict never claims more than was checked."""
+    follow-up run compares them, when `follow_up`; else a recheck does); `beyond`: open PRs
+    past the bound, never compared. Both are said, so the verdict never claims more than was
+    checked."""
     markers = (
         report_texts.REPORT_MARKER + "\n" + report_texts.HEAD_MARKER.format(sha=context.head_sha)
     )
@@ -78,12 +80,16 @@ def render_submission(
         budget = MAX_FILES - shown_files
         parts.append(_folder(folder, budget))
         shown_files += min(budget, len(folder.reports))
+    bot_name = escape_text(context.bot_name, 96)
     if not_compared:
         listed = ", ".join(f"#{num}" for num in sorted(not_compared)[:MAX_PRS_NAMED])
         if len(not_compared) > MAX_PRS_NAMED:
             listed += texts.MORE_PRS.format(count=len(not_compared) - MAX_PRS_NAMED)
+        then = texts.FOLLOW_UP if follow_up else texts.NO_FOLLOW_UP.format(bot=bot_name)
         parts.append(
-            texts.NOT_COMPARED.format(prs=listed, prs_word=texts.plural(len(not_compared), "PR"))
+            texts.NOT_COMPARED.format(
+                prs=listed, prs_word=texts.plural(len(not_compared), "PR"), then=then
+            )
         )
     if beyond:
         parts.append(texts.UNREAD_PRS.format(count=beyond, prs_word=texts.plural(beyond, "PR")))

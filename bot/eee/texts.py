@@ -153,8 +153,12 @@ UNREAD_PRS = (
 )
 NOT_COMPARED = (
     "> ⏳ Duplicates were not yet looked for in open {prs_word} {prs}: comparing with them"
-    " would have taken more of the Hub than one run may spend. A follow-up run compares them"
-    " in about a minute and updates this comment."
+    " would have taken more of the Hub than one run may spend. {then}"
+)
+FOLLOW_UP = "A follow-up run compares them in about a minute and updates this comment."
+NO_FOLLOW_UP = (
+    "The follow-up runs of this head could not finish the comparison; a maintainer can"
+    " comment `@{bot} recheck` to try again."
 )
 MORE_PRS = " and {count} more"
 SKIPPED = "<sub>Not checked (no datastore file): {count} {files_word}.</sub>"

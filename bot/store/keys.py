@@ -122,6 +122,11 @@ def eee_pr_hashes(repo_id: str, pr_num: int) -> str:
     return f"evalbot:eee:pr:{repo_id.lower()}:{pr_num}"
 
 
+def eee_follow_ups(repo_id: str, pr_num: int, head: str) -> str:
+    """How many follow-up runs a datastore PR's head had (`workers.datastore_history`)."""
+    return f"evalbot:eee:follow-ups:{repo_id.lower()}:{pr_num}:{head}"
+
+
 def eee_blob_hashes(repo_id: str) -> tuple[str, str]:
     """A datastore's contents hashed once (`workers.datastore_index.BlobHashes`): content id
     (git blob id or LFS sha256) -> `<normalised hash> <sha256>` or `-`; the current and the

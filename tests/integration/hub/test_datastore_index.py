@@ -97,7 +97,8 @@ class Bench:
                 this_pr,
                 details=details,
                 changed=changed,
-                budget=calls.allowance(budget),
+                calls=calls,
+                limit=budget,
                 now=NOW,
             )
         made = sum(self.hub.counters().values())

@@ -84,3 +84,8 @@ def test_open_prs_past_the_budget_are_named_with_the_follow_up() -> None:
         SubmissionReport([]), DatastorePolicy(), CONTEXT, not_compared=list(range(1, 31))
     )
     assert "#20 and 10 more" in many
+    stopped = render_submission(
+        SubmissionReport([]), DatastorePolicy(), CONTEXT, not_compared=[7], follow_up=False
+    )
+    assert "follow-up run compares" not in stopped
+    assert "recheck` to try again" in stopped
