@@ -30,7 +30,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         COMMAND, help=texts.GATE_HELP, description=texts.GATE_DESCRIPTION
     )
     parser.add_argument("target", metavar="TARGET", help=texts.TARGET_HELP)
-    parser.add_argument("--collection", required=True, metavar="ID", help=texts.COLLECTION_HELP)
+    parser.add_argument(
+        "--collection", required=True, metavar="ID|FILE", help=texts.COLLECTION_HELP
+    )
     parser.add_argument("--collections", metavar="DIR", help=texts.COLLECTIONS_DIR_HELP)
     parser.add_argument("--benchmarks", metavar="DIR", help=messages.BENCHMARKS_HELP)
     parser.add_argument("--include-open-prs", action="store_true", help=texts.INCLUDE_OPEN_PRS_HELP)
@@ -45,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from bot.adapters.collections_store import StoreError, find
+    from bot.adapters.collections_store import StoreError, named
     from bot.cli.collections_runtime import (
         Refused,
         benchmarks,
@@ -59,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         tags = parse_tags(args.tag)
-        stored = find(args.collection, args.collections)
+        stored = named(args.collection, args.collections)
         print(texts.USING_COLLECTION.format(id=stored.id, path=stored.path), file=sys.stderr)
         source = benchmarks(args.benchmarks)
         collection, diagnostics = check_stored(stored, source)
