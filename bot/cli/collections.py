@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.cli import gate_messages as texts
 from bot.cli import messages
+from bot.cli.sources import add_offline_option
 
 if TYPE_CHECKING:
     from bot.adapters.collections_store import StoredCollection
@@ -43,6 +44,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         sub.add_argument("--collections", metavar="DIR", help=texts.COLLECTIONS_DIR_HELP)
         if name != "list":
             sub.add_argument("--benchmarks", metavar="DIR", help=messages.BENCHMARKS_HELP)
+            add_offline_option(sub)
         formats = ("text", "json", "github") if name == "validate" else ("text", "json")
         sub.add_argument("--format", choices=formats, default="text", help=texts.FORMAT_HELP)
         sub.set_defaults(run=run)
@@ -227,7 +229,9 @@ def run_show(args: argparse.Namespace) -> int:
     try:
         stored = named(args.collection, args.collections)
         print(texts.USING_COLLECTION.format(id=stored.id, path=stored.path), file=sys.stderr)
-        collection, diagnostics = check_stored(stored, benchmarks(args.benchmarks))
+        collection, diagnostics = check_stored(
+            stored, benchmarks(args.benchmarks, offline=args.offline)
+        )
     except (Refused, StoreError) as error:
         return fail(COMMAND, error)
     if args.format == "json":
@@ -258,7 +262,7 @@ def run_validate(args: argparse.Namespace) -> int:
         else:
             stored = all_collections(args.collections)
             print(where(args.collections), file=sys.stderr)
-        source = benchmarks(args.benchmarks)
+        source = benchmarks(args.benchmarks, offline=args.offline)
         checked = [(item, *check_stored(item, source)) for item in stored]
     except (Refused, StoreError) as error:
         return fail(COMMAND, error)

@@ -64,6 +64,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     from bot.convert.registry import ConvertError, adapters
+    from bot.hub.errors import HubError
 
     if args.list:
         for name, cls in sorted(adapters().items()):
@@ -73,16 +74,21 @@ def run(args: argparse.Namespace) -> int:
         if args.to == "eee":
             return _to_eee(args)
         table = _mappings(args.mappings)
-        source = _benchmarks(args.benchmarks)
+        source = _benchmarks(args.benchmarks, offline=args.offline)
         if args.check_mappings:
             return _check(table, source, args.mappings)
         if not args.inputs:
             raise _Usage("evalbot convert: give at least one INPUT")
         conversions = [_convert(path, args, table, source) for path in args.inputs]
+        return _emit(conversions, args, source)
     except (_Usage, ConvertError) as error:
         print(error, file=sys.stderr)
         return 2
-    return _emit(conversions, args, source)
+    except HubError as error:  # reading benchmarks: offline, unreachable, timed out
+        from bot.cli.sources import hub_failure
+
+        print(hub_failure("convert", error), file=sys.stderr)
+        return 2
 
 
 def _mappings(extra: list[str]) -> MappingTable:
@@ -94,11 +100,11 @@ def _mappings(extra: list[str]) -> MappingTable:
         raise _Usage(str(error)) from error
 
 
-def _benchmarks(folder: str | None) -> BenchmarkSource:
+def _benchmarks(folder: str | None, *, offline: bool = False) -> BenchmarkSource:
     from bot.cli.sources import UsageError, benchmark_source
 
     try:
-        return benchmark_source(folder)
+        return benchmark_source(folder, offline=offline)
     except UsageError as error:
         raise _Usage(str(error).replace("evalbot validate", "evalbot convert")) from error
 
@@ -226,7 +232,7 @@ def _to_eee(args: argparse.Namespace) -> int:
         inputs = collect(args.inputs)
     except UsageError as error:
         raise _Usage(str(error)) from error
-    source = _benchmarks(args.benchmarks) if args.benchmarks else None
+    source = _benchmarks(args.benchmarks, offline=args.offline) if args.benchmarks else None
 
     def metric_of(benchmark: str, metric_id: str | None) -> MetricDef | None:
         found = source.lookup(benchmark, None) if source is not None else None

@@ -67,5 +67,12 @@ USING_COLLECTION = "collection `{id}`: {path}"
 INVALID_COLLECTION = "collection `{id}` ({path}) has {errors} error(s):"
 BAD_TAG = "--tag {tag}: write KEY=VALUE, e.g. --tag run=nightly"
 TAG_TWICE = "--tag {key}=…: the key is given twice; give each key once"
-HUB_FAILED = "could not read from the Hub ({problem})"
+HUB_FAILED = (
+    "could not read from the Hub ({problem}); a model folder, --offline and --benchmarks DIR"
+    " work without it"
+)
+OFFLINE_HUB_TARGET = (
+    "--offline: {target} is a Hub repo, whose results only the Hub has; gate a model folder"
+    " (its .eval_results/*.yaml) offline"
+)
 NO_SUCH_FILE = "{path}: no such file"

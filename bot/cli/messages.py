@@ -34,8 +34,16 @@ BAD_AT = "evalbot validate: --at {value!r}: not an ISO-8601 date or date-time"
 BAD_MODEL_REPO = "evalbot validate: --model-repo {value!r}: not a repo id of the form owner/name"
 NO_ISSUERS = "evalbot validate: --issuers {path}: no such file"
 HUB_FAILED = (
-    "evalbot validate: could not read benchmarks from the Hub ({problem});"
-    " use --benchmarks DIR offline"
+    "evalbot {command}: could not read benchmarks from the Hub ({problem}); --offline reads"
+    " those an earlier run cached, --benchmarks DIR reads them from a folder"
+)
+NOT_CACHED = (
+    "evalbot {command}: offline: {problem}; run once with the Hub reachable to cache it, or"
+    " give --benchmarks DIR"
+)
+OFFLINE_HELP = (
+    "read benchmarks from the Hugging Face cache only, as HF_HUB_OFFLINE=1 does (they are"
+    " cached by every run that reads them from the Hub)"
 )
 
 # -- operating the workers: beat, parked, replay ---------------------------------------------

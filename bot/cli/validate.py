@@ -19,7 +19,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.cli import messages
-from bot.cli.sources import Inputs, UsageError, benchmark_source, collect, load_policy
+from bot.cli.sources import (
+    Inputs,
+    UsageError,
+    add_offline_option,
+    benchmark_source,
+    collect,
+    hub_failure,
+    load_policy,
+)
 
 if TYPE_CHECKING:
     from bot.report.validation import Style
@@ -54,6 +62,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help=messages.PATHS_HELP)
     parser.add_argument("--benchmarks", metavar="DIR", help=messages.BENCHMARKS_HELP)
+    add_offline_option(parser)
     parser.add_argument("--issuers", metavar="FILE", help=messages.ISSUERS_HELP)
     parser.add_argument("--model-repo", metavar="ID", help=messages.MODEL_REPO_HELP)
     parser.add_argument("--at", metavar="ISO-8601", help=messages.AT_HELP)
@@ -71,7 +80,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         options = verify_options(args)
         inputs = collect(args.paths)
-        reports = validate_inputs(inputs, args.benchmarks, against=args.against)
+        reports = validate_inputs(
+            inputs, args.benchmarks, against=args.against, offline=args.offline
+        )
     except UsageError as error:
         print(error, file=sys.stderr)
         return 2
@@ -143,7 +154,11 @@ def _registry(issuers: Path | None) -> IssuerRegistry:
 
 
 def validate_inputs(
-    inputs: Inputs, benchmarks_dir: str | None, *, against: str | None = None
+    inputs: Inputs,
+    benchmarks_dir: str | None,
+    *,
+    against: str | None = None,
+    offline: bool = False,
 ) -> list[FileReport]:
     """Run the pure core over everything collected; reports in the order the paths came.
     `against`: a checkout of an EEE datastore's main that datastore folders, and single EEE
@@ -151,7 +166,7 @@ def validate_inputs(
     files already there)."""
     from bot.spec.validate import validate_benchmark_file, validate_results_files
 
-    source = benchmark_source(benchmarks_dir) if inputs.results else None
+    source = benchmark_source(benchmarks_dir, offline=offline) if inputs.results else None
     policy = load_policy()
     reports: list[FileReport] = []
     changed = [key for kind, key in inputs.order if kind == "eee"] if against else []
@@ -177,7 +192,7 @@ def validate_inputs(
         try:
             file_reports = validate_results_files(contents, source, policy=policy)
         except _transient_errors(benchmarks_dir) as error:  # network, HTTP 5xx, rate limits
-            raise UsageError(messages.HUB_FAILED.format(problem=error)) from error
+            raise UsageError(hub_failure("validate", error)) from error
         for report in file_reports:
             report.path = group.files[report.path][0]
         reports.extend(file_reports)

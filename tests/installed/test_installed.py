@@ -298,3 +298,23 @@ def test_every_installed_module_imports_without_the_checkout(venv: Path, user: P
     )
     assert done.returncode == 0, done.stderr
     assert int(done.stdout.strip()) > 150
+
+
+def test_benchmarks_read_once_online_validate_offline(venv: Path, user: Path) -> None:
+    """No `examples/benchmarks` in a user's folder: the first run reads the benchmark from the
+    Hub into the Hugging Face cache, and a run on a train (HF_HUB_OFFLINE=1) reads it there; a
+    cold cache offline names the missing benchmark."""
+    from tests.support.emulator import GPQA_FIXED, running_emulator
+
+    (user / "model" / ".eval_results").mkdir(parents=True)
+    (user / "model" / ".eval_results" / "gpqa.yaml").write_text(GPQA_FIXED)
+    cold = run(venv, user, "validate", "model", env={"HF_HOME": str(user / "cold")})
+    assert cold.returncode == 2, cold.stdout + cold.stderr
+    assert "offline: emulator-samples/gpqa-mini is not in the Hugging Face cache" in cold.stderr
+    with running_emulator() as hub:
+        online = {"HF_ENDPOINT": hub.url, "HF_HUB_OFFLINE": "0", "HF_HUB_DISABLE_TELEMETRY": "1"}
+        warmed = run(venv, user, "validate", "model", env=online)
+        assert warmed.returncode == 0, warmed.stdout + warmed.stderr
+    offline = run(venv, user, "validate", "model")
+    assert offline.returncode == 0, offline.stdout + offline.stderr
+    assert offline.stdout == warmed.stdout
