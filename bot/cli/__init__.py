@@ -27,6 +27,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "bot.cli.keys",
     "bot.cli.token",
     "bot.cli.serve",
+    "bot.cli.playground",
     "bot.cli.web",
     "bot.cli.worker",
     "bot.cli.beat",

@@ -126,3 +126,21 @@ EEE_IMPACT_SUMMARY = (
 )
 EEE_IMPACT_RULE = "  {records:>6}  {rule}"
 EEE_IMPACT_EXAMPLE = "          e.g. {path}"
+
+# --- evalbot playground ------------------------------------------------------------------------
+PLAYGROUND_HELP = "the validation playground in your browser, on this computer (no Redis, no token)"
+PLAYGROUND_DESCRIPTION = (
+    "Serve the web pages' playground and landing page on a loopback address: paste or upload a "
+    "results file, an eval.yaml or a framework's output and see the report the bot's PR comment "
+    "would show. Needs no Redis, Hub token or webhook secret; benchmarks are read anonymously "
+    "from HF_ENDPOINT (docs/web.md)."
+)
+PLAYGROUND_NOT_LOOPBACK = (
+    "evalbot playground: --host {host}: the playground listens on this computer only "
+    "(127.0.0.1, ::1 or localhost); to serve the pages to others, run `evalbot web` (docs/web.md)"
+)
+PLAYGROUND_NEEDS_SERVER = (
+    "evalbot playground: the web server is not installed ({module} is missing): "
+    "pip install 'evalbot[server]'"
+)
+PLAYGROUND_READY = "evalbot playground: {url} (Ctrl-C to stop)"
