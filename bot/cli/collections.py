@@ -348,5 +348,5 @@ def _collection_text(
                 f"  - {member.id} / {member.task_id} / {member.metric}{bar}, weight "
                 f"{member.weight:g}, range [{member.low:g}, {member.high:g}]"
             )
-    out.extend(diagnostic_lines(diagnostics))
+    out.extend(diagnostic_lines(diagnostics, path=str(stored.path)))
     return "\n".join(out)

@@ -55,20 +55,12 @@ def check_stored(
 
 
 def findings_text(path: Path, diagnostics: Sequence[Diagnostic]) -> str:
-    """`FILE:LINE:COLUMN: error CODE message (fix: hint)`, one per finding: what a gate that
-    refuses or warns about its collection prints, so the fix needs no second command."""
-    lines: list[str] = []
-    for diagnostic in diagnostics:
-        place = str(path)
-        if diagnostic.line is not None:
-            place += f":{diagnostic.line}"
-            if diagnostic.column is not None:
-                place += f":{diagnostic.column}"
-        text = f"{place}: {diagnostic.severity.value} {diagnostic.code} {diagnostic.message}"
-        if diagnostic.hint:
-            text += f" (fix: {diagnostic.hint})"
-        lines.append(text)
-    return "\n".join(lines)
+    """`FILE:LINE:COLUMN: CODE severity field: message`, its fix below, one per finding (as
+    `evalbot validate` prints them): what a gate that refuses or warns about its collection
+    prints, so the fix needs no second command."""
+    from bot.report.validation import diagnostic_lines
+
+    return "\n".join(diagnostic_lines(diagnostics, path=str(path)))
 
 
 def findings_github(path: Path, diagnostics: Sequence[Diagnostic]) -> str:

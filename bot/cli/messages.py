@@ -8,7 +8,7 @@ VALIDATE_DESCRIPTION = (
     "their benchmarks, as the bot does on a pull request."
 )
 PATHS_HELP = (
-    "a model repo folder (its .eval_results/*.yaml), a results file, an eval.yaml, or an"
+    "(default: the current folder) a model repo folder (its .eval_results/*.yaml), a results file, an eval.yaml, or an"
     " Every Eval Ever datastore folder (with data/ inside)"
 )
 BENCHMARKS_HELP = "offline benchmarks, laid out DIR/<org>/<name>/eval.yaml (default: the Hub)"
@@ -69,7 +69,7 @@ PARKED_DESCRIPTION = (
     "Settings come from the environment, as for `evalbot worker`."
 )
 PARKED_LIMIT_HELP = "show at most N events (default: %(default)s)"
-PARKED_JSON_HELP = "print one JSON array of {index, parked_at, reason, detail, event}"
+PARKED_JSON_HELP = "one JSON array of {index, parked_at, reason, detail, event}"
 PARKED_NONE = "no parked events"
 PARKED_SUMMARY = "{total} parked event(s), showing {shown} (replay with `evalbot replay --index N`)"
 PARKED_LINE = "#{index}  {parked_at}  {reason:<18}  {what}"
@@ -96,7 +96,7 @@ STATUS_DESCRIPTION = (
     "the workers' shared Hub pause. Exit 0 when at least one worker is alive, 1 when none is, "
     "2 when Redis cannot be read (docs/operating.md, 'Is a worker consuming?')."
 )
-STATUS_JSON_HELP = "print one JSON object instead of text"
+STATUS_JSON_HELP = "one JSON object"
 STATUS_WORKERS = "workers: {alive} alive, {dead} dead"
 STATUS_WORKER = (
     "  {state:5}  {id}  last heartbeat {age:.1f} s ago (dead after {dead_after:.0f} s), "

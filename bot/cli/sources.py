@@ -78,14 +78,20 @@ def _collect_folder(inputs: Inputs, raw: str, folder: Path) -> None:
     if results_folder.is_dir():
         for candidate in sorted(results_folder.iterdir()):
             if candidate.is_file() and candidate.suffix.lower() in (".yaml", ".yml"):
-                _add_results(inputs, os.path.join(raw, EVAL_RESULTS, candidate.name), candidate)
+                shown = os.path.join(raw, EVAL_RESULTS, candidate.name)
+                _add_results(inputs, _relative(shown), candidate)
                 found = True
     eval_yaml = folder / BENCHMARK_FILE
     if eval_yaml.is_file():
-        _add_benchmark(inputs, os.path.join(raw, BENCHMARK_FILE), eval_yaml)
+        _add_benchmark(inputs, _relative(os.path.join(raw, BENCHMARK_FILE)), eval_yaml)
         found = True
     if not found:
         raise UsageError(messages.NO_RESULTS.format(path=raw))
+
+
+def _relative(shown: str) -> str:
+    """`./.eval_results/x.yaml` as `.eval_results/x.yaml` (`evalbot validate` with no PATH)."""
+    return shown.removeprefix("./") if shown.startswith("./") else shown
 
 
 def _read(shown: str, path: Path) -> bytes:

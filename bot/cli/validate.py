@@ -28,6 +28,7 @@ from bot.cli.sources import (
     hub_failure,
     load_policy,
 )
+from bot.cli.terminal import add_color_option, colour_wanted
 
 if TYPE_CHECKING:
     from bot.report.validation import Style
@@ -36,8 +37,8 @@ if TYPE_CHECKING:
 
 _DATE_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
 
-#: The text report's colours on a terminal (only when stdout is one and NO_COLOR is unset),
-#: by `bot.report.validation.Style` value.
+#: The text report's colours (`--color`, `bot.cli.terminal.colour_wanted`), by
+#: `bot.report.validation.Style` value.
 _ANSI = {
     "error": "\033[31m",
     "warning": "\033[33m",
@@ -60,7 +61,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser(
         "validate", help=messages.VALIDATE_HELP, description=messages.VALIDATE_DESCRIPTION
     )
-    parser.add_argument("paths", nargs="+", metavar="PATH", help=messages.PATHS_HELP)
+    parser.add_argument(
+        "paths", nargs="*", default=["."], metavar="PATH", help=messages.PATHS_HELP
+    )
     parser.add_argument("--benchmarks", metavar="DIR", help=messages.BENCHMARKS_HELP)
     add_offline_option(parser)
     parser.add_argument("--issuers", metavar="FILE", help=messages.ISSUERS_HELP)
@@ -70,6 +73,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--format", choices=("text", "json", "github"), default="text", help=messages.FORMAT_HELP
     )
     parser.add_argument("--strict", action="store_true", help=messages.STRICT_HELP)
+    add_color_option(parser)
     parser.add_argument("--against", metavar="DIR", help=messages.AGAINST_HELP)
     parser.set_defaults(run=run)
 
@@ -94,8 +98,8 @@ def run(args: argparse.Namespace) -> int:
         if text:
             print(text)
     else:
-        colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
-        print(render_text(reports, strict=args.strict, paint=ansi if colour else plain))
+        paint = ansi if colour_wanted(args.color) else plain
+        print(render_text(reports, strict=args.strict, paint=paint))
     errors, warnings = counts(reports)
     return 1 if errors or (args.strict and warnings) else 0
 

@@ -155,7 +155,7 @@ def render_text(reports: Sequence[FileReport], *, strict: bool, paint: Paint = p
             )
             status = paint(status, Style.ERROR if file_errors else Style.WARNING)
         out.append(f"{paint(report.path, Style.BOLD)}: {status}")
-        out.extend(diagnostic_lines(report.diagnostics, paint))
+        out.extend(diagnostic_lines(report.diagnostics, paint, path=report.path))
         for entry in report.entries:
             name = " / ".join(
                 part for part in (entry.entry.dataset_id, entry.entry.task_id) if part
@@ -169,7 +169,7 @@ def render_text(reports: Sequence[FileReport], *, strict: bool, paint: Paint = p
             )
             out.extend(
                 diagnostic_lines(
-                    entry.diagnostics, paint, indent="    ", entry_index=entry.entry.index
+                    entry.diagnostics, paint, path=report.path, entry_index=entry.entry.index
                 )
             )
     errors, warnings = counts(reports)
@@ -191,28 +191,25 @@ def render_text(reports: Sequence[FileReport], *, strict: bool, paint: Paint = p
 def diagnostic_lines(
     diagnostics: Sequence[Diagnostic],
     paint: Paint = plain,
-    indent: str = "  ",
     *,
+    path: str,
     entry_index: int | None = None,
 ) -> Iterator[str]:
-    """One line per finding: place, severity, code, the field (in the Hub's notation, so it
-    matches the Hub's own push-time errors) and the message; the hint below."""
+    """One line per finding, `path:line:col: CODE severity field: message` as compilers and
+    ruff print them (terminals and editors open the file at that place), the field in the Hub's
+    notation (so it matches the Hub's own push-time errors); the hint on the line below."""
     for diagnostic in diagnostics:
-        where = ""
+        where = path
         if diagnostic.line is not None:
-            where = (
-                f"{diagnostic.line}:{diagnostic.column}"
-                if diagnostic.column
-                else str(diagnostic.line)
-            )
+            where += f":{diagnostic.line}" + (f":{diagnostic.column}" if diagnostic.column else "")
         severity = diagnostic.severity.value
         style = Style.ERROR if diagnostic.severity is Severity.ERROR else Style.WARNING
         place = diagnostic.hub_path(entry_index)
         field = f"{paint(place, Style.BOLD)}: " if place is not None else ""
         yield (
-            f"{indent}{where:>7}  {paint(f'{severity:<7}', style)} "
-            f"{paint(diagnostic.code, Style.DIM)}  {field}{diagnostic.message}"
+            f"{paint(where, Style.BOLD)}: {paint(diagnostic.code, Style.DIM)} "
+            f"{paint(severity, style)} {field}{diagnostic.message}"
         )
         if diagnostic.hint:
             hint = paint(texts.VALIDATE_HINT + ":", Style.DIM)
-            yield f"{indent}{'':>7}  {hint} {diagnostic.hint}"
+            yield f"  {hint} {diagnostic.hint}"
