@@ -57,6 +57,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--allow-partial", action="store_true", help="write results of failed or partial runs"
     )
+    parser.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text (default: the entries as YAML on stdout, findings on stderr) or json: one "
+        "object on stdout with each input's findings and the entries",
+    )
     parser.add_argument("--check-mappings", action="store_true", help="check the table, exit")
     parser.add_argument("--list", action="store_true", help="list the converters, exit")
     parser.set_defaults(run=run)
@@ -148,6 +155,46 @@ def _convert(
 
 
 def _emit(conversions: list[Conversion], args: argparse.Namespace, source: BenchmarkSource) -> int:
+    """Findings on stderr, entries on stdout or into `--out`; with `--format json`, one object
+    on stdout saying the same (`_report`)."""
+    status, files = _emit_text(conversions, args, source)
+    if args.format == "json":
+        print(json.dumps(_report(conversions, args, files, status), indent=2, ensure_ascii=False))
+    return status
+
+
+def _report(
+    conversions: list[Conversion],
+    args: argparse.Namespace,
+    files: dict[str, list[dict[str, Any]]],
+    status: int,
+) -> dict[str, Any]:
+    from bot.convert.findings import findings
+
+    return {
+        "ok": status == 0,
+        "inputs": [
+            {
+                "source": conversion.source,
+                "converter": conversion.adapter,
+                "ok": conversion.ok(allow_partial=args.allow_partial),
+                "entries": len(conversion.entries),
+                "findings": findings(
+                    conversion,
+                    allow_partial=args.allow_partial,
+                    all_suggestions=args.all_suggestions,
+                ),
+            }
+            for conversion in conversions
+        ],
+        "files": files if status == 0 else {},
+        "out": args.out,
+    }
+
+
+def _emit_text(
+    conversions: list[Conversion], args: argparse.Namespace, source: BenchmarkSource
+) -> tuple[int, dict[str, list[dict[str, Any]]]]:
     from bot.convert.findings import findings
 
     refused: list[str] = []
@@ -168,20 +215,22 @@ def _emit(conversions: list[Conversion], args: argparse.Namespace, source: Bench
             f" refused ({which}); see the errors above",
             file=sys.stderr,
         )
-        return 1
+        return 1, files
     if not files:
         which = ", ".join(conversion.source for conversion in conversions)
         print(f"evalbot convert: no score is mapped in {which}: nothing to write", file=sys.stderr)
-        return 1
+        return 1, files
     if args.out is None:
+        if args.format == "json":
+            return 0, files
         from bot.convert.yamlio import dump_entries
 
         for path, entries in files.items():
             if len(files) > 1:
                 sys.stdout.write(f"# {path}\n")
             sys.stdout.write(dump_entries(entries).decode("utf-8"))
-        return 0
-    return _write_into(Path(args.out), files, source)
+        return 0, files
+    return _write_into(Path(args.out), files, source), files
 
 
 def _write_into(

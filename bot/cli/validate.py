@@ -61,9 +61,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser(
         "validate", help=messages.VALIDATE_HELP, description=messages.VALIDATE_DESCRIPTION
     )
-    parser.add_argument(
-        "paths", nargs="*", default=["."], metavar="PATH", help=messages.PATHS_HELP
-    )
+    parser.add_argument("paths", nargs="*", default=["."], metavar="PATH", help=messages.PATHS_HELP)
     parser.add_argument("--benchmarks", metavar="DIR", help=messages.BENCHMARKS_HELP)
     add_offline_option(parser)
     parser.add_argument("--issuers", metavar="FILE", help=messages.ISSUERS_HELP)
