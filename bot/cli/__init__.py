@@ -121,7 +121,7 @@ def _docs_url() -> str:
     for item in urls:
         label, _, url = item.partition(",")
         if label.strip().lower() == "documentation":
-            return url.strip()
+            return str(url).strip()
     return DOCS_FALLBACK
 
 

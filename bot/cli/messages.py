@@ -8,8 +8,8 @@ VALIDATE_DESCRIPTION = (
     "their benchmarks, as the bot does on a pull request."
 )
 PATHS_HELP = (
-    "(default: the current folder) a model repo folder (its .eval_results/*.yaml), a results file, an eval.yaml, or an"
-    " Every Eval Ever datastore folder (with data/ inside)"
+    "(default: the current folder) a model repo folder (its .eval_results/*.yaml), a results"
+    " file, an eval.yaml, or an Every Eval Ever datastore folder (with data/ inside)"
 )
 BENCHMARKS_HELP = "offline benchmarks, laid out DIR/<org>/<name>/eval.yaml (default: the Hub)"
 ISSUERS_HELP = (

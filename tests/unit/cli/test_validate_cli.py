@@ -122,7 +122,7 @@ def test_every_finding_line_starts_with_path_line_column(
         assert re.match(r"\S+\.yaml:\d+:\d+: [A-Z0-9-]+ (error|warning) ", line), line
     task = f"{gpqa}:4:5: ENTRY-TASK-UNKNOWN error [0].dataset.task_id: task `gpqa_diamond`"
     assert any(line.startswith(task) for line in findings)
-    after = lines[[i for i, line in enumerate(lines) if line.startswith(task)][0] + 1]
+    after = lines[next(i for i, line in enumerate(lines) if line.startswith(task)) + 1]
     assert after == "  hint: did you mean `diamond`? Write `task_id: diamond`"
 
 
