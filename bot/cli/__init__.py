@@ -137,6 +137,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if run is None:
         parser.print_help(sys.stderr)
         return 2
+    from bot.adapters.frameworks_file import use_freshest
+
+    use_freshest()  # the user's `evalbot frameworks refresh`, when fresher than the shipped list
     try:
         status: int = run(args)
         sys.stdout.flush()

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot.cli.sources import add_conversion_options
+from bot.cli.terminal import reading
 
 if TYPE_CHECKING:
     from bot.convert.api import Conversion
@@ -140,18 +141,20 @@ def _convert(
     from bot.convert.api import entries_from, read_input
 
     try:
-        content = read_input(Path(path))
+        with reading(path, Path(path).stat().st_size):
+            content = read_input(Path(path))
     except OSError as error:
         raise _Usage(f"evalbot convert: {path}: {error.strerror}") from error
-    return entries_from(
-        content,
-        filename=path,
-        benchmarks=source,
-        mappings=table,
-        framework=args.framework,
-        source_info=source_info(args),
-        policy=load_policy(),
-    )
+    with reading(path, len(content)):
+        return entries_from(
+            content,
+            filename=path,
+            benchmarks=source,
+            mappings=table,
+            framework=args.framework,
+            source_info=source_info(args),
+            policy=load_policy(),
+        )
 
 
 def _emit(conversions: list[Conversion], args: argparse.Namespace, source: BenchmarkSource) -> int:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from bot.cli import messages
 from bot.cli.sources import UsageError
+from bot.cli.terminal import progress
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -39,7 +40,9 @@ def run_impact(args: argparse.Namespace) -> int:
                 messages.EEE_BAD_VERSION.format(version=args.schema, versions=", ".join(VERSIONS))
             )
         paths = [p for p in datastore_files(root) if p.endswith(".json")]
-        report = assess(((p, (root / p).read_bytes()) for p in paths), args.schema)
+        records = ((p, (root / p).read_bytes()) for p in paths)
+        shown = progress(records, total=len(paths), description="records checked")
+        report = assess(shown, args.schema)
     except UsageError as error:
         print(error, file=sys.stderr)
         return 2

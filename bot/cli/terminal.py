@@ -54,9 +54,11 @@ def progress(items: Iterable[T], *, total: int | None, description: str) -> Iter
     if not sys.stderr.isatty():
         yield from items
         return
+    from rich.console import Console
     from rich.progress import track
 
-    yield from track(items, total=total, description=description, transient=True)
+    console = Console(stderr=True)
+    yield from track(items, total=total, description=description, transient=True, console=console)
 
 
 @contextmanager
@@ -69,6 +71,19 @@ def reading(path: str, size: int) -> Iterator[None]:
     from rich.console import Console
 
     with Console(stderr=True).status(f"reading {path} ({size / 1e6:.0f} MB)"):
+        yield
+
+
+@contextmanager
+def working(what: str) -> Iterator[None]:
+    """A spinner saying `what` while work with no steps to count runs, on a terminal's
+    standard error only."""
+    if not sys.stderr.isatty():
+        yield
+        return
+    from rich.console import Console
+
+    with Console(stderr=True).status(what):
         yield
 
 

@@ -28,7 +28,7 @@ from bot.cli.sources import (
     hub_failure,
     load_policy,
 )
-from bot.cli.terminal import add_color_option, colour_wanted
+from bot.cli.terminal import add_color_option, colour_wanted, working
 
 if TYPE_CHECKING:
     from bot.report.validation import Style
@@ -186,7 +186,8 @@ def validate_inputs(
             reports.append(validate_eee_file(key, inputs.eee[key]))
             continue
         if kind == "datastore":
-            reports.extend(validate_datastore(key, against))
+            with working(f"checking the datastore {key}"):
+                reports.extend(validate_datastore(key, against))
             continue
         group = inputs.results[key]
         assert source is not None

@@ -140,10 +140,8 @@ def workflow_property(text: str) -> str:
 def render_text(reports: Sequence[FileReport], *, strict: bool, paint: Paint = plain) -> str:
     """Readable report grouped by file, each span passed through `paint` (colours, if any)."""
     out: list[str] = []
-    entry_total = 0
     for report in reports:
         file_errors, file_warnings = counts([report])
-        entry_total += len(report.entries)
         if report.ok and not file_warnings:
             status = paint(texts.VALIDATE_FILE_OK, Style.OK)
         else:
@@ -176,8 +174,7 @@ def render_text(reports: Sequence[FileReport], *, strict: bool, paint: Paint = p
     summary = texts.VALIDATE_SUMMARY.format(
         files=len(reports),
         file_word=texts.plural(len(reports), "file"),
-        entries=entry_total,
-        entry_word=texts.plural(entry_total, "entry", "entries"),
+        checked=checked_counts(reports),
         errors=errors,
         error_word=texts.plural(errors, "error"),
         warnings=warnings,
@@ -186,6 +183,22 @@ def render_text(reports: Sequence[FileReport], *, strict: bool, paint: Paint = p
     failed = errors or (strict and warnings)
     out.append(paint(summary, Style.ERROR if failed else Style.OK))
     return "\n".join(out)
+
+
+def checked_counts(reports: Sequence[FileReport]) -> str:
+    """What the run checked, by kind: `5 entries` of results files, `1 benchmark`, `2 Every
+    Eval Ever files`; kinds with nothing checked are left out (a results file with no entry
+    still says `0 entries`)."""
+    results = [report for report in reports if report.kind == "results"]
+    parts = []
+    if results or not reports:
+        entries = sum(len(report.entries) for report in results)
+        parts.append(f"{entries} {texts.plural(entries, 'entry', 'entries')}")
+    for kind, (one, many) in texts.CHECKED_KINDS.items():
+        count = sum(1 for report in reports if report.kind == kind)
+        if count:
+            parts.append(f"{count} {one if count == 1 else many}")
+    return ", ".join(parts)
 
 
 def diagnostic_lines(

@@ -351,3 +351,15 @@ def test_a_policy_file_left_in_the_working_directory_is_refused(
     err = capsys.readouterr().err
     assert "config/policy.yaml: policy.yaml is no longer read" in err
     assert "under `policy:` in bot.yaml" in err
+
+
+def test_the_summary_counts_what_was_checked_by_kind(capsys: pytest.CaptureFixture[str]) -> None:
+    """An eval.yaml and an Every Eval Ever record are not "0 entries"."""
+    record = REPO_ROOT / "tests/samples/real-world/every_eval_ever"
+    record /= "demo_f3a1c0de-4b2e-4c1a-9f6d-1b7e5a2c8d40.json"
+    bench = str(EXAMPLES / "benchmarks" / "Idavidrein" / "gpqa" / "eval.yaml")
+    assert main(["validate", str(record), bench]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last == "2 files, 1 benchmark, 1 Every Eval Ever file: 0 errors, 0 warnings"
+    assert main(["validate", BROKEN, "--benchmarks", BENCHMARKS]) == 1
+    assert capsys.readouterr().out.splitlines()[-1].startswith("4 files, 5 entries: 9 errors")
