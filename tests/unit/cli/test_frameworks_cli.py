@@ -127,7 +127,9 @@ def test_refresh_writes_the_users_cache_and_every_command_reads_it(
     assert main(["frameworks", "refresh", "--source", str(tmp_path / "eval.ts")]) == 0
     assert "added brand-new-harness" in capsys.readouterr().out
     assert packaged.read_bytes() == before
-    assert "brand-new-harness" in written(cache / "evaluation_frameworks.json")["frameworks"]
+    names = written(cache / "evaluation_frameworks.json")["frameworks"]
+    assert isinstance(names, list)
+    assert "brand-new-harness" in names
     monkeypatch.setattr(frameworks, "_current", frameworks.KNOWN)
     assert main(["frameworks", "list"]) == 0
     listed = capsys.readouterr()
