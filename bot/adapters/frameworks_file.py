@@ -1,6 +1,6 @@
 """The user's refreshed copy of the Hub's evaluation-framework list (`evalbot frameworks
-refresh`), kept in the user's cache folder (platformdirs: `~/.cache/evalbot` on Linux,
-`EVALBOT_CACHE_DIR` to choose another), never inside the installed package.
+refresh`), kept in the user's cache folder (platformdirs: `$XDG_CACHE_HOME/evalbot`, by default
+`~/.cache/evalbot`, on Linux), never inside the installed package.
 
 Readers prefer it to the list shipped with the release while it is at least as recent (a newer
 release's list wins over an old refresh). A copy that cannot be read is said on stderr and
@@ -10,7 +10,6 @@ left aside: it is a cache, and the shipped list still checks.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -23,10 +22,7 @@ FILE_NAME = "evaluation_frameworks.json"
 
 
 def cache_dir() -> Path:
-    """evalbot's folder in the user's cache (`EVALBOT_CACHE_DIR` when set)."""
-    chosen = os.environ.get("EVALBOT_CACHE_DIR", "").strip()
-    if chosen:
-        return Path(chosen)
+    """evalbot's folder in the user's cache."""
     return Path(platformdirs.user_cache_dir("evalbot", appauthor=False))
 
 

@@ -116,8 +116,8 @@ def test_refresh_writes_the_users_cache_and_every_command_reads_it(
     import bot
     from bot.spec import frameworks
 
-    cache = tmp_path / "cache"
-    monkeypatch.setenv("EVALBOT_CACHE_DIR", str(cache))
+    cache = tmp_path / "cache" / "evalbot"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setattr(frameworks, "_current", frameworks.KNOWN)
     packaged = Path(bot.__file__).parent / "data" / "evaluation_frameworks.json"
     before = packaged.read_bytes()
@@ -152,9 +152,10 @@ def test_a_broken_refreshed_copy_is_said_and_left_aside(
 ) -> None:
     from bot.spec import frameworks
 
-    monkeypatch.setenv("EVALBOT_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setattr(frameworks, "_current", frameworks.KNOWN)
-    (tmp_path / "evaluation_frameworks.json").write_text("{not json")
+    (tmp_path / "evalbot").mkdir()
+    (tmp_path / "evalbot" / "evaluation_frameworks.json").write_text("{not json")
     assert main(["frameworks", "list"]) == 0
     err = capsys.readouterr().err
     assert "not a framework list" in err
