@@ -82,15 +82,16 @@ def build_parser() -> argparse.ArgumentParser:
         prog="evalbot",
         description="Validate and verify evaluation results for the Hugging Face Hub.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        usage="evalbot [-h] [--version] COMMAND ...",
     )
     parser.add_argument("--version", action="version", version=f"evalbot {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module_name in COMMAND_MODULES:
         importlib.import_module(module_name).register(subparsers)
     parser.epilog = _grouped_commands(subparsers)
-    # The flat list argparse would print is replaced by the groups above it.
+    # The flat list argparse would print is replaced by the groups above it; set after the
+    # commands are registered, so their own usage lines still read `evalbot validate ...`.
     subparsers.help = argparse.SUPPRESS
+    parser.usage = "evalbot [-h] [--version] COMMAND ..."
     return parser
 
 

@@ -28,3 +28,9 @@ def test_help_groups_the_commands_by_who_uses_them(capsys: pytest.CaptureFixture
         assert f"  e.g. {example}" in block
     assert "{validate,eee," not in out  # argparse's flat list is gone
     assert "\ndocumentation: " in out
+
+
+def test_each_commands_usage_still_names_it(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["web", "--help"])
+    assert capsys.readouterr().out.startswith("usage: evalbot web [-h]")
