@@ -233,7 +233,7 @@ class _Converter:
         self.args = args
         try:
             self.table = mapping_table(args.mappings, "evalbot submit")
-            self.source = benchmark_source(args.benchmarks)
+            self.source = benchmark_source(args.benchmarks, offline=args.offline)
             self.policy = load_policy()
         except UsageError as error:
             print(str(error).replace("evalbot validate", "evalbot submit"), file=sys.stderr)
@@ -267,7 +267,9 @@ class _Converter:
             print(str(error).replace("evalbot validate", "evalbot submit"), file=sys.stderr)
             raise _Stop(2) from error
         except HubError as error:
-            print(f"evalbot submit: the Hub failed reading benchmarks: {error}", file=sys.stderr)
+            from bot.cli.sources import hub_failure
+
+            print(hub_failure("submit", error), file=sys.stderr)
             raise _Stop(1) from error
         for line in findings(
             conversion, allow_partial=args.allow_partial, all_suggestions=args.all_suggestions
