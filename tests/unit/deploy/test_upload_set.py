@@ -107,3 +107,22 @@ def test_the_space_card_sets_up_the_operators_sign_in() -> None:
     assert "hf_oauth_scopes" not in card
     # the sign-in's access token re-checks an org member's session: it lives as long
     assert card["hf_oauth_expiration_minutes"] * 60 == ADMIN_COOKIE_TTL_S
+
+
+def test_the_entry_point_script_is_made_executable_in_the_image() -> None:
+    """A Space repository's files carry no mode (a commit over the Hub's API names none): the
+    script the ENTRYPOINT runs must get its `x` bit in the build, or tini's exec is refused."""
+    instructions = dockerfile_instructions()
+    (entrypoint,) = [item for item in instructions if item.keyword == "ENTRYPOINT"]
+    script = json.loads(entrypoint.arguments)[2]
+    copied = [
+        index
+        for index, item in enumerate(instructions)
+        if item.keyword == "COPY" and item.arguments.split()[-1].endswith(f"/{script}")
+    ]
+    assert copied, f"no COPY puts {script} into the image"
+    target = instructions[copied[-1]].arguments.split()[-1]
+    later_runs = [item.arguments for item in instructions[copied[-1] :] if item.keyword == "RUN"]
+    assert any(re.search(rf"chmod \S*\s*{re.escape(target)}", run) for run in later_runs), (
+        f"no RUN chmod of {target} after it is copied"
+    )
