@@ -94,6 +94,6 @@ def identity_rule(claims: Mapping[str, Any], provider_name: str | None = None) -
         # a run of this event is vouched for only by a rule that names it
         lines.append(
             f"    event_name: {json.dumps(str(event))}  # outsiders can start or steer this"
-            " event: docs/issuer.md, \"Events\""
+            ' event: docs/issuer.md, "Events"'
         )
     return "\n".join(lines) + "\n"
