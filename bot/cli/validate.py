@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import os
 import re
 import sys
@@ -66,7 +67,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from bot.report.validation import counts, plain, render_github, render_json, render_text
+    from bot.eee.submission import blocking_warnings
+    from bot.report.validation import counts, plain, render_github, render_text, to_json
 
     try:
         options = verify_options(args)
@@ -76,17 +78,31 @@ def run(args: argparse.Namespace) -> int:
         print(error, file=sys.stderr)
         return 2
     verify(reports, options)
+    errors, warnings = counts(reports)
+    # warnings an EEE datastore's gate blocks a merge on (EEE-FOLDER) fail the run as errors do
+    blocking = blocking_warnings(r for r in reports if r.kind == "eee")
+    failed = bool(errors or (args.strict and warnings) or blocking)
     if args.format == "json":
-        print(render_json(reports, strict=args.strict))
+        payload = to_json(reports, strict=args.strict)
+        payload["ok"] = not failed
+        print(json.dumps(payload, indent=2, ensure_ascii=False))
     elif args.format == "github":
         text = render_github(reports)
         if text:
             print(text)
     else:
         colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
-        print(render_text(reports, strict=args.strict, paint=ansi if colour else plain))
-    errors, warnings = counts(reports)
-    return 1 if errors or (args.strict and warnings) else 0
+        paint = ansi if colour else plain
+        print(render_text(reports, strict=args.strict or bool(blocking), paint=paint))
+        if blocking:
+            print(
+                messages.BLOCKING_WARNINGS.format(
+                    count=blocking,
+                    warnings_word="warning" if blocking == 1 else "warnings",
+                    verb="blocks" if blocking == 1 else "block",
+                )
+            )
+    return 1 if failed else 0
 
 
 def ansi(text: str, style: Style) -> str:
