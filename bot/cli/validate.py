@@ -112,11 +112,18 @@ def run(args: argparse.Namespace) -> int:
 def append_markdown(path: Path, reports: list[FileReport]) -> bool:
     """Append the Markdown report to `path` (a job summary collects several steps' reports);
     False, with the reason printed, when it cannot be written."""
+    from bot.eee.comment import render_files
     from bot.report.comment import render_report
 
+    eee = [report for report in reports if report.kind == "eee"]
+    others = [report for report in reports if report.kind != "eee"]
+    # EEE files hold records, not entries: they get the datastore comment's report
+    parts = [render_report(others)] if others or not eee else []
+    if eee:
+        parts.append(render_files(eee))
     try:
         with path.open("a", encoding="utf-8") as summary:
-            summary.write(render_report(reports) + "\n")
+            summary.write("\n\n".join(parts) + "\n")
     except OSError as error:
         problem = error.strerror or str(error)
         print(messages.MARKDOWN_UNWRITABLE.format(path=path, problem=problem), file=sys.stderr)

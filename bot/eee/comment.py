@@ -54,7 +54,31 @@ def render_submission(
     if banner:
         parts.append(banner)
     parts.append(_verdict(result, policy))
-    folders = _folders(result.files)
+    parts.extend(_files(result.files))
+    if unread_prs:
+        parts.append(
+            texts.UNREAD_PRS.format(count=unread_prs, prs_word=texts.plural(unread_prs, "PR"))
+        )
+    if result.skipped:
+        count = len(result.skipped)
+        parts.append(texts.SKIPPED.format(count=count, files_word=texts.plural(count, "file")))
+    bot = escape_text(context.bot_name, 96)
+    # No details link: a datastore PR's verdicts are not kept in the pages' PR history.
+    parts.append(report_texts.FOOTER.format(bot=bot, head=_head_link(context), details=""))
+    return "\n\n".join(parts)
+
+
+def render_files(reports: Sequence[FileReport]) -> str:
+    """The comment's title, verdict and files, without a PR's markers and footer: the report of
+    a check outside a PR (`evalbot validate --markdown` on a datastore folder)."""
+    result = SubmissionReport(files=list(reports))
+    return "\n\n".join([texts.TITLE, _verdict(result, DatastorePolicy()), *_files(result.files)])
+
+
+def _files(reports: Sequence[FileReport]) -> list[str]:
+    """The files by folder, within `MAX_FOLDERS` and `MAX_FILES`, the rest counted."""
+    parts: list[str] = []
+    folders = _folders(reports)
     shown_files = 0
     for index, folder in enumerate(folders):
         if index >= MAX_FOLDERS or shown_files >= MAX_FILES:
@@ -73,17 +97,7 @@ def render_submission(
         budget = MAX_FILES - shown_files
         parts.append(_folder(folder, budget))
         shown_files += min(budget, len(folder.reports))
-    if unread_prs:
-        parts.append(
-            texts.UNREAD_PRS.format(count=unread_prs, prs_word=texts.plural(unread_prs, "PR"))
-        )
-    if result.skipped:
-        count = len(result.skipped)
-        parts.append(texts.SKIPPED.format(count=count, files_word=texts.plural(count, "file")))
-    bot = escape_text(context.bot_name, 96)
-    # No details link: a datastore PR's verdicts are not kept in the pages' PR history.
-    parts.append(report_texts.FOOTER.format(bot=bot, head=_head_link(context), details=""))
-    return "\n\n".join(parts)
+    return parts
 
 
 def _head_link(context: CommentContext) -> str:

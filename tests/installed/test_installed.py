@@ -188,15 +188,12 @@ def test_convert_to_an_eee_datastore_and_validate_it(venv: Path, user: Path) -> 
     shutil.copytree(
         SAMPLES / "real-world" / "every_eval_ever" / "datastore" / "pass", user / "main"
     )
-    args = ("convert", "--to", "eee", INSPECT.name, "--model-repo", "openai/gpt-4o")
-    args += ("--benchmarks", "benchmarks", "--mappings", "rows.yaml", "--out", "converted")
+    args = ["convert", "--to", "eee", INSPECT.name, "--model-repo", "openai/gpt-4o"]
+    args += ["--benchmarks", "benchmarks", "--mappings", "rows.yaml", "--out", "converted"]
     done = run(venv, user, *args)
     assert done.returncode == 0, done.stderr
-    written = sorted(
-        p.relative_to(user / "converted").as_posix()
-        for p in user.rglob("*.json*")
-        if p.is_relative_to(user / "converted")
-    )
+    converted = user / "converted"
+    written = sorted(p.relative_to(converted).as_posix() for p in converted.rglob("*.json*"))
     assert len(written) == 2, written
     assert written[0].startswith("data/cais_mmlu/openai/gpt-4o/")
     assert written[1] == written[0].removesuffix(".json") + "_samples.jsonl"

@@ -142,3 +142,17 @@ def test_a_folder_warning_fails_the_run_as_it_blocks_the_merge(
     assert main(["validate", str(tmp_path / "store")]) == 1
     text = capsys.readouterr().out
     assert "1 warning above (EEE-FOLDER) blocks a datastore merge" in text
+
+
+def test_the_markdown_report_of_a_datastore_speaks_of_records(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--markdown` (a CI job's summary) on EEE files: the datastore's verdict and its files by
+    folder, not "no results" and "no entries could be read" for every record."""
+    summary = tmp_path / "summary.md"
+    assert main(["validate", str(PASS), "--markdown", str(summary)]) == 0
+    text = summary.read_text()
+    assert text.startswith("### Every Eval Ever submission check\n\n**✅ Ready to merge:** 5 files")
+    assert "No entries could be read" not in text
+    assert "No results to check" not in text
+    assert "f3a1c0de-4b2e-4c1a-9f6d-1b7e5a2c8d40_samples.jsonl" in text
