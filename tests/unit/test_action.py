@@ -96,17 +96,18 @@ def test_submit_needs_a_model_repo(models: Path) -> None:
 
 
 def test_submit_passes_every_file_and_the_issuer(models: Path) -> None:
-    """Two files reach `evalbot submit` as two arguments (the issuer does not answer here:
-    nothing listens on the discard port)."""
+    """Two files reach `evalbot submit` as two arguments, with the issuer. The step runs with
+    HF_HUB_OFFLINE=1, where no PR can be opened: submit stops before asking the issuer."""
     done = command_step(
         models,
         command="submit",
         files="good/.eval_results/g*.yaml good/.eval_results/hle.yaml",
         **{"model-repo": "alice/model", "issuer-url": "http://127.0.0.1:9"},
     )
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert "usage" not in done.stderr
-    assert "issuer" in done.stderr.lower()
+    assert "EVALBOT_ISSUER_URL" not in done.stderr  # the issuer input reached it
+    assert "HF_HUB_OFFLINE is set" in done.stderr
 
 
 def test_an_unknown_command_is_refused(models: Path) -> None:

@@ -70,7 +70,7 @@ def integrations(oidc: LocalOidcProvider) -> list[dict[str, Any]]:
     return [
         {
             "name": "acme",
-            "frameworks": ["lighteval"],
+            "frameworks": ["lighteval", "lm-eval"],
             "identities": [
                 github("acme/evals", workflow_ref=workflow_ref, environment="release"),
                 {"hub_user": "alice"},
