@@ -84,8 +84,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="print the files it would propose, with a placeholder for each token; ask the "
         "issuer nothing (a single-use ID token stays unspent; no --issuer needed) and open no "
-        "PR. With HF_HUB_OFFLINE=1 the Hub is not asked either: a file main has is then shown "
-        "as its new entries only, and says so, unless --base gives a copy of it",
+        "PR. With HF_HUB_OFFLINE=1 the Hub is not asked either: each file is then shown as its "
+        "new entries only, saying that main's copy was not read, unless --base gives one",
     )
     parser.add_argument(
         "--base",
