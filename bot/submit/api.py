@@ -249,6 +249,43 @@ def _pinned(
     return entries
 
 
+def _refuse_options(
+    *, dry_run: bool, issuer_url: str | None, pr_key: str | None, base: Mapping[str, str] | None
+) -> None:
+    """Refuse, before anything is asked, what cannot be submitted as given."""
+    if pr_key is not None and not pr_key.strip():
+        raise SubmitError("--pr-key must not be empty")
+    if base and not dry_run:
+        raise SubmitError(
+            "a base (--base FILE) is for a dry run only: a submission merges into main's "
+            "files as the Hub has them"
+        )
+    if issuer_url is not None:
+        check_issuer_url(issuer_url)
+    elif not dry_run:
+        raise SubmitError("no issuer: pass --issuer URL or set EVALBOT_ISSUER_URL")
+
+
+def _hub(
+    env: Mapping[str, str],
+    endpoint: str | None,
+    hf_token: str | None,
+    model_repo: str,
+    *,
+    dry_run: bool,
+) -> HfApi | None:
+    """The Hub client; None offline (`HF_HUB_OFFLINE`), where only a dry run goes on."""
+    if is_offline_mode():
+        if dry_run:
+            return None
+        raise HubUnreachable(
+            "HF_HUB_OFFLINE is set, so the Hub is not asked and no PR can be opened; unset "
+            "HF_HUB_OFFLINE (a dry run works offline)"
+        )
+    hub_url = endpoint or env.get("HF_ENDPOINT") or DEFAULT_ENDPOINT
+    return HfApi(endpoint=hub_url, token=hub_token(hf_token, env, model_repo, hub_url))
+
+
 def submit(
     entries: Sequence[dict[str, Any] | ConvertedOutput] | Conversion,
     *,
@@ -291,31 +328,9 @@ def submit(
 
     Main's files are read through the Hub seam; only the Hub's "no such file" means there is
     none. A Hub that did not answer is `HubUnreachable`, raised before anything is written."""
-    if pr_key is not None and not pr_key.strip():
-        raise SubmitError("--pr-key must not be empty")
-    if base and not dry_run:
-        raise SubmitError(
-            "a base (--base FILE) is for a dry run only: a submission merges into main's "
-            "files as the Hub has them"
-        )
-    if issuer_url is None:
-        if not dry_run:
-            raise SubmitError("no issuer: pass --issuer URL or set EVALBOT_ISSUER_URL")
-    else:
-        check_issuer_url(issuer_url)
+    _refuse_options(dry_run=dry_run, issuer_url=issuer_url, pr_key=pr_key, base=base)
     env = os.environ if environ is None else environ
-    hub_url = endpoint or env.get("HF_ENDPOINT") or DEFAULT_ENDPOINT
-    offline = is_offline_mode()
-    if offline and not dry_run:
-        raise HubUnreachable(
-            "HF_HUB_OFFLINE is set, so the Hub is not asked and no PR can be opened; unset "
-            "HF_HUB_OFFLINE (a dry run works offline)"
-        )
-    api = (
-        None
-        if offline
-        else HfApi(endpoint=hub_url, token=hub_token(hf_token, env, model_repo, hub_url))
-    )
+    api = _hub(env, endpoint, hf_token, model_repo, dry_run=dry_run)
     entries = _pinned(entries, api, allow_partial=allow_partial, model_revision=model_revision)
     if not entries:
         raise SubmitError("no entries to submit")
@@ -324,8 +339,8 @@ def submit(
             api, model_repo, entries, replace=replace, base=dict(base or {})
         )
         return Submission(files=files, unread=unread)
-    assert api is not None  # offline was refused above
-    assert issuer_url is not None  # so was no issuer
+    assert api is not None  # offline, `_hub` refused it
+    assert issuer_url is not None  # and `_refuse_options` no issuer
     credential = ci_credential(
         env,
         lambda: audience or issuer_audience(issuer_url),
