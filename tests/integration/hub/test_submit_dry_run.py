@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from bot.cli import main
+from bot.spec.yamlload import load_yaml
 from evalbot_dev.devstack.environment import inherited_environment
 from evalbot_dev.emulator.server import EmulatorServer
 from evalbot_dev.emulator.state import FileChange
@@ -95,7 +96,8 @@ def test_a_dry_run_of_a_framework_output_pins_the_benchmarks_commit(
     assert dry_run(*argv) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"# {PATH}\n{ON_MAIN}")
-    assert out.count(f"revision: {sha}") == 2
+    proposed = load_yaml(out.split("\n", 1)[1].encode()).data
+    assert [entry["dataset"]["revision"] for entry in proposed[1:]] == [sha, sha]
 
 
 @pytest.mark.parametrize("answer", [503, None], ids=["503", "dropped"])

@@ -59,7 +59,7 @@ def hub_url(proxy: DelayProxy) -> str:
 def put_on_main(env: IssuerEnv, notes: str) -> None:
     """Main's results file for hle-mini holds one entry, noted `notes` (alice's commit)."""
     text = (
-        f"- dataset:\n    id: {HLE}\n    task_id: hle\n    revision: {env.hle_sha}\n"
+        f'- dataset:\n    id: {HLE}\n    task_id: hle\n    revision: "{env.hle_sha}"\n'
         f"  value: 12.5\n  notes: {notes}\n"
     )
     HfApi(endpoint=env.hub.url, token=TOKENS["alice"]).create_commit(
@@ -69,7 +69,7 @@ def put_on_main(env: IssuerEnv, notes: str) -> None:
 
 def results(env: IssuerEnv, notes: str) -> str:
     return (
-        f"- dataset:\n    id: {HLE}\n    task_id: hle\n    revision: {env.hle_sha}\n"
+        f'- dataset:\n    id: {HLE}\n    task_id: hle\n    revision: "{env.hle_sha}"\n'
         f'  model_revision: "{env.model_sha}"\n'
         "  framework: {name: lighteval, version: 0.9.2}\n"
         "  metrics:\n    - {metric_id: accuracy, value: 41.5}\n"
