@@ -168,11 +168,9 @@ HELP_REPLY_MARKER = "<!-- evalbot:help-for={comment_id} -->"
 VALIDATE_SUMMARY = (
     "{files} {file_word}, {checked}: {errors} {error_word}, {warnings} {warning_word}"
 )
-#: The summary's count of files other than results files, by `FileReport.kind`.
-CHECKED_KINDS = {
-    "benchmark": ("benchmark", "benchmarks"),
-    "eee": ("Every Eval Ever file", "Every Eval Ever files"),
-}
+VALIDATE_ENTRIES = "{entries} {entry_word}"
+VALIDATE_RECORDS = "{records} EEE {record_word}"
+VALIDATE_BENCHMARKS = "{benchmarks} {benchmark_word}"
 VALIDATE_FILE_OK = "ok"
 VALIDATE_FILE_COUNTS = "{errors} {error_word}, {warnings} {warning_word}"
 VALIDATE_HINT = "hint"

@@ -18,6 +18,7 @@ from typing import Any
 
 from bot.report import texts
 from bot.report.comment import badges_for
+from bot.spec.eee import records_in
 from bot.spec.messages import Diagnostic, Severity
 from bot.spec.model import EntryReport, FileReport
 
@@ -186,18 +187,33 @@ def render_text(reports: Sequence[FileReport], *, strict: bool, paint: Paint = p
 
 
 def checked_counts(reports: Sequence[FileReport]) -> str:
-    """What the run checked, by kind: `5 entries` of results files, `1 benchmark`, `2 Every
-    Eval Ever files`; kinds with nothing checked are left out (a results file with no entry
-    still says `0 entries`)."""
+    """What the run checked, by kind: entries of results files, benchmarks, records of EEE
+    files; kinds with nothing checked are left out (results files with no entry still say
+    `0 entries`)."""
     results = [report for report in reports if report.kind == "results"]
     parts = []
     if results or not reports:
         entries = sum(len(report.entries) for report in results)
-        parts.append(f"{entries} {texts.plural(entries, 'entry', 'entries')}")
-    for kind, (one, many) in texts.CHECKED_KINDS.items():
-        count = sum(1 for report in reports if report.kind == kind)
-        if count:
-            parts.append(f"{count} {one if count == 1 else many}")
+        parts.append(
+            texts.VALIDATE_ENTRIES.format(
+                entries=entries, entry_word=texts.plural(entries, "entry", "entries")
+            )
+        )
+    benchmarks = sum(1 for report in reports if report.kind == "benchmark")
+    if benchmarks:
+        parts.append(
+            texts.VALIDATE_BENCHMARKS.format(
+                benchmarks=benchmarks, benchmark_word=texts.plural(benchmarks, "benchmark")
+            )
+        )
+    eee = [report for report in reports if report.kind == "eee"]
+    if eee:
+        records = records_in(eee)
+        parts.append(
+            texts.VALIDATE_RECORDS.format(
+                records=records, record_word=texts.plural(records, "record")
+            )
+        )
     return ", ".join(parts)
 
 

@@ -187,8 +187,9 @@ def test_submit_needs_a_model_repo(checkout: Path) -> None:
 
 
 def test_submit_passes_every_file_and_the_issuer(checkout: Path) -> None:
-    """Two files reach `evalbot submit` as two arguments (the issuer does not answer here:
-    nothing listens on the discard port); the summary says nothing was submitted."""
+    """Two files reach `evalbot submit` as two arguments, with the issuer. The job runs with
+    HF_HUB_OFFLINE=1, where no PR can be opened: submit stops before asking the issuer, and
+    the summary says nothing was submitted."""
     job = runner(checkout)
     ok, outputs, log = use(
         job,
@@ -198,7 +199,8 @@ def test_submit_passes_every_file_and_the_issuer(checkout: Path) -> None:
     )
     assert not ok
     assert "usage" not in log
-    assert "issuer" in log.lower()
+    assert "EVALBOT_ISSUER_URL" not in log  # the issuer input reached it
+    assert "HF_HUB_OFFLINE is set" in log
     assert outputs == {"ok": "false", "report": outputs["report"], "pr-url": ""}
     assert "Nothing was submitted" in job.summary
 
