@@ -361,13 +361,18 @@ def _benchmarks_failed(path: Path, error: Exception) -> int:
     status: 2 when the Hub did not answer (offline, unreachable, a 5xx), 1 when it refused."""
     from huggingface_hub import constants
 
-    from bot.cli import sources
     from bot.hub.cached_benchmarks import BenchmarkNotCached
     from bot.hub.errors import HubTransientError
     from bot.submit.errors import hub_failure
 
     if isinstance(error, BenchmarkNotCached):  # offline: what the cache lacks, how to go on
-        print(sources.hub_failure("submit", error), file=sys.stderr)
+        why = "HF_HUB_OFFLINE is set" if constants.is_offline_mode() else "--offline"
+        print(
+            f"evalbot submit: {path}: cannot read its benchmarks: offline ({why}), and {error};"
+            " run once with the Hub reachable to cache them, or pass --benchmarks DIR to read"
+            " them from a folder",
+            file=sys.stderr,
+        )
         return 2
     doing = f"{path}: cannot read its benchmarks from the Hub"
     failure = hub_failure(error, constants.ENDPOINT, doing, then="nothing was submitted")

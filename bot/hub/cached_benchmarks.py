@@ -82,6 +82,8 @@ class CachedBenchmarkSource:
         try:
             resolved = self._client.dataset_revision(dataset_id, revision)
         except HubPermanentError as error:
+            if not error.not_found:
+                raise  # a refusal (a rejected token, a bad endpoint) says nothing of the dataset
             if error.code == "RevisionNotFound":
                 return BenchmarkNotFound(dataset_id, f"revision {revision!r} not found")
             return BenchmarkNotFound(dataset_id, "dataset not found on the Hub")

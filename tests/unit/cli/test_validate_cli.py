@@ -360,6 +360,6 @@ def test_the_summary_counts_what_was_checked_by_kind(capsys: pytest.CaptureFixtu
     bench = str(EXAMPLES / "benchmarks" / "Idavidrein" / "gpqa" / "eval.yaml")
     assert main(["validate", str(record), bench]) == 0
     last = capsys.readouterr().out.splitlines()[-1]
-    assert last == "2 files, 1 benchmark, 1 Every Eval Ever file: 0 errors, 0 warnings"
+    assert last == "2 files, 1 benchmark, 1 EEE record: 0 errors, 0 warnings"
     assert main(["validate", BROKEN, "--benchmarks", BENCHMARKS]) == 1
     assert capsys.readouterr().out.splitlines()[-1].startswith("4 files, 5 entries: 9 errors")
