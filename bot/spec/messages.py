@@ -281,6 +281,24 @@ CATALOGUE: dict[str, Message] = {
         "`source` is given without `source.url`",
         "add `url:` under `source:` (a link to logs, a paper or a model card)",
     ),
+    "ENTRY-SOURCE-MISMATCH": Message(
+        E,
+        "{what} disagrees with the linked Every Eval Ever record: this entry says {mine}, the "
+        "record's `{record_field}` says {theirs} ({url})",
+        "{fix}",
+    ),
+    "ENTRY-SOURCE-INVALID": Message(
+        E,
+        "the linked Every Eval Ever record is not a valid record of the version it declares "
+        "({count} problems; first: {problem}) ({url})",
+        "link a valid record; `evalbot validate` on the record names every problem",
+    ),
+    "ENTRY-SOURCE-NOT-FOUND": Message(
+        E,
+        "the linked record is not in {datastore} at revision {revision}: {path} ({url})",
+        "link the record's file at a revision that holds it (the datastore's commit, as EEE's "
+        "converter writes it)",
+    ),
     "ENTRY-TOKEN-BOTH": Message(
         E,
         "entry has both `verify_token` and `verifyToken`",
