@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from bot.configfiles import ConfigDocument, ConfigError, read_config
+from bot.eee.links import DEFAULT_DATASTORES
 from bot.eee.submission import DatastorePolicy
 from workers.campaign import CampaignConfig, CampaignConfigError, load_campaign_config
 from workers.catchup import ReconcileLimits
@@ -30,6 +31,8 @@ KEYS = (
     "cross_pr_checks",
     # Every Eval Ever datastores (docs/eee.md), read by `workers.datastores`
     "datastores",
+    # datastores whose records a result's `source.url` may link, checked (docs/comment.md)
+    "source_datastores",
     # who may sign in to the web pages' operator view, read by `evalbot web` (bot.web.operators)
     "operators",
     # trusted token issuers and the benchmark policy (`bot.adapters.issuers_file`,
@@ -62,6 +65,8 @@ class BotConfig:
     campaign: CampaignConfig = field(default_factory=CampaignConfig)
     #: Every Eval Ever datastores by lower-cased repo id (`workers.datastores`).
     datastores: Mapping[str, DatastorePolicy] = field(default_factory=dict)
+    #: Datastores whose records a result's `source.url` is checked against.
+    source_datastores: tuple[str, ...] = DEFAULT_DATASTORES
 
 
 def load_bot_config(path: Path, interval_s: int) -> BotConfig:
@@ -85,7 +90,10 @@ def load_bot_config(path: Path, interval_s: int) -> BotConfig:
     except CampaignConfigError as error:
         raise document.error_from(error, 'see docs/comment.md, "Collection standing"') from error
     datastores = load_datastores(document, data.get("datastores"))
-    return BotConfig(maintainers, ReconcileConfig(repos, limits, interval_s), campaign, datastores)
+    sources = _source_datastores(document, data.get("source_datastores", DEFAULT_DATASTORES))
+    return BotConfig(
+        maintainers, ReconcileConfig(repos, limits, interval_s), campaign, datastores, sources
+    )
 
 
 def _keys() -> str:
@@ -114,6 +122,20 @@ def _repos(document: ConfigDocument, raw: object) -> tuple[str, ...]:
             "watched_repos",
             "`watched_repos` must be a list of owner/name repo ids",
             "write one model repo per line as `  - owner/name`",
+        )
+    return tuple(raw)
+
+
+def _source_datastores(document: ConfigDocument, raw: object) -> tuple[str, ...]:
+    if isinstance(raw, tuple):  # the default
+        return raw
+    if not isinstance(raw, list) or not all(
+        isinstance(repo, str) and repo.count("/") == 1 and all(repo.split("/")) for repo in raw
+    ):
+        raise document.error(
+            "source_datastores",
+            "`source_datastores` must be a list of owner/name dataset repo ids",
+            "write `source_datastores: [evaleval/EEE_datastore]`, or `[]` to check no source",
         )
     return tuple(raw)
 

@@ -19,7 +19,6 @@ run tries again), and only a record the datastore does not have is a finding.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
-from dataclasses import replace
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any, Protocol
 
@@ -35,8 +34,8 @@ from bot.spec.model import (
     FileReport,
     SourceCheck,
     SourceStatus,
+    is_finite_number,
     is_http_url,
-    is_number,
 )
 
 #: The converter rounds values to 10 decimals and compares scores within 1e-9 (`_scores_equal`).
@@ -129,9 +128,13 @@ def check_entry_source(
         where = f"{first.field}: " if first.field else ""
         found.append(
             _finding(
-                entry, "ENTRY-SOURCE-INVALID", "source.url", url=link.url,
-                problem=f"{first.code} {where}{first.message}", count=len(problems),
-            )  # fmt: skip
+                entry,
+                "ENTRY-SOURCE-INVALID",
+                "source.url",
+                url=link.url,
+                problem=f"{first.code} {where}{first.message}",
+                count=len(problems),
+            )
         )
     record_id = None
     if record is not None:
@@ -153,11 +156,16 @@ def _disagreements(
     ):
         found.append(
             _mismatch(
-                entry, "source.url", link,
-                what="model", mine=model_repo, theirs=model_id, record_field="model_info.id",
+                entry,
+                "source.url",
+                link,
+                what="model",
+                mine=model_repo,
+                theirs=model_id,
+                record_field="model_info.id",
                 hint="link the record of this model, or publish the result on the model the "
                 "record names",
-            )  # fmt: skip
+            )
         )
     dataset_id = entry.entry.dataset_id
     if not dataset_id:
@@ -166,11 +174,15 @@ def _disagreements(
     if not results:
         found.append(
             _mismatch(
-                entry, "dataset.id", link,
-                what="benchmark", mine=dataset_id, theirs=_benchmarks_of(record),
+                entry,
+                "dataset.id",
+                link,
+                what="benchmark",
+                mine=dataset_id,
+                theirs=_benchmarks_of(record),
                 record_field="evaluation_results[].source_data.hf_repo",
                 hint="link the record of this benchmark, or correct `dataset.id`",
-            )  # fmt: skip
+            )
         )
         return found
     task_id = entry.entry.task_id
@@ -179,11 +191,15 @@ def _disagreements(
         expected = sorted({t for r in results for t in task_ids_for(r, dataset_id)})
         found.append(
             _mismatch(
-                entry, "dataset.task_id", link,
-                what="task", mine=task_id, theirs=" or ".join(expected) or None,
+                entry,
+                "dataset.task_id",
+                link,
+                what="task",
+                mine=task_id,
+                theirs=" or ".join(expected) or None,
                 record_field="evaluation_results[].source_data",
                 hint=f"write `task_id: {expected[0]}`" if expected else "correct `task_id`",
-            )  # fmt: skip
+            )
         )
         return found
     found.extend(_value_disagreement(entry, link, tasks))
@@ -211,7 +227,7 @@ def _value_disagreement(
     entry: EntryReport, link: RecordLink, results: list[dict[str, Any]]
 ) -> list[Diagnostic]:
     field, value = _entry_value(entry)
-    if field is None or not is_number(value):
+    if field is None or not is_finite_number(value):
         return []
     scale = _entry_scale(entry)
     candidates: list[float] = []
@@ -224,11 +240,17 @@ def _value_disagreement(
     theirs = ", ".join(_number_text(c) for c in candidates) or None
     return [
         _mismatch(
-            entry, field, link,
-            what="value", mine=value, theirs=theirs, record_field="score_details.score",
-            hint=f"write the record's score ({theirs})" if theirs else "link a record with a "
-            "score for this result",
-        )  # fmt: skip
+            entry,
+            field,
+            link,
+            what="value",
+            mine=value,
+            theirs=theirs,
+            record_field="score_details.score",
+            hint=f"write the record's score ({theirs})"
+            if theirs
+            else "link a record with a score for this result",
+        )
     ]
 
 
@@ -303,10 +325,15 @@ def _date_disagreement(
         return []
     return [
         _mismatch(
-            entry, "date", link,
-            what="date", mine=written, theirs=" or ".join(dates),
-            record_field="evaluation_timestamp", hint=f"write `date: '{dates[0]}'`",
-        )  # fmt: skip
+            entry,
+            "date",
+            link,
+            what="date",
+            mine=written,
+            theirs=" or ".join(dates),
+            record_field="evaluation_timestamp",
+            hint=f"write `date: '{dates[0]}'`",
+        )
     ]
 
 
@@ -326,20 +353,33 @@ def _mismatch(
     hint: str,
 ) -> Diagnostic:
     return _finding(
-        entry, "ENTRY-SOURCE-MISMATCH", field,
-        what=what, mine=shown(mine), theirs=shown(theirs) if theirs is not None else "nothing",
-        record_field=record_field, url=link.url, fix=hint,
-    )  # fmt: skip
+        entry,
+        "ENTRY-SOURCE-MISMATCH",
+        field,
+        what=what,
+        mine=shown(mine),
+        theirs=shown(theirs) if theirs is not None else "nothing",
+        record_field=record_field,
+        url=link.url,
+        fix=hint,
+    )
 
 
 def _missing(entry: EntryReport, link: RecordLink) -> Diagnostic:
     return _finding(
-        entry, "ENTRY-SOURCE-NOT-FOUND", "source.url",
-        url=link.url, datastore=link.repo_id, revision=link.revision, path=link.path,
-    )  # fmt: skip
+        entry,
+        "ENTRY-SOURCE-NOT-FOUND",
+        "source.url",
+        url=link.url,
+        datastore=link.repo_id,
+        revision=link.revision,
+        path=link.path,
+    )
 
 
 def _finding(entry: EntryReport, code: str, field: str, **params: object) -> Diagnostic:
     line = entry.entry.field_line(field) or entry.entry.field_line(field.split("[", 1)[0])
-    diagnostic = messages.make(code, field=field, **params)
-    return replace(diagnostic, line=line or entry.entry.line)
+    return messages.build(
+        messages.CATALOGUE[code], code, line=line or entry.entry.line, column=None, field=field,
+        params=params,
+    )  # fmt: skip

@@ -82,7 +82,13 @@ def checked(
     model_repo: str | None,
     reader: object = None,
 ) -> FileReport:
-    name = "gpqa" if b"gpqa" in content else "mmlu_pro" if b"MMLU" in content else "math_rephrased_full"
+    name = (
+        "gpqa"
+        if b"gpqa" in content
+        else "mmlu_pro"
+        if b"MMLU" in content
+        else "math_rephrased_full"
+    )
     (report,) = validate_results_files({f".eval_results/{name}.yaml": content}, benchmarks)
     check_sources(
         [report],
@@ -95,9 +101,9 @@ def checked(
 
 
 HONEST = [
-    (CONVERTER_OUTPUT, "01-ai/Yi-1.5-34B-Chat", YI, "mmlu-pro/01-ai_yi-1.5-34b-chat/tiger-lab/1777613486.918081"),
+    (CONVERTER_OUTPUT, "01-ai/Yi-1.5-34B-Chat", YI, "mmlu-pro/01-ai_yi-1.5-34b-chat/tiger-lab/1777613486.918081"),  # noqa: E501
     (LLAMA_PRO_ENTRY, "TencentARC/LLaMA-Pro-8B-Instruct", LLAMA_PRO, None),
-    (MATH_ENTRY, MATH_MODEL, MATH, "math_rephrased_full/RylanSchaeffer/mem_Qwen3-93M_minerva_math_rep_0_sbst_1.0000_epch_1_ot_1/1795674801.925606"),
+    (MATH_ENTRY, MATH_MODEL, MATH, "math_rephrased_full/RylanSchaeffer/mem_Qwen3-93M_minerva_math_rep_0_sbst_1.0000_epch_1_ot_1/1795674801.925606"),  # noqa: E501
 ]  # fmt: skip
 
 
@@ -138,12 +144,12 @@ TAMPERINGS = [
     # (entry, model repo, what is changed, the field named, the record's value named)
     (CONVERTER_OUTPUT, "01-ai/yi-1.5-34b-chat", ("value: 52.29", "value: 96.8"), "value", "52.29"),
     (CONVERTER_OUTPUT, "someone/else", None, "source.url", "01-ai/yi-1.5-34b-chat"),
-    (CONVERTER_OUTPUT, "01-ai/yi-1.5-34b-chat", ("id: TIGER-Lab/MMLU-Pro", "id: Idavidrein/gpqa"), "dataset.id", "TIGER-Lab/mmlu_pro_leaderboard_submission"),
-    (LLAMA_PRO_ENTRY, "TencentARC/LLaMA-Pro-8B-Instruct", ("task_id: diamond", "task_id: extended"), "dataset.task_id", "diamond or main"),
+    (CONVERTER_OUTPUT, "01-ai/yi-1.5-34b-chat", ("id: TIGER-Lab/MMLU-Pro", "id: Idavidrein/gpqa"), "dataset.id", "TIGER-Lab/mmlu_pro_leaderboard_submission"),  # noqa: E501
+    (LLAMA_PRO_ENTRY, "TencentARC/LLaMA-Pro-8B-Instruct", ("task_id: diamond", "task_id: extended"), "dataset.task_id", "diamond or main"),  # noqa: E501
     (MATH_ENTRY, MATH_MODEL, ("date: '2026-01-21'", "date: '2025-01-21'"), "date", "2026-01-21"),
-    (LLAMA_PRO_ENTRY, "TencentARC/LLaMA-Pro-8B-Instruct", ("value: 27.43", "value: 27.5"), "value", "27.43"),
+    (LLAMA_PRO_ENTRY, "TencentARC/LLaMA-Pro-8B-Instruct", ("value: 27.43", "value: 27.5"), "value", "27.43"),  # noqa: E501
     # a link to another record: the yi record for the LLaMA-Pro entry
-    (LLAMA_PRO_ENTRY, "TencentARC/LLaMA-Pro-8B-Instruct", (LLAMA_PRO, YI), "source.url", "01-ai/yi-1.5-34b-chat"),
+    (LLAMA_PRO_ENTRY, "TencentARC/LLaMA-Pro-8B-Instruct", (LLAMA_PRO, YI), "source.url", "01-ai/yi-1.5-34b-chat"),  # noqa: E501
 ]  # fmt: skip
 
 
@@ -160,14 +166,16 @@ def test_each_one_field_tampering_is_a_finding_naming_the_field(
         content = tampered(content, *change)
     report = checked(content, benchmarks, model)
     (entry,) = report.entries
-    assert entry.source is not None and entry.source.status is SourceStatus.MISMATCH
+    assert entry.source is not None
+    assert entry.source.status is SourceStatus.MISMATCH
     findings = [d for d in entry.diagnostics if d.code == "ENTRY-SOURCE-MISMATCH"]
     assert findings, entry.diagnostics
     first = findings[0]
     assert first.field == field
     assert theirs in first.message
     assert entry.source.url in first.message  # the record's URL
-    assert first.hint and first.line is not None
+    assert first.hint
+    assert first.line is not None
     assert not entry.ok
 
 
@@ -192,8 +200,10 @@ def test_an_unreadable_record_is_not_checked_and_no_finding(
 
     report = checked(CONVERTER_OUTPUT, benchmarks, "01-ai/yi-1.5-34b-chat", Offline())
     (entry,) = report.entries
-    assert entry.ok and entry.diagnostics == []
-    assert entry.source is not None and entry.source.status is SourceStatus.UNREADABLE
+    assert entry.ok
+    assert entry.diagnostics == []
+    assert entry.source is not None
+    assert entry.source.status is SourceStatus.UNREADABLE
     assert entry.source.reason == "the Hub did not answer within 10 s"
 
 
@@ -203,7 +213,8 @@ def test_a_record_the_datastore_does_not_have_is_a_finding(
     content = tampered(CONVERTER_OUTPUT, "676f4465-ce78", "676f4465-ce79")
     (entry,) = checked(content, benchmarks, "01-ai/yi-1.5-34b-chat").entries
     assert [d.code for d in entry.diagnostics] == ["ENTRY-SOURCE-NOT-FOUND"]
-    assert entry.source is not None and entry.source.status is SourceStatus.MISMATCH
+    assert entry.source is not None
+    assert entry.source.status is SourceStatus.MISMATCH
 
 
 def test_an_invalid_record_is_a_finding(benchmarks: DirectoryBenchmarkSource) -> None:
@@ -241,7 +252,8 @@ def test_other_links_stay_plain(benchmarks: DirectoryBenchmarkSource) -> None:
     ):
         content = CONVERTER_OUTPUT.replace(f"{BLOB}{YI}".encode(), url.encode())
         (entry,) = checked(content, benchmarks, "01-ai/yi-1.5-34b-chat").entries
-        assert entry.source is not None and entry.source.status is SourceStatus.LINKED, url
+        assert entry.source is not None, url
+        assert entry.source.status is SourceStatus.LINKED, url
         assert entry.ok
 
 
@@ -249,8 +261,8 @@ def test_other_links_stay_plain(benchmarks: DirectoryBenchmarkSource) -> None:
     ("url", "expected"),
     [
         (f"{BLOB}{YI}", ("evaleval/EEE_datastore", "main", YI)),
-        (f"{HUB}/datasets/EvalEval/eee_datastore/resolve/abc123/{YI}?download=true", ("EvalEval/eee_datastore", "abc123", YI)),
-        (f"{HUB}/datasets/evaleval/EEE_datastore/blob/refs%2Fpr%2F7/{MATH}", ("evaleval/EEE_datastore", "refs/pr/7", MATH)),
+        (f"{HUB}/datasets/EvalEval/eee_datastore/resolve/abc123/{YI}?download=true", ("EvalEval/eee_datastore", "abc123", YI)),  # noqa: E501
+        (f"{HUB}/datasets/evaleval/EEE_datastore/blob/refs%2Fpr%2F7/{MATH}", ("evaleval/EEE_datastore", "refs/pr/7", MATH)),  # noqa: E501
         (f"http://127.0.0.1:8080/datasets/evaleval/EEE_datastore/blob/main/{YI}", None),
         (f"{HUB}/evaleval/EEE_datastore/blob/main/{YI}", None),  # a model repo's URL
         (f"{HUB}/datasets/evaleval/EEE_datastore/tree/main/{YI}", None),
@@ -292,4 +304,6 @@ def test_a_proportion_is_accepted_on_either_scale_when_the_benchmark_states_none
 ) -> None:
     content = tampered(CONVERTER_OUTPUT, "value: 52.29", "value: 0.5229")
     (entry,) = checked(content, benchmarks, "01-ai/yi-1.5-34b-chat").entries
-    assert entry.ok and entry.source is not None and entry.source.status is SourceStatus.CHECKED
+    assert entry.ok
+    assert entry.source is not None
+    assert entry.source.status is SourceStatus.CHECKED
