@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
+from bot.adapters.source_datastores import source_datastores_of
 from bot.configfiles import ConfigDocument, ConfigError, read_config
 from bot.eee.links import DEFAULT_DATASTORES
 from bot.eee.submission import DatastorePolicy
@@ -90,7 +91,7 @@ def load_bot_config(path: Path, interval_s: int) -> BotConfig:
     except CampaignConfigError as error:
         raise document.error_from(error, 'see docs/comment.md, "Collection standing"') from error
     datastores = load_datastores(document, data.get("datastores"))
-    sources = _source_datastores(document, data.get("source_datastores", DEFAULT_DATASTORES))
+    sources = source_datastores_of(document)
     return BotConfig(
         maintainers, ReconcileConfig(repos, limits, interval_s), campaign, datastores, sources
     )
@@ -122,20 +123,6 @@ def _repos(document: ConfigDocument, raw: object) -> tuple[str, ...]:
             "watched_repos",
             "`watched_repos` must be a list of owner/name repo ids",
             "write one model repo per line as `  - owner/name`",
-        )
-    return tuple(raw)
-
-
-def _source_datastores(document: ConfigDocument, raw: object) -> tuple[str, ...]:
-    if isinstance(raw, tuple):  # the default
-        return raw
-    if not isinstance(raw, list) or not all(
-        isinstance(repo, str) and repo.count("/") == 1 and all(repo.split("/")) for repo in raw
-    ):
-        raise document.error(
-            "source_datastores",
-            "`source_datastores` must be a list of owner/name dataset repo ids",
-            "write `source_datastores: [evaleval/EEE_datastore]`, or `[]` to check no source",
         )
     return tuple(raw)
 

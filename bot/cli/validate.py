@@ -1,5 +1,5 @@
 """`evalbot validate PATH... [--benchmarks DIR] [--issuers FILE] [--model-repo ID] [--at ISO-8601]
-[--format text|json|github] [--strict] [--markdown FILE]`
+[--format text|json|github] [--strict] [--markdown FILE] [--datastore DIR]`
 (docs/decisions.md#public-interfaces).
 
 Reads the files, hands bytes to the pure core (`bot.spec.validate`), prints one of three
@@ -23,6 +23,7 @@ from bot.cli import messages
 from bot.cli.sources import Inputs, UsageError, benchmark_source, collect, load_policy
 
 if TYPE_CHECKING:
+    from bot.eee.sourcecheck import RecordReader
     from bot.report.validation import Style
     from bot.spec.model import FileReport
     from bot.tokens.issuers import IssuerRegistry
@@ -64,6 +65,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--strict", action="store_true", help=messages.STRICT_HELP)
     parser.add_argument("--markdown", metavar="FILE", help=messages.MARKDOWN_HELP)
     parser.add_argument("--against", metavar="DIR", help=messages.AGAINST_HELP)
+    parser.add_argument("--datastore", metavar="DIR", help=messages.DATASTORE_HELP)
     parser.set_defaults(run=run)
 
 
@@ -73,7 +75,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         options = verify_options(args)
         inputs = collect(args.paths)
+        reader = record_reader(args.datastore)
         reports = validate_inputs(inputs, args.benchmarks, against=args.against)
+        check_sources_of(reports, reader, options.model_repo)
     except UsageError as error:
         print(error, file=sys.stderr)
         return 2
@@ -91,6 +95,63 @@ def run(args: argparse.Namespace) -> int:
         return 2
     errors, warnings = counts(reports)
     return 1 if errors or (args.strict and warnings) else 0
+
+
+def record_reader(datastore: str | None) -> RecordReader:
+    """`--datastore DIR`: the records of a local checkout; else the Hub's, within the budget a
+    bot run has (docs/hub.md, "Source records")."""
+    if datastore is not None:
+        from bot.adapters.records_dir import DirectoryRecordReader
+
+        root = Path(datastore)
+        if not (root / "data").is_dir() and not (root / "flat").is_dir():
+            raise UsageError(messages.NOT_A_DATASTORE_CHECKOUT.format(path=datastore))
+        return DirectoryRecordReader(root)
+    from huggingface_hub import HfApi
+
+    from bot.hub.client import HfHubClient, use_hub_timeout_from_env
+    from bot.hub.records import (
+        SOURCE_CALLS_PER_RUN,
+        HubRecordReader,
+        MemoryRecordCache,
+        ReadBudget,
+    )
+    from bot.settings import SettingsError
+
+    try:
+        use_hub_timeout_from_env(os.environ)  # a pre-commit hook must not hang on a silent Hub
+    except SettingsError as error:
+        raise UsageError(str(error)) from error
+    return HubRecordReader(
+        HfHubClient(HfApi()), ReadBudget(SOURCE_CALLS_PER_RUN), MemoryRecordCache()
+    )
+
+
+def check_sources_of(
+    reports: list[FileReport], reader: RecordReader, model_repo: str | None
+) -> None:
+    """Check each result's `source.url` that links a record of a trusted datastore (the
+    `source_datastores:` of config/bot.yaml here, else the shipped default); the model is
+    compared only with `--model-repo`."""
+    from huggingface_hub import constants
+
+    from bot.adapters.issuers_file import working_bot_config
+    from bot.adapters.source_datastores import load_source_datastores
+    from bot.configfiles import ConfigError
+    from bot.eee.sourcecheck import check_sources
+
+    try:
+        datastores = load_source_datastores(working_bot_config())
+    except ConfigError as error:
+        raise UsageError(str(error)) from error
+    results = [report for report in reports if report.kind == "results"]
+    check_sources(
+        results,
+        reader,
+        model_repo=model_repo,
+        hub_url=constants.ENDPOINT.rstrip("/"),
+        datastores=datastores,
+    )
 
 
 def append_markdown(path: Path, reports: list[FileReport]) -> bool:

@@ -237,7 +237,9 @@ def _value_disagreement(
             candidates.extend(_on_scale(score.recorded, score.percent, scale))
     if any(agrees(value, candidate) for candidate in candidates):
         return []
-    theirs = ", ".join(_number_text(c) for c in candidates) or None
+    theirs = _number_text(candidates[0]) if candidates else None
+    if len(candidates) > 1:
+        theirs = f"{theirs} ({_number_text(candidates[1])} as recorded)"
     return [
         _mismatch(
             entry,
@@ -247,7 +249,7 @@ def _value_disagreement(
             mine=value,
             theirs=theirs,
             record_field="score_details.score",
-            hint=f"write the record's score ({theirs})"
+            hint=f"write the record's score, {theirs}"
             if theirs
             else "link a record with a score for this result",
         )
@@ -358,11 +360,19 @@ def _mismatch(
         field,
         what=what,
         mine=shown(mine),
-        theirs=shown(theirs) if theirs is not None else "nothing",
+        theirs=_said(theirs),
         record_field=record_field,
         url=link.url,
         fix=hint,
     )
+
+
+def _said(theirs: object) -> str:
+    """The record's side of a disagreement: its own text, cut to a readable length."""
+    if theirs is None:
+        return "nothing"
+    text = str(theirs)
+    return text if len(text) <= 120 else text[:119] + "…"
 
 
 def _missing(entry: EntryReport, link: RecordLink) -> Diagnostic:
