@@ -18,15 +18,17 @@ run tries again), and only a record the datastore does not have is a finding.
 
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from collections.abc import Collection, Iterable
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any, Protocol
 
 from bot.eee.community import date_of, results_for, score_of, task_ids_for
 from bot.eee.links import RecordLink, record_link
-from bot.eee.records import check_record
+from bot.eee.records import MAX_RECORD_BYTES, check_record
 from bot.spec import messages
-from bot.spec.eee import VERSIONS
+from bot.spec.eee import VERSIONS, strict_loads
 from bot.spec.messages import Diagnostic, shown
 from bot.spec.model import (
     Dialect,
@@ -119,10 +121,8 @@ def check_entry_source(
 ) -> tuple[SourceCheck, list[Diagnostic]]:
     """The verdict on one entry against the record `content` that `link` names; `model_repo`
     None: the model is not compared (offline without `--model-repo`)."""
-    checked = FileReport(path=link.path, kind="eee")
-    record = check_record(checked, content, versions)
+    record, problems = _read_record(content, versions)
     found: list[Diagnostic] = []
-    problems = [d for d in checked.diagnostics if d.is_error]
     if problems:
         first = problems[0]
         where = f"{first.field}: " if first.field else ""
@@ -143,6 +143,41 @@ def check_entry_source(
         found.extend(_disagreements(entry, model_repo, link, record))
     status = SourceStatus.MISMATCH if found else SourceStatus.CHECKED
     return _check(link, status, record_id=record_id), found
+
+
+#: The EEE verdict of records already checked, by content digest and accepted versions: a
+#: record is checked against its schema once per process, however many runs link it (the
+#: schema check is most of a source check's time: `bench/sources.py`).
+_VERDICTS: OrderedDict[tuple[str, tuple[str, ...]], tuple[Diagnostic, ...]] = OrderedDict()
+MAX_VERDICTS = 10_000
+
+
+def _read_record(
+    content: bytes, versions: tuple[str, ...]
+) -> tuple[dict[str, Any] | None, tuple[Diagnostic, ...]]:
+    """The record (None when it is no JSON object) and its errors under EEE's checks."""
+    key = (hashlib.sha256(content).hexdigest(), versions)
+    known = _VERDICTS.get(key)
+    if known is not None:
+        _VERDICTS.move_to_end(key)
+        return _parsed(content), known
+    checked = FileReport(path="record.json", kind="eee")
+    record = check_record(checked, content, versions)
+    problems = tuple(d for d in checked.diagnostics if d.is_error)
+    _VERDICTS[key] = problems
+    if len(_VERDICTS) > MAX_VERDICTS:
+        _VERDICTS.popitem(last=False)
+    return record, problems
+
+
+def _parsed(content: bytes) -> dict[str, Any] | None:
+    if len(content) > MAX_RECORD_BYTES:
+        return None
+    try:
+        data = strict_loads(content)
+    except (ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def _disagreements(

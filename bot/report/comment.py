@@ -261,6 +261,8 @@ def _verdict(entry: EntryReport) -> str:
             record=escape_text(source.record_id or source.path or "?", 120),
             revision=escape_text((source.revision or "?")[:12], 40),
         )
+    elif source is not None and source.status is SourceStatus.MISMATCH:
+        verdict += "<br>" + texts.SOURCE_MISMATCH_NOTE
     elif source is not None and source.status is SourceStatus.UNREADABLE:
         verdict += "<br>" + texts.SOURCE_UNREAD_NOTE.format(
             reason=escape_text(source.reason or texts.REASON_UNKNOWN, 160)

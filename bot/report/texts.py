@@ -56,6 +56,7 @@ SOURCE_LABELS: dict[str, str] = {
 }
 #: Under the verdict: which record the source was checked against, or why it was not read.
 SOURCE_CHECKED_NOTE = "source checked against record {record} at {revision}"
+SOURCE_MISMATCH_NOTE = "source disagrees with its record (see the problems)"
 SOURCE_UNREAD_NOTE = "source record not checked: {reason}"
 #: The line under the summary when entries cite sources; the parts with a count above 0.
 SOURCES_SUMMARY = "**Sources:** {parts}."
