@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import os
 import re
 import sys
@@ -70,7 +71,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from bot.report.validation import counts, plain, render_github, render_json, render_text
+    from bot.eee.submission import blocking_warnings
+    from bot.report.validation import counts, plain, render_github, render_text, to_json
 
     try:
         options = verify_options(args)
@@ -82,19 +84,33 @@ def run(args: argparse.Namespace) -> int:
         print(error, file=sys.stderr)
         return 2
     verify(reports, options)
+    errors, warnings = counts(reports)
+    # warnings an EEE datastore's gate blocks a merge on (EEE-FOLDER) fail the run as errors do
+    blocking = blocking_warnings(r for r in reports if r.kind == "eee")
+    failed = bool(errors or (args.strict and warnings) or blocking)
     if args.format == "json":
-        print(render_json(reports, strict=args.strict))
+        payload = to_json(reports, strict=args.strict)
+        payload["ok"] = not failed
+        print(json.dumps(payload, indent=2, ensure_ascii=False))
     elif args.format == "github":
         text = render_github(reports)
         if text:
             print(text)
     else:
         colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
-        print(render_text(reports, strict=args.strict, paint=ansi if colour else plain))
+        paint = ansi if colour else plain
+        print(render_text(reports, strict=args.strict or bool(blocking), paint=paint))
+        if blocking:
+            print(
+                messages.BLOCKING_WARNINGS.format(
+                    count=blocking,
+                    warnings_word="warning" if blocking == 1 else "warnings",
+                    verb="blocks" if blocking == 1 else "block",
+                )
+            )
     if args.markdown is not None and not append_markdown(Path(args.markdown), reports):
         return 2
-    errors, warnings = counts(reports)
-    return 1 if errors or (args.strict and warnings) else 0
+    return 1 if failed else 0
 
 
 def record_reader(datastore: str | None) -> RecordReader:
@@ -157,11 +173,18 @@ def check_sources_of(
 def append_markdown(path: Path, reports: list[FileReport]) -> bool:
     """Append the Markdown report to `path` (a job summary collects several steps' reports);
     False, with the reason printed, when it cannot be written."""
+    from bot.eee.comment import render_files
     from bot.report.comment import render_report
 
+    eee = [report for report in reports if report.kind == "eee"]
+    others = [report for report in reports if report.kind != "eee"]
+    # EEE files hold records, not entries: they get the datastore comment's report
+    parts = [render_report(others)] if others or not eee else []
+    if eee:
+        parts.append(render_files(eee))
     try:
         with path.open("a", encoding="utf-8") as summary:
-            summary.write(render_report(reports) + "\n")
+            summary.write("\n\n".join(parts) + "\n")
     except OSError as error:
         problem = error.strerror or str(error)
         print(messages.MARKDOWN_UNWRITABLE.format(path=path, problem=problem), file=sys.stderr)

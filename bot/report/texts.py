@@ -189,8 +189,10 @@ HELP_REPLY_MARKER = "<!-- evalbot:help-for={comment_id} -->"
 # -- the validation report `evalbot validate` prints (bot.report.validation) -----------------
 
 VALIDATE_SUMMARY = (
-    "{files} {file_word}, {entries} {entry_word}: {errors} {error_word}, {warnings} {warning_word}"
+    "{files} {file_word}, {checked}: {errors} {error_word}, {warnings} {warning_word}"
 )
+VALIDATE_ENTRIES = "{entries} {entry_word}"
+VALIDATE_RECORDS = "{records} EEE {record_word}"
 VALIDATE_FILE_OK = "ok"
 VALIDATE_FILE_COUNTS = "{errors} {error_word}, {warnings} {warning_word}"
 VALIDATE_HINT = "hint"
