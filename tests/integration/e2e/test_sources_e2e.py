@@ -18,7 +18,6 @@ from huggingface_hub import CommitOperationAdd
 
 from evalbot_dev.devstack.waiting import wait_until
 from tests.conftest import REAL_WORLD
-from tests.support.emulator import TOKENS
 from tests.support.stackbot import BOT, Bot, running_bot
 
 pytestmark = pytest.mark.integration
@@ -92,9 +91,8 @@ def push(bot: Bot, num: int, path: str, text: str) -> str:
 
 
 def test_one_comment_says_which_sources_were_checked_and_which_disagree(bot: Bot) -> None:
-    tampered_value = (
-        honest(bot).replace("value: 52.29", "value: 96.8").replace("  source:", "  notes: run-2\n  source:")
-    )  # fmt: skip
+    tampered_value = honest(bot).replace("value: 52.29", "value: 96.8")
+    tampered_value = tampered_value.replace("  source:", "  notes: run-2\n  source:")
     other_models_record = (
         "- dataset:\n    id: Idavidrein/gpqa\n    task_id: diamond\n  value: 27.43\n"
         f"  source:\n    url: {record_url(bot, LLAMA_PRO)}\n    name: EvalEval\n"
@@ -156,7 +154,6 @@ def test_two_prs_with_different_values_name_each_other_with_their_sources(bot: B
         content = bot.wait_for_report(first, head=head1, repo_id=MODEL).content
         return content if f"PR #{second}" in content else None
 
-    earlier = wait_until(named_in_first, timeout=60, what="the first PR's comment to name the second")
+    earlier = wait_until(named_in_first, timeout=60, what="PR 1's comment naming PR 2")
     assert "Source here: [the record](" in earlier
     assert "there: none." in earlier
-    assert TOKENS  # the standard cast's tokens opened both PRs
