@@ -310,7 +310,11 @@ def test_verdicts_keep_each_sources_state_and_the_pr_page_shows_it() -> None:
     html = templates.get_template("pr.html").render(
         bot_name="evalbot",
         path="/pr/alice/model/4",
-        repo="alice/model", pr=PrHistory(4, (kept,)), pr_url="", commit_url="", file_url=""
+        repo="alice/model",
+        pr=PrHistory(4, (kept,)),
+        pr_url="",
+        commit_url="",
+        file_url="",
     )
     assert "🔗 ✔️ checked</span> against record <code>mmlu-pro/yi/1</code> at <code>c0ffee" in html
     assert "🔗 disagrees</span> with record <code>mmlu-pro/yi/1</code>" in html
