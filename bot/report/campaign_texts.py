@@ -41,7 +41,7 @@ SOURCE_STATES = {
     "mismatch": "{record}, " + GLYPH_ERROR + " disagrees with its record",
     "unreadable": "{record}, not checked (it could not be read)",
     "linked": "a link, not checked (not a datastore record)",
-    None: "{record}, not checked in this run",
+    None: "cited, not checked in this run",
 }
 SOURCE_RECORD = "[the record]({url})"
 SOURCE_RECORD_PLAIN = "a record"

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bot.spec.model import Dialect, EntryReport, FileReport
+from bot.spec.model import Dialect, EntryReport, FileReport, is_http_url
 
 Values = tuple[tuple[str, float], ...]
 
@@ -132,8 +132,10 @@ def _claims(entry: EntryReport) -> bool:
 
 def _source_of(entry: EntryReport) -> dict[str, str | None]:
     source = entry.source
-    if source is None:
-        return {}
+    if source is None:  # not checked in this run (main's entries): the link alone, if any
+        cited = entry.entry.data.get("source")
+        url = cited.get("url") if isinstance(cited, dict) else None
+        return {"source_url": url} if isinstance(url, str) and is_http_url(url) else {}
     return {
         "source_url": source.url,
         "source_status": source.status.value,
