@@ -180,7 +180,9 @@ def _target(  # noqa: PLR0917  (one call site)
     mapping = table.find(adapter, score.task, score.metric)
     if mapping is None:
         return None
-    contradiction = disagreement(score, mapping, benchmark_of(mapping.benchmark))
+    contradiction = disagreement(
+        score, mapping, benchmark_of(mapping.benchmark), run.framework_version
+    )
     if contradiction is not None:
         built.problems.append(contradiction)
         return None
