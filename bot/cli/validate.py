@@ -1,5 +1,5 @@
 """`evalbot validate PATH... [--benchmarks DIR] [--issuers FILE] [--model-repo ID] [--at ISO-8601]
-[--format text|json|github] [--strict]` (docs/decisions.md#public-interfaces).
+[--format text|json|github] [--strict] [--fix | --diff]` (docs/decisions.md#public-interfaces).
 
 Reads the files, hands bytes to the pure core (`bot.spec.validate`), prints one of three
 formats rendered by `bot.report.validation` (in colour on a terminal). Exit status: 0 no
@@ -62,6 +62,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--strict", action="store_true", help=messages.STRICT_HELP)
     parser.add_argument("--against", metavar="DIR", help=messages.AGAINST_HELP)
+    from bot.cli import fix
+
+    fix.add_options(parser)
     parser.set_defaults(run=run)
 
 
@@ -71,6 +74,14 @@ def run(args: argparse.Namespace) -> int:
     try:
         options = verify_options(args)
         inputs = collect(args.paths)
+        if args.fix or args.diff:
+            from bot.cli.fix import fix
+
+            outcome = fix(inputs, args.benchmarks, write=args.fix)
+            if args.diff:
+                return 1 if outcome.changed else 0
+            paths = [outcome.renamed.get(path, path) for path in args.paths]
+            inputs = collect(paths)
         reports = validate_inputs(inputs, args.benchmarks, against=args.against)
     except UsageError as error:
         print(error, file=sys.stderr)

@@ -257,7 +257,9 @@ def _former_datasets(
             )
             continue
         wrong = [key for key in item if key not in FORMER_KEYS]
-        missing = [key for key in FORMER_KEYS if not (isinstance(item.get(key), str) and item[key].strip())]
+        missing = [
+            key for key in FORMER_KEYS if not (isinstance(item.get(key), str) and item[key].strip())
+        ]
         if wrong or missing:
             what = "; ".join(
                 [f"unknown key `{key}`" for key in wrong]
@@ -270,7 +272,9 @@ def _former_datasets(
             )
             continue
         if not is_repo_id(item["dataset"]):
-            problems.append(MappingProblem(file, here, "former dataset: `dataset` must be `org/name`"))
+            problems.append(
+                MappingProblem(file, here, "former dataset: `dataset` must be `org/name`")
+            )
             continue
         try:
             versions = SpecifierSet(item["versions"])

@@ -158,8 +158,8 @@ def test_the_former_path_recorded_by_a_version_after_the_move_is_refused() -> No
     )
     assert not conversion.ok()
     assert conversion.entries == []
-    assert "with lm-eval 0.4.9.2, while the row accepts that former home" in (
-        conversion.problems[0]
+    assert (
+        "with lm-eval 0.4.9.2, while the row accepts that former home" in (conversion.problems[0])
     )
     assert "only from lm-eval <0.4.8,>=0.4.4" in conversion.problems[0]
 
