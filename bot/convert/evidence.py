@@ -19,9 +19,7 @@ looked up through the caller's `BenchmarkSource`.
 
 from __future__ import annotations
 
-import json
-
-from bot.convert.mapping import Mapping
+from bot.convert.mapping import Fields, Mapping
 from bot.convert.model import Score
 from bot.spec.model import Benchmark, MetricDef, TaskDef
 
@@ -100,28 +98,27 @@ def matching_tasks(score: Score, benchmark: Benchmark) -> list[TaskDef]:
     ]
 
 
-def suggested_row(framework: str, score: Score, benchmark: Benchmark) -> str:
+def suggested_fields(framework: str, score: Score, benchmark: Benchmark) -> Fields:
     """The row to add for `score`, filled from the evidence as far as it goes: the benchmark
     always, the task when exactly one agrees, the metric when the benchmark declares one of
     the score's name, the scale from the metric's bounds (0-100 otherwise, what the Hub's
-    benchmark files hold)."""
+    benchmark files hold); None where nothing can be known."""
     tasks = matching_tasks(score, benchmark)
-    task_id = tasks[0].id if len(tasks) == 1 else "<task id from its eval.yaml>"
-    parts = [
-        f"framework: {json.dumps(framework)}",
-        f"task: {json.dumps(score.task)}",
-        f"metric: {json.dumps(score.metric)}",
-        f"benchmark: {benchmark.repo_id}",
-        f"task_id: {task_id}",
+    fields: Fields = [
+        ("framework", framework),
+        ("task", score.task),
+        ("metric", score.metric),
+        ("benchmark", benchmark.repo_id),
+        ("task_id", tasks[0].id if len(tasks) == 1 else None),
     ]
     metric = _metric(score, benchmark)
     if benchmark.metrics:
-        parts.append(f"metric_id: {metric.id if metric else '<metric id from its eval.yaml>'}")
+        fields.append(("metric_id", metric.id if metric else None))
     top = metric.max_score if metric is not None else None
-    parts.append(f"scale: {'fraction' if top == 1 else 'percent'}")
+    fields.append(("scale", "fraction" if top == 1 else "percent"))
     if score.scale is None:
-        parts.append("source_scale: <fraction|percent>")
-    return "- {" + ", ".join(parts) + "}"
+        fields.append(("source_scale", None))
+    return fields
 
 
 def _metric(score: Score, benchmark: Benchmark) -> MetricDef | None:

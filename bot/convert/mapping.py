@@ -186,6 +186,18 @@ def _row(
                     file, line(("mappings", index, key)), f"unknown key `{key}` (known: {allowed})"
                 )
             )
+    unset = [key for key, value in row.items() if value == PLACEHOLDERS.get(key)]
+    for key in unset:
+        problems.append(
+            MappingProblem(
+                file,
+                line(("mappings", index, key)),
+                f"`{key}` is still the placeholder `{row[key]}`: set it (see the row's"
+                " TODO(evalbot) comment)",
+            )
+        )
+    if unset:
+        return None
     for key in (*REQUIRED, *OPTIONAL):
         value = row.get(key)
         if key in REQUIRED and key not in row:
@@ -350,16 +362,47 @@ def _against(mapping: Mapping, benchmark: Benchmark) -> list[MappingProblem]:
     return problems
 
 
-def mapping_line(framework: str, task: str, metric: str, *, scale_known: bool) -> str:
-    """The row a user adds for an unmapped score: the framework side exact, the Hub side theirs."""
+#: what a suggested row holds where nothing can be known: text that fails `parse_mappings`
+#: or `check_mappings` until a person replaces it, so that such a row is never used as is
+PLACEHOLDERS = {
+    "benchmark": "<org/name>",
+    "task_id": "<task id from its eval.yaml>",
+    "metric_id": "<metric id from its eval.yaml>",
+    "scale": "<fraction|percent>",
+    "source_scale": "<fraction|percent>",
+}
 
-    def quoted(value: str) -> str:
-        return json.dumps(value)
+#: a suggested row: its keys in order, None where nothing can be known (a placeholder)
+Fields = list[tuple[str, str | None]]
 
-    row = (
-        f"- {{framework: {quoted(framework)}, task: {quoted(task)}, metric: {quoted(metric)},"
-        " benchmark: <org/name>, task_id: <task id from its eval.yaml>, scale: <fraction|percent>"
-    )
+
+def mapping_fields(framework: str, task: str, metric: str, *, scale_known: bool) -> Fields:
+    """The row for an unmapped score when nothing but the framework side is known."""
+    fields: Fields = [
+        ("framework", framework),
+        ("task", task),
+        ("metric", metric),
+        ("benchmark", None),
+        ("task_id", None),
+        ("scale", None),
+    ]
     if not scale_known:
-        row += ", source_scale: <fraction|percent>"
-    return row + "}"
+        fields.append(("source_scale", None))
+    return fields
+
+
+def row_line(fields: Fields) -> str:
+    """A suggested row as the one line printed: `- {framework: "lm-eval", ...}`, the framework
+    side quoted exactly, the unknown parts as `<placeholders>`."""
+
+    def shown(key: str, value: str | None) -> str:
+        if value is None:
+            return PLACEHOLDERS[key]
+        return json.dumps(value) if key in ("framework", "task", "metric") else value
+
+    return "- {" + ", ".join(f"{key}: {shown(key, value)}" for key, value in fields) + "}"
+
+
+def row_values(fields: Fields) -> dict[str, str]:
+    """A suggested row as the mapping a file holds, placeholders in the unknown places."""
+    return {key: PLACEHOLDERS[key] if value is None else value for key, value in fields}

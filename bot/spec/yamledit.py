@@ -412,14 +412,17 @@ def dump_items(items: Sequence[Any], layout: Layout, comments: Sequence[str | No
     sequence = CommentedSeq(_prepared(item, layout.flow_items) for item in items)
     for index, comment in enumerate(comments):
         if comment:
-            sequence.yaml_set_comment_before_after_key(index, before=comment)
+            sequence.yaml_set_comment_before_after_key(
+                index, before=comment, indent=layout.nested_offset
+            )
     out = io.StringIO()
     writer.dump(sequence, out)
-    text = out.getvalue()
-    if layout.dash_column:
-        pad = " " * layout.dash_column
-        text = "".join(pad + line if line.strip() else line for line in text.splitlines(True))
-    return text
+    # ruamel offsets every list's `-` alike, the top one too: take that offset back off it
+    cut = layout.nested_offset
+    pad = " " * layout.dash_column
+    return "".join(
+        pad + line[cut:] if line.strip() else line for line in out.getvalue().splitlines(True)
+    )
 
 
 def replace_and_append(
