@@ -30,13 +30,14 @@ MAX_PASSES = 4
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
         "--fix",
         action="store_true",
         help="make the fixes that have one right answer in the results files, then show what"
         " is left",
     )
-    parser.add_argument(
+    group.add_argument(
         "--diff",
         action="store_true",
         help="print the changes --fix would make as a unified diff; write nothing (exit 1 if"
@@ -66,9 +67,12 @@ class Outcome:
 
 def fix(inputs: Inputs, benchmarks_dir: str | None, *, write: bool) -> Outcome:
     """Fix every repo's results files; write them (`write`) or print their diff."""
+    from bot.cli import messages
+    from bot.cli.validate import transient_errors
     from bot.spec.validate import validate_results_files
 
     source = benchmark_source(benchmarks_dir) if inputs.results else None
+    failed = transient_errors(benchmarks_dir)
     policy = load_policy()
     outcome = Outcome()
     made = left = 0
@@ -83,7 +87,10 @@ def fix(inputs: Inputs, benchmarks_dir: str | None, *, write: bool) -> Outcome:
         repo.origin = {relative: relative for relative in repo.original}
         assert source is not None
         for _ in range(MAX_PASSES):
-            reports = validate_results_files(repo.current, source, policy=policy)
+            try:
+                reports = validate_results_files(repo.current, source, policy=policy)
+            except failed as error:  # network, HTTP 5xx, rate limits: nothing is written
+                raise UsageError(messages.HUB_FAILED.format(problem=error)) from error
             progress = False
             not_made: list[tuple[str, NotMade]] = []
             for report in reports:

@@ -187,7 +187,7 @@ def validate_inputs(
         contents = {relative: content for relative, (_shown, content) in group.files.items()}
         try:
             file_reports = validate_results_files(contents, source, policy=policy)
-        except _transient_errors(benchmarks_dir) as error:  # network, HTTP 5xx, rate limits
+        except transient_errors(benchmarks_dir) as error:  # network, HTTP 5xx, rate limits
             raise UsageError(messages.HUB_FAILED.format(problem=error)) from error
         for report in file_reports:
             report.path = group.files[report.path][0]
@@ -253,7 +253,7 @@ def _checkout_path(file: Path) -> tuple[Path, str]:
     return data.parent, resolved.relative_to(data.parent).as_posix()
 
 
-def _transient_errors(benchmarks_dir: str | None) -> tuple[type[BaseException], ...]:
+def transient_errors(benchmarks_dir: str | None) -> tuple[type[BaseException], ...]:
     """Errors that mean "the Hub failed" (exit 2); none for an offline folder."""
     if benchmarks_dir is not None:
         return ()

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from bot.cli import main
+from evalbot_dev.devstack.waiting import free_port
 from tests.conftest import REPO_ROOT
 
 BENCHMARKS = str(REPO_ROOT / "examples" / "benchmarks")
@@ -136,3 +140,29 @@ def test_a_rename_onto_an_existing_file_is_not_made(
     assert sorted(path.name for path in results.iterdir()) == ["gpqa.yaml", "gpqa.yml"]
     assert (results / "gpqa.yaml").read_bytes() == other
     assert "FILE-PATH not fixed: `.eval_results/gpqa.yaml` exists already" in captured.err
+
+
+def test_a_hub_that_does_not_answer_stops_the_fix_and_writes_nothing(tmp_path: Path) -> None:
+    """No --benchmarks: benchmarks come from HF_ENDPOINT, where nothing listens."""
+    model = tmp_path / "model"
+    shutil.copytree(BROKEN, model)
+    before = snapshot(model)
+    env = {
+        **os.environ,
+        "HF_ENDPOINT": f"http://127.0.0.1:{free_port()}",
+        "HF_HUB_OFFLINE": "0",
+        "HF_HUB_DISABLE_TELEMETRY": "1",
+        "HF_HOME": str(tmp_path / "hf-home"),
+    }
+    completed = subprocess.run(
+        [sys.executable, "-m", "bot", "validate", str(model), "--fix"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert completed.returncode == 2, completed.stderr
+    assert "could not read benchmarks from the Hub" in completed.stderr
+    assert "Traceback" not in completed.stderr
+    assert snapshot(model) == before
