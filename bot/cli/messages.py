@@ -20,6 +20,11 @@ MODEL_REPO_HELP = "the model repo the results belong to (token claim model_repo)
 AT_HELP = "judge token freshness at this ISO-8601 time (default: now; no offset means UTC)"
 FORMAT_HELP = "text (default), json (one object), or github (workflow annotations)"
 STRICT_HELP = "fail on warnings too"
+MARKDOWN_HELP = (
+    "also append the report as Markdown (the tables of the bot's PR comment) to FILE, e.g."
+    ' "$GITHUB_STEP_SUMMARY"'
+)
+MARKDOWN_UNWRITABLE = "evalbot validate: --markdown {path}: {problem}"
 AGAINST_HELP = (
     "an Every Eval Ever datastore checkout (its main) that datastore folders are checked"
     " against: duplicates, moved records, samples files already there"

@@ -1,5 +1,6 @@
 """`evalbot validate PATH... [--benchmarks DIR] [--issuers FILE] [--model-repo ID] [--at ISO-8601]
-[--format text|json|github] [--strict] [--fix | --diff]` (docs/decisions.md#public-interfaces).
+[--format text|json|github] [--strict] [--markdown FILE] [--fix | --diff]`
+(docs/decisions.md#public-interfaces).
 
 Reads the files, hands bytes to the pure core (`bot.spec.validate`), prints one of three
 formats rendered by `bot.report.validation` (in colour on a terminal). Exit status: 0 no
@@ -61,6 +62,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--format", choices=("text", "json", "github"), default="text", help=messages.FORMAT_HELP
     )
     parser.add_argument("--strict", action="store_true", help=messages.STRICT_HELP)
+    parser.add_argument("--markdown", metavar="FILE", help=messages.MARKDOWN_HELP)
     parser.add_argument("--against", metavar="DIR", help=messages.AGAINST_HELP)
     from bot.cli import fix
 
@@ -96,8 +98,25 @@ def run(args: argparse.Namespace) -> int:
     else:
         colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
         print(render_text(reports, strict=args.strict, paint=ansi if colour else plain))
+    if args.markdown is not None and not append_markdown(Path(args.markdown), reports):
+        return 2
     errors, warnings = counts(reports)
     return 1 if errors or (args.strict and warnings) else 0
+
+
+def append_markdown(path: Path, reports: list[FileReport]) -> bool:
+    """Append the Markdown report to `path` (a job summary collects several steps' reports);
+    False, with the reason printed, when it cannot be written."""
+    from bot.report.comment import render_report
+
+    try:
+        with path.open("a", encoding="utf-8") as summary:
+            summary.write(render_report(reports) + "\n")
+    except OSError as error:
+        problem = error.strerror or str(error)
+        print(messages.MARKDOWN_UNWRITABLE.format(path=path, problem=problem), file=sys.stderr)
+        return False
+    return True
 
 
 def ansi(text: str, style: Style) -> str:

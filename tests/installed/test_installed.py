@@ -179,6 +179,20 @@ def test_convert_a_real_lm_eval_output_with_the_shipped_table(venv: Path, user: 
     assert f"mapping table: {venv.resolve()}" in done.stderr
 
 
+def test_submit_dry_run_offline_needs_no_issuer_nor_hub(venv: Path, user: Path) -> None:
+    """A framework author's first try of `evalbot submit`: an lm-eval output, benchmarks from a
+    folder, no issuer and no Hub (`HF_HUB_OFFLINE=1`): the proposal, saying that main's file
+    was not read."""
+    copy_examples(user)
+    shutil.copy(LM_EVAL, user / LM_EVAL.name)
+    args = ("submit", LM_EVAL.name, "--benchmarks", "benchmarks", "--dry-run")
+    done = run(venv, user, *args, "--model-repo", "alice/model", "--model-revision", "a" * 40)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("# .eval_results/gsm8k.yaml: only the entries this submission")
+    assert "id: openai/gsm8k" in done.stdout
+    assert "HF_HUB_OFFLINE is set: main's .eval_results/gsm8k.yaml was not read" in done.stderr
+
+
 def test_check_mappings_checks_the_shipped_table(venv: Path, user: Path) -> None:
     copy_examples(user)
     done = run(venv, user, "convert", "--check-mappings", "--benchmarks", "benchmarks")
