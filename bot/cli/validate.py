@@ -1,5 +1,5 @@
 """`evalbot validate PATH... [--benchmarks DIR] [--issuers FILE] [--model-repo ID] [--at ISO-8601]
-[--format text|json|github] [--strict] [--markdown FILE]`
+[--format text|json|github] [--strict] [--markdown FILE] [--fix | --diff]`
 (docs/decisions.md#public-interfaces).
 
 Reads the files, hands bytes to the pure core (`bot.spec.validate`), prints one of three
@@ -65,6 +65,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--strict", action="store_true", help=messages.STRICT_HELP)
     parser.add_argument("--markdown", metavar="FILE", help=messages.MARKDOWN_HELP)
     parser.add_argument("--against", metavar="DIR", help=messages.AGAINST_HELP)
+    from bot.cli import fix
+
+    fix.add_options(parser)
     parser.set_defaults(run=run)
 
 
@@ -75,6 +78,14 @@ def run(args: argparse.Namespace) -> int:
     try:
         options = verify_options(args)
         inputs = collect(args.paths)
+        if args.fix or args.diff:
+            from bot.cli.fix import fix
+
+            outcome = fix(inputs, args.benchmarks, write=args.fix)
+            if args.diff:
+                return 1 if outcome.changed else 0
+            paths = [outcome.renamed.get(path, path) for path in args.paths]
+            inputs = collect(paths)
         reports = validate_inputs(inputs, args.benchmarks, against=args.against)
     except UsageError as error:
         print(error, file=sys.stderr)
@@ -218,7 +229,7 @@ def validate_inputs(
         contents = {relative: content for relative, (_shown, content) in group.files.items()}
         try:
             file_reports = validate_results_files(contents, source, policy=policy)
-        except _transient_errors(benchmarks_dir) as error:  # network, HTTP 5xx, rate limits
+        except transient_errors(benchmarks_dir) as error:  # network, HTTP 5xx, rate limits
             raise UsageError(messages.HUB_FAILED.format(problem=error)) from error
         for report in file_reports:
             report.path = group.files[report.path][0]
@@ -284,7 +295,7 @@ def _checkout_path(file: Path) -> tuple[Path, str]:
     return data.parent, resolved.relative_to(data.parent).as_posix()
 
 
-def _transient_errors(benchmarks_dir: str | None) -> tuple[type[BaseException], ...]:
+def transient_errors(benchmarks_dir: str | None) -> tuple[type[BaseException], ...]:
     """Errors that mean "the Hub failed" (exit 2); none for an offline folder."""
     if benchmarks_dir is not None:
         return ()
