@@ -1,5 +1,6 @@
 """`evalbot validate PATH... [--benchmarks DIR] [--issuers FILE] [--model-repo ID] [--at ISO-8601]
 [--format text|json|github] [--strict] [--markdown FILE] [--datastore DIR]`
+[--format text|json|github] [--strict] [--markdown FILE] [--fix | --diff]`
 (docs/decisions.md#public-interfaces).
 
 Reads the files, hands bytes to the pure core (`bot.spec.validate`), prints one of three
@@ -67,6 +68,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--markdown", metavar="FILE", help=messages.MARKDOWN_HELP)
     parser.add_argument("--against", metavar="DIR", help=messages.AGAINST_HELP)
     parser.add_argument("--datastore", metavar="DIR", help=messages.DATASTORE_HELP)
+    from bot.cli import fix
+
+    fix.add_options(parser)
     parser.set_defaults(run=run)
 
 
@@ -78,6 +82,14 @@ def run(args: argparse.Namespace) -> int:
         options = verify_options(args)
         inputs = collect(args.paths)
         reader = record_reader(args.datastore)
+        if args.fix or args.diff:
+            from bot.cli.fix import fix
+
+            outcome = fix(inputs, args.benchmarks, write=args.fix)
+            if args.diff:
+                return 1 if outcome.changed else 0
+            paths = [outcome.renamed.get(path, path) for path in args.paths]
+            inputs = collect(paths)
         reports = validate_inputs(inputs, args.benchmarks, against=args.against)
         check_sources_of(reports, reader, options.model_repo)
     except UsageError as error:
@@ -279,7 +291,7 @@ def validate_inputs(
         contents = {relative: content for relative, (_shown, content) in group.files.items()}
         try:
             file_reports = validate_results_files(contents, source, policy=policy)
-        except _transient_errors(benchmarks_dir) as error:  # network, HTTP 5xx, rate limits
+        except transient_errors(benchmarks_dir) as error:  # network, HTTP 5xx, rate limits
             raise UsageError(messages.HUB_FAILED.format(problem=error)) from error
         for report in file_reports:
             report.path = group.files[report.path][0]
@@ -345,7 +357,7 @@ def _checkout_path(file: Path) -> tuple[Path, str]:
     return data.parent, resolved.relative_to(data.parent).as_posix()
 
 
-def _transient_errors(benchmarks_dir: str | None) -> tuple[type[BaseException], ...]:
+def transient_errors(benchmarks_dir: str | None) -> tuple[type[BaseException], ...]:
     """Errors that mean "the Hub failed" (exit 2); none for an offline folder."""
     if benchmarks_dir is not None:
         return ()

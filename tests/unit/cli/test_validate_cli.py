@@ -83,6 +83,7 @@ def test_json_has_the_documented_shape(capsys: pytest.CaptureFixture[str]) -> No
             for diagnostic in entry["diagnostics"]:
                 assert set(diagnostic) == {
                     "code", "severity", "message", "line", "column", "field", "hub_path", "hint",
+                    "fix",
                 }  # fmt: skip
                 # the Hub's notation: the entry's 0-based index, then the field
                 field = diagnostic["field"]
