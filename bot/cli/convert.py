@@ -24,6 +24,7 @@ from bot.cli.terminal import reading
 if TYPE_CHECKING:
     from bot.convert.api import Conversion
     from bot.convert.mapping import MappingTable
+    from bot.convert.yamlio import Merged
     from bot.spec.model import BenchmarkSource
 
 
@@ -74,6 +75,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "object on stdout with each input's findings and the entries",
     )
     parser.add_argument("--check-mappings", action="store_true", help="check the table, exit")
+    parser.add_argument(
+        "--write-mappings",
+        metavar="FILE",
+        help="add the rows suggested for unmapped scores to FILE (created if absent), each part"
+        " nothing can tell marked `TODO(evalbot)`",
+    )
     parser.add_argument("--list", action="store_true", help="list the converters, exit")
     parser.set_defaults(run=run)
 
@@ -98,6 +105,8 @@ def run(args: argparse.Namespace) -> int:
         if not args.inputs:
             raise _Usage("evalbot convert: give at least one INPUT")
         conversions = [_convert(path, args, table, source) for path in args.inputs]
+        if args.write_mappings is not None:
+            _write_mappings(Path(args.write_mappings), conversions, args.all_suggestions)
         return _emit(conversions, args, source)
     except (_Usage, UsageError, ConvertError) as error:
         print(error, file=sys.stderr)
@@ -107,6 +116,37 @@ def run(args: argparse.Namespace) -> int:
 
         print(hub_failure("convert", error), file=sys.stderr)
         return 2
+
+
+def _write_mappings(file: Path, conversions: list[Conversion], all_suggestions: bool) -> None:
+    """Add the suggested rows to `file` (docs/convert.md#writing-the-rows): created when
+    absent, else merged after its last row with every line of it kept."""
+    from bot.convert.rowsfile import RowsFileError, add_rows
+
+    suggested = [
+        item
+        for conversion in conversions
+        for item in (
+            [*conversion.unmapped, *conversion.not_needed]
+            if all_suggestions
+            else conversion.unmapped
+        )
+    ]
+    try:
+        existing = file.read_bytes() if file.exists() else None
+    except OSError as error:
+        raise _Usage(f"evalbot convert: {file}: {error.strerror}") from error
+    try:
+        added = add_rows(str(file), existing, [item.fields for item in suggested])
+    except RowsFileError as error:
+        raise _Usage(f"evalbot convert: {error}") from error
+    if added.content is not None:
+        try:
+            file.parent.mkdir(parents=True, exist_ok=True)
+            file.write_bytes(added.content)
+        except OSError as error:
+            raise _Usage(f"evalbot convert: {file}: {error.strerror}") from error
+    print(f"evalbot convert: {file}: {added.summary()}", file=sys.stderr)
 
 
 def _mappings(extra: list[str]) -> MappingTable:
@@ -249,10 +289,11 @@ def _emit_text(
 def _write_into(
     folder: Path, files: dict[str, list[dict[str, Any]]], source: BenchmarkSource
 ) -> int:
-    """Merge into the repo's files, validate the repo as it would be, then write."""
+    """Merge into the repo's files (keeping what is there: comments, quotes, other entries),
+    validate the repo as it would be, then write, saying what was added and replaced."""
     from bot.cli.sources import load_policy
-    from bot.convert.yamlio import MergeError, dump_entries, merge
-    from bot.report.validation import render_text
+    from bot.convert.yamlio import MergeError, merge
+    from bot.report.validation import counts, render_text
     from bot.spec.validate import validate_results_files
 
     results = folder / ".eval_results"
@@ -260,20 +301,44 @@ def _write_into(
     if results.is_dir():
         for existing in sorted(results.glob("*.y*ml")):
             contents[f".eval_results/{existing.name}"] = existing.read_bytes()
+    merged: dict[str, Merged] = {}
     for path, entries in files.items():
         try:
-            merged = merge(contents.get(path), entries)
+            merged[path] = merge(contents.get(path), entries)
         except MergeError as error:
             print(f"evalbot convert: {folder / path}: {error}", file=sys.stderr)
             return 1
-        contents[path] = dump_entries(merged)
+        contents[path] = merged[path].content
     reports = validate_results_files(contents, source, policy=load_policy())
     if not all(report.ok for report in reports):
         print(render_text(reports, strict=False), file=sys.stderr)
         print("evalbot convert: nothing written", file=sys.stderr)
         return 1
+    written = [report for report in reports if report.path in files]
+    if counts(written)[1]:
+        # warnings on what evalbot writes are shown, so that `validate --strict` holds no surprise
+        print(render_text(written, strict=False), file=sys.stderr)
     results.mkdir(parents=True, exist_ok=True)
-    for path in files:
-        (folder / path).write_bytes(contents[path])
-        print(f"wrote {folder / path}", file=sys.stderr)
+    for path, done in merged.items():
+        (folder / path).write_bytes(done.content)
+        print(f"wrote {folder / path}: {_what_changed(done)}", file=sys.stderr)
     return 0
+
+
+def _what_changed(merged: Merged) -> str:
+    """`added 1 entry (Idavidrein/gpqa diamond); replaced entry 2 (…)`."""
+
+    def cell(entry: dict[str, Any]) -> str:
+        dataset = entry.get("dataset") or {}
+        notes = f", notes {entry['notes']!r}" if entry.get("notes") else ""
+        return f"{dataset.get('id')} {dataset.get('task_id')}{notes}"
+
+    parts = []
+    if merged.added:
+        listed = "; ".join(cell(entry) for entry in merged.added)
+        parts.append(
+            f"added {len(merged.added)} entr{'y' if len(merged.added) == 1 else 'ies'} ({listed})"
+        )
+    for index, entry in merged.replaced:
+        parts.append(f"replaced entry {index + 1} ({cell(entry)})")
+    return "; ".join(parts)

@@ -29,6 +29,14 @@ AGAINST_HELP = (
     "an Every Eval Ever datastore checkout (its main) that datastore folders are checked"
     " against: duplicates, moved records, samples files already there"
 )
+DATASTORE_HELP = (
+    "a local checkout of an Every Eval Ever datastore (its data/ or flat/ tree): results whose "
+    "source.url links one of its records are checked against that file (default: read the "
+    "record from the Hub)"
+)
+NOT_A_DATASTORE_CHECKOUT = (
+    "evalbot validate: --datastore {path}: not a datastore checkout (no data/ or flat/ inside)"
+)
 BLOCKING_WARNINGS = (
     "{count} {warnings_word} above (EEE-FOLDER) {verb} a datastore merge, as in EEE's own gate"
 )

@@ -1,5 +1,6 @@
 """`evalbot validate PATH... [--benchmarks DIR] [--issuers FILE] [--model-repo ID] [--at ISO-8601]
-[--format text|json|github] [--strict] [--markdown FILE]`
+[--format text|json|github] [--strict] [--markdown FILE] [--datastore DIR]`
+[--format text|json|github] [--strict] [--markdown FILE] [--fix | --diff]`
 (docs/decisions.md#public-interfaces).
 
 Reads the files, hands bytes to the pure core (`bot.spec.validate`), prints one of three
@@ -33,6 +34,7 @@ from bot.cli.sources import (
 from bot.cli.terminal import add_color_option, colour_wanted, working
 
 if TYPE_CHECKING:
+    from bot.eee.sourcecheck import RecordReader
     from bot.report.validation import Style
     from bot.spec.model import FileReport
     from bot.tokens.issuers import IssuerRegistry
@@ -76,6 +78,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_color_option(parser)
     parser.add_argument("--markdown", metavar="FILE", help=messages.MARKDOWN_HELP)
     parser.add_argument("--against", metavar="DIR", help=messages.AGAINST_HELP)
+    parser.add_argument("--datastore", metavar="DIR", help=messages.DATASTORE_HELP)
+    from bot.cli import fix
+
+    fix.add_options(parser)
     parser.set_defaults(run=run)
 
 
@@ -86,9 +92,19 @@ def run(args: argparse.Namespace) -> int:
     try:
         options = verify_options(args)
         inputs = collect(args.paths)
+        reader = record_reader(args.datastore)
+        if args.fix or args.diff:
+            from bot.cli.fix import fix
+
+            outcome = fix(inputs, args.benchmarks, write=args.fix)
+            if args.diff:
+                return 1 if outcome.changed else 0
+            paths = [outcome.renamed.get(path, path) for path in args.paths]
+            inputs = collect(paths)
         reports = validate_inputs(
             inputs, args.benchmarks, against=args.against, offline=args.offline
         )
+        check_sources_of(reports, reader, options.model_repo)
     except UsageError as error:
         print(error, file=sys.stderr)
         return 2
@@ -119,6 +135,63 @@ def run(args: argparse.Namespace) -> int:
     if args.markdown is not None and not append_markdown(Path(args.markdown), reports):
         return 2
     return 1 if failed else 0
+
+
+def record_reader(datastore: str | None) -> RecordReader:
+    """`--datastore DIR`: the records of a local checkout; else the Hub's, within the budget a
+    bot run has (docs/hub.md, "Source records")."""
+    if datastore is not None:
+        from bot.adapters.records_dir import DirectoryRecordReader
+
+        root = Path(datastore)
+        if not (root / "data").is_dir() and not (root / "flat").is_dir():
+            raise UsageError(messages.NOT_A_DATASTORE_CHECKOUT.format(path=datastore))
+        return DirectoryRecordReader(root)
+    from huggingface_hub import HfApi
+
+    from bot.hub.client import HfHubClient, use_hub_timeout_from_env
+    from bot.hub.records import (
+        SOURCE_CALLS_PER_RUN,
+        HubRecordReader,
+        MemoryRecordCache,
+        ReadBudget,
+    )
+    from bot.settings import SettingsError
+
+    try:
+        use_hub_timeout_from_env(os.environ)  # a pre-commit hook must not hang on a silent Hub
+    except SettingsError as error:
+        raise UsageError(str(error)) from error
+    return HubRecordReader(
+        HfHubClient(HfApi()), ReadBudget(SOURCE_CALLS_PER_RUN), MemoryRecordCache()
+    )
+
+
+def check_sources_of(
+    reports: list[FileReport], reader: RecordReader, model_repo: str | None
+) -> None:
+    """Check each result's `source.url` that links a record of a trusted datastore (the
+    `source_datastores:` of config/bot.yaml here, else the shipped default); the model is
+    compared only with `--model-repo`."""
+    from huggingface_hub import constants
+
+    from bot.adapters.issuers_file import working_bot_config
+    from bot.adapters.source_datastores import load_source_datastores
+    from bot.configfiles import ConfigError
+    from bot.eee.sourcecheck import check_sources
+
+    try:
+        datastores = load_source_datastores(working_bot_config())
+    except ConfigError as error:
+        raise UsageError(str(error)) from error
+    results = [report for report in reports if report.kind == "results"]
+    check_sources(
+        results,
+        reader,
+        model_repo=model_repo,
+        hub_url=constants.ENDPOINT.rstrip("/"),
+        datastores=datastores,
+    )
 
 
 def append_markdown(path: Path, reports: list[FileReport]) -> bool:
@@ -235,7 +308,7 @@ def validate_inputs(
         contents = {relative: content for relative, (_shown, content) in group.files.items()}
         try:
             file_reports = validate_results_files(contents, source, policy=policy)
-        except _transient_errors(benchmarks_dir) as error:  # network, HTTP 5xx, rate limits
+        except transient_errors(benchmarks_dir) as error:  # network, HTTP 5xx, rate limits
             raise UsageError(hub_failure("validate", error)) from error
         for report in file_reports:
             report.path = group.files[report.path][0]
@@ -301,7 +374,7 @@ def _checkout_path(file: Path) -> tuple[Path, str]:
     return data.parent, resolved.relative_to(data.parent).as_posix()
 
 
-def _transient_errors(benchmarks_dir: str | None) -> tuple[type[BaseException], ...]:
+def transient_errors(benchmarks_dir: str | None) -> tuple[type[BaseException], ...]:
     """Errors that mean "the Hub failed" (exit 2); none for an offline folder."""
     if benchmarks_dir is not None:
         return ()

@@ -20,7 +20,7 @@ from bot.report import texts
 from bot.report.comment import badges_for
 from bot.spec.eee import records_in
 from bot.spec.messages import Diagnostic, Severity
-from bot.spec.model import EntryReport, FileReport
+from bot.spec.model import EntryReport, FileReport, SourceStatus
 
 
 class Style(enum.Enum):
@@ -90,6 +90,7 @@ def _entry_json(report: EntryReport) -> dict[str, Any]:
         "ok": report.ok,
         "badges": [badge.value for badge in badges_for(report)],
         "verification": report.verification.to_json(),
+        "source": None if report.source is None else report.source.to_json(),
         "diagnostics": [
             diagnostic.to_json(report.entry.index) for diagnostic in report.diagnostics
         ],
@@ -162,6 +163,7 @@ def render_text(reports: Sequence[FileReport], *, strict: bool, paint: Paint = p
             badges = ", ".join(badge.value for badge in badges_for(entry))
             verdict = paint("ok", Style.OK) if entry.ok else paint("invalid", Style.ERROR)
             tail = f" [{badges}]" if badges else ""
+            tail += source_text(entry)
             # counted from 1, as in the PR comment; the Hub's paths count from 0 (`[0].value`)
             out.append(
                 f"  entry {entry.entry.index + 1} (line {entry.entry.line}) {name}: {verdict}{tail}"
@@ -242,3 +244,16 @@ def diagnostic_lines(
         if diagnostic.hint:
             hint = paint(texts.VALIDATE_HINT + ":", Style.DIM)
             yield f"  {hint} {diagnostic.hint}"
+
+
+def source_text(entry: EntryReport) -> str:
+    """What became of the entry's source record, for the text report ("" for a plain link)."""
+    source = entry.source
+    if source is None or source.status is SourceStatus.LINKED:
+        return ""
+    if source.status is SourceStatus.CHECKED:
+        record = source.record_id or source.path
+        return f"; source checked against record {record} at {source.revision}"
+    if source.status is SourceStatus.UNREADABLE:
+        return f"; source record not checked: {source.reason}"
+    return "; source disagrees with its record"

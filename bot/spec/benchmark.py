@@ -69,7 +69,7 @@ class _EvalYamlChecker:
         self.diagnostics: list[Diagnostic] = []
 
     def report(self, code: str, path: Path, **params: object) -> None:
-        self.diagnostics.append(self.where.diagnostic(code, path, **params))
+        self.diagnostics.append(self.where.diagnostic(code, path, fix=None, **params))
 
     def type_error(self, path: Path, value: Any, expected: str, hint: str) -> None:
         self.report(

@@ -10,6 +10,7 @@ development tools: they play the world around the user, not the product under te
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -127,6 +128,29 @@ def test_validate_a_model_folder(venv: Path, user: Path) -> None:
     done = run(venv, user, "validate", "model", "--benchmarks", "benchmarks")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "0 errors" in done.stdout
+
+
+def test_fix_a_copy_of_the_broken_example(venv: Path, user: Path) -> None:
+    """`validate --fix` from the wheel, in an empty folder: what has one right answer is fixed,
+    comments stay, and what is left needs a person (no finding left carries a fix)."""
+    shutil.copytree(REPO_ROOT / "examples" / "model-broken", user / "model")
+    shutil.copytree(REPO_ROOT / "examples" / "benchmarks", user / "benchmarks")
+    args = ("validate", "model", "--benchmarks", "benchmarks", "--fix", "--format", "json")
+    done = run(venv, user, *args)
+    assert done.returncode == 1, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    left = [
+        diagnostic
+        for file in report["files"]
+        for item in (file, *file["entries"])
+        for diagnostic in item["diagnostics"]
+    ]
+    assert len(left) == 10
+    assert all(diagnostic["fix"] is None for diagnostic in left)
+    assert "Fixed 5 finding(s)" in done.stderr
+    gpqa = (user / "model" / ".eval_results" / "gpqa.yaml").read_text()
+    assert "    task_id: diamond             # GPQA's tasks are diamond, main" in gpqa
+    assert '  notes: "on"                    # `on` is the boolean true' in gpqa
 
 
 def test_collections_list_shows_the_system_collections(venv: Path, user: Path) -> None:
@@ -294,7 +318,8 @@ def test_the_pre_commit_hook_runs_from_the_installed_package(venv: Path, user: P
     `additional_dependencies: [evalbot==X]` runs it."""
     import yaml
 
-    (hook,) = yaml.safe_load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    hooks = yaml.safe_load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    (hook,) = [hook for hook in hooks if hook["id"] == "evalbot-validate"]
     copy_examples(user)
     staged = [
         path.relative_to(user / "model").as_posix()

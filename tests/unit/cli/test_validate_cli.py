@@ -73,12 +73,17 @@ def test_json_has_the_documented_shape(capsys: pytest.CaptureFixture[str]) -> No
         for entry in file["entries"]:
             assert set(entry) == {
                 "index", "line", "dataset_id", "task_id", "ok", "badges", "verification",
-                "diagnostics",
+                "source", "diagnostics",
             }  # fmt: skip
             assert set(entry["verification"]) == {"status", "reason"}
+            if entry["source"] is not None:
+                assert set(entry["source"]) == {
+                    "status", "url", "datastore", "revision", "path", "record_id", "reason",
+                }  # fmt: skip
             for diagnostic in entry["diagnostics"]:
                 assert set(diagnostic) == {
                     "code", "severity", "message", "line", "column", "field", "hub_path", "hint",
+                    "fix",
                 }  # fmt: skip
                 # the Hub's notation: the entry's 0-based index, then the field
                 field = diagnostic["field"]
