@@ -1,3 +1,3 @@
 """evalbot: guards evaluation results on the Hugging Face Hub."""
 
-__version__ = "0.1.0.dev0"
+__version__ = "0.1.0"

@@ -38,7 +38,7 @@ from bot.eee.dedupe import HashIndex, Holder, normalized_hash
 from bot.eee.records import MAX_RECORD_BYTES
 from bot.hub.budget import Allowance, HubCalls
 from bot.hub.datastore import PATHS_INFO_BATCH, HubDatastore
-from bot.hub.errors import HubError, HubPermanentError
+from bot.hub.errors import HubError, HubFileUnreadable, HubPermanentError, HubTransientError
 from bot.hub.pulls import PrStatus, PullRequest
 from bot.spec.eee import MAX_DEPTH, depth_of
 from bot.store import keys
@@ -162,10 +162,17 @@ def _indexed(path: str) -> bool:
 
 
 def _hash(read: Callable[[str], bytes], path: str) -> str:
+    """The record's normalised hash; "" for a file no one can read as a record (not JSON, too
+    deep, or one the Hub will not serve: `HubFileUnreadable`). Any other failed read raises:
+    kept as "", it would stand for the record until its blob changed (docs/hub.md#errors)."""
     try:
         record = json.loads(read(path))
-    except (ValueError, RecursionError, HubPermanentError):
+    except (ValueError, RecursionError, HubFileUnreadable):
         return ""  # not a record anyone can duplicate
+    except HubPermanentError as error:
+        if not error.not_found:
+            raise
+        raise HubTransientError(f"{path} vanished while indexed: {error}") from error
     return normalized_hash(record) if depth_of(record) <= MAX_DEPTH else ""
 
 
@@ -393,13 +400,10 @@ def _read_records(
                 break
             try:
                 content = hub.read(pr.repo_id, path, pr.head_sha)
-            except HubPermanentError as error:
-                if error.not_found:
-                    read = "failed"  # the PR moved under the run
-                    break
-                content = b""  # refused for good: no record anyone can duplicate
+            except HubFileUnreadable:
+                content = b""  # an answer nobody can follow: no record anyone can duplicate
             except HubError:
-                read = "failed"
+                read = "failed"  # a failed read is not "no record": not compared, followed up
                 break
             value = learned[blob] = held_value(record_digest(content), content)
         if value != NOT_A_RECORD:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 from bot.eee import texts
-from bot.eee.submission import DatastorePolicy, SubmissionReport
+from bot.eee.submission import DatastorePolicy, SubmissionReport, blocking_warnings
 from bot.report import texts as report_texts
 from bot.report.comment import CommentContext, escape_text, is_repo_id
 from bot.spec.messages import Diagnostic
@@ -37,7 +37,7 @@ class _Folder:
 
     @property
     def bad(self) -> int:
-        return sum(1 for r in self.reports if not r.ok)
+        return sum(1 for r in self.reports if _blocks(r))
 
 
 def render_submission(
@@ -61,7 +61,40 @@ def render_submission(
     if banner:
         parts.append(banner)
     parts.append(_verdict(result, policy))
-    folders = _folders(result.files)
+    parts.extend(_files(result.files))
+    bot = escape_text(context.bot_name, 96)
+    if not_compared:
+        listed = ", ".join(f"#{num}" for num in sorted(not_compared)[:MAX_PRS_NAMED])
+        if len(not_compared) > MAX_PRS_NAMED:
+            listed += texts.MORE_PRS.format(count=len(not_compared) - MAX_PRS_NAMED)
+        then = texts.FOLLOW_UP if follow_up else texts.NO_FOLLOW_UP.format(bot=bot)
+        parts.append(
+            texts.NOT_COMPARED.format(
+                prs=listed, prs_word=texts.plural(len(not_compared), "PR"), then=then
+            )
+        )
+    if beyond:
+        parts.append(texts.UNREAD_PRS.format(count=beyond, prs_word=texts.plural(beyond, "PR")))
+    if result.skipped:
+        count = len(result.skipped)
+        parts.append(texts.SKIPPED.format(count=count, files_word=texts.plural(count, "file")))
+    parts.append(
+        report_texts.FOOTER.format(bot=bot, head=_head_link(context), details=_details(context))
+    )
+    return "\n\n".join(parts)
+
+
+def render_files(reports: Sequence[FileReport]) -> str:
+    """The comment's title, verdict and files, without a PR's markers and footer: the report of
+    a check outside a PR (`evalbot validate --markdown` on a datastore folder)."""
+    result = SubmissionReport(files=list(reports))
+    return "\n\n".join([texts.TITLE, _verdict(result, DatastorePolicy()), *_files(result.files)])
+
+
+def _files(reports: Sequence[FileReport]) -> list[str]:
+    """The files by folder, within `MAX_FOLDERS` and `MAX_FILES`, the rest counted."""
+    parts: list[str] = []
+    folders = _folders(reports)
     shown_files = 0
     for index, folder in enumerate(folders):
         if index >= MAX_FOLDERS or shown_files >= MAX_FILES:
@@ -80,27 +113,7 @@ def render_submission(
         budget = MAX_FILES - shown_files
         parts.append(_folder(folder, budget))
         shown_files += min(budget, len(folder.reports))
-    bot_name = escape_text(context.bot_name, 96)
-    if not_compared:
-        listed = ", ".join(f"#{num}" for num in sorted(not_compared)[:MAX_PRS_NAMED])
-        if len(not_compared) > MAX_PRS_NAMED:
-            listed += texts.MORE_PRS.format(count=len(not_compared) - MAX_PRS_NAMED)
-        then = texts.FOLLOW_UP if follow_up else texts.NO_FOLLOW_UP.format(bot=bot_name)
-        parts.append(
-            texts.NOT_COMPARED.format(
-                prs=listed, prs_word=texts.plural(len(not_compared), "PR"), then=then
-            )
-        )
-    if beyond:
-        parts.append(texts.UNREAD_PRS.format(count=beyond, prs_word=texts.plural(beyond, "PR")))
-    if result.skipped:
-        count = len(result.skipped)
-        parts.append(texts.SKIPPED.format(count=count, files_word=texts.plural(count, "file")))
-    bot = escape_text(context.bot_name, 96)
-    parts.append(
-        report_texts.FOOTER.format(bot=bot, head=_head_link(context), details=_details(context))
-    )
-    return "\n\n".join(parts)
+    return parts
 
 
 def _details(context: CommentContext) -> str:
@@ -142,6 +155,13 @@ def _verdict(result: SubmissionReport, policy: DatastorePolicy) -> str:
             files_word=texts.plural(files, "file"),
             warnings=suffix,
         )
+    blocking = result.blocking()
+    if blocking and not policy.warnings_block:
+        return texts.VERDICT_FOLDER_BLOCKS.format(
+            blocking=blocking,
+            warnings_word=texts.plural(blocking, "warning"),
+            verb="blocks" if blocking == 1 else "block",
+        )
     if warnings and policy.warnings_block:
         return texts.VERDICT_WARNINGS_BLOCK.format(
             warnings=warnings, warnings_word=texts.plural(warnings, "warning")
@@ -170,7 +190,7 @@ def _folder(folder: _Folder, budget: int) -> str:
             files_word=texts.plural(count, "file"),
         )
     ]
-    ordered = sorted(folder.reports, key=lambda r: (r.ok, r.path))
+    ordered = sorted(folder.reports, key=lambda r: (not _blocks(r), r.path))
     for report in ordered[:budget]:
         lines.extend(_file(report))
     if count > budget:
@@ -184,9 +204,7 @@ def _file(report: FileReport) -> list[str]:
         return [texts.FILE_DELETED.format(name=name)]  # the deletion alone: one line
     if not report.diagnostics:
         return [texts.FILE_OK.format(name=name)]
-    glyph = report_texts.GLYPH_OK if report.ok else report_texts.GLYPH_ERROR
-    if report.ok:
-        glyph = report_texts.GLYPH_WARNING
+    glyph = report_texts.GLYPH_ERROR if _blocks(report) else report_texts.GLYPH_WARNING
     lines = [texts.FILE_PROBLEMS.format(glyph=glyph, name=name)]
     for diagnostic in report.diagnostics[:MAX_PROBLEMS_PER_FILE]:
         lines.append(_problem(diagnostic))
@@ -194,6 +212,11 @@ def _file(report: FileReport) -> list[str]:
     if extra > 0:
         lines.append(texts.MORE_PROBLEMS.format(count=extra))
     return lines
+
+
+def _blocks(report: FileReport) -> bool:
+    """An error, or a warning that blocks the merge, in this file."""
+    return not report.ok or blocking_warnings([report]) > 0
 
 
 def _problem(diagnostic: Diagnostic) -> str:

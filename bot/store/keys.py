@@ -133,3 +133,14 @@ def eee_blob_hashes(repo_id: str) -> tuple[str, str]:
     previous generation."""
     lowered = repo_id.lower()  # the Hub matches ids case-insensitively; so do these keys
     return f"evalbot:eee:blobs:{lowered}", f"evalbot:eee:blobs-old:{lowered}"
+
+
+def source_record(repo_id: str, commit: str, path: str) -> str:
+    """A datastore record a result links as its source, at a commit (`bot.store.records`, a
+    cache: a commit's files never change)."""
+    return f"evalbot:source:record:{repo_id.lower()}:{commit}:{path}"
+
+
+def source_revision(repo_id: str, revision: str) -> str:
+    """The commit a datastore's branch or tag named lately (`bot.store.records`, a short cache)."""
+    return f"evalbot:source:revision:{repo_id.lower()}:{revision}"

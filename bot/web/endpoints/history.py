@@ -23,6 +23,13 @@ def routes(site: Site) -> list[Route]:
     context = site.context
     unavailable = ("Unavailable", "The bot's store does not answer.")
 
+    def shown_spelling(typed: str) -> str | None:
+        """The recorded spelling of the repo `typed` names, only when the pages may show that
+        repo: a redirect to the spelling of a private or gated repo would tell a stranger it
+        exists and how it is written. Raises `redis.RedisError`."""
+        repo_id = find_repo(site.redis, typed)
+        return repo_id if repo_id is not None and site.public(repo_id) else None
+
     def index(request: Request) -> Response:
         typed = (request.query_params.get("repo") or "").strip()[:300]
         if typed:
@@ -30,14 +37,14 @@ def routes(site: Site) -> list[Route]:
             if wanted is None:
                 return site.error(request, 400, "Not a model repo", NOT_A_REPO)
             try:
-                repo_id = find_repo(context.redis, wanted.repo_id) or wanted.repo_id
+                repo_id = shown_spelling(wanted.repo_id) or wanted.repo_id
             except redis.RedisError:
                 return site.error(request, 503, *unavailable)
             if wanted.pr_num is not None:
                 return RedirectResponse(f"/pr/{repo_id}/{wanted.pr_num}", status_code=303)
             return RedirectResponse(f"/history/{repo_id}", status_code=303)
         try:
-            repos = site.public_among(recent_repos(context.redis, REPOS_SHOWN))
+            repos = site.public_among(recent_repos(site.redis, REPOS_SHOWN))
         except redis.RedisError:
             return site.error(request, 503, *unavailable)
         return site.page("history.html", request, repo=None, repos=repos, prs=[])
@@ -48,12 +55,12 @@ def routes(site: Site) -> list[Route]:
         if wanted is None:
             return site.error(request, 400, "Not a model repo", NOT_A_REPO)
         try:
-            repo_id = find_repo(context.redis, wanted.repo_id)
+            repo_id = shown_spelling(wanted.repo_id)
             if repo_id is not None and repo_id != wanted.repo_id:
                 return RedirectResponse(f"/history/{repo_id}", status_code=308)
             # a repo not recorded as public on the Hub reads as one with no history
             shown = site.public(wanted.repo_id)
-            prs = read_repo_prs(context.redis, wanted.repo_id, HISTORY_PRS_SHOWN) if shown else []
+            prs = read_repo_prs(site.redis, wanted.repo_id, HISTORY_PRS_SHOWN) if shown else []
         except redis.RedisError:
             return site.error(request, 503, *unavailable)
         return site.page(
@@ -72,11 +79,11 @@ def routes(site: Site) -> list[Route]:
             return site.error(request, 400, "Not a model repo", NOT_A_REPO)
         num = int(request.path_params["num"])
         try:
-            repo_id = find_repo(context.redis, wanted.repo_id)
+            repo_id = shown_spelling(wanted.repo_id)
             if repo_id is not None and repo_id != wanted.repo_id:
                 return RedirectResponse(f"/pr/{repo_id}/{num}", status_code=308)
             shown = site.public(wanted.repo_id)
-            pr = read_pr(context.redis, wanted.repo_id, num)
+            pr = read_pr(site.redis, wanted.repo_id, num)
         except redis.RedisError:
             return site.error(request, 503, *unavailable)
         if not shown or not pr.verdicts:

@@ -89,3 +89,12 @@ def test_open_prs_past_the_budget_are_named_with_the_follow_up() -> None:
     )
     assert "follow-up run compares" not in stopped
     assert "recheck` to try again" in stopped
+
+
+def test_a_folder_warning_blocks_the_merge_whatever_the_policy() -> None:
+    folder = texts.make("EEE-FOLDER", field="model_info.id", problem="the model folder …", hint="x")
+    result = SubmissionReport([FileReport(path(1, 1), "eee", [folder])])
+    body = render_submission(result, DatastorePolicy(), CONTEXT)
+    assert "**❌ Not ready to merge:** no errors, but 1 warning that blocks the merge" in body
+    assert "Ready to merge" not in body
+    assert "- ❌ `" in body  # the file is marked as blocking
