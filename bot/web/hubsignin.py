@@ -153,9 +153,7 @@ class HubSignIn:
             state=secrets.token_urlsafe(32),
             nonce=secrets.token_urlsafe(32),
         )
-        await self._hub.save_authorize_data(
-            request, redirect_uri=self.config.redirect_uri, **found
-        )
+        await self._hub.save_authorize_data(request, redirect_uri=self.config.redirect_uri, **found)
         return str(found["url"])
 
     async def finish(self, request: Request) -> SignedIn:
