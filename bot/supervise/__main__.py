@@ -24,7 +24,8 @@ def _free_loopback_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def main() -> int:
+def main() -> int:  # noqa: RET503 - ends in execve, which never returns
+    """Exit status 2 on a bad setting; otherwise the process becomes supervisord."""
     redis_binary = shutil.which(os.environ.get("EVALBOT_REDIS_SERVER") or "redis-server")
     try:
         env = space_environment(
@@ -47,8 +48,7 @@ def main() -> int:
     pidfile = Path(tempfile.mkdtemp(prefix="evalbot-supervise-")) / "supervisord.pid"
     argv = [sys.executable, "-m", "supervisor.supervisord", "--nodaemon"]
     argv += ["--configuration", str(CONFIG), "--pidfile", str(pidfile)]
-    os.execve(sys.executable, argv, env)  # noqa: S606 - fixed argv, the process becomes supervisord
-    return 0  # unreachable: execve replaced the process
+    os.execve(sys.executable, argv, env)  # noqa: S606 - fixed argv
 
 
 if __name__ == "__main__":
