@@ -66,9 +66,10 @@ def test_a_variable_naming_an_identity_wins_over_the_ci_and_asks_no_audience(
     """A job given an ID token (GitLab's `id_tokens:`) or client credentials on purpose uses
     them, in GitHub Actions too: the issuer's metadata is not read, no token is minted."""
     with LocalOidcProvider() as provider:
-        for name, value in provider.actions_environment().items():
+        job = {**provider.actions_environment(), "EVALBOT_ID_TOKEN": "x.y.z"}
+        for name, value in job.items():
             outside_ci.setenv(name, value)
-        given = ci_credential({"EVALBOT_ID_TOKEN": "x.y.z"}, never)
+        given = ci_credential(job, never)
         assert (given.kind, given.value) == ("id-token", "x.y.z")
 
 
