@@ -19,7 +19,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "status", help=messages.STATUS_HELP, description=messages.STATUS_DESCRIPTION
     )
     parser.add_argument("--json", action="store_true", help=messages.STATUS_JSON_HELP)
-    parser.set_defaults(run=run)
+    parser.set_defaults(run=run, needs_server=True)
 
 
 def run(args: argparse.Namespace) -> int:

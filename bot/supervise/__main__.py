@@ -7,6 +7,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from bot.extras import server_refusal
 from bot.logs import configure_logging
 from bot.settings import Settings, SettingsError
 from bot.supervise import texts
@@ -19,6 +20,9 @@ def _writable(folder: Path) -> bool:
 
 
 def main() -> int:
+    if (refusal := server_refusal(texts.PREFIX)) is not None:
+        print(refusal, file=sys.stderr)
+        return 2
     redis_binary = shutil.which(os.environ.get("EVALBOT_REDIS_SERVER") or "redis-server")
     try:
         plan = plan_from_env(
