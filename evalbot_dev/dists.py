@@ -22,6 +22,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 _SKIPPED = (
     ".git",
     ".venv",
+    ".uv",
     "__pycache__",
     "build",
     "dist",

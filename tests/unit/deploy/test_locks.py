@@ -120,3 +120,9 @@ def test_this_environment_is_exactly_the_dev_lock() -> None:
         if pinned.marker is not None and not pinned.marker.evaluate():
             continue
         assert metadata.version(name) == version(pinned), f"{name}: run `make` (lock changed)"
+
+
+def test_the_tool_that_installs_the_locks_is_locked_too() -> None:
+    """`make` installs uv from requirements/uv.txt (hashes checked), at uv.in's pin."""
+    (pin,) = [line for line in (LOCKS / "uv.in").read_text().splitlines() if line.startswith("uv")]
+    assert version(pins(LOCKS / "uv.txt")["uv"]) == version(Requirement(pin))
