@@ -288,7 +288,8 @@ def _merge(stack: LocalStack, alice: HfApi, num: int, checks: list[tuple[str, bo
         return text if "verified" in text else None
 
     checks.append(("the comment says the PR is merged", wait_until(merged, timeout=60)))
-    shown = wait_until(badge, timeout=60, what="the badge of the merged results")
+    # each look at the badge is a request the pages answer: a few a second are enough
+    shown = wait_until(badge, timeout=60, interval=0.1, what="the badge of the merged results")
     print(f"badge         {badge_url}")
     print(f"              {shown}")
     checks.append(("the badge counts the merged results", "1 verified · 2 community" in shown))
