@@ -41,8 +41,11 @@ RUN pip install --no-deps --no-build-isolation . \
 
 COPY config ./config
 COPY deploy/space/entrypoint.sh /usr/local/bin/evalbot-entrypoint
-# var/: the embedded Redis's AOF when no persistent /data volume is mounted.
-RUN mkdir -p /app/var && chown evalbot:evalbot /app/var
+# chmod: files uploaded to a Space repository carry no mode (the Hub's commits name none), so
+# the script arrives without its x bit. var/: the embedded Redis's AOF when no persistent /data
+# volume is mounted.
+RUN chmod 0755 /usr/local/bin/evalbot-entrypoint \
+    && mkdir -p /app/var && chown evalbot:evalbot /app/var
 
 USER evalbot
 

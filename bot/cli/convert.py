@@ -5,22 +5,19 @@
 
 Reads the files, hands bytes to `bot.convert` (pure), and writes only what validated: YAML on
 stdout, or merged into `DIR/.eval_results/<benchmark>.yaml` under the Hub's naming rule. With
-`--to eee`, reads `.eval_results` files instead and writes Every Eval Ever records, each
-checked against the EEE schema first. Exit 0 done, 1 nothing written because of findings,
+`--to eee` (`bot.cli.convert_eee`), writes Every Eval Ever records instead, laid out as a
+datastore holds them. Exit 0 done, 1 nothing written because of findings,
 2 usage or I/O error.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-import time
-import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bot.cli.sources import add_conversion_options
+from bot.cli.sources import UsageError, add_conversion_options
 
 if TYPE_CHECKING:
     from bot.convert.api import Conversion
@@ -50,10 +47,20 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("inputs", nargs="*", metavar="INPUT", help="framework output files")
     parser.add_argument("--from", dest="framework", metavar="NAME", help="force a converter")
     add_conversion_options(parser)
-    parser.add_argument("--out", metavar="DIR", help="model repo folder to merge results into")
+    parser.add_argument(
+        "--out",
+        metavar="DIR",
+        help="model repo folder to merge results into (with --to eee: a datastore folder)",
+    )
     parser.add_argument("--to", choices=("results", "eee"), default="results")
     parser.add_argument("--model-repo", metavar="ID", help="the model (required with --to eee)")
     parser.add_argument("--eee-version", default="0.3.0", choices=_EEE_VERSIONS)
+    parser.add_argument(
+        "--collection",
+        metavar="NAME",
+        help="with --to eee --out: the datastore collection folder (default: the benchmark's,"
+        " as EEE's publisher names it from source_data.dataset_name)",
+    )
     parser.add_argument(
         "--allow-partial", action="store_true", help="write results of failed or partial runs"
     )
@@ -71,7 +78,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     try:
         if args.to == "eee":
-            return _to_eee(args)
+            from bot.cli import convert_eee
+
+            return convert_eee.run(args)
         table = _mappings(args.mappings)
         source = _benchmarks(args.benchmarks)
         if args.check_mappings:
@@ -79,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.inputs:
             raise _Usage("evalbot convert: give at least one INPUT")
         conversions = [_convert(path, args, table, source) for path in args.inputs]
-    except (_Usage, ConvertError) as error:
+    except (_Usage, UsageError, ConvertError) as error:
         print(error, file=sys.stderr)
         return 2
     return _emit(conversions, args, source)
@@ -208,64 +217,4 @@ def _write_into(
     for path in files:
         (folder / path).write_bytes(contents[path])
         print(f"wrote {folder / path}", file=sys.stderr)
-    return 0
-
-
-def _to_eee(args: argparse.Namespace) -> int:
-    from bot.cli.sources import UsageError, collect
-    from bot.convert.eee import EeeWriteError, to_eee
-    from bot.spec.eee import validate_eee_file
-    from bot.spec.model import Benchmark, MetricDef, is_repo_id
-    from bot.spec.yamlload import load_yaml
-
-    if not args.model_repo or not is_repo_id(args.model_repo):
-        raise _Usage("evalbot convert --to eee: --model-repo ID (owner/name) is required")
-    if not args.inputs:
-        raise _Usage("evalbot convert --to eee: give .eval_results files or a model repo folder")
-    try:
-        inputs = collect(args.inputs)
-    except UsageError as error:
-        raise _Usage(str(error)) from error
-    source = _benchmarks(args.benchmarks) if args.benchmarks else None
-
-    def metric_of(benchmark: str, metric_id: str | None) -> MetricDef | None:
-        found = source.lookup(benchmark, None) if source is not None else None
-        if not isinstance(found, Benchmark):
-            return None
-        return found.metric(metric_id) if metric_id is not None else found.primary_metric
-
-    entries: list[dict[str, Any]] = []
-    for group in inputs.results.values():
-        for shown, content in group.files.values():
-            loaded = load_yaml(content)
-            if not loaded.ok or not isinstance(loaded.data, list):
-                print(f"evalbot convert: {shown}: not a valid results file", file=sys.stderr)
-                return 1
-            entries.extend(item for item in loaded.data if isinstance(item, dict))
-    try:
-        records = to_eee(
-            entries,
-            model_id=args.model_repo,
-            retrieved_timestamp=f"{time.time():.6f}",
-            version=args.eee_version,
-            metric_of=metric_of,
-        )
-    except EeeWriteError as error:
-        print(f"evalbot convert: {error}", file=sys.stderr)
-        return 1
-    out = Path(args.out) if args.out else None
-    for record in records:
-        content = json.dumps(record, indent=2, ensure_ascii=False).encode("utf-8") + b"\n"
-        name = f"{uuid.uuid5(uuid.NAMESPACE_URL, record['evaluation_id'])}.json"
-        report = validate_eee_file(name, content)
-        if not report.ok:
-            for diagnostic in report.diagnostics:
-                print(f"{name}:{diagnostic.line}: {diagnostic.message}", file=sys.stderr)
-            return 1
-        if out is None:
-            sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
-        else:
-            out.mkdir(parents=True, exist_ok=True)
-            (out / name).write_bytes(content)
-            print(f"wrote {out / name}", file=sys.stderr)
     return 0

@@ -20,15 +20,33 @@ MODEL_REPO_HELP = "the model repo the results belong to (token claim model_repo)
 AT_HELP = "judge token freshness at this ISO-8601 time (default: now; no offset means UTC)"
 FORMAT_HELP = "text (default), json (one object), or github (workflow annotations)"
 STRICT_HELP = "fail on warnings too"
+MARKDOWN_HELP = (
+    "also append the report as Markdown (the tables of the bot's PR comment) to FILE, e.g."
+    ' "$GITHUB_STEP_SUMMARY"'
+)
+MARKDOWN_UNWRITABLE = "evalbot validate: --markdown {path}: {problem}"
 AGAINST_HELP = (
     "an Every Eval Ever datastore checkout (its main) that datastore folders are checked"
     " against: duplicates, moved records, samples files already there"
+)
+BLOCKING_WARNINGS = (
+    "{count} {warnings_word} above (EEE-FOLDER) {verb} a datastore merge, as in EEE's own gate"
 )
 NOT_A_DATASTORE = "evalbot validate: --against {path}: not a datastore folder (no data/ inside)"
 
 NO_SUCH_PATH = "evalbot validate: {path}: no such file or folder"
 NOT_A_FOLDER = "evalbot validate: --benchmarks {path}: not a folder"
-NO_RESULTS = "evalbot validate: {path}: no .eval_results/*.yaml and no eval.yaml in this folder"
+NO_RESULTS = (
+    "evalbot validate: {path}: nothing to check in this folder: a model repo holds"
+    " .eval_results/*.yaml, a benchmark eval.yaml, and an Every Eval Ever datastore folder"
+    " holds data/<collection>/<developer>/<model>/<uuid4>.json (with <uuid4>_samples.jsonl"
+    " beside a record that declares one)"
+)
+NO_RESULTS_EEE = (
+    "; its {count} .json/.jsonl {files_word} get a datastore's checks only under"
+    " data/<collection>/<developer>/<model>/ (as `evalbot convert --to eee --out DIR` writes"
+    " them); name them one by one for the schema check alone"
+)
 UNREADABLE = "evalbot validate: {path}: {problem}"
 BAD_AT = "evalbot validate: --at {value!r}: not an ISO-8601 date or date-time"
 BAD_MODEL_REPO = "evalbot validate: --model-repo {value!r}: not a repo id of the form owner/name"
@@ -108,13 +126,25 @@ EEE_IMPACT_HELP = (
     " why, grouped by rule"
 )
 EEE_DIR_HELP = "a datastore folder (its .json records are read, at any depth)"
-EEE_SCHEMA_HELP = "the schema version to judge every record by (0.2.0, 0.2.2 or 0.3.0)"
+EEE_SCHEMA_HELP = (
+    "the schema to judge every record by: a version evalbot ships (0.2.0, 0.2.2, 0.3.0), or a"
+    " draft: an eval.schema.json file, or a folder holding one (a checkout of EEE)"
+)
 EEE_NOT_A_FOLDER = "evalbot eee impact: {path}: no such folder"
-EEE_BAD_VERSION = "evalbot eee impact: --schema {version!r}: evalbot ships {versions}"
+EEE_BAD_VERSION = (
+    "evalbot eee impact: --schema {version!r}: neither a version evalbot ships ({versions})"
+    " nor a schema file or folder"
+)
+EEE_NO_SCHEMA_IN_FOLDER = (
+    "evalbot eee impact: --schema {path}: no aggregate schema in this folder (looked for"
+    " {names}); name the draft's eval.schema.json itself"
+)
+EEE_BAD_DRAFT = "evalbot eee impact: {problem}"
 EEE_UNREADABLE = "evalbot eee impact: {problem}"
 EEE_IMPACT_SUMMARY = (
-    "Schema {version}: {after} of {records} records would be invalid ({newly} of them valid"
-    " under the version they declare today; {now} invalid already; {unreadable} not JSON)."
+    "Schema {schema}: {after} of {records} records would be schema-invalid ({newly} of them"
+    " schema-valid under the version they declare today; {now} schema-invalid already;"
+    " {unreadable} not JSON)."
 )
 EEE_IMPACT_RULE = "  {records:>6}  {rule}"
 EEE_IMPACT_EXAMPLE = "          e.g. {path}"

@@ -85,7 +85,12 @@ def _collect_folder(inputs: Inputs, raw: str, folder: Path) -> None:
         _add_benchmark(inputs, os.path.join(raw, BENCHMARK_FILE), eval_yaml)
         found = True
     if not found:
-        raise UsageError(messages.NO_RESULTS.format(path=raw))
+        loose = [p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in EEE_SUFFIXES]
+        extra = ""
+        if loose:
+            word = "file" if len(loose) == 1 else "files"
+            extra = messages.NO_RESULTS_EEE.format(count=len(loose), files_word=word)
+        raise UsageError(messages.NO_RESULTS.format(path=raw) + extra)
 
 
 def _read(shown: str, path: Path) -> bytes:

@@ -1,5 +1,6 @@
 """`evalbot validate PATH... [--benchmarks DIR] [--issuers FILE] [--model-repo ID] [--at ISO-8601]
-[--format text|json|github] [--strict]` (docs/decisions.md#public-interfaces).
+[--format text|json|github] [--strict] [--markdown FILE]`
+(docs/decisions.md#public-interfaces).
 
 Reads the files, hands bytes to the pure core (`bot.spec.validate`), prints one of three
 formats rendered by `bot.report.validation` (in colour on a terminal). Exit status: 0 no
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import os
 import re
 import sys
@@ -61,12 +63,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--format", choices=("text", "json", "github"), default="text", help=messages.FORMAT_HELP
     )
     parser.add_argument("--strict", action="store_true", help=messages.STRICT_HELP)
+    parser.add_argument("--markdown", metavar="FILE", help=messages.MARKDOWN_HELP)
     parser.add_argument("--against", metavar="DIR", help=messages.AGAINST_HELP)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from bot.report.validation import counts, plain, render_github, render_json, render_text
+    from bot.eee.submission import blocking_warnings
+    from bot.report.validation import counts, plain, render_github, render_text, to_json
 
     try:
         options = verify_options(args)
@@ -76,17 +80,55 @@ def run(args: argparse.Namespace) -> int:
         print(error, file=sys.stderr)
         return 2
     verify(reports, options)
+    errors, warnings = counts(reports)
+    # warnings an EEE datastore's gate blocks a merge on (EEE-FOLDER) fail the run as errors do
+    blocking = blocking_warnings(r for r in reports if r.kind == "eee")
+    failed = bool(errors or (args.strict and warnings) or blocking)
     if args.format == "json":
-        print(render_json(reports, strict=args.strict))
+        payload = to_json(reports, strict=args.strict)
+        payload["ok"] = not failed
+        print(json.dumps(payload, indent=2, ensure_ascii=False))
     elif args.format == "github":
         text = render_github(reports)
         if text:
             print(text)
     else:
         colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
-        print(render_text(reports, strict=args.strict, paint=ansi if colour else plain))
-    errors, warnings = counts(reports)
-    return 1 if errors or (args.strict and warnings) else 0
+        paint = ansi if colour else plain
+        print(render_text(reports, strict=args.strict or bool(blocking), paint=paint))
+        if blocking:
+            print(
+                messages.BLOCKING_WARNINGS.format(
+                    count=blocking,
+                    warnings_word="warning" if blocking == 1 else "warnings",
+                    verb="blocks" if blocking == 1 else "block",
+                )
+            )
+    if args.markdown is not None and not append_markdown(Path(args.markdown), reports):
+        return 2
+    return 1 if failed else 0
+
+
+def append_markdown(path: Path, reports: list[FileReport]) -> bool:
+    """Append the Markdown report to `path` (a job summary collects several steps' reports);
+    False, with the reason printed, when it cannot be written."""
+    from bot.eee.comment import render_files
+    from bot.report.comment import render_report
+
+    eee = [report for report in reports if report.kind == "eee"]
+    others = [report for report in reports if report.kind != "eee"]
+    # EEE files hold records, not entries: they get the datastore comment's report
+    parts = [render_report(others)] if others or not eee else []
+    if eee:
+        parts.append(render_files(eee))
+    try:
+        with path.open("a", encoding="utf-8") as summary:
+            summary.write("\n\n".join(parts) + "\n")
+    except OSError as error:
+        problem = error.strerror or str(error)
+        print(messages.MARKDOWN_UNWRITABLE.format(path=path, problem=problem), file=sys.stderr)
+        return False
+    return True
 
 
 def ansi(text: str, style: Style) -> str:

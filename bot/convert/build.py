@@ -78,6 +78,8 @@ class Built:
     left_out: list[LeftOut] = field(default_factory=list)
     ignored: list[LeftOut] = field(default_factory=list)
     converted: set[str] = field(default_factory=set)  # tasks with a score in an entry
+    #: each converted task's entry: (benchmark id, task id), the first one it gave
+    origins: dict[str, tuple[str, str]] = field(default_factory=dict)
     #: unmapped scores of a task that is converted, or part of one (its subsets, subtasks):
     #: rows deliberately not needed, so not suggested unless asked for
     not_needed: list[Unmapped] = field(default_factory=list)
@@ -114,6 +116,7 @@ def build_entries(
                 continue
             dataset_id, task_id, metric_id, notes, value, extra = target
             built.converted.add(score.task)
+            built.origins.setdefault(score.task, (dataset_id, task_id))
             key = (dataset_id.lower(), task_id, notes)
             existing = by_key.get(key)
             if metric_id is not None and existing is not None and "metrics" in existing:

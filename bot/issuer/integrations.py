@@ -38,8 +38,23 @@ GITHUB_ENTERPRISE_ISSUERS = "https://token.actions.githubusercontent.com/"
 OWNER_ID_CLAIMS = {"github": "repository_owner_id", "gitlab": "namespace_id"}
 #: Claims that are numeric ids (GitHub, GitLab send them as strings of digits).
 ID_CLAIMS = frozenset({"repository_owner_id", "repository_id", "namespace_id", "project_id"})
-#: The GitHub event whose runs carry the base repository's identity on a fork's code.
-PULL_REQUEST_TARGET = "pull_request_target"
+#: GitHub events whose runs execute in the base repository's context (its secrets, its
+#: `id-token`) on code or text that someone outside it controls: a fork's pull request
+#: (`pull_request_target`), a run that follows another a fork's PR may have started and reads
+#: its artifacts (`workflow_run`), or a comment, issue or discussion anyone can write. A run of
+#: one of them is refused unless the rule it matches pins `event_name` to that event
+#: (docs/issuer.md, "Events", with GitHub's sources). `pull_request`,
+#: `pull_request_review[_comment]` from a fork run in the fork's context, with no `id-token`.
+EVENTS_NAMED_ONLY = frozenset(
+    {
+        "pull_request_target",
+        "workflow_run",
+        "issue_comment",
+        "issues",
+        "discussion",
+        "discussion_comment",
+    }
+)
 _SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 #: Claims that name whose workload it is (GitHub Actions, GitLab CI). A matcher must pin one:
 #: `environment: release` or `ref: refs/heads/main` alone is true of anyone's job.
@@ -96,18 +111,14 @@ class Matcher:
     hub_user: str | None = None
     client_id: str | None = None
     client_secret_sha256: str | None = None
-    #: GitHub runs triggered by `pull_request_target` match only when this is set.
-    allow_pull_request_target: bool = False
 
-    def refuses_event(self, identity: Identity) -> bool:
-        """Whether `identity` is a run this rule matches but whose event it does not allow:
-        a `pull_request_target` run executes a fork's code with the base repository's
-        identity, so it is refused unless the rule allows it in so many words."""
-        return (
-            identity.kind == "oidc"
-            and identity.claims.get("event_name") == PULL_REQUEST_TARGET
-            and not self.allow_pull_request_target
-        )
+    def refused_event(self, identity: Identity) -> str | None:
+        """The event of `identity`'s run when this rule may not vouch for it: one of
+        `EVENTS_NAMED_ONLY`, which the rule does not name by pinning `event_name` to it."""
+        event = identity.claims.get("event_name") if identity.kind == "oidc" else None
+        if event in EVENTS_NAMED_ONLY and self.claims.get("event_name") != event:
+            return str(event)
+        return None
 
     def matches(self, identity: Identity) -> bool:
         if identity.kind == "oidc":
@@ -132,10 +143,11 @@ class Integration:
     token_lifetime_s: int = 900
     limits: Limits = field(default_factory=Limits)
 
-    def refuses_event(self, identity: Identity) -> bool:
-        """True when every rule `identity` matches refuses its triggering event."""
+    def refused_event(self, identity: Identity) -> str | None:
+        """The event of `identity`'s run when every rule it matches refuses it, else None."""
         matching = [m for m in self.matchers if m.matches(identity)]
-        return bool(matching) and all(m.refuses_event(identity) for m in matching)
+        refused = [m.refused_event(identity) for m in matching]
+        return refused[0] if matching and all(refused) else None
 
     def allows_benchmark(self, repo_id: str) -> bool:
         return any(fnmatch.fnmatchcase(repo_id, pattern) for pattern in self.benchmarks)
@@ -293,7 +305,7 @@ def _matcher(path: Path, raw: Any, where: str, providers: Sequence[Provider]) ->
     known = {
         "provider",
         "claims",
-        "allow_pull_request_target",
+        "allow_pull_request_target",  # replaced; named in its own error below
         "hub_user",
         "hub_scopes",
         "client_id",
@@ -309,19 +321,19 @@ def _matcher(path: Path, raw: Any, where: str, providers: Sequence[Provider]) ->
             "no longer read: a Hub token only identifies its account (a read token is "
             "enough, and safer); remove this line",
         )
+    if "allow_pull_request_target" in fields.raw:
+        fields.fail(
+            "allow_pull_request_target",
+            "no longer read: a rule names each event it vouches for among "
+            f"{sorted(EVENTS_NAMED_ONLY)} by pinning it, `event_name: pull_request_target` "
+            'under `claims` (a rule per event; docs/issuer.md, "Events")',
+        )
     if "provider" in fields.raw:
         name = str(fields.string("provider"))
         provider = next((p for p in providers if p.name == name), None)
         if provider is None:
             fields.fail("provider", f"{name!r} is not one of providers[].name")
-        allow = fields.raw.get("allow_pull_request_target", False)
-        if not isinstance(allow, bool):
-            fields.fail("allow_pull_request_target", "expected true or false")
-        return Matcher(
-            provider=name, claims=_claims(fields, provider), allow_pull_request_target=allow
-        )
-    if "allow_pull_request_target" in fields.raw:
-        fields.fail("allow_pull_request_target", "only for a provider's identities")
+        return Matcher(provider=name, claims=_claims(fields, provider))
     if "hub_user" in fields.raw:
         return Matcher(hub_user=fields.string("hub_user"))
     digest = str(fields.string("client_secret_sha256"))

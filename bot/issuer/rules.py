@@ -17,9 +17,20 @@ from typing import Any
 
 import jwt
 
+from bot.issuer.integrations import EVENTS_NAMED_ONLY
+
 #: What a rule pins for each provider type, ids first; the claims a token lacks are skipped.
+#: `job_workflow_ref` is the workflow file the job itself runs (a reusable workflow's, when
+#: the job calls one; else the same as `workflow_ref`).
 PINNED = {
-    "github": ("repository_owner_id", "repository_id", "repository", "workflow_ref", "environment"),
+    "github": (
+        "repository_owner_id",
+        "repository_id",
+        "repository",
+        "workflow_ref",
+        "job_workflow_ref",
+        "environment",
+    ),
     "gitlab": ("namespace_id", "project_id", "project_path", "ci_config_ref_uri", "environment"),
 }
 #: The name each id stands for, shown beside it.
@@ -79,4 +90,10 @@ def identity_rule(claims: Mapping[str, Any], provider_name: str | None = None) -
         named = claims.get(NAMED_BY.get(name, ""))
         # the name as a JSON string body: a control character in a claim cannot add a line
         lines.append(f"{line}  # {json.dumps(str(named))[1:-1]}" if named else line)
+    if kind == "github" and event in EVENTS_NAMED_ONLY:
+        # a run of this event is vouched for only by a rule that names it
+        lines.append(
+            f"    event_name: {json.dumps(str(event))}  # outsiders can start or steer this"
+            ' event: docs/issuer.md, "Events"'
+        )
     return "\n".join(lines) + "\n"

@@ -123,8 +123,9 @@ class Issuer:
     def _issue(
         self, identity: Identity, integration: Integration, request: TokenRequest
     ) -> list[IssuedToken]:
-        if integration.refuses_event(identity):
-            raise Refusal("pull-request-target")
+        event = integration.refused_event(identity)
+        if event is not None:
+            raise Refusal(f"event-not-named:{event}")
         if not integration.allows_model(request.model_repo):
             raise Refusal("model-not-allowed")
         _check_policy(integration, request)

@@ -418,6 +418,37 @@ def render_comment(reports: Sequence[FileReport], context: CommentContext) -> st
     if context.recheck is not None:
         tail.append(_recheck_note(context.recheck))
 
+    return _assembled(head, result_reports, tail, hub_url, context.max_chars)
+
+
+def render_report(
+    reports: Sequence[FileReport],
+    *,
+    hub_url: str = "https://huggingface.co",
+    max_chars: int = texts.MAX_SUMMARY_CHARS,
+) -> str:
+    """The comment's title, summary and file tables without the PR's markers and footer: the
+    report of a check outside a PR (`evalbot validate --markdown`, a CI job's summary)."""
+    result_reports = [r for r in reports if r.kind == "results"] + [
+        r for r in reports if r.kind != "results"
+    ]
+    counts = count_reports(result_reports)
+    summary = (
+        texts.SUMMARY_NOTHING_CHECKED
+        if counts == Counts()
+        else _summary(counts, len(result_reports))
+    )
+    return _assembled([texts.TITLE, summary], result_reports, [], hub_url.rstrip("/"), max_chars)
+
+
+def _assembled(
+    head: list[str],
+    result_reports: Sequence[FileReport],
+    tail: list[str],
+    hub_url: str,
+    max_chars: int,
+) -> str:
+    """`head`, one section per report, `tail`: trimmed to `max_chars` characters."""
     # Sections are built one by one and building stops at the first that overflows: the
     # files after it are only counted, so a PR of 100 files x 10,000 entries costs one file.
     fixed = "\n\n".join(head) + "\n\n" + "\n\n".join(tail)
@@ -425,17 +456,17 @@ def render_comment(reports: Sequence[FileReport], context: CommentContext) -> st
     rendered: list[str] = []
     length = len(fixed)
     for index, report in enumerate(result_reports):
-        section = _section(report, hub_url, context.max_chars)
+        section = _section(report, hub_url, max_chars)
         sections.append(section)
         rendered.append(section.render())
         length += len(rendered[-1]) + 2
-        if length > context.max_chars:
+        if length > max_chars:
             rest = result_reports[index + 1 :]
             return _trimmed(
                 head,
                 sections,
                 tail,
-                budget=context.max_chars - len(fixed),
+                budget=max_chars - len(fixed),
                 unrendered=(sum(len(r.entries) for r in rest), len(rest)),
             )
     return "\n\n".join([*head, *rendered, *tail])

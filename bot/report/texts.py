@@ -25,6 +25,8 @@ HEAD_MARKER = "<!-- evalbot:head={sha} -->"
 #: The Hub documents no size limit for comment markdown (docs/hub-api.md#unknowns).
 #: 60,000 characters is a safe cap, well under GitHub's 65,536 that similar bots design for.
 MAX_COMMENT_CHARS = 60_000
+#: GitHub caps a job step's summary at 1 MiB; the report stays well under it.
+MAX_SUMMARY_CHARS = 500_000
 
 BADGE_LABELS: dict[Badge, str] = {
     Badge.VERIFIED: "✅ verified",
@@ -56,6 +58,7 @@ SUMMARY = (
     "{warnings} {warnings_word}"
 )
 SUMMARY_NO_RESULTS = "**No results to check in this PR.**"
+SUMMARY_NOTHING_CHECKED = "**No results to check.**"
 
 STATE_BANNERS = {
     "draft": (
@@ -163,8 +166,10 @@ HELP_REPLY_MARKER = "<!-- evalbot:help-for={comment_id} -->"
 # -- the validation report `evalbot validate` prints (bot.report.validation) -----------------
 
 VALIDATE_SUMMARY = (
-    "{files} {file_word}, {entries} {entry_word}: {errors} {error_word}, {warnings} {warning_word}"
+    "{files} {file_word}, {checked}: {errors} {error_word}, {warnings} {warning_word}"
 )
+VALIDATE_ENTRIES = "{entries} {entry_word}"
+VALIDATE_RECORDS = "{records} EEE {record_word}"
 VALIDATE_FILE_OK = "ok"
 VALIDATE_FILE_COUNTS = "{errors} {error_word}, {warnings} {warning_word}"
 VALIDATE_HINT = "hint"

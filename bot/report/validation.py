@@ -18,6 +18,7 @@ from typing import Any
 
 from bot.report import texts
 from bot.report.comment import badges_for
+from bot.spec.eee import records_in
 from bot.spec.messages import Diagnostic, Severity
 from bot.spec.model import EntryReport, FileReport
 
@@ -176,8 +177,7 @@ def render_text(reports: Sequence[FileReport], *, strict: bool, paint: Paint = p
     summary = texts.VALIDATE_SUMMARY.format(
         files=len(reports),
         file_word=texts.plural(len(reports), "file"),
-        entries=entry_total,
-        entry_word=texts.plural(entry_total, "entry", "entries"),
+        checked=_checked(reports, entry_total),
         errors=errors,
         error_word=texts.plural(errors, "error"),
         warnings=warnings,
@@ -186,6 +186,26 @@ def render_text(reports: Sequence[FileReport], *, strict: bool, paint: Paint = p
     failed = errors or (strict and warnings)
     out.append(paint(summary, Style.ERROR if failed else Style.OK))
     return "\n".join(out)
+
+
+def _checked(reports: Sequence[FileReport], entries: int) -> str:
+    """What the files held: entries of results files, records of EEE files (or both)."""
+    parts = []
+    eee = [report for report in reports if report.kind == "eee"]
+    if entries or len(eee) < len(reports) or not reports:
+        parts.append(
+            texts.VALIDATE_ENTRIES.format(
+                entries=entries, entry_word=texts.plural(entries, "entry", "entries")
+            )
+        )
+    if eee:
+        records = records_in(eee)
+        parts.append(
+            texts.VALIDATE_RECORDS.format(
+                records=records, record_word=texts.plural(records, "record")
+            )
+        )
+    return ", ".join(parts)
 
 
 def diagnostic_lines(

@@ -387,6 +387,7 @@ CATALOGUE: dict[str, Message] = {
     ),
     # Every Eval Ever records (`bot.spec.eee`), validated against the schema they declare.
     "EEE-JSON": Message(E, "not valid JSON: {problem}", "{hint}"),
+    "EEE-NOT-OBJECT": Message(E, "the {what} holds {found}, not a JSON object", "{hint}"),
     "EEE-VERSION": Message(E, "{problem}", "{hint}"),
     "EEE-SCHEMA": Message(
         E,

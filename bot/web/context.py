@@ -74,7 +74,12 @@ def build_context(config: WebConfig) -> WebContext:
         )
     key = session_key(config.signin.client_secret if config.signin else None, config.admin_token)
     signin = HubSignIn(config.signin, operators, key) if config.signin else None
-    gate = OperatorGate(key, config.admin_token, operators if signin else Operators())
+    gate = OperatorGate(
+        key,
+        config.admin_token,
+        operators if signin else Operators(),
+        membership=signin.membership if signin else None,
+    )
     return WebContext(
         redis=client,
         queue=QUEUE,

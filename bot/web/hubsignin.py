@@ -19,8 +19,10 @@ The flow, and what each step guards against:
 5. userinfo, read with the access token, must name the same `sub` (OpenID Connect Core
    5.3.2); its `orgs` (each with its own `sub`) decide org membership, never for an org whose
    SSO, MFA or other security requirement the member has not completed (the Hub lists it as
-   pending: the org itself would not let them in yet). The access token is
-   then dropped: nothing of the user's Hub access is kept.
+   pending: the org itself would not let them in yet). The access token (scopes `openid
+   profile`: it reads who the user is and their orgs, nothing else) is kept only for a
+   session granted through an org, inside the user's own operator cookie, so the pages can ask
+   userinfo again whether they are still a member (`membership`, `bot.web.guards`).
 
 The allow-list (`bot.web.operators`) then decides; every refusal reads the same to the
 browser ("Sign-in failed") and the reason goes to the audit log with the user's id and name,
@@ -40,7 +42,7 @@ import hmac
 import logging
 import secrets
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
@@ -48,6 +50,7 @@ import httpx2
 import jwt
 
 from bot.settings import Secret, SettingsError
+from bot.web.guards import Membership
 from bot.web.operators import Operators
 
 audit = logging.getLogger("evalbot.web.audit")
@@ -58,6 +61,8 @@ STATE_TTL_S = 600
 ID_TOKEN_ALGORITHMS = ["RS256"]
 LEEWAY_S = 30
 HTTP_TIMEOUT_S = 10.0
+#: The membership re-check runs while a page is answered: a shorter wait, then "unconfirmed".
+RECHECK_TIMEOUT_S = 5.0
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
@@ -112,11 +117,13 @@ def _secure_url(url: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class SignedIn:
-    """Who signed in (the user's Hub id and name) and the allow-list entry that let them."""
+    """Who signed in (the user's Hub id and name), the allow-list entry that let them, and,
+    when that entry is an org, the access token its membership is asked again with."""
 
     sub: str
     name: str
     via: str
+    access_token: str = field(default="", repr=False)
 
 
 class SignInFailed(Exception):
@@ -228,12 +235,36 @@ class HubSignIn:
             if _requirements_pending(org):
                 pending = True  # the org would not let them in yet: neither do the pages
                 continue
-            return SignedIn(sub, name[:100], str(org["sub"]))
+            return SignedIn(sub, name[:100], str(org["sub"]), access)
         if pending:
             raise SignInFailed(
                 f"a listed org's SSO, MFA or other requirement is pending: {sub} ({name[:100]})"
             )
         raise SignInFailed(f"not on the operators' allow-list: {sub} ({name[:100]})")
+
+    def membership(self, access_token: str, sub: str, org_id: str) -> Membership:
+        """Whether userinfo, read with the sign-in's `access_token`, still names `sub` a member
+        of `org_id` with its requirements met. A refused token (401: expired, or the user
+        revoked the app) is `GONE`; any other failure, `UNKNOWN` (never "still a member")."""
+        try:
+            metadata = self._provider()
+            with httpx2.Client(timeout=RECHECK_TIMEOUT_S, follow_redirects=False) as client:
+                answer = client.get(
+                    metadata["userinfo_endpoint"],
+                    headers={"Authorization": f"Bearer {access_token}"},
+                )
+            if answer.status_code == 401:
+                return Membership.GONE
+            info = self._json(answer, "userinfo")
+        except (SignInFailed, httpx2.HTTPError):
+            return Membership.UNKNOWN
+        if info.get("sub") != sub:
+            return Membership.GONE
+        orgs = info.get("orgs")
+        for org in orgs if isinstance(orgs, list) else []:
+            if isinstance(org, dict) and org.get("sub") == org_id:
+                return Membership.GONE if _requirements_pending(org) else Membership.MEMBER
+        return Membership.GONE
 
     def _id_claims(
         self, client: httpx2.Client, metadata: dict[str, Any], id_token: object, nonce: str

@@ -77,11 +77,13 @@ class SignInEndpoints:
             signin is not None and signin.config.redirect_uri.startswith("https://")
         )
 
-    def _signed_in(self, request: Request, kind: str, sub: str, via: str) -> Response:
+    def _signed_in(
+        self, request: Request, kind: str, sub: str, via: str, access_token: str = ""
+    ) -> Response:
         response = RedirectResponse("/status", status_code=303)
         response.set_cookie(
             ADMIN_COOKIE,
-            self._gate.cookie(kind, sub, via, self._clock()),
+            self._gate.cookie(kind, sub, via, self._clock(), access_token),
             max_age=ADMIN_COOKIE_TTL_S,
             httponly=True,
             samesite="strict",
@@ -134,7 +136,7 @@ class SignInEndpoints:
             response = self._error(request, 403, "Not signed in", FAILED)
         else:
             log_json(audit_log, logging.INFO, "signed in", user=who.sub, name=who.name, via=who.via)
-            response = self._signed_in(request, HUB, who.sub, who.via)
+            response = self._signed_in(request, HUB, who.sub, who.via, who.access_token)
         finally:
             self._slots.release()
         response.delete_cookie(STATE_COOKIE, path="/login")  # one use, whatever the outcome

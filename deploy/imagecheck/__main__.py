@@ -21,7 +21,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from deploy.imagecheck import build, netns, rootfs, scenarios
+from deploy.imagecheck import build, netns, rootfs, scenarios, uploadset
 from deploy.imagecheck.container import processes_rooted_under
 from deploy.imagecheck.report import Report, say
 
@@ -130,15 +130,26 @@ def _run(cache: Path, report: Report) -> None:
         f"base {base.name}: {'built' if built_now else 'cached'} in"
         f" {time.monotonic() - started:.1f}s"
     )
+    # The build context is what a Space receives: the files docs/deploy.md's upload snippet
+    # selects from the checkout's tracked files, laid out as the Space repository holds them.
+    upload = cache / "runs" / "upload"
+    files = uploadset.read_upload_set(PROJECT)
+    uploadset.lay_out(files, upload)
+    report.check(
+        "upload set",
+        (upload / "Dockerfile").is_file(),
+        f"{len(files)} files from {uploadset.DEPLOY_DOC}'s upload snippet"
+        + ("" if (upload / "Dockerfile").is_file() else ": no Dockerfile among them"),
+    )
     image_root = cache / "image" / "rootfs"
     rootfs.fresh_copy(base, image_root)
-    context = build.BuildContext(PROJECT)
+    context = build.BuildContext(upload)
     started = time.monotonic()
     try:
         config, steps = build.build(
-            (PROJECT / "Dockerfile").read_text(), context, image_root, cache / "runs" / "build", say
+            (upload / "Dockerfile").read_text(), context, image_root, cache / "runs" / "build", say
         )
-    except build.BuildError as error:
+    except (build.BuildError, FileNotFoundError) as error:
         report.check("build", False, str(error))
         return
     base_bytes = rootfs.disk_usage(base)
@@ -150,7 +161,7 @@ def _run(cache: Path, report: Report) -> None:
         f" {image_bytes / 1e6:.0f} MB, {(image_bytes - base_bytes) / 1e6:.0f} MB over the"
         f" {base_bytes / 1e6:.0f} MB base",
     )
-    image = scenarios.Image(image_root, config, PROJECT, cache / "runs")
+    image = scenarios.Image(image_root, config, PROJECT, upload, cache / "runs")
     for name, check in (
         ("user", scenarios.check_user),
         ("compose", scenarios.check_compose),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import httpx2
 import yaml
 from huggingface_hub import HfApi
 
@@ -48,17 +49,46 @@ class ScenarioHub:
     def url(self) -> str:
         return self.server.url
 
-    def write_config(self, project_config: Path, target: Path) -> None:
+    def write_config(self, project_config: Path, target: Path, *, operator: bool = False) -> None:
         """The project's config/ with bot.yaml's `issuers:` trusting this run's issuer (the
-        stand-in for an operator's config/ listing their issuers)."""
+        stand-in for an operator's config/ listing their issuers) and, with `operator`,
+        `operators:` listing the model's owner by id."""
         if target.exists():
             shutil.rmtree(target)
         shutil.copytree(project_config, target)
         bot = yaml.safe_load((target / "bot.yaml").read_text())
         bot["issuers"] = [self.issuer.config()]
+        if operator:
+            owner = MODEL.split("/")[0]
+            bot["operators"] = {"users": [{"name": owner, "id": self.account_id(owner)}]}
         (target / "bot.yaml").write_text(yaml.safe_dump(bot))
         for path in [target, *target.rglob("*")]:
             path.chmod(0o755 if path.is_dir() else 0o644)
+
+    def account_id(self, name: str) -> str:
+        with self.server.state.locked() as state:
+            return str(state.account(name).id)
+
+    def oauth_app(self, redirect_uri: str) -> dict[str, str]:
+        """What the Hub sets in a Space whose card says `hf_oauth: true`: an OAuth app for
+        the Space's redirect URI, and its variables."""
+        app = self.server.emulator.oauth.register_app([redirect_uri])
+        return {
+            "OAUTH_CLIENT_ID": app.client_id,
+            "OAUTH_CLIENT_SECRET": app.client_secret,
+            "OAUTH_SCOPES": " ".join(sorted(app.scopes)),
+            "OPENID_PROVIDER_URL": self.url,
+        }
+
+    def consent(self, authorize_url: str) -> str:
+        """The model's owner, signed in on the Hub, approves: the callback URL the Hub sends
+        the browser back to."""
+        answer = httpx2.get(
+            authorize_url, headers={"Authorization": f"Bearer {OWNER_TOKEN}"}, timeout=10
+        )
+        if answer.status_code != 302:
+            raise AssertionError(f"the Hub's authorize answered {answer.status_code}")
+        return str(answer.headers["location"])
 
     def add_webhook(self, receiver_url: str, secret: str) -> None:
         self.server.state.add_webhook(

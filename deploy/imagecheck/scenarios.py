@@ -14,6 +14,11 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx2
+import yaml
 
 from deploy.imagecheck import compose, netns
 from deploy.imagecheck.compose import Service
@@ -40,7 +45,8 @@ DOCKER_STOP_GRACE_S = 10.0
 class Image:
     rootfs: Path
     config: ImageConfig
-    project: Path  # the build context (compose's project directory)
+    project: Path  # the checkout: compose's project directory (a clone, as deploy.md says)
+    upload: Path  # the Space repository's files: the build context, the Space's card
     runs: Path  # where containers keep their layers and logs
 
     def spec(
@@ -431,6 +437,65 @@ def _check_stop(
 # -- Space mode -------------------------------------------------------------------------------
 
 
+SPACE_HOST = "imagecheck-evalbot.hf.space"
+#: What the status page shows a signed-in operator only.
+OPERATOR_VIEW = "Parked events"
+
+
+def space_card(readme: Path) -> dict[str, Any]:
+    """The YAML front matter of the Space's README.md (its card), as the Hub reads it."""
+    text = readme.read_text()
+    if not text.startswith("---\n") or "\n---\n" not in text[3:]:
+        raise ValueError(f"{readme}: no YAML front matter (the Space's card)")
+    card = yaml.safe_load(text[4 : text.index("\n---\n", 3)])
+    if not isinstance(card, dict):
+        raise ValueError(f"{readme}: the front matter is not a mapping")
+    return card
+
+
+def _cookie(answer: httpx2.Response, name: str) -> str:
+    """`name=value` of a Set-Cookie the answer carries (a Secure cookie too: the check talks
+    plain http to the port the Space's https proxy would)."""
+    for header in answer.headers.get_list("set-cookie"):
+        pair = header.split(";", 1)[0].strip()
+        if pair.startswith(f"{name}=") and pair != f"{name}=":
+            return pair
+    raise AssertionError(f"no {name} cookie in the answer ({answer.status_code})")
+
+
+def _check_operator_signin(hub: ScenarioHub, report: Report) -> None:
+    """ "Sign in with Hugging Face" through the Space's port, with the OAuth variables the
+    Hub sets for `hf_oauth: true`: the operator listed in config/ ends on the operator view."""
+    base = f"http://127.0.0.1:{RECEIVER_PORT}"
+    try:
+        with httpx2.Client(timeout=20, follow_redirects=False) as browser:
+            start = browser.get(f"{base}/login")
+            authorize = start.headers.get("location", "")
+            if start.status_code != 303 or not authorize.startswith(f"{hub.url}/oauth/authorize"):
+                raise AssertionError(f"/login answered {start.status_code}: {authorize[:200]}")
+            state_cookie = _cookie(start, "evalbot_signin")
+            callback = urlsplit(hub.consent(authorize))
+            if callback.netloc != SPACE_HOST:
+                raise AssertionError(f"the Hub sent the browser to {callback.netloc}")
+            done = browser.get(
+                f"{base}{callback.path}?{callback.query}", headers={"cookie": state_cookie}
+            )
+            if done.status_code != 303:
+                raise AssertionError(f"the callback answered {done.status_code}: {done.text[:300]}")
+            session = _cookie(done, "evalbot_admin")
+            page = browser.get(f"{base}/status", headers={"cookie": session})
+            stranger = browser.get(f"{base}/status")
+    except (AssertionError, httpx2.HTTPError) as problem:
+        report.check("space: operator sign-in", False, f"{type(problem).__name__}: {problem}")
+        return
+    report.check(
+        "space: operator sign-in",
+        OPERATOR_VIEW in page.text and OPERATOR_VIEW not in stranger.text,
+        f"hf_oauth: /login -> the Hub -> {callback.path}: 303, the operator view shown to the"
+        " signed-in operator and not to another visitor",
+    )
+
+
 PS = 'for p in /proc/[0-9]*; do printf "%s " "${p#/proc/}"; tr "\\0" " " < "$p/cmdline"; echo; done'
 
 
@@ -453,14 +518,20 @@ def check_space(image: Image, report: Report) -> None:
     ):
         secret = secrets.token_urlsafe(32)
         config_dir = work / "config"
-        hub.write_config(image.project / "config", config_dir)
+        # What the Space holds: the uploaded config/ and card (README.md), as the Hub reads it.
+        card = space_card(image.upload / "README.md")
+        oauth = card.get("hf_oauth") is True
+        hub.write_config(image.upload / "config", config_dir, operator=oauth)
         env = {
             "SPACE_ID": "imagecheck/evalbot",
+            "SPACE_HOST": SPACE_HOST,
             "HF_TOKEN": BOT_TOKEN,
             "EVALBOT_WEBHOOK_SECRET": secret,
             "EVALBOT_BOT_NAME": BOT,
             "HF_ENDPOINT": hub.url,
         }
+        if oauth:  # the Hub makes the Space's OAuth app and sets its variables
+            env.update(hub.oauth_app(f"https://{SPACE_HOST}/login/callback"))
         spec = image.spec(
             "space", None, env, netns=namespace, binds=[(config_dir, "/app/config", True)]
         )
@@ -482,6 +553,14 @@ def check_space(image: Image, report: Report) -> None:
                 if ps.returncode == 0
                 else f"ps failed: {ps.stderr!r}",
             )
+            report.check(
+                "space: card",
+                card.get("sdk") == "docker" and card.get("app_port") == RECEIVER_PORT,
+                f"sdk {card.get('sdk')!r}, app_port {card.get('app_port')!r},"
+                f" hf_oauth {card.get('hf_oauth')!r}",
+            )
+            if oauth:
+                _check_operator_signin(hub, report)
             hub.add_webhook(f"http://127.0.0.1:{RECEIVER_PORT}", secret)
             _check_pr(hub, report, "space: signed PR", running)
             _check_stop(running, image.runs, report, "space")

@@ -57,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
         log_level=args.log_level,
         listen=inherited_socket(args),
     )
+    for app in loaded.oauth_apps:
+        server.emulator.oauth.add(app)
     # Before the server starts: a SIGTERM that arrives as soon as it answers must still end
     # in an orderly stop (exit 0), not in the default action.
     signal.signal(signal.SIGTERM, _interrupt)

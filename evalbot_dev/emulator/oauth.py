@@ -82,6 +82,8 @@ class OAuthProvider:
         self.token_delay_s = 0.0
         #: Seconds the discovery document waits before it answers (a slow Hub).
         self.discovery_delay_s = 0.0
+        #: A status userinfo answers instead of the user's details (a failing Hub); None: none.
+        self.userinfo_failure_status: int | None = None
         #: Per user name, the org security requirements they have not completed ("sso",
         #: "mfa", "ip", "token-policy"): userinfo lists them on each of their orgs as the Hub
         #: does (`securityRestrictions`, with `pendingSSO` and `missingMFA`).
@@ -96,12 +98,17 @@ class OAuthProvider:
         client_secret: str | None = None,
     ) -> OAuthApp:
         """An OAuth app, as a Space's `hf_oauth: true` or an operator's app settings make one."""
-        app = OAuthApp(
-            client_id or secrets.token_hex(16),
-            client_secret or secrets.token_urlsafe(32),
-            frozenset(redirect_uris),
-            frozenset(scopes),
+        return self.add(
+            OAuthApp(
+                client_id or secrets.token_hex(16),
+                client_secret or secrets.token_urlsafe(32),
+                frozenset(redirect_uris),
+                frozenset(scopes),
+            )
         )
+
+    def add(self, app: OAuthApp) -> OAuthApp:
+        """Register `app` as given (a state file's `oauth_apps` entry)."""
         with self._lock:
             self._apps[app.client_id] = app
         return app
@@ -281,6 +288,8 @@ def routes(emulator: Emulator) -> list[Route]:
         )
 
     async def userinfo(request: Request) -> Response:
+        if provider.userinfo_failure_status is not None:
+            return _oauth_error("temporarily_unavailable", provider.userinfo_failure_status)
         scheme, _, value = request.headers.get("authorization", "").partition(" ")
         with provider._lock:
             found = provider._access.get(value.strip()) if scheme.lower() == "bearer" else None

@@ -1,4 +1,5 @@
-"""Load a state file (YAML or JSON): users, orgs, tokens, seed repos, benchmarks, webhooks.
+"""Load a state file (YAML or JSON): users, orgs, tokens, seed repos, benchmarks, webhooks,
+OAuth apps.
 
 The format is documented in docs/hub-emulator.md. Folders named in the file are read relative
 to the file itself: a repo's `dir` becomes its first commit, and every `<org>/<name>/eval.yaml`
@@ -17,6 +18,7 @@ import yaml
 
 from evalbot_dev.emulator.delivery import DeliverySettings
 from evalbot_dev.emulator.model import REPO_TYPES
+from evalbot_dev.emulator.oauth import OAuthApp
 from evalbot_dev.emulator.state import HubState
 
 SAMPLES = Path(__file__).resolve().parent / "samples"
@@ -43,6 +45,8 @@ class StateFileError(ValueError):
 class LoadedState:
     state: HubState
     delivery: DeliverySettings = field(default_factory=DeliverySettings)
+    #: OAuth apps to register with the emulator's provider ("Sign in with Hugging Face").
+    oauth_apps: list[OAuthApp] = field(default_factory=list)
 
 
 def read_folder(folder: Path) -> dict[str, bytes]:
@@ -167,4 +171,32 @@ def build_state(data: Mapping[str, Any], *, base: Path) -> LoadedState:
             list(hook.get("domains") or ["repo", "discussion"]),
             hook.get("secret"),
         )
-    return LoadedState(state, delivery)
+    apps = [_oauth_app(raw, index) for index, raw in enumerate(data.get("oauth_apps") or [])]
+    if len({app.client_id for app in apps}) != len(apps):
+        raise StateFileError("oauth_apps: two apps share a client_id")
+    return LoadedState(state, delivery, apps)
+
+
+def _oauth_app(raw: object, index: int) -> OAuthApp:
+    """One `oauth_apps` entry: the app a Space's `hf_oauth: true` (or an operator's Connected
+    apps settings) makes, with the client id and secret the pages are then given."""
+    where = f"oauth_apps[{index}]"
+    known = {"client_id", "client_secret", "redirect_uris", "scopes"}
+    if not isinstance(raw, Mapping) or not set(raw) <= known:
+        raise StateFileError(f"{where}: expected a mapping of {sorted(known)}")
+    texts = {name: raw.get(name) for name in ("client_id", "client_secret")}
+    for name, value in texts.items():
+        if not isinstance(value, str) or not value:
+            raise StateFileError(f"{where}.{name}: expected a non-empty string")
+    uris = raw.get("redirect_uris")
+    if not isinstance(uris, list) or not uris or not all(isinstance(u, str) and u for u in uris):
+        raise StateFileError(f"{where}.redirect_uris: expected a non-empty list of URLs")
+    scopes = raw.get("scopes", ["openid", "profile"])
+    if not isinstance(scopes, list) or "openid" not in scopes:
+        raise StateFileError(f"{where}.scopes: expected a list that includes openid")
+    return OAuthApp(
+        str(texts["client_id"]),
+        str(texts["client_secret"]),
+        frozenset(uris),
+        frozenset(str(scope) for scope in scopes),
+    )

@@ -1,4 +1,5 @@
-"""The Dockerfile built and docker-compose.yml run for real, without a Docker engine.
+"""The Dockerfile built from the files docs/deploy.md uploads to a Space, and
+docker-compose.yml and the Space mode run from it for real, without a Docker engine.
 
 Opt-in (`pytest -m image`, or `make image`): it needs root, the network to Debian's mirror and
 PyPI, and a few minutes on a cold cache (debootstrap). It runs `python -m deploy.imagecheck`
@@ -19,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: The checks the image scenarios run; each must be in the output as a PASS line.
 EXPECTED = (
+    "upload set",
     "build",
     "user",
     "evalbot --help",
@@ -43,6 +45,8 @@ EXPECTED = (
     "compose: redis AOF",
     "space: HEALTHCHECK",
     "space: supervisor",
+    "space: card",
+    "space: operator sign-in",
     "space: signed PR",
     "stop space",
     "space: nothing left",

@@ -206,6 +206,20 @@ def test_convert_a_real_lm_eval_output_with_the_shipped_table(venv: Path, user: 
     assert f"mapping table: {venv.resolve()}" in done.stderr
 
 
+def test_submit_dry_run_offline_needs_no_issuer_nor_hub(venv: Path, user: Path) -> None:
+    """A framework author's first try of `evalbot submit`: an lm-eval output, benchmarks from a
+    folder, no issuer and no Hub (`HF_HUB_OFFLINE=1`): the proposal, saying that main's file
+    was not read."""
+    copy_examples(user)
+    shutil.copy(LM_EVAL, user / LM_EVAL.name)
+    args = ("submit", LM_EVAL.name, "--benchmarks", "benchmarks", "--dry-run")
+    done = run(venv, user, *args, "--model-repo", "alice/model", "--model-revision", "a" * 40)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("# .eval_results/gsm8k.yaml: only the entries this submission")
+    assert "id: openai/gsm8k" in done.stdout
+    assert "HF_HUB_OFFLINE is set: main's .eval_results/gsm8k.yaml was not read" in done.stderr
+
+
 def test_check_mappings_checks_the_shipped_table(venv: Path, user: Path) -> None:
     copy_examples(user)
     done = run(venv, user, "convert", "--check-mappings", "--benchmarks", "benchmarks")
@@ -225,6 +239,34 @@ def test_convert_a_real_inspect_ai_log_with_a_row_of_ones_own(venv: Path, user: 
     done = run(venv, user, *args)
     assert done.returncode == 0, done.stderr
     assert "id: cais/mmlu" in done.stdout
+
+
+def test_convert_to_an_eee_datastore_and_validate_it(venv: Path, user: Path) -> None:
+    """The round trip a contributor to an Every Eval Ever datastore makes: a real inspect-ai
+    log (with its samples) written as datastore files, then checked as a datastore folder and
+    against a checkout of the datastore's main (the fixtures' real records)."""
+    copy_examples(user)
+    (user / "benchmarks" / "cais" / "mmlu").mkdir(parents=True)
+    (user / "benchmarks" / "cais" / "mmlu" / "eval.yaml").write_text(SMOKE_EVAL_YAML)
+    (user / "rows.yaml").write_text(INSPECT_ROW)
+    shutil.copy(INSPECT, user / INSPECT.name)
+    shutil.copytree(
+        SAMPLES / "real-world" / "every_eval_ever" / "datastore" / "pass", user / "main"
+    )
+    args = ["convert", "--to", "eee", INSPECT.name, "--model-repo", "openai/gpt-4o"]
+    args += ["--benchmarks", "benchmarks", "--mappings", "rows.yaml", "--out", "converted"]
+    done = run(venv, user, *args)
+    assert done.returncode == 0, done.stderr
+    converted = user / "converted"
+    written = sorted(p.relative_to(converted).as_posix() for p in converted.rglob("*.json*"))
+    assert len(written) == 2, written
+    assert written[0].startswith("data/cais_mmlu/openai/gpt-4o/")
+    assert written[1] == written[0].removesuffix(".json") + "_samples.jsonl"
+    done = run(venv, user, "validate", "converted")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 files, 1 EEE record: 0 errors, 0 warnings" in done.stdout
+    done = run(venv, user, "validate", "converted", "--against", "main")
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_web_help(venv: Path, user: Path) -> None:

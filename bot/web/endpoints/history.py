@@ -22,6 +22,13 @@ def routes(site: Site) -> list[Route]:
     context = site.context
     unavailable = ("Unavailable", "The bot's store does not answer.")
 
+    def shown_spelling(typed: str) -> str | None:
+        """The recorded spelling of the repo `typed` names, only when the pages may show that
+        repo: a redirect to the spelling of a private or gated repo would tell a stranger it
+        exists and how it is written. Raises `redis.RedisError`."""
+        repo_id = find_repo(context.redis, typed)
+        return repo_id if repo_id is not None and site.public(repo_id) else None
+
     def index(request: Request) -> Response:
         typed = (request.query_params.get("repo") or "").strip()[:300]
         if typed:
@@ -29,7 +36,7 @@ def routes(site: Site) -> list[Route]:
             if wanted is None:
                 return site.error(request, 400, "Not a model repo", NOT_A_REPO)
             try:
-                repo_id = find_repo(context.redis, wanted.repo_id) or wanted.repo_id
+                repo_id = shown_spelling(wanted.repo_id) or wanted.repo_id
             except redis.RedisError:
                 return site.error(request, 503, *unavailable)
             if wanted.pr_num is not None:
@@ -47,7 +54,7 @@ def routes(site: Site) -> list[Route]:
         if wanted is None:
             return site.error(request, 400, "Not a model repo", NOT_A_REPO)
         try:
-            repo_id = find_repo(context.redis, wanted.repo_id)
+            repo_id = shown_spelling(wanted.repo_id)
             if repo_id is not None and repo_id != wanted.repo_id:
                 return RedirectResponse(f"/history/{repo_id}", status_code=308)
             # a repo not recorded as public on the Hub reads as one with no history
@@ -71,7 +78,7 @@ def routes(site: Site) -> list[Route]:
             return site.error(request, 400, "Not a model repo", NOT_A_REPO)
         num = int(request.path_params["num"])
         try:
-            repo_id = find_repo(context.redis, wanted.repo_id)
+            repo_id = shown_spelling(wanted.repo_id)
             if repo_id is not None and repo_id != wanted.repo_id:
                 return RedirectResponse(f"/pr/{repo_id}/{num}", status_code=308)
             shown = site.public(wanted.repo_id)

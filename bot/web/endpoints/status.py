@@ -16,7 +16,7 @@ from starlette.routing import Route
 
 from bot.store.deadletters import parked_events, replay
 from bot.web.charts import build_charts
-from bot.web.guards import cross_site
+from bot.web.guards import ADMIN_COOKIE, cross_site
 from bot.web.signin import signin_routes
 from bot.web.site import Site, field_text
 
@@ -32,7 +32,8 @@ def routes(site: Site) -> list[Route]:
     context = site.context
 
     def status(request: Request) -> Response:
-        admin = context.operators.is_operator(request, context.clock())
+        access = context.operators.access(request, context.clock())
+        admin = access.allowed
         state = site.live()
         parked: list[dict[str, Any]] = []
         if admin and state["snapshot"] is not None:
@@ -48,17 +49,27 @@ def routes(site: Site) -> list[Route]:
             token_signin=context.operators.token is not None,
             parked=parked,
             notice=REPLAY_NOTICES.get(request.query_params.get("notice", "")),
+            operator_notice=access.notice,
         )
         # what it shows depends on the operator cookie: no cache (a proxy, a CDN) may keep it
         shown.headers["Cache-Control"] = "no-store"
+        if access.ended:
+            shown.delete_cookie(ADMIN_COOKIE, path="/")
         return shown
 
     async def replay_post(request: Request) -> Response:
         refused = cross_site(request)
         if refused:
             return site.error(request, 403, "Refused", refused)
-        if not context.operators.is_operator(request, context.clock()):
-            return site.error(request, 403, "Operators only", "Sign in on the status page first.")
+        # a session granted through an org may ask the Hub: off the event loop
+        access = await run_in_threadpool(context.operators.access, request, context.clock())
+        if not access.allowed:
+            denied = site.error(
+                request, 403, "Operators only", access.notice or "Sign in on the status page first."
+            )
+            if access.ended:
+                denied.delete_cookie(ADMIN_COOKIE, path="/")
+            return denied
         form = await request.form(max_files=0, max_fields=2, max_part_size=4096)
         wanted = field_text(form.get("digest"))
         return await run_in_threadpool(replay_one, wanted)

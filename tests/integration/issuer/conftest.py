@@ -60,6 +60,9 @@ def github(repository: str, **claims: str) -> dict[str, Any]:
     return {"provider": "github", "claims": {**ids, "repository": repository, **claims}}
 
 
+#: The reusable workflow whose job a rule of `acme` vouches for on `workflow_run` runs.
+SIGNING_JOB = "acme/ci-templates/.github/workflows/sign.yml@refs/heads/main"
+
 #: The gates of an integration that may sign for anything.
 ANY = {"benchmarks": ["*"], "models": ["*"]}
 
@@ -70,9 +73,17 @@ def integrations(oidc: LocalOidcProvider) -> list[dict[str, Any]]:
     return [
         {
             "name": "acme",
-            "frameworks": ["lighteval"],
+            "frameworks": ["lighteval", "lm-eval"],
             "identities": [
                 github("acme/evals", workflow_ref=workflow_ref, environment="release"),
+                # a run after another workflow, vouched for in so many words: only this event,
+                # and only the signing job of the reusable workflow it calls
+                github(
+                    "acme/evals",
+                    workflow_ref=workflow_ref,
+                    event_name="workflow_run",
+                    job_workflow_ref=SIGNING_JOB,
+                ),
                 {"hub_user": "alice"},
                 {"hub_user": "evalbot"},
                 {"client_id": CLIENT_ID, "client_secret_sha256": secret_digest(CLIENT_SECRET)},

@@ -13,11 +13,13 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from bot.issuer.audit import read_audit
+from bot.issuer.integrations import EVENTS_NAMED_ONLY
 from evalbot_dev.emulator.faults import RouteFault
 from tests.integration.issuer.conftest import (
     CLIENT_ID,
     CLIENT_SECRET,
     GPQA,
+    SIGNING_JOB,
     IssuerEnv,
     bearer,
     now,
@@ -149,11 +151,36 @@ def test_an_entry_outside_the_gate_gets_the_generic_refusal_not_its_benchmarks_h
     assert "diamond" not in response.text
 
 
-def test_a_pull_request_target_run_is_refused(env: IssuerEnv) -> None:
-    """It runs a fork's code with the base repository's identity (PyPI refuses it too)."""
-    token = env.id_token(event_name="pull_request_target")
-    line = refused(env, env.post(bearer(token), env.body()), 403, "pull-request-target")
+@pytest.mark.parametrize("event", sorted(EVENTS_NAMED_ONLY))
+def test_a_run_of_an_event_outsiders_steer_is_refused_unless_a_rule_names_it(
+    env: IssuerEnv, event: str
+) -> None:
+    """`pull_request_target`, `workflow_run`, `issue_comment`... run in the base repository's
+    context on what a fork or any commenter controls: a rule that does not pin the event
+    never vouches for them, whatever else it pins (the generic refusal; the event audited)."""
+    token = env.id_token(event_name=event)
+    line = refused(env, env.post(bearer(token), env.body()), 403, f"event-not-named:{event}")
     assert line["integration"] == "acme"
+    assert event not in env.post(bearer(env.id_token(event_name=event)), env.body()).text
+
+
+def test_a_rule_that_pins_the_event_and_the_job_workflow_vouches_for_that_run(
+    env: IssuerEnv,
+) -> None:
+    named = env.id_token(event_name="workflow_run", job_workflow_ref=SIGNING_JOB)
+    response = env.post(bearer(named), env.body())
+    assert response.status_code == 200, response.text
+    # the same event from another job of the workflow: only the rule without the event
+    # matches, and it does not name workflow_run
+    other_job = env.id_token(
+        event_name="workflow_run",
+        job_workflow_ref="acme/evals/.github/workflows/eval.yml@refs/heads/main",
+    )
+    refused(env, env.post(bearer(other_job), env.body()), 403, "event-not-named:workflow_run")
+    # a run of another event from the named job: that rule does not match it at all
+    comment = env.id_token(event_name="issue_comment", job_workflow_ref=SIGNING_JOB)
+    refused(env, env.post(bearer(comment), env.body()), 403, "event-not-named:issue_comment")
+    assert env.post(bearer(env.id_token(event_name="push")), env.body()).status_code == 200
 
 
 def test_an_entry_invalid_against_its_benchmark_is_shown_in_full(env: IssuerEnv) -> None:

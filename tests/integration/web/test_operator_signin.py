@@ -6,6 +6,7 @@ the emulator over HTTP, and two clients (the operator's browser and another visi
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -23,11 +24,16 @@ from evalbot_dev.devstack.waiting import wait_until
 from evalbot_dev.emulator.oauth import OAuthApp
 from evalbot_dev.emulator.server import EmulatorServer
 from tests.support.emulator import ORG, TOKENS, standard_state
-from tests.support.processes import TEST_SECRET, ChildProcess, bot_environment
+from tests.support.processes import TEST_SECRET, TEST_TUNING, ChildProcess, bot_environment
+from tests.support.tuning import tuned
 
 pytestmark = pytest.mark.integration
 
 OPERATOR_VIEW = "Parked events"
+#: The pages' `MEMBERSHIP_RECHECK_S` in these tests (the product's is 120 s).
+MEMBERSHIP_RECHECK_S = 1
+#: How long a change at the Hub may take to show, past the recheck: the pages' own latency.
+SLACK_S = 10
 
 
 @dataclass
@@ -44,14 +50,14 @@ class Pages:
 def start_web(
     tmp_path: Path,
     redis_server: RedisServer,
-    hub: EmulatorServer,
+    hub_url: str,
     address: ServerAddress,
     **env: str,
 ) -> ChildProcess:
     """`evalbot web` on `address`, configured from `tmp_path` (its bot.yaml) and `env`."""
     environment = bot_environment(
         redis_server.url,
-        HF_ENDPOINT=hub.url,
+        HF_ENDPOINT=hub_url,
         HF_TOKEN=TOKENS["evalbot"],
         EVALBOT_BOT_NAME="evalbot",
         EVALBOT_CONFIG_DIR=str(tmp_path),
@@ -93,13 +99,15 @@ def pages(tmp_path: Path, redis_server: RedisServer, hub: EmulatorServer) -> Ite
     process = start_web(
         tmp_path,
         redis_server,
-        hub,
+        hub.url,
         address,
         OAUTH_CLIENT_ID=app.client_id,
         OAUTH_CLIENT_SECRET=app.client_secret,
         OPENID_PROVIDER_URL=hub.url,
         OAUTH_SCOPES="openid profile",
         EVALBOT_WEB_PUBLIC_URL=address.url,
+        # an org member's session asks the Hub again after a second, not two minutes
+        **tuned({**TEST_TUNING, "bot.web.guards.MEMBERSHIP_RECHECK_S": MEMBERSHIP_RECHECK_S}),
     )
     try:
         yield Pages(address.url, hub, app, process)
@@ -130,6 +138,12 @@ def consent(pages: Pages, authorize_url: str, user: str) -> str:
 
 def sign_in(pages: Pages, browser: httpx2.Client, user: str) -> httpx2.Response:
     return browser.get(consent(pages, begin(pages, browser), user))
+
+
+def without_operator_view(pages: Pages, browser: httpx2.Client) -> str | None:
+    """The status page's text when it shows `browser` no operator view, else None."""
+    text = browser.get(f"{pages.url}/status").text
+    return text if OPERATOR_VIEW not in text else None
 
 
 def is_operator(pages: Pages, browser: httpx2.Client) -> bool:
@@ -173,6 +187,69 @@ def test_org_members_on_the_list_sign_in_and_strangers_are_refused(pages: Pages)
         timeout=10,
         what="the refusal's audit line",
     )
+
+
+def test_an_operator_removed_from_the_org_loses_the_operator_view(pages: Pages) -> None:
+    """carol is an operator through evals-org; once the org drops her, her session ends at the
+    next recheck (the view gone, her cookie dropped, the reason audited), while alice, listed
+    in person, keeps hers."""
+    with httpx2.Client(timeout=10) as carol, httpx2.Client(timeout=10) as alice:
+        assert sign_in(pages, carol, "carol").status_code == 303
+        assert sign_in(pages, alice, "alice").status_code == 303
+        assert is_operator(pages, carol)
+        state = pages.hub.state
+        with state.locked():
+            del state.members[ORG]["carol"]
+        started = time.monotonic()
+        ended = wait_until(
+            lambda: without_operator_view(pages, carol),
+            timeout=MEMBERSHIP_RECHECK_S + SLACK_S,
+            what="carol's operator view to go once she left the org",
+            process=pages.process.process,
+            log=pages.process.log_path,
+        )
+        assert time.monotonic() - started <= MEMBERSHIP_RECHECK_S + SLACK_S
+        assert "Your operator session has ended" in ended
+        assert "evalbot_admin" not in carol.cookies  # the session's cookie is dropped
+        assert not is_operator(pages, carol)
+        assert is_operator(pages, alice)
+        replay = carol.post(
+            f"{pages.url}/status/replay", data={"digest": "x"}, headers={"origin": pages.url}
+        )
+        assert replay.status_code == 403
+    carol_id = pages.hub.state.account("carol").id
+    wait_until(
+        lambda: '"operator session ended"' in pages.log() and carol_id in pages.log(),
+        timeout=10,
+        what="the session's end in the audit log",
+    )
+
+
+def test_a_hub_that_cannot_confirm_the_membership_withholds_the_operator_view(
+    pages: Pages,
+) -> None:
+    """Fail closed: past the recheck, a userinfo that fails is not "still a member"; the page
+    says the Hub could not confirm, and the view comes back once it answers."""
+    oauth = pages.hub.emulator.oauth
+    with httpx2.Client(timeout=10) as carol, httpx2.Client(timeout=10) as alice:
+        assert sign_in(pages, carol, "carol").status_code == 303
+        assert sign_in(pages, alice, "alice").status_code == 303
+        assert is_operator(pages, carol)
+        oauth.userinfo_failure_status = 503
+        try:
+            withheld = wait_until(
+                lambda: without_operator_view(pages, carol),
+                timeout=MEMBERSHIP_RECHECK_S + SLACK_S,
+                what="carol's operator view withheld while the Hub fails",
+                process=pages.process.process,
+                log=pages.process.log_path,
+            )
+            assert "did not confirm" in withheld
+            assert "evalbot_admin" in carol.cookies  # not ended: the Hub said nothing
+            assert is_operator(pages, alice)  # listed in person: no Hub read needed
+        finally:
+            oauth.userinfo_failure_status = None
+        assert is_operator(pages, carol)
 
 
 def test_an_org_member_who_has_not_met_the_orgs_sso_or_mfa_is_refused(pages: Pages) -> None:
@@ -229,7 +306,7 @@ def test_the_webhook_secret_is_no_operator_token(
     tmp_path: Path, redis_server: RedisServer, hub: EmulatorServer
 ) -> None:
     address = ServerAddress()
-    process = start_web(tmp_path, redis_server, hub, address)
+    process = start_web(tmp_path, redis_server, hub.url, address)
     try:
         with httpx2.Client(timeout=10) as visitor:
             answer = visitor.post(
@@ -322,3 +399,104 @@ def test_sign_ins_waiting_on_a_slow_discovery_hold_a_bounded_number_of_threads(
         pages.hub.emulator.oauth.discovery_delay_s = 0.0
         for browser in browsers:
             browser.close()
+
+
+EMULATOR_STATE = """\
+users:
+  - {name: alice, tokens: [hf_alice_signs_in]}
+  - {name: bob, tokens: [hf_bob_signs_in]}
+oauth_apps:
+  - client_id: evalbot-pages
+    client_secret: pages-client-secret
+    redirect_uris: ["%s/login/callback"]
+"""
+
+
+def test_sign_in_against_an_emulator_started_as_a_process(
+    tmp_path: Path, redis_server: RedisServer
+) -> None:
+    """The OAuth app comes from the emulator's state file, the emulator and the pages are
+    processes of their own, and the browser is a client outside both: alice (listed) signs
+    in, bob (not listed) is refused, and a client secret the app does not have signs no one
+    in."""
+    pages_address, hub_address = ServerAddress(), ServerAddress()
+    state = tmp_path / "hub" / "state.yaml"
+    state.parent.mkdir()
+    state.write_text(EMULATOR_STATE % pages_address.url)
+    hub_url = hub_address.url
+    emulator = ChildProcess(
+        [sys.executable, "-m", "evalbot_dev.emulator", "--state", str(state)],
+        bot_environment(redis_server.url),
+        tmp_path / "hub" / "emulator.log",
+    )
+    emulator.spawn(hub_address)
+    try:
+        wait_until(
+            lambda: httpx2.get(f"{hub_url}/_emulator/health", timeout=1).status_code == 200,
+            timeout=30,
+            what="the emulator process to answer",
+            process=emulator.process,
+            log=emulator.log_path,
+        )
+        who = httpx2.get(
+            f"{hub_url}/api/whoami-v2",
+            headers={"Authorization": "Bearer hf_alice_signs_in"},
+            timeout=10,
+        ).json()
+        operators = {"users": [{"name": "alice", "id": who["id"]}]}
+        (tmp_path / "bot.yaml").write_text(yaml.safe_dump({"operators": operators}))
+        web = start_web(
+            tmp_path,
+            redis_server,
+            hub_url,
+            pages_address,
+            OAUTH_CLIENT_ID="evalbot-pages",
+            OAUTH_CLIENT_SECRET="pages-client-secret",
+            OPENID_PROVIDER_URL=hub_url,
+            EVALBOT_WEB_PUBLIC_URL=pages_address.url,
+        )
+        try:
+            pages = pages_address.url
+            for user, signed_in in (("alice", True), ("bob", False)):
+                with httpx2.Client(timeout=10) as browser:
+                    authorize = browser.get(f"{pages}/login").headers["location"]
+                    assert authorize.startswith(f"{hub_url}/oauth/authorize?")
+                    consented = httpx2.get(
+                        authorize,
+                        headers={"Authorization": f"Bearer hf_{user}_signs_in"},
+                        timeout=10,
+                    )
+                    assert consented.status_code == 302, consented.text
+                    done = browser.get(consented.headers["location"])
+                    assert done.status_code == (303 if signed_in else 403), user
+                    assert is_operator_at(pages, browser) is signed_in, user
+        finally:
+            web.stop()
+        wrong = ServerAddress()
+        web = start_web(
+            tmp_path,
+            redis_server,
+            hub_url,
+            wrong,
+            OAUTH_CLIENT_ID="evalbot-pages",
+            OAUTH_CLIENT_SECRET="not-the-apps-secret",
+            OPENID_PROVIDER_URL=hub_url,
+            EVALBOT_WEB_PUBLIC_URL=pages_address.url,  # the app's registered redirect
+        )
+        try:
+            with httpx2.Client(timeout=10) as browser:
+                authorize = browser.get(f"{wrong.url}/login").headers["location"]
+                consented = httpx2.get(
+                    authorize, headers={"Authorization": "Bearer hf_alice_signs_in"}, timeout=10
+                )
+                callback = urlsplit(consented.headers["location"])
+                done = browser.get(f"{wrong.url}{callback.path}?{callback.query}")
+                assert done.status_code == 403
+                assert not is_operator_at(wrong.url, browser)
+        finally:
+            web.stop()
+            wrong.close()
+    finally:
+        emulator.stop()
+        hub_address.close()
+        pages_address.close()

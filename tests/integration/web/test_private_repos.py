@@ -10,6 +10,7 @@ from typing import Any
 import httpx2
 import pytest
 
+from bot.store.history import visibility_key
 from tests.integration.web.conftest import OPERATOR_TOKEN
 from tests.support.emulator import GPQA_FIXED, MODEL, ORG
 from tests.support.stackbot import Bot
@@ -82,6 +83,48 @@ def test_private_and_gated_repos_read_as_unknown_on_every_page(web_bot: Bot) -> 
                     missing = page(client, f"/collections/mini-gate?model={UNKNOWN}")
                     assert standing[0] == missing[0]
                     assert standing[1].replace(hidden, UNKNOWN) == missing[1]
+
+
+def test_another_spelling_of_a_hidden_repo_is_not_redirected_to_its_own(web_bot: Bot) -> None:
+    """The Hub treats `Org/Name` and `org/name` as one repo, and the pages redirect a visitor
+    who typed another spelling to the recorded one, but only for a repo they may see. A repo
+    whose history is kept while its visibility is not known to be public (the last run could
+    not read it: `unknown`) answers a stranger as a repo that does not exist, its recorded
+    spelling included."""
+    hidden = f"{ORG}/Quiet-Model"
+    state = web_bot.stack.hub.state
+    with state.locked():
+        state.members[ORG]["evalbot"] = "read"
+    state.seed_repo("model", hidden, {"README.md": b"# quiet\n"})
+    num = open_results_pr(web_bot, hidden)
+    web_bot.wait_for_report(num, repo_id=hidden)
+    public = open_results_pr(web_bot, MODEL)
+    web_bot.wait_for_report(public)
+    web_bot.wait_until_quiet()
+    with httpx2.Client(base_url=web_bot.stack.web_url, timeout=30) as visitor:
+        assert visitor.get(f"/history/{hidden.lower()}").headers["location"].endswith(hidden)
+    with state.locked():
+        state.find_repo("model", hidden).private = True
+    # what a run records when the Hub does not answer the visibility read: history kept, the
+    # repo no longer shown (bot.store.history.add_verdict)
+    web_bot.redis.set(visibility_key(hidden), "unknown")
+    typed, unknown = hidden.lower(), UNKNOWN.upper()
+    for base in (web_bot.stack.receiver_url, web_bot.stack.web_url):
+        with (
+            httpx2.Client(base_url=base, timeout=30) as stranger,
+            httpx2.Client(base_url=base, timeout=30) as other,
+        ):
+            for path in ("/history/{}", f"/pr/{{}}/{num}", "/history?repo={}"):
+                asked = stranger.get(path.format(typed))
+                missing = other.get(path.format(unknown))
+                assert asked.status_code == missing.status_code, path
+                assert hidden not in asked.headers.get("location", ""), path
+                assert hidden not in asked.text, path
+                assert asked.text.replace(typed, unknown) == missing.text, path
+            # a public repo's other spelling still leads to its recorded one
+            moved = stranger.get(f"/history/{MODEL.upper()}")
+            assert moved.status_code == 308
+            assert moved.headers["location"] == f"/history/{MODEL}"
 
 
 def test_a_repo_turned_private_leaves_the_pages_at_its_next_verdict(web_bot: Bot) -> None:

@@ -124,8 +124,8 @@ def test_to_eee_writes_valid_records(tmp_path: Path) -> None:
     repo = REPO_ROOT / "examples" / "model-good"
     args = ["convert", "--to", "eee", str(repo), "--model-repo", "org/model", "--out", str(out)]
     assert main([*args, "--benchmarks", BENCHMARKS]) == 0
-    records = sorted(out.iterdir())  # one record per framework (name, version) of the entries
-    assert main(["validate", *map(str, records)]) == 0
+    records = sorted(out.rglob("*.json"))  # one record per framework and benchmark
+    assert main(["validate", str(out)]) == 0
     tasks = {
         result["evaluation_name"]
         for path in records
@@ -157,7 +157,7 @@ def test_run_fields_reach_the_entries_and_eee_and_come_back(
     out = tmp_path / "eee"
     args = ["convert", "--to", "eee", str(repo), "--model-repo", "org/model", "--out", str(out)]
     assert main([*args, "--benchmarks", BENCHMARKS]) == 0
-    [record_path] = out.iterdir()
+    [record_path] = out.rglob("*.json")
     [result] = json.loads(record_path.read_text())["evaluation_results"]
     # the sample count has an EEE field; the stderr never reached the entry, so none is written
     assert result["score_details"]["uncertainty"] == {"num_samples": 198}

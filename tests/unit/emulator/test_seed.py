@@ -45,6 +45,24 @@ def test_sample_state_loads_users_orgs_repos_and_benchmarks() -> None:
         ("repos:\n  - id: a/b\n    lfs: [absent.yaml]\n", "LFS paths not among the files"),
         (f"benchmarks:\n  - dir: {EXAMPLES}\n    pinned: {{x/y: {PIN}}}\n", "not under"),
         (f"benchmarks:\n  - dir: {EXAMPLES}\n    pinned: {{cais/hle: main}}\n", "40-hex"),
+        (
+            "oauth_apps:\n  - {client_id: a, redirect_uris: [u]}\n",
+            r"oauth_apps\[0\]\.client_secret",
+        ),
+        ("oauth_apps:\n  - {client_id: a, client_secret: s}\n", r"\.redirect_uris: expected"),
+        (
+            "oauth_apps:\n  - {client_id: a, client_secret: s, redirect_uris: [u], scopes: [x]}\n",
+            "includes openid",
+        ),
+        (
+            "oauth_apps:\n  - {client_id: a, client_secret: s, redirect_uris: [u], x: 1}\n",
+            "mapping",
+        ),
+        (
+            "oauth_apps:\n  - {client_id: a, client_secret: s, redirect_uris: [u]}\n"
+            "  - {client_id: a, client_secret: t, redirect_uris: [v]}\n",
+            "share a client_id",
+        ),
     ],
 )
 def test_broken_state_files(tmp_path: Path, text: str, message: str) -> None:
@@ -96,3 +114,15 @@ def test_pinned_benchmarks_are_seeded_at_that_commit(tmp_path: Path) -> None:
     assert set(loaded.resolve(pinned, head.parents[0]).files) == {".gitattributes"}
     other = loaded.get_repo(None, "dataset", "cais/hle")
     assert loaded.resolve(other, "main").sha != PIN
+
+
+def test_oauth_apps_are_read_as_written(tmp_path: Path) -> None:
+    state = tmp_path / "state.yaml"
+    state.write_text(
+        "oauth_apps:\n  - client_id: pages\n    client_secret: s3cret\n"
+        "    redirect_uris: [http://127.0.0.1:8001/login/callback]\n"
+    )
+    (app,) = load_state_file(state).oauth_apps
+    assert (app.client_id, app.client_secret) == ("pages", "s3cret")
+    assert app.redirect_uris == {"http://127.0.0.1:8001/login/callback"}
+    assert app.scopes == {"openid", "profile"}

@@ -8,7 +8,7 @@ import pytest
 
 from bot.issuer.configfile import ConfigError
 from bot.issuer.identity import Identity
-from bot.issuer.integrations import IntegrationsConfig, load_integrations
+from bot.issuer.integrations import EVENTS_NAMED_ONLY, IntegrationsConfig, load_integrations
 
 GOOD = """\
 providers:
@@ -261,24 +261,36 @@ def test_hub_scopes_is_refused_with_what_to_do(tmp_path: Path) -> None:
         load(tmp_path, text)
 
 
-def test_pull_request_target_runs_are_refused_unless_allowed(tmp_path: Path) -> None:
+@pytest.mark.parametrize("event", sorted(EVENTS_NAMED_ONLY))
+def test_runs_of_events_outsiders_steer_are_refused_unless_a_rule_names_them(
+    tmp_path: Path, event: str
+) -> None:
     config = load(tmp_path, GOOD)
-    target = github(
-        repository="acme/evals", environment="release", event_name="pull_request_target"
-    )
+    run = github(repository="acme/evals", environment="release", event_name=event)
     push = github(repository="acme/evals", environment="release", event_name="push")
     acme = config.integrations[0]
-    assert config.match(target) is acme
-    assert acme.refuses_event(target)
-    assert not acme.refuses_event(push)
-    allowed = load(
+    assert config.match(run) is acme
+    assert acme.refused_event(run) == event
+    assert acme.refused_event(push) is None
+    named = load(
         tmp_path,
         GOOD.replace(
             "          environment: release\n",
-            "          environment: release\n        allow_pull_request_target: true\n",
+            f"          environment: release\n          event_name: {event}\n",
         ),
     ).integrations[0]
-    assert not allowed.refuses_event(target)
+    assert named.refused_event(run) is None
+
+
+def test_allow_pull_request_target_is_refused_with_what_to_do(tmp_path: Path) -> None:
+    text = GOOD.replace(
+        "          environment: release\n",
+        "          environment: release\n        allow_pull_request_target: true\n",
+    )
+    with pytest.raises(
+        ConfigError, match=r"allow_pull_request_target: no longer read.*event_name: pull_request"
+    ):
+        load(tmp_path, text)
 
 
 def test_the_shipped_example_loads() -> None:

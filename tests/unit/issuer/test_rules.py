@@ -49,6 +49,20 @@ def test_a_github_token_gives_a_rule_with_both_ids_that_matches_its_job(tmp_path
     assert loaded.match(job) is not None
 
 
+def test_a_run_of_an_event_only_named_rules_vouch_for_gets_a_rule_naming_it() -> None:
+    workflow = Workflow(repository_owner_id="583231", repository_id="1296269")
+    with LocalOidcProvider(workflow=workflow) as provider:
+        claims = read_claims(
+            provider.mint("evalbot-identity", overrides={"event_name": "workflow_run"})
+        )
+        push = read_claims(provider.mint("evalbot-identity"))
+    (rule,) = yaml.safe_load(identity_rule(claims))
+    assert rule["claims"]["event_name"] == "workflow_run"
+    assert rule["claims"]["job_workflow_ref"] == claims["job_workflow_ref"]
+    (plain,) = yaml.safe_load(identity_rule(push))
+    assert "event_name" not in plain["claims"]  # any other event: the rule need not name it
+
+
 def test_a_gitlab_claims_object_gives_namespace_and_project_ids() -> None:
     rule = yaml.safe_load(identity_rule(read_claims(json.dumps(GITLAB)), "gitlab-com"))
     assert rule == [

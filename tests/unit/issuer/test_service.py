@@ -188,8 +188,11 @@ def gated_issuer(directory: Path, source: CountingSource, **gates: Any) -> Issue
             Matcher(provider="github", claims=claims),
             Matcher(
                 provider="github",
-                claims={"repository_owner_id": "1001", "repository": "acme/trusted"},
-                allow_pull_request_target=True,
+                claims={
+                    "repository_owner_id": "1001",
+                    "repository": "acme/trusted",
+                    "event_name": "pull_request_target",
+                },
             ),
         ),
         **{"benchmarks": ("*",), "models": ("alice/*",), **gates},
@@ -257,12 +260,17 @@ def github_run(repository: str, event: str) -> Identity:
     return Identity(kind="oidc", name=f"repo:{repository}", provider="github", claims=claims)
 
 
-def test_pull_request_target_runs_are_refused_unless_the_rule_allows_them(tmp_path: Path) -> None:
+def test_pull_request_target_runs_are_refused_unless_the_rule_names_the_event(
+    tmp_path: Path,
+) -> None:
     """`pull_request_target` runs a fork's code with the base repository's identity."""
     issuer = gated_issuer(tmp_path, CountingSource())
     request = TokenRequest(MODEL, (TARGET,))
     with pytest.raises(Refusal) as refusal:
         issuer.issue(github_run("acme/evals", "pull_request_target"), request, "r")
-    assert (refusal.value.reason, refusal.value.status) == ("pull-request-target", 403)
+    assert (refusal.value.reason, refusal.value.status) == (
+        "event-not-named:pull_request_target",
+        403,
+    )
     assert issuer.issue(github_run("acme/evals", "push"), request, "r")
     assert issuer.issue(github_run("acme/trusted", "pull_request_target"), request, "r")

@@ -1,0 +1,246 @@
+"""Every block of the docs marked `<!-- runs: ... -->`, run as written against the installed wheel
+(docs/README.md, "Docs are tests"): shell blocks in bash from an empty folder holding
+`examples/`, workflows through their steps (the evalbot action through its action.yml), and
+pre-commit configurations through pre-commit itself. `.ci/installed-smoke` runs this module.
+
+The blocks of one page run in page order in one folder, as a reader following the page would
+run them; each block's test runs the blocks before it first when they have not run yet.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evalbot_dev.emulator.seed import load_state_file
+from evalbot_dev.emulator.server import EmulatorServer
+from tests.conftest import REPO_ROOT
+from tests.docs.blocks import Block, all_blocks
+from tests.docs.world import (
+    BLOCK_TIMEOUT_S,
+    HUB_STATE,
+    SERVER_VENV_VARIABLE,
+    VENV_VARIABLE,
+    WHEELHOUSE_VARIABLE,
+    Installs,
+    pip_offline,
+    required,
+    tracked_copy,
+    user_environment,
+    user_folder,
+)
+from tests.support.composite import Runner, StandIn, github_environment, setup_python
+
+pytestmark = [pytest.mark.installed, pytest.mark.integration]
+
+BLOCKS = all_blocks()
+RUNNABLE = [block for block in BLOCKS if block.expectation is not None]
+#: The repository a documented workflow or hook checks out: a model repo with results.
+MODEL_REPO = REPO_ROOT / "examples" / "model-good"
+EVALBOT_ACTION = re.compile(r"^[\w.-]+/evalbot@[\w.-]+$")
+GIT_IDENTITY = {
+    "GIT_AUTHOR_NAME": "docs",
+    "GIT_AUTHOR_EMAIL": "docs@example.org",
+    "GIT_COMMITTER_NAME": "docs",
+    "GIT_COMMITTER_EMAIL": "docs@example.org",
+    "GIT_CONFIG_GLOBAL": "/dev/null",
+}
+
+
+@dataclass
+class Outcome:
+    status: int
+    output: str
+
+
+@dataclass
+class Page:
+    """One page's folder and the outcomes of its blocks run so far."""
+
+    folder: Path
+    outcomes: dict[int, Outcome] = field(default_factory=dict)
+
+
+@dataclass
+class Docs:
+    installs: Installs
+    hub: EmulatorServer
+    work: Path
+    pages: dict[Path, Page] = field(default_factory=dict)
+
+    def outcome(self, block: Block) -> Outcome:
+        page = self.page(block.path)
+        for earlier in [b for b in RUNNABLE if b.path == block.path and b.line <= block.line]:
+            if earlier.line not in page.outcomes:
+                page.outcomes[earlier.line] = self.run(earlier, page)
+        return page.outcomes[block.line]
+
+    def page(self, path: Path) -> Page:
+        if path not in self.pages:
+            folder = self.work / re.sub(r"\W", "-", path.as_posix())
+            folder.mkdir()
+            self.pages[path] = Page(user_folder(folder))
+        return self.pages[path]
+
+    def run(self, block: Block, page: Page) -> Outcome:
+        if block.kind == "shell":
+            return self.shell(block, page.folder)
+        if block.kind == "workflow":
+            return self.workflow(block, page.folder.parent / f"job-{block.line}")
+        return self.pre_commit(block, page.folder.parent / f"hooks-{block.line}")
+
+    def shell(self, block: Block, folder: Path) -> Outcome:
+        script = block.commands()
+        venv = self.installs.venv_for(script)
+        done = subprocess.run(
+            ["bash", "-e", "-o", "pipefail", "-c", script],
+            cwd=folder,
+            env=user_environment(venv, folder.parent / "home", self.hub.url),
+            capture_output=True,
+            text=True,
+            timeout=BLOCK_TIMEOUT_S,
+            check=False,
+        )
+        return Outcome(done.returncode, done.stdout + done.stderr)
+
+    def workflow(self, block: Block, job: Path) -> Outcome:
+        """The block's steps on a fresh runner: checkout gives a model repo, setup-python
+        this machine's python3, any `<owner>/evalbot@<ref>` the repository's action.yml (its
+        files as a runner downloads them); pip on the runner installs from the wheelhouse."""
+        steps = steps_of(block.yaml())
+        workspace, temp = job / "workspace", job / "temp"
+        workspace.mkdir(parents=True)
+        temp.mkdir()
+        python = Path(shutil.which("python3") or sys.executable)
+        action = tracked_copy(job / "action")
+
+        def resolve(uses: str) -> Path | StandIn | None:
+            if uses.startswith("actions/checkout@"):
+                return checkout(MODEL_REPO)
+            if uses.startswith("actions/setup-python@"):
+                return setup_python(python)
+            return action if EVALBOT_ACTION.match(uses) else None
+
+        machine = user_environment(python.parent.parent, job / "home", self.hub.url)
+        machine["PATH"] = machine["PATH"].split(":", 1)[1]  # no virtualenv on a fresh runner
+        machine.pop("VIRTUAL_ENV")
+        env = github_environment(workspace, temp) | machine | pip_offline(self.installs.wheelhouse)
+        runner = Runner(workspace, temp, env, resolve=resolve)
+        ok = runner.run_steps(steps)
+        log = "\n".join(f"{r.name}\n{r.stdout}{r.stderr}" for r in runner.results)
+        status = 0 if ok else runner.results[-1].returncode
+        return Outcome(status, log + "\n" + runner.summary)
+
+    def pre_commit(self, block: Block, folder: Path) -> Outcome:
+        """The configuration in a git repo holding a model repo's results: `pre-commit run`
+        for local hooks; for a hook repository, `pre-commit try-repo` of this repository
+        (its tracked files, committed) for each hook the configuration names."""
+        config = block.yaml()
+        repo = folder / "model"
+        shutil.copytree(MODEL_REPO, repo)
+        env = (
+            user_environment(Path(sys.executable).parent.parent, folder / "home", self.hub.url)
+            | pip_offline(self.installs.wheelhouse)
+            | GIT_IDENTITY
+            | {"PRE_COMMIT_HOME": str(self.work / "pre-commit-home")}
+        )
+        env["PATH"] = env["PATH"].split(":", 1)[1]  # evalbot is what the hook installs
+        pre_commit = str(Path(sys.executable).parent / "pre-commit")
+        git(repo, env, "init", "--quiet")
+        outputs, status = [], 0
+        if all(entry["repo"] == "local" for entry in config["repos"]):
+            (repo / ".pre-commit-config.yaml").write_text(block.text, encoding="utf-8")
+            git(repo, env, "add", "-A")
+            commands = [[pre_commit, "run", "--all-files"]]
+        else:
+            git(repo, env, "add", "-A")
+            hooks = self.hook_repository(env)
+            commands = [
+                [pre_commit, "try-repo", str(hooks), str(hook["id"]), "--all-files"]
+                for entry in config["repos"]
+                for hook in entry["hooks"]
+            ]
+        for command in commands:
+            done = subprocess.run(
+                command,
+                cwd=repo,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=300,
+                check=False,
+            )
+            outputs.append(done.stdout + done.stderr)
+            status = status or done.returncode
+        return Outcome(status, "\n".join(outputs))
+
+    def hook_repository(self, env: dict[str, str]) -> Path:
+        """This repository's tracked files, committed: one copy for every block, so
+        pre-commit builds the hook's environment once."""
+        hooks = self.work / "evalbot-hooks"
+        if not hooks.is_dir():
+            tracked_copy(hooks)
+            git(hooks, env, "init", "--quiet")
+            git(hooks, env, "add", "-A")
+            git(hooks, env, "commit", "--quiet", "-m", "evalbot")
+        return hooks
+
+
+def git(folder: Path, env: dict[str, str], *args: str) -> None:
+    subprocess.run(["git", *args], cwd=folder, env=env, check=True, timeout=60)
+
+
+def checkout(source: Path) -> StandIn:
+    """actions/checkout: the repository's files in the workspace."""
+
+    def stand_in(step: Any) -> int:
+        shutil.copytree(source, step.workspace, dirs_exist_ok=True)
+        return 0
+
+    return stand_in
+
+
+def steps_of(document: Any) -> list[dict[str, Any]]:
+    """The steps of a workflow (its one job), of a job, or a list of steps."""
+    if isinstance(document, list):
+        return document
+    if "jobs" in document:
+        (job,) = document["jobs"].values()
+        return list(job["steps"])
+    return list(document["steps"])
+
+
+@pytest.fixture(scope="module")
+def docs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Docs]:
+    work = tmp_path_factory.mktemp("docs")
+    server = os.environ.get(SERVER_VENV_VARIABLE)
+    installs = Installs(
+        required(VENV_VARIABLE),
+        required(WHEELHOUSE_VARIABLE),
+        work,
+        Path(server) if server else None,
+    )
+    loaded = load_state_file(HUB_STATE)
+    with EmulatorServer(loaded.state, delivery=loaded.delivery) as hub:
+        yield Docs(installs, hub, work)
+
+
+@pytest.mark.parametrize("block", RUNNABLE, ids=[block.where for block in RUNNABLE])
+def test_the_block_runs_as_written(docs: Docs, block: Block) -> None:
+    expected = block.expectation
+    assert expected is not None
+    outcome = docs.outcome(block)
+    shown = f"{block.where} ({block.kind} block) printed:\n{outcome.output}"
+    assert outcome.status == expected.exit, f"exit {outcome.status}, not {expected.exit}: {shown}"
+    lines = [line.rstrip() for line in outcome.output.splitlines()]
+    for wanted in (*expected.prints, *block.shown_output()):
+        assert any(wanted in line for line in lines), f"no line has {wanted!r}: {shown}"
