@@ -6,9 +6,9 @@ sums, and the changelog's Unreleased section turned into the release's.
 2. `twine check --strict`: the metadata, and the README as PyPI renders it.
 3. Each install in a fresh virtualenv, from its lock (`requirements/base.txt` for
    `pip install evalbot`, `requirements/server.txt` for `evalbot[server]`), the wheel on top
-   with `--no-deps`: `pip check`, every requirement of the install present (the extra's too),
-   the user install without the server's libraries, and a command of each run from an empty
-   folder.
+   with `--no-deps` (uv installs): `uv pip check`, every requirement of the install present
+   (the extra's too), the user install without the server's libraries, and a command of each
+   run from an empty folder.
 4. `dist/SHA256SUMS`, in `sha256sum -c`'s format.
 5. `CHANGELOG.md`: `## Unreleased` becomes `## VERSION - DATE`, under a fresh empty one. Last,
    so that a failed check leaves it as it was.
@@ -44,6 +44,7 @@ from packaging.version import Version
 from evalbot_dev import dists
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+UV = REPO_ROOT / ".uv" / "bin" / "uv"
 SUMS = "SHA256SUMS"
 UNRELEASED = "## Unreleased"
 #: What the user install must not hold (the server's engine and web stack).
@@ -112,7 +113,7 @@ def sha256sums(files: Sequence[Path]) -> str:
 def _run(
     command: Sequence[str | Path], *, cwd: Path | None = None, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(  # noqa: S603 - fixed argv (python, pip, twine), no shell
+    return subprocess.run(  # noqa: S603 - fixed argv (python, uv, twine), no shell
         [str(part) for part in command],
         cwd=cwd,
         env=env,
@@ -209,17 +210,17 @@ def check_requirements(site: Path, extras: Sequence[str]) -> None:
 def install(venv: Path, lock: Path, wheel: Path, extras: Sequence[str]) -> Path:
     """A fresh virtualenv with the lock and the wheel (no resolution); its site-packages.
 
-    The venv is made without pip (ensurepip costs seconds); this Python's pip installs into it
-    (`pip --python`)."""
+    uv installs (the tool `make` installs the locks with, from requirements/uv.txt): it fetches
+    side by side, where pip takes most of a minute per install. The wheel goes in with
+    `--no-deps`, so what the install needs is checked from its metadata, not resolved."""
+    if not UV.is_file():
+        raise ReleaseError(f"{UV} is missing: run `make .venv/.installed` first")
     _must(_run([sys.executable, "-m", "venv", "--clear", "--without-pip", venv]), f"making {venv}")
     python = venv / "bin" / "python"
-    pip: list[str | Path] = [sys.executable, "-m", "pip", "--python", python]
-    pip.append("--disable-pip-version-check")
-    quiet = [*pip, "install", "--quiet"]
-    _must(_run([*quiet, "--require-hashes", "-r", lock]), f"installing {lock.name} into {venv}")
-    target = f"{wheel}[{','.join(extras)}]" if extras else str(wheel)
-    _must(_run([*quiet, "--no-deps", target]), f"installing {wheel.name} into {venv}")
-    _must(_run([*pip, "check"]), f"pip check in {venv}")
+    uv: list[str | Path] = [UV, "pip", "install", "--quiet", "--python", python]
+    _must(_run([*uv, "--require-hashes", "-r", lock]), f"installing {lock.name} into {venv}")
+    _must(_run([*uv, "--no-deps", wheel]), f"installing {wheel.name} into {venv}")
+    _must(_run([UV, "pip", "check", "--quiet", "--python", python]), f"uv pip check in {venv}")
     where: list[str | Path] = [
         python,
         "-c",
@@ -267,8 +268,8 @@ def run_commands(venv: Path, install: Install, root: Path = REPO_ROOT) -> None:
 
 
 def check_installs(wheel: Path, venvs: Path, root: Path = REPO_ROOT) -> dict[str, Path]:
-    """Each install made and run, side by side (pip waits on the network more than on the
-    CPU); the virtualenvs by install name."""
+    """Each install made and run, side by side (an install waits on the network more than on
+    the CPU); the virtualenvs by install name."""
 
     def made(each: Install) -> Path:
         venv = venvs / each.name
