@@ -118,7 +118,7 @@ def _gather_outputs(args: argparse.Namespace, outputs: list[str], gathered: Gath
     from bot.convert.findings import findings
 
     table = _mappings(args.mappings)
-    source = _benchmarks(args.benchmarks)
+    source = _benchmarks(args.benchmarks, offline=args.offline)
     conversions = [(path, _convert(path, args, table, source)) for path in outputs]
     refused = []
     for _path, conversion in conversions:

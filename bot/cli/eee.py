@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from bot.cli import messages
 from bot.cli.sources import UsageError
+from bot.cli.terminal import progress
 
 if TYPE_CHECKING:
     from bot.eee.impact import Target
@@ -42,7 +43,9 @@ def run_impact(args: argparse.Namespace) -> int:
             raise UsageError(messages.EEE_NOT_A_FOLDER.format(path=args.folder))
         target = _target(args.schema)
         paths = [p for p in datastore_files(root) if p.endswith(".json")]
-        report = assess(((p, (root / p).read_bytes()) for p in paths), target)
+        records = ((p, (root / p).read_bytes()) for p in paths)
+        shown = progress(records, total=len(paths), description="records checked")
+        report = assess(shown, target)
     except UsageError as error:
         print(error, file=sys.stderr)
         return 2

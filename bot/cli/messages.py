@@ -8,8 +8,8 @@ VALIDATE_DESCRIPTION = (
     "their benchmarks, as the bot does on a pull request."
 )
 PATHS_HELP = (
-    "a model repo folder (its .eval_results/*.yaml), a results file, an eval.yaml, or an"
-    " Every Eval Ever datastore folder (with data/ inside)"
+    "(default: the current folder) a model repo folder (its .eval_results/*.yaml), a results"
+    " file, an eval.yaml, or an Every Eval Ever datastore folder (with data/ inside)"
 )
 BENCHMARKS_HELP = "offline benchmarks, laid out DIR/<org>/<name>/eval.yaml (default: the Hub)"
 ISSUERS_HELP = (
@@ -28,6 +28,14 @@ MARKDOWN_UNWRITABLE = "evalbot validate: --markdown {path}: {problem}"
 AGAINST_HELP = (
     "an Every Eval Ever datastore checkout (its main) that datastore folders are checked"
     " against: duplicates, moved records, samples files already there"
+)
+DATASTORE_HELP = (
+    "a local checkout of an Every Eval Ever datastore (its data/ or flat/ tree): results whose "
+    "source.url links one of its records are checked against that file (default: read the "
+    "record from the Hub)"
+)
+NOT_A_DATASTORE_CHECKOUT = (
+    "evalbot validate: --datastore {path}: not a datastore checkout (no data/ or flat/ inside)"
 )
 BLOCKING_WARNINGS = (
     "{count} {warnings_word} above (EEE-FOLDER) {verb} a datastore merge, as in EEE's own gate"
@@ -52,8 +60,16 @@ BAD_AT = "evalbot validate: --at {value!r}: not an ISO-8601 date or date-time"
 BAD_MODEL_REPO = "evalbot validate: --model-repo {value!r}: not a repo id of the form owner/name"
 NO_ISSUERS = "evalbot validate: --issuers {path}: no such file"
 HUB_FAILED = (
-    "evalbot validate: could not read benchmarks from the Hub ({problem});"
-    " use --benchmarks DIR offline"
+    "evalbot {command}: could not read benchmarks from the Hub ({problem}); --offline reads"
+    " those an earlier run cached, --benchmarks DIR reads them from a folder"
+)
+NOT_CACHED = (
+    "evalbot {command}: offline: {problem}; run once with the Hub reachable to cache it, or"
+    " give --benchmarks DIR"
+)
+OFFLINE_HELP = (
+    "read benchmarks from the Hugging Face cache only, as HF_HUB_OFFLINE=1 does (they are"
+    " cached by every run that reads them from the Hub)"
 )
 
 # -- operating the workers: beat, parked, replay ---------------------------------------------
@@ -79,7 +95,7 @@ PARKED_DESCRIPTION = (
     "Settings come from the environment, as for `evalbot worker`."
 )
 PARKED_LIMIT_HELP = "show at most N events (default: %(default)s)"
-PARKED_JSON_HELP = "print one JSON array of {index, parked_at, reason, detail, event}"
+PARKED_JSON_HELP = "one JSON array of {index, parked_at, reason, detail, event}"
 PARKED_NONE = "no parked events"
 PARKED_SUMMARY = "{total} parked event(s), showing {shown} (replay with `evalbot replay --index N`)"
 PARKED_LINE = "#{index}  {parked_at}  {reason:<18}  {what}"
@@ -106,7 +122,7 @@ STATUS_DESCRIPTION = (
     "the workers' shared Hub pause. Exit 0 when at least one worker is alive, 1 when none is, "
     "2 when Redis cannot be read (docs/operating.md, 'Is a worker consuming?')."
 )
-STATUS_JSON_HELP = "print one JSON object instead of text"
+STATUS_JSON_HELP = "one JSON object"
 STATUS_WORKERS = "workers: {alive} alive, {dead} dead"
 STATUS_WORKER = (
     "  {state:5}  {id}  last heartbeat {age:.1f} s ago (dead after {dead_after:.0f} s), "
@@ -148,3 +164,17 @@ EEE_IMPACT_SUMMARY = (
 )
 EEE_IMPACT_RULE = "  {records:>6}  {rule}"
 EEE_IMPACT_EXAMPLE = "          e.g. {path}"
+
+# --- evalbot playground ------------------------------------------------------------------------
+PLAYGROUND_HELP = "the validation playground in your browser, on this computer (no Redis, no token)"
+PLAYGROUND_DESCRIPTION = (
+    "Serve the web pages' playground and landing page on a loopback address: paste or upload a "
+    "results file, an eval.yaml or a framework's output and see the report the bot's PR comment "
+    "would show. Needs no Redis, Hub token or webhook secret; benchmarks are read anonymously "
+    "from HF_ENDPOINT (docs/web.md)."
+)
+PLAYGROUND_NOT_LOOPBACK = (
+    "evalbot playground: --host {host}: the playground listens on this computer only "
+    "(127.0.0.1, ::1 or localhost); to serve the pages to others, run `evalbot web` (docs/web.md)"
+)
+PLAYGROUND_READY = "evalbot playground: {url} (Ctrl-C to stop)"

@@ -308,7 +308,7 @@ class _Converter:
         self.args = args
         try:
             self.table = mapping_table(args.mappings, "evalbot submit")
-            self.source = benchmark_source(args.benchmarks)
+            self.source = benchmark_source(args.benchmarks, offline=args.offline)
             self.policy = load_policy()
         except UsageError as error:
             print(str(error).replace("evalbot validate", "evalbot submit"), file=sys.stderr)
@@ -361,11 +361,24 @@ def _benchmarks_failed(path: Path, error: Exception) -> int:
     status: 2 when the Hub did not answer (offline, unreachable, a 5xx), 1 when it refused."""
     from huggingface_hub import constants
 
+    from bot.hub.cached_benchmarks import BenchmarkNotCached
     from bot.hub.errors import HubTransientError
     from bot.submit.errors import hub_failure
 
+    if isinstance(error, BenchmarkNotCached):  # offline: what the cache lacks, how to go on
+        why = "HF_HUB_OFFLINE is set" if constants.is_offline_mode() else "--offline"
+        print(
+            f"evalbot submit: {path}: cannot read its benchmarks: offline ({why}), and {error};"
+            " run once with the Hub reachable to cache them, or pass --benchmarks DIR to read"
+            " them from a folder",
+            file=sys.stderr,
+        )
+        return 2
     doing = f"{path}: cannot read its benchmarks from the Hub"
     failure = hub_failure(error, constants.ENDPOINT, doing, then="nothing was submitted")
-    fix = "; or pass --benchmarks DIR to read them from a folder"
+    fix = (
+        "; or pass --offline to read those an earlier run cached, or --benchmarks DIR to read"
+        " them from a folder"
+    )
     print(f"evalbot submit: {failure or error}{fix}", file=sys.stderr)
     return 2 if isinstance(error, HubTransientError) else 1

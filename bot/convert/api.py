@@ -47,6 +47,8 @@ class Conversion:
     reports: list[FileReport] = field(default_factory=list)
     #: each converted framework task's entry: (benchmark id, task id)
     origins: dict[str, tuple[str, str]] = field(default_factory=dict)
+    #: what the entries leave out and why (never blocking)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def run_problems(self) -> list[str]:
@@ -196,6 +198,7 @@ def entries_from(
         not_needed=built.not_needed,
         mapping_problems=check_mappings(used, remembered),
         origins=built.origins,
+        notes=built.notes,
     )
     if files:
         contents = {path: dump_entries(file_entries) for path, file_entries in files.items()}

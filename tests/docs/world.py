@@ -27,7 +27,17 @@ WHEELHOUSE_VARIABLE = "EVALBOT_WHEELHOUSE"
 HUB_STATE = Path(__file__).resolve().parent / "hub.yaml"
 #: The commands that need `pip install 'evalbot[server]'` (docs/operating.md): a block running
 #: one gets a virtualenv with the extra.
-SERVER_COMMANDS = ("serve", "worker", "beat", "issuer", "web", "status", "parked", "replay")
+SERVER_COMMANDS = (
+    "serve",
+    "worker",
+    "beat",
+    "issuer",
+    "web",
+    "playground",
+    "status",
+    "parked",
+    "replay",
+)
 BLOCK_TIMEOUT_S = 120
 
 

@@ -49,6 +49,7 @@ SERVER_LIBRARIES = ("celery", "kombu", "redis", "uvicorn", "starlette")
 SERVER_COMMANDS = [
     ("serve",),
     ("web",),
+    ("playground",),
     ("worker",),
     ("beat",),
     ("status",),
@@ -178,6 +179,29 @@ def test_validate_a_model_folder(venv: Path, user: Path) -> None:
     done = run(venv, user, "validate", "model", "--benchmarks", "benchmarks")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "0 errors" in done.stdout
+
+
+def test_fix_a_copy_of_the_broken_example(venv: Path, user: Path) -> None:
+    """`validate --fix` from the wheel, in an empty folder: what has one right answer is fixed,
+    comments stay, and what is left needs a person (no finding left carries a fix)."""
+    shutil.copytree(REPO_ROOT / "examples" / "model-broken", user / "model")
+    shutil.copytree(REPO_ROOT / "examples" / "benchmarks", user / "benchmarks")
+    args = ("validate", "model", "--benchmarks", "benchmarks", "--fix", "--format", "json")
+    done = run(venv, user, *args)
+    assert done.returncode == 1, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    left = [
+        diagnostic
+        for file in report["files"]
+        for item in (file, *file["entries"])
+        for diagnostic in item["diagnostics"]
+    ]
+    assert len(left) == 10
+    assert all(diagnostic["fix"] is None for diagnostic in left)
+    assert "Fixed 5 finding(s)" in done.stderr
+    gpqa = (user / "model" / ".eval_results" / "gpqa.yaml").read_text()
+    assert "    task_id: diamond             # GPQA's tasks are diamond, main" in gpqa
+    assert '  notes: "on"                    # `on` is the boolean true' in gpqa
 
 
 def test_collections_list_shows_the_system_collections(venv: Path, user: Path) -> None:
@@ -345,7 +369,8 @@ def test_the_pre_commit_hook_runs_from_the_installed_package(venv: Path, user: P
     `additional_dependencies: [evalbot==X]` runs it."""
     import yaml
 
-    (hook,) = yaml.safe_load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    hooks = yaml.safe_load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    (hook,) = [hook for hook in hooks if hook["id"] == "evalbot-validate"]
     copy_examples(user)
     staged = [
         path.relative_to(user / "model").as_posix()
@@ -583,3 +608,23 @@ def test_the_release_cut_the_changelogs_copy_only() -> None:
     assert headings[:2] == ["## Unreleased", f"## {version} - {datetime.date.today()}"]
     assert released.replace(f"## Unreleased\n\n{headings[1]}\n", "## Unreleased\n") == checkout
     assert f"## {version} " not in checkout
+
+
+def test_benchmarks_read_once_online_validate_offline(venv: Path, user: Path) -> None:
+    """No `examples/benchmarks` in a user's folder: the first run reads the benchmark from the
+    Hub into the Hugging Face cache, and a run on a train (HF_HUB_OFFLINE=1) reads it there; a
+    cold cache offline names the missing benchmark."""
+    from tests.support.emulator import GPQA_FIXED, running_emulator
+
+    (user / "model" / ".eval_results").mkdir(parents=True)
+    (user / "model" / ".eval_results" / "gpqa.yaml").write_text(GPQA_FIXED)
+    cold = run(venv, user, "validate", "model", env={"HF_HOME": str(user / "cold")})
+    assert cold.returncode == 2, cold.stdout + cold.stderr
+    assert "offline: emulator-samples/gpqa-mini is not in the Hugging Face cache" in cold.stderr
+    with running_emulator() as hub:
+        online = {"HF_ENDPOINT": hub.url, "HF_HUB_OFFLINE": "0", "HF_HUB_DISABLE_TELEMETRY": "1"}
+        warmed = run(venv, user, "validate", "model", env=online)
+        assert warmed.returncode == 0, warmed.stdout + warmed.stderr
+    offline = run(venv, user, "validate", "model")
+    assert offline.returncode == 0, offline.stdout + offline.stderr
+    assert offline.stdout == warmed.stdout

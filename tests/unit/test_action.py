@@ -50,6 +50,7 @@ def test_a_composite_action_with_the_documented_inputs_and_outputs() -> None:
         "model-repo",
         "issuer-url",
         "benchmarks",
+        "datastore",
         "args",
         "version",
         "python-version",
@@ -155,6 +156,26 @@ def test_validate_annotates_the_files_and_says_not_ok(checkout: Path) -> None:
     assert "::error file=broken/.eval_results/" in log
     assert outputs["ok"] == "false"
     assert "#### ❌ broken/&#46;eval\\_results/gpqa&#46;yaml" in job.summary
+
+
+def test_validate_passes_the_datastore_through(checkout: Path) -> None:
+    """`datastore:` checks linked Every Eval Ever records against a checkout, offline."""
+    samples = REPO_ROOT / "tests" / "samples" / "real-world" / "every_eval_ever"
+    repo = checkout / "linked"
+    (repo / ".eval_results").mkdir(parents=True)
+    converted = (samples / "community_evals" / "converter_output.yaml").read_bytes()
+    (repo / ".eval_results" / "mmlu_pro.yaml").write_bytes(converted.replace(b"52.29", b"96.8"))
+    store = checkout / "bm" / "TIGER-Lab" / "MMLU-Pro"
+    store.mkdir(parents=True)
+    eval_yaml = REPO_ROOT / "tests/samples/real-world/hf-benchmark-eval-yaml"
+    (store / "eval.yaml").write_bytes((eval_yaml / "TIGER-Lab__MMLU-Pro.eval.yaml").read_bytes())
+    shutil.copytree(samples / "community_evals" / "datastore", checkout / "eee")
+    ok, outputs, log = use(
+        runner(checkout), files="linked", benchmarks=str(checkout / "bm"), datastore="eee"
+    )
+    assert not ok
+    assert "title=ENTRY-SOURCE-MISMATCH::[0].value: value disagrees" in log
+    assert outputs["ok"] == "false"
 
 
 def test_submit_needs_files(checkout: Path) -> None:

@@ -23,7 +23,7 @@ from tests.conftest import REPO_ROOT
 
 PYPROJECT = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 #: What needs the server (`needs_server=True`); `issuer` checks for itself (serving only).
-SERVER_COMMANDS = ["serve", "web", "worker", "beat", "status", "parked", "replay"]
+SERVER_COMMANDS = ["serve", "web", "playground", "worker", "beat", "status", "parked", "replay"]
 USER_CONTRACT = "The user commands"
 
 
