@@ -9,6 +9,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bot.extras import server_refusal
 from bot.settings import Settings, SettingsError
 from bot.sockets import listening_socket
 from bot.supervise import texts
@@ -26,6 +27,9 @@ def _free_loopback_port() -> int:
 
 def main() -> int:  # noqa: RET503 - ends in execve, which never returns
     """Exit status 2 on a bad setting; otherwise the process becomes supervisord."""
+    if (refusal := server_refusal(texts.PREFIX)) is not None:
+        print(refusal, file=sys.stderr)
+        return 2
     redis_binary = shutil.which(os.environ.get("EVALBOT_REDIS_SERVER") or "redis-server")
     try:
         env = space_environment(
