@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.cli import gate_messages as texts
 from bot.cli import messages
+from bot.cli.collections_runtime import complete_collection
 from bot.cli.sources import add_offline_option
 
 if TYPE_CHECKING:
@@ -38,7 +39,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     ):
         sub = actions.add_parser(name, help=help_text)
         if name == "show":
-            sub.add_argument("collection", metavar="ID|FILE", help=texts.COLLECTION_HELP)
+            shown = sub.add_argument("collection", metavar="ID|FILE", help=texts.COLLECTION_HELP)
+            shown.completer = complete_collection  # type: ignore[attr-defined]
         if name == "validate":
             sub.add_argument("files", nargs="*", metavar="FILE", help=texts.FILES_HELP)
         sub.add_argument("--collections", metavar="DIR", help=texts.COLLECTIONS_DIR_HELP)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from bot.cli import gate_messages as texts
 from bot.cli import messages
+from bot.cli.collections_runtime import complete_collection
 from bot.cli.sources import add_offline_option
 
 if TYPE_CHECKING:
@@ -31,9 +32,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         COMMAND, help=texts.GATE_HELP, description=texts.GATE_DESCRIPTION
     )
     parser.add_argument("target", metavar="TARGET", help=texts.TARGET_HELP)
-    parser.add_argument(
+    collection = parser.add_argument(
         "--collection", required=True, metavar="ID|FILE", help=texts.COLLECTION_HELP
     )
+    collection.completer = complete_collection  # type: ignore[attr-defined]
     parser.add_argument("--collections", metavar="DIR", help=texts.COLLECTIONS_DIR_HELP)
     parser.add_argument("--benchmarks", metavar="DIR", help=messages.BENCHMARKS_HELP)
     add_offline_option(parser)
@@ -172,7 +174,10 @@ def read_layers(args: argparse.Namespace, source: BenchmarkSource) -> list[Resul
 
         if isinstance(error, BenchmarkNotCached):
             raise Refused(hub_failure(COMMAND, error).removeprefix("evalbot gate: ")) from error
-        raise Refused(texts.HUB_FAILED.format(problem=error)) from error
+        benchmarks = "" if args.benchmarks else texts.HUB_FAILED_BENCHMARKS
+        raise Refused(
+            texts.HUB_FAILED.format(problem=error, target=args.target, benchmarks=benchmarks)
+        ) from error
     return layers
 
 
