@@ -198,7 +198,7 @@ def test_fix_a_copy_of_the_broken_example(venv: Path, user: Path) -> None:
     ]
     assert len(left) == 10
     assert all(diagnostic["fix"] is None for diagnostic in left)
-    assert "Fixed 5 finding(s)" in done.stderr
+    assert "Fixed 5 findings. Any finding still reported needs a person." in done.stderr
     gpqa = (user / "model" / ".eval_results" / "gpqa.yaml").read_text()
     assert "    task_id: diamond             # GPQA's tasks are diamond, main" in gpqa
     assert '  notes: "on"                    # `on` is the boolean true' in gpqa
