@@ -170,8 +170,9 @@ PLAYGROUND_HELP = "the validation playground in your browser, on this computer (
 PLAYGROUND_DESCRIPTION = (
     "Serve the web pages' playground and landing page on a loopback address: paste or upload a "
     "results file, an eval.yaml or a framework's output and see the report the bot's PR comment "
-    "would show. Needs no Redis, Hub token or webhook secret; benchmarks are read anonymously "
-    "from HF_ENDPOINT (docs/web.md)."
+    "would show. Needs no Redis, Hub token or webhook secret; benchmarks are read as `evalbot "
+    "validate` reads them: --benchmarks DIR, else anonymously from HF_ENDPOINT through the "
+    "Hugging Face cache (--offline or HF_HUB_OFFLINE=1: the cache alone) (docs/web.md)."
 )
 PLAYGROUND_NOT_LOOPBACK = (
     "evalbot playground: --host {host}: the playground listens on this computer only "
