@@ -62,13 +62,20 @@ def run(args: argparse.Namespace) -> int:
     )
     from bot.collections.render import render_text, to_json
     from bot.collections.scores import evaluate_view
+    from bot.hub.errors import HubError
 
     try:
         tags = parse_tags(args.tag)
         stored = named(args.collection, args.collections)
         print(texts.USING_COLLECTION.format(id=stored.id, path=stored.path), file=sys.stderr)
+        hub_target = _hub_target(args)
         source = benchmarks(args.benchmarks, offline=args.offline)
-        collection, diagnostics = check_stored(stored, source, COMMAND)
+        try:
+            collection, diagnostics = check_stored(stored, source, COMMAND)
+        except Refused as refused:
+            if hub_target and isinstance(refused.__cause__, HubError):
+                raise _hub_failed(args, refused.__cause__) from refused.__cause__
+            raise
         if collection is None:
             errors = sum(1 for diagnostic in diagnostics if diagnostic.is_error)
             if args.format == "github":
@@ -135,8 +142,6 @@ def read_layers(args: argparse.Namespace, source: BenchmarkSource) -> list[Resul
         ]
     if not is_repo_id(args.target):
         raise Refused(texts.NOT_A_TARGET.format(target=args.target))
-    if args.offline:
-        raise Refused(texts.OFFLINE_HUB_TARGET.format(target=args.target))
     from huggingface_hub import HfApi
 
     from bot.hub.client import HfHubClient, use_hub_timeout_from_env
@@ -169,16 +174,34 @@ def read_layers(args: argparse.Namespace, source: BenchmarkSource) -> list[Resul
             for change in repo.prs
         )
     except HubError as error:
-        from bot.cli.sources import hub_failure
-        from bot.hub.cached_benchmarks import BenchmarkNotCached
-
-        if isinstance(error, BenchmarkNotCached):
-            raise Refused(hub_failure(COMMAND, error).removeprefix("evalbot gate: ")) from error
-        benchmarks = "" if args.benchmarks else texts.HUB_FAILED_BENCHMARKS
-        raise Refused(
-            texts.HUB_FAILED.format(problem=error, target=args.target, benchmarks=benchmarks)
-        ) from error
+        raise _hub_failed(args, error) from error
     return layers
+
+
+def _hub_target(args: argparse.Namespace) -> bool:
+    """Whether TARGET is a Hub repo; offline, one is refused at once: only the Hub has its
+    results, whatever the benchmarks are read from."""
+    from huggingface_hub import constants
+
+    from bot.cli.collections_runtime import Refused
+    from bot.spec.model import is_repo_id
+
+    if Path(args.target).is_dir() or not is_repo_id(args.target):
+        return False
+    if args.offline or constants.is_offline_mode():
+        why = "--offline" if args.offline else "offline (HF_HUB_OFFLINE is set)"
+        raise Refused(texts.OFFLINE_HUB_TARGET.format(why=why, target=args.target))
+    return True
+
+
+def _hub_failed(args: argparse.Namespace, error: Exception) -> Exception:
+    """What a Hub target's run says when the Hub failed: what works without it."""
+    from bot.cli.collections_runtime import Refused
+
+    benchmarks = "" if args.benchmarks else texts.HUB_FAILED_BENCHMARKS
+    return Refused(
+        texts.HUB_FAILED.format(problem=error, target=args.target, benchmarks=benchmarks)
+    )
 
 
 def _folder_results(folder: Path, shown: str) -> dict[str, bytes]:

@@ -74,7 +74,7 @@ HUB_FAILED = (
 )
 HUB_FAILED_BENCHMARKS = ", with --benchmarks DIR or --offline for its benchmarks"
 OFFLINE_HUB_TARGET = (
-    "--offline: {target} is a Hub repo, whose results only the Hub has; gate a model folder"
+    "{why}: {target} is a Hub repo, whose results only the Hub has; gate a model folder"
     " (its .eval_results/*.yaml) offline"
 )
 NO_SUCH_FILE = "{path}: no such file"

@@ -67,7 +67,9 @@ def no_hub() -> dict[str, str]:
 
 def configs(record_file: Path) -> dict[str, dict[str, Any]]:
     record = json.loads(record_file.read_bytes())
-    return {r["metric_config"]["metric_id"]: r["metric_config"] for r in record["evaluation_results"]}
+    return {
+        r["metric_config"]["metric_id"]: r["metric_config"] for r in record["evaluation_results"]
+    }
 
 
 def test_the_readmes_convert_to_eee_reads_the_benchmarks_or_refuses(
@@ -136,8 +138,7 @@ def test_help_names_the_documentation(venv: Path, examples: Path) -> None:
     done = run(venv, examples, "--help")
     assert done.returncode == 0, done.stderr
     assert (
-        "documentation: https://github.com/evalbot/evalbot/blob/main/docs/README.md;"
-        in done.stdout
+        "documentation: https://github.com/evalbot/evalbot/blob/main/docs/README.md;" in done.stdout
     )
 
 
