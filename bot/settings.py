@@ -55,7 +55,7 @@ REMOVED_SETTINGS: Mapping[str, str] = {
     "EVALBOT_REDIS_START_TIMEOUT": "nothing: the Space's Redis starts beside the bot's "
     "processes, which wait for it (bot/supervise/supervisord.conf)",
     "EVALBOT_WEB_PORT": "any free loopback port for the web pages, which the Space's start "
-    "picks and tells the receiver (bot.supervise.plan.space_environment)",
+    "picks and tells the receiver (bot.supervise.plan.space_plan)",
     "EVALBOT_WORKER_HEARTBEAT": "each worker's fixed 10 s heartbeat and sweep of the ledger of "
     "accepted events (bot.queue.publishing.SWEEP_EVERY_S)",
     "EVALBOT_MAX_BODY_BYTES": "the receiver's fixed 1 MiB bound on a webhook body "
