@@ -14,7 +14,7 @@ import ipaddress
 import sys
 from typing import TYPE_CHECKING
 
-from bot.cli import messages
+from bot.cli import command_texts
 from bot.cli.sources import add_offline_option
 
 if TYPE_CHECKING:
@@ -27,13 +27,15 @@ LOCAL_NAMES = ("localhost",)
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        "playground", help=messages.PLAYGROUND_HELP, description=messages.PLAYGROUND_DESCRIPTION
+        "playground",
+        help=command_texts.PLAYGROUND_HELP,
+        description=command_texts.PLAYGROUND_DESCRIPTION,
     )
     parser.add_argument(
         "--host", default="127.0.0.1", help="a loopback address to bind (default: %(default)s)"
     )
     parser.add_argument("--port", type=int, default=8001, help="port (default: %(default)s)")
-    parser.add_argument("--benchmarks", metavar="DIR", help=messages.BENCHMARKS_HELP)
+    parser.add_argument("--benchmarks", metavar="DIR", help=command_texts.BENCHMARKS_HELP)
     add_offline_option(parser)
     parser.set_defaults(run=run, fd=None, needs_server=True)
 
@@ -49,7 +51,7 @@ def is_loopback(host: str) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     if not is_loopback(args.host):
-        print(messages.PLAYGROUND_NOT_LOOPBACK.format(host=args.host), file=sys.stderr)
+        print(command_texts.PLAYGROUND_NOT_LOOPBACK.format(host=args.host), file=sys.stderr)
         return 2
     from bot.cli.sources import UsageError
     from bot.logs import configure_logging
@@ -64,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     from bot.httpguards import BODY_TIMEOUT_S
 
     host = f"[{args.host}]" if ":" in args.host else args.host
-    print(messages.PLAYGROUND_READY.format(url=f"http://{host}:{args.port}/playground"))
+    print(command_texts.PLAYGROUND_READY.format(url=f"http://{host}:{args.port}/playground"))
     sys.stdout.flush()
     serve(app, args, lifespan="off", header_timeout_s=BODY_TIMEOUT_S)
     return 0
@@ -86,7 +88,7 @@ def _app(args: argparse.Namespace) -> ASGIApp:
     from bot.web.benchmarks import LocalBenchmarks
     from bot.web.errorpage import error_page
     from bot.web.guards import OperatorGate, session_key
-    from bot.web.webcontext import WebContext
+    from bot.web.page_context import WebContext
 
     try:
         registry = registry_for_cli(None, fetcher=HttpxJwksFetcher())

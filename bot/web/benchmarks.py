@@ -18,8 +18,8 @@ from bot.hub.cached_benchmarks import BenchmarkNotCached
 from bot.hub.client import HubClient
 from bot.hub.errors import HubError, HubTransientError
 from bot.hub.sources import BenchmarkCache, HubBenchmarkSource
-from bot.spec.benchmark import benchmark_from_eval_yaml
-from bot.spec.model import BenchmarkLookup, BenchmarkNotFound, BenchmarkSource
+from bot.validation.benchmark import benchmark_from_eval_yaml
+from bot.validation.model import BenchmarkLookup, BenchmarkNotFound, BenchmarkSource
 
 TOO_MANY = "not looked up: this paste names more than {limit} benchmarks"
 #: What the pages say when a benchmark could not be read from the Hub: (title, text).
