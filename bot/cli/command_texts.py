@@ -43,6 +43,10 @@ BLOCKING_WARNINGS = (
 NOT_A_DATASTORE = "evalbot validate: --against {path}: not a datastore folder (no data/ inside)"
 
 NO_SUCH_PATH = "evalbot validate: {path}: no such file or folder"
+GONE_IN_HOOK_RUN = (
+    "evalbot validate: {path}: not checked: gone since this pre-commit run began (a hook before"
+    " this one renamed or removed it, and failed the run); the next run checks the new name"
+)
 NOT_A_FOLDER = "evalbot validate: --benchmarks {path}: not a folder"
 NO_RESULTS = (
     "evalbot validate: {path}: nothing to check in this folder: a model repo holds"
