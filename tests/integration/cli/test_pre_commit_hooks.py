@@ -84,7 +84,8 @@ def test_fix_then_validate_in_one_run_when_fix_renames_a_file(tmp_path: Path) ->
     first = pre_commit(repo, env)
     shown = first.stdout + first.stderr
     assert first.returncode == 1, shown  # the fixer changed a file: the run fails
-    assert (results / "gpqa.yaml").is_file() and not (results / "gpqa.yml").exists()
+    assert (results / "gpqa.yaml").is_file()
+    assert not (results / "gpqa.yml").exists()
     assert re.search(r"^evalbot validate --fix\.+Failed$", shown, re.MULTILINE), shown
     assert ".eval_results/gpqa.yml: renamed to .eval_results/gpqa.yaml" in shown
     assert re.search(r"^evalbot validate\.+Passed$", shown, re.MULTILINE), shown
