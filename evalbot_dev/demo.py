@@ -397,13 +397,14 @@ def run_demo(*, keep_web: bool = False) -> int:
 
 def _next_steps() -> None:
     wheel = f"dist/evalbot-{bot.__version__}-py3-none-any.whl"
+    install = f"make dist && pip install {wheel}"
     print(
         "\nnext:\n"
-        "  pip install evalbot              # the user's tool (until it is on PyPI: make dist,\n"
-        f"                                   # then pip install {wheel})\n"
-        "  evalbot validate .               # in a model repo: its .eval_results/*.yaml,"
+        f"  {install}   # the user's tool (pip install evalbot once it is on PyPI)\n"
+        f"  {'evalbot validate .':<{len(install)}}   # in a model repo: its .eval_results/*.yaml,"
         " benchmarks from the Hub\n"
-        "  make demo DEMO_ARGS=--web        # this demo, the web pages kept up to look around\n",
+        f"  {'make demo DEMO_ARGS=--web':<{len(install)}}   # this demo, the web pages kept up to"
+        " look around\n",
         flush=True,
     )
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot.cli import command_texts, gate_texts
+from bot.cli.collections_runtime import complete_collection
 from bot.cli.sources import add_offline_option
 
 if TYPE_CHECKING:
@@ -37,7 +38,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     ):
         sub = actions.add_parser(name, help=help_text)
         if name == "show":
-            sub.add_argument("collection", metavar="ID|FILE", help=gate_texts.COLLECTION_HELP)
+            shown = sub.add_argument(
+                "collection", metavar="ID|FILE", help=gate_texts.COLLECTION_HELP
+            )
+            shown.completer = complete_collection  # type: ignore[attr-defined]
         if name == "validate":
             sub.add_argument("files", nargs="*", metavar="FILE", help=gate_texts.FILES_HELP)
         sub.add_argument("--collections", metavar="DIR", help=gate_texts.COLLECTIONS_DIR_HELP)

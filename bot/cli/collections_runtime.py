@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -19,6 +20,23 @@ if TYPE_CHECKING:
 
 class Refused(Exception):
     """A usage or I/O problem: the message goes to stderr and the exit status is 2."""
+
+
+def complete_collection(prefix: str, parsed_args: argparse.Namespace, **_: object) -> list[str]:
+    """TAB after `--collection` (or `collections show`): the collection ids known (shipped,
+    and those of `--collections DIR` when given), then collection files and the folders that
+    lead to them."""
+    from argcomplete.completers import FilesCompleter
+
+    from bot.adapters.collections_store import StoreError, all_collections
+
+    try:
+        stored = all_collections(getattr(parsed_args, "collections", None))
+    except StoreError:  # a --collections that is not (yet) a folder: the shipped ones
+        stored = all_collections(None)
+    ids = [collection.id for collection in stored if collection.id.startswith(prefix)]
+    files = FilesCompleter(allowednames=("yaml", "yml"))(prefix)
+    return [*ids, *files]
 
 
 def fail(command: str, problem: object) -> int:

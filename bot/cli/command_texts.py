@@ -43,6 +43,10 @@ BLOCKING_WARNINGS = (
 NOT_A_DATASTORE = "evalbot validate: --against {path}: not a datastore folder (no data/ inside)"
 
 NO_SUCH_PATH = "evalbot validate: {path}: no such file or folder"
+GONE_IN_HOOK_RUN = (
+    "evalbot validate: {path}: not checked: gone since this pre-commit run began (a hook before"
+    " this one renamed or removed it, and failed the run); the next run checks the new name"
+)
 NOT_A_FOLDER = "evalbot validate: --benchmarks {path}: not a folder"
 NO_RESULTS = (
     "evalbot validate: {path}: nothing to check in this folder: a model repo holds"
@@ -170,8 +174,9 @@ PLAYGROUND_HELP = "the validation playground in your browser, on this computer (
 PLAYGROUND_DESCRIPTION = (
     "Serve the web pages' playground and landing page on a loopback address: paste or upload a "
     "results file, an eval.yaml or a framework's output and see the report the bot's PR comment "
-    "would show. Needs no Redis, Hub token or webhook secret; benchmarks are read anonymously "
-    "from HF_ENDPOINT (docs/web.md)."
+    "would show. Needs no Redis, Hub token or webhook secret; benchmarks are read as `evalbot "
+    "validate` reads them: --benchmarks DIR, else anonymously from HF_ENDPOINT through the "
+    "Hugging Face cache (--offline or HF_HUB_OFFLINE=1: the cache alone) (docs/web.md)."
 )
 PLAYGROUND_NOT_LOOPBACK = (
     "evalbot playground: --host {host}: the playground listens on this computer only "

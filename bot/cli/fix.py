@@ -104,12 +104,20 @@ def fix(inputs: Inputs, benchmarks_dir: str | None, *, write: bool) -> Outcome:
                     print(line, file=sys.stderr)
                 break
         outcome.changed = outcome.changed or _finish(repo, write, outcome)
-    verb = "Fixed" if write else "Would fix"
-    print(
-        f"{verb} {made} finding(s); {left} with a fix not made. The findings left need a person.",
-        file=sys.stderr,
-    )
+    print(summary(made, left, write=write), file=sys.stderr)
     return outcome
+
+
+def summary(made: int, left: int, *, write: bool) -> str:
+    """The closing line: what was (or would be) fixed, the fixes not made, and who is next."""
+    if made:
+        noun = "finding" if made == 1 else "findings"
+        said = f"{'Fixed' if write else 'Would fix'} {made} {noun}"
+    else:
+        said = "Nothing to fix" if write else "Nothing would be fixed"
+    if left:
+        said += f"; {left} {'fix was' if left == 1 else 'fixes were'} not made (why, above)"
+    return f"{said}. Any finding still reported needs a person."
 
 
 def _fix_one(repo: _Repo, report: FileReport) -> tuple[int, list[NotMade]]:

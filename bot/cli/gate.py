@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.cli import command_texts, gate_texts
+from bot.cli.collections_runtime import complete_collection
 from bot.cli.sources import add_offline_option
 
 if TYPE_CHECKING:
@@ -30,9 +31,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         COMMAND, help=gate_texts.GATE_HELP, description=gate_texts.GATE_DESCRIPTION
     )
     parser.add_argument("target", metavar="TARGET", help=gate_texts.TARGET_HELP)
-    parser.add_argument(
+    collection = parser.add_argument(
         "--collection", required=True, metavar="ID|FILE", help=gate_texts.COLLECTION_HELP
     )
+    collection.completer = complete_collection  # type: ignore[attr-defined]
     parser.add_argument("--collections", metavar="DIR", help=gate_texts.COLLECTIONS_DIR_HELP)
     parser.add_argument("--benchmarks", metavar="DIR", help=command_texts.BENCHMARKS_HELP)
     add_offline_option(parser)
@@ -61,13 +63,20 @@ def run(args: argparse.Namespace) -> int:
     )
     from bot.collections.render import render_text, to_json
     from bot.collections.scores import evaluate_view
+    from bot.hub.errors import HubError
 
     try:
         tags = parse_tags(args.tag)
         stored = named(args.collection, args.collections)
         print(gate_texts.USING_COLLECTION.format(id=stored.id, path=stored.path), file=sys.stderr)
+        hub_target = _hub_target(args)
         source = benchmarks(args.benchmarks, offline=args.offline)
-        collection, diagnostics = check_stored(stored, source, COMMAND)
+        try:
+            collection, diagnostics = check_stored(stored, source, COMMAND)
+        except Refused as refused:
+            if hub_target and isinstance(refused.__cause__, HubError):
+                raise _hub_failed(args, refused.__cause__) from refused.__cause__
+            raise
         if collection is None:
             errors = sum(1 for diagnostic in diagnostics if diagnostic.is_error)
             if args.format == "github":
@@ -134,8 +143,6 @@ def read_layers(args: argparse.Namespace, source: BenchmarkSource) -> list[Resul
         ]
     if not is_repo_id(args.target):
         raise Refused(gate_texts.NOT_A_TARGET.format(target=args.target))
-    if args.offline:
-        raise Refused(gate_texts.OFFLINE_HUB_TARGET.format(target=args.target))
     from huggingface_hub import HfApi
 
     from bot.hub.client import HfHubClient, use_hub_timeout_from_env
@@ -168,13 +175,34 @@ def read_layers(args: argparse.Namespace, source: BenchmarkSource) -> list[Resul
             for change in repo.prs
         )
     except HubError as error:
-        from bot.cli.sources import hub_failure
-        from bot.hub.cached_benchmarks import BenchmarkNotCached
-
-        if isinstance(error, BenchmarkNotCached):
-            raise Refused(hub_failure(COMMAND, error).removeprefix("evalbot gate: ")) from error
-        raise Refused(gate_texts.HUB_FAILED.format(problem=error)) from error
+        raise _hub_failed(args, error) from error
     return layers
+
+
+def _hub_target(args: argparse.Namespace) -> bool:
+    """Whether TARGET is a Hub repo; offline, one is refused at once: only the Hub has its
+    results, whatever the benchmarks are read from."""
+    from huggingface_hub import constants
+
+    from bot.cli.collections_runtime import Refused
+    from bot.validation.model import is_repo_id
+
+    if Path(args.target).is_dir() or not is_repo_id(args.target):
+        return False
+    if args.offline or constants.is_offline_mode():
+        why = "--offline" if args.offline else "offline (HF_HUB_OFFLINE is set)"
+        raise Refused(gate_texts.OFFLINE_HUB_TARGET.format(why=why, target=args.target))
+    return True
+
+
+def _hub_failed(args: argparse.Namespace, error: Exception) -> Exception:
+    """What a Hub target's run says when the Hub failed: what works without it."""
+    from bot.cli.collections_runtime import Refused
+
+    benchmarks = "" if args.benchmarks else gate_texts.HUB_FAILED_BENCHMARKS
+    return Refused(
+        gate_texts.HUB_FAILED.format(problem=error, target=args.target, benchmarks=benchmarks)
+    )
 
 
 def _folder_results(folder: Path, shown: str) -> dict[str, bytes]:

@@ -68,11 +68,13 @@ INVALID_COLLECTION = "collection `{id}` ({path}) has {errors} error(s):"
 BAD_TAG = "--tag {tag}: write KEY=VALUE, e.g. --tag run=nightly"
 TAG_TWICE = "--tag {key}=…: the key is given twice; give each key once"
 HUB_FAILED = (
-    "could not read from the Hub ({problem}); a model folder, --offline and --benchmarks DIR"
-    " work without it"
+    "could not read from the Hub ({problem}); {target} is a Hub repo, whose results only the"
+    " Hub has: to gate without the Hub, gate a model folder holding its .eval_results/*.yaml"
+    " (a clone of the repo){benchmarks}"
 )
+HUB_FAILED_BENCHMARKS = ", with --benchmarks DIR or --offline for its benchmarks"
 OFFLINE_HUB_TARGET = (
-    "--offline: {target} is a Hub repo, whose results only the Hub has; gate a model folder"
+    "{why}: {target} is a Hub repo, whose results only the Hub has; gate a model folder"
     " (its .eval_results/*.yaml) offline"
 )
 NO_SUCH_FILE = "{path}: no such file"

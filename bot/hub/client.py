@@ -52,10 +52,12 @@ client's default. A Hub that accepts a connection and never answers then held `e
 
 So the client the library builds is ours (`set_client_factory`): it keeps the library's own
 request hooks and redirects, and its `send`, which every request of every call goes through,
-gives a request that asks for no timeout at all the bot's. A timeout then leaves as a
-`HubTransientError` rather than `httpx2.TimeoutException`: the library's `http_backoff` (under
-every paginated listing) retries the latter five times with 23 s of sleeps in between, which
-would turn one bounded request into minutes; the worker has its own retry policy with backoff.
+gives a request that asks for no timeout at all the bot's. A timeout, and a connection that
+fails (refused, reset, cut mid-answer), then leave as a `HubTransientError` rather than
+httpx2's `TimeoutException`, `NetworkError` or `RemoteProtocolError`: the library's
+`http_backoff` (under every paginated listing) retries those five times with 23 s of sleeps in
+between, logging each, which would turn one bounded request into minutes (a `gate` with no
+Hub took 27 s to fail); the worker has its own retry policy with backoff.
 
 **One file's bytes** (`read_capped`, `stream_capped`): from a `resolve` URL, redirects followed
 by hand, the token kept on the Hub.
@@ -487,6 +489,8 @@ class BoundedClient(httpx2.Client):
                 f" ({type(error).__name__}; read timeout {limits.get('read')} s,"
                 " EVALBOT_HUB_TIMEOUT)"
             ) from error
+        except (httpx2.NetworkError, httpx2.RemoteProtocolError) as error:
+            raise HubTransientError(f"Hub unreachable: {type(error).__name__}: {error}") from error
 
 
 def bounded_client(timeout_s: float) -> BoundedClient:

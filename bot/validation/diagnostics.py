@@ -35,6 +35,11 @@ class Severity(StrEnum):
 FixAction = Literal["replace", "rename-key", "rewrite", "rename-file"]
 
 
+#: An entry's token key, as each dialect spells it (the verifier leaves both out of the digest).
+TOKEN_SPELLINGS = ("verify_token", "verifyToken")
+TOKEN_PATHS = tuple((key,) for key in TOKEN_SPELLINGS)
+
+
 @dataclass(frozen=True, slots=True)
 class Fix:
     """The one edit that resolves a finding, as data (`evalbot validate --fix`).
@@ -56,8 +61,15 @@ class Fix:
     @property
     def keeps_value(self) -> bool:
         """True when the file's data reads the same after the edit (a signed entry's digest
-        does not change)."""
+        does not change): the digest leaves the token out, so its key's spelling is free."""
+        if self.action == "rename-key":
+            return self.path in TOKEN_PATHS and self.value in TOKEN_SPELLINGS
         return self.action in ("rewrite", "rename-file")
+
+    @property
+    def reveals_token(self) -> bool:
+        """A misspelt key renamed to a token key: the entry it is in is signed once made."""
+        return self.action == "rename-key" and len(self.path) == 1 and self.value in TOKEN_SPELLINGS
 
     def to_json(self) -> dict[str, Any]:
         found: dict[str, Any] = {"action": self.action, "value": self.value}
@@ -339,6 +351,12 @@ CATALOGUE: dict[str, Message] = {
         E,
         "entry has both `verify_token` and `verifyToken`",
         "keep one token field",
+    ),
+    "ENTRY-TOKEN-KEY": Message(
+        W,
+        "`{key}` in an entry with `{shape}`: {reader} reads the token as `{expected}` there,"
+        " and drops `{key}`",
+        "rename `{key}` to `{expected}` (the token stays valid: it does not cover its key)",
     ),
     "ENTRY-YAML11-AMBIGUOUS": Message(
         W,

@@ -4,9 +4,10 @@
 A finding carries a fix only when one answer is right (`bot.validation.diagnostics.Fix`); this turns
 those of one file into text edits (`bot.validation.yamledit`, which keeps every byte it does not
 touch and checks the result reads back as intended) and a rename. A fix that would change a
-value of a signed entry (one with `verify_token`/`verifyToken`) is not made: its token would
-no longer match it. Fixes that only rewrite a value in another notation (`"on"` for `on`)
-leave the data, and so the token's digest, unchanged, and are made.
+value of a signed entry (one with `verify_token`/`verifyToken`, or a misspelt token key this
+pass renames to one) is not made: its token would no longer match it. Fixes that only rewrite
+a value in another notation (`"on"` for `on`) or respell the token's key leave the token's
+digest unchanged, and are made.
 """
 
 from __future__ import annotations
@@ -62,13 +63,19 @@ def fix_file(report: FileReport, content: bytes) -> FileFixes:
         if diagnostic.fix is not None and diagnostic.fix.action == "rename-file":
             renames.append((diagnostic, diagnostic.fix))
     for entry in report.entries:
+        # A misspelt token key fixed in this pass makes the entry signed: its other values
+        # are then as untouchable as those of an entry whose token was spelt right.
+        signed = entry.entry.token is not None or any(
+            diagnostic.fix is not None and diagnostic.fix.reveals_token
+            for diagnostic in entry.diagnostics
+        )
         for diagnostic in entry.diagnostics:
             fix = diagnostic.fix
             if fix is None:
                 continue
             if fix.action == "rename-file":
                 renames.append((diagnostic, fix))
-            elif entry.entry.token is not None and not fix.keeps_value:
+            elif signed and not fix.keeps_value and not fix.reveals_token:
                 result.not_made.append(NotMade(diagnostic, SIGNED))
             else:
                 planned.append((diagnostic, (entry.entry.index, *fix.path), fix))

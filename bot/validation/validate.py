@@ -40,6 +40,7 @@ from bot.validation import diagnostics
 from bot.validation.benchmark import parse_benchmark
 from bot.validation.diagnostics import (
     CATALOGUE,
+    TOKEN_SPELLINGS,
     Diagnostic,
     Fix,
     Severity,
@@ -363,7 +364,7 @@ RUN_KEYS = frozenset(
 INFERENCE_ENGINE_KEYS = frozenset({"name", "version"})
 GENERATION_CONFIG_KEYS = frozenset({"generation_args", "additional_details"})
 VALUE_TYPES = ("float", "int", "percentage", "rank")
-TOKEN_KEYS = ("verify_token", "verifyToken")
+TOKEN_KEYS = TOKEN_SPELLINGS
 
 
 @dataclass(slots=True)
@@ -684,6 +685,24 @@ class _EntryChecker:
             self.report("ENTRY-TOKEN-BOTH", ("verify_token",))
         for key in present:
             self.string(data, (key,))
+        shapes = [shape for shape in ("value", "metrics") if shape in data]
+        if len(present) == 1 and len(shapes) == 1:
+            key, shape = present[0], shapes[0]
+            dialect = Dialect.TARGET if shape == "metrics" else Dialect.LIVE
+            expected = _TOKEN_KEY_OF[dialect]
+            if key != expected:
+                # huggingface_hub's `parse_eval_result_entries` reads only `verifyToken` beside
+                # `value`; the target spec names it `verify_token` beside `metrics[]`.
+                reader = "the Hub's client" if dialect is Dialect.LIVE else "the target spec"
+                self.report(
+                    "ENTRY-TOKEN-KEY",
+                    (key,),
+                    key=key,
+                    shape=shape,
+                    reader=reader,
+                    expected=expected,
+                    fix=Fix("rename-key", expected, (key,)),
+                )
 
     def source(self, data: dict[str, Any]) -> None:
         source = self.mapping(data, ("source",), SOURCE_KEYS)

@@ -13,7 +13,7 @@ from bot.convert.mapping import MappingTable
 from bot.hub.repo_results import ResultsReader
 from bot.tokens.issuers import IssuerRegistry
 from bot.validation.validate import DEFAULT_POLICY, Policy
-from bot.web.benchmarks import CachedHubBenchmarks
+from bot.web.benchmarks import CachedHubBenchmarks, LocalBenchmarks
 from bot.web.guards import OperatorGate
 from bot.web.hubsignin import HubSignIn
 
@@ -29,7 +29,8 @@ class WebContext:
     bot_name: str
     #: Who is an operator (`bot.web.guards`), and "Sign in with Hugging Face" when set up.
     operators: OperatorGate
-    benchmarks: CachedHubBenchmarks
+    #: The Hub's, cached (`evalbot web`); `evalbot validate`'s source (`evalbot playground`).
+    benchmarks: CachedHubBenchmarks | LocalBenchmarks
     registry: IssuerRegistry
     policy: Policy = DEFAULT_POLICY
     sample_interval_s: float = 60.0

@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,11 +43,15 @@ from tests.support.composite import Runner, StandIn, github_environment, setup_p
 
 pytestmark = [pytest.mark.installed, pytest.mark.integration]
 
+PROJECT = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 BLOCKS = all_blocks()
 RUNNABLE = [block for block in BLOCKS if block.expectation is not None]
 #: The repository a documented workflow or hook checks out: a model repo with results.
 MODEL_REPO = REPO_ROOT / "examples" / "model-good"
 EVALBOT_ACTION = re.compile(r"^[\w.-]+/evalbot@[\w.-]+$")
+#: Where this repository is published (pyproject's `[project.urls]`): the docs' VCS URLs.
+PUBLISHED = PROJECT["urls"]["Repository"]
+VERSION = PROJECT["version"]
 GIT_IDENTITY = {
     "GIT_AUTHOR_NAME": "docs",
     "GIT_AUTHOR_EMAIL": "docs@example.org",
@@ -141,58 +146,66 @@ class Docs:
         return Outcome(status, log + "\n" + runner.summary)
 
     def pre_commit(self, block: Block, folder: Path) -> Outcome:
-        """The configuration in a git repo holding a model repo's results: `pre-commit run`
-        for local hooks; for a hook repository, `pre-commit try-repo` of this repository
-        (its tracked files, committed) for each hook the configuration names."""
-        config = block.yaml()
+        """The configuration as written, `pre-commit run --all-files` in a git repo holding a
+        model repo's results. What pre-commit and pip fetch comes from here: this
+        repository's URL is its tracked files, committed and tagged with the version (git's
+        `insteadOf`), every other distribution the locks' wheelhouse less evalbot's own
+        wheel, which no index has yet: a hook asking for `evalbot==X` fails, as for a user."""
         repo = folder / "model"
         shutil.copytree(MODEL_REPO, repo)
         env = (
             user_environment(Path(sys.executable).parent.parent, folder / "home", self.hub.url)
-            | pip_offline(self.installs.wheelhouse)
+            | pip_offline(self.dependencies_only())
             | GIT_IDENTITY
             | {"PRE_COMMIT_HOME": str(self.work / "pre-commit-home")}
         )
         env["PATH"] = env["PATH"].split(":", 1)[1]  # evalbot is what the hook installs
-        pre_commit = str(Path(sys.executable).parent / "pre-commit")
+        env |= this_repository_at(self.hook_repository(env))
         git(repo, env, "init", "--quiet")
-        outputs, status = [], 0
-        if all(entry["repo"] == "local" for entry in config["repos"]):
-            (repo / ".pre-commit-config.yaml").write_text(block.text, encoding="utf-8")
-            git(repo, env, "add", "-A")
-            commands = [[pre_commit, "run", "--all-files"]]
-        else:
-            git(repo, env, "add", "-A")
-            hooks = self.hook_repository(env)
-            commands = [
-                [pre_commit, "try-repo", str(hooks), str(hook["id"]), "--all-files"]
-                for entry in config["repos"]
-                for hook in entry["hooks"]
-            ]
-        for command in commands:
-            done = subprocess.run(
-                command,
-                cwd=repo,
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=300,
-                check=False,
-            )
-            outputs.append(done.stdout + done.stderr)
-            status = status or done.returncode
-        return Outcome(status, "\n".join(outputs))
+        (repo / ".pre-commit-config.yaml").write_text(block.text, encoding="utf-8")
+        git(repo, env, "add", "-A")
+        done = subprocess.run(
+            [str(Path(sys.executable).parent / "pre-commit"), "run", "--all-files"],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        return Outcome(done.returncode, done.stdout + done.stderr)
 
     def hook_repository(self, env: dict[str, str]) -> Path:
-        """This repository's tracked files, committed: one copy for every block, so
-        pre-commit builds the hook's environment once."""
+        """This repository's tracked files, committed and tagged `v<version>`: one copy for
+        every block, so pre-commit builds the hook's environment once."""
         hooks = self.work / "evalbot-hooks"
         if not hooks.is_dir():
             tracked_copy(hooks)
             git(hooks, env, "init", "--quiet")
             git(hooks, env, "add", "-A")
             git(hooks, env, "commit", "--quiet", "-m", "evalbot")
+            git(hooks, env, "tag", f"v{VERSION}")
         return hooks
+
+    def dependencies_only(self) -> Path:
+        """The wheelhouse without evalbot's wheel: what an index offers before the release."""
+        folder = self.work / "wheelhouse-dependencies"
+        if not folder.is_dir():
+            folder.mkdir()
+            for wheel in self.installs.wheelhouse.iterdir():
+                if not wheel.name.lower().startswith("evalbot-"):
+                    (folder / wheel.name).symlink_to(wheel)
+        return folder
+
+
+def this_repository_at(copy: Path) -> dict[str, str]:
+    """git settings, as environment variables, under which this repository's published URL
+    (with or without `.git`, as pip and pre-commit are given it) is the local `copy`."""
+    settings = {}
+    for index, published in enumerate((PUBLISHED, PUBLISHED + ".git")):
+        settings[f"GIT_CONFIG_KEY_{index}"] = f"url.{copy.as_uri()}.insteadOf"
+        settings[f"GIT_CONFIG_VALUE_{index}"] = published
+    return settings | {"GIT_CONFIG_COUNT": "2"}
 
 
 def git(folder: Path, env: dict[str, str], *args: str) -> None:

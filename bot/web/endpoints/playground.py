@@ -83,9 +83,7 @@ def routes(site: Site) -> list[Route]:
             expected = _expected(context, given.benchmark)
         except HubError as problem:
             log.warning("playground: Hub lookup failed: %s", type(problem).__name__)
-            return site.error(
-                request, 503, "The Hub did not answer", "A benchmark could not be read; retry."
-            )
+            return site.error(request, 503, *context.benchmarks.unreadable(problem))
         finally:
             site.slots.release()
         # An archive (an inspect-ai `.eval` log) is not text: the form does not send it back.

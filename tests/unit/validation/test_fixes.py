@@ -243,6 +243,58 @@ def test_a_signed_entrys_value_is_not_changed_but_its_notation_is() -> None:
     assert result.content == content.replace(b"2026-05-23", b'"2026-05-23"')
 
 
+def test_a_misspelt_token_key_fixed_makes_the_entry_signed_for_the_other_fixes() -> None:
+    """`verifiedToken` renamed to `verifyToken` reveals a token: `Diamond` (and `valeu`) are
+    then values that token covers, refused as for an entry signed from the start."""
+    content = (
+        b"- dataset:\n    id: Idavidrein/gpqa\n    task_id: Diamond\n  valeu: 78.8\n"
+        b"  verifiedToken: x\n"
+    )
+    [report] = check({".eval_results/gpqa.yaml": content})
+    result = fix_file(report, content)
+    assert [change.new for change in result.changes] == ["verifyToken"]
+    assert result.content == content.replace(b"verifiedToken", b"verifyToken")
+    refused = {item.diagnostic.field: item.reason for item in result.not_made}
+    assert refused == {"dataset.task_id": SIGNED, "valeu": SIGNED}
+
+
+@pytest.mark.parametrize(
+    ("shape", "key", "expected"),
+    [
+        (b"  value: 78.8\n", "verify_token", "verifyToken"),
+        (b"  metrics: [{metric_id: accuracy, value: 1}]\n", "verifyToken", "verify_token"),
+    ],
+)
+def test_the_other_dialects_token_key_is_flagged_and_respelt_on_a_signed_entry(
+    shape: bytes, key: str, expected: str
+) -> None:
+    content = (
+        b"- dataset: {id: Idavidrein/gpqa, task_id: Diamond}\n"
+        + shape
+        + f"  {key}: eyJ0.x.y\n".encode()
+    )
+    [report] = check({".eval_results/gpqa.yaml": content})
+    [found] = [d for d in all_diagnostics(report) if d.code == "ENTRY-TOKEN-KEY"]
+    assert found.severity == "warning"
+    assert (found.line, found.field) == (3, key)
+    assert f"reads the token as `{expected}` there, and drops `{key}`" in found.message
+    assert found.fix == Fix("rename-key", expected, (key,))
+    result = fix_file(report, content)
+    assert result.content == content.replace(key.encode(), expected.encode())
+    assert [item.diagnostic.code for item in result.not_made] == ["ENTRY-TASK-UNKNOWN"]
+
+
+def test_the_dialects_own_token_key_is_not_flagged() -> None:
+    for content in (
+        b"- dataset: {id: Idavidrein/gpqa, task_id: diamond}\n  value: 78.8\n"
+        b"  verifyToken: eyJ0.x.y\n",
+        b"- dataset: {id: Idavidrein/gpqa, task_id: diamond}\n"
+        b"  metrics: [{metric_id: accuracy, value: 1}]\n  verify_token: eyJ0.x.y\n",
+    ):
+        [report] = check({".eval_results/gpqa.yaml": content})
+        assert "ENTRY-TOKEN-KEY" not in {d.code for d in all_diagnostics(report)}
+
+
 def test_the_broken_example_keeps_every_line_it_does_not_fix(tmp_path: Path) -> None:
     shutil.copytree(BROKEN, tmp_path / ".eval_results")
     content = (tmp_path / ".eval_results" / "gpqa.yaml").read_bytes()
