@@ -43,8 +43,16 @@ $(VENV)/uv/bin/uv:
 demo: $(STAMP)
 	$(BIN)/python -m evalbot_dev.demo $(DEMO_ARGS)
 
+# The suite on two processes (pytest-xdist), one a core of CI's machine (.ci/run and
+# .ci/installed-smoke pass the same). Each module runs whole on one worker, with its shared
+# servers (loadfile), and modules are handed out in collection order: the slow integration
+# modules first, the many short unit modules last to even out the end (xdist's default order
+# puts the modules with the most tests first). TEST_WORKERS=0 runs in this process.
+TEST_WORKERS ?= 2
+PARALLEL := -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
+
 test: lint typecheck
-	$(BIN)/pytest -q -m "not soak and not image and not installed"
+	$(BIN)/pytest -q $(PARALLEL) -m "not soak and not image and not installed"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -55,10 +63,10 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 unit: $(STAMP)
-	$(BIN)/pytest -q -m "not integration and not soak and not image"
+	$(BIN)/pytest -q $(PARALLEL) -m "not integration and not soak and not image"
 
 integration: $(STAMP)
-	$(BIN)/pytest -q -m "integration and not installed"
+	$(BIN)/pytest -q $(PARALLEL) -m "integration and not installed"
 
 # The wheel as users install it, in a fresh virtualenv, doing the user jobs (.ci/run runs it).
 installed: $(STAMP)
