@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from evalbot_dev.emulator.seed import load_state_file
 from evalbot_dev.emulator.server import EmulatorServer
@@ -139,9 +140,11 @@ class Docs:
         return Outcome(status, log + "\n" + runner.summary)
 
     def pre_commit(self, block: Block, folder: Path) -> Outcome:
-        """The configuration in a git repo holding a model repo's results: `pre-commit run`
-        for local hooks; for a hook repository, `pre-commit try-repo` of this repository
-        (its tracked files, committed) for each hook the configuration names."""
+        """The configuration in a git repo holding a model repo's results, run by `pre-commit
+        run --all-files`; a hook repository is this repository (its tracked files, committed),
+        named by path and commit as `pre-commit try-repo` names it, with the block's own hooks
+        and arguments. Every block shares one store (`PRE_COMMIT_HOME`): a hook environment is
+        built once for all the blocks that need the same one."""
         config = block.yaml()
         repo = folder / "model"
         shutil.copytree(MODEL_REPO, repo)
@@ -152,34 +155,25 @@ class Docs:
             | {"PRE_COMMIT_HOME": str(self.work / "pre-commit-home")}
         )
         env["PATH"] = env["PATH"].split(":", 1)[1]  # evalbot is what the hook installs
-        pre_commit = str(Path(sys.executable).parent / "pre-commit")
         git(repo, env, "init", "--quiet")
-        outputs, status = [], 0
-        if all(entry["repo"] == "local" for entry in config["repos"]):
-            (repo / ".pre-commit-config.yaml").write_text(block.text, encoding="utf-8")
-            git(repo, env, "add", "-A")
-            commands = [[pre_commit, "run", "--all-files"]]
-        else:
-            git(repo, env, "add", "-A")
-            hooks = self.hook_repository(env)
-            commands = [
-                [pre_commit, "try-repo", str(hooks), str(hook["id"]), "--all-files"]
-                for entry in config["repos"]
-                for hook in entry["hooks"]
-            ]
-        for command in commands:
-            done = subprocess.run(
-                command,
-                cwd=repo,
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=300,
-                check=False,
-            )
-            outputs.append(done.stdout + done.stderr)
-            status = status or done.returncode
-        return Outcome(status, "\n".join(outputs))
+        text = block.text  # as written, unless a hook repository is to be pointed at ours
+        for entry in config["repos"]:
+            if entry["repo"] not in ("local", "meta"):
+                hooks = self.hook_repository(env)
+                entry.update(repo=str(hooks), rev=git(hooks, env, "rev-parse", "HEAD"))
+                text = yaml.safe_dump(config)
+        (repo / ".pre-commit-config.yaml").write_text(text, encoding="utf-8")
+        git(repo, env, "add", "-A")
+        done = subprocess.run(
+            [str(Path(sys.executable).parent / "pre-commit"), "run", "--all-files"],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        return Outcome(done.returncode, done.stdout + done.stderr)
 
     def hook_repository(self, env: dict[str, str]) -> Path:
         """This repository's tracked files, committed: one copy for every block, so
@@ -193,8 +187,12 @@ class Docs:
         return hooks
 
 
-def git(folder: Path, env: dict[str, str], *args: str) -> None:
-    subprocess.run(["git", *args], cwd=folder, env=env, check=True, timeout=60)
+def git(folder: Path, env: dict[str, str], *args: str) -> str:
+    """Run git in `folder`; what it printed."""
+    done = subprocess.run(
+        ["git", *args], cwd=folder, env=env, capture_output=True, text=True, check=True, timeout=60
+    )
+    return done.stdout.strip()
 
 
 def checkout(source: Path) -> StandIn:
