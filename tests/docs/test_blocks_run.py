@@ -3,8 +3,10 @@
 `examples/`, workflows through their steps (the evalbot action through its action.yml), and
 pre-commit configurations through pre-commit itself. `.ci/installed-smoke` runs this module.
 
-The blocks of one page run in page order in one folder, as a reader following the page would
-run them; each block's test runs the blocks before it first when they have not run yet.
+The shell blocks of one page run in page order in one folder, as a reader following the page
+would run them; each one's test runs the page's shell blocks before it first when they have not
+run yet. A workflow or pre-commit block runs in a folder of its own, so it is a group of its
+own for pytest-xdist (`--dist loadgroup`, `.ci/installed-smoke`): the slow ones run side by side.
 """
 
 from __future__ import annotations
@@ -78,7 +80,7 @@ class Docs:
 
     def outcome(self, block: Block) -> Outcome:
         page = self.page(block.path)
-        for earlier in [b for b in RUNNABLE if b.path == block.path and b.line <= block.line]:
+        for earlier in [b for b in RUNNABLE if group(b) == group(block) and b.line <= block.line]:
             if earlier.line not in page.outcomes:
                 page.outcomes[earlier.line] = self.run(earlier, page)
         return page.outcomes[block.line]
@@ -187,6 +189,12 @@ class Docs:
         return hooks
 
 
+def group(block: Block) -> str:
+    """What a block depends on: a shell block on its page's shell blocks before it (they share
+    a folder), a workflow or a pre-commit configuration on nothing but itself."""
+    return block.path.as_posix() if block.kind == "shell" else block.where
+
+
 def git(folder: Path, env: dict[str, str], *args: str) -> str:
     """Run git in `folder`; what it printed."""
     done = subprocess.run(
@@ -224,7 +232,10 @@ def docs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Docs]:
         yield Docs(installs, hub, work)
 
 
-@pytest.mark.parametrize("block", RUNNABLE, ids=[block.where for block in RUNNABLE])
+@pytest.mark.parametrize(
+    "block",
+    [pytest.param(b, id=b.where, marks=pytest.mark.xdist_group(group(b))) for b in RUNNABLE],
+)
 def test_the_block_runs_as_written(docs: Docs, block: Block) -> None:
     expected = block.expectation
     assert expected is not None

@@ -24,7 +24,8 @@ from tests.conftest import REPO_ROOT
 from tests.integration.issuer.conftest import HLE, IssuerEnv, issuer_env
 from tests.support.emulator import MODEL, TOKENS
 
-pytestmark = [pytest.mark.installed, pytest.mark.integration]
+#: One xdist group: the module's virtualenv and issuer are started once (.ci/installed-smoke).
+pytestmark = [pytest.mark.installed, pytest.mark.integration, pytest.mark.xdist_group("installed")]
 
 VENV_VARIABLE = "EVALBOT_INSTALLED_VENV"
 SAMPLES = REPO_ROOT / "tests" / "samples"
