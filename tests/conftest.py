@@ -2,15 +2,29 @@
 
 from __future__ import annotations
 
+import atexit
 import ipaddress
+import os
+import shutil
 import socket
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
+# The user's caches and Hub settings are not the tests': evalbot's cache (XDG_CACHE_HOME) and
+# huggingface_hub's (HF_HOME) live in a folder of this run, inherited by every process a test
+# starts, and set before anything reads them (huggingface_hub reads them on import).
+_CACHES = Path(tempfile.mkdtemp(prefix="evalbot-test-caches-"))
+atexit.register(shutil.rmtree, _CACHES, ignore_errors=True)
+os.environ["XDG_CACHE_HOME"] = str(_CACHES / "xdg")
+os.environ["HF_HOME"] = str(_CACHES / "huggingface")
+for _name in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_HUB_OFFLINE", "HF_TOKEN"):
+    os.environ.pop(_name, None)
 
-from evalbot_dev.devstack.redis import RedisServer
+import pytest  # noqa: E402
+
+from evalbot_dev.devstack.redis import RedisServer  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 #: Real public files (verbatim copies, provenance in

@@ -12,7 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
+from bot.adapters.source_datastores import source_datastores_of
 from bot.configfiles import ConfigDocument, ConfigError, read_config
+from bot.eee.links import DEFAULT_DATASTORES
 from bot.eee.submission import DatastorePolicy
 from workers.campaign import CampaignConfig, CampaignConfigError, load_campaign_config
 from workers.catchup import ReconcileLimits
@@ -30,6 +32,8 @@ KEYS = (
     "cross_pr_checks",
     # Every Eval Ever datastores (docs/eee.md), read by `workers.datastores`
     "datastores",
+    # datastores whose records a result's `source.url` may link, checked (docs/comment.md)
+    "source_datastores",
     # who may sign in to the web pages' operator view, read by `evalbot web` (bot.web.operators)
     "operators",
     # trusted token issuers and the benchmark policy (`bot.adapters.issuers_file`,
@@ -62,6 +66,8 @@ class BotConfig:
     campaign: CampaignConfig = field(default_factory=CampaignConfig)
     #: Every Eval Ever datastores by lower-cased repo id (`workers.datastores`).
     datastores: Mapping[str, DatastorePolicy] = field(default_factory=dict)
+    #: Datastores whose records a result's `source.url` is checked against.
+    source_datastores: tuple[str, ...] = DEFAULT_DATASTORES
 
 
 def load_bot_config(path: Path, interval_s: int) -> BotConfig:
@@ -85,7 +91,10 @@ def load_bot_config(path: Path, interval_s: int) -> BotConfig:
     except CampaignConfigError as error:
         raise document.error_from(error, 'see docs/comment.md, "Collection standing"') from error
     datastores = load_datastores(document, data.get("datastores"))
-    return BotConfig(maintainers, ReconcileConfig(repos, limits, interval_s), campaign, datastores)
+    sources = source_datastores_of(document)
+    return BotConfig(
+        maintainers, ReconcileConfig(repos, limits, interval_s), campaign, datastores, sources
+    )
 
 
 def _keys() -> str:

@@ -24,6 +24,7 @@ import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -34,11 +35,13 @@ from bot.adapters.collections_store import SYSTEM_DIR, StoreError, all_collectio
 from bot.collections.check import check_collection
 from bot.collections.model import Scope
 from bot.collections.scores import REPO_LIMITS, ResultsLayer, evaluate_view
+from bot.contract.events import DedupeKey, PrEvent
+from bot.contract.queue import publish
 from bot.hub.pulls import PullRequest
 from bot.hub.standing import ResultsReader, is_results
 from bot.logs import log_json
 from bot.report.campaign import Standing, render_clashes, render_standing
-from bot.spec.clashes import Claim, claims_of, find_clashes
+from bot.spec.clashes import Claim, Clash, claims_of, find_clashes
 from bot.spec.model import BenchmarkSource, FileReport
 from bot.spec.validate import Policy, validate_results_files
 from bot.store import keys
@@ -129,6 +132,8 @@ class RepoView:
         self.redis = client
         self.repo_id = repo_id
         self.hub_calls = 0
+        #: The head each other open PR was read at (`other_claims`).
+        self.heads: dict[int, str] = {}
 
     def main_files(self, branch: str) -> dict[str, bytes]:
         tree = self.reader.results_tree(self.repo_id, branch)
@@ -167,7 +172,8 @@ class RepoView:
                 if open_pr.head_sha
                 else None
             )
-            if cached is not None:
+            if cached is not None and open_pr.head_sha:
+                self.heads[open_pr.num] = open_pr.head_sha
                 others.append((open_pr.num, [Claim.from_json(c) for c in json.loads(cached)]))
                 continue
             pr = self.reader.pull_request(self.repo_id, open_pr.num)
@@ -181,6 +187,7 @@ class RepoView:
                     self.hub_calls += 1
             claims = claims_of(validate_results_files(files, source, policy=policy))
             self.store_claims(pr.num, pr.head_sha, claims)
+            self.heads[pr.num] = pr.head_sha
             others.append((pr.num, claims))
         return others
 
@@ -232,6 +239,7 @@ def campaign_sections(
         others = view.other_claims(pr.num, inputs.source, inputs.policy)
         found = find_clashes(mine, claims_of(main_reports), others)
         clashes = len(found)
+        tell_others(client, pr.repo_id, (pr.num, inputs.head_sha), found, view.heads)
         rendered = render_clashes(found, pr.repo_id, inputs.hub_url)
         if rendered:
             sections.append(rendered)
@@ -247,6 +255,40 @@ def campaign_sections(
         hub_calls=view.hub_calls,
     )
     return sections
+
+
+def tell_others(
+    client: redis.Redis,
+    repo_id: str,
+    mine: tuple[int, str],
+    found: Sequence[Clash],
+    heads: dict[int, str],
+) -> None:
+    """Queue a run of each other open PR whose claim conflicts with this one's, so both
+    comments name the conflict. Once per pair of heads, whichever PR ran first: the pair's
+    dedupe key is the same from both sides, so the other PR's run does not queue this one
+    back. Best effort: a Redis error leaves the other comment to its next run."""
+    num, head = mine
+    events: list[tuple[PrEvent, DedupeKey]] = []
+    for other in sorted({clash.pr for clash in found if clash.pr is not None and not clash.agree}):
+        other_head = heads.get(other)
+        if other_head is None:
+            continue
+        pair = sorted([(num, head), (other, other_head)])
+        key = f"clash:{repo_id}:" + ":".join(f"{n}@{h}" for n, h in pair)
+        event = PrEvent(
+            kind="updated",
+            repo_id=repo_id,
+            pr_num=other,
+            delivery_id=f"{key}:for:{other}",
+            received_at=datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            head_sha=other_head,
+        )
+        events.append((event, DedupeKey(key, CACHE_TTL_S)))
+    try:
+        publish(client, events)
+    except redis.RedisError:
+        return
 
 
 def _standing(

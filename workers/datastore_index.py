@@ -25,7 +25,7 @@ import redis
 from bot.eee import paths
 from bot.eee.dedupe import HashIndex, Holder, normalized_hash
 from bot.hub.datastore import HubDatastore
-from bot.hub.errors import HubPermanentError
+from bot.hub.errors import HubFileUnreadable, HubPermanentError, HubTransientError
 from bot.hub.pulls import PullRequest
 from bot.spec.eee import MAX_DEPTH, depth_of
 from bot.store import keys
@@ -86,10 +86,17 @@ def _indexed(path: str) -> bool:
 
 
 def _hash(read: Callable[[str], bytes], path: str) -> str:
+    """The record's normalised hash; "" for a file no one can read as a record (not JSON, too
+    deep, or one the Hub will not serve: `HubFileUnreadable`). Any other failed read raises:
+    kept as "", it would stand for the record until its blob changed (docs/hub.md#errors)."""
     try:
         record = json.loads(read(path))
-    except (ValueError, RecursionError, HubPermanentError):
+    except (ValueError, RecursionError, HubFileUnreadable):
         return ""  # not a record anyone can duplicate
+    except HubPermanentError as error:
+        if not error.not_found:
+            raise
+        raise HubTransientError(f"{path} vanished while indexed: {error}") from error
     return normalized_hash(record) if depth_of(record) <= MAX_DEPTH else ""
 
 

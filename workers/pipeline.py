@@ -44,6 +44,7 @@ from enum import StrEnum
 import redis
 
 from bot.contract.events import PrEvent, parse_command
+from bot.eee.sourcecheck import check_sources
 from bot.hub.errors import (
     HubError,
     HubFileTooLarge,
@@ -52,6 +53,7 @@ from bot.hub.errors import (
     HubTransientError,
 )
 from bot.hub.pulls import PrComment, PullRequest
+from bot.hub.records import SOURCE_CALLS_PER_RUN, HubRecordReader, ReadBudget
 from bot.hub.sources import HubBenchmarkSource, token_commit_time
 from bot.logs import log_json
 from bot.report.comment import (
@@ -72,6 +74,7 @@ from bot.spec.model import BenchmarkLookup, EntryReport, FileReport, same_hub_na
 from bot.spec.validate import validate_results_files
 from bot.store import keys
 from bot.store.history import Verdict, add_verdict, verdict_of
+from bot.store.records import RedisRecordCache
 from bot.tokens.verify import verify_reports
 from workers.benchmark_pr import lease_repo, run_benchmark_event
 from workers.campaign import CampaignInputs, campaign_sections
@@ -217,6 +220,15 @@ def _report(
     reports = sorted(
         validate_results_files(files, source, policy=runtime.policy) + unreadable,
         key=lambda report: report.path,
+    )
+    check_sources(
+        reports,
+        HubRecordReader(
+            runtime.hub, ReadBudget(SOURCE_CALLS_PER_RUN), RedisRecordCache(runtime.redis)
+        ),
+        model_repo=pr.repo_id,
+        hub_url=runtime.hub_url,
+        datastores=runtime.source_datastores,
     )
     token_times = TokenTimes(pr, runtime)
     verify_reports(

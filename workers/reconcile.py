@@ -149,9 +149,10 @@ def _run(runtime: Runtime, report: RunReport) -> None:
             continue
         except HubPermanentError as error:
             report.hub_errors += 1  # a repo gone or closed to the bot: counted, skipped
-            if error.not_found or error.status in (401, 403):
+            if error.not_found or error.status == 403:
                 # private or deleted since its last verdict, or refused: its history leaves the
-                # pages (no verdict will come to say so)
+                # pages (no verdict will come to say so). A 401 without `RepoNotFound` rejects
+                # the bot's own token and says nothing of the repo (docs/hub.md#errors).
                 hide_repo(client, repo_id)
             if error.not_found and repo_id not in runtime.reconcile.watched_repos:
                 client.srem(VERDICT_REPOS, repo_id)  # deleted or private now: stop asking

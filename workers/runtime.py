@@ -101,6 +101,8 @@ class Runtime:
     #: (`workers.datastore_pr`; None: datastore PRs are not checked).
     datastores: Mapping[str, DatastorePolicy] = field(default_factory=dict)
     datastore_hub: HubDatastore | None = None
+    #: Datastores whose records a result's `source.url` is checked against (docs/comment.md).
+    source_datastores: tuple[str, ...] = ()
     #: The web pages' public address (`EVALBOT_WEB_PUBLIC_URL`): the comment links each PR's
     #: details page there; None: no link.
     public_url: str | None = None
@@ -181,6 +183,7 @@ def build_runtime(
         datasets=hub,
         datastores=files.bot.datastores,
         datastore_hub=HubDatastore(hub, api),
+        source_datastores=files.bot.source_datastores,
         public_url=settings.public_url,
     )
 

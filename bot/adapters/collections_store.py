@@ -87,10 +87,30 @@ def where(user_option: str | None) -> str:
     return f"system collections: {SYSTEM_DIR}" + (f"; user collections: {user}" if user else "")
 
 
-def find(collection_id: str, user_option: str | None) -> StoredCollection:
+def named(collection: str, user_option: str | None) -> StoredCollection:
+    """What a command line's `--collection` names: the path of a collection file (told by a
+    `/` or a `.yaml`/`.yml` suffix; its id is its file name), else an id (`find`). Only for a
+    user's own command: a path reads any file the process can."""
+    if "/" in collection or os.sep in collection or collection.endswith((".yaml", ".yml")):
+        path = Path(collection)
+        if not path.is_file():
+            raise StoreError(
+                f"--collection {collection}: no such file (give a collection id, or the path "
+                "of a collection file)"
+            )
+        return StoredCollection(path.stem, Scope.USER, path)
+    return find(collection, user_option)
+
+
+def find(collection: str, user_option: str | None) -> StoredCollection:
+    """The collection of id `collection`, in the system or the user scope."""
     stored = all_collections(user_option)
     for candidate in stored:
-        if candidate.id == collection_id:
+        if candidate.id == collection:
             return candidate
     known = ", ".join(candidate.id for candidate in stored) or "none"
-    raise StoreError(f"no collection `{collection_id}` (known: {known}; {where(user_option)})")
+    hint = "" if user_option else "; a collection of your own: `--collections DIR` names its folder"
+    raise StoreError(
+        f"no collection `{collection}` (known: {known}; {where(user_option)}){hint}, or give "
+        "the file's path"
+    )

@@ -83,6 +83,35 @@ class OverlayFiles:
         return (self.main / path).read_bytes()
 
 
+class PlannedFiles(OverlayFiles):
+    """Files about to be written (path -> bytes) laid over the datastore folder they go to,
+    so that they are checked before anything is written (`evalbot convert --to eee`)."""
+
+    def __init__(self, planned: dict[str, bytes], root: Path) -> None:
+        super().__init__(root)
+        self.planned = planned
+
+    def exists(self, path: str) -> bool:
+        return path in self.planned or super().exists(path)
+
+    def read(self, path: str) -> bytes:
+        if path in self.planned:
+            return self.planned[path][: MAX_RECORD_BYTES + 1]
+        return super().read(path)
+
+    def chunks(self, path: str) -> Iterator[bytes]:
+        if path not in self.planned:
+            yield from super().chunks(path)
+            return
+        content = self.planned[path]
+        for start in range(0, len(content), CHUNK_BYTES):
+            yield content[start : start + CHUNK_BYTES]
+
+    def read_main(self, path: str) -> bytes | None:
+        where = self.root / path
+        return where.read_bytes() if where.is_file() else None
+
+
 def index_of(main: Path, overridden: set[str]) -> HashIndex:
     """The normalised hash of every record on main, except those the folder replaces."""
     index = HashIndex()

@@ -27,6 +27,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "bot.cli.keys",
     "bot.cli.token",
     "bot.cli.serve",
+    "bot.cli.playground",
     "bot.cli.web",
     "bot.cli.worker",
     "bot.cli.beat",
@@ -35,29 +36,111 @@ COMMAND_MODULES: tuple[str, ...] = (
     "bot.cli.status",
     "bot.cli.issuer",
     "bot.cli.submit",
+    "bot.cli.completion",
 )
+
+#: `evalbot --help`, by who uses each command: the group, its commands, one example.
+HELP_GROUPS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    (
+        "model owners, to check and convert results before a push",
+        ("validate", "convert", "playground"),
+        "evalbot validate .",
+    ),
+    (
+        "deployers, to gate a model on a collection's bar",
+        ("gate", "collections"),
+        "evalbot gate --collection leaderboard-v2 google/gemma-4-12B-it",
+    ),
+    (
+        "evaluation frameworks and datastores, to publish verified results",
+        ("submit", "token", "keys", "eee"),
+        "evalbot submit results.json --model-repo acme/model --dry-run",
+    ),
+    (
+        "operators, to run the bot, its pages and its token issuer",
+        (
+            "serve",
+            "web",
+            "worker",
+            "beat",
+            "status",
+            "parked",
+            "replay",
+            "issuer",
+            "frameworks",
+        ),
+        "evalbot status --format json",
+    ),
+    ("everyone, for the shell", ("completion",), "evalbot completion bash >> ~/.bash_completion"),
+)
+#: Where the documentation is when the installed package's metadata names no URL for it.
+DOCS_FALLBACK = "docs/README.md in evalbot's source"
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="evalbot",
         description="Validate and verify evaluation results for the Hugging Face Hub.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"evalbot {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module_name in COMMAND_MODULES:
         importlib.import_module(module_name).register(subparsers)
+    parser.epilog = _grouped_commands(subparsers)
+    # The flat list argparse would print is replaced by the groups above it; set after the
+    # commands are registered, so their own usage lines still read `evalbot validate ...`.
+    subparsers.help = argparse.SUPPRESS
+    parser.usage = "evalbot [-h] [--version] COMMAND ..."
     return parser
+
+
+def _grouped_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> str:
+    helps = {action.dest: action.help or "" for action in subparsers._choices_actions}
+    listed = {name for _title, names, _example in HELP_GROUPS for name in names}
+    if listed != set(helps):  # a command in no group, or a group naming no command
+        raise RuntimeError(f"evalbot --help groups: {sorted(listed ^ set(helps))}")
+    width = max(map(len, helps)) + 2
+    blocks = []
+    for title, names, example in HELP_GROUPS:
+        lines = [f"{title}:"]
+        lines.extend(f"  {name:<{width}}{helps[name]}" for name in names)
+        lines.append(f"  e.g. {example}")
+        blocks.append("\n".join(lines))
+    blocks.append(f"documentation: {_docs_url()}; each command: evalbot COMMAND --help")
+    return "\n\n".join(blocks)
+
+
+def _docs_url() -> str:
+    """The installed package's `Documentation` URL (pyproject `[project.urls]`), if any."""
+    from importlib import metadata
+
+    try:
+        urls = metadata.metadata("evalbot").get_all("Project-URL") or []
+    except metadata.PackageNotFoundError:
+        return DOCS_FALLBACK
+    for item in urls:
+        label, _, url = item.partition(",")
+        if label.strip().lower() == "documentation":
+            return str(url).strip()
+    return DOCS_FALLBACK
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit status (0 ok, 1 findings, 2 usage/I-O)."""
     parser = build_parser()
+    import argcomplete
+
+    # Answers a shell's completion request (`_ARGCOMPLETE` set) and exits; otherwise returns.
+    argcomplete.autocomplete(parser)
     args = parser.parse_args(argv)
     run = getattr(args, "run", None)
     if run is None:
         parser.print_help(sys.stderr)
         return 2
+    from bot.adapters.frameworks_file import use_freshest
+
+    use_freshest()  # the user's `evalbot frameworks refresh`, when fresher than the shipped list
     try:
         status: int = run(args)
         sys.stdout.flush()

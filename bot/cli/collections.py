@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 from bot.cli import gate_messages as texts
 from bot.cli import messages
+from bot.cli.sources import add_offline_option
 
 if TYPE_CHECKING:
     from bot.adapters.collections_store import StoredCollection
+    from bot.collections.evalhub_known import Proposal
     from bot.collections.model import Collection
     from bot.spec.messages import Diagnostic
 
@@ -36,12 +38,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     ):
         sub = actions.add_parser(name, help=help_text)
         if name == "show":
-            sub.add_argument("collection", metavar="ID", help=texts.COLLECTION_HELP)
+            sub.add_argument("collection", metavar="ID|FILE", help=texts.COLLECTION_HELP)
         if name == "validate":
             sub.add_argument("files", nargs="*", metavar="FILE", help=texts.FILES_HELP)
         sub.add_argument("--collections", metavar="DIR", help=texts.COLLECTIONS_DIR_HELP)
         if name != "list":
             sub.add_argument("--benchmarks", metavar="DIR", help=messages.BENCHMARKS_HELP)
+            add_offline_option(sub)
         formats = ("text", "json", "github") if name == "validate" else ("text", "json")
         sub.add_argument("--format", choices=formats, default="text", help=texts.FORMAT_HELP)
         sub.set_defaults(run=run)
@@ -54,6 +57,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="ID=OWNER/NAME:TASK[:METRIC]",
         help=texts.IMPORT_MAP_HELP,
     )
+    imports.add_argument("--map-known", action="store_true", help=texts.IMPORT_MAP_KNOWN_HELP)
+    imports.add_argument(
+        "--mappings", action="append", default=[], metavar="FILE", help=texts.IMPORT_MAPPINGS_HELP
+    )
     imports.add_argument("--scale", choices=("percent", "fraction"), help=texts.IMPORT_SCALE_HELP)
     imports.add_argument("--drop-unmapped", action="store_true", help=texts.IMPORT_DROP_HELP)
     imports.add_argument("--output", "-o", metavar="OUT", help=texts.IMPORT_OUTPUT_HELP)
@@ -65,7 +72,9 @@ def run_import(args: argparse.Namespace) -> int:
     import sys
 
     from bot.cli.collections_runtime import Refused, fail, findings_text
+    from bot.cli.sources import UsageError, mapping_table
     from bot.collections.evalhub import HubTarget, import_evalhub
+    from bot.collections.evalhub_known import propose
     from bot.collections.model import Scale
 
     try:
@@ -84,23 +93,42 @@ def run_import(args: argparse.Namespace) -> int:
         output = Path(args.output) if args.output else None
         if output is not None and output.exists():
             raise Refused(texts.IMPORT_EXISTS.format(path=output))
+        try:
+            table = mapping_table(args.mappings, command="evalbot collections import")
+        except UsageError as error:
+            raise Refused(str(error).removeprefix("evalbot collections import: ")) from error
     except Refused as error:
         return fail(COMMAND, error)
+    proposals = {
+        key: proposal for key, proposal in propose(content, table).items() if key not in targets
+    }
+    origins: dict[str, str] = {}
+    if args.map_known:
+        for key, proposal in proposals.items():
+            if proposal.known is not None:
+                targets[key] = proposal.known
+                origins[key] = _origin(proposal)
     imported = import_evalhub(
         content,
         targets,
         scale=Scale(args.scale) if args.scale else None,
         drop_unmapped=args.drop_unmapped,
         source=source.name,
+        origins=origins,
+        hints={key: _hint(proposal) for key, proposal in proposals.items()},
     )
     if imported.diagnostics:
         print(findings_text(source, imported.diagnostics), file=sys.stderr)
+    unapplied = {key: p for key, p in proposals.items() if key not in targets}
+    if unapplied:
+        print(_proposals_text(unapplied), file=sys.stderr)
     if imported.text is None:
         return 1
     if output is None:
         print(imported.text, end="")
     else:
         try:
+            output.parent.mkdir(parents=True, exist_ok=True)  # `-o gates/lb.yaml` in a new repo
             output.write_text(imported.text, encoding="utf-8")
         except OSError as error:
             return fail(COMMAND, f"{output}: {error.strerror}")
@@ -110,6 +138,47 @@ def run_import(args: argparse.Namespace) -> int:
     print("\n".join(notes[1:]), file=sys.stderr)
     print(texts.IMPORT_NEXT.format(path=output or "the file"), file=sys.stderr)
     return 0
+
+
+def _origin(proposal: Proposal) -> str:
+    """Where an applied `--map` came from, for the written file's header: the shipped table is
+    named by its file name (its path is the installation's, not the user's)."""
+    from bot import packaged
+
+    shipped = str(packaged.mappings_file())
+    rows = ", ".join(
+        row.replace(shipped, "evalbot's mappings.yaml", 1) if row.startswith(shipped) else row
+        for row in proposal.rows
+    )
+    return f"the mapping table ({rows})" + (f"; note: {proposal.note}" if proposal.note else "")
+
+
+def _hint(proposal: Proposal) -> str:
+    from bot.collections import messages as coll_messages
+
+    if proposal.known is not None:
+        return coll_messages.IMPORT_KNOWN_HINT.format(flag=proposal.flag())
+    flags = " | ".join(proposal.flag(target) for target in proposal.candidates)
+    return coll_messages.IMPORT_CANDIDATES_HINT.format(note=proposal.note, flags=flags)
+
+
+def _proposals_text(proposals: dict[str, Proposal]) -> str:
+    """The `--map` options the mapping table knows, ready to paste, then the candidates of
+    those it cannot choose alone."""
+    known = [proposal for proposal in proposals.values() if proposal.known is not None]
+    lines: list[str] = []
+    if known:
+        lines.append(texts.IMPORT_KNOWN.format(count=len(known)))
+        lines.extend(f"  {proposal.flag()} \\" for proposal in known)
+        lines[-1] = lines[-1].removesuffix(" \\")
+        lines.extend(
+            texts.IMPORT_NOTE.format(id=p.evalhub_id, note=p.note) for p in known if p.note
+        )
+    for proposal in proposals.values():
+        if proposal.known is None:
+            lines.append(texts.IMPORT_CHOOSE.format(id=proposal.evalhub_id, note=proposal.note))
+            lines.extend(f"  {proposal.flag(target)}" for target in proposal.candidates)
+    return "\n".join(lines)
 
 
 def run_list(args: argparse.Namespace) -> int:
@@ -154,13 +223,15 @@ def _summary(stored: StoredCollection) -> dict[str, Any]:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from bot.adapters.collections_store import StoreError, find
+    from bot.adapters.collections_store import StoreError, named
     from bot.cli.collections_runtime import Refused, benchmarks, check_stored, fail
 
     try:
-        stored = find(args.collection, args.collections)
+        stored = named(args.collection, args.collections)
         print(texts.USING_COLLECTION.format(id=stored.id, path=stored.path), file=sys.stderr)
-        collection, diagnostics = check_stored(stored, benchmarks(args.benchmarks))
+        collection, diagnostics = check_stored(
+            stored, benchmarks(args.benchmarks, offline=args.offline)
+        )
     except (Refused, StoreError) as error:
         return fail(COMMAND, error)
     if args.format == "json":
@@ -191,7 +262,7 @@ def run_validate(args: argparse.Namespace) -> int:
         else:
             stored = all_collections(args.collections)
             print(where(args.collections), file=sys.stderr)
-        source = benchmarks(args.benchmarks)
+        source = benchmarks(args.benchmarks, offline=args.offline)
         checked = [(item, *check_stored(item, source)) for item in stored]
     except (Refused, StoreError) as error:
         return fail(COMMAND, error)
@@ -277,5 +348,5 @@ def _collection_text(
                 f"  - {member.id} / {member.task_id} / {member.metric}{bar}, weight "
                 f"{member.weight:g}, range [{member.low:g}, {member.high:g}]"
             )
-    out.extend(diagnostic_lines(diagnostics))
+    out.extend(diagnostic_lines(diagnostics, path=str(stored.path)))
     return "\n".join(out)

@@ -26,18 +26,19 @@ def fail(command: str, problem: object) -> int:
     return 2
 
 
-def benchmarks(folder: str | None) -> BenchmarkSource:
-    """`--benchmarks DIR` offline, else the Hub at HF_ENDPOINT (as `evalbot validate`)."""
+def benchmarks(folder: str | None, *, offline: bool = False) -> BenchmarkSource:
+    """`--benchmarks DIR` offline, else the Hub at HF_ENDPOINT through the Hugging Face cache
+    (`--offline`: the cache alone), as `evalbot validate`."""
     from bot.cli.sources import UsageError, benchmark_source
 
     try:
-        return benchmark_source(folder)
+        return benchmark_source(folder, offline=offline)
     except UsageError as error:
         raise Refused(str(error).removeprefix("evalbot validate: ")) from error
 
 
 def check_stored(
-    stored: StoredCollection, source: BenchmarkSource
+    stored: StoredCollection, source: BenchmarkSource, command: str = "collections"
 ) -> tuple[Collection | None, list[Diagnostic]]:
     from bot.adapters.collections_store import StoreError
     from bot.collections.check import check_collection
@@ -48,24 +49,18 @@ def check_stored(
     except StoreError as error:
         raise Refused(str(error)) from error
     except HubError as error:
-        raise Refused(texts.HUB_FAILED.format(problem=error)) from error
+        from bot.cli.sources import hub_failure
+
+        raise Refused(hub_failure(command, error).removeprefix(f"evalbot {command}: ")) from error
 
 
 def findings_text(path: Path, diagnostics: Sequence[Diagnostic]) -> str:
-    """`FILE:LINE:COLUMN: error CODE message (fix: hint)`, one per finding: what a gate that
-    refuses or warns about its collection prints, so the fix needs no second command."""
-    lines: list[str] = []
-    for diagnostic in diagnostics:
-        place = str(path)
-        if diagnostic.line is not None:
-            place += f":{diagnostic.line}"
-            if diagnostic.column is not None:
-                place += f":{diagnostic.column}"
-        text = f"{place}: {diagnostic.severity.value} {diagnostic.code} {diagnostic.message}"
-        if diagnostic.hint:
-            text += f" (fix: {diagnostic.hint})"
-        lines.append(text)
-    return "\n".join(lines)
+    """`FILE:LINE:COLUMN: CODE severity field: message`, its fix below, one per finding (as
+    `evalbot validate` prints them): what a gate that refuses or warns about its collection
+    prints, so the fix needs no second command."""
+    from bot.report.validation import diagnostic_lines
+
+    return "\n".join(diagnostic_lines(diagnostics, path=str(path)))
 
 
 def findings_github(path: Path, diagnostics: Sequence[Diagnostic]) -> str:

@@ -5,8 +5,8 @@
 
 Reads the files, hands bytes to `bot.convert` (pure), and writes only what validated: YAML on
 stdout, or merged into `DIR/.eval_results/<benchmark>.yaml` under the Hub's naming rule. With
-`--to eee`, reads `.eval_results` files instead and writes Every Eval Ever records, each
-checked against the EEE schema first. Exit 0 done, 1 nothing written because of findings,
+`--to eee` (`bot.cli.convert_eee`), writes Every Eval Ever records instead, laid out as a
+datastore holds them. Exit 0 done, 1 nothing written because of findings,
 2 usage or I/O error.
 """
 
@@ -15,16 +15,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
-import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bot.cli.sources import add_conversion_options
+from bot.cli.sources import UsageError, add_conversion_options
+from bot.cli.terminal import reading
 
 if TYPE_CHECKING:
     from bot.convert.api import Conversion
     from bot.convert.mapping import MappingTable
+    from bot.convert.yamlio import Merged
     from bot.spec.model import BenchmarkSource
 
 
@@ -50,20 +50,44 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("inputs", nargs="*", metavar="INPUT", help="framework output files")
     parser.add_argument("--from", dest="framework", metavar="NAME", help="force a converter")
     add_conversion_options(parser)
-    parser.add_argument("--out", metavar="DIR", help="model repo folder to merge results into")
+    parser.add_argument(
+        "--out",
+        metavar="DIR",
+        help="model repo folder to merge results into (with --to eee: a datastore folder)",
+    )
     parser.add_argument("--to", choices=("results", "eee"), default="results")
     parser.add_argument("--model-repo", metavar="ID", help="the model (required with --to eee)")
     parser.add_argument("--eee-version", default="0.3.0", choices=_EEE_VERSIONS)
     parser.add_argument(
+        "--collection",
+        metavar="NAME",
+        help="with --to eee --out: the datastore collection folder (default: the benchmark's,"
+        " as EEE's publisher names it from source_data.dataset_name)",
+    )
+    parser.add_argument(
         "--allow-partial", action="store_true", help="write results of failed or partial runs"
     )
+    parser.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text (default: the entries as YAML on stdout, findings on stderr) or json: one "
+        "object on stdout with each input's findings and the entries",
+    )
     parser.add_argument("--check-mappings", action="store_true", help="check the table, exit")
+    parser.add_argument(
+        "--write-mappings",
+        metavar="FILE",
+        help="add the rows suggested for unmapped scores to FILE (created if absent), each part"
+        " nothing can tell marked `TODO(evalbot)`",
+    )
     parser.add_argument("--list", action="store_true", help="list the converters, exit")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from bot.convert.registry import ConvertError, adapters
+    from bot.hub.errors import HubError
 
     if args.list:
         for name, cls in sorted(adapters().items()):
@@ -71,18 +95,58 @@ def run(args: argparse.Namespace) -> int:
         return 0
     try:
         if args.to == "eee":
-            return _to_eee(args)
+            from bot.cli import convert_eee
+
+            return convert_eee.run(args)
         table = _mappings(args.mappings)
-        source = _benchmarks(args.benchmarks)
+        source = _benchmarks(args.benchmarks, offline=args.offline)
         if args.check_mappings:
             return _check(table, source, args.mappings)
         if not args.inputs:
             raise _Usage("evalbot convert: give at least one INPUT")
         conversions = [_convert(path, args, table, source) for path in args.inputs]
-    except (_Usage, ConvertError) as error:
+        if args.write_mappings is not None:
+            _write_mappings(Path(args.write_mappings), conversions, args.all_suggestions)
+        return _emit(conversions, args, source)
+    except (_Usage, UsageError, ConvertError) as error:
         print(error, file=sys.stderr)
         return 2
-    return _emit(conversions, args, source)
+    except HubError as error:  # reading benchmarks: offline, unreachable, timed out
+        from bot.cli.sources import hub_failure
+
+        print(hub_failure("convert", error), file=sys.stderr)
+        return 2
+
+
+def _write_mappings(file: Path, conversions: list[Conversion], all_suggestions: bool) -> None:
+    """Add the suggested rows to `file` (docs/convert.md#writing-the-rows): created when
+    absent, else merged after its last row with every line of it kept."""
+    from bot.convert.rowsfile import RowsFileError, add_rows
+
+    suggested = [
+        item
+        for conversion in conversions
+        for item in (
+            [*conversion.unmapped, *conversion.not_needed]
+            if all_suggestions
+            else conversion.unmapped
+        )
+    ]
+    try:
+        existing = file.read_bytes() if file.exists() else None
+    except OSError as error:
+        raise _Usage(f"evalbot convert: {file}: {error.strerror}") from error
+    try:
+        added = add_rows(str(file), existing, [item.fields for item in suggested])
+    except RowsFileError as error:
+        raise _Usage(f"evalbot convert: {error}") from error
+    if added.content is not None:
+        try:
+            file.parent.mkdir(parents=True, exist_ok=True)
+            file.write_bytes(added.content)
+        except OSError as error:
+            raise _Usage(f"evalbot convert: {file}: {error.strerror}") from error
+    print(f"evalbot convert: {file}: {added.summary()}", file=sys.stderr)
 
 
 def _mappings(extra: list[str]) -> MappingTable:
@@ -94,11 +158,11 @@ def _mappings(extra: list[str]) -> MappingTable:
         raise _Usage(str(error)) from error
 
 
-def _benchmarks(folder: str | None) -> BenchmarkSource:
+def _benchmarks(folder: str | None, *, offline: bool = False) -> BenchmarkSource:
     from bot.cli.sources import UsageError, benchmark_source
 
     try:
-        return benchmark_source(folder)
+        return benchmark_source(folder, offline=offline)
     except UsageError as error:
         raise _Usage(str(error).replace("evalbot validate", "evalbot convert")) from error
 
@@ -127,21 +191,63 @@ def _convert(
     from bot.convert.api import entries_from, read_input
 
     try:
-        content = read_input(Path(path))
+        with reading(path, Path(path).stat().st_size):
+            content = read_input(Path(path))
     except OSError as error:
         raise _Usage(f"evalbot convert: {path}: {error.strerror}") from error
-    return entries_from(
-        content,
-        filename=path,
-        benchmarks=source,
-        mappings=table,
-        framework=args.framework,
-        source_info=source_info(args),
-        policy=load_policy(),
-    )
+    with reading(path, len(content)):
+        return entries_from(
+            content,
+            filename=path,
+            benchmarks=source,
+            mappings=table,
+            framework=args.framework,
+            source_info=source_info(args),
+            policy=load_policy(),
+        )
 
 
 def _emit(conversions: list[Conversion], args: argparse.Namespace, source: BenchmarkSource) -> int:
+    """Findings on stderr, entries on stdout or into `--out`; with `--format json`, one object
+    on stdout saying the same (`_report`)."""
+    status, files = _emit_text(conversions, args, source)
+    if args.format == "json":
+        print(json.dumps(_report(conversions, args, files, status), indent=2, ensure_ascii=False))
+    return status
+
+
+def _report(
+    conversions: list[Conversion],
+    args: argparse.Namespace,
+    files: dict[str, list[dict[str, Any]]],
+    status: int,
+) -> dict[str, Any]:
+    from bot.convert.findings import findings
+
+    return {
+        "ok": status == 0,
+        "inputs": [
+            {
+                "source": conversion.source,
+                "converter": conversion.adapter,
+                "ok": conversion.ok(allow_partial=args.allow_partial),
+                "entries": len(conversion.entries),
+                "findings": findings(
+                    conversion,
+                    allow_partial=args.allow_partial,
+                    all_suggestions=args.all_suggestions,
+                ),
+            }
+            for conversion in conversions
+        ],
+        "files": files if status == 0 else {},
+        "out": args.out,
+    }
+
+
+def _emit_text(
+    conversions: list[Conversion], args: argparse.Namespace, source: BenchmarkSource
+) -> tuple[int, dict[str, list[dict[str, Any]]]]:
     from bot.convert.findings import findings
 
     refused: list[str] = []
@@ -162,29 +268,32 @@ def _emit(conversions: list[Conversion], args: argparse.Namespace, source: Bench
             f" refused ({which}); see the errors above",
             file=sys.stderr,
         )
-        return 1
+        return 1, files
     if not files:
         which = ", ".join(conversion.source for conversion in conversions)
         print(f"evalbot convert: no score is mapped in {which}: nothing to write", file=sys.stderr)
-        return 1
+        return 1, files
     if args.out is None:
+        if args.format == "json":
+            return 0, files
         from bot.convert.yamlio import dump_entries
 
         for path, entries in files.items():
             if len(files) > 1:
                 sys.stdout.write(f"# {path}\n")
             sys.stdout.write(dump_entries(entries).decode("utf-8"))
-        return 0
-    return _write_into(Path(args.out), files, source)
+        return 0, files
+    return _write_into(Path(args.out), files, source), files
 
 
 def _write_into(
     folder: Path, files: dict[str, list[dict[str, Any]]], source: BenchmarkSource
 ) -> int:
-    """Merge into the repo's files, validate the repo as it would be, then write."""
+    """Merge into the repo's files (keeping what is there: comments, quotes, other entries),
+    validate the repo as it would be, then write, saying what was added and replaced."""
     from bot.cli.sources import load_policy
-    from bot.convert.yamlio import MergeError, dump_entries, merge
-    from bot.report.validation import render_text
+    from bot.convert.yamlio import MergeError, merge
+    from bot.report.validation import counts, render_text
     from bot.spec.validate import validate_results_files
 
     results = folder / ".eval_results"
@@ -192,80 +301,44 @@ def _write_into(
     if results.is_dir():
         for existing in sorted(results.glob("*.y*ml")):
             contents[f".eval_results/{existing.name}"] = existing.read_bytes()
+    merged: dict[str, Merged] = {}
     for path, entries in files.items():
         try:
-            merged = merge(contents.get(path), entries)
+            merged[path] = merge(contents.get(path), entries)
         except MergeError as error:
             print(f"evalbot convert: {folder / path}: {error}", file=sys.stderr)
             return 1
-        contents[path] = dump_entries(merged)
+        contents[path] = merged[path].content
     reports = validate_results_files(contents, source, policy=load_policy())
     if not all(report.ok for report in reports):
         print(render_text(reports, strict=False), file=sys.stderr)
         print("evalbot convert: nothing written", file=sys.stderr)
         return 1
+    written = [report for report in reports if report.path in files]
+    if counts(written)[1]:
+        # warnings on what evalbot writes are shown, so that `validate --strict` holds no surprise
+        print(render_text(written, strict=False), file=sys.stderr)
     results.mkdir(parents=True, exist_ok=True)
-    for path in files:
-        (folder / path).write_bytes(contents[path])
-        print(f"wrote {folder / path}", file=sys.stderr)
+    for path, done in merged.items():
+        (folder / path).write_bytes(done.content)
+        print(f"wrote {folder / path}: {_what_changed(done)}", file=sys.stderr)
     return 0
 
 
-def _to_eee(args: argparse.Namespace) -> int:
-    from bot.cli.sources import UsageError, collect
-    from bot.convert.eee import EeeWriteError, to_eee
-    from bot.spec.eee import validate_eee_file
-    from bot.spec.model import Benchmark, MetricDef, is_repo_id
-    from bot.spec.yamlload import load_yaml
+def _what_changed(merged: Merged) -> str:
+    """`added 1 entry (Idavidrein/gpqa diamond); replaced entry 2 (…)`."""
 
-    if not args.model_repo or not is_repo_id(args.model_repo):
-        raise _Usage("evalbot convert --to eee: --model-repo ID (owner/name) is required")
-    if not args.inputs:
-        raise _Usage("evalbot convert --to eee: give .eval_results files or a model repo folder")
-    try:
-        inputs = collect(args.inputs)
-    except UsageError as error:
-        raise _Usage(str(error)) from error
-    source = _benchmarks(args.benchmarks) if args.benchmarks else None
+    def cell(entry: dict[str, Any]) -> str:
+        dataset = entry.get("dataset") or {}
+        notes = f", notes {entry['notes']!r}" if entry.get("notes") else ""
+        return f"{dataset.get('id')} {dataset.get('task_id')}{notes}"
 
-    def metric_of(benchmark: str, metric_id: str | None) -> MetricDef | None:
-        found = source.lookup(benchmark, None) if source is not None else None
-        if not isinstance(found, Benchmark):
-            return None
-        return found.metric(metric_id) if metric_id is not None else found.primary_metric
-
-    entries: list[dict[str, Any]] = []
-    for group in inputs.results.values():
-        for shown, content in group.files.values():
-            loaded = load_yaml(content)
-            if not loaded.ok or not isinstance(loaded.data, list):
-                print(f"evalbot convert: {shown}: not a valid results file", file=sys.stderr)
-                return 1
-            entries.extend(item for item in loaded.data if isinstance(item, dict))
-    try:
-        records = to_eee(
-            entries,
-            model_id=args.model_repo,
-            retrieved_timestamp=f"{time.time():.6f}",
-            version=args.eee_version,
-            metric_of=metric_of,
+    parts = []
+    if merged.added:
+        listed = "; ".join(cell(entry) for entry in merged.added)
+        parts.append(
+            f"added {len(merged.added)} entr{'y' if len(merged.added) == 1 else 'ies'} ({listed})"
         )
-    except EeeWriteError as error:
-        print(f"evalbot convert: {error}", file=sys.stderr)
-        return 1
-    out = Path(args.out) if args.out else None
-    for record in records:
-        content = json.dumps(record, indent=2, ensure_ascii=False).encode("utf-8") + b"\n"
-        name = f"{uuid.uuid5(uuid.NAMESPACE_URL, record['evaluation_id'])}.json"
-        report = validate_eee_file(name, content)
-        if not report.ok:
-            for diagnostic in report.diagnostics:
-                print(f"{name}:{diagnostic.line}: {diagnostic.message}", file=sys.stderr)
-            return 1
-        if out is None:
-            sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
-        else:
-            out.mkdir(parents=True, exist_ok=True)
-            (out / name).write_bytes(content)
-            print(f"wrote {out / name}", file=sys.stderr)
-    return 0
+    for index, entry in merged.replaced:
+        parts.append(f"replaced entry {index + 1} ({cell(entry)})")
+    return "; ".join(parts)

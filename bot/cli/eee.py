@@ -1,6 +1,7 @@
-"""`evalbot eee impact --schema VERSION DIR [--format text|json]`: how many records of a
-datastore folder a schema version would turn invalid, and why, grouped by rule
-(`bot.eee.impact`). Exit status: 0 the report was made, 2 usage or I/O error."""
+"""`evalbot eee impact --schema VERSION|FILE|DIR DIR [--format text|json]`: how many records
+of a datastore folder a schema (a shipped version, or a draft `eval.schema.json`) would turn
+schema-invalid, and why, grouped by rule (`bot.eee.impact`). Exit status: 0 the report was
+made, 2 usage or I/O error (a bad draft named with its line)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,14 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.cli import messages
 from bot.cli.sources import UsageError
+from bot.cli.terminal import progress
+
+if TYPE_CHECKING:
+    from bot.eee.impact import Target
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -20,28 +26,31 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "impact", help=messages.EEE_IMPACT_HELP, description=messages.EEE_IMPACT_HELP
     )
     impact.add_argument("folder", metavar="DIR", help=messages.EEE_DIR_HELP)
-    impact.add_argument("--schema", metavar="VERSION", required=True, help=messages.EEE_SCHEMA_HELP)
+    impact.add_argument(
+        "--schema", metavar="VERSION|FILE|DIR", required=True, help=messages.EEE_SCHEMA_HELP
+    )
     impact.add_argument("--format", choices=("text", "json"), default="text")
     impact.set_defaults(run=run_impact)
 
 
 def run_impact(args: argparse.Namespace) -> int:
     from bot.adapters.datastore_dir import datastore_files
-    from bot.eee.impact import assess
-    from bot.spec.eee import VERSIONS
+    from bot.eee.impact import SchemaFileError, assess
 
     try:
         root = Path(args.folder)
         if not root.is_dir():
             raise UsageError(messages.EEE_NOT_A_FOLDER.format(path=args.folder))
-        if args.schema not in VERSIONS:
-            raise UsageError(
-                messages.EEE_BAD_VERSION.format(version=args.schema, versions=", ".join(VERSIONS))
-            )
+        target = _target(args.schema)
         paths = [p for p in datastore_files(root) if p.endswith(".json")]
-        report = assess(((p, (root / p).read_bytes()) for p in paths), args.schema)
+        records = ((p, (root / p).read_bytes()) for p in paths)
+        shown = progress(records, total=len(paths), description="records checked")
+        report = assess(shown, target)
     except UsageError as error:
         print(error, file=sys.stderr)
+        return 2
+    except SchemaFileError as error:
+        print(messages.EEE_BAD_DRAFT.format(problem=error), file=sys.stderr)
         return 2
     except OSError as error:
         print(messages.EEE_UNREADABLE.format(problem=error), file=sys.stderr)
@@ -51,7 +60,7 @@ def run_impact(args: argparse.Namespace) -> int:
         return 0
     print(
         messages.EEE_IMPACT_SUMMARY.format(
-            version=report.version,
+            schema=report.schema,
             records=report.records,
             after=report.invalid_after,
             newly=report.newly_invalid,
@@ -64,3 +73,34 @@ def run_impact(args: argparse.Namespace) -> int:
         for example in rule.examples:
             print(messages.EEE_IMPACT_EXAMPLE.format(path=example))
     return 0
+
+
+#: Where an aggregate schema sits in a folder: EEE's own layout (a checkout of the repository
+#: or of its `schemas/` folder), then the file alone.
+_SCHEMA_FILES = (
+    "eval.schema.json",
+    "schemas/eval.schema.json",
+    "every_eval_ever/schemas/eval.schema.json",
+)
+
+
+def _target(schema: str) -> Target:
+    """`--schema`: a shipped version, a draft schema file, or a folder holding one."""
+    from bot.eee.impact import draft_schema, shipped
+    from bot.spec.eee import VERSIONS
+
+    if schema in VERSIONS:
+        return shipped(schema)
+    path = Path(schema)
+    if path.is_dir():
+        found = next((path / name for name in _SCHEMA_FILES if (path / name).is_file()), None)
+        if found is None:
+            raise UsageError(
+                messages.EEE_NO_SCHEMA_IN_FOLDER.format(path=schema, names=", ".join(_SCHEMA_FILES))
+            )
+        path = found
+    elif not path.is_file():
+        raise UsageError(
+            messages.EEE_BAD_VERSION.format(version=schema, versions=", ".join(VERSIONS))
+        )
+    return draft_schema(path.read_bytes(), str(path))

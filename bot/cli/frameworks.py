@@ -1,8 +1,9 @@
 """`evalbot frameworks list|refresh`: the copy of the Hub's evaluation-framework list.
 
 `refresh` reads huggingface.js's `eval.ts` (the Hub's source of truth, bot.spec.frameworks)
-from its URL or from a file, and rewrites `bot/data/evaluation_frameworks.json`: run it in a
-checkout and commit the file (docs/validate.md, "Evaluation frameworks").
+from its URL or from a file, and writes the list to the user's cache folder, which every later
+command reads (`bot.adapters.frameworks_file`); `--output` writes it elsewhere (in a checkout,
+`bot/data/evaluation_frameworks.json`, to commit) (docs/validate.md, "Evaluation frameworks").
 """
 
 from __future__ import annotations
@@ -42,7 +43,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=Path,
         default=None,
         metavar="FILE",
-        help="where to write the list (default: the package's bot/data/evaluation_frameworks.json)",
+        help="where to write the list (default: evalbot's folder in your cache, which every"
+        " later command reads)",
     )
     refresh.add_argument(
         "--timeout", type=float, default=30.0, help="seconds to wait for the URL (default 30)"
@@ -51,21 +53,25 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from bot.spec.frameworks import KNOWN
+    from bot.adapters.frameworks_file import use_freshest
+    from bot.spec.frameworks import current
 
-    for name in KNOWN.names:
+    copy = use_freshest()
+    known = current()
+    for name in known.names:
         print(name)
+    where = f"your refreshed copy {copy}" if copy else "the list shipped with evalbot"
     print(
-        f"{len(KNOWN.names)} frameworks, from {KNOWN.source}, refreshed {KNOWN.refreshed}",
+        f"{len(known.names)} frameworks, from {known.source}, refreshed {known.refreshed}"
+        f" ({where})",
         file=sys.stderr,
     )
     return 0
 
 
 def run_refresh(args: argparse.Namespace) -> int:
-    from importlib import resources
-
-    from bot.spec.frameworks import KNOWN, FrameworkList, FrameworkListError, parse_eval_ts
+    from bot.adapters.frameworks_file import use_freshest, user_list_path
+    from bot.spec.frameworks import FrameworkList, FrameworkListError, current, parse_eval_ts
 
     source: str = args.source
     try:
@@ -76,16 +82,17 @@ def run_refresh(args: argparse.Namespace) -> int:
         return 2
     today = datetime.datetime.now(datetime.UTC).date().isoformat()
     fresh = FrameworkList(names=names, source=source, refreshed=today)
-    output = args.output or Path(str(resources.files("bot").joinpath("data")))
-    if args.output is None:
-        output = output / "evaluation_frameworks.json"
+    use_freshest()
+    known = current()
+    output: Path = args.output or user_list_path()
     try:
+        output.parent.mkdir(parents=True, exist_ok=True)
         output.write_text(json.dumps(fresh.to_json(), indent=2) + "\n", encoding="utf-8")
     except OSError as error:
         print(f"evalbot frameworks refresh: cannot write {output}: {error}", file=sys.stderr)
         return 2
-    added = sorted(set(names) - set(KNOWN.names))
-    removed = sorted(set(KNOWN.names) - set(names))
+    added = sorted(set(names) - set(known.names))
+    removed = sorted(set(known.names) - set(names))
     print(f"{output}: {len(names)} frameworks", end="")
     print(f"; added {', '.join(added)}" if added else "", end="")
     print(f"; removed {', '.join(removed)}" if removed else "")

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from bot.cli import gate_messages as texts
 from bot.cli import messages
+from bot.cli.sources import add_offline_option
 
 if TYPE_CHECKING:
     from bot.collections.aggregate import GateResult
@@ -30,9 +31,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         COMMAND, help=texts.GATE_HELP, description=texts.GATE_DESCRIPTION
     )
     parser.add_argument("target", metavar="TARGET", help=texts.TARGET_HELP)
-    parser.add_argument("--collection", required=True, metavar="ID", help=texts.COLLECTION_HELP)
+    parser.add_argument(
+        "--collection", required=True, metavar="ID|FILE", help=texts.COLLECTION_HELP
+    )
     parser.add_argument("--collections", metavar="DIR", help=texts.COLLECTIONS_DIR_HELP)
     parser.add_argument("--benchmarks", metavar="DIR", help=messages.BENCHMARKS_HELP)
+    add_offline_option(parser)
     parser.add_argument("--include-open-prs", action="store_true", help=texts.INCLUDE_OPEN_PRS_HELP)
     parser.add_argument("--revision", default="main", help=texts.REVISION_HELP)
     parser.add_argument(
@@ -45,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from bot.adapters.collections_store import StoreError, find
+    from bot.adapters.collections_store import StoreError, named
     from bot.cli.collections_runtime import (
         Refused,
         benchmarks,
@@ -59,10 +63,10 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         tags = parse_tags(args.tag)
-        stored = find(args.collection, args.collections)
+        stored = named(args.collection, args.collections)
         print(texts.USING_COLLECTION.format(id=stored.id, path=stored.path), file=sys.stderr)
-        source = benchmarks(args.benchmarks)
-        collection, diagnostics = check_stored(stored, source)
+        source = benchmarks(args.benchmarks, offline=args.offline)
+        collection, diagnostics = check_stored(stored, source, COMMAND)
         if collection is None:
             errors = sum(1 for diagnostic in diagnostics if diagnostic.is_error)
             if args.format == "github":
@@ -129,6 +133,8 @@ def read_layers(args: argparse.Namespace, source: BenchmarkSource) -> list[Resul
         ]
     if not is_repo_id(args.target):
         raise Refused(texts.NOT_A_TARGET.format(target=args.target))
+    if args.offline:
+        raise Refused(texts.OFFLINE_HUB_TARGET.format(target=args.target))
     from huggingface_hub import HfApi
 
     from bot.hub.client import HfHubClient, use_hub_timeout_from_env
@@ -161,6 +167,11 @@ def read_layers(args: argparse.Namespace, source: BenchmarkSource) -> list[Resul
             for change in repo.prs
         )
     except HubError as error:
+        from bot.cli.sources import hub_failure
+        from bot.hub.cached_benchmarks import BenchmarkNotCached
+
+        if isinstance(error, BenchmarkNotCached):
+            raise Refused(hub_failure(COMMAND, error).removeprefix("evalbot gate: ")) from error
         raise Refused(texts.HUB_FAILED.format(problem=error)) from error
     return layers
 

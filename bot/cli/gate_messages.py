@@ -10,7 +10,9 @@ GATE_DESCRIPTION = (
     "results on main, read from HF_ENDPOINT)."
 )
 TARGET_HELP = "a model repo folder, or a Hub model repo id (owner/name)"
-COLLECTION_HELP = "the collection id (`evalbot collections list` shows them)"
+COLLECTION_HELP = (
+    "a collection id (`evalbot collections list` shows them) or the path of a collection file"
+)
 COLLECTIONS_DIR_HELP = "a folder of user collections, ID.yaml each"
 INCLUDE_OPEN_PRS_HELP = "also count the results the repo's open PRs propose (Hub targets only)"
 REVISION_HELP = "the Hub revision to read (default: main)"
@@ -39,6 +41,17 @@ IMPORT_SCALE_HELP = (
     "the scale EvalHub's scores and thresholds are on (default: fraction when every threshold "
     "is within 0-1, else percent)"
 )
+IMPORT_MAP_KNOWN_HELP = (
+    "apply the --map values evalbot's mapping table knows (printed when it knows some); "
+    "a --map you give wins"
+)
+IMPORT_MAPPINGS_HELP = "more mapping rows to propose --map values from (as `evalbot convert`)"
+IMPORT_KNOWN = (
+    "the mapping table knows {count} Hub benchmark(s) for this file; add these options, or "
+    "--map-known to apply them:"
+)
+IMPORT_NOTE = "  note: {id}: {note}"
+IMPORT_CHOOSE = "{id}: {note}:"
 IMPORT_DROP_HELP = "leave out the benchmarks no --map names instead of refusing"
 IMPORT_OUTPUT_HELP = "write the collection here (default: standard output); never overwritten"
 IMPORT_BAD_MAP = "--map {item}: write ID=OWNER/NAME:TASK or ID=OWNER/NAME:TASK:METRIC"
@@ -54,5 +67,12 @@ USING_COLLECTION = "collection `{id}`: {path}"
 INVALID_COLLECTION = "collection `{id}` ({path}) has {errors} error(s):"
 BAD_TAG = "--tag {tag}: write KEY=VALUE, e.g. --tag run=nightly"
 TAG_TWICE = "--tag {key}=…: the key is given twice; give each key once"
-HUB_FAILED = "could not read from the Hub ({problem})"
+HUB_FAILED = (
+    "could not read from the Hub ({problem}); a model folder, --offline and --benchmarks DIR"
+    " work without it"
+)
+OFFLINE_HUB_TARGET = (
+    "--offline: {target} is a Hub repo, whose results only the Hub has; gate a model folder"
+    " (its .eval_results/*.yaml) offline"
+)
 NO_SUCH_FILE = "{path}: no such file"

@@ -8,8 +8,8 @@ VALIDATE_DESCRIPTION = (
     "their benchmarks, as the bot does on a pull request."
 )
 PATHS_HELP = (
-    "a model repo folder (its .eval_results/*.yaml), a results file, an eval.yaml, or an"
-    " Every Eval Ever datastore folder (with data/ inside)"
+    "(default: the current folder) a model repo folder (its .eval_results/*.yaml), a results"
+    " file, an eval.yaml, or an Every Eval Ever datastore folder (with data/ inside)"
 )
 BENCHMARKS_HELP = "offline benchmarks, laid out DIR/<org>/<name>/eval.yaml (default: the Hub)"
 ISSUERS_HELP = (
@@ -29,18 +29,47 @@ AGAINST_HELP = (
     "an Every Eval Ever datastore checkout (its main) that datastore folders are checked"
     " against: duplicates, moved records, samples files already there"
 )
+DATASTORE_HELP = (
+    "a local checkout of an Every Eval Ever datastore (its data/ or flat/ tree): results whose "
+    "source.url links one of its records are checked against that file (default: read the "
+    "record from the Hub)"
+)
+NOT_A_DATASTORE_CHECKOUT = (
+    "evalbot validate: --datastore {path}: not a datastore checkout (no data/ or flat/ inside)"
+)
+BLOCKING_WARNINGS = (
+    "{count} {warnings_word} above (EEE-FOLDER) {verb} a datastore merge, as in EEE's own gate"
+)
 NOT_A_DATASTORE = "evalbot validate: --against {path}: not a datastore folder (no data/ inside)"
 
 NO_SUCH_PATH = "evalbot validate: {path}: no such file or folder"
 NOT_A_FOLDER = "evalbot validate: --benchmarks {path}: not a folder"
-NO_RESULTS = "evalbot validate: {path}: no .eval_results/*.yaml and no eval.yaml in this folder"
+NO_RESULTS = (
+    "evalbot validate: {path}: nothing to check in this folder: a model repo holds"
+    " .eval_results/*.yaml, a benchmark eval.yaml, and an Every Eval Ever datastore folder"
+    " holds data/<collection>/<developer>/<model>/<uuid4>.json (with <uuid4>_samples.jsonl"
+    " beside a record that declares one)"
+)
+NO_RESULTS_EEE = (
+    "; its {count} .json/.jsonl {files_word} get a datastore's checks only under"
+    " data/<collection>/<developer>/<model>/ (as `evalbot convert --to eee --out DIR` writes"
+    " them); name them one by one for the schema check alone"
+)
 UNREADABLE = "evalbot validate: {path}: {problem}"
 BAD_AT = "evalbot validate: --at {value!r}: not an ISO-8601 date or date-time"
 BAD_MODEL_REPO = "evalbot validate: --model-repo {value!r}: not a repo id of the form owner/name"
 NO_ISSUERS = "evalbot validate: --issuers {path}: no such file"
 HUB_FAILED = (
-    "evalbot validate: could not read benchmarks from the Hub ({problem});"
-    " use --benchmarks DIR offline"
+    "evalbot {command}: could not read benchmarks from the Hub ({problem}); --offline reads"
+    " those an earlier run cached, --benchmarks DIR reads them from a folder"
+)
+NOT_CACHED = (
+    "evalbot {command}: offline: {problem}; run once with the Hub reachable to cache it, or"
+    " give --benchmarks DIR"
+)
+OFFLINE_HELP = (
+    "read benchmarks from the Hugging Face cache only, as HF_HUB_OFFLINE=1 does (they are"
+    " cached by every run that reads them from the Hub)"
 )
 
 # -- operating the workers: beat, parked, replay ---------------------------------------------
@@ -66,7 +95,7 @@ PARKED_DESCRIPTION = (
     "Settings come from the environment, as for `evalbot worker`."
 )
 PARKED_LIMIT_HELP = "show at most N events (default: %(default)s)"
-PARKED_JSON_HELP = "print one JSON array of {index, parked_at, reason, detail, event}"
+PARKED_JSON_HELP = "one JSON array of {index, parked_at, reason, detail, event}"
 PARKED_NONE = "no parked events"
 PARKED_SUMMARY = "{total} parked event(s), showing {shown} (replay with `evalbot replay --index N`)"
 PARKED_LINE = "#{index}  {parked_at}  {reason:<18}  {what}"
@@ -93,7 +122,7 @@ STATUS_DESCRIPTION = (
     "the workers' shared Hub pause. Exit 0 when at least one worker is alive, 1 when none is, "
     "2 when Redis cannot be read (docs/operating.md, 'Is a worker consuming?')."
 )
-STATUS_JSON_HELP = "print one JSON object instead of text"
+STATUS_JSON_HELP = "one JSON object"
 STATUS_WORKERS = "workers: {alive} alive, {dead} dead"
 STATUS_WORKER = (
     "  {state:5}  {id}  last heartbeat {age:.1f} s ago (dead after {dead_after:.0f} s), "
@@ -113,13 +142,43 @@ EEE_IMPACT_HELP = (
     " why, grouped by rule"
 )
 EEE_DIR_HELP = "a datastore folder (its .json records are read, at any depth)"
-EEE_SCHEMA_HELP = "the schema version to judge every record by (0.2.0, 0.2.2 or 0.3.0)"
+EEE_SCHEMA_HELP = (
+    "the schema to judge every record by: a version evalbot ships (0.2.0, 0.2.2, 0.3.0), or a"
+    " draft: an eval.schema.json file, or a folder holding one (a checkout of EEE)"
+)
 EEE_NOT_A_FOLDER = "evalbot eee impact: {path}: no such folder"
-EEE_BAD_VERSION = "evalbot eee impact: --schema {version!r}: evalbot ships {versions}"
+EEE_BAD_VERSION = (
+    "evalbot eee impact: --schema {version!r}: neither a version evalbot ships ({versions})"
+    " nor a schema file or folder"
+)
+EEE_NO_SCHEMA_IN_FOLDER = (
+    "evalbot eee impact: --schema {path}: no aggregate schema in this folder (looked for"
+    " {names}); name the draft's eval.schema.json itself"
+)
+EEE_BAD_DRAFT = "evalbot eee impact: {problem}"
 EEE_UNREADABLE = "evalbot eee impact: {problem}"
 EEE_IMPACT_SUMMARY = (
-    "Schema {version}: {after} of {records} records would be invalid ({newly} of them valid"
-    " under the version they declare today; {now} invalid already; {unreadable} not JSON)."
+    "Schema {schema}: {after} of {records} records would be schema-invalid ({newly} of them"
+    " schema-valid under the version they declare today; {now} schema-invalid already;"
+    " {unreadable} not JSON)."
 )
 EEE_IMPACT_RULE = "  {records:>6}  {rule}"
 EEE_IMPACT_EXAMPLE = "          e.g. {path}"
+
+# --- evalbot playground ------------------------------------------------------------------------
+PLAYGROUND_HELP = "the validation playground in your browser, on this computer (no Redis, no token)"
+PLAYGROUND_DESCRIPTION = (
+    "Serve the web pages' playground and landing page on a loopback address: paste or upload a "
+    "results file, an eval.yaml or a framework's output and see the report the bot's PR comment "
+    "would show. Needs no Redis, Hub token or webhook secret; benchmarks are read anonymously "
+    "from HF_ENDPOINT (docs/web.md)."
+)
+PLAYGROUND_NOT_LOOPBACK = (
+    "evalbot playground: --host {host}: the playground listens on this computer only "
+    "(127.0.0.1, ::1 or localhost); to serve the pages to others, run `evalbot web` (docs/web.md)"
+)
+PLAYGROUND_NEEDS_SERVER = (
+    "evalbot playground: the web server is not installed ({module} is missing): "
+    "pip install 'evalbot[server]'"
+)
+PLAYGROUND_READY = "evalbot playground: {url} (Ctrl-C to stop)"

@@ -7,6 +7,7 @@ import json
 import sys
 
 from bot.cli import messages
+from bot.cli.formats import add_format_option, wants_json
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -14,7 +15,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "parked", help=messages.PARKED_HELP, description=messages.PARKED_DESCRIPTION
     )
     parser.add_argument("--limit", type=int, default=20, help=messages.PARKED_LIMIT_HELP)
-    parser.add_argument("--json", action="store_true", help=messages.PARKED_JSON_HELP)
+    add_format_option(parser, help_json=messages.PARKED_JSON_HELP)
     parser.set_defaults(run=run)
 
 
@@ -39,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     finally:
         client.close()
-    if args.json:
+    if wants_json(args, "parked"):
         listing = [{"index": parked.index, **parked.record} for parked in events]
         print(json.dumps(listing, indent=2, ensure_ascii=False))
         return 0

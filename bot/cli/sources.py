@@ -78,14 +78,25 @@ def _collect_folder(inputs: Inputs, raw: str, folder: Path) -> None:
     if results_folder.is_dir():
         for candidate in sorted(results_folder.iterdir()):
             if candidate.is_file() and candidate.suffix.lower() in (".yaml", ".yml"):
-                _add_results(inputs, os.path.join(raw, EVAL_RESULTS, candidate.name), candidate)
+                shown = os.path.join(raw, EVAL_RESULTS, candidate.name)
+                _add_results(inputs, _relative(shown), candidate)
                 found = True
     eval_yaml = folder / BENCHMARK_FILE
     if eval_yaml.is_file():
-        _add_benchmark(inputs, os.path.join(raw, BENCHMARK_FILE), eval_yaml)
+        _add_benchmark(inputs, _relative(os.path.join(raw, BENCHMARK_FILE)), eval_yaml)
         found = True
     if not found:
-        raise UsageError(messages.NO_RESULTS.format(path=raw))
+        loose = [p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in EEE_SUFFIXES]
+        extra = ""
+        if loose:
+            word = "file" if len(loose) == 1 else "files"
+            extra = messages.NO_RESULTS_EEE.format(count=len(loose), files_word=word)
+        raise UsageError(messages.NO_RESULTS.format(path=raw) + extra)
+
+
+def _relative(shown: str) -> str:
+    """`./.eval_results/x.yaml` as `.eval_results/x.yaml` (`evalbot validate` with no PATH)."""
+    return shown.removeprefix("./") if shown.startswith("./") else shown
 
 
 def _read(shown: str, path: Path) -> bytes:
@@ -130,7 +141,9 @@ def load_policy() -> Policy:
         raise UsageError(str(error)) from error
 
 
-def benchmark_source(benchmarks_dir: str | None) -> BenchmarkSource:
+def benchmark_source(benchmarks_dir: str | None, *, offline: bool = False) -> BenchmarkSource:
+    """`--benchmarks DIR`, else the Hub through the Hugging Face cache (`--offline` or
+    `HF_HUB_OFFLINE=1`: the cache alone; `bot.hub.cached_benchmarks`)."""
     if benchmarks_dir is not None:
         from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 
@@ -139,8 +152,8 @@ def benchmark_source(benchmarks_dir: str | None) -> BenchmarkSource:
         return DirectoryBenchmarkSource(benchmarks_dir)
     from huggingface_hub import HfApi
 
+    from bot.hub.cached_benchmarks import CachedBenchmarkSource
     from bot.hub.client import HfHubClient, use_hub_timeout_from_env
-    from bot.hub.sources import BenchmarkCache, HubBenchmarkSource
     from bot.settings import SettingsError
     from bot.spec.benchmark import benchmark_from_eval_yaml
 
@@ -148,11 +161,28 @@ def benchmark_source(benchmarks_dir: str | None) -> BenchmarkSource:
         use_hub_timeout_from_env(os.environ)  # a pre-commit hook must not hang on a silent Hub
     except SettingsError as error:
         raise UsageError(str(error)) from error
-    return HubBenchmarkSource(
-        HfHubClient(HfApi()),
+    api = HfApi()
+    return CachedBenchmarkSource(
+        HfHubClient(api),
+        api,
         lambda repo_id, sha, content: benchmark_from_eval_yaml(repo_id, content, sha),
-        BenchmarkCache(),
+        offline=offline,
     )
+
+
+def hub_failure(command: str, error: BaseException) -> str:
+    """What a command says when benchmarks could not be read: offline, what the cache lacks
+    and how to proceed; online, what failed and the two ways to work without the Hub."""
+    from bot.hub.cached_benchmarks import BenchmarkNotCached
+
+    if isinstance(error, BenchmarkNotCached):
+        return messages.NOT_CACHED.format(command=command, problem=error)
+    return messages.HUB_FAILED.format(command=command, problem=error)
+
+
+def add_offline_option(parser: argparse._ActionsContainer) -> None:
+    """`--offline`: benchmarks from the Hugging Face cache only, as `HF_HUB_OFFLINE=1`."""
+    parser.add_argument("--offline", action="store_true", help=messages.OFFLINE_HELP)
 
 
 def mapping_files(extra: list[str]) -> list[Path]:
@@ -193,6 +223,7 @@ def add_conversion_options(parser: argparse._ActionsContainer) -> None:
         "later files win)",
     )
     parser.add_argument("--benchmarks", metavar="DIR", help="offline benchmarks (default: Hub)")
+    add_offline_option(parser)
     parser.add_argument("--source-url", metavar="URL", help="entries' source.url (logs, run)")
     parser.add_argument("--source-name", metavar="NAME", help="entries' source.name")
     parser.add_argument(

@@ -12,13 +12,14 @@ import json
 import sys
 
 from bot.cli import messages
+from bot.cli.formats import add_format_option, wants_json
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "status", help=messages.STATUS_HELP, description=messages.STATUS_DESCRIPTION
     )
-    parser.add_argument("--json", action="store_true", help=messages.STATUS_JSON_HELP)
+    add_format_option(parser, help_json=messages.STATUS_JSON_HELP)
     parser.set_defaults(run=run)
 
 
@@ -41,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         client.close()
     alive = len(status.alive)
-    if args.json:
+    if wants_json(args, "status"):
         print(json.dumps(status.to_json(), indent=2))
         return 0 if alive else 1
     print(messages.STATUS_WORKERS.format(alive=alive, dead=len(status.workers) - alive))

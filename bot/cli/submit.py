@@ -7,9 +7,12 @@ or `--from NAME` says which, whatever the files are called. Several files (a she
 framework's output folder) make one submission: one PR on the model repo with all their
 entries; a file that would be refused stops the whole submission, and its name is printed.
 
+`--dry-run` asks no issuer; offline (`HF_HUB_OFFLINE=1`) it asks the Hub nothing either and
+says which of main's files it did not read, unless `--base FILE` stands for them.
+
 Exit status: 0 the PR was opened or updated (or the dry run printed its files), 1 the issuer
 or the Hub refused, or the conversion found problems (the reason, and the issuer's request id,
-are printed), 2 usage or I/O.
+are printed), 2 usage or I/O, the Hub unreachable included (one line: its endpoint, the fix).
 """
 
 from __future__ import annotations
@@ -63,7 +66,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--model-repo", required=True, metavar="ID")
     parser.add_argument(
-        "--issuer", metavar="URL", help="the issuer's URL (default: $EVALBOT_ISSUER_URL)"
+        "--issuer",
+        metavar="URL",
+        help="the issuer's URL (default: $EVALBOT_ISSUER_URL); not needed with --dry-run",
     )
     parser.add_argument("--audience", metavar="AUD", help="default: the issuer's metadata")
     parser.add_argument(
@@ -78,7 +83,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--dry-run",
         action="store_true",
         help="print the files it would propose, with a placeholder for each token; ask the "
-        "issuer nothing (a single-use ID token stays unspent) and open no PR",
+        "issuer nothing (a single-use ID token stays unspent; no --issuer needed) and open no "
+        "PR. With HF_HUB_OFFLINE=1 the Hub is not asked either: each file is then shown as its "
+        "new entries only, saying that main's copy was not read, unless --base gives one",
+    )
+    parser.add_argument(
+        "--base",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="with --dry-run: a local copy of main's results file of the same name (e.g. "
+        "hle_mini.yaml) to merge into instead of reading main's from the Hub; repeat for "
+        "several files",
     )
     parser.add_argument(
         "--hub-identity",
@@ -137,15 +154,29 @@ def run(args: argparse.Namespace) -> int:
     from bot.hub.errors import HubError
     from bot.settings import SettingsError, warn_removed_settings
     from bot.submit import SubmitError, submit
+    from bot.submit.errors import BaseUnmatched, HubUnreachable
     from bot.submit.issuerclient import check_issuer_url
 
     warn_removed_settings(os.environ)  # one that named the Hub identity is no longer read
-    issuer = args.issuer or os.environ.get("EVALBOT_ISSUER_URL")
-    if not issuer:
-        print("evalbot submit: pass --issuer URL or set EVALBOT_ISSUER_URL", file=sys.stderr)
+    issuer = args.issuer or os.environ.get("EVALBOT_ISSUER_URL") or None
+    if issuer is None and not args.dry_run:
+        print(
+            "evalbot submit: pass --issuer URL or set EVALBOT_ISSUER_URL "
+            "(a --dry-run needs no issuer)",
+            file=sys.stderr,
+        )
+        return 2
+    if args.base and not args.dry_run:
+        print(
+            "evalbot submit: --base is for --dry-run only: a submission merges into main's "
+            "files as the Hub has them",
+            file=sys.stderr,
+        )
         return 2
     try:
-        check_issuer_url(issuer)
+        if issuer is not None:
+            check_issuer_url(issuer)
+        bases = _read_bases(args.base)
     except SubmitError as error:
         print(f"evalbot submit: {error}", file=sys.stderr)
         return 2
@@ -172,20 +203,64 @@ def run(args: argparse.Namespace) -> int:
             model_revision=args.model_revision,
             pr_key=args.pr_key,
             hub_identity=args.hub_identity,
+            base=bases,
         )
+    except HubUnreachable as error:
+        print(f"evalbot submit: {error}{DRY_RUN_FIX if args.dry_run else ''}", file=sys.stderr)
+        return 2
+    except BaseUnmatched as error:
+        print(f"evalbot submit: --base: {error}", file=sys.stderr)
+        return 2
     except SubmitError as error:
         print(f"evalbot submit: {error}", file=sys.stderr)
         return 1
-    except HubError as error:  # a Hub call past EVALBOT_HUB_TIMEOUT
-        print(f"evalbot submit: the Hub did not answer: {error}", file=sys.stderr)
-        return 1
+    except HubError as error:  # not expected: `submit` turns Hub failures into SubmitError
+        print(f"evalbot submit: the Hub failed: {error}", file=sys.stderr)
+        return 2
     if args.dry_run:
-        for path, text in sorted(outcome.files.items()):
-            print(f"# {path}\n{text}", end="" if text.endswith("\n") else "\n")
+        _print_proposal(outcome.files, outcome.unread)
         return 0
     verb = "updated" if outcome.updated else "opened"
     print(f"{verb} {outcome.pr_url}")
     return 0
+
+
+#: Appended to a dry run's "the Hub is unavailable" line: how to try it without the Hub.
+DRY_RUN_FIX = (
+    "; or try the dry run without the Hub: HF_HUB_OFFLINE=1 (with --benchmarks DIR for a "
+    "framework's output), and --base FILE for main's copy"
+)
+#: The header of a dry run's file whose copy on main was not read (offline, no --base).
+UNREAD_HEADER = "# {path}: only the entries this submission adds; main's file was not read"
+UNREAD_NOTICE = (
+    "evalbot submit: HF_HUB_OFFLINE is set: main's {path} was not read, so it is shown as the "
+    "new entries only, not as the PR would hold it; --base FILE merges them into a copy of it"
+)
+
+
+def _print_proposal(files: dict[str, str], unread: tuple[str, ...]) -> None:
+    """A dry run's files on stdout, each under a `# PATH` header; one not merged with main's
+    copy (offline) says so in its header, and a notice on stderr says why and what to do."""
+    for path, text in sorted(files.items()):
+        header = UNREAD_HEADER.format(path=path) if path in unread else f"# {path}"
+        print(f"{header}\n{text}", end="" if text.endswith("\n") else "\n")
+    for path in unread:
+        print(UNREAD_NOTICE.format(path=path), file=sys.stderr)
+
+
+def _read_bases(paths: list[Path]) -> dict[str, str]:
+    """`--base` files by the repo path each stands for (`.eval_results/<its name>`)."""
+    from bot.cli.sources import EVAL_RESULTS
+    from bot.submit import SubmitError
+
+    bases: dict[str, str] = {}
+    for path in paths:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise SubmitError(f"--base {path}: cannot read it ({error})") from error
+        bases[f"{EVAL_RESULTS}/{path.name}"] = text
+    return bases
 
 
 def _read_all(args: argparse.Namespace) -> list[dict[str, Any] | ConvertedOutput]:
@@ -233,7 +308,7 @@ class _Converter:
         self.args = args
         try:
             self.table = mapping_table(args.mappings, "evalbot submit")
-            self.source = benchmark_source(args.benchmarks)
+            self.source = benchmark_source(args.benchmarks, offline=args.offline)
             self.policy = load_policy()
         except UsageError as error:
             print(str(error).replace("evalbot validate", "evalbot submit"), file=sys.stderr)
@@ -267,8 +342,7 @@ class _Converter:
             print(str(error).replace("evalbot validate", "evalbot submit"), file=sys.stderr)
             raise _Stop(2) from error
         except HubError as error:
-            print(f"evalbot submit: the Hub failed reading benchmarks: {error}", file=sys.stderr)
-            raise _Stop(1) from error
+            raise _Stop(_benchmarks_failed(path, error)) from error
         for line in findings(
             conversion, allow_partial=args.allow_partial, all_suggestions=args.all_suggestions
         ):
@@ -280,3 +354,31 @@ class _Converter:
             print(f"evalbot submit: {path}: no score is mapped: nothing to submit", file=sys.stderr)
             return None
         return ConvertedOutput(str(path), conversion)
+
+
+def _benchmarks_failed(path: Path, error: Exception) -> int:
+    """Say on one line that the benchmarks of `path` could not be read from the Hub; the exit
+    status: 2 when the Hub did not answer (offline, unreachable, a 5xx), 1 when it refused."""
+    from huggingface_hub import constants
+
+    from bot.hub.cached_benchmarks import BenchmarkNotCached
+    from bot.hub.errors import HubTransientError
+    from bot.submit.errors import hub_failure
+
+    if isinstance(error, BenchmarkNotCached):  # offline: what the cache lacks, how to go on
+        why = "HF_HUB_OFFLINE is set" if constants.is_offline_mode() else "--offline"
+        print(
+            f"evalbot submit: {path}: cannot read its benchmarks: offline ({why}), and {error};"
+            " run once with the Hub reachable to cache them, or pass --benchmarks DIR to read"
+            " them from a folder",
+            file=sys.stderr,
+        )
+        return 2
+    doing = f"{path}: cannot read its benchmarks from the Hub"
+    failure = hub_failure(error, constants.ENDPOINT, doing, then="nothing was submitted")
+    fix = (
+        "; or pass --offline to read those an earlier run cached, or --benchmarks DIR to read"
+        " them from a folder"
+    )
+    print(f"evalbot submit: {failure or error}{fix}", file=sys.stderr)
+    return 2 if isinstance(error, HubTransientError) else 1

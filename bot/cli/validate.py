@@ -1,5 +1,6 @@
 """`evalbot validate PATH... [--benchmarks DIR] [--issuers FILE] [--model-repo ID] [--at ISO-8601]
-[--format text|json|github] [--strict] [--markdown FILE]`
+[--format text|json|github] [--strict] [--markdown FILE] [--datastore DIR]`
+[--format text|json|github] [--strict] [--markdown FILE] [--fix | --diff]`
 (docs/decisions.md#public-interfaces).
 
 Reads the files, hands bytes to the pure core (`bot.spec.validate`), prints one of three
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import os
 import re
 import sys
@@ -20,17 +22,27 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.cli import messages
-from bot.cli.sources import Inputs, UsageError, benchmark_source, collect, load_policy
+from bot.cli.sources import (
+    Inputs,
+    UsageError,
+    add_offline_option,
+    benchmark_source,
+    collect,
+    hub_failure,
+    load_policy,
+)
+from bot.cli.terminal import add_color_option, colour_wanted, working
 
 if TYPE_CHECKING:
+    from bot.eee.sourcecheck import RecordReader
     from bot.report.validation import Style
     from bot.spec.model import FileReport
     from bot.tokens.issuers import IssuerRegistry
 
 _DATE_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
 
-#: The text report's colours on a terminal (only when stdout is one and NO_COLOR is unset),
-#: by `bot.report.validation.Style` value.
+#: The text report's colours (`--color`, `bot.cli.terminal.colour_wanted`), by
+#: `bot.report.validation.Style` value.
 _ANSI = {
     "error": "\033[31m",
     "warning": "\033[33m",
@@ -53,8 +65,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser(
         "validate", help=messages.VALIDATE_HELP, description=messages.VALIDATE_DESCRIPTION
     )
-    parser.add_argument("paths", nargs="+", metavar="PATH", help=messages.PATHS_HELP)
+    parser.add_argument("paths", nargs="*", default=["."], metavar="PATH", help=messages.PATHS_HELP)
     parser.add_argument("--benchmarks", metavar="DIR", help=messages.BENCHMARKS_HELP)
+    add_offline_option(parser)
     parser.add_argument("--issuers", metavar="FILE", help=messages.ISSUERS_HELP)
     parser.add_argument("--model-repo", metavar="ID", help=messages.MODEL_REPO_HELP)
     parser.add_argument("--at", metavar="ISO-8601", help=messages.AT_HELP)
@@ -62,45 +75,140 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--format", choices=("text", "json", "github"), default="text", help=messages.FORMAT_HELP
     )
     parser.add_argument("--strict", action="store_true", help=messages.STRICT_HELP)
+    add_color_option(parser)
     parser.add_argument("--markdown", metavar="FILE", help=messages.MARKDOWN_HELP)
     parser.add_argument("--against", metavar="DIR", help=messages.AGAINST_HELP)
+    parser.add_argument("--datastore", metavar="DIR", help=messages.DATASTORE_HELP)
+    from bot.cli import fix
+
+    fix.add_options(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from bot.report.validation import counts, plain, render_github, render_json, render_text
+    from bot.eee.submission import blocking_warnings
+    from bot.report.validation import counts, plain, render_github, render_text, to_json
 
     try:
         options = verify_options(args)
         inputs = collect(args.paths)
-        reports = validate_inputs(inputs, args.benchmarks, against=args.against)
+        reader = record_reader(args.datastore)
+        if args.fix or args.diff:
+            from bot.cli.fix import fix
+
+            outcome = fix(inputs, args.benchmarks, write=args.fix)
+            if args.diff:
+                return 1 if outcome.changed else 0
+            paths = [outcome.renamed.get(path, path) for path in args.paths]
+            inputs = collect(paths)
+        reports = validate_inputs(
+            inputs, args.benchmarks, against=args.against, offline=args.offline
+        )
+        check_sources_of(reports, reader, options.model_repo)
     except UsageError as error:
         print(error, file=sys.stderr)
         return 2
     verify(reports, options)
+    errors, warnings = counts(reports)
+    # warnings an EEE datastore's gate blocks a merge on (EEE-FOLDER) fail the run as errors do
+    blocking = blocking_warnings(r for r in reports if r.kind == "eee")
+    failed = bool(errors or (args.strict and warnings) or blocking)
     if args.format == "json":
-        print(render_json(reports, strict=args.strict))
+        payload = to_json(reports, strict=args.strict)
+        payload["ok"] = not failed
+        print(json.dumps(payload, indent=2, ensure_ascii=False))
     elif args.format == "github":
         text = render_github(reports)
         if text:
             print(text)
     else:
-        colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
-        print(render_text(reports, strict=args.strict, paint=ansi if colour else plain))
+        paint = ansi if colour_wanted(args.color) else plain
+        print(render_text(reports, strict=args.strict or bool(blocking), paint=paint))
+        if blocking:
+            print(
+                messages.BLOCKING_WARNINGS.format(
+                    count=blocking,
+                    warnings_word="warning" if blocking == 1 else "warnings",
+                    verb="blocks" if blocking == 1 else "block",
+                )
+            )
     if args.markdown is not None and not append_markdown(Path(args.markdown), reports):
         return 2
-    errors, warnings = counts(reports)
-    return 1 if errors or (args.strict and warnings) else 0
+    return 1 if failed else 0
+
+
+def record_reader(datastore: str | None) -> RecordReader:
+    """`--datastore DIR`: the records of a local checkout; else the Hub's, within the budget a
+    bot run has (docs/hub.md, "Source records")."""
+    if datastore is not None:
+        from bot.adapters.records_dir import DirectoryRecordReader
+
+        root = Path(datastore)
+        if not (root / "data").is_dir() and not (root / "flat").is_dir():
+            raise UsageError(messages.NOT_A_DATASTORE_CHECKOUT.format(path=datastore))
+        return DirectoryRecordReader(root)
+    from huggingface_hub import HfApi
+
+    from bot.hub.client import HfHubClient, use_hub_timeout_from_env
+    from bot.hub.records import (
+        SOURCE_CALLS_PER_RUN,
+        HubRecordReader,
+        MemoryRecordCache,
+        ReadBudget,
+    )
+    from bot.settings import SettingsError
+
+    try:
+        use_hub_timeout_from_env(os.environ)  # a pre-commit hook must not hang on a silent Hub
+    except SettingsError as error:
+        raise UsageError(str(error)) from error
+    return HubRecordReader(
+        HfHubClient(HfApi()), ReadBudget(SOURCE_CALLS_PER_RUN), MemoryRecordCache()
+    )
+
+
+def check_sources_of(
+    reports: list[FileReport], reader: RecordReader, model_repo: str | None
+) -> None:
+    """Check each result's `source.url` that links a record of a trusted datastore (the
+    `source_datastores:` of config/bot.yaml here, else the shipped default); the model is
+    compared only with `--model-repo`."""
+    from huggingface_hub import constants
+
+    from bot.adapters.issuers_file import working_bot_config
+    from bot.adapters.source_datastores import load_source_datastores
+    from bot.configfiles import ConfigError
+    from bot.eee.sourcecheck import check_sources
+
+    try:
+        datastores = load_source_datastores(working_bot_config())
+    except ConfigError as error:
+        raise UsageError(str(error)) from error
+    results = [report for report in reports if report.kind == "results"]
+    check_sources(
+        results,
+        reader,
+        model_repo=model_repo,
+        hub_url=constants.ENDPOINT.rstrip("/"),
+        datastores=datastores,
+    )
 
 
 def append_markdown(path: Path, reports: list[FileReport]) -> bool:
     """Append the Markdown report to `path` (a job summary collects several steps' reports);
     False, with the reason printed, when it cannot be written."""
+    from bot.eee.comment import render_files
     from bot.report.comment import render_report
 
+    eee = [report for report in reports if report.kind == "eee"]
+    others = [report for report in reports if report.kind != "eee"]
+    # EEE files hold records, not entries: they get the datastore comment's report
+    parts = [render_report(others)] if others or not eee else []
+    if eee:
+        parts.append(render_files(eee))
     try:
         with path.open("a", encoding="utf-8") as summary:
-            summary.write(render_report(reports) + "\n")
+            summary.write("\n\n".join(parts) + "\n")
     except OSError as error:
         problem = error.strerror or str(error)
         print(messages.MARKDOWN_UNWRITABLE.format(path=path, problem=problem), file=sys.stderr)
@@ -162,7 +270,11 @@ def _registry(issuers: Path | None) -> IssuerRegistry:
 
 
 def validate_inputs(
-    inputs: Inputs, benchmarks_dir: str | None, *, against: str | None = None
+    inputs: Inputs,
+    benchmarks_dir: str | None,
+    *,
+    against: str | None = None,
+    offline: bool = False,
 ) -> list[FileReport]:
     """Run the pure core over everything collected; reports in the order the paths came.
     `against`: a checkout of an EEE datastore's main that datastore folders, and single EEE
@@ -170,7 +282,7 @@ def validate_inputs(
     files already there)."""
     from bot.spec.validate import validate_benchmark_file, validate_results_files
 
-    source = benchmark_source(benchmarks_dir) if inputs.results else None
+    source = benchmark_source(benchmarks_dir, offline=offline) if inputs.results else None
     policy = load_policy()
     reports: list[FileReport] = []
     changed = [key for kind, key in inputs.order if kind == "eee"] if against else []
@@ -188,15 +300,16 @@ def validate_inputs(
             reports.append(validate_eee_file(key, inputs.eee[key]))
             continue
         if kind == "datastore":
-            reports.extend(validate_datastore(key, against))
+            with working(f"checking the datastore {key}"):
+                reports.extend(validate_datastore(key, against))
             continue
         group = inputs.results[key]
         assert source is not None
         contents = {relative: content for relative, (_shown, content) in group.files.items()}
         try:
             file_reports = validate_results_files(contents, source, policy=policy)
-        except _transient_errors(benchmarks_dir) as error:  # network, HTTP 5xx, rate limits
-            raise UsageError(messages.HUB_FAILED.format(problem=error)) from error
+        except transient_errors(benchmarks_dir) as error:  # network, HTTP 5xx, rate limits
+            raise UsageError(hub_failure("validate", error)) from error
         for report in file_reports:
             report.path = group.files[report.path][0]
         reports.extend(file_reports)
@@ -261,7 +374,7 @@ def _checkout_path(file: Path) -> tuple[Path, str]:
     return data.parent, resolved.relative_to(data.parent).as_posix()
 
 
-def _transient_errors(benchmarks_dir: str | None) -> tuple[type[BaseException], ...]:
+def transient_errors(benchmarks_dir: str | None) -> tuple[type[BaseException], ...]:
     """Errors that mean "the Hub failed" (exit 2); none for an offline folder."""
     if benchmarks_dir is not None:
         return ()

@@ -56,6 +56,11 @@ class HubTarget:
             return None
         return cls(parts[0], parts[1], parts[2] if len(parts) == 3 else None)
 
+    @property
+    def text(self) -> str:
+        """`OWNER/NAME:TASK[:METRIC]`, as `--map` takes it."""
+        return f"{self.dataset}:{self.task_id}" + (f":{self.metric}" if self.metric else "")
+
 
 @dataclass(slots=True)
 class Imported:
@@ -74,7 +79,14 @@ def import_evalhub(
     scale: Scale | None = None,
     drop_unmapped: bool = False,
     source: str = "an EvalHub collection",
+    origins: Mapping[str, str] | None = None,
+    hints: Mapping[str, str] | None = None,
 ) -> Imported:
+    """`targets`: EvalHub id -> Hub target; `origins`: where a target came from when the user
+    did not write it (the mapping table's row), said in the header; `hints`: what to write for
+    an unmapped id, when something is known of it."""
+    origins = origins or {}
+    hints = hints or {}
     loaded = load_yaml(content)
     if not loaded.ok:
         return Imported(None, list(loaded.diagnostics))
@@ -105,7 +117,13 @@ def import_evalhub(
             if drop_unmapped:
                 dropped_ids.append(item.id)
                 continue
-            reader.report("IMPORT-UNMAPPED", (*item.path, "id"), value=shown(item.id), id=item.id)
+            reader.report(
+                "IMPORT-UNMAPPED",
+                (*item.path, "id"),
+                value=shown(item.id),
+                id=item.id,
+                hint=hints.get(item.id) or messages.IMPORT_UNMAPPED_HINT.format(id=item.id),
+            )
             continue
         members.append(item.member(target, chosen))
     if reader.has_errors():
@@ -131,6 +149,7 @@ def import_evalhub(
     header.extend(
         f"# {item.id} -> {target.dataset} task {target.task_id}"
         + (f" (EvalHub metric {item.metric})" if item.metric else "")
+        + (f", from {origins[item.id]}" if item.id in origins else "")
         for item in parsed
         if (target := targets.get(item.id)) is not None
     )

@@ -14,6 +14,15 @@ from bot.spec.messages import Diagnostic, Message, Severity
 E = Severity.ERROR
 W = Severity.WARNING
 
+#: IMPORT-UNMAPPED's hint when the mapping table knows nothing of the benchmark.
+IMPORT_UNMAPPED_HINT = (
+    "add `--map {id}=OWNER/NAME:TASK` (the Hub dataset whose eval.yaml defines it, and its "
+    "task), or `--drop-unmapped` to leave it out"
+)
+#: ... when it knows the one target, and when it knows candidates.
+IMPORT_KNOWN_HINT = "the mapping table knows it: add `{flag}`, or `--map-known` for every such one"
+IMPORT_CANDIDATES_HINT = "{note}: `{flags}`; or `--drop-unmapped` to leave it out"
+
 CATALOGUE: dict[str, Message] = {
     "COLL-NOT-MAPPING": Message(
         E, "a collection must be a mapping, not {kind}", "start with `name:` and `benchmarks:`"
@@ -30,8 +39,7 @@ CATALOGUE: dict[str, Message] = {
     "IMPORT-UNMAPPED": Message(
         E,
         "EvalHub benchmark {value} has no Hub benchmark to stand for it",
-        "add `--map {id}=OWNER/NAME:TASK` (the Hub dataset whose eval.yaml defines it, and its "
-        "task), or `--drop-unmapped` to leave it out",
+        "{hint}",
     ),
     "COLL-THRESHOLD-FRACTION": Message(
         W,

@@ -45,6 +45,10 @@ class Conversion:
     not_needed: list[Unmapped] = field(default_factory=list)
     mapping_problems: list[MappingProblem] = field(default_factory=list)  # block writing
     reports: list[FileReport] = field(default_factory=list)
+    #: each converted framework task's entry: (benchmark id, task id)
+    origins: dict[str, tuple[str, str]] = field(default_factory=dict)
+    #: what the entries leave out and why (never blocking)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def run_problems(self) -> list[str]:
@@ -193,6 +197,8 @@ def entries_from(
         ignored=built.ignored,
         not_needed=built.not_needed,
         mapping_problems=check_mappings(used, remembered),
+        origins=built.origins,
+        notes=built.notes,
     )
     if files:
         contents = {path: dump_entries(file_entries) for path, file_entries in files.items()}

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.convert.evidence import disagreement, suggested_row
-from bot.convert.mapping import MappingTable, mapping_line
+from bot.convert.evidence import disagreement, suggested_fields
+from bot.convert.mapping import Fields, MappingTable, mapping_fields, row_line
 from bot.convert.model import LeftOut, Run, Score
 from bot.convert.scale import SCALE_TOP, rescale
 from bot.spec.model import Benchmark, benchmark_file_stem
@@ -44,16 +44,21 @@ class Unmapped:
     benchmark_of: BenchmarkOf = field(default=_no_benchmarks, compare=False, repr=False)
 
     @property
-    def line(self) -> str:
+    def fields(self) -> Fields:
         """The row to add: completed from the evidence when the dataset the output records is
-        a benchmark evalbot can read, else the framework side only."""
+        a benchmark evalbot can read, else the framework side only (None: unknown)."""
         dataset_id = self.score.dataset_id
         benchmark = self.benchmark_of(dataset_id) if dataset_id is not None else None
         if benchmark is not None:
-            return suggested_row(self.framework, self.score, benchmark)
-        return mapping_line(
+            return suggested_fields(self.framework, self.score, benchmark)
+        return mapping_fields(
             self.framework, self.task, self.metric, scale_known=self.score.scale is not None
         )
+
+    @property
+    def line(self) -> str:
+        """The row to add, as the line printed."""
+        return row_line(self.fields)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,9 +83,13 @@ class Built:
     left_out: list[LeftOut] = field(default_factory=list)
     ignored: list[LeftOut] = field(default_factory=list)
     converted: set[str] = field(default_factory=set)  # tasks with a score in an entry
+    #: each converted task's entry: (benchmark id, task id), the first one it gave
+    origins: dict[str, tuple[str, str]] = field(default_factory=dict)
     #: unmapped scores of a task that is converted, or part of one (its subsets, subtasks):
     #: rows deliberately not needed, so not suggested unless asked for
     not_needed: list[Unmapped] = field(default_factory=list)
+    #: what the entries leave out and why, said to the user (never blocking)
+    notes: list[str] = field(default_factory=list)
 
 
 def build_entries(
@@ -114,12 +123,14 @@ def build_entries(
                 continue
             dataset_id, task_id, metric_id, notes, value, extra = target
             built.converted.add(score.task)
+            built.origins.setdefault(score.task, (dataset_id, task_id))
             key = (dataset_id.lower(), task_id, notes)
             existing = by_key.get(key)
             if metric_id is not None and existing is not None and "metrics" in existing:
                 existing["metrics"].append({"metric_id": metric_id, "value": value})
                 continue
             entry = _entry(run, score, dataset_id, task_id, metric_id, notes, value, extra, source)
+            _bind_framework(entry, run, benchmark_of(dataset_id), built.notes)
             by_key[key] = entry
             built.entries.append(entry)
     _set_aside_not_needed(built, runs)
@@ -127,6 +138,37 @@ def build_entries(
         if "metrics" in entry:
             entry["metrics"].sort(key=lambda metric: metric["metric_id"])
     return built
+
+
+def _bind_framework(
+    entry: dict[str, Any], run: Run, benchmark: Benchmark | None, notes: list[str]
+) -> None:
+    """Leave `framework` out of an entry whose benchmark is bound to another framework.
+
+    `framework` comes from the draft format, whose rule D1 binds a benchmark's leaderboard to
+    the `evaluation_framework` of its eval.yaml; written with another framework's name, the
+    entry would carry a warning of evalbot's making (ENTRY-FRAMEWORK-MISMATCH) and fail
+    `validate --strict`. Without it, the entry is what the Hub's live format holds: a
+    community result, its setup named in `notes` (docs/convert.md#the-framework-field).
+    """
+    bound = benchmark.evaluation_framework if benchmark is not None else None
+    framework = entry.get("framework")
+    if bound is None or not isinstance(framework, dict) or framework.get("name") == bound:
+        return
+    del entry["framework"]
+    assert benchmark is not None
+    note = (
+        f"{benchmark.repo_id}'s leaderboard is bound to `{bound}` (the evaluation_framework of"
+        f" its eval.yaml): its {run.framework} entries are written without `framework`, as"
+        " community results"
+        + (
+            " (the setup is in `notes`)"
+            if "notes" in entry
+            else "; a mapping row's `notes` can name the setup"
+        )
+    )
+    if note not in notes:
+        notes.append(note)
 
 
 def _set_aside_not_needed(built: Built, runs: list[Run]) -> None:
@@ -180,7 +222,9 @@ def _target(  # noqa: PLR0917  (one call site)
     mapping = table.find(adapter, score.task, score.metric)
     if mapping is None:
         return None
-    contradiction = disagreement(score, mapping, benchmark_of(mapping.benchmark))
+    contradiction = disagreement(
+        score, mapping, benchmark_of(mapping.benchmark), run.framework_version
+    )
     if contradiction is not None:
         built.problems.append(contradiction)
         return None

@@ -1,6 +1,7 @@
 """`.eval_results` entries -> Every Eval Ever aggregate records (`evalbot convert --to eee`).
 
-One record per framework (name, version) of the entries given, for one model. What EEE has a
+One record per framework (name, version) and benchmark of the entries given, for one model:
+one evaluation, which a datastore files under the benchmark's collection. What EEE has a
 field for goes there: the score, `metric_config.metric_id` (0.3.0), the benchmark as an
 `hf_dataset` source, the date as `evaluation_timestamp`, the framework as `eval_library`
 (0.3.0), `run.num_samples` as `score_details.uncertainty.num_samples`. What it has no field
@@ -26,6 +27,8 @@ SCHEMA_VERSIONS = VERSIONS  # the versions `evalbot validate` checks, one list f
 DEFAULT_VERSION = "0.3.0"
 UNKNOWN = "unknown"
 
+#: (framework name, framework version, benchmark id lower-cased): one record each
+RecordKey = tuple[str | None, str | None, str]
 #: benchmark id, metric id or None (a live entry) -> its definition, when the benchmark has one
 MetricLookup = Callable[[str, str | None], MetricDef | None]
 
@@ -47,14 +50,42 @@ def to_eee(
     metric_of: MetricLookup = _no_metrics,
 ) -> list[dict[str, Any]]:
     """EEE records for `entries` of `model_id`; `retrieved_timestamp` is Unix seconds as text."""
+    return [
+        record
+        for _key, record in keyed_records(
+            entries,
+            model_id=model_id,
+            retrieved_timestamp=retrieved_timestamp,
+            version=version,
+            metric_of=metric_of,
+        )
+    ]
+
+
+def record_key(framework: str | None, framework_version: str | None, benchmark: str) -> RecordKey:
+    """The record a framework's results on a benchmark go to."""
+    return framework, framework_version, benchmark.lower()
+
+
+def keyed_records(
+    entries: list[dict[str, Any]],
+    *,
+    model_id: str,
+    retrieved_timestamp: str,
+    version: str = DEFAULT_VERSION,
+    metric_of: MetricLookup = _no_metrics,
+) -> list[tuple[RecordKey, dict[str, Any]]]:
+    """`to_eee`'s records, each with its `record_key` (what its samples are found by)."""
     if version not in SCHEMA_VERSIONS:
         raise ValueError(f"EEE schema {version} is not one evalbot writes ({SCHEMA_VERSIONS})")
-    groups: dict[tuple[str | None, str | None], list[dict[str, Any]]] = {}
+    groups: dict[RecordKey, list[dict[str, Any]]] = {}
     for entry in entries:
         framework = _mapping(entry.get("framework"))
-        groups.setdefault((framework.get("name"), framework.get("version")), []).append(entry)
+        key = record_key(framework.get("name"), framework.get("version"), entry["dataset"]["id"])
+        groups.setdefault(key, []).append(entry)
     records = []
-    for number, ((name, framework_version), members) in enumerate(groups.items()):
+    for number, (key, members) in enumerate(groups.items()):
+        name, framework_version, _benchmark = key
         results = [
             result
             for entry in members
@@ -83,7 +114,7 @@ def to_eee(
                 "deployment_type": UNKNOWN,
                 "model_availability": UNKNOWN,
             }
-        records.append(record)
+        records.append((key, record))
     return records
 
 

@@ -7,7 +7,8 @@ leaderboard cell. Where the output records the Hub dataset (lm-eval `configs[tas
 .dataset_path`, lighteval `config_tasks[task].hf_repo`, inspect `eval.dataset.location`), its
 config (`dataset_name`, `hf_subset`) and its split (`test_split`/`validation_split`,
 `evaluation_splits`), each must agree with the row: the dataset with the row's `dataset` (a
-copy of the benchmark's data) or else its benchmark, the config and split with those the
+copy of the benchmark's data) or else its benchmark, or with a former home of that data the
+row names for the framework versions that recorded it; the config and split with those the
 benchmark's task declares in its eval.yaml. What the output does not record is not checked.
 
 The same evidence completes the row suggested for an unmapped score: a dataset that is a
@@ -18,9 +19,7 @@ looked up through the caller's `BenchmarkSource`.
 
 from __future__ import annotations
 
-import json
-
-from bot.convert.mapping import Mapping
+from bot.convert.mapping import Fields, Mapping
 from bot.convert.model import Score
 from bot.spec.model import Benchmark, MetricDef, TaskDef
 
@@ -32,12 +31,31 @@ def _config(value: str | None) -> str:
     return _DEFAULT_CONFIG if value is None else value
 
 
-def disagreement(score: Score, mapping: Mapping, benchmark: Benchmark | None) -> str | None:
-    """Why the output's recorded dataset contradicts `mapping`, or None when nothing does."""
+def disagreement(
+    score: Score, mapping: Mapping, benchmark: Benchmark | None, framework_version: str | None
+) -> str | None:
+    """Why the output's recorded dataset contradicts `mapping`, or None when nothing does.
+    A dataset the row names among its `former_datasets` agrees when the run's framework
+    version (`framework_version`, None when the output records none) is one that recorded it."""
     expected = mapping.dataset or mapping.benchmark
     found: list[str] = []
     if score.dataset_id is not None and score.dataset_id.lower() != expected.lower():
-        found.append(f"dataset `{score.dataset_id}`, not `{expected}`")
+        former = next(
+            (
+                item
+                for item in mapping.former_datasets
+                if item.dataset.lower() == score.dataset_id.lower()
+            ),
+            None,
+        )
+        if former is None:
+            found.append(f"dataset `{score.dataset_id}`, not `{expected}`")
+        elif not former.recorded_by(framework_version):
+            found.append(
+                f"dataset `{score.dataset_id}` with {mapping.framework} {framework_version},"
+                f" while the row accepts that former home of `{expected}` only from"
+                f" {mapping.framework} {former.versions}"
+            )
     recorded = score.dataset_config is not None or score.dataset_split is not None
     task = benchmark.task(mapping.task_id) if benchmark is not None and recorded else None
     if task is not None:
@@ -80,28 +98,27 @@ def matching_tasks(score: Score, benchmark: Benchmark) -> list[TaskDef]:
     ]
 
 
-def suggested_row(framework: str, score: Score, benchmark: Benchmark) -> str:
+def suggested_fields(framework: str, score: Score, benchmark: Benchmark) -> Fields:
     """The row to add for `score`, filled from the evidence as far as it goes: the benchmark
     always, the task when exactly one agrees, the metric when the benchmark declares one of
     the score's name, the scale from the metric's bounds (0-100 otherwise, what the Hub's
-    benchmark files hold)."""
+    benchmark files hold); None where nothing can be known."""
     tasks = matching_tasks(score, benchmark)
-    task_id = tasks[0].id if len(tasks) == 1 else "<task id from its eval.yaml>"
-    parts = [
-        f"framework: {json.dumps(framework)}",
-        f"task: {json.dumps(score.task)}",
-        f"metric: {json.dumps(score.metric)}",
-        f"benchmark: {benchmark.repo_id}",
-        f"task_id: {task_id}",
+    fields: Fields = [
+        ("framework", framework),
+        ("task", score.task),
+        ("metric", score.metric),
+        ("benchmark", benchmark.repo_id),
+        ("task_id", tasks[0].id if len(tasks) == 1 else None),
     ]
     metric = _metric(score, benchmark)
     if benchmark.metrics:
-        parts.append(f"metric_id: {metric.id if metric else '<metric id from its eval.yaml>'}")
+        fields.append(("metric_id", metric.id if metric else None))
     top = metric.max_score if metric is not None else None
-    parts.append(f"scale: {'fraction' if top == 1 else 'percent'}")
+    fields.append(("scale", "fraction" if top == 1 else "percent"))
     if score.scale is None:
-        parts.append("source_scale: <fraction|percent>")
-    return "- {" + ", ".join(parts) + "}"
+        fields.append(("source_scale", None))
+    return fields
 
 
 def _metric(score: Score, benchmark: Benchmark) -> MetricDef | None:

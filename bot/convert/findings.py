@@ -37,6 +37,7 @@ def findings(
             lines.append(
                 f"error: {where}; --allow-partial writes the other scores and leaves this one out"
             )
+    lines.extend(f"note: {source}: {note}" for note in conversion.notes)
     blocking = [*conversion.problems, *map(str, conversion.mapping_problems)]
     lines.extend(f"error: {source}: {problem}" for problem in blocking)
     ignored = [

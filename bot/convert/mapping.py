@@ -18,6 +18,10 @@ A row:
       source_scale: fraction          # only when the framework's own scale is not known
       notes: "..."                    # optional: tells this setup apart on the leaderboard
       dataset: google/IFEval          # only when the task reads a copy of the benchmark's data
+      former_datasets:                # only when the task read the data from another place before
+        - dataset: lighteval/MATH-Hard
+          versions: ">=0.4.4,<0.4.8"  # the framework versions that recorded it (PEP 440)
+          reason: "..."               # why it is the same data
 
 When the output records the dataset a score was computed on (its Hub id, config, split), the
 row must agree with it (`bot.convert.evidence`).
@@ -29,6 +33,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
 from bot.convert.model import SCALES, Scale
 from bot.spec.limits import Limits
 from bot.spec.messages import did_you_mean
@@ -37,7 +43,27 @@ from bot.spec.yamlload import Path, load_yaml
 
 REQUIRED = ("framework", "task", "metric", "benchmark", "task_id", "scale")
 OPTIONAL = ("metric_id", "source_scale", "notes", "dataset")
+#: keys whose value is not a text (checked on their own)
+STRUCTURED = ("former_datasets",)
+FORMER_KEYS = ("dataset", "versions", "reason")
 _LIMITS = Limits(max_file_bytes=8 * 1024 * 1024)
+
+
+@dataclass(frozen=True, slots=True)
+class FormerDataset:
+    """A place the framework's task read the benchmark's data from before it moved, accepted as
+    evidence for runs of the framework versions that recorded it (docs/convert.md#dataset-moves)."""
+
+    dataset: str
+    versions: SpecifierSet
+    reason: str
+
+    def recorded_by(self, version: str | None) -> bool:
+        """Whether a run of framework `version` may have recorded this dataset; a run that
+        records no version is not checked (lm-eval recorded its version only from 0.4.9)."""
+        if version is None:
+            return True
+        return self.versions.contains(version, prereleases=True) is True
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +80,8 @@ class Mapping:
     #: the Hub dataset the framework's task reads when it is a copy of the benchmark's data
     #: under another name (lm-eval `ifeval` reads `google/IFEval`); None: the benchmark itself
     dataset: str | None = None
+    #: earlier homes of that dataset the row still accepts as evidence, by framework version
+    former_datasets: tuple[FormerDataset, ...] = ()
     file: str = "<mappings>"
     line: int | None = None
 
@@ -151,13 +179,25 @@ def _row(
         return None
     before = len(problems)
     for key in row:
-        if key not in REQUIRED and key not in OPTIONAL:
-            allowed = ", ".join((*REQUIRED, *OPTIONAL))
+        if key not in REQUIRED and key not in OPTIONAL and key not in STRUCTURED:
+            allowed = ", ".join((*REQUIRED, *OPTIONAL, *STRUCTURED))
             problems.append(
                 MappingProblem(
                     file, line(("mappings", index, key)), f"unknown key `{key}` (known: {allowed})"
                 )
             )
+    unset = [key for key, value in row.items() if value == PLACEHOLDERS.get(key)]
+    for key in unset:
+        problems.append(
+            MappingProblem(
+                file,
+                line(("mappings", index, key)),
+                f"`{key}` is still the placeholder `{row[key]}`: set it (see the row's"
+                " TODO(evalbot) comment)",
+            )
+        )
+    if unset:
+        return None
     for key in (*REQUIRED, *OPTIONAL):
         value = row.get(key)
         if key in REQUIRED and key not in row:
@@ -184,6 +224,7 @@ def _row(
             problems.append(
                 MappingProblem(file, line(("mappings", index, key)), f"`{key}` must be `org/name`")
             )
+    former = _former_datasets(file, index, row.get("former_datasets"), line, problems)
     if len(problems) > before:
         return None
     return Mapping(
@@ -197,9 +238,70 @@ def _row(
         source_scale=row.get("source_scale"),
         notes=row.get("notes"),
         dataset=row.get("dataset"),
+        former_datasets=former,
         file=file,
         line=here,
     )
+
+
+def _former_datasets(
+    file: str, index: int, raw: Any, line: Any, problems: list[MappingProblem]
+) -> tuple[FormerDataset, ...]:
+    """The row's `former_datasets`: a list of `{dataset, versions, reason}`, all three given."""
+    if raw is None:
+        return ()
+    where: Path = ("mappings", index, "former_datasets")
+    if not isinstance(raw, list) or not raw:
+        problems.append(
+            MappingProblem(
+                file,
+                line(where),
+                "`former_datasets` must list `{dataset: org/name, versions: ..., reason: ...}`",
+            )
+        )
+        return ()
+    found: list[FormerDataset] = []
+    for position, item in enumerate(raw):
+        here = line((*where, position))
+        if not isinstance(item, dict):
+            problems.append(
+                MappingProblem(file, here, "a former dataset is `{dataset, versions, reason}`")
+            )
+            continue
+        wrong = [key for key in item if key not in FORMER_KEYS]
+        missing = [
+            key for key in FORMER_KEYS if not (isinstance(item.get(key), str) and item[key].strip())
+        ]
+        if wrong or missing:
+            what = "; ".join(
+                [f"unknown key `{key}`" for key in wrong]
+                + [f"`{key}` must be a non-empty text" for key in missing]
+            )
+            problems.append(
+                MappingProblem(
+                    file, here, f"former dataset: {what} (keys: dataset, versions, reason)"
+                )
+            )
+            continue
+        if not is_repo_id(item["dataset"]):
+            problems.append(
+                MappingProblem(file, here, "former dataset: `dataset` must be `org/name`")
+            )
+            continue
+        try:
+            versions = SpecifierSet(item["versions"])
+        except InvalidSpecifier:
+            problems.append(
+                MappingProblem(
+                    file,
+                    here,
+                    f"former dataset: `versions: {item['versions']}` is not a version range"
+                    ' (write it as pip does, e.g. ">=0.4.4,<0.4.8")',
+                )
+            )
+            continue
+        found.append(FormerDataset(item["dataset"], versions, item["reason"]))
+    return tuple(found)
 
 
 def check_mappings(table: MappingTable, benchmarks: BenchmarkSource) -> list[MappingProblem]:
@@ -260,16 +362,47 @@ def _against(mapping: Mapping, benchmark: Benchmark) -> list[MappingProblem]:
     return problems
 
 
-def mapping_line(framework: str, task: str, metric: str, *, scale_known: bool) -> str:
-    """The row a user adds for an unmapped score: the framework side exact, the Hub side theirs."""
+#: what a suggested row holds where nothing can be known: text that fails `parse_mappings`
+#: or `check_mappings` until a person replaces it, so that such a row is never used as is
+PLACEHOLDERS = {
+    "benchmark": "<org/name>",
+    "task_id": "<task id from its eval.yaml>",
+    "metric_id": "<metric id from its eval.yaml>",
+    "scale": "<fraction|percent>",
+    "source_scale": "<fraction|percent>",
+}
 
-    def quoted(value: str) -> str:
-        return json.dumps(value)
+#: a suggested row: its keys in order, None where nothing can be known (a placeholder)
+Fields = list[tuple[str, str | None]]
 
-    row = (
-        f"- {{framework: {quoted(framework)}, task: {quoted(task)}, metric: {quoted(metric)},"
-        " benchmark: <org/name>, task_id: <task id from its eval.yaml>, scale: <fraction|percent>"
-    )
+
+def mapping_fields(framework: str, task: str, metric: str, *, scale_known: bool) -> Fields:
+    """The row for an unmapped score when nothing but the framework side is known."""
+    fields: Fields = [
+        ("framework", framework),
+        ("task", task),
+        ("metric", metric),
+        ("benchmark", None),
+        ("task_id", None),
+        ("scale", None),
+    ]
     if not scale_known:
-        row += ", source_scale: <fraction|percent>"
-    return row + "}"
+        fields.append(("source_scale", None))
+    return fields
+
+
+def row_line(fields: Fields) -> str:
+    """A suggested row as the one line printed: `- {framework: "lm-eval", ...}`, the framework
+    side quoted exactly, the unknown parts as `<placeholders>`."""
+
+    def shown(key: str, value: str | None) -> str:
+        if value is None:
+            return PLACEHOLDERS[key]
+        return json.dumps(value) if key in ("framework", "task", "metric") else value
+
+    return "- {" + ", ".join(f"{key}: {shown(key, value)}" for key, value in fields) + "}"
+
+
+def row_values(fields: Fields) -> dict[str, str]:
+    """A suggested row as the mapping a file holds, placeholders in the unknown places."""
+    return {key: PLACEHOLDERS[key] if value is None else value for key, value in fields}

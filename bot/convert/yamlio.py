@@ -1,4 +1,5 @@
-"""Entries to YAML bytes and back, and the merge of new entries into an existing file.
+"""Entries to YAML bytes and back, and the merge of new entries into an existing file, which
+keeps the lines of the entries it does not replace (`bot.spec.yamledit`).
 
 Dumped with PyYAML's safe dumper, which quotes every string a YAML 1.1 reader would take for
 something else (`2026-01-21`, `on`), so the Hub's readers and the strict 1.2 loader agree on
@@ -7,12 +8,14 @@ each value; floats are written as their shortest round-trip text.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
 from bot.convert.scale import Scaled
 from bot.spec.limits import DEFAULT_LIMITS, Limits
+from bot.spec.yamledit import EditError, replace_and_append
 from bot.spec.yamlload import NumberTooLong, load_yaml, resolve_plain
 
 
@@ -69,27 +72,44 @@ def entry_key(entry: dict[str, Any]) -> tuple[str, Any, Any]:
     )
 
 
+@dataclass(slots=True)
+class Merged:
+    """An existing results file with new entries merged in: its bytes, and which entries were
+    added and which replaced one of the file (by its 0-based index)."""
+
+    content: bytes
+    added: list[dict[str, Any]] = field(default_factory=list)
+    replaced: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+
+
 def merge(
     existing: bytes | None, new: list[dict[str, Any]], limits: Limits = DEFAULT_LIMITS
-) -> list[dict[str, Any]]:
-    """The existing file's entries with each new entry replacing its cell's, else appended."""
+) -> Merged:
+    """The existing file with each new entry replacing its cell's entry, else appended after
+    the last one. Lines of the entries kept stay as they are, comments included
+    (`bot.spec.yamledit`); a new file is written whole."""
     if existing is None or not existing.strip():
-        return list(new)
+        return Merged(dump_entries(new), added=list(new))
     loaded = load_yaml(existing, limits)
     if not loaded.ok:
         first = next(d for d in loaded.diagnostics if d.is_error)
         raise MergeError(f"line {first.line}: {first.message}")
     if not isinstance(loaded.data, list):
         raise MergeError("the file is not a YAML list of entries")
-    merged: list[Any] = list(loaded.data)
     positions = {
-        entry_key(item): index for index, item in enumerate(merged) if isinstance(item, dict)
+        entry_key(item): index for index, item in enumerate(loaded.data) if isinstance(item, dict)
     }
+    merged = Merged(b"")
+    replace: dict[int, dict[str, Any]] = {}
     for entry in new:
         index = positions.get(entry_key(entry))
         if index is None:
-            positions[entry_key(entry)] = len(merged)
-            merged.append(entry)
+            merged.added.append(entry)
         else:
-            merged[index] = entry
+            replace[index] = entry
+            merged.replaced.append((index, entry))
+    try:
+        merged.content = replace_and_append(existing, (), replace, merged.added, limits=limits)
+    except EditError as error:
+        raise MergeError(f"{error}; merge the entries by hand") from error
     return merged

@@ -7,5 +7,6 @@ instance files) come in through a `bot.eee.submission.DatastoreFiles` the caller
 record belongs in), `records` (strict JSON, the declared schema version, scores), `instances`
 (instance files streamed: rows, ids, checksum), `pairing` (aggregate <-> instance file),
 `dedupe` (EEE's normalised hash), `submission` (a PR's changes checked against the datastore),
-`impact` (what a schema version would do to records already accepted), `texts` (every message).
+`impact` (what a schema would do to records already accepted), `publish` (a record and its
+samples laid out as a datastore holds them), `texts` (every message).
 """

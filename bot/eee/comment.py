@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.eee import texts
-from bot.eee.submission import DatastorePolicy, SubmissionReport
+from bot.eee.submission import DatastorePolicy, SubmissionReport, blocking_warnings
 from bot.report import texts as report_texts
 from bot.report.comment import CommentContext, escape_text
 from bot.spec.messages import Diagnostic
@@ -34,7 +34,7 @@ class _Folder:
 
     @property
     def bad(self) -> int:
-        return sum(1 for r in self.reports if not r.ok)
+        return sum(1 for r in self.reports if _blocks(r))
 
 
 def render_submission(
@@ -54,7 +54,31 @@ def render_submission(
     if banner:
         parts.append(banner)
     parts.append(_verdict(result, policy))
-    folders = _folders(result.files)
+    parts.extend(_files(result.files))
+    if unread_prs:
+        parts.append(
+            texts.UNREAD_PRS.format(count=unread_prs, prs_word=texts.plural(unread_prs, "PR"))
+        )
+    if result.skipped:
+        count = len(result.skipped)
+        parts.append(texts.SKIPPED.format(count=count, files_word=texts.plural(count, "file")))
+    bot = escape_text(context.bot_name, 96)
+    # No details link: a datastore PR's verdicts are not kept in the pages' PR history.
+    parts.append(report_texts.FOOTER.format(bot=bot, head=_head_link(context), details=""))
+    return "\n\n".join(parts)
+
+
+def render_files(reports: Sequence[FileReport]) -> str:
+    """The comment's title, verdict and files, without a PR's markers and footer: the report of
+    a check outside a PR (`evalbot validate --markdown` on a datastore folder)."""
+    result = SubmissionReport(files=list(reports))
+    return "\n\n".join([texts.TITLE, _verdict(result, DatastorePolicy()), *_files(result.files)])
+
+
+def _files(reports: Sequence[FileReport]) -> list[str]:
+    """The files by folder, within `MAX_FOLDERS` and `MAX_FILES`, the rest counted."""
+    parts: list[str] = []
+    folders = _folders(reports)
     shown_files = 0
     for index, folder in enumerate(folders):
         if index >= MAX_FOLDERS or shown_files >= MAX_FILES:
@@ -73,17 +97,7 @@ def render_submission(
         budget = MAX_FILES - shown_files
         parts.append(_folder(folder, budget))
         shown_files += min(budget, len(folder.reports))
-    if unread_prs:
-        parts.append(
-            texts.UNREAD_PRS.format(count=unread_prs, prs_word=texts.plural(unread_prs, "PR"))
-        )
-    if result.skipped:
-        count = len(result.skipped)
-        parts.append(texts.SKIPPED.format(count=count, files_word=texts.plural(count, "file")))
-    bot = escape_text(context.bot_name, 96)
-    # No details link: a datastore PR's verdicts are not kept in the pages' PR history.
-    parts.append(report_texts.FOOTER.format(bot=bot, head=_head_link(context), details=""))
-    return "\n\n".join(parts)
+    return parts
 
 
 def _head_link(context: CommentContext) -> str:
@@ -116,6 +130,13 @@ def _verdict(result: SubmissionReport, policy: DatastorePolicy) -> str:
             files_word=texts.plural(files, "file"),
             warnings=suffix,
         )
+    blocking = result.blocking()
+    if blocking and not policy.warnings_block:
+        return texts.VERDICT_FOLDER_BLOCKS.format(
+            blocking=blocking,
+            warnings_word=texts.plural(blocking, "warning"),
+            verb="blocks" if blocking == 1 else "block",
+        )
     if warnings and policy.warnings_block:
         return texts.VERDICT_WARNINGS_BLOCK.format(
             warnings=warnings, warnings_word=texts.plural(warnings, "warning")
@@ -144,7 +165,7 @@ def _folder(folder: _Folder, budget: int) -> str:
             files_word=texts.plural(count, "file"),
         )
     ]
-    ordered = sorted(folder.reports, key=lambda r: (r.ok, r.path))
+    ordered = sorted(folder.reports, key=lambda r: (not _blocks(r), r.path))
     for report in ordered[:budget]:
         lines.extend(_file(report))
     if count > budget:
@@ -158,9 +179,7 @@ def _file(report: FileReport) -> list[str]:
         return [texts.FILE_DELETED.format(name=name)]  # the deletion alone: one line
     if not report.diagnostics:
         return [texts.FILE_OK.format(name=name)]
-    glyph = report_texts.GLYPH_OK if report.ok else report_texts.GLYPH_ERROR
-    if report.ok:
-        glyph = report_texts.GLYPH_WARNING
+    glyph = report_texts.GLYPH_ERROR if _blocks(report) else report_texts.GLYPH_WARNING
     lines = [texts.FILE_PROBLEMS.format(glyph=glyph, name=name)]
     for diagnostic in report.diagnostics[:MAX_PROBLEMS_PER_FILE]:
         lines.append(_problem(diagnostic))
@@ -168,6 +187,11 @@ def _file(report: FileReport) -> list[str]:
     if extra > 0:
         lines.append(texts.MORE_PROBLEMS.format(count=extra))
     return lines
+
+
+def _blocks(report: FileReport) -> bool:
+    """An error, or a warning that blocks the merge, in this file."""
+    return not report.ok or blocking_warnings([report]) > 0
 
 
 def _problem(diagnostic: Diagnostic) -> str:

@@ -1,10 +1,13 @@
-"""What a schema version would do to the records a datastore already holds.
+"""What a schema would do to the records a datastore already holds.
 
-Each record is checked twice against the shipped schemas: as it is (the version it declares)
-and as if it declared the new version. The report counts the records, those invalid now, those
-the new version would turn invalid, and groups the failures by rule (the schema keyword at a
-path, list indices folded: `evaluation_results[].metric_config`), most records first, with a
-few example files per rule. Aggregate records only: samples rows follow their record's version.
+Each record is checked twice: against the shipped schema of the version it declares, and
+against the schema measured as if the record declared its version. That schema is a shipped
+version or a draft (an `eval.schema.json` not yet released, read with `draft_schema`). The
+report counts the records, those schema-invalid now, those the schema would turn invalid, and
+groups the failures by rule (the schema keyword at a path, list indices folded:
+`evaluation_results[].metric_config`), most records first, with a few example files per rule.
+Schema validity only (the datastore's path, pairing and duplicate rules are not measured), and
+aggregate records only: samples rows follow their record's version.
 """
 
 from __future__ import annotations
@@ -14,9 +17,100 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.spec.eee import AGGREGATE, VERSIONS, validator
+from jsonschema import Draft7Validator  # type: ignore[import-untyped]
+from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
+
+from bot.spec.eee import (
+    AGGREGATE,
+    MAX_DEPTH,
+    VERSIONS,
+    EeeValidator,
+    depth_of,
+    position_of,
+    strict_loads,
+    validator,
+)
+from bot.spec.yamlload import dotted, load_yaml
 
 EXAMPLES = 3
+_DRAFT_07 = "http://json-schema.org/draft-07/schema"
+
+
+class SchemaFileError(ValueError):
+    """A draft schema that cannot be measured with; the message names the file, the line where
+    there is one, and the fix."""
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """The schema measured: `version` is what each record is made to declare, `label` how the
+    report names the schema (the version, or the draft's file)."""
+
+    version: str
+    label: str
+    validator: Any
+
+
+def shipped(version: str) -> Target:
+    """A schema version evalbot ships; ValueError for another."""
+    if version not in VERSIONS:
+        raise ValueError(f"{version!r} is not one of {', '.join(VERSIONS)}")
+    return Target(version, version, validator(AGGREGATE, version))
+
+
+def draft_schema(content: bytes, name: str) -> Target:
+    """A draft aggregate schema (draft-07, as EEE writes them) read from `content`, shown as
+    `name`; `SchemaFileError` when it is not JSON, not an object, or not a valid schema."""
+    try:
+        schema = strict_loads(content)
+    except (UnicodeDecodeError, RecursionError) as error:
+        raise SchemaFileError(
+            f"{name}: not a JSON file ({error}); save the schema as UTF-8 JSON"
+        ) from error
+    except ValueError as error:
+        line, column = getattr(error, "lineno", None), getattr(error, "colno", None)
+        if line is None:  # a repeated key, a non-finite number: the YAML reader places it
+            placed = [d for d in load_yaml(content).diagnostics if d.line is not None]
+            line, column = (placed[0].line, placed[0].column) if placed else (None, None)
+        where = f"{name}:{line}:{column or 1}" if line is not None else name
+        problem = getattr(error, "msg", str(error))
+        raise SchemaFileError(
+            f"{where}: not valid JSON: {problem}; fix the syntax (each key once, finite numbers)"
+        ) from error
+    if depth_of(schema) > MAX_DEPTH:
+        raise SchemaFileError(f"{name}: nested more than {MAX_DEPTH} levels deep; is it a schema?")
+    if not isinstance(schema, dict):
+        raise SchemaFileError(
+            f"{name}: holds a JSON {type(schema).__name__}, not a schema object; an EEE schema"
+            " is one JSON object (`eval.schema.json`)"
+        )
+    declared = schema.get("$schema")
+    if declared is not None and str(declared).rstrip("#") != _DRAFT_07:
+        line, _column = position_of(content, ("$schema",))
+        raise SchemaFileError(
+            f"{name}:{line}: `$schema` is {json.dumps(declared)[:80]}; EEE's schemas are"
+            f' draft-07: write `"$schema": "{_DRAFT_07}#"`'
+        )
+    try:
+        Draft7Validator.check_schema(schema)
+    except SchemaError as error:
+        path = tuple(error.absolute_path)
+        line, column = position_of(content, path)
+        place = f"{name}:{line}:{column}" if line is not None and column is not None else name
+        where = dotted(path) or "the schema"
+        raise SchemaFileError(
+            f"{place}: not a valid draft-07 schema at `{where}`: {_short(error.message)};"
+            " fix the keyword there (https://json-schema.org/draft-07/json-schema-validation)"
+        ) from error
+    _check_refs(schema, schema, (), content, name)
+    if "properties" not in schema or "evaluation_results" not in schema["properties"]:
+        raise SchemaFileError(
+            f"{name}: declares no `properties.evaluation_results`: measure with the aggregate"
+            " schema (`eval.schema.json`), not the instance-level one"
+        )
+    version = schema.get("version")
+    label = f"{name} (draft" + (f" of {version})" if isinstance(version, str) else ")")
+    return Target(version if isinstance(version, str) else "draft", label, EeeValidator(schema))
 
 
 @dataclass(slots=True)
@@ -29,17 +123,22 @@ class Rule:
 @dataclass(slots=True)
 class ImpactReport:
     version: str
+    #: how the report names the schema: the version, or a draft's file
+    schema: str = ""
     records: int = 0
     unreadable: int = 0
+    #: schema-invalid under the version they declare
     invalid_now: int = 0
+    #: schema-invalid under the schema measured
     invalid_after: int = 0
-    #: Valid under the version they declare, invalid under `version`.
+    #: schema-valid under the version they declare, schema-invalid under the schema measured
     newly_invalid: int = 0
     rules: list[Rule] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "version": self.version,
+            "schema": self.schema or self.version,
             "records": self.records,
             "unreadable": self.unreadable,
             "invalid_now": self.invalid_now,
@@ -51,13 +150,12 @@ class ImpactReport:
         }
 
 
-def assess(records: Iterable[tuple[str, bytes]], version: str) -> ImpactReport:
-    """`records`: (path, bytes) of aggregate records; `version` one evalbot ships."""
-    if version not in VERSIONS:
-        raise ValueError(f"{version!r} is not one of {', '.join(VERSIONS)}")
-    report = ImpactReport(version)
+def assess(records: Iterable[tuple[str, bytes]], schema: Target | str) -> ImpactReport:
+    """`records`: (path, bytes) of aggregate records; `schema` a shipped version or a draft
+    (`draft_schema`)."""
+    target = shipped(schema) if isinstance(schema, str) else schema
+    report = ImpactReport(target.version, target.label)
     rules: dict[str, Rule] = {}
-    target = validator(AGGREGATE, version)
     for path, content in records:
         report.records += 1
         try:
@@ -70,7 +168,8 @@ def assess(records: Iterable[tuple[str, bytes]], version: str) -> ImpactReport:
             continue
         declared = data.get("schema_version")
         now_ok = declared in VERSIONS and validator(AGGREGATE, declared).is_valid(data)
-        broken = {_rule(error) for error in target.iter_errors(dict(data, schema_version=version))}
+        errors = target.validator.iter_errors(dict(data, schema_version=target.version))
+        broken = {_rule(error) for error in errors}
         report.invalid_now += 0 if now_ok else 1
         if not broken:
             continue
@@ -97,3 +196,45 @@ def _rule(error: Any) -> str:
     if len(value) > 80:
         value = value[:79] + "…"
     return f"{where}: must satisfy `{error.validator}` {value}"
+
+
+def _check_refs(
+    schema: dict[str, Any], node: Any, path: tuple[str | int, ...], content: bytes, name: str
+) -> None:
+    """Every `$ref` points inside the draft (nothing is fetched): a `#/...` pointer that
+    resolves; else a `SchemaFileError` at the `$ref`'s line."""
+    if isinstance(node, list):
+        for index, item in enumerate(node):
+            _check_refs(schema, item, (*path, index), content, name)
+        return
+    if not isinstance(node, dict):
+        return
+    ref = node.get("$ref")
+    if isinstance(ref, str) and _resolve(schema, ref) is None:
+        line, column = position_of(content, (*path, "$ref"))
+        raise SchemaFileError(
+            f"{name}:{line}:{column}: `$ref` {json.dumps(ref)[:120]} does not point inside this"
+            " file; a draft holds its definitions (`#/definitions/<name>`), nothing is fetched"
+        )
+    for key, value in node.items():
+        _check_refs(schema, value, (*path, key), content, name)
+
+
+def _resolve(schema: dict[str, Any], ref: str) -> object | None:
+    """The value a local JSON pointer (`#/definitions/x`) names, or None."""
+    if not ref.startswith("#"):
+        return None
+    node: object = schema
+    for escaped in ref[1:].split("/")[1:]:
+        token = escaped.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return None
+    return node
+
+
+def _short(message: str, limit: int = 200) -> str:
+    return message if len(message) <= limit else message[: limit - 1] + "…"

@@ -4,7 +4,7 @@ The rule is EEE's (`check_path_structure` of its validator): exactly
 `data/<collection>/<developer>/<model>/<uuid4>.json`, or `<uuid4>_samples.jsonl` beside it; a
 lower-case version-4 uuid; no empty, `.` or `..` part; folders that are portable file names (no
 `<>:"\\|?*` or control characters, no trailing dot or space, no Windows device name, not
-`data`). The folder a record belongs in is what EEE's publisher writes
+`data`). The folders a record belongs in are what EEE's publisher writes
 (`datastore_path_components`): `model_info.id` `a/b/c` gives developer `a` and model `b_c`
 (`:` becomes `_`), an id without `/` takes `model_info.developer` as its developer, and the
 collection is the first result's `source_data.dataset_name`, flattened the same way.
@@ -82,46 +82,73 @@ def folder_problem(part: str) -> str | None:
 
 
 @dataclass(frozen=True, slots=True)
-class Placement:
-    """Where a record belongs: `data/<collection>/<developer>/<model>`; `problem` says why
-    it has no place (an id the publisher would refuse), in which case the folders are None."""
+class Identity:
+    """The developer and model folders `model_info` names (`developer`/`model`), or why it
+    names none (`problem`, about `field`)."""
 
-    collection: str | None
     developer: str | None
     model: str | None
     problem: str | None = None
-    problem_field: str | None = None
+    field: str = "model_info.id"
 
     @property
-    def folder(self) -> str:
-        return f"data/{self.collection}/{self.developer}/{self.model}"
+    def folders(self) -> tuple[str | None, str | None]:
+        return self.developer, self.model
 
 
-def placement(record: dict[str, Any]) -> Placement:
-    """The folders EEE's publisher would write `record` to."""
+def identity(record: dict[str, Any]) -> Identity | None:
+    """The folders EEE's publisher (`datastore_path_components`) files `record` under; None
+    when `model_info`, its `id` or a flat id's `developer` is not what the schema asks for:
+    that is the schema's finding, not a folder's."""
+    info = record.get("model_info")
+    model_id = info.get("id") if isinstance(info, dict) else None
+    if not isinstance(info, dict) or not isinstance(model_id, str):
+        return None
+    parts = model_id.strip().split("/")
+    if not model_id.strip() or any(not part.strip() for part in parts):
+        return Identity(None, None, f"`model_info.id` {_quoted(model_id)} has an empty part")
+    if len(parts) >= 2:
+        named = [("its developer part", parts[0])] + [("its model part", p) for p in parts[1:]]
+        problem = next((p for what, part in named if (p := _component_problem(part, what))), None)
+        if problem is not None:
+            return Identity(None, None, f"`model_info.id` {_quoted(model_id)}: {problem}")
+        developer = _component(parts[0])
+        model = _flatten("/".join(parts[1:]))
+        return Identity(developer, model)
+    raw = info.get("developer")
+    if raw is not None and not isinstance(raw, str):
+        return None  # a flat id reads `developer`, whose type the schema checks
+    if raw is None:
+        return Identity(
+            None,
+            None,
+            f"`model_info.id` {_quoted(model_id)} has no `developer/` part and"
+            " `model_info.developer` is missing",
+            "model_info.developer",
+        )
+    problem = _component_problem(raw, "`model_info.developer`")
+    if problem is not None:
+        return Identity(None, None, problem, "model_info.developer")
+    problem = _component_problem(parts[0], "`model_info.id`")
+    if problem is not None:
+        return Identity(None, None, problem)
+    return Identity(_component(raw), _component(parts[0]))
+
+
+def collection_of(record: dict[str, Any]) -> tuple[str | None, str | None]:
+    """(the collection folder EEE's publisher derives, the first result's
+    `source_data.dataset_name` flattened; why it names none)."""
     results = record.get("evaluation_results")
     first = results[0] if isinstance(results, list) and results else None
     source = first.get("source_data") if isinstance(first, dict) else None
     dataset = source.get("dataset_name") if isinstance(source, dict) else None
     collection = _flatten(dataset)
     if collection is None:
-        field = "evaluation_results[0].source_data.dataset_name"
-        return Placement(None, None, None, f"`{field}` cannot name a folder", field)
-    info = record.get("model_info")
-    model_id = info.get("id") if isinstance(info, dict) else None
-    if not isinstance(model_id, str) or not model_id.strip():
-        return Placement(None, None, None, "`model_info.id` is missing", "model_info.id")
-    parts = model_id.strip().split("/")
-    if len(parts) >= 2:
-        developer = _component(parts[0])
-        model = _flatten("/".join(parts[1:]))
-    else:
-        raw = info.get("developer") if isinstance(info, dict) else None
-        developer = _component(raw) if isinstance(raw, str) else None
-        model = _component(parts[0])
-    if developer is None or model is None:
-        return Placement(None, None, None, "`model_info.id` cannot name a folder", "model_info.id")
-    return Placement(collection, developer, model)
+        return None, f"`{COLLECTION_FIELD}` {_quoted(dataset)} cannot name a folder"
+    return collection, None
+
+
+COLLECTION_FIELD = "evaluation_results[0].source_data.dataset_name"
 
 
 def folders(path: str) -> tuple[str, str, str] | None:
@@ -133,14 +160,25 @@ def folders(path: str) -> tuple[str, str, str] | None:
 
 
 def _component(value: str | None) -> str | None:
-    if not isinstance(value, str):
+    if not isinstance(value, str) or _component_problem(value, "") is not None:
         return None
-    value = value.strip().replace(":", "_")
-    if not value or value.lower() == "unknown" or value in (".", ".."):
-        return None
-    if "/" in value or folder_problem(value) is not None:
-        return None
-    return value
+    return value.strip().replace(":", "_")
+
+
+def _component_problem(value: str, what: str) -> str | None:
+    """Why `value` cannot be one folder of a datastore path (EEE's `_required_path_component`:
+    stripped, `:` as `_`), said of `what`; None when it can."""
+    cleaned = value.strip().replace(":", "_")
+    if not cleaned:
+        return f"{what} is empty"
+    if cleaned.lower() == "unknown":
+        return f"{what} is the placeholder `unknown`"
+    if cleaned in (".", "..") or "/" in cleaned:
+        return f"{what} {_quoted(value)} is not a single folder name"
+    problem = folder_problem(cleaned)
+    if problem is not None:
+        return f"{what} {_quoted(value)} {problem}"
+    return None
 
 
 def _flatten(value: object) -> str | None:
@@ -153,6 +191,11 @@ def _flatten(value: object) -> str | None:
     if any(part is None for part in flat):
         return None
     return "_".join(part for part in flat if part is not None)
+
+
+def _quoted(value: object) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    return "`" + _shown(text.replace("`", "'"), 80) + "`"
 
 
 def _shown(text: str, limit: int = 120) -> str:

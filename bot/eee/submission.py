@@ -97,9 +97,23 @@ class SubmissionReport:
                     warnings += 1
         return errors, warnings
 
+    def blocking(self) -> int:
+        """Warnings that block the merge whatever the policy (`texts.BLOCKING_WARNINGS`)."""
+        return blocking_warnings(self.files)
+
     def ready(self, policy: DatastorePolicy) -> bool:
         errors, warnings = self.counts()
-        return errors == 0 and not (policy.warnings_block and warnings)
+        return errors == 0 and not self.blocking() and not (policy.warnings_block and warnings)
+
+
+def blocking_warnings(reports: Iterable[FileReport]) -> int:
+    """How many findings of `reports` are warnings EEE's gate blocks a merge on."""
+    return sum(
+        1
+        for report in reports
+        for diagnostic in report.diagnostics
+        if not diagnostic.is_error and diagnostic.code in texts.BLOCKING_WARNINGS
+    )
 
 
 def check_submission(
@@ -267,58 +281,150 @@ def _placement(
     files: DatastoreFiles,
     policy: DatastorePolicy,
 ) -> list[Diagnostic]:
+    """EEE-FOLDER when a folder does not follow the record (the developer and model folders
+    `model_info`, the collection `dataset_name` with `collection: source`); a record edited in
+    place whose identity did not change keeps the folder it was accepted in."""
     actual = paths.folders(path)
     if actual is None or paths.path_problem(path) is not None:
         return []  # the path rule already says where it must go
-    place = paths.placement(record)
-    if place.problem is not None:
-        field_name = place.problem_field
-        return [
-            texts.make(
-                "EEE-FOLDER",
-                field=field_name,
-                expected="data/<collection>/<developer>/<model>",
-                actual="/".join(actual),
-                why=place.problem,
+    found = _folder_problems(actual, record, policy)
+    if not found or kind != "modified":
+        return found
+    old = _old_record(files, path)
+    if old is None:
+        return found
+    if _identity_key(old, policy) == _identity_key(record, policy):
+        return []  # identity unchanged: the record keeps the folder it was accepted in
+    moved = _moved(old, record, actual, policy)
+    return found if moved is None else [moved]
+
+
+def _identity_key(record: dict[str, Any], policy: DatastorePolicy) -> tuple[object, ...]:
+    collection = paths.collection_of(record) if policy.collection == "source" else None
+    return (collection, paths.identity(record))
+
+
+def _expected(
+    actual: tuple[str, str, str], record: dict[str, Any], policy: DatastorePolicy
+) -> tuple[str, str, str]:
+    """The folders the record belongs in, each part taken from `actual` where the record
+    names none (or, with `collection: any`, for the collection)."""
+    collection = actual[0]
+    if policy.collection == "source":
+        collection = paths.collection_of(record)[0] or collection
+    named = paths.identity(record)
+    developer = named.developer if named is not None and named.developer else actual[1]
+    model = named.model if named is not None and named.model else actual[2]
+    return collection, developer, model
+
+
+def _folder_problems(
+    actual: tuple[str, str, str], record: dict[str, Any], policy: DatastorePolicy
+) -> list[Diagnostic]:
+    expected = "/".join(("data", *_expected(actual, record, policy)))
+    found: list[Diagnostic] = []
+    if policy.collection == "source":
+        collection, problem = paths.collection_of(record)
+        if problem is not None:
+            found.append(_none(paths.COLLECTION_FIELD, problem))
+        elif collection != actual[0]:
+            found.append(
+                texts.make(
+                    "EEE-FOLDER",
+                    field=paths.COLLECTION_FIELD,
+                    problem=texts.FOLDER_COLLECTION.format(
+                        actual=actual[0],
+                        field=paths.COLLECTION_FIELD,
+                        value=shown(_dataset_name(record)),
+                        expected=collection,
+                    ),
+                    hint=texts.FOLDER_HINT_COLLECTION.format(
+                        expected=expected, field=paths.COLLECTION_FIELD
+                    ),
+                )
             )
-        ]
-    collection = actual[0] if policy.collection == "any" else place.collection or ""
-    expected = (collection, place.developer or "", place.model or "")
-    if expected == actual:
-        return []
-    if kind == "modified":
-        old = _old_record(files, path)
-        if old is not None:
-            before = paths.placement(old)
-            if (before.collection, before.developer, before.model) == (
-                place.collection,
-                place.developer,
-                place.model,
-            ):
-                return []  # identity unchanged: the record keeps the folder it was accepted in
-            return [_moved(old, record, "/".join(("data", *expected)))]
-    changed = "model_info.id" if expected[1:] != actual[1:] else _collection_field()
-    return [
+    named = paths.identity(record)
+    if named is None:
+        return found  # `model_info` breaks the schema: that finding says so
+    if named.problem is not None:
+        found.append(_none(named.field, named.problem))
+        return found
+    info = record["model_info"]
+    flat = "/" not in info["id"].strip()
+    source = (
+        texts.FOLDER_SOURCE_FLAT.format(developer=shown(info["developer"]), id=shown(info["id"]))
+        if flat
+        else texts.FOLDER_SOURCE_ID.format(id=shown(info["id"]))
+    )
+    differs = [
+        part
+        for part, have, want in (
+            ("developer", actual[1], named.developer),
+            ("model", actual[2], named.model),
+        )
+        if have != want
+    ]
+    if not differs:
+        return found
+    if len(differs) == 2:
+        problem = texts.FOLDER_PARTS.format(
+            actual=f"{actual[1]}/{actual[2]}",
+            source=source,
+            expected=f"{named.developer}/{named.model}",
+        )
+    else:
+        (part,) = differs
+        problem = texts.FOLDER_PART.format(
+            part=part,
+            actual=actual[1] if part == "developer" else actual[2],
+            source=source,
+            expected=named.developer if part == "developer" else named.model,
+        )
+    field_name = "model_info.developer" if flat and differs == ["developer"] else "model_info.id"
+    found.append(
         texts.make(
             "EEE-FOLDER",
-            field=changed,
-            expected="/".join(("data", *expected)),
-            actual="/".join(("data", *actual)),
-            why=f"from `{changed}`",
+            field=field_name,
+            problem=problem,
+            hint=texts.FOLDER_HINT.format(expected=expected, field=field_name),
         )
-    ]
+    )
+    return found
 
 
-def _collection_field() -> str:
-    return "evaluation_results[0].source_data.dataset_name"
+def _none(field_name: str, problem: str) -> Diagnostic:
+    return texts.make(
+        "EEE-FOLDER",
+        field=field_name,
+        problem=texts.FOLDER_NONE.format(problem=problem),
+        hint=texts.FOLDER_HINT_NONE,
+    )
 
 
-def _moved(old: dict[str, Any], new: dict[str, Any], expected: str) -> Diagnostic:
-    old_place, new_place = paths.placement(old), paths.placement(new)
-    if (old_place.developer, old_place.model) != (new_place.developer, new_place.model):
+def _dataset_name(record: dict[str, Any]) -> object:
+    results = record.get("evaluation_results")
+    first = results[0] if isinstance(results, list) and results else None
+    source = first.get("source_data") if isinstance(first, dict) else None
+    return source.get("dataset_name") if isinstance(source, dict) else None
+
+
+def _moved(
+    old: dict[str, Any],
+    new: dict[str, Any],
+    actual: tuple[str, str, str],
+    policy: DatastorePolicy,
+) -> Diagnostic | None:
+    """EEE-MOVED-IDENTITY for an edit that changed what names the folder; None when the new
+    record names no folder (its EEE-FOLDER says why)."""
+    named = paths.identity(new)
+    if named is not None and named.problem is not None:
+        return None
+    expected = "/".join(("data", *_expected(actual, new, policy)))
+    if paths.identity(old) != named:
         field_name, was, now = "model_info.id", _model_id(old), _model_id(new)
     else:
-        field_name, was, now = _collection_field(), old_place.collection, new_place.collection
+        field_name = paths.COLLECTION_FIELD
+        was, now = paths.collection_of(old)[0], paths.collection_of(new)[0]
     return texts.make(
         "EEE-MOVED-IDENTITY",
         field=field_name,

@@ -20,11 +20,8 @@ CATALOGUE: dict[str, Message] = {
         "put the record at `data/<collection>/<developer>/<model>/<uuid4>.json`"
         " (its samples beside it as `<uuid4>_samples.jsonl`), with a lower-case version-4 uuid",
     ),
-    "EEE-FOLDER": Message(
-        E,
-        "the record belongs in `{expected}`, not `{actual}` ({why})",
-        "move the file to `{expected}/`, or correct `{field}`",
-    ),
+    # A warning that blocks the merge (`BLOCKING_WARNINGS`), as EEE's gate has it.
+    "EEE-FOLDER": Message(W, "{problem}", "{hint}"),
     "EEE-MOVED-IDENTITY": Message(
         E,
         "this change makes `{field}` {new} (was {old}), so the record now belongs in `{expected}`",
@@ -77,12 +74,33 @@ CATALOGUE: dict[str, Message] = {
         "this PR deletes `{path}` from the datastore",
         "make sure the deletion is intended (a record moves by adding it under its new folder)",
     ),
-    "EEE-NOT-RECORD": Message(
-        W,
-        "`{path}` is not an EEE record or samples file; the datastore's checks skip it",
-        "keep records under `data/` as `.json` and `_samples.jsonl` files",
-    ),
 }
+
+
+#: Warnings that keep a PR from being ready whatever `warnings_block` says: EEE's own gate
+#: reports them as warnings, and its README has every warning block the merge until fixed.
+BLOCKING_WARNINGS = frozenset({"EEE-FOLDER"})
+
+# --- EEE-FOLDER: which folder does not follow the record, and why --------------------------------
+
+FOLDER_PART = "the {part} folder is `{actual}`, but {source} names the {part} `{expected}`"
+FOLDER_PARTS = "the developer and model folders are `{actual}`, but {source} names `{expected}`"
+FOLDER_SOURCE_ID = "`model_info.id` {id}"
+FOLDER_SOURCE_FLAT = "`model_info.developer` {developer} with `model_info.id` {id}"
+FOLDER_COLLECTION = (
+    "the collection folder is `{actual}`, but `{field}` {value} names the collection"
+    " `{expected}` (this datastore files records by their source)"
+)
+FOLDER_NONE = "{problem}, so the record names no datastore folder"
+FOLDER_HINT = (
+    "move the file to `{expected}/`, or correct `{field}` so that it names this folder: one"
+    " model under two spellings is two models to whoever looks it up"
+)
+FOLDER_HINT_COLLECTION = "move the file to `{expected}/`, or correct `{field}`"
+FOLDER_HINT_NONE = (
+    "write `model_info.id` as `developer/model` (or give `model_info.developer`), in names"
+    " every file system takes"
+)
 
 
 def make(
@@ -116,6 +134,10 @@ VERDICT_BLOCKED = (
 VERDICT_WARNINGS_BLOCK = (
     "**❌ Not ready to merge:** no errors, but {warnings} {warnings_word}, and this datastore"
     " treats warnings as blocking."
+)
+VERDICT_FOLDER_BLOCKS = (
+    "**❌ Not ready to merge:** no errors, but {blocking} {warnings_word} that {verb} the merge"
+    " (`EEE-FOLDER`: a record's folder must follow its `model_info`, as in EEE's own gate)."
 )
 VERDICT_NOTHING = (
     "**No datastore files in this PR** (only `.json` records and `_samples.jsonl` files are"

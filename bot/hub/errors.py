@@ -7,7 +7,8 @@ makes (discussion details, comment, edit, `dataset_info`) are *not* retried by t
 retry, and after how long? `to_hub_error` answers it in one place, so no other module inspects
 status codes or header names.
 
-Transient: 408, 425, 429 and every 5xx, timeouts, connection and protocol errors, and a 200
+Transient: 408, 425, 429 and every 5xx, timeouts, connection and protocol errors, offline mode
+(`HF_HUB_OFFLINE`, and the `LocalEntryNotFoundError` a download raises then), and a 200
 whose body is not valid JSON (truncated on the way). A 429 (or a
 503) is retried no sooner than the Hub asks: the `RateLimit: "api";r=0;t=<secs>` header
 (IETF draft, the Hub's format, docs/hub-api.md#rate-limits) or `Retry-After` (seconds or an HTTP
@@ -26,7 +27,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 
 import httpx2
-from huggingface_hub.errors import HfHubHTTPError
+from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError
 
 #: Statuses worth retrying: the server may answer differently in a moment.
 TRANSIENT_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
@@ -71,6 +72,12 @@ class HubPermanentError(HubError):
             "RevisionNotFound",
             "EntryNotFound",
         }
+
+    @property
+    def entry_not_found(self) -> bool:
+        """True only when the Hub said the file is missing from a repo and revision that exist
+        (404 `EntryNotFound`): the one answer that means "no such file" (docs/hub.md#errors)."""
+        return self.code == "EntryNotFound"
 
 
 class HubFileUnreadable(HubPermanentError):
@@ -141,6 +148,10 @@ def to_hub_error(exc: BaseException) -> HubError | None:
                 code=code,
             )
         return HubPermanentError(message, status=status, code=code)
+    if isinstance(exc, LocalEntryNotFoundError):
+        # What `hf_hub_download` raises when the Hub could not be asked (offline mode, a
+        # connection error, a 5xx) and its cache has no copy: never the Hub saying "no file".
+        return HubTransientError("Hub unreachable, and no cached copy of the file")
     if isinstance(exc, httpx2.InvalidURL | httpx2.UnsupportedProtocol):
         return HubPermanentError(f"cannot reach the Hub: {exc}")
     if isinstance(exc, httpx2.TransportError | httpx2.HTTPError):

@@ -9,9 +9,10 @@ that SHA only on a cache miss: a SHA names immutable content, so a cached parse 
 stale, and a benchmark that moves on simply gets a new key. Within one run (one source
 instance) the revision check itself is memoised, so ten entries on one benchmark cost one call.
 
-Parsing is injected (`parse`, from `bot.spec`): this module only moves bytes. Transient Hub
-errors propagate (the worker retries the whole run); a missing dataset, revision or eval.yaml
-becomes a `BenchmarkNotFound` the validator reports on the entry.
+Parsing is injected (`parse`, from `bot.spec`): this module only moves bytes. Only the Hub's
+"not found" (docs/hub.md#errors) for a dataset, revision or eval.yaml becomes a
+`BenchmarkNotFound` the validator reports on the entry; transient errors and refusals of the
+dataset lookup propagate (the worker retries the whole run, a command stops).
 
 **A token's commit time** (`token_commit_time`): freshness is judged at the time the Hub first
 recorded the token (docs/decisions.md#tokens).
@@ -98,6 +99,8 @@ class HubBenchmarkSource:
         try:
             resolved = self._client.dataset_revision(dataset_id, revision)
         except HubPermanentError as error:
+            if not error.not_found:
+                raise  # a refusal (a rejected token, a bad endpoint) says nothing of the dataset
             if error.code == "RevisionNotFound":
                 return BenchmarkNotFound(dataset_id, f"revision {revision!r} not found")
             return BenchmarkNotFound(dataset_id, "dataset not found on the Hub")

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from urllib.parse import quote
 
 from bot.collections.aggregate import BenchmarkResult, GateResult, Status
 from bot.collections.render import aggregate_text, reason_text
 from bot.report import campaign_texts as texts
 from bot.report.comment import escape_text, is_repo_id
 from bot.report.texts import LIST_ITEM, MORE_ITEMS, plural
-from bot.spec.clashes import Clash, Values
+from bot.spec.clashes import Claim, Clash, Values
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +125,12 @@ def render_clashes(clashes: Sequence[Clash], repo_id: str, hub_url: str) -> str 
             "where": _where(clash, repo_id, hub_url),
         }
         template = texts.CLASH_SAME if clash.agree else texts.CLASH_DIFFERENT
-        lines.append(template.format(**common, other_values=_values(other.values)))
+        sources = ""
+        if claim.source_url is not None or other.source_url is not None:
+            sources = texts.CLASH_SOURCES.format(
+                here=_source(claim, hub_url), there=_source(other, hub_url)
+            )
+        lines.append(template.format(**common, other_values=_values(other.values), sources=sources))
     extra = len(clashes) - texts.MAX_CLASHES
     if extra > 0:
         lines.append(LIST_ITEM.format(item=MORE_ITEMS.format(count=extra)))
@@ -145,3 +151,20 @@ def _where(clash: Clash, repo_id: str, hub_url: str) -> str:
         url = f"{hub_url.rstrip('/')}/{repo_id}/discussions/{clash.pr}"
         return texts.WHERE_PR.format(num=clash.pr, url=url, **place)
     return texts.WHERE_PR_PLAIN.format(num=clash.pr, **place)
+
+
+def _source(claim: Claim, hub_url: str) -> str:
+    """One side's source: the record (linked on the configured Hub, rebuilt from its parts),
+    and whether the claim agrees with it."""
+    if claim.source_url is None:
+        return texts.SOURCE_NONE
+    record = texts.SOURCE_RECORD_PLAIN
+    datastore, revision, path = claim.source_datastore, claim.source_revision, claim.source_path
+    if datastore and revision and path and is_repo_id(datastore):
+        url = (
+            f"{hub_url.rstrip('/')}/datasets/{quote(datastore, safe='/')}/blob/"
+            f"{quote(revision, safe='')}/{quote(path, safe='/')}"
+        )
+        record = texts.SOURCE_RECORD.format(url=url)
+    state = texts.SOURCE_STATES.get(claim.source_status, texts.SOURCE_STATES[None])
+    return state.format(record=record)

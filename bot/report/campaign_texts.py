@@ -26,13 +26,25 @@ STANDING_NOTE = (
 CLASHES_HEADING = "#### " + GLYPH_WARNING + " Results also proposed elsewhere"
 CLASH_SAME = (
     "- " + GLYPH_INFO + " **{path}, line {line}** {benchmark} / {task}{notes}: already {where} "
-    "with the **same** {values_word} ({values}): a duplicate."
+    "with the **same** {values_word} ({values}): a duplicate.{sources}"
 )
 CLASH_DIFFERENT = (
     "- " + GLYPH_WARNING + " **{path}, line {line}** {benchmark} / {task}{notes}: also {where} "
     "with **different** {values_word} (there {other_values}; here {values}): a conflict to "
-    "settle before both are merged."
+    "settle before both are merged.{sources}"
 )
+#: Each side's source, when either cites one (docs/comment.md#sources).
+CLASH_SOURCES = "<br>Source here: {here}; there: {there}."
+SOURCE_NONE = "none"
+SOURCE_STATES = {
+    "checked": "{record}, " + GLYPH_OK + " agrees with its record",
+    "mismatch": "{record}, " + GLYPH_ERROR + " disagrees with its record",
+    "unreadable": "{record}, not checked (it could not be read)",
+    "linked": "a link, not checked (not a datastore record)",
+    None: "cited, not checked in this run",
+}
+SOURCE_RECORD = "[the record]({url})"
+SOURCE_RECORD_PLAIN = "a record"
 WHERE_MAIN = "on main in {path}, line {line}"
 WHERE_PR = "proposed in [PR #{num}]({url}) ({path}, line {line})"
 WHERE_PR_PLAIN = "proposed in PR #{num} ({path}, line {line})"

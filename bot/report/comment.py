@@ -67,6 +67,7 @@ from bot.spec.messages import Diagnostic, Severity
 from bot.spec.model import (
     EntryReport,
     FileReport,
+    SourceStatus,
     VerificationStatus,
 )
 
@@ -254,11 +255,51 @@ def _verdict(entry: EntryReport) -> str:
     if entry.verification.status is VerificationStatus.UNVERIFIED:
         reason = escape_text(entry.verification.reason or texts.REASON_UNKNOWN, 60)
         verdict += "<br>" + texts.UNVERIFIED_NOTE.format(reason=reason)
+    source = entry.source
+    if source is not None and source.status is SourceStatus.CHECKED:
+        verdict += "<br>" + texts.SOURCE_CHECKED_NOTE.format(
+            record=escape_text(source.record_id or source.path or "?", 120),
+            revision=escape_text((source.revision or "?")[:12], 40),
+        )
+    elif source is not None and source.status is SourceStatus.MISMATCH:
+        verdict += "<br>" + texts.SOURCE_MISMATCH_NOTE
+    elif source is not None and source.status is SourceStatus.UNREADABLE:
+        verdict += "<br>" + texts.SOURCE_UNREAD_NOTE.format(
+            reason=escape_text(source.reason or texts.REASON_UNKNOWN, 160)
+        )
     return verdict
 
 
+def badge_label(badge: Badge, entry: EntryReport) -> str:
+    """A badge as the comment shows it: 🔗 says whether the source was checked."""
+    if badge is Badge.SOURCE and entry.source is not None:
+        return texts.SOURCE_LABELS.get(entry.source.status.value, texts.BADGE_LABELS[badge])
+    return texts.BADGE_LABELS[badge]
+
+
+def _sources_line(reports: Sequence[FileReport]) -> str | None:
+    """How many sources were checked, disagree, could not be read, or are links only."""
+    counts = dict.fromkeys(SourceStatus, 0)
+    for report in reports:
+        for entry in report.entries:
+            if entry.source is not None:
+                counts[entry.source.status] += 1
+    parts = [
+        texts.SOURCES_PARTS[status.value].format(
+            count=count,
+            their="its" if count == 1 else "their",
+            records=texts.plural(count, "record"),
+            disagree=texts.plural(count, "disagrees", "disagree"),
+            them="it" if count == 1 else "them",
+        )
+        for status, count in counts.items()
+        if count
+    ]
+    return texts.SOURCES_SUMMARY.format(parts="; ".join(parts)) if parts else None
+
+
 def _row(entry: EntryReport, hub_url: str) -> str:
-    badges = " ".join(texts.BADGE_LABELS[badge] for badge in badges_for(entry))
+    badges = " ".join(badge_label(badge, entry) for badge in badges_for(entry))
     return texts.TABLE_ROW.format(
         number=entry.entry.index + 1,
         line=entry.entry.line,
@@ -405,6 +446,9 @@ def render_comment(reports: Sequence[FileReport], context: CommentContext) -> st
         r for r in reports if r.kind != "results"
     ]
     head.append(_summary(count_reports(result_reports), len(result_reports)))
+    sources = _sources_line(result_reports)
+    if sources is not None:
+        head.append(sources)
     tail: list[str] = list(context.extra_sections)
     if context.removed_files:
         tail.append(_file_list(texts.REMOVED_HEADING, context.removed_files))

@@ -47,6 +47,28 @@ GLYPH_OK = "✔️"
 GLYPH_INFO = "\u2139\ufe0f"  # information source
 GLYPH_REMOVED = "🗑️"
 
+#: How the 🔗 badge reads for each state of a source (docs/comment.md#sources): a record of a
+#: trusted datastore that the entry agrees with, one that could not be read, any other link.
+SOURCE_LABELS: dict[str, str] = {
+    "checked": "🔗 source " + GLYPH_OK + " checked",
+    "unreadable": "🔗 source (not checked)",
+    "linked": "🔗 source",
+}
+#: Under the verdict: which record the source was checked against, or why it was not read.
+SOURCE_CHECKED_NOTE = "source checked against record {record} at {revision}"
+SOURCE_MISMATCH_NOTE = "source disagrees with its record (see the problems)"
+SOURCE_UNREAD_NOTE = "source record not checked: {reason}"
+#: The line under the summary when entries cite sources; the parts with a count above 0.
+SOURCES_SUMMARY = "**Sources:** {parts}."
+SOURCES_PARTS: dict[str, str] = {
+    "checked": "{count} checked against {their} Every Eval Ever {records} " + GLYPH_OK,
+    "mismatch": "{count} {disagree} with {their} {records} " + GLYPH_ERROR,
+    "unreadable": (
+        "{count} could not be read (not checked; the next run reads {them} again) " + GLYPH_WARNING
+    ),
+    "linked": "{count} linked only (not a datastore record: not checked)",
+}
+
 #: Glyphs a user string may not contain: they would let a note pose as a badge or verdict.
 RESERVED_GLYPHS: tuple[str, ...] = ("✅", "👥", "🏆", "🔗", "❌", "⚠", "✔", "\u2139", "🗑", "🤖")
 
@@ -153,7 +175,8 @@ bot's allow-list; comments from anyone else are ignored):
 The report comment checks every `.eval_results/*.yaml` file this PR adds or changes against the
 benchmark's `eval.yaml`, and verifies signed `verify_token`s. Badges: ✅ verified (a token from a
 trusted issuer matches the result), 👥 community (the submitter's claim), 🏆 leaderboard (the
-benchmark is known, the result can rank), 🔗 source (the result cites an http(s) source).
+benchmark is known, the result can rank), 🔗 source (the result cites an http(s) source;
+🔗 source ✔️ checked: the result agrees with the Every Eval Ever record it links).
 Run the same checks before pushing with `evalbot validate`.
 
 <sub>🤖 Automated reply.</sub>"""
@@ -166,8 +189,11 @@ HELP_REPLY_MARKER = "<!-- evalbot:help-for={comment_id} -->"
 # -- the validation report `evalbot validate` prints (bot.report.validation) -----------------
 
 VALIDATE_SUMMARY = (
-    "{files} {file_word}, {entries} {entry_word}: {errors} {error_word}, {warnings} {warning_word}"
+    "{files} {file_word}, {checked}: {errors} {error_word}, {warnings} {warning_word}"
 )
+VALIDATE_ENTRIES = "{entries} {entry_word}"
+VALIDATE_RECORDS = "{records} EEE {record_word}"
+VALIDATE_BENCHMARKS = "{benchmarks} {benchmark_word}"
 VALIDATE_FILE_OK = "ok"
 VALIDATE_FILE_COUNTS = "{errors} {error_word}, {warnings} {warning_word}"
 VALIDATE_HINT = "hint"

@@ -18,8 +18,9 @@ from typing import Any
 
 from bot.report import texts
 from bot.report.comment import badges_for
+from bot.spec.eee import records_in
 from bot.spec.messages import Diagnostic, Severity
-from bot.spec.model import EntryReport, FileReport
+from bot.spec.model import EntryReport, FileReport, SourceStatus
 
 
 class Style(enum.Enum):
@@ -89,6 +90,7 @@ def _entry_json(report: EntryReport) -> dict[str, Any]:
         "ok": report.ok,
         "badges": [badge.value for badge in badges_for(report)],
         "verification": report.verification.to_json(),
+        "source": None if report.source is None else report.source.to_json(),
         "diagnostics": [
             diagnostic.to_json(report.entry.index) for diagnostic in report.diagnostics
         ],
@@ -140,10 +142,8 @@ def workflow_property(text: str) -> str:
 def render_text(reports: Sequence[FileReport], *, strict: bool, paint: Paint = plain) -> str:
     """Readable report grouped by file, each span passed through `paint` (colours, if any)."""
     out: list[str] = []
-    entry_total = 0
     for report in reports:
         file_errors, file_warnings = counts([report])
-        entry_total += len(report.entries)
         if report.ok and not file_warnings:
             status = paint(texts.VALIDATE_FILE_OK, Style.OK)
         else:
@@ -155,7 +155,7 @@ def render_text(reports: Sequence[FileReport], *, strict: bool, paint: Paint = p
             )
             status = paint(status, Style.ERROR if file_errors else Style.WARNING)
         out.append(f"{paint(report.path, Style.BOLD)}: {status}")
-        out.extend(diagnostic_lines(report.diagnostics, paint))
+        out.extend(diagnostic_lines(report.diagnostics, paint, path=report.path))
         for entry in report.entries:
             name = " / ".join(
                 part for part in (entry.entry.dataset_id, entry.entry.task_id) if part
@@ -163,21 +163,21 @@ def render_text(reports: Sequence[FileReport], *, strict: bool, paint: Paint = p
             badges = ", ".join(badge.value for badge in badges_for(entry))
             verdict = paint("ok", Style.OK) if entry.ok else paint("invalid", Style.ERROR)
             tail = f" [{badges}]" if badges else ""
+            tail += source_text(entry)
             # counted from 1, as in the PR comment; the Hub's paths count from 0 (`[0].value`)
             out.append(
                 f"  entry {entry.entry.index + 1} (line {entry.entry.line}) {name}: {verdict}{tail}"
             )
             out.extend(
                 diagnostic_lines(
-                    entry.diagnostics, paint, indent="    ", entry_index=entry.entry.index
+                    entry.diagnostics, paint, path=report.path, entry_index=entry.entry.index
                 )
             )
     errors, warnings = counts(reports)
     summary = texts.VALIDATE_SUMMARY.format(
         files=len(reports),
         file_word=texts.plural(len(reports), "file"),
-        entries=entry_total,
-        entry_word=texts.plural(entry_total, "entry", "entries"),
+        checked=checked_counts(reports),
         errors=errors,
         error_word=texts.plural(errors, "error"),
         warnings=warnings,
@@ -188,31 +188,72 @@ def render_text(reports: Sequence[FileReport], *, strict: bool, paint: Paint = p
     return "\n".join(out)
 
 
+def checked_counts(reports: Sequence[FileReport]) -> str:
+    """What the run checked, by kind: entries of results files, benchmarks, records of EEE
+    files; kinds with nothing checked are left out (results files with no entry still say
+    `0 entries`)."""
+    results = [report for report in reports if report.kind == "results"]
+    parts = []
+    if results or not reports:
+        entries = sum(len(report.entries) for report in results)
+        parts.append(
+            texts.VALIDATE_ENTRIES.format(
+                entries=entries, entry_word=texts.plural(entries, "entry", "entries")
+            )
+        )
+    benchmarks = sum(1 for report in reports if report.kind == "benchmark")
+    if benchmarks:
+        parts.append(
+            texts.VALIDATE_BENCHMARKS.format(
+                benchmarks=benchmarks, benchmark_word=texts.plural(benchmarks, "benchmark")
+            )
+        )
+    eee = [report for report in reports if report.kind == "eee"]
+    if eee:
+        records = records_in(eee)
+        parts.append(
+            texts.VALIDATE_RECORDS.format(
+                records=records, record_word=texts.plural(records, "record")
+            )
+        )
+    return ", ".join(parts)
+
+
 def diagnostic_lines(
     diagnostics: Sequence[Diagnostic],
     paint: Paint = plain,
-    indent: str = "  ",
     *,
+    path: str,
     entry_index: int | None = None,
 ) -> Iterator[str]:
-    """One line per finding: place, severity, code, the field (in the Hub's notation, so it
-    matches the Hub's own push-time errors) and the message; the hint below."""
+    """One line per finding, `path:line:col: CODE severity field: message` as compilers and
+    ruff print them (terminals and editors open the file at that place), the field in the Hub's
+    notation (so it matches the Hub's own push-time errors); the hint on the line below."""
     for diagnostic in diagnostics:
-        where = ""
+        where = path
         if diagnostic.line is not None:
-            where = (
-                f"{diagnostic.line}:{diagnostic.column}"
-                if diagnostic.column
-                else str(diagnostic.line)
-            )
+            where += f":{diagnostic.line}" + (f":{diagnostic.column}" if diagnostic.column else "")
         severity = diagnostic.severity.value
         style = Style.ERROR if diagnostic.severity is Severity.ERROR else Style.WARNING
         place = diagnostic.hub_path(entry_index)
         field = f"{paint(place, Style.BOLD)}: " if place is not None else ""
         yield (
-            f"{indent}{where:>7}  {paint(f'{severity:<7}', style)} "
-            f"{paint(diagnostic.code, Style.DIM)}  {field}{diagnostic.message}"
+            f"{paint(where, Style.BOLD)}: {paint(diagnostic.code, Style.DIM)} "
+            f"{paint(severity, style)} {field}{diagnostic.message}"
         )
         if diagnostic.hint:
             hint = paint(texts.VALIDATE_HINT + ":", Style.DIM)
-            yield f"{indent}{'':>7}  {hint} {diagnostic.hint}"
+            yield f"  {hint} {diagnostic.hint}"
+
+
+def source_text(entry: EntryReport) -> str:
+    """What became of the entry's source record, for the text report ("" for a plain link)."""
+    source = entry.source
+    if source is None or source.status is SourceStatus.LINKED:
+        return ""
+    if source.status is SourceStatus.CHECKED:
+        record = source.record_id or source.path
+        return f"; source checked against record {record} at {source.revision}"
+    if source.status is SourceStatus.UNREADABLE:
+        return f"; source record not checked: {source.reason}"
+    return "; source disagrees with its record"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.spec import messages
+from bot.spec import frameworks, messages
 from bot.spec.frameworks import KNOWN as KNOWN_FRAMEWORKS
 from bot.spec.frameworks import close_match
 from bot.spec.limits import DEFAULT_LIMITS, Limits
@@ -69,7 +69,7 @@ class _EvalYamlChecker:
         self.diagnostics: list[Diagnostic] = []
 
     def report(self, code: str, path: Path, **params: object) -> None:
-        self.diagnostics.append(self.where.diagnostic(code, path, **params))
+        self.diagnostics.append(self.where.diagnostic(code, path, fix=None, **params))
 
     def type_error(self, path: Path, value: Any, expected: str, hint: str) -> None:
         self.report(
@@ -129,14 +129,15 @@ class _EvalYamlChecker:
         self.string(data, ("name",), required=True)
         self.string(data, ("description",), required=True)
         framework = self.string(data, ("evaluation_framework",), required=False)
-        if framework is not None and framework not in EVALUATION_FRAMEWORKS:
-            match = close_match(framework, EVALUATION_FRAMEWORKS)
+        known = frameworks.current()
+        if framework is not None and framework not in known.names:
+            match = close_match(framework, known.names)
             self.report(
                 "BENCH-FRAMEWORK-UNKNOWN",
                 ("evaluation_framework",),
                 value=messages.shown(framework),
-                count=len(EVALUATION_FRAMEWORKS),
-                refreshed=KNOWN_FRAMEWORKS.refreshed,
+                count=len(known.names),
+                refreshed=known.refreshed,
                 advice=(
                     f"did you mean `{match}`? If not, the bot's list may be out of date:"
                     if match

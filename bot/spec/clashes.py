@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bot.spec.model import Dialect, FileReport
+from bot.spec.model import Dialect, EntryReport, FileReport, is_http_url
 
 Values = tuple[tuple[str, float], ...]
 
@@ -32,6 +32,13 @@ class Claim:
     values: Values  # (metric id, value), sorted; a live entry's is ("value", v)
     path: str
     line: int
+    #: The entry's `source.url` and what became of it (`SourceStatus` value: checked,
+    #: mismatch, unreadable, linked; None when no run checked it), with the record's place.
+    source_url: str | None = None
+    source_status: str | None = None
+    source_datastore: str | None = None
+    source_revision: str | None = None
+    source_path: str | None = None
 
     @property
     def key(self) -> tuple[str, str, str | None]:
@@ -45,6 +52,13 @@ class Claim:
             "values": [list(pair) for pair in self.values],
             "path": self.path,
             "line": self.line,
+            "source": [
+                self.source_url,
+                self.source_status,
+                self.source_datastore,
+                self.source_revision,
+                self.source_path,
+            ],
         }
 
     @classmethod
@@ -56,7 +70,19 @@ class Claim:
             values=tuple((str(m), float(v)) for m, v in data["values"]),
             path=str(data["path"]),
             line=int(data["line"]),
+            **_source_fields(data.get("source")),
         )
+
+
+def _source_fields(raw: object) -> dict[str, str | None]:
+    """The source of a stored claim; none for one stored before claims kept it."""
+    names = ("source_url", "source_status", "source_datastore", "source_revision", "source_path")
+    if not isinstance(raw, list) or len(raw) != len(names):
+        return {}
+    return {
+        name: value if isinstance(value, str) else None
+        for name, value in zip(names, raw, strict=True)
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,11 +99,13 @@ class Clash:
 
 
 def claims_of(reports: Iterable[FileReport]) -> list[Claim]:
-    """The claims of the valid entries whose benchmark was found, in file and entry order."""
+    """The claims of the valid entries whose benchmark was found, in file and entry order; an
+    entry whose only errors are its disagreements with its source record is a claim too (the
+    conflict is worth naming, with the disagreement)."""
     claims: list[Claim] = []
     for report in reports:
         for entry in report.entries:
-            if not entry.ok or entry.benchmark is None or entry.entry.task_id is None:
+            if not _claims(entry) or entry.benchmark is None or entry.entry.task_id is None:
                 continue
             values = _values(entry.entry.data, entry.entry.dialect)
             if values is None:
@@ -91,9 +119,30 @@ def claims_of(reports: Iterable[FileReport]) -> list[Claim]:
                     values=values,
                     path=report.path,
                     line=entry.entry.line,
+                    **_source_of(entry),
                 )
             )
     return claims
+
+
+def _claims(entry: EntryReport) -> bool:
+    errors = [d.code for d in entry.diagnostics if d.is_error]
+    return all(code.startswith("ENTRY-SOURCE-") for code in errors)
+
+
+def _source_of(entry: EntryReport) -> dict[str, str | None]:
+    source = entry.source
+    if source is None:  # not checked in this run (main's entries): the link alone, if any
+        cited = entry.entry.data.get("source")
+        url = cited.get("url") if isinstance(cited, dict) else None
+        return {"source_url": url} if isinstance(url, str) and is_http_url(url) else {}
+    return {
+        "source_url": source.url,
+        "source_status": source.status.value,
+        "source_datastore": source.datastore,
+        "source_revision": source.revision,
+        "source_path": source.path,
+    }
 
 
 def _values(data: Any, dialect: Dialect) -> Values | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import replace
 from importlib import resources
 from typing import Any
@@ -73,6 +74,12 @@ def looks_like_eee(data: Any) -> bool:
     )
 
 
+def records_in(reports: Iterable[FileReport]) -> int:
+    """How many of `reports` are about EEE records (aggregate `.json` files; a samples file
+    holds rows of one): what a summary of EEE files counts, as it counts entries of results."""
+    return sum(1 for report in reports if report.kind == "eee" and report.path.endswith(".json"))
+
+
 def validate_eee_file(path: str, content: bytes) -> FileReport:
     """An aggregate `.json` record, or `.jsonl` of instance-level rows (told by the suffix)."""
     report = FileReport(path=path, kind="eee")
@@ -116,6 +123,9 @@ def check_document(
     data = _parse_strict(report, content, line_offset)
     if data is _UNPARSED:
         return None
+    if not isinstance(data, dict):
+        report.diagnostics.append(_not_object(data, kind, line_offset))
+        return data
     version = _accepted_version(report, content, data, line_offset, versions)
     if version is not None:
         _check_schema(report, content, data, kind, version, line_offset=line_offset)
@@ -173,13 +183,39 @@ def _parse_strict(report: FileReport, content: bytes, line_offset: int) -> Any:
     return data
 
 
+_JSON_KINDS = {list: "a JSON array", str: "a JSON string", bool: "a JSON boolean"}
+
+
+def _not_object(data: Any, kind: str, line_offset: int) -> Diagnostic:
+    """A document that is JSON, but not the object an EEE record (or samples row) is."""
+    found = next((name for t, name in _JSON_KINDS.items() if isinstance(data, t)), None)
+    if found is None:
+        found = "JSON null" if data is None else "a JSON number"
+    record = kind == AGGREGATE
+    return messages.make(
+        "EEE-NOT-OBJECT",
+        line=line_offset + 1,
+        what="file" if record else "row",
+        found=found,
+        hint=(
+            "an EEE record is one JSON object `{...}`; several records go in several files"
+            if record
+            else "each row of a samples file is one JSON object, on a line of its own"
+        ),
+    )
+
+
 def _accepted_version(
-    report: FileReport, content: bytes, data: Any, line_offset: int, versions: tuple[str, ...]
+    report: FileReport,
+    content: bytes,
+    data: dict[str, Any],
+    line_offset: int,
+    versions: tuple[str, ...],
 ) -> str | None:
     """The document's `schema_version` when it is one of `versions`; else a diagnostic in
     `report` and None."""
-    version = data.get("schema_version") if isinstance(data, dict) else None
-    if not isinstance(data, dict) or version is None:
+    version = data.get("schema_version")
+    if version is None:
         report.diagnostics.append(
             messages.make(
                 "EEE-VERSION",
@@ -315,6 +351,12 @@ def located(content: bytes, found: list[Diagnostic]) -> list[Diagnostic]:
         else:
             placed.append(diagnostic)
     return placed
+
+
+def position_of(content: bytes, path: Path) -> tuple[int | None, int | None]:
+    """The line and column of the value at `path` in a JSON document (of its nearest parent
+    that has one); (None, None) when the bytes do not read."""
+    return _at(_positions(content), path, 0)
 
 
 def _path_of(field: str) -> Path:

@@ -114,5 +114,18 @@ def packaged() -> FrameworkList:
     return FrameworkList.from_json(json.loads(text))
 
 
-#: The list the validator checks against.
+#: The list shipped with this release.
 KNOWN = packaged()
+_current = KNOWN
+
+
+def current() -> FrameworkList:
+    """The list the validator checks against: the shipped one, or a fresher copy `use` gave."""
+    return _current
+
+
+def use(fresher: FrameworkList) -> None:
+    """Check against `fresher` from now on (the user's `evalbot frameworks refresh`, read by
+    `bot.adapters.frameworks_file` at the command line's start)."""
+    global _current  # noqa: PLW0603 - the one list of the process, set once at start-up
+    _current = fresher

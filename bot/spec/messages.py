@@ -22,7 +22,7 @@ import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 
 class Severity(StrEnum):
@@ -30,6 +30,40 @@ class Severity(StrEnum):
 
     ERROR = "error"
     WARNING = "warning"
+
+
+FixAction = Literal["replace", "rename-key", "rewrite", "rename-file"]
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    """The one edit that resolves a finding, as data (`evalbot validate --fix`).
+
+    A finding gets one only when a single answer is right (docs/validate.md#fixing):
+    `replace` the value at the finding's field with `value`; `rename-key` the key at the
+    field to `value`; `rewrite` the value at the field as the YAML text `text` (the same
+    value as YAML 1.2 reads it, written so YAML 1.1 reads it the same); `rename-file` the
+    file to `value`, a repo-relative path. `text`, when set, is the exact YAML text to write
+    (`78.8` for the string "78.8" made a number); `path` is the field as a path, relative to
+    the entry for an entry's finding, to the document for a file's.
+    """
+
+    action: FixAction
+    value: str | int | float
+    path: tuple[str | int, ...] = ()
+    text: str | None = None
+
+    @property
+    def keeps_value(self) -> bool:
+        """True when the file's data reads the same after the edit (a signed entry's digest
+        does not change)."""
+        return self.action in ("rewrite", "rename-file")
+
+    def to_json(self) -> dict[str, Any]:
+        found: dict[str, Any] = {"action": self.action, "value": self.value}
+        if self.text is not None:
+            found["text"] = self.text
+        return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +82,7 @@ class Diagnostic:
     column: int | None = None
     field: str | None = None
     hint: str | None = None
+    fix: Fix | None = None  # the edit that resolves it, when exactly one is right
 
     @property
     def is_error(self) -> bool:
@@ -78,6 +113,7 @@ class Diagnostic:
             "field": self.field,
             "hub_path": self.hub_path(entry_index),
             "hint": self.hint,
+            "fix": self.fix.to_json() if self.fix is not None else None,
         }
 
 
@@ -193,7 +229,7 @@ CATALOGUE: dict[str, Message] = {
     "FILE-PATH": Message(
         W,
         "{problem}; got `{path}`",
-        "{fix} `.eval_results/{suggestion}`",
+        "{verb} `.eval_results/{suggestion}`",
     ),
     "FILE-IS-BENCHMARK": Message(
         E,
@@ -280,6 +316,24 @@ CATALOGUE: dict[str, Message] = {
         E,
         "`source` is given without `source.url`",
         "add `url:` under `source:` (a link to logs, a paper or a model card)",
+    ),
+    "ENTRY-SOURCE-MISMATCH": Message(
+        E,
+        "{what} disagrees with the linked Every Eval Ever record: this entry says {mine}, the "
+        "record's `{record_field}` says {theirs} ({url})",
+        "{fix}",
+    ),
+    "ENTRY-SOURCE-INVALID": Message(
+        E,
+        "the linked Every Eval Ever record is not a valid record of the version it declares "
+        "({count} problems; first: {problem}) ({url})",
+        "link a valid record; `evalbot validate` on the record names every problem",
+    ),
+    "ENTRY-SOURCE-NOT-FOUND": Message(
+        E,
+        "the linked record is not in {datastore} at revision {revision}: {path} ({url})",
+        "link the record's file at a revision that holds it (the datastore's commit, as EEE's "
+        "converter writes it)",
     ),
     "ENTRY-TOKEN-BOTH": Message(
         E,
@@ -387,6 +441,7 @@ CATALOGUE: dict[str, Message] = {
     ),
     # Every Eval Ever records (`bot.spec.eee`), validated against the schema they declare.
     "EEE-JSON": Message(E, "not valid JSON: {problem}", "{hint}"),
+    "EEE-NOT-OBJECT": Message(E, "the {what} holds {found}, not a JSON object", "{hint}"),
     "EEE-VERSION": Message(E, "{problem}", "{hint}"),
     "EEE-SCHEMA": Message(
         E,
@@ -442,10 +497,13 @@ def make(
     line: int | None = None,
     column: int | None = None,
     field: str | None = None,
+    fix: Fix | None = None,
     **params: object,
 ) -> Diagnostic:
     """Build the diagnostic for `code`, filling its message and hint from `params`."""
-    return build(CATALOGUE[code], code, line=line, column=column, field=field, params=params)
+    return build(
+        CATALOGUE[code], code, line=line, column=column, field=field, params=params, fix=fix
+    )
 
 
 def build(
@@ -456,6 +514,7 @@ def build(
     column: int | None,
     field: str | None,
     params: Mapping[str, object],
+    fix: Fix | None = None,
 ) -> Diagnostic:
     """A diagnostic from any catalogue's `Message` (collections keep their own texts)."""
     values = {"field": field, **params}
@@ -468,6 +527,7 @@ def build(
         column=column,
         field=field,
         hint=hint or None,
+        fix=fix,
     )
 
 
@@ -484,6 +544,34 @@ def did_you_mean(value: str, candidates: Iterable[str]) -> str | None:
     by_lower = {option.lower(): option for option in options}
     close = difflib.get_close_matches(lowered, list(by_lower), n=1, cutoff=0.6)
     return by_lower[close[0]] if close else None
+
+
+def unique_match(value: str, candidates: Iterable[str]) -> str | None:
+    """The one candidate `value` stands for, or None when it could be several (or none): the
+    only candidate equal to it but for case, else the only one close to it (difflib's ratio of
+    at least 0.6, compared case-folded). What `--fix` applies; `did_you_mean` may still
+    suggest the closest of several."""
+    options = list(dict.fromkeys(candidates))
+    lowered = value.casefold()
+    same = [option for option in options if option.casefold() == lowered]
+    if same:
+        return same[0] if len(same) == 1 else None
+    by_folded: dict[str, list[str]] = {}
+    for option in options:
+        by_folded.setdefault(option.casefold(), []).append(option)
+    close = difflib.get_close_matches(lowered, list(by_folded), n=2, cutoff=0.6)
+    if len(close) != 1 or len(by_folded[close[0]]) != 1:
+        return None
+    return by_folded[close[0]][0]
+
+
+def close_matches(value: str, candidates: Iterable[str]) -> list[str]:
+    """Every candidate close to `value` (difflib's ratio of at least 0.6, case-folded)."""
+    by_folded = {option.casefold(): option for option in candidates}
+    found = difflib.get_close_matches(
+        value.casefold(), list(by_folded), n=len(by_folded), cutoff=0.6
+    )
+    return [by_folded[match] for match in found]
 
 
 def suggestion_suffix(value: str, candidates: Iterable[str]) -> str:

@@ -131,6 +131,41 @@ class Verification:
         return {"status": self.status.value, "reason": self.reason}
 
 
+class SourceStatus(StrEnum):
+    """What became of an entry's `source.url` (docs/comment.md#sources)."""
+
+    CHECKED = "checked"  # a datastore record, read, and the entry agrees with it
+    MISMATCH = "mismatch"  # a datastore record, read, and the entry disagrees (findings say how)
+    UNREADABLE = "unreadable"  # a datastore record that could not be read: not checked
+    LINKED = "linked"  # any other http(s) link: shown, not checked
+
+
+@dataclass(frozen=True, slots=True)
+class SourceCheck:
+    """The verdict on an entry's `source.url`. `datastore`, `revision` and `path` name the
+    record a datastore link points at; `record_id` is its `evaluation_id` once read;
+    `reason` says why a record was not read (the next run tries again)."""
+
+    status: SourceStatus
+    url: str
+    datastore: str | None = None
+    revision: str | None = None
+    path: str | None = None
+    record_id: str | None = None
+    reason: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "status": self.status.value,
+            "url": self.url,
+            "datastore": self.datastore,
+            "revision": self.revision,
+            "path": self.path,
+            "record_id": self.record_id,
+            "reason": self.reason,
+        }
+
+
 @dataclass(frozen=True, slots=True)
 class ResultEntry:
     """One entry of a results file, as loaded: plain JSON-compatible data plus where it stood.
@@ -166,6 +201,8 @@ class EntryReport:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     benchmark: Benchmark | None = None
     verification: Verification = field(default_factory=Verification.absent)
+    #: The verdict on `source.url`; None when the entry cites no http(s) source.
+    source: SourceCheck | None = None
 
     @property
     def ok(self) -> bool:

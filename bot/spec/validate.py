@@ -30,6 +30,8 @@ The checks, in the order a file meets them:
 from __future__ import annotations
 
 import dataclasses
+import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,7 +39,15 @@ from typing import Any
 from bot.spec import messages
 from bot.spec.benchmark import parse_benchmark
 from bot.spec.limits import DEFAULT_LIMITS, Limits
-from bot.spec.messages import CATALOGUE, Diagnostic, Severity, did_you_mean, suggestion_suffix
+from bot.spec.messages import (
+    CATALOGUE,
+    Diagnostic,
+    Fix,
+    Severity,
+    did_you_mean,
+    suggestion_suffix,
+    unique_match,
+)
 from bot.spec.model import (
     Benchmark,
     BenchmarkLookup,
@@ -60,12 +70,15 @@ from bot.spec.model import (
 from bot.spec.yamlload import (
     LoadedYaml,
     Locator,
+    NumberTooLong,
     Path,
     Position,
     describe,
     dotted,
+    is_ambiguous,
     load_yaml,
     resolve_plain,
+    same_value,
     yaml11_reading,
 )
 
@@ -257,7 +270,22 @@ class _Run:
                 key=_reading_order,
             )
             report.entries.append(entry_report)
+        _withdraw_renames(report)
         return report
+
+
+def _withdraw_renames(report: FileReport) -> None:
+    """A file's rename (FILE-NAME) is the one right answer only when all its entries are of
+    one benchmark: with several, or one that is unknown, no single name is right."""
+    benchmarks = {
+        entry.benchmark.repo_id if entry.benchmark is not None else None for entry in report.entries
+    }
+    if len(benchmarks) == 1 and None not in benchmarks:
+        return
+    for entry in report.entries:
+        for position, diagnostic in enumerate(entry.diagnostics):
+            if diagnostic.code == "FILE-NAME" and diagnostic.fix is not None:
+                entry.diagnostics[position] = dataclasses.replace(diagnostic, fix=None)
 
 
 def _reading_order(diagnostic: Diagnostic) -> tuple[int, int]:
@@ -370,9 +398,16 @@ def read_entry(index: int, data: Any, item: ItemPositions) -> tuple[ResultEntry,
         return entry, checker.diagnostics
     dialect = checker.check(data)
     for path, text in item.ambiguous.items():
-        checker.ambiguity(path, text)
+        checker.ambiguity(path, text, _value_at(data, path))
     for path, text in item.hexadecimal.items():
-        checker.report("ENTRY-NUMBER-NOTATION", path, text=text, value=int(text, 16))
+        value = int(text, 16)
+        checker.report(
+            "ENTRY-NUMBER-NOTATION",
+            path,
+            text=text,
+            value=value,
+            fix=Fix("rewrite", value, path, text=str(value)),
+        )
     dataset = data.get("dataset")
     dataset_id = task_id = None
     if isinstance(dataset, dict):
@@ -398,8 +433,8 @@ class _EntryChecker:
         self.where = where
         self.diagnostics: list[Diagnostic] = []
 
-    def report(self, code: str, path: Path, **params: object) -> None:
-        self.diagnostics.append(self.where.diagnostic(code, path, **params))
+    def report(self, code: str, path: Path, *, fix: Fix | None = None, **params: object) -> None:
+        self.diagnostics.append(self.where.diagnostic(code, path, fix=fix, **params))
 
     # --- typed field readers ---------------------------------------------------------------
 
@@ -440,7 +475,10 @@ class _EntryChecker:
         for key in mapping:
             if key not in known:
                 self.report(
-                    "ENTRY-FIELD-UNKNOWN", (*path, key), suggestion=suggestion_suffix(key, known)
+                    "ENTRY-FIELD-UNKNOWN",
+                    (*path, key),
+                    suggestion=suggestion_suffix(key, known),
+                    fix=_key_fix(mapping, path, key, known),
                 )
 
     def revision(self, data: dict[str, Any], path: Path) -> None:
@@ -573,6 +611,7 @@ class _EntryChecker:
         """A score is a finite int or float; True when it is one."""
         if not is_number(value):
             hint = "write the score as a plain number, e.g. `78.8`"
+            fix: Fix | None = None
             if isinstance(value, str):
                 try:
                     parsed = resolve_plain(value.strip())
@@ -580,7 +619,11 @@ class _EntryChecker:
                     parsed = value
                 if is_number(parsed):
                     hint = "remove the quotes: the score must be a number, not a string"
-            self.report("ENTRY-VALUE-NOT-NUMBER", path, kind=messages.kind_of(value), hint=hint)
+                    if is_finite_number(parsed) and _DECIMAL.match(value.strip()):
+                        fix = Fix("replace", parsed, path, text=value.strip())
+            self.report(
+                "ENTRY-VALUE-NOT-NUMBER", path, kind=messages.kind_of(value), hint=hint, fix=fix
+            )
             return False
         if not is_finite_number(value):
             self.report("ENTRY-VALUE-NOT-FINITE", path, value=messages.shown(value))
@@ -665,8 +708,9 @@ class _EntryChecker:
         self.integer(run, ("run", "num_samples"), minimum=0)
         self.integer(run, ("run", "batch_size"), minimum=1)
 
-    def ambiguity(self, path: Path, text: str) -> None:
-        """Warn about a plain scalar that YAML 1.1 readers take for another value."""
+    def ambiguity(self, path: Path, text: str, value: Any) -> None:
+        """Warn about a plain scalar that YAML 1.1 readers take for another value. `value` is
+        what the entry holds at `path` (the scalar, unless the ambiguous text is its key)."""
         try:
             ours = resolve_plain(text)  # keys are strings, and resolve so too (else: error)
         except ValueError:
@@ -678,7 +722,64 @@ class _EntryChecker:
             ours=describe(ours),
             theirs=describe(yaml11_reading(text)),
             quoted=f'"{text}"',
+            fix=_unambiguous(ours, value, path),
         )
+
+
+#: a number as people write a score, which every YAML reader reads as that number
+_DECIMAL = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?\Z")
+
+
+def _value_at(data: Any, path: Path) -> Any:
+    """The value at `path` inside `data`, None when there is none."""
+    for part in path:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
+
+
+def _unambiguous(ours: Any, value: Any, path: Path) -> Fix | None:
+    """The same value written so YAML 1.1 reads it too: a string quoted, a number in its plain
+    decimal form (`012` as `12`); None when the ambiguous text is a key, or no such form is
+    sure (a float whose shortest text YAML 1.1 reads otherwise)."""
+    if not same_value(ours, value):
+        return None  # the ambiguous scalar is the key, not the value at `path`
+    if isinstance(ours, str):
+        return Fix("rewrite", ours, path, text=json.dumps(ours, ensure_ascii=False))
+    if isinstance(ours, bool) or not isinstance(ours, int | float):
+        return None
+    text = str(ours) if isinstance(ours, int) else repr(ours)
+    try:
+        if not same_value(resolve_plain(text), ours) or is_ambiguous(text, ours):
+            return None
+    except (ValueError, NumberTooLong):
+        return None
+    return Fix("rewrite", ours, path, text=text)
+
+
+#: the spellings of the token key, by the dialect whose spelling each is
+_TOKEN_KEY_OF = {Dialect.LIVE: "verifyToken", Dialect.TARGET: "verify_token"}
+
+
+def _key_fix(mapping: dict[str, Any], path: Path, key: str, known: frozenset[str]) -> Fix | None:
+    """The rename of an unknown key to the one known key it stands for: none when it could be
+    several, when that key is there already, or when it would give an entry both `value` and
+    `metrics`. A misspelt token key takes the spelling of the entry's dialect."""
+    match = unique_match(key, sorted(known))
+    if match is None and not path:
+        close = set(messages.close_matches(key, known))
+        if close and close <= set(TOKEN_KEYS):
+            dialect = Dialect.TARGET if "metrics" in mapping else Dialect.LIVE
+            match = _TOKEN_KEY_OF[dialect]
+    if match is None or match in mapping:
+        return None
+    if not path and {match, *mapping} >= {"value", "metrics"}:
+        return None
+    if not path and match in TOKEN_KEYS and any(token in mapping for token in TOKEN_KEYS):
+        return None
+    return Fix("rename-key", match, (*path, key))
 
 
 def _quote_hint(value: Any) -> str:
@@ -726,6 +827,7 @@ def check_against_benchmark(
                 ("dataset", "id"),
                 dataset_id=dataset_id,
                 canonical=benchmark.repo_id,
+                fix=Fix("replace", benchmark.repo_id, ("dataset", "id")),
             )
         )
     task_ids = [task.id for task in benchmark.tasks]
@@ -738,6 +840,7 @@ def check_against_benchmark(
                 dataset_id=benchmark.repo_id,
                 known=_listing(task_ids),
                 hint=_did_you_mean_hint(entry.task_id, task_ids, "task_id"),
+                fix=_replacement(entry.task_id, task_ids, ("dataset", "task_id")),
             )
         )
     framework = entry.data.get("framework")
@@ -792,6 +895,7 @@ def _check_metrics(entry: ResultEntry, benchmark: Benchmark, where: Locator) -> 
                     dataset_id=benchmark.repo_id,
                     known=_listing(metric_ids),
                     hint=_did_you_mean_hint(metric_id, metric_ids, "metric_id"),
+                    fix=_replacement(metric_id, metric_ids, (*path, "metric_id")),
                 )
             )
             continue
@@ -857,6 +961,12 @@ def _listing(ids: list[str], limit: int = 8) -> str:
     return shown + (f", … ({len(ids)} in all)" if len(ids) > limit else "")
 
 
+def _replacement(value: str, candidates: list[str], path: Path) -> Fix | None:
+    """The fix for an id that is not declared: the one declared id it stands for, if any."""
+    match = unique_match(value, candidates)
+    return Fix("replace", match, path) if match is not None else None
+
+
 def _did_you_mean_hint(value: str, candidates: list[str], key: str) -> str:
     match = did_you_mean(value, candidates)
     if match is not None:
@@ -909,12 +1019,19 @@ def file_name_diagnostic(
     stem = name.rsplit(".", 1)[0] if "." in name else name
     if stem == expected or stem.startswith(expected + "_"):
         return None
+    # a name that follows the rule once lower-cased with `-` as `_` keeps its variant suffix
+    normalised = benchmark_file_stem(stem)
+    if normalised == expected or normalised.startswith(expected + "_"):
+        expected = normalised
+    parts = path.split("/")
+    in_folder = len(parts) == 2 and parts[0] == ".eval_results"
     return where.diagnostic(
         "FILE-NAME",
         ("dataset", "id"),
         name=name,
         dataset_id=dataset_id,
         expected=f"{expected}.yaml",
+        fix=Fix("rename-file", f".eval_results/{expected}.yaml") if in_folder else None,
     )
 
 
@@ -936,12 +1053,15 @@ def file_path_diagnostic(path: str) -> Diagnostic | None:
         )
     if not name.endswith(".yaml"):
         problems.append(f"end in `.yaml`, not `{name[len(stem) :] or 'nothing'}`")
+    # moved within the repo's `.eval_results/` only: a file outside it may be anywhere
+    inside = parts[0] == ".eval_results"
     return messages.make(
         "FILE-PATH",
         path=path,
         problem="results files " + " and ".join(problems),
-        fix="move the file to" if not in_folder else "rename the file to",
+        verb="move the file to" if not in_folder else "rename the file to",
         suggestion=f"{stem}.yaml",
+        fix=Fix("rename-file", f".eval_results/{stem}.yaml") if inside else None,
     )
 
 

@@ -591,6 +591,10 @@ class Locator:
                 return position[0], None
         return None, None
 
-    def diagnostic(self, code: str, path: Path, **params: object) -> Diagnostic:
+    def diagnostic(
+        self, code: str, path: Path, *, fix: messages.Fix | None = None, **params: object
+    ) -> Diagnostic:
         line, column = self.at(path)
-        return messages.make(code, line=line, column=column, field=dotted(path) or None, **params)
+        return messages.make(
+            code, line=line, column=column, field=dotted(path) or None, fix=fix, **params
+        )

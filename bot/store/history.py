@@ -45,7 +45,7 @@ from typing import Any
 import redis
 
 from bot.report.comment import Counts, badges_for
-from bot.spec.model import FileReport, VerificationStatus
+from bot.spec.model import EntryReport, FileReport, VerificationStatus
 from bot.store import keys
 
 HISTORY_PREFIX = keys.HISTORY_PREFIX
@@ -140,6 +140,11 @@ class KeptEntry:
     badges: tuple[str, ...]
     file: str
     line: int
+    #: What became of `source.url` (docs/comment.md#sources): "checked", "mismatch",
+    #: "unreadable", "linked", or "" (no source); for a datastore record, its id and revision.
+    source: str = ""
+    source_record: str = ""
+    source_revision: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,9 +295,21 @@ def entries_of(reports: Sequence[FileReport]) -> list[KeptEntry]:
                     badges=tuple(badge.value for badge in badges_for(entry)),
                     file=report.path,
                     line=entry.entry.line,
+                    **_source_of(entry),
                 )
             )
     return kept
+
+
+def _source_of(entry: EntryReport) -> dict[str, str]:
+    source = entry.source
+    if source is None:
+        return {}
+    return {
+        "source": source.status.value,
+        "source_record": (source.record_id or source.path or "")[:MAX_TEXT],
+        "source_revision": (source.revision or "")[:100],
+    }
 
 
 def value_text(data: Mapping[str, Any]) -> str:

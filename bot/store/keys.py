@@ -118,3 +118,14 @@ def eee_pr_hashes(repo_id: str, pr_num: int) -> str:
     """The normalised hashes of the records an open datastore PR adds or changes, path ->
     hash, and `@head` the head they were read at (`workers.datastore_index`)."""
     return f"evalbot:eee:pr:{repo_id}:{pr_num}"
+
+
+def source_record(repo_id: str, commit: str, path: str) -> str:
+    """A datastore record a result links as its source, at a commit (`bot.store.records`, a
+    cache: a commit's files never change)."""
+    return f"evalbot:source:record:{repo_id.lower()}:{commit}:{path}"
+
+
+def source_revision(repo_id: str, revision: str) -> str:
+    """The commit a datastore's branch or tag named lately (`bot.store.records`, a short cache)."""
+    return f"evalbot:source:revision:{repo_id.lower()}:{revision}"

@@ -1,9 +1,13 @@
-"""The one error `evalbot submit` and its API raise: what went wrong, and how to fix it."""
+"""The errors `evalbot submit` and its API raise: what went wrong, and how to fix it."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+
+from huggingface_hub.errors import OfflineModeIsEnabled
+
+from bot.hub.errors import HubTransientError, to_hub_error
 
 
 class SubmitError(Exception):
@@ -31,3 +35,58 @@ class SubmitError(Exception):
             if problem.get("hint"):
                 text += f" ({problem['hint']})"
         return text
+
+
+class HubUnreachable(SubmitError):
+    """The Hub could not be asked or did not answer (a connection refused or dropped, a
+    timeout, offline mode, a 5xx or a 429): what it holds is unknown, so nothing is written
+    on a guess. A retry may work; `evalbot submit` exits 2."""
+
+
+class BaseUnmatched(SubmitError):
+    """A dry run's base stands for no file the submission proposes: a usage error."""
+
+
+#: Longest reason quoted from a failed Hub call (its own text can run to many lines).
+MAX_REASON = 300
+
+
+def one_line(text: object) -> str:
+    """`text` on one line, at most `MAX_REASON` characters."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= MAX_REASON else flat[: MAX_REASON - 1] + "…"
+
+
+def hub_failure(
+    error: BaseException, endpoint: str, doing: str, *, then: str = "nothing was written"
+) -> SubmitError | None:
+    """The `SubmitError` for a Hub call that failed while `doing` (what was asked, e.g.
+    "cannot read X on main"): `HubUnreachable` naming `endpoint` and the fix when the Hub did
+    not answer (`then` says what that left undone), else the Hub's refusal on one line. None
+    for an exception that is no Hub failure (a bug: the caller lets it propagate)."""
+    mapped = to_hub_error(error)
+    if mapped is None:
+        return None
+    if isinstance(mapped, HubTransientError):
+        if _offline(error):
+            return HubUnreachable(
+                f"{doing}: HF_HUB_OFFLINE is set, so the Hub is not asked; {then}: unset "
+                "HF_HUB_OFFLINE to reach the Hub"
+            )
+        return HubUnreachable(
+            f"{doing}: the Hub at {endpoint} is unavailable ({one_line(mapped)}); {then}: "
+            "retry, or check HF_ENDPOINT"
+        )
+    return SubmitError(f"{doing}: {one_line(mapped)}")
+
+
+def _offline(error: BaseException) -> bool:
+    """Whether `error` comes from huggingface_hub's offline mode (`HF_HUB_OFFLINE`)."""
+    seen: BaseException | None = error
+    for _depth in range(10):
+        if seen is None:
+            return False
+        if isinstance(seen, OfflineModeIsEnabled):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False

@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from huggingface_hub import CommitOperationAdd
-from huggingface_hub.errors import EntryNotFoundError, HfHubHTTPError
 
-from bot.submit.errors import SubmitError
+from bot.hub.client import DEFAULT_MAX_FILE_BYTES, HfHubClient
+from bot.hub.errors import HubError, HubPermanentError
+from bot.submit.errors import SubmitError, hub_failure
 
 
 @dataclass(frozen=True)
@@ -34,16 +35,32 @@ class PullRequest:
 
 
 def read_main_file(api: Any, repo_id: str, path: str) -> str | None:
-    """The file on the repo's main branch, or None when it has none; `SubmitError` when the
-    repo cannot be read (missing, gated, the Hub failing) or the file is not UTF-8."""
+    """The file on the repo's main branch, or None when the Hub says main has no such file
+    (404 `EntryNotFound`, its only answer that means "absent": docs/hub.md#errors).
+
+    Anything else is a `SubmitError`, for the PR would replace main's file with only the new
+    entries: `HubUnreachable` when the Hub did not answer (offline, a connection error, a
+    timeout, a 5xx), else a missing repo or branch, a refusal, a file over the bot's size cap
+    or not UTF-8. One GET through the Hub seam, no cache: a copy an earlier run left in
+    huggingface_hub's cache (which `hf_hub_download` falls back on when the Hub is
+    unreachable) may be older than main."""
+    doing = f"cannot read {path} on {repo_id} main"
     try:
-        local = api.hf_hub_download(repo_id=repo_id, filename=path, revision="main")
-        with open(local, encoding="utf-8") as handle:
-            return handle.read()
-    except EntryNotFoundError:
-        return None
-    except (HfHubHTTPError, OSError, UnicodeDecodeError) as error:
-        raise SubmitError(f"cannot read {path} on {repo_id} main: {error}") from error
+        content = HfHubClient(api).read_file(repo_id, path, "main")
+    except HubError as error:
+        if isinstance(error, HubPermanentError) and error.entry_not_found:
+            return None
+        failure = hub_failure(error, api.endpoint, doing) or SubmitError(f"{doing}: {error}")
+        raise failure from error
+    if len(content) > DEFAULT_MAX_FILE_BYTES:
+        raise SubmitError(
+            f"{doing}: it is over {DEFAULT_MAX_FILE_BYTES} bytes, the bot's cap for a results "
+            "file; split it on main first"
+        )
+    try:
+        return content.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise SubmitError(f"{doing}: it is not UTF-8 ({error})") from error
 
 
 #: At most this many of our own open PRs on one repo are read to find the submission's.
@@ -147,6 +164,14 @@ def open_or_update(
             commit_description=described,
             create_pr=True,
         )
-    except HfHubHTTPError as error:
-        raise SubmitError(f"the Hub refused the pull request on {repo_id}: {error}") from error
+    except Exception as error:
+        failure = hub_failure(
+            error,
+            api.endpoint,
+            f"cannot open the pull request on {repo_id}",
+            then="if it was opened, a re-run of the job updates it",
+        )
+        if failure is None:
+            raise
+        raise failure from error
     return PullRequest(num=int(info.pr_num), url=str(info.pr_url), updated=False)

@@ -43,7 +43,7 @@ from bot.web.live import record_sample
 from bot.web.site import Site, make_site
 from bot.web.webcontext import WebContext
 
-__all__ = ["WebContext", "create_web_app"]
+__all__ = ["WebContext", "create_playground_app", "create_web_app"]
 
 log = logging.getLogger("evalbot.web")
 
@@ -59,28 +59,26 @@ _STATUS_TITLES = {404: "Not found", 405: "Method not allowed"}
 
 
 def create_web_app(context: WebContext) -> Starlette:
+    """The bot's pages, over its Redis (`context.redis`)."""
+    client = context.redis
+    if client is None:
+        raise ValueError("the bot's pages need its Redis; `create_playground_app` needs none")
     site = make_site(context)
-
-    def landing(request: Request) -> Response:
-        badges = [(b.value, BADGE_LABELS[b], BADGE_MEANINGS[b]) for b in Badge]
-        return site.page(
-            "landing.html", request, live=site.live(), badges=badges, docs=_docs(context)
-        )
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        sampler = asyncio.create_task(_sample_forever(context))
+        sampler = asyncio.create_task(_sample_forever(client, context))
         try:
             yield
         finally:
             sampler.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await sampler
-            context.redis.close()
+            client.close()
 
     return Starlette(
         routes=[
-            Route("/", landing, methods=["GET"]),
+            Route("/", _landing(site), methods=["GET"]),
             *playground.routes(site),
             *history.routes(site),
             *collections.routes(site),
@@ -93,6 +91,30 @@ def create_web_app(context: WebContext) -> Starlette:
         exception_handlers={HTTPException: _http_error(site)},
         lifespan=lifespan,
     )
+
+
+def create_playground_app(context: WebContext) -> Starlette:
+    """`evalbot playground`: the landing and the playground, with no Redis, token or secret
+    (`context.redis` is None); every other address is the pages' 404."""
+    site = make_site(context)
+    return Starlette(
+        routes=[
+            Route("/", _landing(site), methods=["GET"]),
+            *playground.routes(site),
+            *static.routes(),
+        ],
+        exception_handlers={HTTPException: _http_error(site)},
+    )
+
+
+def _landing(site: Site) -> Callable[[Request], Response]:
+    def landing(request: Request) -> Response:
+        badges = [(b.value, BADGE_LABELS[b], BADGE_MEANINGS[b]) for b in Badge]
+        return site.page(
+            "landing.html", request, live=site.live(), badges=badges, docs=_docs(site.context)
+        )
+
+    return landing
 
 
 def _http_error(site: Site) -> Callable[[Request, Exception], Awaitable[Response]]:
@@ -115,13 +137,13 @@ def _http_error(site: Site) -> Callable[[Request, Exception], Awaitable[Response
     return handle
 
 
-async def _sample_forever(context: WebContext) -> None:
+async def _sample_forever(client: redis.Redis, context: WebContext) -> None:
     """Sample the figures every interval, so the charts fill even when nobody looks."""
     while True:
         try:
-            snapshot = await run_in_threadpool(read_snapshot, context.redis, context.queue)
+            snapshot = await run_in_threadpool(read_snapshot, client, context.queue)
             await run_in_threadpool(
-                record_sample, context.redis, snapshot, interval_s=context.sample_interval_s
+                record_sample, client, snapshot, interval_s=context.sample_interval_s
             )
         except redis.RedisError as problem:
             log.warning("sampling skipped: %s", type(problem).__name__)

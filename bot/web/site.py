@@ -36,9 +36,21 @@ class Site:
     #: Bounds the Hub-reading, CPU-heavy work (playground checks, standings) running at once.
     slots: threading.BoundedSemaphore
 
+    @property
+    def redis(self) -> redis.Redis:
+        """The bot's Redis; only the page families mounted with one ask for it."""
+        if self.context.redis is None:
+            raise RuntimeError("this page needs the bot's Redis, which this process has not")
+        return self.context.redis
+
+    @property
+    def local(self) -> bool:
+        """`evalbot playground`: the playground and the landing, without the bot's pages."""
+        return self.context.redis is None
+
     def page(self, name: str, request: Request, status: int = 200, **values: Any) -> HTMLResponse:
         html = self.templates.get_template(name).render(
-            bot_name=self.context.bot_name, path=request.url.path, **values
+            bot_name=self.context.bot_name, path=request.url.path, local=self.local, **values
         )
         return HTMLResponse(html, status_code=status, headers=self.security_headers)
 
@@ -49,16 +61,18 @@ class Site:
         """Whether a page may show `repo_id`'s history: the workers recorded it as public on
         the Hub with its last verdict (`bot.store.history.public_repos`). Raises
         `redis.RedisError`."""
-        return bool(public_repos(self.context.redis, [repo_id]))
+        return bool(public_repos(self.redis, [repo_id]))
 
     def public_among(self, repo_ids: list[str]) -> list[str]:
         """Those of `repo_ids` a page may show, in one round trip."""
-        return public_repos(self.context.redis, repo_ids)
+        return public_repos(self.redis, repo_ids)
 
     def live(self) -> dict[str, Any]:
         """The one-line live state (and what the status page charts), or `None` values when
         Redis does not answer: a page never fails because Redis is down."""
         context = self.context
+        if context.redis is None:
+            return {"snapshot": None, "samples": [], "workers": None, "local": True}
         try:
             snapshot = read_snapshot(context.redis, context.queue)
             record_sample(context.redis, snapshot, interval_s=context.sample_interval_s)

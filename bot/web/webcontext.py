@@ -22,7 +22,8 @@ from bot.web.hubsignin import HubSignIn
 class WebContext:
     """The process's clients and settings; every endpoint module reads them from here."""
 
-    redis: redis.Redis
+    #: None for `evalbot playground`: no history, status or collections, only what needs none.
+    redis: redis.Redis | None
     queue: str
     hub_url: str
     bot_name: str

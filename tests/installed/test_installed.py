@@ -10,6 +10,7 @@ development tools: they play the world around the user, not the product under te
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -130,6 +131,29 @@ def test_validate_a_model_folder(venv: Path, user: Path) -> None:
     assert "0 errors" in done.stdout
 
 
+def test_fix_a_copy_of_the_broken_example(venv: Path, user: Path) -> None:
+    """`validate --fix` from the wheel, in an empty folder: what has one right answer is fixed,
+    comments stay, and what is left needs a person (no finding left carries a fix)."""
+    shutil.copytree(REPO_ROOT / "examples" / "model-broken", user / "model")
+    shutil.copytree(REPO_ROOT / "examples" / "benchmarks", user / "benchmarks")
+    args = ("validate", "model", "--benchmarks", "benchmarks", "--fix", "--format", "json")
+    done = run(venv, user, *args)
+    assert done.returncode == 1, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    left = [
+        diagnostic
+        for file in report["files"]
+        for item in (file, *file["entries"])
+        for diagnostic in item["diagnostics"]
+    ]
+    assert len(left) == 10
+    assert all(diagnostic["fix"] is None for diagnostic in left)
+    assert "Fixed 5 finding(s)" in done.stderr
+    gpqa = (user / "model" / ".eval_results" / "gpqa.yaml").read_text()
+    assert "    task_id: diamond             # GPQA's tasks are diamond, main" in gpqa
+    assert '  notes: "on"                    # `on` is the boolean true' in gpqa
+
+
 def test_collections_list_shows_the_system_collections(venv: Path, user: Path) -> None:
     done = run(venv, user, "collections", "list")
     assert done.returncode == 0, done.stderr
@@ -156,6 +180,20 @@ def test_convert_a_real_lm_eval_output_with_the_shipped_table(venv: Path, user: 
     assert f"mapping table: {venv.resolve()}" in done.stderr
 
 
+def test_submit_dry_run_offline_needs_no_issuer_nor_hub(venv: Path, user: Path) -> None:
+    """A framework author's first try of `evalbot submit`: an lm-eval output, benchmarks from a
+    folder, no issuer and no Hub (`HF_HUB_OFFLINE=1`): the proposal, saying that main's file
+    was not read."""
+    copy_examples(user)
+    shutil.copy(LM_EVAL, user / LM_EVAL.name)
+    args = ("submit", LM_EVAL.name, "--benchmarks", "benchmarks", "--dry-run")
+    done = run(venv, user, *args, "--model-repo", "alice/model", "--model-revision", "a" * 40)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("# .eval_results/gsm8k.yaml: only the entries this submission")
+    assert "id: openai/gsm8k" in done.stdout
+    assert "HF_HUB_OFFLINE is set: main's .eval_results/gsm8k.yaml was not read" in done.stderr
+
+
 def test_check_mappings_checks_the_shipped_table(venv: Path, user: Path) -> None:
     copy_examples(user)
     done = run(venv, user, "convert", "--check-mappings", "--benchmarks", "benchmarks")
@@ -175,6 +213,34 @@ def test_convert_a_real_inspect_ai_log_with_a_row_of_ones_own(venv: Path, user: 
     done = run(venv, user, *args)
     assert done.returncode == 0, done.stderr
     assert "id: cais/mmlu" in done.stdout
+
+
+def test_convert_to_an_eee_datastore_and_validate_it(venv: Path, user: Path) -> None:
+    """The round trip a contributor to an Every Eval Ever datastore makes: a real inspect-ai
+    log (with its samples) written as datastore files, then checked as a datastore folder and
+    against a checkout of the datastore's main (the fixtures' real records)."""
+    copy_examples(user)
+    (user / "benchmarks" / "cais" / "mmlu").mkdir(parents=True)
+    (user / "benchmarks" / "cais" / "mmlu" / "eval.yaml").write_text(SMOKE_EVAL_YAML)
+    (user / "rows.yaml").write_text(INSPECT_ROW)
+    shutil.copy(INSPECT, user / INSPECT.name)
+    shutil.copytree(
+        SAMPLES / "real-world" / "every_eval_ever" / "datastore" / "pass", user / "main"
+    )
+    args = ["convert", "--to", "eee", INSPECT.name, "--model-repo", "openai/gpt-4o"]
+    args += ["--benchmarks", "benchmarks", "--mappings", "rows.yaml", "--out", "converted"]
+    done = run(venv, user, *args)
+    assert done.returncode == 0, done.stderr
+    converted = user / "converted"
+    written = sorted(p.relative_to(converted).as_posix() for p in converted.rglob("*.json*"))
+    assert len(written) == 2, written
+    assert written[0].startswith("data/cais_mmlu/openai/gpt-4o/")
+    assert written[1] == written[0].removesuffix(".json") + "_samples.jsonl"
+    done = run(venv, user, "validate", "converted")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 files, 1 EEE record: 0 errors, 0 warnings" in done.stdout
+    done = run(venv, user, "validate", "converted", "--against", "main")
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_web_help(venv: Path, user: Path) -> None:
@@ -253,7 +319,8 @@ def test_the_pre_commit_hook_runs_from_the_installed_package(venv: Path, user: P
     `additional_dependencies: [evalbot==X]` runs it."""
     import yaml
 
-    (hook,) = yaml.safe_load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    hooks = yaml.safe_load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    (hook,) = [hook for hook in hooks if hook["id"] == "evalbot-validate"]
     copy_examples(user)
     staged = [
         path.relative_to(user / "model").as_posix()
@@ -299,3 +366,23 @@ def test_every_installed_module_imports_without_the_checkout(venv: Path, user: P
     )
     assert done.returncode == 0, done.stderr
     assert int(done.stdout.strip()) > 150
+
+
+def test_benchmarks_read_once_online_validate_offline(venv: Path, user: Path) -> None:
+    """No `examples/benchmarks` in a user's folder: the first run reads the benchmark from the
+    Hub into the Hugging Face cache, and a run on a train (HF_HUB_OFFLINE=1) reads it there; a
+    cold cache offline names the missing benchmark."""
+    from tests.support.emulator import GPQA_FIXED, running_emulator
+
+    (user / "model" / ".eval_results").mkdir(parents=True)
+    (user / "model" / ".eval_results" / "gpqa.yaml").write_text(GPQA_FIXED)
+    cold = run(venv, user, "validate", "model", env={"HF_HOME": str(user / "cold")})
+    assert cold.returncode == 2, cold.stdout + cold.stderr
+    assert "offline: emulator-samples/gpqa-mini is not in the Hugging Face cache" in cold.stderr
+    with running_emulator() as hub:
+        online = {"HF_ENDPOINT": hub.url, "HF_HUB_OFFLINE": "0", "HF_HUB_DISABLE_TELEMETRY": "1"}
+        warmed = run(venv, user, "validate", "model", env=online)
+        assert warmed.returncode == 0, warmed.stdout + warmed.stderr
+    offline = run(venv, user, "validate", "model")
+    assert offline.returncode == 0, offline.stdout + offline.stderr
+    assert offline.stdout == warmed.stdout

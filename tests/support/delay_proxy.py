@@ -9,6 +9,12 @@ the request keeps a health check or a metrics read from using up the delay. That
 a slow network or a stalled Redis gives a client: its command took effect, its answer comes
 late (docs/security.md#fault-injection item 10). If the client gives up and closes meanwhile, the
 reply is dropped.
+
+`drop_requests(b"/resolve/")` makes one kind of HTTP request fail as an unreachable server
+would: a request whose first line contains it is never forwarded, and its connection is closed
+without a reply (the client sees the server disconnect), while every other request passes.
+With `answer=503` the proxy answers that status itself before closing (a load balancer whose
+backend is down).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import contextlib
 import threading
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
+from http import HTTPStatus
 from urllib.parse import urlsplit, urlunsplit
 
 CHUNK = 65536
@@ -29,6 +36,8 @@ class DelayProxy:
         self.port = 0
         self._armed: tuple[float, bytes] | None = None
         self._delayed: list[float] = []
+        self._drop: tuple[bytes, int | None] | None = None
+        self._dropped: list[bytes] = []
         self._lock = threading.Lock()
         self._loop = asyncio.new_event_loop()
         self._server: asyncio.Server | None = None
@@ -41,6 +50,18 @@ class DelayProxy:
         """Hold for `seconds` the reply to the next request that contains `after` (once)."""
         with self._lock:
             self._armed = (seconds, after)
+
+    def drop_requests(self, line_containing: bytes | None, *, answer: int | None = None) -> None:
+        """Close the connection of every HTTP request whose request line contains
+        `line_containing`, unanswered or after an `answer` status (None: drop nothing)."""
+        with self._lock:
+            self._drop = None if line_containing is None else (line_containing, answer)
+
+    @property
+    def dropped(self) -> list[bytes]:
+        """The request lines dropped so far."""
+        with self._lock:
+            return list(self._dropped)
 
     @property
     def delays_applied(self) -> list[float]:
@@ -67,6 +88,22 @@ class DelayProxy:
         self._loop.close()
 
     # -- the loop's side ------------------------------------------------------------------------
+
+    def _drops(self, chunk: bytes) -> bytes | None:
+        """What to answer (b"": nothing) if `chunk` starts a request the drop rule matches
+        (recording its line); None to forward it."""
+        line = chunk.split(b"\r\n", 1)[0]
+        with self._lock:
+            if self._drop is None or self._drop[0] not in line:
+                return None
+            self._dropped.append(line)
+            status = self._drop[1]
+        if status is None:
+            return b""
+        return (
+            f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\nContent-Length: 0\r\n"
+            "Connection: close\r\n\r\n"
+        ).encode()
 
     def _claim_delay(self, request: bytes) -> float:
         """The armed delay if `request` matches it (disarming it), else 0."""
@@ -105,7 +142,7 @@ class DelayProxy:
         held: list[float] = []  # the delay claimed by a request, for its reply
         try:
             await asyncio.gather(
-                self._requests(client_in, upstream_out, held),
+                self._requests(client_in, upstream_out, held, client_out),
                 self._replies(upstream_in, client_out, held),
             )
         except asyncio.CancelledError:
@@ -116,9 +153,18 @@ class DelayProxy:
             self._connections.discard(task)
 
     async def _requests(
-        self, source: asyncio.StreamReader, sink: asyncio.StreamWriter, held: list[float]
+        self,
+        source: asyncio.StreamReader,
+        sink: asyncio.StreamWriter,
+        held: list[float],
+        client: asyncio.StreamWriter,
     ) -> None:
         async def forward(chunk: bytes) -> None:
+            if (answer := self._drops(chunk)) is not None:
+                if answer:
+                    client.write(answer)
+                    await client.drain()
+                raise ConnectionResetError("dropped by the proxy")
             if (delay := self._claim_delay(chunk)) > 0:
                 held.append(delay)
             sink.write(chunk)

@@ -50,6 +50,7 @@ def test_a_composite_action_with_the_documented_inputs_and_outputs() -> None:
         "model-repo",
         "issuer-url",
         "benchmarks",
+        "datastore",
         "args",
         "version",
         "python-version",
@@ -157,6 +158,26 @@ def test_validate_annotates_the_files_and_says_not_ok(checkout: Path) -> None:
     assert "#### ❌ broken/&#46;eval\\_results/gpqa&#46;yaml" in job.summary
 
 
+def test_validate_passes_the_datastore_through(checkout: Path) -> None:
+    """`datastore:` checks linked Every Eval Ever records against a checkout, offline."""
+    samples = REPO_ROOT / "tests" / "samples" / "real-world" / "every_eval_ever"
+    repo = checkout / "linked"
+    (repo / ".eval_results").mkdir(parents=True)
+    converted = (samples / "community_evals" / "converter_output.yaml").read_bytes()
+    (repo / ".eval_results" / "mmlu_pro.yaml").write_bytes(converted.replace(b"52.29", b"96.8"))
+    store = checkout / "bm" / "TIGER-Lab" / "MMLU-Pro"
+    store.mkdir(parents=True)
+    eval_yaml = REPO_ROOT / "tests/samples/real-world/hf-benchmark-eval-yaml"
+    (store / "eval.yaml").write_bytes((eval_yaml / "TIGER-Lab__MMLU-Pro.eval.yaml").read_bytes())
+    shutil.copytree(samples / "community_evals" / "datastore", checkout / "eee")
+    ok, outputs, log = use(
+        runner(checkout), files="linked", benchmarks=str(checkout / "bm"), datastore="eee"
+    )
+    assert not ok
+    assert "title=ENTRY-SOURCE-MISMATCH::[0].value: value disagrees" in log
+    assert outputs["ok"] == "false"
+
+
 def test_submit_needs_files(checkout: Path) -> None:
     job = runner(checkout)
     ok, outputs, log = use(job, command="submit", **{"model-repo": "alice/model"})
@@ -187,8 +208,9 @@ def test_submit_needs_a_model_repo(checkout: Path) -> None:
 
 
 def test_submit_passes_every_file_and_the_issuer(checkout: Path) -> None:
-    """Two files reach `evalbot submit` as two arguments (the issuer does not answer here:
-    nothing listens on the discard port); the summary says nothing was submitted."""
+    """Two files reach `evalbot submit` as two arguments, with the issuer. The job runs with
+    HF_HUB_OFFLINE=1, where no PR can be opened: submit stops before asking the issuer, and
+    the summary says nothing was submitted."""
     job = runner(checkout)
     ok, outputs, log = use(
         job,
@@ -198,7 +220,8 @@ def test_submit_passes_every_file_and_the_issuer(checkout: Path) -> None:
     )
     assert not ok
     assert "usage" not in log
-    assert "issuer" in log.lower()
+    assert "EVALBOT_ISSUER_URL" not in log  # the issuer input reached it
+    assert "HF_HUB_OFFLINE is set" in log
     assert outputs == {"ok": "false", "report": outputs["report"], "pr-url": ""}
     assert "Nothing was submitted" in job.summary
 

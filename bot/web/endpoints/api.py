@@ -57,7 +57,7 @@ def routes(site: Site) -> list[Route]:
             shown = visible(repo_id)
             if shown is None:
                 return _json_error(404, "no such model repo in the history")
-            listed = read_repo_prs(context.redis, shown, PRS_LISTED)
+            listed = read_repo_prs(site.redis, shown, PRS_LISTED)
         except (redis.RedisError, HubError) as problem:
             return _unavailable(problem)
         body = {
@@ -70,7 +70,7 @@ def routes(site: Site) -> list[Route]:
         repo_id, num = repo_of(request), int(request.path_params["num"])
         try:
             shown = visible(repo_id)
-            pr = read_pr(context.redis, shown, num) if shown else None
+            pr = read_pr(site.redis, shown, num) if shown else None
         except (redis.RedisError, HubError) as problem:
             return _unavailable(problem)
         if shown is None or pr is None or not pr.verdicts:
@@ -82,7 +82,7 @@ def routes(site: Site) -> list[Route]:
         if not is_repo_id(benchmark):
             return _json_error(400, "a benchmark id is owner/name")
         try:
-            found = read_benchmark(context.redis, benchmark, RESULTS_LISTED)
+            found = read_benchmark(site.redis, benchmark, RESULTS_LISTED)
             public = set(site.public_among(sorted({r.repo_id for r in found})))
             results = [r for r in found if r.repo_id in public]
         except (redis.RedisError, HubError) as problem:
@@ -130,7 +130,7 @@ def visible_repo(site: Site, repo_id: str) -> str | None:
     Raises `redis.RedisError`."""
     if not is_repo_id(repo_id) or not site.public(repo_id):
         return None
-    return find_repo(site.context.redis, repo_id) or repo_id
+    return find_repo(site.redis, repo_id) or repo_id
 
 
 def repo_of(request: Request) -> str:

@@ -29,7 +29,7 @@ def routes(site: Site) -> list[Route]:
         benchmark = (request.query_params.get("benchmark") or "").strip()[:200]
         try:
             shown = visible_repo(site, repo_of(request))
-            listed = read_newest(site.context.redis, shown, PRS_COUNTED) if shown else []
+            listed = read_newest(site.redis, shown, PRS_COUNTED) if shown else []
         except (redis.RedisError, HubError) as problem:
             log.warning("badge unavailable: %s", type(problem).__name__)
             text = BadgeText("evals", "unavailable", "none")

@@ -28,7 +28,7 @@ def routes(site: Site) -> list[Route]:
                 return site.error(request, 400, "Not a benchmark id", "A benchmark is org/name.")
             return RedirectResponse(f"/benchmarks/{typed}", status_code=303)
         try:
-            listed = recent_benchmarks(context.redis, BENCHMARKS_LISTED)
+            listed = recent_benchmarks(site.redis, BENCHMARKS_LISTED)
         except redis.RedisError:
             return site.error(request, 503, "Unavailable", "The bot's store does not answer.")
         return site.page("benchmarks.html", request, benchmark=None, listed=listed, results=[])
@@ -38,7 +38,7 @@ def routes(site: Site) -> list[Route]:
         if not is_repo_id(benchmark):
             return site.error(request, 400, "Not a benchmark id", "A benchmark is org/name.")
         try:
-            found = read_benchmark(context.redis, benchmark, RESULTS_SHOWN)
+            found = read_benchmark(site.redis, benchmark, RESULTS_SHOWN)
             public = set(site.public_among(sorted({result.repo_id for result in found})))
             results = [result for result in found if result.repo_id in public]
         except redis.RedisError:

@@ -26,7 +26,7 @@ def routes(site: Site) -> list[Route]:
         """The recorded spelling of the repo `typed` names, only when the pages may show that
         repo: a redirect to the spelling of a private or gated repo would tell a stranger it
         exists and how it is written. Raises `redis.RedisError`."""
-        repo_id = find_repo(context.redis, typed)
+        repo_id = find_repo(site.redis, typed)
         return repo_id if repo_id is not None and site.public(repo_id) else None
 
     def index(request: Request) -> Response:
@@ -43,7 +43,7 @@ def routes(site: Site) -> list[Route]:
                 return RedirectResponse(f"/pr/{repo_id}/{wanted.pr_num}", status_code=303)
             return RedirectResponse(f"/history/{repo_id}", status_code=303)
         try:
-            repos = site.public_among(recent_repos(context.redis, REPOS_SHOWN))
+            repos = site.public_among(recent_repos(site.redis, REPOS_SHOWN))
         except redis.RedisError:
             return site.error(request, 503, *unavailable)
         return site.page("history.html", request, repo=None, repos=repos, prs=[])
@@ -59,7 +59,7 @@ def routes(site: Site) -> list[Route]:
                 return RedirectResponse(f"/history/{repo_id}", status_code=308)
             # a repo not recorded as public on the Hub reads as one with no history
             shown = site.public(wanted.repo_id)
-            prs = read_repo_prs(context.redis, wanted.repo_id, HISTORY_PRS_SHOWN) if shown else []
+            prs = read_repo_prs(site.redis, wanted.repo_id, HISTORY_PRS_SHOWN) if shown else []
         except redis.RedisError:
             return site.error(request, 503, *unavailable)
         return site.page(
@@ -82,7 +82,7 @@ def routes(site: Site) -> list[Route]:
             if repo_id is not None and repo_id != wanted.repo_id:
                 return RedirectResponse(f"/pr/{repo_id}/{num}", status_code=308)
             shown = site.public(wanted.repo_id)
-            pr = read_pr(context.redis, wanted.repo_id, num)
+            pr = read_pr(site.redis, wanted.repo_id, num)
         except redis.RedisError:
             return site.error(request, 503, *unavailable)
         if not shown or not pr.verdicts:

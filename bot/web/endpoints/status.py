@@ -38,7 +38,7 @@ def routes(site: Site) -> list[Route]:
         parked: list[dict[str, Any]] = []
         if admin and state["snapshot"] is not None:
             with contextlib.suppress(redis.RedisError):
-                parked = [_parked_view(p) for p in parked_events(context.redis, limit=PARKED_SHOWN)]
+                parked = [_parked_view(p) for p in parked_events(site.redis, limit=PARKED_SHOWN)]
         shown = site.page(
             "status.html",
             request,
@@ -76,9 +76,9 @@ def routes(site: Site) -> list[Route]:
 
     def replay_one(wanted: str) -> Response:
         outcome = "gone"
-        for parked_event in parked_events(context.redis, limit=PARKED_SHOWN):
+        for parked_event in parked_events(site.redis, limit=PARKED_SHOWN):
             if hmac.compare_digest(_digest(parked_event.raw), wanted):
-                outcome = replay(context.redis, parked_event).value
+                outcome = replay(site.redis, parked_event).value
                 break
         return RedirectResponse(f"/status?notice={outcome}", status_code=303)
 

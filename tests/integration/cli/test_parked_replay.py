@@ -67,8 +67,16 @@ def test_parked_lists_newest_first_with_reasons(
     assert "delivery-2" in out[3]
     assert "404 Client Error" in out[4]
 
-    assert main(["parked", "--json"]) == 0
-    listing = json.loads(capsys.readouterr().out)
+    assert main(["parked", "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    listing = json.loads(captured.out)
+    assert main(["parked", "--json"]) == 0  # the old spelling, with a one-line notice
+    old = capsys.readouterr()
+    assert json.loads(old.out) == listing
+    assert (
+        old.err == "evalbot parked: --json is deprecated and will be removed: use --format json\n"
+    )
     assert [item["index"] for item in listing] == [0, 1, 2]
     assert [item["reason"] for item in listing] == ["malformed-event", "hub-refused", "crashed"]
     assert listing[2]["event"] == event(1)

@@ -58,11 +58,17 @@ def test_status_reports_a_silent_worker_dead_and_exits_1(
 
     def dead() -> dict[str, Any] | None:
         capsys.readouterr()
-        code = main(["status", "--json"])
+        code = main(["status", "--format", "json"])
         report = json.loads(capsys.readouterr().out)
         return report if code == 1 else None
 
     report = wait_until(dead, timeout=10, what="the worker to be seen dead")
+    assert main(["status", "--json"]) == 1  # the old spelling, still read
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["workers_alive"] == 0
+    assert captured.err == (
+        "evalbot status: --json is deprecated and will be removed: use --format json\n"
+    )
     assert report["workers_alive"] == 0
     (worker,) = report["workers"]
     assert worker["id"] == "gone"

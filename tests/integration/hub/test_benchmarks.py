@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 
 from bot.hub.client import HfHubClient
+from bot.hub.errors import HubPermanentError, HubTransientError
 from bot.hub.sources import BenchmarkCache, HubBenchmarkSource
 from bot.spec.benchmark import benchmark_from_eval_yaml
 from bot.spec.model import Benchmark, BenchmarkNotFound
+from evalbot_dev.emulator.faults import RouteFault
 from evalbot_dev.emulator.server import EmulatorServer
 from tests.support.emulator import BENCHMARKS, GATED_BENCHMARK, client
 
@@ -16,7 +18,7 @@ pytestmark = pytest.mark.integration
 GPQA, HLE = BENCHMARKS
 
 
-def source(api_user: str, hub: EmulatorServer, cache: BenchmarkCache) -> HubBenchmarkSource:
+def source(api_user: str | None, hub: EmulatorServer, cache: BenchmarkCache) -> HubBenchmarkSource:
     return HubBenchmarkSource(
         HfHubClient(client(hub, api_user)),
         lambda repo_id, sha, content: benchmark_from_eval_yaml(repo_id, content, sha),
@@ -99,3 +101,41 @@ def test_access_refused_is_not_cached(emulated_hub: EmulatorServer) -> None:
     with emulated_hub.state.locked() as state:
         state.find_repo("dataset", GATED_BENCHMARK).granted.add("bob")
     assert isinstance(source("bob", emulated_hub, cache).lookup(GATED_BENCHMARK, None), Benchmark)
+
+
+def test_a_rejected_token_is_an_error_not_a_missing_dataset(emulated_hub: EmulatorServer) -> None:
+    """The Hub's 401 to a bad token says nothing of the dataset: it was "dataset not found on
+    the Hub", an error on every entry, kept by the issuer's and the pages' caches."""
+    api = client(emulated_hub, None)
+    api.token = "hf_revoked"
+    lookups = HubBenchmarkSource(
+        HfHubClient(api),
+        lambda repo_id, sha, content: benchmark_from_eval_yaml(repo_id, content, sha),
+        BenchmarkCache(),
+    )
+    with pytest.raises(HubPermanentError) as raised:
+        lookups.lookup(HLE, None)
+    assert raised.value.status == 401
+    assert not raised.value.not_found
+
+
+def test_a_private_dataset_is_not_found_for_a_caller_that_may_not_see_it(
+    emulated_hub: EmulatorServer,
+) -> None:
+    """The Hub's own "not found" for a repo a caller may not see (401 `RepoNotFound` when
+    anonymous, 404 with a token) stays a missing dataset."""
+    emulated_hub.state.seed_repo(
+        "dataset", "alice/private-bench", {"eval.yaml": b"x"}, private=True
+    )
+    for user in (None, "bob"):
+        found = source(user, emulated_hub, BenchmarkCache()).lookup("alice/private-bench", None)
+        assert isinstance(found, BenchmarkNotFound)
+        assert found.reason == "dataset not found on the Hub"
+
+
+def test_a_hub_out_of_reach_is_an_error_not_a_missing_dataset(
+    emulated_hub: EmulatorServer,
+) -> None:
+    emulated_hub.faults.add_rule(RouteFault(pattern="repos.info*", status=503))
+    with pytest.raises(HubTransientError):
+        source("evalbot", emulated_hub, BenchmarkCache()).lookup(HLE, None)

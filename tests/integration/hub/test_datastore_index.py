@@ -13,8 +13,10 @@ from huggingface_hub import CommitOperationAdd, CommitOperationDelete
 from bot.eee.dedupe import normalized_hash
 from bot.hub.client import HfHubClient
 from bot.hub.datastore import HubDatastore
+from bot.hub.errors import HubPermanentError, HubTransientError
 from bot.hub.pulls import PullRequest
 from evalbot_dev.devstack.redis import RedisServer
+from evalbot_dev.emulator.faults import RouteFault
 from evalbot_dev.emulator.server import EmulatorServer
 from tests.support.emulator import client
 from workers.datastore_index import main_index, open_pr_hashes
@@ -101,3 +103,22 @@ def test_other_open_prs_are_read_once_per_head(
     again, _ = open_pr_hashes(store, hub, REPO, 999, details=details, changed=changed)
     assert again == found
     assert sum(emulated_hub.counters().values()) == 2  # the listing and the refs, no more
+
+
+@pytest.mark.parametrize("status", [403, 404])
+def test_a_record_main_could_not_serve_is_not_indexed_as_no_record(
+    emulated_hub: EmulatorServer, redis_server: RedisServer, status: int
+) -> None:
+    """A refused or vanished read of a record of main was kept as "" (no record anyone can
+    duplicate) until its blob changed: duplicates of it passed every later PR. It stops the
+    run now (a refusal; a vanished file is retried), and the next run indexes it."""
+    emulated_hub.state.seed_repo("dataset", REPO, {path(n): record(n) for n in range(3)})
+    api = client(emulated_hub, "evalbot")
+    hub = HubDatastore(HfHubClient(api), api)
+    store = redis.Redis.from_url(redis_server.url)
+    emulated_hub.faults.add_rule(RouteFault(pattern="files.resolve", status=status, times=1))
+    expected = HubTransientError if status == 404 else HubPermanentError
+    with pytest.raises(expected):
+        main_index(store, hub, REPO)
+    index = main_index(store, hub, REPO)
+    assert all(index.hashes[path(n)] == normalized_hash(json.loads(record(n))) for n in range(3))

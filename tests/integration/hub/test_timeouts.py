@@ -156,7 +156,8 @@ def test_validate_refuses_a_malformed_hub_timeout(tmp_path: Path) -> None:
 
 def test_submit_gives_up_on_a_hub_that_never_answers(silent_hub: str) -> None:
     """A framework output converted offline, then the benchmark's commit asked of the Hub:
-    the CI job fails in bounded time, before asking the issuer (nothing listens at :9)."""
+    the CI job fails in bounded time, before asking the issuer (nothing listens at :9), in
+    one line naming the Hub, exit 2."""
     samples = REPO_ROOT / "tests" / "samples"
     done = bot_in_a_process(
         "submit",
@@ -174,5 +175,9 @@ def test_submit_gives_up_on_a_hub_that_never_answers(silent_hub: str) -> None:
         HF_HUB_DISABLE_TELEMETRY="1",
         EVALBOT_HUB_TIMEOUT=str(TIMEOUT_S),
     )
-    assert done.returncode == 1, done.stdout + done.stderr
-    assert "evalbot submit: the Hub did not answer" in done.stderr
+    assert done.returncode == 2, done.stdout + done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("evalbot submit: "), done.stderr
+    assert f"the Hub at {silent_hub} is unavailable" in last
+    assert "did not answer" in last
+    assert "Traceback" not in done.stderr

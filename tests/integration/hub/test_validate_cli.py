@@ -141,3 +141,19 @@ def test_an_unreachable_hub_is_exit_2(
 
     assert main(["validate", "examples/model-good"]) == 2
     assert "Hub" in capsys.readouterr().err
+
+
+def test_a_rejected_hub_token_is_exit_2_not_benchmarks_missing(
+    examples_hub: EmulatorServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A revoked `HF_TOKEN` (the Hub's 401) read as "dataset not found on the Hub": a good
+    model's every entry failed, exit 1, blaming the results instead of the token."""
+    monkeypatch.chdir(REPO_ROOT)
+    use_emulator_endpoint(monkeypatch, examples_hub)
+    monkeypatch.setenv("HF_TOKEN", "hf_revoked")
+    assert main(["validate", "examples/model-good"]) == 2
+    out, err = capsys.readouterr()
+    assert "could not read benchmarks from the Hub (Hub answered 401" in err
+    assert "not found" not in out

@@ -73,7 +73,7 @@ def integrations(oidc: LocalOidcProvider) -> list[dict[str, Any]]:
     return [
         {
             "name": "acme",
-            "frameworks": ["lighteval"],
+            "frameworks": ["lighteval", "lm-eval"],
             "identities": [
                 github("acme/evals", workflow_ref=workflow_ref, environment="release"),
                 # a run after another workflow, vouched for in so many words: only this event,

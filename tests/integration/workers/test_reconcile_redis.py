@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import pytest
 import redis
+from huggingface_hub import HfApi
 
 from bot.contract.events import PrEvent
 from bot.hub.client import (
     DatasetRevision,
+    HfHubClient,
     OpenPullRequest,
     OpenPullRequests,
     PullRequest,
@@ -27,6 +29,8 @@ from bot.store.history import (
     record_verdict,
     repo_history_key,
 )
+from evalbot_dev.emulator.server import EmulatorServer
+from tests.support.emulator import MODEL, emulated_hub, hub_env
 from tests.support.queued import ledger_in_order
 from tests.support.runtime import make_runtime, stats
 from workers.catchup import ReconcileLimits
@@ -35,6 +39,7 @@ from workers.pipeline import VERDICT_REPOS, checked_key, verdict_key
 from workers.reconcile import LOCK_KEY, reconcile_once
 
 pytestmark = pytest.mark.integration
+__all__ = ["emulated_hub", "hub_env"]  # fixtures
 
 SHA = [f"{n:040x}" for n in range(1, 10)]
 VERDICT = Verdict(
@@ -260,3 +265,34 @@ def test_a_known_repo_the_hub_no_longer_shows_leaves_the_pages(client: redis.Red
     assert public_repos(client, everyone) == ["fine/known"]
     assert client.zrange(HISTORY_REPOS, 0, -1) == [b"fine/known"]
     assert client.exists(repo_history_key("gone/known")) == 0
+
+
+def test_a_rejected_bot_token_hides_no_repo(client: redis.Redis) -> None:
+    """The Hub's 401 to a revoked bot token (no `RepoNotFound`: the emulator's and the Hub's
+    "Invalid credentials") is about the token, not the repos: it took every repo's history off
+    the pages and deleted it. A 401 `RepoNotFound` (a repo the caller may not see) still hides."""
+    for repo_id in ("any/known", "private/known"):
+        record_verdict(client, repo_id, 1, VERDICT, visibility="public")
+    hub = RecordingHub({})
+    hub.fails["any/known"] = HubPermanentError("401 Invalid credentials", status=401)
+    hub.fails["private/known"] = HubPermanentError("401", status=401, code="RepoNotFound")
+    client.sadd(VERDICT_REPOS, "any/known", "private/known")
+    runtime = make_runtime(client, hub)
+    assert reconcile_once(runtime).hub_errors == 2
+    assert public_repos(client, ["any/known", "private/known"]) == ["any/known"]
+    assert client.exists(repo_history_key("any/known")) == 1
+    assert client.exists(repo_history_key("private/known")) == 0
+    assert client.sismember(VERDICT_REPOS, "any/known")
+
+
+def test_a_revoked_bot_token_on_the_emulator_keeps_the_history(
+    client: redis.Redis, emulated_hub: EmulatorServer
+) -> None:
+    """The same through the real client: what the Hub answers a revoked token is no verdict on
+    the repo."""
+    record_verdict(client, MODEL, 1, VERDICT, visibility="public")
+    client.sadd(VERDICT_REPOS, MODEL)
+    revoked = HfHubClient(HfApi(endpoint=emulated_hub.url, token="hf_revoked"))
+    assert reconcile_once(make_runtime(client, revoked)).hub_errors == 1
+    assert public_repos(client, [MODEL]) == [MODEL]
+    assert client.exists(repo_history_key(MODEL)) == 1

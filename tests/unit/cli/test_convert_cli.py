@@ -124,8 +124,8 @@ def test_to_eee_writes_valid_records(tmp_path: Path) -> None:
     repo = REPO_ROOT / "examples" / "model-good"
     args = ["convert", "--to", "eee", str(repo), "--model-repo", "org/model", "--out", str(out)]
     assert main([*args, "--benchmarks", BENCHMARKS]) == 0
-    records = sorted(out.iterdir())  # one record per framework (name, version) of the entries
-    assert main(["validate", *map(str, records)]) == 0
+    records = sorted(out.rglob("*.json"))  # one record per framework and benchmark
+    assert main(["validate", str(out)]) == 0
     tasks = {
         result["evaluation_name"]
         for path in records
@@ -157,7 +157,7 @@ def test_run_fields_reach_the_entries_and_eee_and_come_back(
     out = tmp_path / "eee"
     args = ["convert", "--to", "eee", str(repo), "--model-repo", "org/model", "--out", str(out)]
     assert main([*args, "--benchmarks", BENCHMARKS]) == 0
-    [record_path] = out.iterdir()
+    [record_path] = out.rglob("*.json")
     [result] = json.loads(record_path.read_text())["evaluation_results"]
     # the sample count has an EEE field; the stderr never reached the entry, so none is written
     assert result["score_details"]["uncertainty"] == {"num_samples": 198}
@@ -232,3 +232,29 @@ def test_nothing_mapped_names_the_inputs(capsys: pytest.CaptureFixture[str]) -> 
     assert main(["convert", path, "--benchmarks", BENCHMARKS]) == 1
     err = capsys.readouterr().err
     assert err.rstrip().endswith(f"evalbot convert: no score is mapped in {path}: nothing to write")
+
+
+def test_format_json_reports_each_input_and_the_entries(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "results_2024-06-17T17-37-25.144953.json"
+    source.write_text(json.dumps(LEADERBOARD))
+    args = ["convert", str(source), "--benchmarks", BENCHMARKS, "--format", "json"]
+    assert main(args) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"] is True
+    (one,) = report["inputs"]
+    assert one["source"] == str(source)
+    assert one["converter"] == "lm-eval"
+    assert one["ok"] is True
+    assert one["entries"] == 3
+    assert any("leaderboard_arc_challenge" in line for line in one["findings"])
+    assert sorted(report["files"]) == [".eval_results/gpqa.yaml", ".eval_results/mmlu_pro.yaml"]
+    assert report["files"][".eval_results/gpqa.yaml"][0]["dataset"]["task_id"] == "diamond"
+    partial = dict(LEADERBOARD, results={"leaderboard_gpqa_diamond": {"acc_norm,none": "NaN"}})
+    source.write_text(json.dumps(partial))
+    assert main(args) == 1
+    refused = json.loads(capsys.readouterr().out)
+    assert refused["ok"] is False
+    assert refused["files"] == {}
+    assert refused["inputs"][0]["ok"] is False

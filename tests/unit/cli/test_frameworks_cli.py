@@ -107,3 +107,56 @@ def test_list_prints_every_known_id(capsys: pytest.CaptureFixture[str]) -> None:
     captured = capsys.readouterr()
     assert captured.out.split() == list(KNOWN.names)
     assert "refreshed" in captured.err
+
+
+def test_refresh_writes_the_users_cache_and_every_command_reads_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not into site-packages: into the user's cache, which later commands prefer."""
+    import bot
+    from bot.spec import frameworks
+
+    cache = tmp_path / "cache" / "evalbot"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(frameworks, "_current", frameworks.KNOWN)
+    packaged = Path(bot.__file__).parent / "data" / "evaluation_frameworks.json"
+    before = packaged.read_bytes()
+    newer = SAMPLE.read_text().replace('name: "exgentic"', 'name: "brand-new-harness"', 1)
+    assert newer != SAMPLE.read_text()
+    (tmp_path / "eval.ts").write_text(newer)
+    assert main(["frameworks", "refresh", "--source", str(tmp_path / "eval.ts")]) == 0
+    assert "added brand-new-harness" in capsys.readouterr().out
+    assert packaged.read_bytes() == before
+    names = written(cache / "evaluation_frameworks.json")["frameworks"]
+    assert isinstance(names, list)
+    assert "brand-new-harness" in names
+    monkeypatch.setattr(frameworks, "_current", frameworks.KNOWN)
+    assert main(["frameworks", "list"]) == 0
+    listed = capsys.readouterr()
+    assert "brand-new-harness" in listed.out.split()
+    assert f"your refreshed copy {cache / 'evaluation_frameworks.json'}" in listed.err
+    # A benchmark naming the new framework is no longer BENCH-FRAMEWORK-UNKNOWN.
+    monkeypatch.setattr(frameworks, "_current", frameworks.KNOWN)
+    eval_yaml = tmp_path / "bench" / "eval.yaml"
+    eval_yaml.parent.mkdir()
+    eval_yaml.write_text(
+        "name: B\ndescription: d\nevaluation_framework: brand-new-harness\ntasks:\n  - id: t\n"
+    )
+    main(["validate", str(eval_yaml)])
+    assert "BENCH-FRAMEWORK-UNKNOWN" not in capsys.readouterr().out
+    monkeypatch.setattr(frameworks, "_current", frameworks.KNOWN)
+
+
+def test_a_broken_refreshed_copy_is_said_and_left_aside(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bot.spec import frameworks
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(frameworks, "_current", frameworks.KNOWN)
+    (tmp_path / "evalbot").mkdir()
+    (tmp_path / "evalbot" / "evaluation_frameworks.json").write_text("{not json")
+    assert main(["frameworks", "list"]) == 0
+    err = capsys.readouterr().err
+    assert "not a framework list" in err
+    assert "(the list shipped with evalbot)" in err

@@ -168,7 +168,8 @@ def test_a_yaml_error_in_the_collection_is_shown_with_line_and_column(
     assert main([*args, "--benchmarks", BENCHMARKS]) == 2
     err = capsys.readouterr().err
     assert "collection `broken`" in err
-    assert f"{gates / 'broken.yaml'}:4:1: error YAML-" in err
+    assert f"{gates / 'broken.yaml'}:4:1: YAML-" in err
+    assert "error not valid YAML" in err
 
 
 def test_require_all_names_the_benchmark_and_annotates_it_as_an_error(
@@ -224,7 +225,7 @@ def test_a_fraction_threshold_on_a_percent_scale_is_a_warning_the_gate_and_valid
     args = ["gate", "--collection", "frac", "--collections", str(gates), str(model)]
     assert main([*args, "--benchmarks", BENCHMARKS]) == 0
     err = capsys.readouterr().err
-    assert "warning COLL-THRESHOLD-FRACTION threshold 0.758" in err
+    assert "COLL-THRESHOLD-FRACTION warning pass_criteria.threshold: threshold 0.758" in err
     assert "write 75.8" in err
     assert (
         main(["collections", "validate", str(gates / "frac.yaml"), "--benchmarks", BENCHMARKS]) == 0
@@ -259,3 +260,86 @@ def test_collections_import_writes_a_collection_the_gate_runs(
     assert main([*args, *maps, "--drop-unmapped"]) == 2  # never overwrites
     assert main([*args, "--map", "leaderboard_gpqa=gpqa"]) == 2
     assert "write ID=OWNER/NAME:TASK" in capsys.readouterr().err
+
+
+EVALHUB_LEADERBOARD = REPO_ROOT / "tests/samples/real-world/eval-hub/collection.leaderboard-v2.yaml"
+
+
+def test_import_proposes_the_maps_the_table_knows_and_map_known_applies_them(
+    model: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The README's line on EvalHub's real file, from a folder with no `gates/` yet."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(EVALHUB_LEADERBOARD, "evalhub.yaml")
+    readme = ["collections", "import", "evalhub.yaml"]
+    readme += ["--map", "leaderboard_gpqa=Idavidrein/gpqa:diamond", "-o", "gates/lb.yaml"]
+    assert main(readme) == 1
+    err = capsys.readouterr().err
+    assert err.count("IMPORT-UNMAPPED") == 5
+    assert "  --map leaderboard_bbh=SaylorTwift/bbh:bbh \\\n" in err
+    assert "  --map leaderboard_math_hard=DigitalLearningGmbH/MATH-lighteval:math_hard\n" in err
+    assert "add `--map leaderboard_musr=TAUR-Lab/MuSR:musr`, or `--map-known`" in err
+    assert main([*readme, "--map-known"]) == 0
+    written = Path("gates/lb.yaml").read_text()
+    assert "leaderboard_bbh -> SaylorTwift/bbh task bbh (EvalHub metric acc_norm), from the " in (
+        written
+    )
+    assert "evalbot's mappings.yaml:" in written
+    assert "/site-packages/" not in written
+    assert str(REPO_ROOT) not in written
+    capsys.readouterr()
+    assert main(["collections", "validate", "gates/lb.yaml", "--benchmarks", BENCHMARKS]) == 0
+    assert "lb (user, gates/lb.yaml): ok" in capsys.readouterr().out
+
+
+def test_map_known_leaves_a_group_for_a_person_to_choose(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    args = ["collections", "import", str(EVALHUB_LEADERBOARD), "--map-known"]
+    assert main([*args, "-o", str(tmp_path / "lb.yaml")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("IMPORT-UNMAPPED") == 1
+    assert "leaderboard_gpqa: `leaderboard_gpqa` is not in the table" in err
+    assert "  --map leaderboard_gpqa=Idavidrein/gpqa:diamond\n" in err
+    explicit = ["--map", "leaderboard_bbh=SaylorTwift/bbh:boolean_expressions"]
+    assert main([*args, *explicit, "--drop-unmapped", "-o", str(tmp_path / "lb.yaml")]) == 0
+    written = (tmp_path / "lb.yaml").read_text()
+    assert "task_id: boolean_expressions" in written  # a --map given wins over the table
+    assert "Not mapped to a Hub benchmark, dropped: leaderboard_gpqa." in written
+
+
+def test_gate_takes_a_collection_files_path(
+    model: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    text = (packaged.collections_dir() / "leaderboard-v2.yaml").read_text()
+    gates = _user(tmp_path, "my-gate", text)
+    path = str(gates / "my-gate.yaml")
+    assert main(["gate", "--collection", path, str(model), "--benchmarks", BENCHMARKS]) == 0
+    captured = capsys.readouterr()
+    assert "PASS  78.00 / 100 (pass at 38)" in captured.out
+    assert f"collection `my-gate`: {path}" in captured.err
+    missing = str(tmp_path / "nowhere.yaml")
+    assert main(["gate", "--collection", missing, str(model), "--benchmarks", BENCHMARKS]) == 2
+    assert f"--collection {missing}: no such file" in capsys.readouterr().err
+    assert main(["gate", "--collection", "my-gate", str(model), "--benchmarks", BENCHMARKS]) == 2
+    err = capsys.readouterr().err
+    assert "no collection `my-gate`" in err
+    assert "`--collections DIR` names its folder, or give the file's path" in err
+
+
+def test_the_readmes_import_block_holds_evalhubs_real_file_and_runs(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import re
+    import shlex
+
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    heredoc = r"cat > evalhub\.yaml <<'EOF'\n(.*?)^EOF\n(evalbot [^\n]*)\n"
+    block = re.search(heredoc, readme, re.S | re.M)
+    assert block is not None
+    assert block.group(1) == EVALHUB_LEADERBOARD.read_text(encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    Path("evalhub.yaml").write_text(block.group(1), encoding="utf-8")
+    command = shlex.split(block.group(2))
+    assert main(command[1:]) == 0, capsys.readouterr().err
+    assert Path("gates/lb.yaml").is_file()

@@ -13,12 +13,27 @@ from tests.conftest import REPO_ROOT
 HOOKS = load_yaml((REPO_ROOT / ".pre-commit-hooks.yaml").read_bytes())
 
 
-def test_hook_declaration() -> None:
+def hook_named(name: str) -> dict[str, object]:
     assert HOOKS.ok
-    (hook,) = HOOKS.data
-    assert hook["id"] == "evalbot-validate"
+    (hook,) = [hook for hook in HOOKS.data if hook["id"] == name]
+    assert isinstance(hook, dict)
+    return hook
+
+
+def test_hook_declaration() -> None:
+    assert [hook["id"] for hook in HOOKS.data] == ["evalbot-validate", "evalbot-fix"]
+    hook = hook_named("evalbot-validate")
     assert hook["entry"] == "evalbot validate"
     assert hook["language"] == "python"
+
+
+def test_the_fixing_hook_runs_validate_fix_on_results_files_only() -> None:
+    hook = hook_named("evalbot-fix")
+    assert hook["entry"] == "evalbot validate --fix"
+    assert hook["language"] == "python"
+    assert hook["pass_filenames"] is True
+    assert re.search(str(hook["files"]), ".eval_results/gpqa.yml")
+    assert not re.search(str(hook["files"]), "eval.yaml")  # nothing to fix in a benchmark
 
 
 @pytest.mark.parametrize(
@@ -33,8 +48,8 @@ def test_hook_declaration() -> None:
     ],
 )
 def test_hook_file_pattern(path: str, matches: bool) -> None:
-    (hook,) = HOOKS.data
-    assert bool(re.search(hook["files"], path)) is matches
+    hook = hook_named("evalbot-validate")
+    assert bool(re.search(str(hook["files"]), path)) is matches
 
 
 def test_the_readmes_hook_from_the_published_package_matches_the_declaration() -> None:
@@ -44,7 +59,7 @@ def test_the_readmes_hook_from_the_published_package_matches_the_declaration() -
     block = readme.split("  - repo: local\n", 1)[1].split("```", 1)[0]
     local = load_yaml(textwrap.dedent("  - repo: local\n" + block).encode())
     assert local.ok
-    (declared,) = HOOKS.data
+    declared = hook_named("evalbot-validate")
     (hook,) = local.data[0]["hooks"]
     for key in ("id", "entry", "language", "files", "require_serial"):
         assert hook[key] == declared[key], key

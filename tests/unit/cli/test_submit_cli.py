@@ -169,3 +169,141 @@ def test_hf_token_wins_and_a_resource_for_another_repo_is_refused() -> None:
     assert hub_token(None, {}, "a/b") is False
     with pytest.raises(SubmitError, match="HF_OIDC_RESOURCE is 'a/c' but the model repo is 'a/b'"):
         hub_token(None, {"HF_OIDC_RESOURCE": "a/c"}, "a/b")
+
+
+# --- `--dry-run` with what a framework author has: no issuer, maybe no Hub -----------------
+
+LM_EVAL_ROWS = REPO_ROOT / "tests/samples/convert/mappings/lm-eval-math-to-hle-mini.yaml"
+EMULATOR_BENCHMARKS = str(REPO_ROOT / "evalbot_dev/emulator/samples/benchmarks")
+HLE_FILE = ".eval_results/hle_mini.yaml"
+ENTRY = (
+    "- dataset: {id: emulator-samples/hle-mini, task_id: hle, revision: " + "b" * 40 + "}\n"
+    "  model_revision: " + "a" * 40 + "\n"
+    "  metrics: [{metric_id: accuracy, value: 41.5}]\n"
+    "  notes: {notes}\n"
+)
+
+
+@pytest.fixture
+def offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`HF_HUB_OFFLINE=1` as huggingface_hub reads it: any Hub request raises, none is sent."""
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    monkeypatch.delenv("EVALBOT_ISSUER_URL", raising=False)
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+
+
+def results_file(folder: Path, notes: str = "this run") -> Path:
+    path = folder / "results.yaml"
+    path.write_text(ENTRY.replace("{notes}", notes))
+    return path
+
+
+def dry_run(*argv: str) -> int:
+    return main(["submit", *argv, "--model-repo", "alice/model", "--dry-run"])
+
+
+@pytest.mark.usefixtures("offline")
+def test_an_offline_dry_run_asks_no_issuer_and_says_mains_file_was_not_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert dry_run(str(results_file(tmp_path))) == 0
+    out, err = capsys.readouterr()
+    header, *body = out.splitlines()
+    assert (
+        header == f"# {HLE_FILE}: only the entries this submission adds; main's file was not read"
+    )
+    assert '  notes: "this run"' in body
+    assert '  verify_token: "<issued by the issuer when submitted>"' in body
+    assert err.strip() == (
+        f"evalbot submit: HF_HUB_OFFLINE is set: main's {HLE_FILE} was not read, so it is "
+        "shown as the new entries only, not as the PR would hold it; --base FILE merges them "
+        "into a copy of it"
+    )
+
+
+@pytest.mark.usefixtures("offline")
+def test_an_offline_dry_run_of_a_framework_output_with_benchmarks_from_a_folder(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status = dry_run(
+        str(REAL_LM_EVAL), "--benchmarks", EMULATOR_BENCHMARKS, "--mappings", str(LM_EVAL_ROWS)
+    )
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    assert out.startswith(f"# {HLE_FILE}: only the entries this submission adds")
+    assert out.count('revision: "<the benchmark\'s commit on main when submitted>"') == 2
+    assert "Traceback" not in err
+
+
+@pytest.mark.usefixtures("offline")
+def test_a_framework_output_offline_without_benchmarks_is_one_line_exit_2(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert dry_run(str(REAL_LM_EVAL), "--mappings", str(LM_EVAL_ROWS)) == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.startswith(f"evalbot submit: {REAL_LM_EVAL}: cannot read its benchmarks")
+    assert "HF_HUB_OFFLINE is set" in last
+    assert last.endswith("or pass --benchmarks DIR to read them from a folder")
+
+
+@pytest.mark.usefixtures("offline")
+def test_a_base_is_merged_into_as_main_would_be(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    (copy / "hle_mini.yaml").write_text("# main's comment\n" + ENTRY.replace("{notes}", "main"))
+    argv = [str(results_file(tmp_path)), "--base", str(copy / "hle_mini.yaml")]
+    assert dry_run(*argv) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith(f"# {HLE_FILE}\n# main's comment\n- dataset:")
+    assert out.index("notes: main") < out.index('notes: "this run"')
+    assert err == ""
+    # The same results as main's: refused as they would be against main, naming the base.
+    (copy / "hle_mini.yaml").write_text(ENTRY.replace("{notes}", "this run"))
+    assert dry_run(*argv) == 1
+    assert f"{HLE_FILE} (its base) on main already has results" in capsys.readouterr().err
+
+
+@pytest.mark.usefixtures("offline")
+def test_a_base_named_after_no_proposed_file_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = tmp_path / "main.yaml"
+    other.write_text("[]\n")
+    assert dry_run(str(results_file(tmp_path)), "--base", str(other)) == 2
+    err = capsys.readouterr().err
+    assert "--base: the base given for .eval_results/main.yaml stands for no file" in err
+    assert HLE_FILE in err
+
+
+def test_a_base_is_for_a_dry_run_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base = tmp_path / "hle_mini.yaml"
+    base.write_text("[]\n")
+    assert submit(str(results_file(tmp_path)), "--base", str(base)) == 2
+    assert "--base is for --dry-run only" in capsys.readouterr().err
+
+
+@pytest.mark.usefixtures("offline")
+def test_a_submission_needs_an_issuer_a_dry_run_does_not(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = str(results_file(tmp_path))
+    assert main(["submit", path, "--model-repo", "alice/model"]) == 2
+    assert "pass --issuer URL or set EVALBOT_ISSUER_URL (a --dry-run needs no issuer)" in (
+        capsys.readouterr().err
+    )
+    assert dry_run(path) == 0
+
+
+@pytest.mark.usefixtures("offline")
+def test_an_offline_submission_stops_before_the_issuer_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert submit(str(results_file(tmp_path))) == 2
+    assert capsys.readouterr().err == (
+        "evalbot submit: HF_HUB_OFFLINE is set, so the Hub is not asked and no PR can be "
+        "opened; unset HF_HUB_OFFLINE (a dry run works offline)\n"
+    )

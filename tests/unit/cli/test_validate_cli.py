@@ -73,12 +73,17 @@ def test_json_has_the_documented_shape(capsys: pytest.CaptureFixture[str]) -> No
         for entry in file["entries"]:
             assert set(entry) == {
                 "index", "line", "dataset_id", "task_id", "ok", "badges", "verification",
-                "diagnostics",
+                "source", "diagnostics",
             }  # fmt: skip
             assert set(entry["verification"]) == {"status", "reason"}
+            if entry["source"] is not None:
+                assert set(entry["source"]) == {
+                    "status", "url", "datastore", "revision", "path", "record_id", "reason",
+                }  # fmt: skip
             for diagnostic in entry["diagnostics"]:
                 assert set(diagnostic) == {
                     "code", "severity", "message", "line", "column", "field", "hub_path", "hint",
+                    "fix",
                 }  # fmt: skip
                 # the Hub's notation: the entry's 0-based index, then the field
                 field = diagnostic["field"]
@@ -103,7 +108,27 @@ def test_text_counts_entries_from_1_and_names_each_field_as_the_hub_does(
     out = capsys.readouterr().out
     assert "  entry 1 (line 2) Idavidrein/gpqa / gpqa_diamond: invalid" in out
     assert "  entry 0 " not in out
-    assert "ENTRY-TASK-UNKNOWN  [0].dataset.task_id: task `gpqa_diamond`" in out
+    assert "ENTRY-TASK-UNKNOWN error [0].dataset.task_id: task `gpqa_diamond`" in out
+
+
+def test_every_finding_line_starts_with_path_line_column(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`path:line:col: CODE ...` at the start of the line, as ruff and compilers print it, so
+    terminals and editors open the file there; the hint on the line below."""
+    import re
+
+    assert main(["validate", BROKEN, "--benchmarks", BENCHMARKS]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    findings = [line for line in lines if re.search(r" [A-Z]+(-[A-Z0-9]+)+ (error|warning) ", line)]
+    assert len(findings) == 16  # 9 errors, 7 warnings
+    gpqa = f"{BROKEN}/.eval_results/gpqa.yaml"
+    for line in findings:
+        assert re.match(r"\S+\.yaml:\d+:\d+: [A-Z0-9-]+ (error|warning) ", line), line
+    task = f"{gpqa}:4:5: ENTRY-TASK-UNKNOWN error [0].dataset.task_id: task `gpqa_diamond`"
+    assert any(line.startswith(task) for line in findings)
+    after = lines[next(i for i, line in enumerate(lines) if line.startswith(task)) + 1]
+    assert after == "  hint: did you mean `diamond`? Write `task_id: diamond`"
 
 
 def test_json_for_a_benchmark_file(capsys: pytest.CaptureFixture[str]) -> None:
@@ -236,6 +261,42 @@ def test_colours_only_when_asked() -> None:
     assert "\033[" not in render_text([report], strict=False)
 
 
+@pytest.mark.parametrize(
+    ("flag", "env", "coloured"),
+    [
+        ([], {}, False),  # not a terminal
+        ([], {"FORCE_COLOR": "1"}, True),  # https://force-color.org
+        ([], {"FORCE_COLOR": ""}, False),  # set but empty: not set
+        ([], {"FORCE_COLOR": "1", "NO_COLOR": "1"}, False),  # https://no-color.org wins
+        (["--color", "always"], {"NO_COLOR": "1"}, True),  # the flag decides
+        (["--color", "never"], {"FORCE_COLOR": "1"}, False),
+    ],
+)
+def test_color_option_and_environment(
+    flag: list[str], env: dict[str, str], coloured: bool, tmp_path: Path
+) -> None:
+    environ = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "validate", BROKEN, "--benchmarks", BENCHMARKS, *flag],
+        capture_output=True,
+        text=True,
+        env=environ | env,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    assert ("\033[31m" in done.stdout) is coloured
+
+
+def test_validate_with_no_path_checks_the_current_folder(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(BROKEN)
+    assert main(["validate", "--benchmarks", BENCHMARKS]) == 1
+    out = capsys.readouterr().out
+    assert "\n.eval_results/gpqa.yaml:4:5: ENTRY-TASK-UNKNOWN error" in out
+
+
 def test_subprocess_against_an_unreachable_hub_exits_2(tmp_path: Path) -> None:
     """No --benchmarks: benchmarks come from HF_ENDPOINT; nothing listens there."""
     repo = write_repo(tmp_path / "repo", {"gpqa.yaml": GPQA})
@@ -295,3 +356,15 @@ def test_a_policy_file_left_in_the_working_directory_is_refused(
     err = capsys.readouterr().err
     assert "config/policy.yaml: policy.yaml is no longer read" in err
     assert "under `policy:` in bot.yaml" in err
+
+
+def test_the_summary_counts_what_was_checked_by_kind(capsys: pytest.CaptureFixture[str]) -> None:
+    """An eval.yaml and an Every Eval Ever record are not "0 entries"."""
+    record = REPO_ROOT / "tests/samples/real-world/every_eval_ever"
+    record /= "demo_f3a1c0de-4b2e-4c1a-9f6d-1b7e5a2c8d40.json"
+    bench = str(EXAMPLES / "benchmarks" / "Idavidrein" / "gpqa" / "eval.yaml")
+    assert main(["validate", str(record), bench]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last == "2 files, 1 benchmark, 1 EEE record: 0 errors, 0 warnings"
+    assert main(["validate", BROKEN, "--benchmarks", BENCHMARKS]) == 1
+    assert capsys.readouterr().out.splitlines()[-1].startswith("4 files, 5 entries: 9 errors")

@@ -74,3 +74,12 @@ def test_open_prs_not_compared_are_said() -> None:
     body = render_submission(SubmissionReport([]), DatastorePolicy(), CONTEXT, unread_prs=3)
     assert "3 more open PRs were not compared" in body
     assert "not compared" not in render_submission(SubmissionReport([]), DatastorePolicy(), CONTEXT)
+
+
+def test_a_folder_warning_blocks_the_merge_whatever_the_policy() -> None:
+    folder = texts.make("EEE-FOLDER", field="model_info.id", problem="the model folder …", hint="x")
+    result = SubmissionReport([FileReport(path(1, 1), "eee", [folder])])
+    body = render_submission(result, DatastorePolicy(), CONTEXT)
+    assert "**❌ Not ready to merge:** no errors, but 1 warning that blocks the merge" in body
+    assert "Ready to merge" not in body
+    assert "- ❌ `" in body  # the file is marked as blocking

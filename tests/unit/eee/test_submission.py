@@ -150,13 +150,21 @@ def test_the_model_folder_follows_model_info_id() -> None:
     result = run({AGG: dumped(data), SAMPLES: REAL_SAMPLES})
     diagnostic = result.files[0].diagnostics[0]
     assert diagnostic.code == "EEE-FOLDER"
-    assert "data/demo-source/demo-org/other_model_7b" in diagnostic.message
+    assert "the model folder is `demo-model`" in diagnostic.message
+    assert "names the model `other_model_7b`" in diagnostic.message
+    assert diagnostic.hint is not None
+    assert "data/demo-source/demo-org/other_model_7b/" in diagnostic.hint
 
 
 def test_the_collection_rule_source_is_opt_in() -> None:
     policy = DatastorePolicy(collection="source")
     result = run({AGG: REAL_AGG, SAMPLES: REAL_SAMPLES}, policy=policy)
-    assert "data/demo_bench/demo-org/demo-model" in result.files[0].diagnostics[0].message
+    (diagnostic,) = result.files[0].diagnostics
+    assert "the collection folder is `demo-source`" in diagnostic.message
+    assert diagnostic.field == "evaluation_results[0].source_data.dataset_name"
+    assert diagnostic.hint is not None
+    assert "data/demo_bench/demo-org/demo-model/" in diagnostic.hint
+    assert run({AGG: REAL_AGG, SAMPLES: REAL_SAMPLES}).counts() == (0, 0)
 
 
 def test_an_edit_that_changes_the_model_must_move_the_file() -> None:
@@ -384,3 +392,86 @@ def test_a_samples_file_changed_alone_is_compared_with_its_record_on_main() -> N
         HashIndex(),
     )
     assert same.counts() == (0, 0)
+
+
+def placed(folder: str, data: dict[str, Any], policy: DatastorePolicy | None = None) -> FileReport:
+    path = f"{folder}/{UUID}.json"
+    (report,) = run({path: dumped(data)}, policy=policy).files
+    return report
+
+
+def granite() -> dict[str, Any]:
+    data = record()
+    del data["detailed_evaluation_results"]
+    data["model_info"]["id"] = "ibm/granite-40-small"
+    return data
+
+
+def test_the_folder_finding_names_the_developer_and_model_that_differ() -> None:
+    """The real mismatch (`IBM/Granite-4.0-Small` against the id `ibm/granite-40-small`) is
+    named part by part; the collection is not blamed, even with a `dataset_name` no folder can
+    take, since with `collection: any` the maintainers name collections."""
+    data = granite()
+    data["evaluation_results"][0]["source_data"]["dataset_name"] = "MMLU | 5-shot?"
+    report = placed("data/hal-usaco/IBM/Granite-4.0-Small", data)
+    (diagnostic,) = report.diagnostics
+    assert diagnostic.code == "EEE-FOLDER"
+    assert diagnostic.field == "model_info.id"
+    assert diagnostic.message == (
+        "the developer and model folders are `IBM/Granite-4.0-Small`, but `model_info.id`"
+        " 'ibm/granite-40-small' names `ibm/granite-40-small`"
+    )
+    assert diagnostic.hint is not None
+    assert "`data/hal-usaco/ibm/granite-40-small/`" in diagnostic.hint
+    assert "dataset_name" not in diagnostic.message + diagnostic.hint
+
+
+def test_the_folder_finding_names_one_part_when_one_differs() -> None:
+    (developer,) = placed("data/c/IBM/granite-40-small", granite()).diagnostics
+    assert developer.message.startswith("the developer folder is `IBM`, but `model_info.id`")
+    assert developer.message.endswith("names the developer `ibm`")
+    (model,) = placed("data/c/ibm/Granite-4.0-Small", granite()).diagnostics
+    assert model.message.startswith("the model folder is `Granite-4.0-Small`")
+    assert model.message.endswith("names the model `granite-40-small`")
+    flat = granite()
+    flat["model_info"].update(id="granite-40-small", developer="ibm")
+    (developer,) = placed("data/c/IBM/granite-40-small", flat).diagnostics
+    assert developer.field == "model_info.developer"
+    assert "`model_info.developer` 'ibm' with `model_info.id` 'granite-40-small'" in (
+        developer.message
+    )
+
+
+def test_a_record_without_model_info_gets_its_schema_finding_only() -> None:
+    data = granite()
+    del data["model_info"]
+    report = placed("data/c/IBM/Granite-4.0-Small", data)
+    assert [d.code for d in report.diagnostics] == ["EEE-SCHEMA"]
+    assert "'model_info' is a required property" in report.diagnostics[0].message
+    data = granite()
+    data["model_info"]["id"] = 42  # the schema's finding too
+    assert "EEE-FOLDER" not in [d.code for d in placed("data/c/d/m", data).diagnostics]
+
+
+def test_an_identity_that_names_no_folder_says_why() -> None:
+    data = granite()
+    data["model_info"]["id"] = "granite"
+    data["model_info"].pop("developer", None)
+    (diagnostic,) = placed("data/c/d/m", data).diagnostics
+    assert diagnostic.field == "model_info.developer"
+    assert "`model_info.developer` is missing" in diagnostic.message
+    data["model_info"]["id"] = "unknown/granite"
+    (diagnostic,) = placed("data/c/d/m", data).diagnostics
+    assert "its developer part is the placeholder `unknown`" in diagnostic.message
+
+
+def test_a_misplaced_record_is_a_warning_that_blocks_the_merge() -> None:
+    """EEE's gate has it as a warning, and its README makes every warning block the merge."""
+    result = run({f"data/c/IBM/Granite-4.0-Small/{UUID}.json": dumped(granite())})
+    assert result.counts() == (0, 1)
+    assert result.blocking() == 1
+    assert not result.ready(DatastorePolicy())
+    deleted = run({}, kinds={AGG: "removed"})
+    assert deleted.counts() == (0, 1)
+    assert deleted.blocking() == 0
+    assert deleted.ready(DatastorePolicy())

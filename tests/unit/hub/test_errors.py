@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 import httpx2
 import pytest
 from huggingface_hub import hf_raise_for_status
-from huggingface_hub.errors import HfHubHTTPError
+from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError, OfflineModeIsEnabled
 
 from bot.hub.errors import (
     HubPermanentError,
@@ -107,6 +107,22 @@ def test_503_with_retry_after_is_honoured() -> None:
 )
 def test_transport_failures_are_transient(exc: Exception) -> None:
     assert isinstance(to_hub_error(exc), HubTransientError)
+
+
+@pytest.mark.parametrize(
+    "exc",
+    [
+        OfflineModeIsEnabled("Cannot reach http://hub/api: offline mode is enabled."),
+        LocalEntryNotFoundError("An error happened while trying to locate the file on the Hub"),
+    ],
+    ids=["offline", "local-entry-not-found"],
+)
+def test_offline_and_a_download_that_could_not_ask_the_hub_are_transient(exc: Exception) -> None:
+    """`LocalEntryNotFoundError` is an `EntryNotFoundError` but says the Hub was not reached:
+    it was no Hub error at all (None), so a caller could take it for "no such file"."""
+    mapped = to_hub_error(exc)
+    assert isinstance(mapped, HubTransientError)
+    assert not isinstance(mapped, HubPermanentError)
 
 
 def test_bad_url_is_permanent_and_bugs_are_not_hub_errors() -> None:

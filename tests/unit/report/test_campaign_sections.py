@@ -65,3 +65,48 @@ def test_clashes_link_the_other_pr_and_escape_user_text() -> None:
     assert '<a href="https://hub.example/alice/model/discussions/12">PR #12</a>' in html
     assert "there 2; here 1" in text
     assert render_clashes([], "alice/model", "https://hub.example") is None
+
+
+def test_a_conflict_names_each_sides_source_and_whether_it_agrees_with_its_record() -> None:
+    record = {
+        "source_url": "https://hub.example/datasets/evaleval/EEE_datastore/blob/c0/flat/x.json",
+        "source_datastore": "evaleval/EEE_datastore",
+        "source_revision": "c0",
+        "source_path": "flat/objects/67/6f/x).json",
+    }
+    mine = Claim(
+        "o/b", "t", None, (("value", 52.29),), ".eval_results/a.yaml", 3,
+        source_status="checked", **record,
+    )  # fmt: skip
+    other = Claim(
+        "o/b", "t", None, (("value", 96.8),), ".eval_results/b.yaml", 7,
+        source_status="mismatch", **record,
+    )  # fmt: skip
+    text = render_clashes([Clash(mine, other, 12)], "alice/model", "https://hub.example")
+    assert text is not None
+    link = (
+        "https://hub.example/datasets/evaleval/EEE_datastore/blob/c0/flat/objects/67/6f/x%29.json"
+    )
+    assert (
+        f"<br>Source here: [the record]({link}), ✔️ agrees with its record; there: "
+        f"[the record]({link}), ❌ disagrees with its record." in text
+    )
+    plain = Claim("o/b", "t", None, (("value", 1.0),), "a.yaml", 1, source_url="https://x.org")
+    bare = Claim("o/b", "t", None, (("value", 2.0),), "b.yaml", 2)
+    text = render_clashes([Clash(plain, bare, None)], "alice/model", "https://hub.example")
+    assert text is not None
+    assert "Source here: cited, not checked in this run; there: none." in text
+    no_sources = render_clashes([Clash(bare, bare, None)], "m/x", "https://h")
+    assert no_sources is not None
+    assert "Source here" not in no_sources  # neither side cites one
+
+
+def test_claims_keep_their_source_through_the_cache_and_read_older_entries() -> None:
+    claim = Claim(
+        "o/b", "t", None, (("value", 1.0),), "a.yaml", 1,
+        source_url="u", source_status="checked", source_datastore="d/s", source_revision="r",
+        source_path="p",
+    )  # fmt: skip
+    assert Claim.from_json(claim.to_json()) == claim
+    older = {k: v for k, v in claim.to_json().items() if k != "source"}
+    assert Claim.from_json(older) == Claim("o/b", "t", None, (("value", 1.0),), "a.yaml", 1)

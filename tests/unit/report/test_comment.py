@@ -15,6 +15,8 @@ from bot.spec.messages import Diagnostic, Severity
 from bot.spec.model import (
     Benchmark,
     FileReport,
+    SourceCheck,
+    SourceStatus,
     TaskDef,
     Verification,
     VerificationStatus,
@@ -49,7 +51,18 @@ ALLOWED_TAGS = {
 
 
 def hostile_report(text: str, reason: str = "bad-signature") -> FileReport:
-    """A report where every field a user controls carries `text`."""
+    """A report where every field a user controls carries `text` (a linked record's id and
+    revision, and why a record was not read, included)."""
+    report = _hostile_report(text, reason)
+    first, second = report.entries
+    first.source = SourceCheck(
+        SourceStatus.CHECKED, text, datastore=text, revision=text, path=text, record_id=text
+    )
+    second.source = SourceCheck(SourceStatus.UNREADABLE, text, reason=text)
+    return report
+
+
+def _hostile_report(text: str, reason: str) -> FileReport:
     return FileReport(
         path=f".eval_results/{text}.yaml",
         kind="results",

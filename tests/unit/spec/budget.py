@@ -1,7 +1,7 @@
 """Measure one call's CPU time and peak Python memory, for the "bounded cost" tests.
 
-CPU time, not wall time: the cost is the work the input makes the parser do, which does not
-grow when other processes share the cores (the suite runs on two workers beside servers).
+CPU time of this process, not wall time: the bound is on the work hostile input can cause,
+which other load on the machine does not change.
 """
 
 from __future__ import annotations
@@ -25,8 +25,7 @@ class Cost:
 
 
 def measure(action: Callable[[], T]) -> tuple[T, Cost]:
-    """Run `action` twice: timed (this process's CPU time) without tracing, then under
-    tracemalloc for the peak."""
+    """Run `action` twice: its CPU time without tracing, then under tracemalloc for the peak."""
     started = time.process_time()
     result = action()
     seconds = time.process_time() - started

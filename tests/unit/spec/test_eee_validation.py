@@ -329,3 +329,19 @@ def test_null_at_an_optional_field_reads_as_absent_as_eees_validator_reads_it() 
     row["evaluation"]["is_correct"] = None
     broken = validate_eee_file("x_samples.jsonl", json.dumps(row).encode())
     assert [d.field for d in broken.diagnostics] == ["evaluation.is_correct"]
+
+
+@pytest.mark.parametrize(
+    ("content", "found"),
+    [(b"[]", "a JSON array"), (b'"0.3.0"', "a JSON string"), (b"3", "a JSON number")],
+)
+def test_a_document_that_is_not_an_object_is_named_so(content: bytes, found: str) -> None:
+    """`[]` is JSON, only not a record: not "no schema_version"."""
+    (diagnostic,) = validate_eee_file("record.json", content).diagnostics
+    assert diagnostic.code == "EEE-NOT-OBJECT"
+    assert diagnostic.message == f"the file holds {found}, not a JSON object"
+    assert diagnostic.line == 1
+    rows = validate_eee_file("samples.jsonl", b"[1]\n").diagnostics
+    assert [(d.code, d.message) for d in rows] == [
+        ("EEE-NOT-OBJECT", "the row holds a JSON array, not a JSON object")
+    ]

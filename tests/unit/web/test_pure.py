@@ -3,6 +3,7 @@ the history records."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 
 from bot.report.comment import Counts
@@ -252,3 +253,70 @@ def test_the_badge_escapes_what_results_say() -> None:
     assert "&lt;script&gt;" in svg
     assert "1 &lt; 2 &amp; 3" in svg
     assert svg.startswith('<svg xmlns="http://www.w3.org/2000/svg"')
+
+
+def test_verdicts_keep_each_sources_state_and_the_pr_page_shows_it() -> None:
+    """Checked, disagreeing and unread sources are kept apart in the history and on the page."""
+    from dataclasses import asdict
+
+    from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+    from bot.spec.model import (
+        Dialect,
+        EntryReport,
+        FileReport,
+        ResultEntry,
+        SourceCheck,
+        SourceStatus,
+    )
+    from bot.store.history import PrHistory
+    from bot.web.site import WEB_ROOT
+
+    def entry(index: int, source: SourceCheck | None) -> EntryReport:
+        data = {"dataset": {"id": "TIGER-Lab/MMLU-Pro", "task_id": "mmlu_pro"}, "value": 52.29}
+        result = ResultEntry(index, 1 + index, data, Dialect.LIVE, "TIGER-Lab/MMLU-Pro", "mmlu_pro")
+        return EntryReport(result, source=source)
+
+    url = "https://huggingface.co/datasets/evaleval/EEE_datastore/blob/c0ffee/flat/objects/x.json"
+    where = {"datastore": "evaleval/EEE_datastore", "revision": "c0ffee", "path": "flat/x.json"}
+    entries = [
+        entry(0, SourceCheck(SourceStatus.CHECKED, url, record_id="mmlu-pro/yi/1", **where)),
+        entry(1, SourceCheck(SourceStatus.MISMATCH, url, record_id="mmlu-pro/yi/1", **where)),
+        entry(2, SourceCheck(SourceStatus.UNREADABLE, url, reason="timeout", **where)),
+        entry(3, SourceCheck(SourceStatus.LINKED, "https://arxiv.org/abs/1")),
+        entry(4, None),
+    ]
+    report = FileReport(".eval_results/mmlu_pro.yaml", "results", [], entries)
+    verdict = verdict_of(
+        "c" * 40, "posted", "open", Counts(5, 0, 5, 0, 0, 0), datetime(2026, 11, 24, tzinfo=UTC),
+        reports=[report],
+    )  # fmt: skip
+    assert [(e.source, e.source_record) for e in verdict.entries] == [
+        ("checked", "mmlu-pro/yi/1"),
+        ("mismatch", "mmlu-pro/yi/1"),
+        ("unreadable", "flat/x.json"),
+        ("linked", ""),
+        ("", ""),
+    ]
+    assert verdict.entries[0].source_revision == "c0ffee"
+    raw = json.dumps(asdict(verdict))
+    (kept,) = parse_pr_history(4, [raw]).verdicts
+    assert kept == verdict  # the API serves asdict(verdict): the fields travel as they are
+
+    templates = Environment(
+        loader=FileSystemLoader(str(WEB_ROOT / "templates")),
+        autoescape=select_autoescape(default=True),
+    )
+    html = templates.get_template("pr.html").render(
+        bot_name="evalbot",
+        path="/pr/alice/model/4",
+        repo="alice/model",
+        pr=PrHistory(4, (kept,)),
+        pr_url="",
+        commit_url="",
+        file_url="",
+    )
+    assert "🔗 ✔️ checked</span> against record <code>mmlu-pro/yi/1</code> at <code>c0ffee" in html
+    assert "🔗 disagrees</span> with record <code>mmlu-pro/yi/1</code>" in html
+    assert "🔗 not checked</span> the record <code>flat/x.json</code> could not be read" in html
+    assert html.count('<li><span class="badge') == 3  # the plain link and no source: not listed

@@ -1,0 +1,61 @@
+"""The user's refreshed copy of the Hub's evaluation-framework list (`evalbot frameworks
+refresh`), kept in the user's cache folder (platformdirs: `$XDG_CACHE_HOME/evalbot`, by default
+`~/.cache/evalbot`, on Linux), never inside the installed package.
+
+Readers prefer it to the list shipped with the release while it is at least as recent (a newer
+release's list wins over an old refresh). A copy that cannot be read is said on stderr and
+left aside: it is a cache, and the shipped list still checks.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import platformdirs
+
+from bot.spec import frameworks
+from bot.spec.frameworks import FrameworkList, FrameworkListError
+
+FILE_NAME = "evaluation_frameworks.json"
+
+
+def cache_dir() -> Path:
+    """evalbot's folder in the user's cache."""
+    return Path(platformdirs.user_cache_dir("evalbot", appauthor=False))
+
+
+def user_list_path() -> Path:
+    return cache_dir() / FILE_NAME
+
+
+def load_user_list() -> FrameworkList | None:
+    """The refreshed copy, or None when there is none (or it cannot be read: said on stderr)."""
+    path = user_list_path()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        print(f"evalbot: {path}: {error.strerror}; using the shipped list", file=sys.stderr)
+        return None
+    try:
+        return FrameworkList.from_json(json.loads(text))
+    except (ValueError, FrameworkListError) as error:
+        print(
+            f"evalbot: {path}: not a framework list ({error}); using the shipped list"
+            " (`evalbot frameworks refresh` writes it again)",
+            file=sys.stderr,
+        )
+        return None
+
+
+def use_freshest() -> Path | None:
+    """Check against the user's refreshed list when it is at least as recent as the shipped
+    one; returns its path then, else None."""
+    fresher = load_user_list()
+    if fresher is None or fresher.refreshed < frameworks.KNOWN.refreshed:
+        return None
+    frameworks.use(fresher)
+    return user_list_path()

@@ -1,0 +1,125 @@
+"""`evalbot playground [--port N] [--host ADDRESS]`: the web pages' playground on this computer.
+
+What a model owner needs to try files in a browser: the landing page and the playground
+(docs/web.md), under uvicorn, with no Redis, no Hub token, no webhook secret and no bot name,
+and only on a loopback address. A command of its own rather than `evalbot web --local`: `web`
+is the operator's process and reads the bot's whole environment; this one reads none of it
+(docs/web.md, "On your computer").
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import os
+import sys
+from typing import TYPE_CHECKING
+
+from bot.cli import messages
+
+if TYPE_CHECKING:
+    from starlette.responses import Response
+    from starlette.types import ASGIApp
+
+#: The names a loopback address goes by; any other `--host` is refused.
+LOCAL_NAMES = ("localhost",)
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "playground", help=messages.PLAYGROUND_HELP, description=messages.PLAYGROUND_DESCRIPTION
+    )
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="a loopback address to bind (default: %(default)s)"
+    )
+    parser.add_argument("--port", type=int, default=8001, help="port (default: %(default)s)")
+    parser.set_defaults(run=run, fd=None)
+
+
+def is_loopback(host: str) -> bool:
+    if host.lower() in LOCAL_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def run(args: argparse.Namespace) -> int:
+    if not is_loopback(args.host):
+        print(messages.PLAYGROUND_NOT_LOOPBACK.format(host=args.host), file=sys.stderr)
+        return 2
+    try:
+        import jinja2  # noqa: F401
+        import starlette  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError as missing:
+        print(messages.PLAYGROUND_NEEDS_SERVER.format(module=missing.name), file=sys.stderr)
+        return 2
+    from bot.cli.sources import UsageError
+    from bot.logs import configure_logging
+
+    try:
+        app = _app(args.host)
+    except UsageError as error:
+        print(error, file=sys.stderr)
+        return 2
+    configure_logging("WARNING")
+    from bot.cli.serving import serve
+    from bot.httpguards import BODY_TIMEOUT_S
+
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    print(messages.PLAYGROUND_READY.format(url=f"http://{host}:{args.port}/playground"))
+    sys.stdout.flush()
+    serve(app, args, lifespan="off", header_timeout_s=BODY_TIMEOUT_S)
+    return 0
+
+
+def _app(host: str) -> ASGIApp:
+    """The playground's app: the user's own configuration (policy, issuers, mapping table) as
+    `evalbot validate` and `convert` read it, benchmarks read anonymously from `HF_ENDPOINT`."""
+    from huggingface_hub import HfApi, constants
+    from starlette.middleware.trustedhost import TrustedHostMiddleware
+
+    from bot.adapters.issuers_file import registry_for_cli
+    from bot.adapters.jwks_http import HttpxJwksFetcher
+    from bot.cli.sources import UsageError, load_policy, mapping_table
+    from bot.httpguards import BODY_TIMEOUT_S, SlowBodyGuard
+    from bot.hub.client import HfHubClient, use_hub_timeout_from_env
+    from bot.settings import SettingsError
+    from bot.tokens.issuers import IssuerConfigError
+    from bot.web.app import create_playground_app
+    from bot.web.benchmarks import CachedHubBenchmarks
+    from bot.web.errorpage import error_page
+    from bot.web.guards import OperatorGate, session_key
+    from bot.web.webcontext import WebContext
+
+    try:
+        use_hub_timeout_from_env(os.environ)
+        registry = registry_for_cli(None, fetcher=HttpxJwksFetcher())
+    except (SettingsError, IssuerConfigError, OSError) as error:
+        raise UsageError(f"evalbot playground: {error}") from error
+    hub_url = constants.ENDPOINT.rstrip("/")
+    # Anonymous, as the bot's pages read the Hub: a page served here shows only what anyone
+    # may read, whatever token this computer holds.
+    api = HfApi(endpoint=hub_url, token=False)
+    context = WebContext(
+        redis=None,
+        queue="",
+        hub_url=hub_url,
+        bot_name="evalbot",
+        operators=OperatorGate(session_key()),  # no sign-in: no one is an operator
+        benchmarks=CachedHubBenchmarks(HfHubClient(api)),
+        registry=registry,
+        policy=load_policy(),
+        mappings=mapping_table([], command="evalbot playground"),
+    )
+    app = create_playground_app(context)
+    # A page of another site whose name resolves to 127.0.0.1 (DNS rebinding) is refused.
+    allowed = ["127.0.0.1", "localhost", "::1", "[::1]", host]
+    trusted = TrustedHostMiddleware(app, allowed_hosts=allowed)
+
+    def refuse(status: int) -> Response:
+        return error_page(status, bot_name="evalbot", hub_url=hub_url)
+
+    return SlowBodyGuard(trusted, timeout_s=BODY_TIMEOUT_S, refuse=refuse)

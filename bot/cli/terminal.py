@@ -1,0 +1,91 @@
+"""What the commands do differently on a terminal: colour and progress.
+
+Colour (`--color auto|always|never`): `always` and `never` decide; `auto` follows
+https://no-color.org (`NO_COLOR` set and not empty: no colour) then https://force-color.org
+(`FORCE_COLOR` set and not empty: colour), else colour only when the output is a terminal.
+`NO_COLOR` wins over `FORCE_COLOR`, as in rich.
+
+Progress: a `rich.progress` bar on standard error for work that can take a while (reading a
+large framework output, every record of a datastore), shown only when standard error is a
+terminal; elsewhere (CI logs, pipes, the tests) it draws nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import IO, TypeVar
+
+T = TypeVar("T")
+
+COLOR_CHOICES = ("auto", "always", "never")
+
+
+def add_color_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--color",
+        choices=COLOR_CHOICES,
+        default="auto",
+        help="colour the text report: auto (default: on a terminal, unless NO_COLOR is set, "
+        "or when FORCE_COLOR is), always or never",
+    )
+
+
+def colour_wanted(
+    choice: str, stream: IO[str] | None = None, environ: Mapping[str, str] | None = None
+) -> bool:
+    """Whether to colour what goes to `stream` (default: standard output)."""
+    if choice in ("always", "never"):
+        return choice == "always"
+    env = os.environ if environ is None else environ
+    if env.get("NO_COLOR"):
+        return False
+    if env.get("FORCE_COLOR"):
+        return True
+    out = sys.stdout if stream is None else stream
+    return out.isatty()
+
+
+def progress(items: Iterable[T], *, total: int | None, description: str) -> Iterator[T]:
+    """`items`, with a progress bar on a terminal's standard error (nothing elsewhere)."""
+    if not sys.stderr.isatty():
+        yield from items
+        return
+    from rich.console import Console
+    from rich.progress import track
+
+    console = Console(stderr=True)
+    yield from track(items, total=total, description=description, transient=True, console=console)
+
+
+@contextmanager
+def reading(path: str, size: int) -> Iterator[None]:
+    """A spinner while one large input is read and parsed (no steps to count), on a
+    terminal's standard error and only for inputs over `LARGE_INPUT_BYTES`."""
+    if size < LARGE_INPUT_BYTES or not sys.stderr.isatty():
+        yield
+        return
+    from rich.console import Console
+
+    with Console(stderr=True).status(f"reading {path} ({size / 1e6:.0f} MB)"):
+        yield
+
+
+@contextmanager
+def working(what: str) -> Iterator[None]:
+    """A spinner saying `what` while work with no steps to count runs, on a terminal's
+    standard error only."""
+    if not sys.stderr.isatty():
+        yield
+        return
+    from rich.console import Console
+
+    with Console(stderr=True).status(what):
+        yield
+
+
+#: Inputs from this size up get a spinner (a 50 MB lm-eval output takes seconds to read).
+LARGE_INPUT_BYTES = 5 * 1024 * 1024
