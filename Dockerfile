@@ -22,12 +22,13 @@ RUN apt-get update \
 RUN useradd --create-home --uid 1000 --shell /usr/sbin/nologin evalbot
 
 WORKDIR /app
-# Runtime dependencies only (no [dev] extras), exactly the lock with its hashes, in a layer
-# of their own that a code change does not rebuild; the build backend from its own lock, so
-# the build without isolation below downloads nothing (docs/operating.md, "Dependencies").
-COPY requirements/runtime.txt requirements/build.txt ./requirements/
+# The server install (`evalbot[server]`, no [dev] extras), exactly its lock with its hashes, in
+# a layer of their own that a code change does not rebuild; the build backend from its own
+# lock, so the build without isolation below downloads nothing (docs/operating.md,
+# "Dependencies").
+COPY requirements/server.txt requirements/build.txt ./requirements/
 RUN pip install --require-hashes -r requirements/build.txt \
-    && pip install --require-hashes -r requirements/runtime.txt \
+    && pip install --require-hashes -r requirements/server.txt \
     && rm -rf requirements
 COPY pyproject.toml README.md ./
 COPY bot ./bot

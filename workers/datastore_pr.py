@@ -4,37 +4,68 @@ The datastores are the dataset repos `config/bot.yaml` names (`workers.datastore
 one comes here from the pipeline's dataset branch instead of the benchmark check. One run:
 the PR's details with its diff (1 call), main's index brought up to date
 (`workers.datastore_index`: 1 call for main's commit, and when main moved, its tree plus the
-records that changed), the other open PRs' hashes (1 listing, 1 call per PR, and their
-records only when their head moved), then each changed file read at the head (a samples file
-streamed), the pure check (`bot.eee.submission`) and the comment (`bot.eee.comment`) posted
-or edited in place. `recheck` and `help` are heard from the datastore's maintainers.
+records that changed), the other open PRs' records (the listing, 2 calls, then at most
+`COMPARE_BUDGET` calls for the PRs whose head moved; a follow-up run carries on past it),
+then each changed file read at the head (a samples file streamed), the pure check
+(`bot.eee.submission`, first come, first served among open PRs) and the comment
+(`bot.eee.comment`) posted or edited in place; the verdict goes to the pages' history
+(`workers.datastore_history`). `recheck` and `help` are heard from the datastore's
+maintainers.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 from bot.contract.events import PrEvent
 from bot.eee.comment import render_submission
-from bot.eee.submission import Change, DatastorePolicy, Unreadable, check_submission
-from bot.hub.datastore import HubDatastore, tree_changes
-from bot.hub.errors import HubFileUnreadable, HubPermanentError, HubTransientError
+from bot.eee.records import MAX_RECORD_BYTES
+from bot.eee.submission import (
+    Change,
+    Claims,
+    DatastorePolicy,
+    SubmissionReport,
+    Unreadable,
+    check_submission,
+)
+from bot.hub.budget import HubCalls, current
+from bot.hub.datastore import HubDatastore, git_blob_id, tree_changes
+from bot.hub.errors import HubPermanentError, HubTransientError
 from bot.hub.pulls import Change as DiffChange
-from bot.hub.pulls import DiffFile, PullRequest
+from bot.hub.pulls import DiffFile, PrStatus, PullRequest
+from bot.hub.standing import DatasetPrClient
+from bot.logs import log_json
 from bot.report.comment import CommentContext, head_of_comment, help_reply_marker, render_help
 from bot.report.texts import REPORT_MARKER
 from bot.spec.model import same_hub_name
+from workers.datastore_history import (
+    follow_up_allowed,
+    queue_follow_up,
+    record_checked,
+    record_datastore_verdict,
+)
 from workers.datastore_index import (
+    COMPARE_BUDGET,
+    BlobHashes,
+    Held,
     MainIndex,
+    PrRecords,
+    author_of,
+    compare_open_prs,
     forget_pr,
     hash_index,
+    head_time,
+    is_record_path,
     main_index,
-    open_pr_hashes,
     remember_pr,
+    stored_pr,
 )
 from workers.fleet import Lease
 from workers.runtime import Runtime
+
+log = logging.getLogger("evalbot.worker")
 
 
 def datastore_policy(runtime: Runtime, repo_id: str) -> DatastorePolicy | None:
@@ -45,64 +76,167 @@ def datastore_policy(runtime: Runtime, repo_id: str) -> DatastorePolicy | None:
 def run_datastore_event(
     event: PrEvent, runtime: Runtime, lease: Lease, policy: DatastorePolicy
 ) -> str:
-    """One event on a datastore PR; the outcome's name (`workers.pipeline.Outcome` values)."""
+    """One event on a datastore PR; the outcome's name (`workers.pipeline.Outcome` values).
+    Its Hub calls (the run's count, `bot.hub.budget`) are logged with the comparison's extent."""
     hub = runtime.datastore_hub
     client = runtime.datasets
     if hub is None or client is None:
         return "no-results"
-    pr = client.dataset_pull_request(event.repo_id, event.pr_num)
-    if not pr.is_pull_request or pr.head_sha is None:
-        return "not-a-pr"
-    if event.kind == "command":
-        heard = _command(event, pr, runtime, lease)
-        if heard is not None:
-            return heard
-    existing = pr.find_bot_comment(runtime.bot_name, REPORT_MARKER)
-    if existing is not None and not pr.may_replace(head_of_comment(existing.raw), pr.head_sha):
-        return "stale"
-    head = pr.head_sha
-    diff = list(pr.diff_files) if pr.has_diff else _tree_diff(hub, pr)
-    changes = _changes(diff)
-    if not changes and existing is None:
-        return "no-results"
-    main = main_index(runtime.redis, hub, pr.repo_id)
-    removed = {c.path for c in changes if c.kind == "removed"}
-    others, unread = open_pr_hashes(
-        runtime.redis,
-        hub,
-        pr.repo_id,
-        pr.num,
-        details=lambda num: client.dataset_pull_request(pr.repo_id, num),
-        changed=lambda other: (c.path for c in _changes(list(other.diff_files))),
+    calls = current()
+    run = _DatastoreRun(
+        event, runtime, lease=lease, policy=policy, hub=hub, client=client, calls=calls
     )
-    files = HubDatastoreFiles(hub, pr.repo_id, head, changes, main)
-    result = check_submission(changes, files, hash_index(main, removed, others), policy, pr=pr.num)
-    body = render_submission(
-        result,
-        policy,
-        CommentContext(
-            repo_id=pr.repo_id,
-            pr_num=pr.num,
-            head_sha=head,
-            bot_name=runtime.bot_name,
-            pr_state=pr.status.value,
-            hub_url=runtime.hub_url,
-            repo_type="dataset",
-        ),
-        unread_prs=unread,
+    outcome = run.outcome()
+    log_json(
+        log,
+        logging.INFO,
+        "datastore run",
+        delivery=event.delivery_id,
+        repo=event.repo_id,
+        pr=event.pr_num,
+        outcome=outcome,
+        hub_calls=calls.made,
+        compared=run.compared,
+        not_compared=run.not_compared,
     )
-    if pr.status.value in ("open", "draft"):
-        remember_pr(runtime.redis, pr.repo_id, pr.num, head, result.hashes)
-    else:
-        forget_pr(runtime.redis, pr.repo_id, pr.num)
-    if existing is not None and existing.raw == body:
-        return "unchanged"
-    lease.still_held()
-    if existing is not None:
-        client.edit_comment(pr.repo_id, pr.num, existing.id, body, repo_type="dataset")
-        return "edited"
-    client.post_comment(pr.repo_id, pr.num, body, repo_type="dataset")
-    return "posted"
+    return outcome
+
+
+class _DatastoreRun:
+    """The steps of one run, in order (`outcome`); the comparison's extent is kept for the log."""
+
+    def __init__(
+        self,
+        event: PrEvent,
+        runtime: Runtime,
+        *,
+        lease: Lease,
+        policy: DatastorePolicy,
+        hub: HubDatastore,
+        client: DatasetPrClient,
+        calls: HubCalls,
+    ) -> None:
+        self.event = event
+        self.runtime = runtime
+        self.lease = lease
+        self.policy = policy
+        self.hub = hub
+        self.client = client
+        self.calls = calls
+        self.compared = 0
+        self.not_compared: list[int] = []
+
+    def outcome(self) -> str:
+        event, runtime, hub, client = self.event, self.runtime, self.hub, self.client
+        pr = client.dataset_pull_request(event.repo_id, event.pr_num)
+        if not pr.is_pull_request or pr.head_sha is None:
+            return "not-a-pr"
+        if event.kind == "command":
+            heard = _command(event, pr, runtime, self.lease)
+            if heard is not None:
+                return heard
+        existing = pr.find_bot_comment(runtime.bot_name, REPORT_MARKER)
+        if existing is not None and not pr.may_replace(head_of_comment(existing.raw), pr.head_sha):
+            return "stale"
+        head = pr.head_sha
+        diff = list(pr.diff_files) if pr.has_diff else _tree_diff(hub, pr)
+        changes = datastore_changes(diff)
+        if not changes and existing is None:
+            record_checked(runtime, pr, head)
+            return "no-results"
+        main_commit = hub.main(pr.repo_id)
+        main = main_index(runtime.redis, hub, pr.repo_id, main_commit.sha)
+        removed = {c.path for c in changes if c.kind == "removed"}
+        now = runtime.clock()
+        others = compare_open_prs(
+            runtime.redis,
+            hub,
+            pr.repo_id,
+            pr.num,
+            details=lambda num: client.dataset_pull_request(pr.repo_id, num),
+            changed=lambda other: (c.path for c in datastore_changes(other.diff_files)),
+            calls=self.calls,
+            limit=COMPARE_BUDGET,
+            now=now,
+        )
+        self.compared, self.not_compared = len(others.prs), others.not_compared
+        live = pr.status in (PrStatus.OPEN, PrStatus.DRAFT)
+        follow_up = bool(others.not_compared) and live
+        if follow_up:
+            follow_up = follow_up_allowed(runtime, pr.repo_id, pr.num, head)
+        previous = stored_pr(runtime.redis, pr.repo_id, pr.num)
+        claims = Claims(
+            pr.num,
+            author_of(pr),
+            head_time(pr, now),
+            previous.since_of() if previous is not None else {},
+        )
+        files = HubDatastoreFiles(hub, pr.repo_id, head, changes, main)
+        index = hash_index(main, removed, others)
+        result = check_submission(changes, files, index, self.policy, pr=pr.num, claims=claims)
+        body = render_submission(
+            result,
+            self.policy,
+            CommentContext(
+                repo_id=main_commit.repo_id,  # the Hub's spelling, whoever queued the run
+                pr_num=pr.num,
+                head_sha=head,
+                bot_name=runtime.bot_name,
+                pr_state=pr.status.value,
+                hub_url=runtime.hub_url,
+                repo_type="dataset",
+                pages_url=runtime.public_url,
+            ),
+            not_compared=others.not_compared,
+            beyond=others.beyond,
+            follow_up=follow_up,
+        )
+        if live:
+            _remember_own(runtime, pr, head, result, files=files, claims=claims)
+        else:
+            forget_pr(runtime.redis, pr.repo_id, pr.num)
+        if existing is not None and existing.raw == body:
+            outcome = "unchanged"
+        else:
+            self.lease.still_held()
+            if existing is not None:
+                client.edit_comment(pr.repo_id, pr.num, existing.id, body, repo_type="dataset")
+                outcome = "edited"
+            else:
+                client.post_comment(pr.repo_id, pr.num, body, repo_type="dataset")
+                outcome = "posted"
+        if follow_up:
+            queue_follow_up(runtime, pr.repo_id, pr.num, head)
+        record_datastore_verdict(runtime, pr, head, result, outcome=outcome, main=main_commit)
+        return outcome
+
+
+def _remember_own(
+    runtime: Runtime,
+    pr: PullRequest,
+    head: str,
+    result: SubmissionReport,
+    *,
+    files: HubDatastoreFiles,
+    claims: Claims,
+) -> None:
+    """Keep this PR's records at datastore paths for the other PRs' runs (with when this PR
+    first held each and its author), and each content's hash by its ids, so no run reads it
+    again (`workers.datastore_index`)."""
+    records = PrRecords(head, claims.author)
+    learned: dict[str, str] = {}
+    for path, digest in result.hashes.items():
+        content = result.contents.get(path)
+        if content is None or not is_record_path(path):
+            continue
+        records.held[path] = Held(digest, content, claims.since.get(digest, claims.at))
+        value = f"{digest} {content}"
+        learned[content] = value  # an LFS file's id is its content's sha256
+        blob = files.blob_ids.get(path)
+        if blob is not None:
+            learned[blob] = value
+    remember_pr(runtime.redis, pr.repo_id, pr.num, records)
+    BlobHashes(runtime.redis, pr.repo_id).store(learned)
 
 
 class HubDatastoreFiles:
@@ -118,6 +252,8 @@ class HubDatastoreFiles:
         self._main = main
         self._at_head = {c.path for c in changes if c.kind != "removed"}
         self._removed = {c.path for c in changes if c.kind == "removed"}
+        #: The git blob id of each file read whole at the head (the Hub's id for it).
+        self.blob_ids: dict[str, str] = {}
 
     def _revision(self, path: str) -> str:
         return self._head if path in self._at_head else self._main.sha
@@ -129,7 +265,10 @@ class HubDatastoreFiles:
 
     def read(self, path: str) -> bytes:
         with _as_unreadable(path):
-            return self._hub.read(self._repo_id, path, self._revision(path))
+            content = self._hub.read(self._repo_id, path, self._revision(path))
+        if path in self._at_head and len(content) <= MAX_RECORD_BYTES:
+            self.blob_ids[path] = git_blob_id(content)
+        return content
 
     def chunks(self, path: str) -> Iterator[bytes]:
         with _as_unreadable(path):
@@ -143,24 +282,24 @@ class HubDatastoreFiles:
         except HubPermanentError as error:
             if error.not_found:
                 return None
-            raise
+            raise Unreadable(str(error)) from error
 
 
 @contextmanager
 def _as_unreadable(path: str) -> Iterator[None]:
-    """A file the Hub will not serve for a reason of its own is an error of that file; a file
-    that vanished means the PR changed under the run: retried, to check what is there then."""
+    """A file the Hub refuses to serve (a refusal other than "not found": a 403, a path it
+    will not resolve, a redirect nobody can follow) is an error of that file, with the Hub's
+    reason, and the other files are still checked; a file that vanished means the PR changed
+    under the run: retried, to check what is there then."""
     try:
         yield
-    except HubFileUnreadable as error:
-        raise Unreadable(str(error)) from error
     except HubPermanentError as error:
         if not error.not_found:
-            raise
+            raise Unreadable(str(error)) from error
         raise HubTransientError(f"{path} vanished during the check: {error}") from error
 
 
-def _changes(diff: Iterable[DiffFile]) -> list[Change]:
+def datastore_changes(diff: Iterable[DiffFile]) -> list[Change]:
     """The diff as the check reads it: a rename is its old path removed and its new added."""
     found: dict[str, Change] = {}
     for file in diff:

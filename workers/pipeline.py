@@ -45,10 +45,10 @@ import redis
 
 from bot.contract.events import PrEvent, parse_command
 from bot.eee.sourcecheck import check_sources
+from bot.hub.budget import counting
 from bot.hub.errors import (
     HubError,
     HubFileTooLarge,
-    HubFileUnreadable,
     HubPermanentError,
     HubTransientError,
 )
@@ -73,7 +73,7 @@ from bot.spec.messages import Diagnostic
 from bot.spec.model import BenchmarkLookup, EntryReport, FileReport, same_hub_name
 from bot.spec.validate import validate_results_files
 from bot.store import keys
-from bot.store.history import Verdict, add_verdict, verdict_of
+from bot.store.history import Verdict, add_verdict, recent_visibility, verdict_of
 from bot.store.records import RedisRecordCache
 from bot.tokens.verify import verify_reports
 from workers.benchmark_pr import lease_repo, run_benchmark_event
@@ -111,25 +111,32 @@ def run_event(event: PrEvent, runtime: Runtime, *, owner: str | None = None) -> 
     started = time.perf_counter()
     waited_s = event.waited_s(datetime.now(UTC))
     ttl = runtime.lease_ttl_s
-    if event.repo_type == "dataset":  # a benchmark's eval.yaml (workers.benchmark_pr)
-        repo = lease_repo(event.repo_id)
-        with pr_lease(runtime.redis, repo, event.pr_num, ttl, owner=owner) as lease:
-            datastore = datastore_policy(runtime, event.repo_id)  # an EEE datastore's PR
-            if datastore is not None:
-                outcome = Outcome(run_datastore_event(event, runtime, lease, datastore))
-            else:
-                outcome = Outcome(run_benchmark_event(event, runtime, lease))
-        _log_run(event, None, outcome, started, waited_s)
-        return outcome
-    with pr_lease(runtime.redis, event.repo_id, event.pr_num, ttl, owner=owner) as lease:
-        pr = runtime.hub.pull_request(event.repo_id, event.pr_num)
-        outcome = _run(event, pr, runtime, lease)
-    _log_run(event, pr.head_sha, outcome, started, waited_s)
+    with counting() as calls:  # every Hub request of the run (`bot.hub.budget`)
+        if event.repo_type == "dataset":  # a benchmark's eval.yaml (workers.benchmark_pr)
+            repo = lease_repo(event.repo_id)
+            with pr_lease(runtime.redis, repo, event.pr_num, ttl, owner=owner) as lease:
+                datastore = datastore_policy(runtime, event.repo_id)  # an EEE datastore's PR
+                if datastore is not None:
+                    outcome = Outcome(run_datastore_event(event, runtime, lease, datastore))
+                else:
+                    outcome = Outcome(run_benchmark_event(event, runtime, lease))
+            _log_run(event, None, outcome, started, waited_s, hub_calls=calls.made)
+            return outcome
+        with pr_lease(runtime.redis, event.repo_id, event.pr_num, ttl, owner=owner) as lease:
+            pr = runtime.hub.pull_request(event.repo_id, event.pr_num)
+            outcome = _run(event, pr, runtime, lease)
+    _log_run(event, pr.head_sha, outcome, started, waited_s, hub_calls=calls.made)
     return outcome
 
 
 def _log_run(
-    event: PrEvent, head: str | None, outcome: Outcome, started: float, waited_s: float | None
+    event: PrEvent,
+    head: str | None,
+    outcome: Outcome,
+    started: float,
+    waited_s: float | None,
+    *,
+    hub_calls: int,
 ) -> None:
     log_json(
         log,
@@ -144,6 +151,7 @@ def _log_run(
         ms=round((time.perf_counter() - started) * 1000, 1),
         # Accepted by the receiver -> this run started: the queue, retries and redeliveries.
         queued_ms=None if waited_s is None else round(waited_s * 1000, 1),
+        hub_calls=hub_calls,
     )
 
 
@@ -159,15 +167,17 @@ def _run(event: PrEvent, pr: PullRequest, runtime: Runtime, lease: Lease) -> Out
         maintainers_digest(runtime.maintainers),
     )
     if event.kind == "command" and event.command == "recheck":
-        return _recheck(pr, pr.head_sha, runtime, lease)
+        return _recheck(pr, pr.head_sha, runtime, lease, event.repo_private)
     if event.kind == "command":
         handled = _command(event, pr, runtime, lease)
         if handled is not None:
             return handled
-    return _report(pr, pr.head_sha, runtime, lease)
+    return _report(pr, pr.head_sha, runtime, lease, private_hint=event.repo_private)
 
 
-def _recheck(pr: PullRequest, head_sha: str, runtime: Runtime, lease: Lease) -> Outcome:
+def _recheck(
+    pr: PullRequest, head_sha: str, runtime: Runtime, lease: Lease, private_hint: bool | None
+) -> Outcome:
     """Answer the latest maintainer's recheck of this head, whichever ask queued the run.
 
     Rechecks are coalesced (bot/contract/queue.py), so the run answers every ask made before
@@ -184,7 +194,7 @@ def _recheck(pr: PullRequest, head_sha: str, runtime: Runtime, lease: Lease) -> 
         and head_of_comment(existing.raw) == head_sha
     ):
         return Outcome.COALESCED
-    return _report(pr, head_sha, runtime, lease, asked=True)
+    return _report(pr, head_sha, runtime, lease, asked=True, private_hint=private_hint)
 
 
 def _command(event: PrEvent, pr: PullRequest, runtime: Runtime, lease: Lease) -> Outcome | None:
@@ -205,10 +215,17 @@ def _command(event: PrEvent, pr: PullRequest, runtime: Runtime, lease: Lease) ->
 
 
 def _report(
-    pr: PullRequest, head_sha: str, runtime: Runtime, lease: Lease, *, asked: bool = False
+    pr: PullRequest,
+    head_sha: str,
+    runtime: Runtime,
+    lease: Lease,
+    *,
+    asked: bool = False,
+    private_hint: bool | None = None,
 ) -> Outcome:
     """Bring the report up to date; `asked`: a maintainer's recheck, answered with a report
-    even on a PR that touches no results file (else the ask would leave no trace)."""
+    even on a PR that touches no results file (else the ask would leave no trace);
+    `private_hint`: the webhook's `repo.private` (`repo_visibility`)."""
     existing = pr.find_bot_comment(runtime.bot_name, REPORT_MARKER)
     if not pr.touches_results and existing is None and not asked:
         _record_checked(pr, head_sha, runtime)
@@ -275,7 +292,7 @@ def _report(
         title=pr.title,
         author=pr.author,
     )
-    _record_verdict(pr, head_sha, runtime, verdict)
+    _record_verdict(pr, head_sha, runtime, verdict, private_hint)
     return outcome
 
 
@@ -310,26 +327,25 @@ def _read_results(
     head a moment ago, so a 404 means the PR changed under us (a force-push whose old commit
     is gone) or a Hub replica lags; a retry re-reads the PR and reports on what is there then.
     Parking it (a permanent 404) left the PR without a report (found by the fault suite).
-    A file whose answer cannot be followed (a redirect loop, a `file:` target) or that the
-    Hub declares over the size cap is an error of that file in the report; the others are
-    still read and checked."""
+    A file the Hub refuses to serve otherwise (a 403, a redirect loop, a `file:` target) or
+    declares over the size cap is an error of that file in the report, with the Hub's
+    reason; the others are still read and checked."""
     files: dict[str, bytes] = {}
     unreadable: list[FileReport] = []
     for path in pr.result_files:
         try:
             files[path] = runtime.hub.read_file(pr.repo_id, path, head_sha)
-        except HubFileUnreadable as error:
-            unreadable.append(FileReport(path, "results", [_unreadable(error)]))
         except HubPermanentError as error:
             if not error.not_found:
-                raise
+                unreadable.append(FileReport(path, "results", [_unreadable(error)]))
+                continue
             raise HubTransientError(
                 f"a results file vanished at {head_sha[:12]}: {error}", status=error.status
             ) from error
     return files, unreadable
 
 
-def _unreadable(error: HubFileUnreadable) -> Diagnostic:
+def _unreadable(error: HubPermanentError) -> Diagnostic:
     """The diagnostic for a file that was not read: the usual size error when that is why."""
     if isinstance(error, HubFileTooLarge):
         return messages.make("YAML-TOO-LARGE", size=error.size, limit=error.limit)
@@ -352,19 +368,49 @@ def checked_key(repo_id: str, pr_num: int) -> str:
 VERDICT_REPOS = keys.VERDICT_REPOS
 
 
-def _record_verdict(pr: PullRequest, head_sha: str, runtime: Runtime, verdict: Verdict) -> None:
+def _record_verdict(
+    pr: PullRequest,
+    head_sha: str,
+    runtime: Runtime,
+    verdict: Verdict,
+    private_hint: bool | None,
+) -> None:
     """Remember which head the PR's comment reflects (reconciliation looks for gaps), and the
     verdict in the PR's history (the web pages), in one round trip; the repo's visibility
-    (1 Hub call) decides whether the pages may show it."""
-    try:
-        visibility: str = runtime.hub.repo_visibility(pr.repo_id)
-    except HubError:  # the comment is posted: keep the run, hide the history (fail closed)
-        visibility = "unknown"
+    (`repo_visibility`) decides whether the pages may show it."""
+    visibility, read = repo_visibility(runtime, pr.repo_id, private_hint)
     pipe = runtime.redis.pipeline(transaction=False)
     pipe.set(verdict_key(pr.repo_id, pr.num), head_sha, ex=VERDICT_TTL_S)
     pipe.sadd(VERDICT_REPOS, pr.repo_id)
-    add_verdict(pipe, pr.repo_id, pr.num, verdict, visibility=visibility)
+    add_verdict(pipe, pr.repo_id, pr.num, verdict, visibility=visibility, read_from_hub=read)
     pipe.execute()
+
+
+def repo_visibility(runtime: Runtime, repo_id: str, private_hint: bool | None) -> tuple[str, bool]:
+    """The model repo's visibility for the pages, and whether the Hub was asked for it.
+
+    A webhook names `repo.private`: private is taken at its word, with no call. Whether a
+    public repo is gated is in no payload, so the visibility read from the Hub (`repos.info`)
+    stands for `VISIBILITY_FRESH_S` (`recent_visibility`; this process remembers it as long,
+    `Runtime.visibilities`, so a run makes no round trip for it), unless the webhook
+    contradicts it (a repo recorded private whose webhook says it is not is read again). A
+    Hub that does not answer hides the history (fail closed): the comment is posted, the run
+    is kept."""
+    if private_hint is True:
+        return "private", False
+    known = runtime.visibilities.get(repo_id)  # this process's, to save a round trip
+    if known is None:
+        known = recent_visibility(runtime.redis, repo_id)
+        if known is not None:
+            runtime.visibilities.put(repo_id, known)
+    if known is not None and not (known == "private" and private_hint is False):
+        return known, False
+    try:
+        visibility = runtime.hub.repo_visibility(repo_id)
+    except HubError:
+        return "unknown", False
+    runtime.visibilities.put(repo_id, visibility)
+    return visibility, True
 
 
 def _record_checked(pr: PullRequest, head_sha: str, runtime: Runtime) -> None:

@@ -7,7 +7,9 @@ Celery beat (`evalbot beat`, or `evalbot worker --beat`; one beat per deployment
    overlap), and none while the queue holds more than `max_backlog` events (the workers are
    behind; their pending events will record verdicts anyway);
 2. the repos: `watched_repos` of `config/bot.yaml`, then every repo that ever had a verdict,
-   at most `max_repos` per run, continuing where the last run stopped;
+   then the Every Eval Ever datastores of `datastores:` (their open PRs listed as a dataset
+   repo's, their heads compared with those their runs record under `datasets/<repo>`), at
+   most `max_repos` per run, continuing where the last run stopped;
 3. per repo, its open PRs and their heads (2 Hub calls, `HubClient.open_pull_requests`), and
    the heads recorded for them (one Redis MGET): a PR whose head is neither its verdict's
    (`evalbot:verdict:*`) nor the head last checked without a report (`evalbot:checked:*`)
@@ -38,14 +40,18 @@ from celery import shared_task
 
 from bot.contract.events import DedupeKey
 from bot.contract.queue import publish
+from bot.hub.client import OpenPullRequest, OpenPullRequests
 from bot.hub.errors import HubPermanentError, HubTransientError
 from bot.store import keys
 from bot.store.deadletters import STATS
 from bot.store.history import hide_repo
 from workers.app import RECONCILE_TASK
 from workers.catchup import (
+    CALLS_PER_REPO,
+    DATASETS,
     CatchUp,
     affordable,
+    datastore_entries,
     missing_verdicts,
     next_cursor,
     repos_for_run,
@@ -123,6 +129,8 @@ def _run(runtime: Runtime, report: RunReport) -> None:
     client = runtime.redis
     known = [as_text(repo) for repo in client.smembers(VERDICT_REPOS)]
     repos = repos_in_order(runtime.reconcile.watched_repos, known)
+    if runtime.datastore_hub is not None:
+        repos += datastore_entries(runtime.datastores)
     cursor = int(client.get(CURSOR_KEY) or 0)
     pending: list[CatchUp] = []
     attempted = 0
@@ -134,7 +142,7 @@ def _run(runtime: Runtime, report: RunReport) -> None:
             break
         attempted += 1
         try:
-            listing = runtime.hub.open_pull_requests(repo_id, limit=limits.max_prs_per_repo)
+            listing = _open_prs(runtime, repo_id, limits.max_prs_per_repo)
         except HubTransientError as error:
             report.hub_errors += 1
             pause_s = pause_for(error)
@@ -149,6 +157,8 @@ def _run(runtime: Runtime, report: RunReport) -> None:
             continue
         except HubPermanentError as error:
             report.hub_errors += 1  # a repo gone or closed to the bot: counted, skipped
+            if repo_id.startswith(DATASETS):
+                continue  # a configured datastore: its own runs record what the pages show
             if error.not_found or error.status == 403:
                 # private or deleted since its last verdict, or refused: its history leaves the
                 # pages (no verdict will come to say so). A 401 without `RepoNotFound` rejects
@@ -169,6 +179,16 @@ def _run(runtime: Runtime, report: RunReport) -> None:
     queued = queue_catch_ups(runtime, pending)
     report.queued = queued
     report.duplicates = len(pending) - queued
+
+
+def _open_prs(runtime: Runtime, repo_id: str, limit: int) -> OpenPullRequests:
+    """A repo's open PRs with their heads (2 calls); a datastore's through its dataset API."""
+    if not repo_id.startswith(DATASETS):
+        return runtime.hub.open_pull_requests(repo_id, limit=limit)
+    assert runtime.datastore_hub is not None
+    heads = runtime.datastore_hub.open_pull_requests(repo_id.removeprefix(DATASETS), limit=limit)
+    prs = tuple(OpenPullRequest(num, head) for num, head in sorted(heads.items()))
+    return OpenPullRequests(prs, CALLS_PER_REPO if prs else 1)
 
 
 def _recorded_heads(

@@ -37,6 +37,7 @@ from bot.hub.standing import DatasetPrClient, ResultsReader
 from bot.settings import Settings
 from bot.spec.validate import Policy
 from bot.store import REDIS_TIMEOUT_S, keys
+from bot.store.history import VISIBILITY_FRESH_S
 from bot.tokens.issuers import (
     REFETCH_INTERVAL_S,
     IssuerPolicy,
@@ -106,6 +107,30 @@ class Runtime:
     #: The web pages' public address (`EVALBOT_WEB_PUBLIC_URL`): the comment links each PR's
     #: details page there; None: no link.
     public_url: str | None = None
+    #: Repos' visibility as this process last learned it (`workers.pipeline.repo_visibility`).
+    visibilities: TimedMemo = field(default_factory=lambda: TimedMemo(VISIBILITY_FRESH_S))
+
+
+class TimedMemo:
+    """What this process learned lately, by key, each for `ttl_s` (monotonic clock), at most
+    `limit` keys (the oldest go first): a read saved, never a truth kept."""
+
+    def __init__(self, ttl_s: float, limit: int = 4096) -> None:
+        self._ttl_s = ttl_s
+        self._limit = limit
+        self._values: dict[str, tuple[float, str]] = {}
+
+    def get(self, key: str) -> str | None:
+        found = self._values.get(key)
+        if found is None or found[0] < time.monotonic():
+            return None
+        return found[1]
+
+    def put(self, key: str, value: str) -> None:
+        self._values.pop(key, None)
+        if len(self._values) >= self._limit:
+            del self._values[next(iter(self._values))]
+        self._values[key] = (time.monotonic() + self._ttl_s, value)
 
 
 @dataclass(frozen=True, slots=True)

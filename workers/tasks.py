@@ -69,7 +69,7 @@ from kombu.exceptions import OperationalError
 
 from bot.contract.events import PrEvent
 from bot.contract.queue import TASK_NAME, queue_done, queue_touch
-from bot.hub.errors import HubPermanentError, HubTransientError
+from bot.hub.errors import HubError, HubPermanentError, HubTransientError
 from bot.logs import log_json
 from bot.settings import Settings
 from bot.store import REDIS_TIMEOUT_S, keys
@@ -89,6 +89,7 @@ from workers.fleet import (
 from workers.pipeline import run_event
 from workers.runtime import Runtime
 from workers.startup import StartupError, worker_runtime
+from workers.unchecked import mark_unchecked, why_not_checked
 
 #: Retries for failures that may pass (Hub outages, Redis blips); about 10 minutes in all.
 MAX_TRANSIENT_RETRIES = 8
@@ -374,7 +375,9 @@ def handle(task: Task[Any, Any], event: dict[str, Any], runtime: Runtime) -> str
     gave_up = on_start(started)
     if gave_up is not None:
         attempts.forget()
-        return _give_up(runtime.redis, event, gave_up, task_id)
+        parked = _give_up(runtime.redis, event, gave_up, task_id)
+        _tell_unchecked(runtime, parsed, gave_up, task_id, None)
+        return parked
     if started > 1:
         _count_retry(runtime, "worker-lost")  # redelivered after its worker died mid-run
     outcome: str | None = None
@@ -396,7 +399,9 @@ def handle(task: Task[Any, Any], event: dict[str, Any], runtime: Runtime) -> str
                 next_run_in = decision.countdown
                 raise task.retry(countdown=decision.countdown, max_retries=None) from error
             finished = True
-            return _give_up(runtime.redis, event, decision, task_id)
+            parked = _give_up(runtime.redis, event, decision, task_id)
+            _tell_unchecked(runtime, parsed, decision, task_id, error)
+            return parked
         finished = True
         return outcome
     finally:
@@ -529,6 +534,18 @@ class Attempts:
 
     def forget(self) -> None:
         self._client.delete(self._key)
+
+
+def _tell_unchecked(
+    runtime: Runtime, event: PrEvent, decision: Park, task_id: str, error: Exception | None
+) -> None:
+    """Once parked, the PR's comment says its current head was not checked, and why, rather
+    than keeping an earlier head's verdict (`workers.unchecked`; best effort, logged)."""
+    status = error.status if isinstance(error, HubError) else None
+    try:
+        mark_unchecked(runtime, event, why_not_checked(decision.reason, status), owner=task_id)
+    except Exception:  # the event is parked whatever happens here
+        log.exception("could not note the unchecked head of %s", event.delivery_id)
 
 
 def _give_up(

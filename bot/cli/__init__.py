@@ -3,7 +3,9 @@
 Each subcommand lives in its own module under `bot.cli` and exposes
 `register(subparsers) -> None`, which adds its parser and sets `run=<callable(args) -> int>`.
 Registration must stay cheap: heavy imports (starlette, celery, huggingface_hub) belong inside
-the `run` callables, so `evalbot validate` in a pre-commit hook starts fast.
+the `run` callables, so `evalbot validate` in a pre-commit hook starts fast. A command that needs
+the server extra also sets `needs_server=True`: without the extra it stops with one line saying
+what to install, before `run` imports anything.
 """
 
 from __future__ import annotations
@@ -13,8 +15,6 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-
-from bot import __version__
 
 #: Modules that provide subcommands, in the order `evalbot --help` lists them.
 COMMAND_MODULES: tuple[str, ...] = (
@@ -77,13 +77,26 @@ HELP_GROUPS: tuple[tuple[str, tuple[str, ...], str], ...] = (
 DOCS_FALLBACK = "docs/README.md in evalbot's source"
 
 
+class _Version(argparse.Action):
+    """`--version`: the installed package's version, looked up only when asked."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="show the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        import bot
+
+        print(f"evalbot {bot.__version__}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="evalbot",
         description="Validate and verify evaluation results for the Hugging Face Hub.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"evalbot {__version__}")
+    parser.add_argument("--version", action=_Version)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module_name in COMMAND_MODULES:
         importlib.import_module(module_name).register(subparsers)
@@ -138,6 +151,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if run is None:
         parser.print_help(sys.stderr)
         return 2
+    if getattr(args, "needs_server", False):
+        from bot.extras import server_refusal
+
+        refusal = server_refusal(f"evalbot {args.command}")
+        if refusal is not None:
+            print(refusal, file=sys.stderr)
+            return 2
     from bot.adapters.frameworks_file import use_freshest
 
     use_freshest()  # the user's `evalbot frameworks refresh`, when fresher than the shipped list

@@ -20,7 +20,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser(
         "beat", help=messages.BEAT_HELP, description=messages.BEAT_DESCRIPTION
     )
-    parser.set_defaults(run=run)
+    parser.set_defaults(run=run, needs_server=True)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -51,6 +51,12 @@ def run(args: argparse.Namespace) -> int:
     if args.file is not None or args.provider is not None:
         print("evalbot issuer: FILE and --provider are for `identity` only", file=sys.stderr)
         return 2
+    # client-secret and identity run on the user install; serving needs the server extra
+    from bot.extras import server_refusal
+
+    if (refusal := server_refusal("evalbot issuer")) is not None:
+        print(refusal, file=sys.stderr)
+        return 2
 
     from bot.httpguards import BODY_TIMEOUT_S
     from bot.issuer.settings import ConfigError, IssuerSettings, SettingsError

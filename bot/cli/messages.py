@@ -177,8 +177,4 @@ PLAYGROUND_NOT_LOOPBACK = (
     "evalbot playground: --host {host}: the playground listens on this computer only "
     "(127.0.0.1, ::1 or localhost); to serve the pages to others, run `evalbot web` (docs/web.md)"
 )
-PLAYGROUND_NEEDS_SERVER = (
-    "evalbot playground: the web server is not installed ({module} is missing): "
-    "pip install 'evalbot[server]'"
-)
 PLAYGROUND_READY = "evalbot playground: {url} (Ctrl-C to stop)"

@@ -16,7 +16,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--limit", type=int, default=20, help=messages.PARKED_LIMIT_HELP)
     add_format_option(parser, help_json=messages.PARKED_JSON_HELP)
-    parser.set_defaults(run=run)
+    parser.set_defaults(run=run, needs_server=True)
 
 
 def run(args: argparse.Namespace) -> int:

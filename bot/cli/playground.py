@@ -33,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--host", default="127.0.0.1", help="a loopback address to bind (default: %(default)s)"
     )
     parser.add_argument("--port", type=int, default=8001, help="port (default: %(default)s)")
-    parser.set_defaults(run=run, fd=None)
+    parser.set_defaults(run=run, fd=None, needs_server=True)
 
 
 def is_loopback(host: str) -> bool:
@@ -48,13 +48,6 @@ def is_loopback(host: str) -> bool:
 def run(args: argparse.Namespace) -> int:
     if not is_loopback(args.host):
         print(messages.PLAYGROUND_NOT_LOOPBACK.format(host=args.host), file=sys.stderr)
-        return 2
-    try:
-        import jinja2  # noqa: F401
-        import starlette  # noqa: F401
-        import uvicorn  # noqa: F401
-    except ImportError as missing:
-        print(messages.PLAYGROUND_NEEDS_SERVER.format(module=missing.name), file=sys.stderr)
         return 2
     from bot.cli.sources import UsageError
     from bot.logs import configure_logging

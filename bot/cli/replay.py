@@ -27,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument("--all", action="store_true", help=messages.REPLAY_ALL_HELP)
     which.add_argument("--index", type=int, metavar="N", help=messages.REPLAY_INDEX_HELP)
-    parser.set_defaults(run=run)
+    parser.set_defaults(run=run, needs_server=True)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -25,7 +25,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "this http://127.0.0.1:PORT URL (one public port, as on a Space; the Space "
         "supervisor passes it)",
     )
-    parser.set_defaults(run=run)
+    parser.set_defaults(run=run, needs_server=True)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -20,7 +20,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "status", help=messages.STATUS_HELP, description=messages.STATUS_DESCRIPTION
     )
     add_format_option(parser, help_json=messages.STATUS_JSON_HELP)
-    parser.set_defaults(run=run)
+    parser.set_defaults(run=run, needs_server=True)
 
 
 def run(args: argparse.Namespace) -> int:

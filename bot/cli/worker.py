@@ -27,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--hostname", default=None, help="node name (default: Celery's)")
     parser.add_argument("--beat", action="store_true", help=messages.WORKER_BEAT_HELP)
-    parser.set_defaults(run=run)
+    parser.set_defaults(run=run, needs_server=True)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -55,6 +55,10 @@ class PrEvent:
     head_sha: str | None = None
     #: "model" (results PRs) or "dataset" (a benchmark's eval.yaml: `workers.benchmark_pr`).
     repo_type: RepoType = "model"
+    #: The payload's `repo.private`, the Hub's word on the repo's visibility when it sent the
+    #: webhook (None: no payload, e.g. reconciliation); the pages' history reads it
+    #: (`workers.pipeline`), so a run needs no Hub call of its own to learn it.
+    repo_private: bool | None = None
 
     def to_json(self) -> dict[str, Any]:
         # Spelled out rather than dataclasses.asdict: this runs per delivery, asdict deep-copies.
@@ -69,6 +73,7 @@ class PrEvent:
             "comment_author_id": self.comment_author_id,
             "head_sha": self.head_sha,
             "repo_type": self.repo_type,
+            "repo_private": self.repo_private,
         }
 
     def waited_s(self, now: datetime) -> float | None:
@@ -112,8 +117,12 @@ class PrEvent:
         repo_type = data.get("repo_type", "model")  # events queued before datasets were read
         if repo_type not in REPO_TYPES:
             raise ValueError(f"unknown repo type {repo_type!r}")
+        private = data.get("repo_private")  # absent in events queued before it was read
+        if private is not None and not isinstance(private, bool):
+            raise ValueError(f"repo_private must be a boolean or null, got {private!r}")
         return cls(
             repo_type=cast(RepoType, repo_type),
+            repo_private=private,
             kind=cast(EventKind, kind),
             repo_id=texts["repo_id"],
             pr_num=pr_num,

@@ -274,11 +274,14 @@ def dedupe_key(dedupe: DedupeKey) -> str:
     return keys.DEDUPE_PREFIX + dedupe.key
 
 
-def publish(client: redis.Redis, events: Sequence[tuple[PrEvent, DedupeKey]]) -> list[bool]:
-    """Accept each event unless its dedupe key is set, due at once: the next sweep of any
-    worker sends it (`workers.liveness`). For publishers to whom ten seconds do not matter
-    (reconciliation); True where accepted. Raises `redis.RedisError` when Redis is
-    unreachable: nothing was accepted then, or the script ran whole."""
+def publish(
+    client: redis.Redis, events: Sequence[tuple[PrEvent, DedupeKey]], *, after_s: int = 0
+) -> list[bool]:
+    """Accept each event unless its dedupe key is set, due `after_s` from now (0: at once):
+    the next sweep of any worker once due sends it (`workers.liveness`). For publishers to
+    whom ten seconds do not matter (reconciliation, a follow-up run); True where accepted.
+    Raises `redis.RedisError` when Redis is unreachable: nothing was accepted then, or the
+    script ran whole."""
     if not events:
         return []
     script_keys, args = accept_call(
@@ -286,7 +289,7 @@ def publish(client: redis.Redis, events: Sequence[tuple[PrEvent, DedupeKey]]) ->
             (dedupe_key(dedupe), dedupe.ttl_s, event.delivery_id, new_task_id(), event_json(event))
             for event, dedupe in events
         ],
-        grace_s=0,
+        grace_s=after_s,
     )
     accepted = client.eval(ACCEPT_SCRIPT, len(script_keys), *script_keys, *args)
     return [int(flag) == 1 for flag in accepted]

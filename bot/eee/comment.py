@@ -14,17 +14,20 @@ import posixpath
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from urllib.parse import quote
 
 from bot.eee import texts
 from bot.eee.submission import DatastorePolicy, SubmissionReport, blocking_warnings
 from bot.report import texts as report_texts
-from bot.report.comment import CommentContext, escape_text
+from bot.report.comment import CommentContext, escape_text, is_repo_id
 from bot.spec.messages import Diagnostic
 from bot.spec.model import FileReport
 
 MAX_FOLDERS = 20
 MAX_FILES = 60
 MAX_PROBLEMS_PER_FILE = 5
+#: Open PRs named in the note of those not compared (the rest counted).
+MAX_PRS_NAMED = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,10 +45,14 @@ def render_submission(
     policy: DatastorePolicy,
     context: CommentContext,
     *,
-    unread_prs: int = 0,
+    not_compared: Sequence[int] = (),
+    beyond: int = 0,
+    follow_up: bool = True,
 ) -> str:
-    """`unread_prs`: open PRs past the bound whose records were not compared (said, so the
-    verdict never claims more than was checked)."""
+    """`not_compared`: open PRs whose records this run's Hub budget did not cover (a
+    follow-up run compares them, when `follow_up`; else a recheck does); `beyond`: open PRs
+    past the bound, never compared. Both are said, so the verdict never claims more than was
+    checked."""
     markers = (
         report_texts.REPORT_MARKER + "\n" + report_texts.HEAD_MARKER.format(sha=context.head_sha)
     )
@@ -55,16 +62,25 @@ def render_submission(
         parts.append(banner)
     parts.append(_verdict(result, policy))
     parts.extend(_files(result.files))
-    if unread_prs:
+    bot = escape_text(context.bot_name, 96)
+    if not_compared:
+        listed = ", ".join(f"#{num}" for num in sorted(not_compared)[:MAX_PRS_NAMED])
+        if len(not_compared) > MAX_PRS_NAMED:
+            listed += texts.MORE_PRS.format(count=len(not_compared) - MAX_PRS_NAMED)
+        then = texts.FOLLOW_UP if follow_up else texts.NO_FOLLOW_UP.format(bot=bot)
         parts.append(
-            texts.UNREAD_PRS.format(count=unread_prs, prs_word=texts.plural(unread_prs, "PR"))
+            texts.NOT_COMPARED.format(
+                prs=listed, prs_word=texts.plural(len(not_compared), "PR"), then=then
+            )
         )
+    if beyond:
+        parts.append(texts.UNREAD_PRS.format(count=beyond, prs_word=texts.plural(beyond, "PR")))
     if result.skipped:
         count = len(result.skipped)
         parts.append(texts.SKIPPED.format(count=count, files_word=texts.plural(count, "file")))
-    bot = escape_text(context.bot_name, 96)
-    # No details link: a datastore PR's verdicts are not kept in the pages' PR history.
-    parts.append(report_texts.FOOTER.format(bot=bot, head=_head_link(context), details=""))
+    parts.append(
+        report_texts.FOOTER.format(bot=bot, head=_head_link(context), details=_details(context))
+    )
     return "\n\n".join(parts)
 
 
@@ -98,6 +114,15 @@ def _files(reports: Sequence[FileReport]) -> list[str]:
         parts.append(_folder(folder, budget))
         shown_files += min(budget, len(folder.reports))
     return parts
+
+
+def _details(context: CommentContext) -> str:
+    """The footer's link to the PR's details page, kept under `datasets/<repo>`."""
+    if context.pages_url is None or not is_repo_id(context.repo_id) or context.pr_num <= 0:
+        return ""
+    repo = quote(context.repo_id, safe="/")
+    url = f"{context.pages_url.rstrip('/')}/pr/datasets/{repo}/{context.pr_num}"
+    return report_texts.DETAILS_LINK.format(url=url)
 
 
 def _head_link(context: CommentContext) -> str:

@@ -37,10 +37,43 @@ def normalized_hash(record: Any) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Holder:
-    """Where a hash was seen: on main (`pr` None) or in another open PR, at `path`."""
+    """Where a hash was seen: on main (`pr` None) or in another open PR, at `path`. For an
+    open PR: when it first held the record (`since`, Hub time in seconds), its author's
+    account, and the sha256 of the file's bytes (`content`)."""
 
     path: str
     pr: int | None = None
+    since: float | None = None
+    author: str | None = None
+    content: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A PR's own claim on one of its records, to weigh against another open PR's: when the
+    PR first held it (`since`, as `Holder.since`), its author, the sha256 of its bytes."""
+
+    pr: int
+    since: float
+    author: str
+    content: str
+
+    def yields_to(self, holder: Holder) -> bool:
+        """Whether `holder` came first: main always; another open PR when it held the record
+        earlier (the lower PR number breaks a tie)."""
+        if holder.pr is None:
+            return True
+        since = holder.since if holder.since is not None else float("inf")
+        return (since, holder.pr) < (self.since, self.pr)
+
+    def copies(self, holder: Holder) -> bool:
+        """A byte-for-byte copy of `holder`'s file from another account."""
+        return (
+            holder.content is not None
+            and holder.content == self.content
+            and holder.author is not None
+            and holder.author != self.author
+        )
 
 
 @dataclass(slots=True)

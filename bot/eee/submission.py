@@ -14,13 +14,14 @@ rules stay acceptable. A deleted record is named.
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from bot.eee import pairing, paths, texts
-from bot.eee.dedupe import HashIndex, Holder, normalized_hash
+from bot.eee.dedupe import Claim, HashIndex, Holder, normalized_hash
 from bot.eee.instances import MAX_SCHEMA_ROWS, InstanceScan, InstanceSummary
 from bot.eee.records import check_record
 from bot.spec import messages
@@ -84,6 +85,8 @@ class SubmissionReport:
     files: list[FileReport] = field(default_factory=list)
     #: Normalised hash of each record checked, by path (the open-PR index is built from these).
     hashes: dict[str, str] = field(default_factory=dict)
+    #: The sha256 of each record's bytes, by path (byte-for-byte copies are named as such).
+    contents: dict[str, str] = field(default_factory=dict)
     #: Changed paths that are no datastore file (a README, .gitattributes): not checked.
     skipped: list[str] = field(default_factory=list)
 
@@ -116,6 +119,21 @@ def blocking_warnings(reports: Iterable[FileReport]) -> int:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Claims:
+    """The PR's claim on its records, weighed against other open PRs' (first come, first
+    served: docs/eee.md): its number, its author's account, and when it first held each
+    evaluation (`since`, by normalised hash, Hub time in seconds; `at` for one not in it)."""
+
+    pr: int
+    author: str
+    at: float
+    since: Mapping[str, float] = field(default_factory=dict)
+
+    def claim(self, digest: str, content: str) -> Claim:
+        return Claim(self.pr, self.since.get(digest, self.at), self.author, content)
+
+
 def check_submission(
     changes: Sequence[Change],
     files: DatastoreFiles,
@@ -123,8 +141,10 @@ def check_submission(
     policy: DatastorePolicy = DatastorePolicy(),
     *,
     pr: int | None = None,
+    claims: Claims | None = None,
 ) -> SubmissionReport:
-    """Check every changed datastore file; `pr` is the PR's number (None offline)."""
+    """Check every changed datastore file; `pr` is the PR's number (None offline). With
+    `claims`, a record another open PR holds is a duplicate only when that PR came first."""
     result = SubmissionReport()
     reports: dict[str, FileReport] = {}
     records: dict[str, dict[str, Any] | None] = {}
@@ -176,7 +196,9 @@ def check_submission(
             scanned.add(samples)
             report.diagnostics.extend(pairing.content_problems(path, record, summary))
         digest = result.hashes[path] = normalized_hash(record)
-        report.diagnostics.extend(_duplicates(digest, path, index, seen, pr))
+        content_id = result.contents[path] = hashlib.sha256(content).hexdigest()
+        claim = claims.claim(digest, content_id) if claims is not None else None
+        report.diagnostics.extend(_duplicates(digest, path, index, seen, pr=pr, claim=claim))
         report.diagnostics = located(content, report.diagnostics)
     for change in ordered:
         path = change.path
@@ -188,7 +210,11 @@ def check_submission(
             continue
         aggregate = paths.aggregate_path(path)
         exists = files.exists(aggregate)
-        record = records[aggregate] if aggregate in records else _peek(files, aggregate, exists)
+        try:
+            record = records[aggregate] if aggregate in records else _peek(files, aggregate, exists)
+        except Unreadable as error:
+            report.diagnostics.append(_unreadable(error, of=f"its record `{aggregate}`"))
+            continue
         if path not in scanned:
             # Its record is not in the PR: the record's declarations (rows, ids, checksum) are
             # still compared with the new file, and a mismatch is this file's error.
@@ -227,7 +253,10 @@ def _deletion_problems(path: str, files: DatastoreFiles) -> list[Diagnostic]:
     gone, or a samples file without its record."""
     if paths.is_samples(path):
         aggregate = paths.aggregate_path(path)
-        record = _peek(files, aggregate, files.exists(aggregate))
+        try:
+            record = _peek(files, aggregate, files.exists(aggregate))
+        except Unreadable as error:
+            return [_unreadable(error, of=f"its record `{aggregate}`")]
         declared = pairing.declared_samples(record) if record is not None else None
         if declared is not None and declared.get("file_path") == path:
             return [
@@ -263,8 +292,11 @@ def _scan(
     return scan.finish()
 
 
-def _unreadable(error: Unreadable) -> Diagnostic:
-    return messages.make("FILE-UNREADABLE", reason=str(error))
+def _unreadable(error: Unreadable, *, of: str | None = None) -> Diagnostic:
+    """FILE-UNREADABLE with the reader's reason; `of` names what else could not be read (a
+    record read for what it declares, main's version of the file)."""
+    reason = str(error) if of is None else f"{of}: {error}"
+    return messages.make("FILE-UNREADABLE", reason=reason)
 
 
 def _peek(files: DatastoreFiles, path: str, exists: bool) -> dict[str, Any] | None:
@@ -290,7 +322,10 @@ def _placement(
     found = _folder_problems(actual, record, policy)
     if not found or kind != "modified":
         return found
-    old = _old_record(files, path)
+    try:
+        old = _old_record(files, path)
+    except Unreadable as error:
+        return [*found, _unreadable(error, of="main's version of this file")]
     if old is None:
         return found
     if _identity_key(old, policy) == _identity_key(record, policy):
@@ -454,21 +489,35 @@ def _record(content: bytes) -> dict[str, Any] | None:
 
 
 def _duplicates(
-    digest: str, path: str, index: HashIndex, seen: dict[str, str], pr: int | None
+    digest: str,
+    path: str,
+    index: HashIndex,
+    seen: dict[str, str],
+    *,
+    pr: int | None,
+    claim: Claim | None,
 ) -> list[Diagnostic]:
+    """Main's copy is always first; another open PR's only when it held the record before
+    this PR did (`Claim.yields_to`): the later PR carries the error, the earlier stays as
+    it was, whoever copies whom."""
     found: list[Diagnostic] = []
     first = seen.setdefault(digest, path)
     if first != path:
         found.append(_duplicate(f"`{first}` in this PR", digest))
-    for holder in index.others(digest, path, pr)[:3]:
-        found.append(_duplicate(_where(holder), digest))
+    earlier = [h for h in index.others(digest, path, pr) if claim is None or claim.yields_to(h)]
+    for holder in earlier[:3]:
+        found.append(_duplicate(_where(holder, claim), digest))
     return found
 
 
-def _where(holder: Holder) -> str:
+def _where(holder: Holder, claim: Claim | None) -> str:
     if holder.pr is None:
-        return f"`{holder.path}` on main"
-    return f"`{holder.path}` in open PR #{holder.pr}"
+        return texts.DUPLICATE_ON_MAIN.format(path=holder.path)
+    if claim is not None and claim.copies(holder):
+        return texts.DUPLICATE_COPIED.format(path=holder.path, pr=holder.pr)
+    if claim is not None:
+        return texts.DUPLICATE_EARLIER.format(path=holder.path, pr=holder.pr)
+    return texts.DUPLICATE_IN_PR.format(path=holder.path, pr=holder.pr)
 
 
 def _duplicate(where: str, digest: str) -> Diagnostic:

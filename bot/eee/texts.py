@@ -77,6 +77,15 @@ CATALOGUE: dict[str, Message] = {
 }
 
 
+#: The `{where}` of `EEE-DUPLICATE`.
+DUPLICATE_ON_MAIN = "`{path}` on main"
+DUPLICATE_IN_PR = "`{path}` in open PR #{pr}"
+DUPLICATE_EARLIER = "`{path}` in open PR #{pr}, which held it first"
+DUPLICATE_COPIED = (
+    "`{path}` in open PR #{pr} by another account, which held it first; this file is a"
+    " byte-for-byte copy of it"
+)
+
 #: Warnings that keep a PR from being ready whatever `warnings_block` says: EEE's own gate
 #: reports them as warnings, and its README has every warning block the merge until fixed.
 BLOCKING_WARNINGS = frozenset({"EEE-FOLDER"})
@@ -163,6 +172,16 @@ UNREAD_PRS = (
     "<sub>Duplicates were looked for on main and in the lowest-numbered other open PRs;"
     " {count} more open {prs_word} were not compared.</sub>"
 )
+NOT_COMPARED = (
+    "> ⏳ Duplicates were not yet looked for in open {prs_word} {prs}: comparing with them"
+    " would have taken more of the Hub than one run may spend. {then}"
+)
+FOLLOW_UP = "A follow-up run compares them in about a minute and updates this comment."
+NO_FOLLOW_UP = (
+    "The follow-up runs of this head could not finish the comparison; a maintainer can"
+    " comment `@{bot} recheck` to try again."
+)
+MORE_PRS = " and {count} more"
 SKIPPED = "<sub>Not checked (no datastore file): {count} {files_word}.</sub>"
 
 

@@ -95,6 +95,7 @@ from huggingface_hub.utils._headers import build_hf_headers
 from huggingface_hub.utils._http import default_client_factory
 
 from bot.hub import texts
+from bot.hub.budget import count_request
 from bot.hub.errors import (
     HubError,
     HubFileTooLarge,
@@ -476,6 +477,7 @@ class BoundedClient(httpx2.Client):
             kind: limit if (limit := asked.get(kind)) is not None and limit <= bound else bound
             for kind, bound in ours.items()
         }
+        count_request()  # the run's budget (`bot.hub.budget`) sees every request
         try:
             return super().send(request, **kwargs)
         except httpx2.TimeoutException as error:

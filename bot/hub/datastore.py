@@ -5,23 +5,44 @@ whole under `bot.eee.records.MAX_RECORD_BYTES`; samples files are streamed
 (`bot.hub.client.stream_capped`), through the Hub's LFS redirect like any file, so a 1 GB
 samples file is never held in memory. Costs
 (docs/hub.md): the tree of a revision is 1 call per 1,000 files (the client's paging); main's
-commit 1; each file read 1; the open PRs 2 (the listing, their heads from the refs).
+commit 1 (with the repo's visibility); each file read 1; the open PRs 2 (the listing, their
+heads from the refs); the content ids of up to 1,000 paths 1 (`paths-info`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import hashlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from huggingface_hub import get_session, hf_hub_url
 
 from bot.eee.records import MAX_RECORD_BYTES
-from bot.hub.client import DISCUSSIONS_PAGE, HfHubClient, hub_errors, stream_capped
+from bot.hub.client import DISCUSSIONS_PAGE, HfHubClient, Visibility, hub_errors, stream_capped
 from bot.hub.errors import HubPermanentError
 from bot.hub.pulls import Change, DiffFile
 
 #: A samples file: the instance scan's own cap decides; the stream stops one byte past it.
 SAMPLES_MAX_BYTES = 4 * 1024 * 1024 * 1024
+#: Paths asked about in one `paths-info` request (the Hub answers up to 1,000 per page).
+PATHS_INFO_BATCH = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class MainCommit:
+    """Main's commit and the datastore's visibility, read together."""
+
+    sha: str
+    visibility: Visibility
+    #: The repo id as the Hub spells it (ids match case-insensitively).
+    repo_id: str
+
+
+def git_blob_id(content: bytes) -> str:
+    """The git blob id of `content` (what the Hub's tree and paths-info name a regular file
+    by), so a file read whole can be found again by the id the Hub gives for it."""
+    return hashlib.sha1(b"blob %d\x00" % len(content) + content, usedforsecurity=False).hexdigest()
 
 
 class HubDatastore:
@@ -50,11 +71,40 @@ class HubDatastore:
             return listing()
 
     def main_sha(self, repo_id: str) -> str:
+        return self.main(repo_id).sha
+
+    def main(self, repo_id: str) -> MainCommit:
+        """Main's commit, with the repo's visibility from the same answer (1 call)."""
         with hub_errors():
             info = self._api.dataset_info(repo_id, revision="main")
         if not info.sha:
             raise HubPermanentError(f"the Hub gave no commit for dataset {repo_id}")
-        return str(info.sha)
+        # `private` unless the Hub says plainly it is not (what is unknown is not shown).
+        if getattr(info, "private", None) is not False:
+            visibility: Visibility = "private"
+        else:
+            visibility = "gated" if getattr(info, "gated", False) else "public"
+        return MainCommit(str(info.sha), visibility, str(getattr(info, "id", None) or repo_id))
+
+    def blob_ids(self, repo_id: str, revision: str, paths: Sequence[str]) -> dict[str, str]:
+        """Each of `paths` present at `revision` -> its content's id: the LFS object's sha256
+        for a file in LFS, else the git blob id (1 call for at most `PATHS_INFO_BATCH`)."""
+        if not paths:
+            return {}
+        if len(paths) > PATHS_INFO_BATCH:
+            raise ValueError(f"at most {PATHS_INFO_BATCH} paths per call")
+        with hub_errors():
+            entries = self._api.get_paths_info(
+                repo_id, list(paths), revision=revision, repo_type="dataset"
+            )
+        found: dict[str, str] = {}
+        for entry in entries:
+            blob = getattr(entry, "blob_id", None)
+            if blob is None:
+                continue  # a folder
+            lfs = getattr(entry, "lfs", None)
+            found[str(entry.path)] = str(getattr(lfs, "sha256", None) or blob)
+        return found
 
     def read(self, repo_id: str, path: str, revision: str) -> bytes:
         return self.client.read_file(

@@ -314,6 +314,8 @@ class PullRequest:
     head_sha: str | None
     target_branch: str | None = None
     author: str | None = None
+    #: The author's account id (immutable, unlike the name); None when the Hub gave none.
+    author_id: str | None = None
     title: str | None = None  # as its author wrote it: untrusted text, escaped where shown
     commits: tuple[PrCommit, ...] = ()
     comments: tuple[PrComment, ...] = ()
@@ -458,6 +460,10 @@ def with_files(pr: PullRequest, files: Sequence[DiffFile]) -> PullRequest:
     )
 
 
+def _text_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
 def parse_pull_request(repo_id: str, num: int, details: object) -> PullRequest:
     """The PR in a discussion-details response.
 
@@ -482,6 +488,7 @@ def parse_pull_request(repo_id: str, num: int, details: object) -> PullRequest:
         head_sha=commits[-1].oid if is_pr and commits else None,
         target_branch=_mapping(details.get("changes")).get("base") if is_pr else None,
         author=_mapping(details.get("author")).get("name"),
+        author_id=_text_or_none(_mapping(details.get("author")).get("_id")),
         title=details["title"] if isinstance(details.get("title"), str) else None,
         commits=tuple(commits),
         comments=tuple(comments),

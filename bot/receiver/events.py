@@ -154,6 +154,9 @@ def _route(payload: object, context: RoutingContext, ttl: int, status_ttl: int) 
         return outcome
     if repo_type == "dataset":
         outcome = replace(outcome, repo_type="dataset")
+    private = repo.get("private")
+    if isinstance(private, bool):
+        outcome = replace(outcome, repo_private=private)
     delivery_id, dedupe = _dedupe_key(outcome, payload, context, ttl, status_ttl)
     return Routed(replace(outcome, delivery_id=delivery_id), dedupe)
 

@@ -516,6 +516,33 @@ def _assembled(
     return "\n\n".join([*head, *rendered, *tail])
 
 
+def render_unchecked(context: CommentContext, title: str, why: str) -> str:
+    """The living comment of a head that was not checked (its run was parked): the same
+    markers as a report, so a later run finds and replaces it, and `why`, in the place of the
+    verdict an earlier head had. `title` is the report's own (model, benchmark, datastore)."""
+    markers = (
+        texts.REPORT_MARKER
+        + "\n"
+        + texts.HEAD_MARKER.format(sha=context.head_sha)
+        + "\n"
+        + texts.NOT_CHECKED_MARKER
+    )
+    parts = [markers, title]
+    banner = texts.STATE_BANNERS.get(context.pr_state)
+    if banner:
+        parts.append(banner)
+    head = _head_link(context, context.hub_url.rstrip("/"))
+    parts.append(texts.NOT_CHECKED.format(head=head, why=escape_text(why, 300)))
+    parts.append(texts.NOT_CHECKED_NEXT.format(bot=context.bot_name))
+    parts.append(texts.NOT_CHECKED_FOOTER.format(bot=context.bot_name))
+    return "\n\n".join(parts)
+
+
+def is_unchecked(body: str) -> bool:
+    """Whether a report comment says its head was not checked (`render_unchecked`)."""
+    return texts.NOT_CHECKED_MARKER in body
+
+
 def _trimmed(
     head: list[str],
     sections: list[_FileSection],

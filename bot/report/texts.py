@@ -146,6 +146,36 @@ TRIMMED = (
     "PR's files for the full report."
 )
 
+#: A run that was parked (or gave up) leaves this in the living comment instead of the verdict
+#: of an earlier head (`render_unchecked`): the head it names was not checked.
+NOT_CHECKED_MARKER = "<!-- evalbot:not-checked -->"
+NOT_CHECKED = (
+    "**" + GLYPH_WARNING + " Not checked:** this PR's head {head} has not been checked, so no"
+    " verdict stands for it: {why}. What this comment showed before was the verdict of an"
+    " earlier head; it no longer applies."
+)
+NOT_CHECKED_NEXT = (
+    "A maintainer can ask again by commenting `@{bot} recheck`; the bot's operator finds the"
+    " run among the parked events (`evalbot parked`) and can replay it."
+)
+NOT_CHECKED_FOOTER = (
+    "---\n<sub>🤖 Automated check by {bot}, updated as this PR changes. `@{bot} help` lists the"
+    " commands.</sub>"
+)
+#: Why a head was not checked, by the parking reason (`workers.tasks`); any other reason
+#: reads `NOT_CHECKED_OTHER`.
+NOT_CHECKED_WHY = {
+    "hub-unavailable": "the Hub did not answer the bot's reads, through every retry",
+    "hub-throttled": "the Hub's rate limit held the check back for too long",
+    "hub-refused": "the Hub refused one of the bot's requests{status}",
+    "crashed": "the bot failed on it with an internal error (logged for its operator)",
+    "worker-lost": "the bot's worker stopped during every attempt at it",
+    "busy": "another run held the PR for too long",
+    "lease-lost": "every run on it outlived its lease",
+}
+NOT_CHECKED_STATUS = " (HTTP {status})"
+NOT_CHECKED_OTHER = "the check could not be finished ({reason}), through every retry"
+
 #: Hidden marker naming the maintainer's `recheck` comment the report answered last.
 RECHECK_MARKER = "<!-- evalbot:recheck={comment_id} -->"
 #: The visible trace of a heard recheck: by whom and when it was asked for this head.

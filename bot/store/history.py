@@ -54,6 +54,9 @@ MAX_VERDICTS_PER_PR = 20
 MAX_PRS_PER_REPO = 200
 MAX_REPOS = 1000
 RETENTION_S = 90 * 24 * 3600
+#: How long a visibility read from the Hub stands for a repo whose webhook says it is not
+#: private: whether a public repo is gated is in no payload, so it is read at most this often.
+VISIBILITY_FRESH_S = 300
 #: Per verdict: the problems and token verdicts kept (the rest are counted), and the longest
 #: text kept of a message, a fix or a title.
 #: Of a PR's verdicts, the newest this many keep those details (problems, tokens, results);
@@ -82,6 +85,25 @@ def repo_history_key(repo_id: str) -> str:
 
 def visibility_key(repo_id: str) -> str:
     return f"{HISTORY_PREFIX}:visibility:{repo_id}"
+
+
+def visibility_read_key(repo_id: str) -> str:
+    """Exists for `VISIBILITY_FRESH_S` after the workers read the repo's visibility from the
+    Hub (`repos.info`): until then the recorded visibility stands without another read."""
+    return f"{HISTORY_PREFIX}:visibility-read:{repo_id}"
+
+
+def recent_visibility(client: redis.Redis, repo_id: str) -> str | None:
+    """The visibility recorded for `repo_id` if the Hub was asked for it less than
+    `VISIBILITY_FRESH_S` ago, else None (one round trip)."""
+    pipe = client.pipeline(transaction=False)
+    pipe.get(visibility_key(repo_id))
+    pipe.exists(visibility_read_key(repo_id))
+    recorded, fresh = pipe.execute()
+    if not fresh or recorded is None:
+        return None
+    text = _text(recorded)
+    return text if text in ("public", "private", "gated") else None
 
 
 def hide_repo(client: redis.Redis, repo_id: str) -> None:
@@ -167,6 +189,9 @@ class Verdict:
     tokens: tuple[KeptToken, ...] = ()
     problems_total: int = 0  # all the run found; `problems` holds the first of them
     entries: tuple[KeptEntry, ...] = ()  # the first `MAX_ENTRIES_KEPT` results
+    #: "results" (a model repo's PR: `results` counts results) or "records" (an Every Eval
+    #: Ever datastore's: `results` counts the files checked, none is verified or community).
+    kind: str = "results"
 
     @property
     def ok(self) -> bool:
@@ -202,14 +227,18 @@ def add_verdict(
     *,
     visibility: str,
     now: datetime | None = None,
+    read_from_hub: bool = False,
 ) -> None:
     """`record_verdict`'s commands, queued on `pipe`: the pipeline sends them in the round
     trip that records the run's other keys (every round trip of a run is budgeted).
     `visibility` is the repo's on the Hub: anything but `public` stores no verdict and takes
-    the repo out of the pages."""
+    the repo out of the pages; `read_from_hub`: it was just read from the Hub, and stands
+    for `VISIBILITY_FRESH_S` (`recent_visibility`)."""
     moment = (now or datetime.now(UTC)).timestamp()
     pr_key, repo_key = pr_history_key(repo_id, pr_num), repo_history_key(repo_id)
     pipe.set(visibility_key(repo_id), visibility, ex=RETENTION_S)
+    if read_from_hub and visibility != "unknown":
+        pipe.set(visibility_read_key(repo_id), "1", ex=VISIBILITY_FRESH_S)
     if visibility != "public":
         if visibility != "unknown":  # a Hub that did not answer hides, and deletes nothing
             pipe.delete(repo_key, pr_key, pr_details_key(repo_id, pr_num))
@@ -257,6 +286,7 @@ def verdict_of(
     reports: Sequence[FileReport] = (),
     title: str | None = None,
     author: str | None = None,
+    kind: str = "results",
 ) -> Verdict:
     problems = problems_of(reports)
     return Verdict(
@@ -276,6 +306,7 @@ def verdict_of(
         tokens=tuple(tokens_of(reports)[:MAX_TOKENS_KEPT]),
         problems_total=len(problems),
         entries=tuple(entries_of(reports)[:MAX_ENTRIES_KEPT]),
+        kind=kind,
     )
 
 
@@ -380,6 +411,7 @@ def parse_verdict(raw: bytes | str) -> Verdict | None:
                 KeptEntry(**{**kept, "badges": tuple(kept["badges"])})
                 for kept in data.get("entries", ())
             ),
+            kind="records" if data.get("kind") == "records" else "results",
         )
     except (ValueError, KeyError, TypeError):
         return None

@@ -111,13 +111,28 @@ def eee_main_index(repo_id: str) -> str:
     """An EEE datastore's main, indexed (`workers.datastore_index`): a hash of path ->
     `<blob id> <normalised hash>` for every datastore file, and the field `@sha` naming the
     main commit it reflects."""
-    return f"evalbot:eee:main:{repo_id}"
+    return f"evalbot:eee:main:{repo_id.lower()}"
 
 
 def eee_pr_hashes(repo_id: str, pr_num: int) -> str:
-    """The normalised hashes of the records an open datastore PR adds or changes, path ->
-    hash, and `@head` the head they were read at (`workers.datastore_index`)."""
-    return f"evalbot:eee:pr:{repo_id}:{pr_num}"
+    """The records an open datastore PR adds or changes at datastore paths, path ->
+    `<normalised hash> <sha256 of the bytes> <first seen, Hub time>`, with `@head` the head
+    they were read at, `@author` its author's account id and `@v` the format
+    (`workers.datastore_index`)."""
+    return f"evalbot:eee:pr:{repo_id.lower()}:{pr_num}"
+
+
+def eee_follow_ups(repo_id: str, pr_num: int, head: str) -> str:
+    """How many follow-up runs a datastore PR's head had (`workers.datastore_history`)."""
+    return f"evalbot:eee:follow-ups:{repo_id.lower()}:{pr_num}:{head}"
+
+
+def eee_blob_hashes(repo_id: str) -> tuple[str, str]:
+    """A datastore's contents hashed once (`workers.datastore_index.BlobHashes`): content id
+    (git blob id or LFS sha256) -> `<normalised hash> <sha256>` or `-`; the current and the
+    previous generation."""
+    lowered = repo_id.lower()  # the Hub matches ids case-insensitively; so do these keys
+    return f"evalbot:eee:blobs:{lowered}", f"evalbot:eee:blobs-old:{lowered}"
 
 
 def source_record(repo_id: str, commit: str, path: str) -> str:

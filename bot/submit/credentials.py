@@ -3,11 +3,12 @@
 1. a Hub token, only when the caller names the variable that holds it (`--hub-identity VAR`);
    it must be read-only (asked of the Hub's `whoami-v2` first):
    the issuer needs only to learn whose token it is, and a write token never leaves the job;
-2. GitHub Actions with `permissions: id-token: write`: `ACTIONS_ID_TOKEN_REQUEST_URL` and
-   `ACTIONS_ID_TOKEN_REQUEST_TOKEN`; an ID token is requested for the issuer's audience;
-3. a generic ID token (GitLab CI `id_tokens:`, any other provider): `EVALBOT_ID_TOKEN`, or a
-   file named by `EVALBOT_ID_TOKEN_FILE`;
-4. OAuth client credentials: `EVALBOT_CLIENT_ID` and `EVALBOT_CLIENT_SECRET` (HTTP Basic).
+2. an ID token the job was given: `EVALBOT_ID_TOKEN`, or a file named by `EVALBOT_ID_TOKEN_FILE`
+   (GitLab CI `id_tokens:`, any other provider);
+3. OAuth client credentials: `EVALBOT_CLIENT_ID` and `EVALBOT_CLIENT_SECRET` (HTTP Basic);
+4. the CI's ambient OIDC identity, through PyPA's `id` (GitHub Actions with `permissions:
+   id-token: write`, GitLab, Buildkite, CircleCI, Google Cloud; docs/frameworks.md), minted
+   for the issuer's audience.
 
 `HF_TOKEN`, which opens the PR, is never sent to the issuer unless named as in 1.
 """
@@ -15,17 +16,20 @@
 from __future__ import annotations
 
 import base64
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-import httpx2
+import id as ambient_id
 
 from bot.hub.identity import HubIdentity
 from bot.submit.errors import SubmitError
 
-TIMEOUT_S = 10.0
+#: Seconds the ambient detection may take in all: `id` gives each HTTP request 30 s (and
+#: retries), and runs the Buildkite and CircleCI agents with no timeout of its own.
+AMBIENT_TIMEOUT_S = 60.0
 #: The variable an earlier version sent as the job's Hub identity without being asked.
 FORMER_HUB_IDENTITY = "EVALBOT_ISSUER_HF_TOKEN"
 
@@ -40,7 +44,7 @@ NO_IDENTITY = (
 
 @dataclass(frozen=True)
 class Credential:
-    kind: str  # "github-actions", "id-token", "client", "hf-token"
+    kind: str  # "ci-oidc", "id-token", "client", "hf-token"
     value: str
 
     def __repr__(self) -> str:
@@ -52,28 +56,27 @@ class Credential:
         return f"{scheme} {self.value}"
 
 
-def github_actions_token(url: str, request_token: str, audience: str) -> str:
-    separator = "&" if "?" in url else "?"
-    try:
-        response = httpx2.get(
-            f"{url}{separator}audience={quote(audience, safe='')}",
-            headers={"Authorization": f"Bearer {request_token}"},
-            timeout=TIMEOUT_S,
-        )
-    except httpx2.HTTPError as error:
-        raise SubmitError(f"cannot get an ID token from GitHub Actions: {error}") from error
-    if response.status_code != 200:
-        raise SubmitError(
-            f"GitHub Actions refused an ID token ({response.status_code}); does the job have "
-            "`permissions: id-token: write`?"
-        )
-    try:
-        value = response.json()["value"]
-    except (ValueError, KeyError, TypeError) as error:
-        raise SubmitError("GitHub Actions answered without an ID token") from error
-    if not isinstance(value, str):
-        raise SubmitError("GitHub Actions answered without an ID token")
-    return value
+def ambient_credential(audience: str, timeout_s: float = AMBIENT_TIMEOUT_S) -> str | None:
+    """The CI's ID token for `audience` (`id.detect_credential`), or None outside a CI `id`
+    knows; `SubmitError` naming the fix when the CI is there but gives no token in time."""
+    found: list[str | None] = []
+    failed: list[ambient_id.IdentityError] = []
+
+    def detect() -> None:
+        try:
+            found.append(ambient_id.detect_credential(audience))
+        except ambient_id.IdentityError as error:
+            failed.append(error)
+
+    # a daemon thread: a CI agent that never answers cannot keep the job from ending
+    worker = threading.Thread(target=detect, name="evalbot-ambient-identity", daemon=True)
+    worker.start()
+    worker.join(timeout_s)
+    if failed:
+        raise SubmitError(f"the CI gave no ID token: {str(failed[0])[:300]}; {NO_IDENTITY}")
+    if not found:
+        raise SubmitError(f"the CI gave no ID token within {timeout_s:g} s; {NO_IDENTITY}")
+    return found[0]
 
 
 def client_credentials(client_id: str, secret: str) -> str:
@@ -114,20 +117,19 @@ def ci_credential(
     *,
     hub_variable: str | None = None,
     whoami: Callable[[str], HubIdentity] | None = None,
+    ambient: Callable[[str], str | None] = ambient_credential,
 ) -> Credential:
     """The job's identity for the issuer; `SubmitError` saying how to get one when it has none.
 
-    `audience` is asked only for GitHub Actions (it reads the issuer's metadata); `whoami` is
-    needed with `hub_variable`, to check the token is read-only before it is sent."""
+    The variables are read from `environ`; the CI's ambient identity (`ambient`) from the
+    process's environment, as `id` reads it, for the audience `audience()` gives (it reads the
+    issuer's metadata: asked only when no variable names an identity). `whoami` is needed with
+    `hub_variable`, to check the token is read-only before it is sent."""
     variable = hub_variable
     if variable:
         if whoami is None:
             raise SubmitError("a Hub identity needs the Hub to check the token (no whoami)")
         return hub_identity(environ, variable, whoami)
-    url = environ.get("ACTIONS_ID_TOKEN_REQUEST_URL")
-    request_token = environ.get("ACTIONS_ID_TOKEN_REQUEST_TOKEN")
-    if url and request_token:
-        return Credential("github-actions", github_actions_token(url, request_token, audience()))
     if environ.get("EVALBOT_ID_TOKEN"):
         return Credential("id-token", environ["EVALBOT_ID_TOKEN"].strip())
     if environ.get("EVALBOT_ID_TOKEN_FILE"):
@@ -143,6 +145,9 @@ def ci_credential(
             missing = "EVALBOT_CLIENT_SECRET" if client_id else "EVALBOT_CLIENT_ID"
             raise SubmitError(f"OAuth client credentials: {missing} is not set")
         return Credential("client", client_credentials(client_id.strip(), secret.strip()))
+    token = ambient(audience())
+    if token is not None:
+        return Credential("ci-oidc", token)
     if environ.get(FORMER_HUB_IDENTITY):
         raise SubmitError(
             f"{NO_IDENTITY}. {FORMER_HUB_IDENTITY} is no longer sent on its own: if it holds "

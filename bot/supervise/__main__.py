@@ -1,39 +1,58 @@
-"""`python -m bot.supervise`: the whole bot in one container (a Hugging Face Docker Space)."""
+"""`python -m bot.supervise`: check the settings, then run supervisord with the Space's
+processes (`supervisord.conf`)."""
 
 from __future__ import annotations
 
 import os
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
-from bot.logs import configure_logging
+from bot.extras import server_refusal
 from bot.settings import Settings, SettingsError
+from bot.sockets import listening_socket
 from bot.supervise import texts
-from bot.supervise.plan import PlanError, plan_from_env
-from bot.supervise.runner import Supervisor
+from bot.supervise.plan import CONFIG, PlanError, space_environment
 
 
 def _writable(folder: Path) -> bool:
     return folder.is_dir() and os.access(folder, os.W_OK)
 
 
-def main() -> int:
+def _free_loopback_port() -> int:
+    with listening_socket(0, "127.0.0.1") as sock:
+        return int(sock.getsockname()[1])
+
+
+def main() -> int:  # noqa: RET503 - ends in execve, which never returns
+    """Exit status 2 on a bad setting; otherwise the process becomes supervisord."""
+    if (refusal := server_refusal(texts.PREFIX)) is not None:
+        print(refusal, file=sys.stderr)
+        return 2
     redis_binary = shutil.which(os.environ.get("EVALBOT_REDIS_SERVER") or "redis-server")
     try:
-        plan = plan_from_env(
-            os.environ, python=sys.executable, redis_binary=redis_binary, writable=_writable
+        env = space_environment(
+            os.environ,
+            python=sys.executable,
+            redis_binary=redis_binary,
+            writable=_writable,
+            web_port=_free_loopback_port,
         )
-        # Fail before starting anything: the children would all die on the same settings.
-        settings = Settings.from_env(plan.bot_env)
+        # Fail before starting anything: the processes would all stop on the same settings.
+        Settings.from_env(env)
     except (PlanError, SettingsError) as error:
         message = str(error)
         if isinstance(error, SettingsError):
             message = f"{texts.PREFIX}: {message}"
         print(message, file=sys.stderr)
         return 2
-    configure_logging(settings.log_level)
-    return Supervisor(plan).run()
+    if env["EVALBOT_SUPERVISE_REDIS"] == "true":
+        Path(env["EVALBOT_REDIS_DIR"]).mkdir(parents=True, exist_ok=True)
+    pidfile = Path(tempfile.mkdtemp(prefix="evalbot-supervise-")) / "supervisord.pid"
+    argv = [sys.executable, "-m", "supervisor.supervisord", "--nodaemon"]
+    argv += ["--configuration", str(CONFIG), "--pidfile", str(pidfile)]
+    os.execve(sys.executable, argv, env)  # noqa: S606 - fixed argv
 
 
 if __name__ == "__main__":

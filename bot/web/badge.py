@@ -39,6 +39,21 @@ def repo_badge(prs: list[PrHistory]) -> BadgeText:
     return BadgeText("evals", " · ".join(parts), "verified" if verified else "community")
 
 
+def datastore_badge(prs: list[PrHistory]) -> BadgeText:
+    """An Every Eval Ever datastore's open PRs, by each PR's newest verdict: how many are
+    ready to merge and how many are not."""
+    newest = [pr.verdicts[0] for pr in prs if pr.verdicts]
+    live = [v for v in newest if v.state in ("open", "draft")]
+    if not live:
+        return BadgeText("submissions", "none open", "none")
+    ready = sum(1 for v in live if v.ok)
+    parts = [f"{ready} ready"] if ready else []
+    if len(live) > ready:
+        parts.append(f"{len(live) - ready} not ready")
+    tone = "errors" if len(live) > ready else "verified"
+    return BadgeText("submissions", " · ".join(parts), tone)
+
+
 def benchmark_badge(prs: list[PrHistory], benchmark: str) -> BadgeText:
     """The newest merged result for one benchmark: its value and whether it is verified."""
     label = benchmark.rsplit("/", 1)[-1]

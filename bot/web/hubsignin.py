@@ -1,61 +1,38 @@
-""" "Sign in with Hugging Face" for operators: the OpenID Connect code flow with PKCE, against the
-Hub (a Space's built-in OAuth app, `hf_oauth: true`) or an OAuth app the operator made.
+""" "Sign in with Hugging Face" for operators: the OpenID Connect code flow with PKCE, run by
+authlib's Starlette client against the Hub (a Space's OAuth app, `hf_oauth: true`) or an OAuth
+app the operator made; the flow and what each check guards against: docs/web.md, "Operators",
+and docs/security.md, "The web pages".
 
-The flow, and what each step guards against:
-
-1. `/login` makes a fresh `state`, `nonce` and PKCE verifier (32 random bytes each), keeps them
-   in a short-lived cookie signed with the session key (HttpOnly, `SameSite=Lax`: it must come
-   back on the Hub's top-level redirect, and only there: its path is `/login`), and sends the
-   browser to the Hub's authorization endpoint with the S256 challenge.
-2. `/login/callback` accepts the Hub's answer only with that cookie: `state` equal to the
-   cookie's (constant time), so a code an attacker obtained for *their* account cannot be
-   planted in an operator's browser (login CSRF); the cookie is spent at once.
-3. The code is exchanged at the token endpoint with the verifier and the client's secret
-   (HTTP Basic), so an intercepted code is worthless to anyone else (RFC 7636).
-4. The ID token is verified: RS256 only (the algorithm pinned, never read from the token),
-   the key from the provider's JWKS, `iss` the provider, `aud` our client id, `exp`/`iat`
-   within 30 s, and `nonce` equal to the cookie's, so no token minted for another sign-in is
-   accepted. Its `sub` (the user's immutable id) is who signed in.
-5. userinfo, read with the access token, must name the same `sub` (OpenID Connect Core
-   5.3.2); its `orgs` (each with its own `sub`) decide org membership, never for an org whose
-   SSO, MFA or other security requirement the member has not completed (the Hub lists it as
-   pending: the org itself would not let them in yet). The access token (scopes `openid
-   profile`: it reads who the user is and their orgs, nothing else) is kept only for a
-   session granted through an org, inside the user's own operator cookie, so the pages can ask
-   userinfo again whether they are still a member (`membership`, `bot.web.guards`).
-
-The allow-list (`bot.web.operators`) then decides; every refusal reads the same to the
-browser ("Sign-in failed") and the reason goes to the audit log with the user's id and name,
-never the code, a token or the query. Every call to the provider has a timeout.
-
-Configuration (read once at start, `SignInConfig.from_env`): `OAUTH_CLIENT_ID`,
-`OAUTH_CLIENT_SECRET`, `OPENID_PROVIDER_URL` and `OAUTH_SCOPES`, as a Space sets them; the
-pages' public address from `EVALBOT_WEB_PUBLIC_URL`, else `https://$SPACE_HOST`; the
-redirect URI is that address + `/login/callback`.
+What is ours: the provider's discovery document must name the configured issuer and secure
+endpoints, ID tokens are RS256 only; the allow-list of Hub ids (`bot.web.operators`) decides
+who is an operator, from userinfo's `sub` and `orgs` (an org whose SSO, MFA or other
+requirement the member has not completed does not count); and the org membership is asked
+again with the sign-in's access token (`membership`, for `bot.web.guards`).
 """
 
 from __future__ import annotations
 
-import base64
 import hashlib
-import hmac
-import logging
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlsplit
 
+import anyio.from_thread
 import httpx2
-import jwt
+from authlib.integrations.base_client.errors import MismatchingStateError
+from authlib.integrations.starlette_client import OAuth, OAuthError
+from joserfc.errors import JoseError
+from starlette.requests import Request
 
 from bot.settings import Secret, SettingsError
 from bot.web.guards import Membership
 from bot.web.operators import Operators
 
-audit = logging.getLogger("evalbot.web.audit")
-
 CALLBACK_PATH = "/login/callback"
+#: The signed cookie (Starlette's session) that carries a sign-in's state, nonce and PKCE
+#: verifier from `/login` to its callback.
 STATE_COOKIE = "evalbot_signin"
 STATE_TTL_S = 600
 ID_TOKEN_ALGORITHMS = ["RS256"]
@@ -64,6 +41,9 @@ HTTP_TIMEOUT_S = 10.0
 #: The membership re-check runs while a page is answered: a shorter wait, then "unconfirmed".
 RECHECK_TIMEOUT_S = 5.0
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
+_ENDPOINTS = ("authorization_endpoint", "token_endpoint", "userinfo_endpoint", "jwks_uri")
+#: What authlib's and the provider's answers raise, beside `SignInFailed`.
+PROVIDER_ERRORS = (OAuthError, JoseError, httpx2.HTTPError, ValueError, TypeError, KeyError)
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,10 +110,6 @@ class SignInFailed(Exception):
     """Refused; the reason is for the audit log, never for the browser."""
 
 
-def _b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
 def _requirements_pending(org: Mapping[str, Any]) -> bool:
     """Whether the Hub lists the member as not having completed one of the org's security
     requirements (SSO, MFA, allowed IPs, token policy): `securityRestrictions`, `pendingSSO`,
@@ -141,188 +117,146 @@ def _requirements_pending(org: Mapping[str, Any]) -> bool:
     return bool(org.get("securityRestrictions") or org.get("pendingSSO") or org.get("missingMFA"))
 
 
+def _orgs(info: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    orgs = info.get("orgs")
+    return [org for org in orgs if isinstance(org, dict)] if isinstance(orgs, list) else []
+
+
 class HubSignIn:
-    """The flow's two steps; `session_key` signs the state cookie (and the operator cookie)."""
+    """The flow's two steps over authlib's client; the sign-in's state lives in the visitor's
+    own signed session cookie (`session_secret`), never in this process."""
 
     def __init__(self, config: SignInConfig, operators: Operators, session_key: bytes) -> None:
         self.config = config
         self._operators = operators
-        self._key = session_key
-        self._metadata: dict[str, Any] | None = None
-
-    # -- step 1 ------------------------------------------------------------------------------
-
-    def start(self, now: float) -> tuple[str, str]:
-        """The authorization URL to send the browser to, and the state cookie's value."""
-        metadata = self._provider()
-        state, nonce, verifier = (_b64(secrets.token_bytes(32)) for _ in range(3))
-        challenge = _b64(hashlib.sha256(verifier.encode()).digest())
-        query = urlencode(
-            {
-                "response_type": "code",
-                "client_id": self.config.client_id,
-                "redirect_uri": self.config.redirect_uri,
-                "scope": self.config.scopes,
-                "state": state,
-                "nonce": nonce,
-                "code_challenge": challenge,
+        #: The state cookie's signing key, derived from the operator cookie's.
+        self.session_secret = hashlib.sha256(b"evalbot-signin-state\0" + session_key).hexdigest()
+        self._hub = OAuth().register(
+            "hub",
+            client_id=config.client_id,
+            client_secret=config.client_secret.reveal(),
+            server_metadata_url=f"{config.provider_url}/.well-known/openid-configuration",
+            client_kwargs={
+                "scope": config.scopes,
                 "code_challenge_method": "S256",
-            }
+                "token_endpoint_auth_method": "client_secret_basic",
+                "timeout": HTTP_TIMEOUT_S,
+            },
         )
-        payload = f"{int(now) + STATE_TTL_S}.{state}.{nonce}.{verifier}"
-        return f"{metadata['authorization_endpoint']}?{query}", f"{payload}.{self._sign(payload)}"
 
-    def _sign(self, payload: str) -> str:
-        return hmac.new(self._key, b"signin:" + payload.encode(), hashlib.sha256).hexdigest()
+    async def start(self, request: Request) -> str:
+        """The authorization URL to send the browser to; its state, nonce and PKCE verifier
+        go into the request's session."""
+        await self._provider()
+        found = await self._hub.create_authorization_url(
+            self.config.redirect_uri,
+            state=secrets.token_urlsafe(32),
+            nonce=secrets.token_urlsafe(32),
+        )
+        await self._hub.save_authorize_data(request, redirect_uri=self.config.redirect_uri, **found)
+        return str(found["url"])
 
-    # -- step 2 ------------------------------------------------------------------------------
-
-    def finish(self, query: Mapping[str, str], cookie: str, now: float) -> SignedIn:
-        """Check the Hub's answer against the state cookie, exchange the code, verify the ID
-        token and userinfo, apply the allow-list. `SignInFailed` on any problem."""
-        payload, _, signature = cookie.rpartition(".")
-        if not payload or not hmac.compare_digest(signature, self._sign(payload)):
-            raise SignInFailed("no valid sign-in cookie (expired, another browser, or forged)")
-        parts = payload.split(".")
-        if len(parts) != 4:
-            raise SignInFailed("the sign-in cookie is not one this process made")
-        expires, state, nonce, verifier = parts
-        if not expires.isdigit() or int(expires) < now:
-            raise SignInFailed("the sign-in took longer than its cookie lives")
-        if not hmac.compare_digest(query.get("state", "").encode(), state.encode()):
-            raise SignInFailed("state does not match this browser's sign-in")
-        if "error" in query:
-            raise SignInFailed("the provider answered with an error (the user declined?)")
-        code = query.get("code", "")
-        if not code:
-            raise SignInFailed("no code in the provider's answer")
-        metadata = self._provider()
-        with httpx2.Client(timeout=HTTP_TIMEOUT_S, follow_redirects=False) as client:
-            tokens = self._json(
-                client.post(
-                    metadata["token_endpoint"],
-                    data={
-                        "grant_type": "authorization_code",
-                        "code": code,
-                        "redirect_uri": self.config.redirect_uri,
-                        "code_verifier": verifier,
-                    },
-                    auth=(self.config.client_id, self.config.client_secret.reveal()),
-                ),
-                "token endpoint",
+    async def finish(self, request: Request) -> SignedIn:
+        """The callback: state checked against the session's, the code exchanged with the
+        verifier, the ID token verified, userinfo read, the allow-list applied; the session's
+        sign-in is spent whatever the outcome. `SignInFailed` on any problem."""
+        try:
+            metadata = await self._provider()
+            token = await self._hub.authorize_access_token(
+                request,
+                leeway=LEEWAY_S,
+                claims_options={
+                    "iss": {"essential": True, "value": metadata["issuer"]},
+                    "aud": {"essential": True, "value": self.config.client_id},
+                    "sub": {"essential": True},
+                    "nonce": {"essential": True},
+                },
             )
-            claims = self._id_claims(client, metadata, tokens.get("id_token"), nonce)
-            access = tokens.get("access_token")
+            claims = token.get("userinfo")  # the verified ID token's claims
+            if not claims:
+                raise SignInFailed("the token endpoint gave no ID token")
+            access = token.get("access_token")
             if not isinstance(access, str) or not access:
                 raise SignInFailed("the token endpoint gave no access token")
-            info = self._json(
-                client.get(
-                    metadata["userinfo_endpoint"], headers={"Authorization": f"Bearer {access}"}
-                ),
-                "userinfo",
-            )
-        sub = claims["sub"]
+            info = await self._hub.userinfo(token=token)
+        except MismatchingStateError as error:
+            raise SignInFailed("no sign-in of this browser has that state") from error
+        except OAuthError as error:
+            raise SignInFailed(f"the provider refused it: {error.error}") from error
+        except JoseError as error:
+            raise SignInFailed(f"ID token refused: {type(error).__name__}") from error
+        finally:
+            request.session.clear()
+        return self._allowed(claims["sub"], info, access)
+
+    def _allowed(self, sub: object, info: Mapping[str, Any], access: str) -> SignedIn:
+        if not isinstance(sub, str) or not sub:
+            raise SignInFailed("the ID token names no subject")
         if info.get("sub") != sub:
             raise SignInFailed("userinfo names another subject than the ID token")
-        name = str(info.get("preferred_username") or claims.get("preferred_username") or "?")
+        name = str(info.get("preferred_username") or "?")[:100]
         if sub in self._operators.users:
-            return SignedIn(sub, name[:100], sub)
-        orgs = info.get("orgs")
+            return SignedIn(sub, name, sub)
         pending = False
-        for org in orgs if isinstance(orgs, list) else []:
-            if not (isinstance(org, dict) and org.get("sub") in self._operators.orgs):
+        for org in _orgs(info):
+            if org.get("sub") not in self._operators.orgs:
                 continue
             if _requirements_pending(org):
                 pending = True  # the org would not let them in yet: neither do the pages
                 continue
-            return SignedIn(sub, name[:100], str(org["sub"]), access)
+            return SignedIn(sub, name, str(org["sub"]), access)
         if pending:
             raise SignInFailed(
-                f"a listed org's SSO, MFA or other requirement is pending: {sub} ({name[:100]})"
+                f"a listed org's SSO, MFA or other requirement is pending: {sub} ({name})"
             )
-        raise SignInFailed(f"not on the operators' allow-list: {sub} ({name[:100]})")
+        raise SignInFailed(f"not on the operators' allow-list: {sub} ({name})")
 
     def membership(self, access_token: str, sub: str, org_id: str) -> Membership:
         """Whether userinfo, read with the sign-in's `access_token`, still names `sub` a member
         of `org_id` with its requirements met. A refused token (401: expired, or the user
-        revoked the app) is `GONE`; any other failure, `UNKNOWN` (never "still a member")."""
+        revoked the app) is `GONE`; any other failure, `UNKNOWN` (never "still a member").
+        Called from a worker thread of the event loop (a page's thread)."""
         try:
-            metadata = self._provider()
-            with httpx2.Client(timeout=RECHECK_TIMEOUT_S, follow_redirects=False) as client:
-                answer = client.get(
-                    metadata["userinfo_endpoint"],
-                    headers={"Authorization": f"Bearer {access_token}"},
-                )
-            if answer.status_code == 401:
-                return Membership.GONE
-            info = self._json(answer, "userinfo")
-        except (SignInFailed, httpx2.HTTPError):
+            info = anyio.from_thread.run(self._userinfo, access_token)
+        except httpx2.HTTPStatusError as error:
+            return Membership.GONE if error.response.status_code == 401 else Membership.UNKNOWN
+        except (SignInFailed, *PROVIDER_ERRORS):
             return Membership.UNKNOWN
         if info.get("sub") != sub:
             return Membership.GONE
-        orgs = info.get("orgs")
-        for org in orgs if isinstance(orgs, list) else []:
-            if isinstance(org, dict) and org.get("sub") == org_id:
+        for org in _orgs(info):
+            if org.get("sub") == org_id:
                 return Membership.GONE if _requirements_pending(org) else Membership.MEMBER
         return Membership.GONE
 
-    def _id_claims(
-        self, client: httpx2.Client, metadata: dict[str, Any], id_token: object, nonce: str
-    ) -> dict[str, Any]:
-        if not isinstance(id_token, str):
-            raise SignInFailed("the token endpoint gave no ID token")
-        keys = self._json(client.get(metadata["jwks_uri"]), "jwks")
-        try:
-            kid = jwt.get_unverified_header(id_token).get("kid")
-            jwk_set = jwt.PyJWKSet.from_dict(keys)
-            key = next((k for k in jwk_set.keys if k.key_id == kid), None)
-            if key is None:
-                raise SignInFailed("the ID token's key is not in the provider's JWKS")
-            claims: dict[str, Any] = jwt.decode(
-                id_token,
-                key.key,
-                algorithms=ID_TOKEN_ALGORITHMS,
-                audience=self.config.client_id,
-                issuer=metadata["issuer"],
-                leeway=LEEWAY_S,
-                options={
-                    "require": ["iss", "aud", "sub", "exp", "iat", "nonce"],
-                    "strict_aud": True,
-                },
-            )
-        except jwt.PyJWTError as error:
-            raise SignInFailed(f"ID token refused: {type(error).__name__}") from error
-        if not hmac.compare_digest(str(claims["nonce"]).encode(), nonce.encode()):
-            raise SignInFailed("the ID token's nonce is not this sign-in's")
-        if not isinstance(claims["sub"], str) or not claims["sub"]:
-            raise SignInFailed("the ID token names no subject")
-        return claims
+    async def _userinfo(self, access_token: str) -> Mapping[str, Any]:
+        await self._provider()
+        token = {"access_token": access_token, "token_type": "bearer"}
+        info: Mapping[str, Any] = await self._hub.userinfo(token=token, timeout=RECHECK_TIMEOUT_S)
+        return info
 
-    def _provider(self) -> dict[str, Any]:
-        """The provider's discovery document, read once; its `issuer` must be the configured
-        provider URL (OpenID Connect Discovery 4.3) and its endpoints as secure."""
-        if self._metadata is None:
-            url = f"{self.config.provider_url}/.well-known/openid-configuration"
-            with httpx2.Client(timeout=HTTP_TIMEOUT_S, follow_redirects=False) as client:
-                metadata = self._json(client.get(url), "discovery")
-            names = ("authorization_endpoint", "token_endpoint", "userinfo_endpoint", "jwks_uri")
-            if str(metadata.get("issuer", "")).rstrip("/") != self.config.provider_url:
-                raise SignInFailed("the provider's discovery names another issuer")
-            if not all(
-                isinstance(metadata.get(n), str) and _secure_url(metadata[n]) for n in names
-            ):
-                raise SignInFailed("the provider's discovery lacks a secure endpoint")
-            self._metadata = metadata
-        return self._metadata
-
-    @staticmethod
-    def _json(answer: httpx2.Response, what: str) -> dict[str, Any]:
-        if answer.status_code != 200:
-            raise SignInFailed(f"{what} answered {answer.status_code}")
+    async def _provider(self) -> dict[str, Any]:
+        """The provider's discovery document (authlib reads it once); its `issuer` must be the
+        configured provider URL (OpenID Connect Discovery 4.3), its endpoints as secure, and
+        its ID tokens signed with RS256, which is then the only algorithm accepted."""
         try:
-            body = answer.json()
-        except ValueError as error:
-            raise SignInFailed(f"{what} answered no JSON") from error
-        if not isinstance(body, dict):
-            raise SignInFailed(f"{what} answered no JSON object")
-        return body
+            metadata: dict[str, Any] = await self._hub.load_server_metadata()
+        except PROVIDER_ERRORS as error:
+            raise SignInFailed(f"discovery failed: {type(error).__name__}") from error
+        problem = _metadata_problem(metadata, self.config.provider_url)
+        if problem:
+            metadata.clear()  # asked again at the next sign-in
+            raise SignInFailed(problem)
+        metadata["id_token_signing_alg_values_supported"] = ID_TOKEN_ALGORITHMS
+        return metadata
+
+
+def _metadata_problem(metadata: Mapping[str, Any], provider_url: str) -> str | None:
+    if str(metadata.get("issuer", "")).rstrip("/") != provider_url:
+        return "the provider's discovery names another issuer"
+    if not all(isinstance(metadata.get(n), str) and _secure_url(metadata[n]) for n in _ENDPOINTS):
+        return "the provider's discovery lacks a secure endpoint"
+    algorithms = metadata.get("id_token_signing_alg_values_supported", ID_TOKEN_ALGORITHMS)
+    if not (isinstance(algorithms, list) and set(ID_TOKEN_ALGORITHMS) <= set(algorithms)):
+        return "the provider does not sign ID tokens with RS256"
+    return None

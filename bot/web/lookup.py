@@ -1,5 +1,6 @@
 """What a visitor typed into a "model repo" box: `owner/name`, or a Hub URL pasted from the
-address bar (`https://huggingface.co/owner/name`, its discussions, one PR, a file)."""
+address bar (`https://huggingface.co/owner/name`, its discussions, one PR, a file); an Every
+Eval Ever datastore as `datasets/owner/name`, as its Hub address names it."""
 
 from __future__ import annotations
 
@@ -12,19 +13,31 @@ from bot.spec.model import is_repo_id
 _NOT_MODELS = frozenset({"datasets", "spaces", "docs", "organizations", "settings", "collections"})
 
 
+#: How the history names a dataset repo (a datastore): as its Hub path does.
+DATASETS = "datasets/"
+
+
 @dataclass(frozen=True, slots=True)
 class Wanted:
-    repo_id: str
+    repo_id: str  # `owner/name` for a model repo, `datasets/owner/name` for a datastore
     pr_num: int | None = None  # a pasted PR URL names one
 
 
+def is_history_repo(value: str) -> bool:
+    """A name the history keeps PRs under: a model repo id, or `datasets/` and a dataset's."""
+    return is_repo_id(value.removeprefix(DATASETS))
+
+
 def parse_wanted(typed: str) -> Wanted | None:
-    """The model repo (and PR) `typed` names, or None when it names none."""
+    """The model repo or datastore (and PR) `typed` names, or None when it names none."""
     value = typed.strip()
     path = urlsplit(value).path if "://" in value else value
     parts = [part for part in path.split("/") if part]
+    prefix = ""
     if parts[:1] == ["models"]:
         parts = parts[1:]
+    elif parts[:1] == ["datasets"]:
+        parts, prefix = parts[1:], DATASETS
     if len(parts) < 2 or parts[0] in _NOT_MODELS:
         return None
     repo_id = f"{parts[0]}/{parts[1]}"
@@ -33,4 +46,4 @@ def parse_wanted(typed: str) -> Wanted | None:
     pr_num = None
     if len(parts) >= 4 and parts[2] == "discussions" and parts[3].isdigit():
         pr_num = int(parts[3])
-    return Wanted(repo_id, pr_num)
+    return Wanted(prefix + repo_id, pr_num)

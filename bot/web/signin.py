@@ -9,19 +9,27 @@ when known, never the query, the code, a token or what was typed.
 
 from __future__ import annotations
 
+import asyncio
 import logging
-import threading
 from collections.abc import Callable
 
-import httpx2
+from starlette.middleware import Middleware
+from starlette.middleware.sessions import SessionMiddleware
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from bot.logs import log_json
 from bot.web.guards import ADMIN_COOKIE, ADMIN_COOKIE_TTL_S, HUB, TOKEN, OperatorGate, cross_site
-from bot.web.hubsignin import CALLBACK_PATH, STATE_COOKIE, STATE_TTL_S, HubSignIn, SignInFailed
-from bot.web.hubsignin import audit as audit_log
+from bot.web.guards import audit as audit_log
+from bot.web.hubsignin import (
+    CALLBACK_PATH,
+    PROVIDER_ERRORS,
+    STATE_COOKIE,
+    STATE_TTL_S,
+    HubSignIn,
+    SignInFailed,
+)
 
 ErrorPage = Callable[[Request, int, str, str], Response]
 FAILED = "Sign-in failed. Start again from the status page."
@@ -42,10 +50,27 @@ def signin_routes(
     """`/login` and its callback (Hub sign-in), the token form's `/status/login`, and
     `/status/logout`."""
     endpoints = SignInEndpoints(gate, signin, error, clock, public_https=public_https)
+    # The sign-in's state travels in a cookie of its own, signed (itsdangerous), HttpOnly,
+    # `SameSite=Lax` (it must come back on the Hub's top-level redirect, and only there: its
+    # path is `/login`), `Secure` when the redirect is https, and dropped after one callback.
+    session = (
+        [
+            Middleware(
+                SessionMiddleware,
+                secret_key=signin.session_secret,
+                session_cookie=STATE_COOKIE,
+                max_age=STATE_TTL_S,
+                path="/login",
+                same_site="lax",
+                https_only=signin.config.redirect_uri.startswith("https://"),
+            )
+        ]
+        if signin is not None
+        else []
+    )
     return [
-        # plain methods: Starlette runs them in its thread pool (they call the Hub)
-        Route("/login", endpoints.login, methods=["GET"]),
-        Route(CALLBACK_PATH, endpoints.callback, methods=["GET"]),
+        Route("/login", endpoints.login, methods=["GET"], middleware=session),
+        Route(CALLBACK_PATH, endpoints.callback, methods=["GET"], middleware=session),
         Route("/status/login", endpoints.token_login, methods=["POST"]),
         Route("/status/logout", endpoints.logout, methods=["POST"]),
     ]
@@ -68,9 +93,9 @@ class SignInEndpoints:
         self._error = error
         self._clock = clock
         # Each callback makes up to three calls to the provider (up to 10 s each), and `/login`
-        # one until the discovery document is read, on a thread of the pool every page shares:
-        # a flood of them, or a slow Hub, must not take them all.
-        self._slots = threading.BoundedSemaphore(SIGNIN_SLOTS)
+        # one until the discovery document is read: a flood of them, or a slow Hub, must not
+        # pile up without bound.
+        self._slots = asyncio.Semaphore(SIGNIN_SLOTS)
         # the public address is https (a Space's, or the OAuth redirect's): whatever the
         # request reads, an operator cookie never travels over plain http
         self._public_https = public_https or (
@@ -93,54 +118,39 @@ class SignInEndpoints:
         )
         return response
 
-    def login(self, request: Request) -> Response:
+    async def login(self, request: Request) -> Response:
         signin = self._signin
         if signin is None:
             return self._error(request, 404, "Not here", NOT_SET_UP)
         # until the provider's discovery document is read (a fresh start, a Hub that was
         # down) each sign-in asks the Hub for it: the same slots as the callbacks
-        if not self._slots.acquire(blocking=False):
+        if self._slots.locked():
             return self._error(request, 503, "Busy", BUSY)
-        try:
-            url, cookie = signin.start(self._clock())
-        except (SignInFailed, httpx2.HTTPError) as problem:
-            log_json(audit_log, logging.WARNING, "sign-in refused", reason=_reason(problem))
-            return self._error(
-                request, 503, "Sign-in unavailable", "The Hub did not answer; retry."
-            )
-        finally:
-            self._slots.release()
-        response = RedirectResponse(url, status_code=303)
-        response.set_cookie(
-            STATE_COOKIE,
-            cookie,
-            max_age=STATE_TTL_S,
-            httponly=True,
-            samesite="lax",  # it must come back on the Hub's top-level redirect
-            secure=signin.config.redirect_uri.startswith("https://"),
-            path="/login",
-        )
-        return response
+        async with self._slots:
+            try:
+                url = await signin.start(request)
+            except (SignInFailed, *PROVIDER_ERRORS) as problem:
+                log_json(audit_log, logging.WARNING, "sign-in refused", reason=_reason(problem))
+                return self._error(
+                    request, 503, "Sign-in unavailable", "The Hub did not answer; retry."
+                )
+        return RedirectResponse(url, status_code=303)
 
-    def callback(self, request: Request) -> Response:
+    async def callback(self, request: Request) -> Response:
         signin = self._signin
         if signin is None:
             return self._error(request, 404, "Not here", NOT_SET_UP)
-        if not self._slots.acquire(blocking=False):
+        if self._slots.locked():
+            request.session.clear()  # one use, whatever the outcome
             return self._error(request, 503, "Busy", BUSY)
-        query = {k: v for k, v in request.query_params.items() if k in ("code", "state", "error")}
-        try:
-            who = signin.finish(query, request.cookies.get(STATE_COOKIE, ""), self._clock())
-        except (SignInFailed, httpx2.HTTPError) as problem:
-            log_json(audit_log, logging.WARNING, "sign-in refused", reason=_reason(problem))
-            response = self._error(request, 403, "Not signed in", FAILED)
-        else:
-            log_json(audit_log, logging.INFO, "signed in", user=who.sub, name=who.name, via=who.via)
-            response = self._signed_in(request, HUB, who.sub, who.via, who.access_token)
-        finally:
-            self._slots.release()
-        response.delete_cookie(STATE_COOKIE, path="/login")  # one use, whatever the outcome
-        return response
+        async with self._slots:
+            try:
+                who = await signin.finish(request)
+            except (SignInFailed, *PROVIDER_ERRORS) as problem:
+                log_json(audit_log, logging.WARNING, "sign-in refused", reason=_reason(problem))
+                return self._error(request, 403, "Not signed in", FAILED)
+        log_json(audit_log, logging.INFO, "signed in", user=who.sub, name=who.name, via=who.via)
+        return self._signed_in(request, HUB, who.sub, who.via, who.access_token)
 
     async def token_login(self, request: Request) -> Response:
         refused = cross_site(request)
@@ -172,4 +182,4 @@ class SignInEndpoints:
 def _reason(problem: Exception) -> str:
     if isinstance(problem, SignInFailed):
         return str(problem)[:200]
-    return f"provider unreachable: {type(problem).__name__}"
+    return f"provider unreachable or unreadable: {type(problem).__name__}"

@@ -544,7 +544,14 @@ def check_space(image: Image, report: Report) -> None:
             # The slim image has no ps: read the command lines from the container's /proc.
             ps = container.exec(["/bin/sh", "-c", PS], timeout=10)
             commands = _commands(ps.stdout.decode(errors="replace"))
-            wanted = ("bot.supervise", "redis-server", "bot serve", "bot worker")
+            wanted = (
+                "supervisor.supervisord",
+                "redis-server",
+                "bot serve",
+                "bot web",
+                "bot beat",
+                "bot worker",
+            )
             report.check(
                 "space: supervisor",
                 commands.get(1, "").startswith("tini")

@@ -174,7 +174,9 @@ class LocalOidcProvider:
                 return 503, {"message": "unavailable"}
             return 200, {"keys": [self.jwk()]}
         if parts.path == TOKEN_PATH:
-            if authorization != f"Bearer {self.request_token}":
+            # the scheme in any case, as GitHub takes it (PyPA's `id` sends `bearer`)
+            scheme, _, token = (authorization or "").partition(" ")
+            if scheme.lower() != "bearer" or token != self.request_token:
                 return 401, {"message": "bad request token"}
             audience = parse_qs(parts.query).get("audience", [""])[0]
             if not audience:

@@ -104,13 +104,18 @@ class LocalStack:
             self.redis_url = self.redis.url
         self.hub.start()
         self._write_config()
-        self.start_receiver()
+        # Every process started before any is waited for: their start-ups (imports, mostly)
+        # overlap. Their sockets are bound already, so none misses a request made early.
+        self._spawn_receiver()
         for _ in range(self.options.workers):
             self.start_worker()
         if self.options.beat:
             self.beat = self._spawn(["beat"], "beat")
         if self.options.web:
-            self.start_web()
+            self.web = self._spawn(["web"], "web", address=self.web_address)
+        self._wait_receiver()
+        if self.options.web:
+            self._wait_web()
         self.hub.state.add_webhook(
             owner=self.options.bot_name,
             url=f"{self.receiver_url}/webhooks/hub",
@@ -180,6 +185,10 @@ class LocalStack:
         return {**self.environment(), **self.receiver_env}
 
     def start_receiver(self) -> None:
+        self._spawn_receiver()
+        self._wait_receiver()
+
+    def _spawn_receiver(self) -> None:
         # With the web pages on, the receiver forwards them, as on a Space (docs/web.md).
         pages = ["--web-upstream", self.web_url] if self.options.web else []
         self.receiver = self._spawn(
@@ -188,6 +197,8 @@ class LocalStack:
             env=self.receiver_environment(),
             address=self.receiver_address,
         )
+
+    def _wait_receiver(self) -> None:
         wait_until(
             lambda: httpx2.get(f"{self.receiver_url}/readyz", timeout=1).status_code == 200,
             timeout=30,
@@ -204,12 +215,13 @@ class LocalStack:
     def web_url(self) -> str:
         return self.web_address.url
 
-    def start_web(self) -> None:
-        self.web = self._spawn(["web"], "web", address=self.web_address)
+    def _wait_web(self) -> None:
         wait_until(
             lambda: httpx2.get(f"{self.web_url}/web/healthz", timeout=1).status_code == 200,
             timeout=30,
             what="the web pages to answer /web/healthz",
+            process=self.web,
+            log=self.work_dir / "web.log",
         )
 
     def restart_receiver(self, receiver_env: Mapping[str, str] | None = None) -> None:

@@ -11,6 +11,7 @@ own for pytest-xdist (`--dist loadgroup`, `.ci/installed-smoke`): the slow ones 
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -30,6 +31,7 @@ from tests.docs.blocks import Block, all_blocks
 from tests.docs.world import (
     BLOCK_TIMEOUT_S,
     HUB_STATE,
+    SERVER_VENV_VARIABLE,
     VENV_VARIABLE,
     WHEELHOUSE_VARIABLE,
     Installs,
@@ -226,7 +228,13 @@ def steps_of(document: Any) -> list[dict[str, Any]]:
 @pytest.fixture(scope="module")
 def docs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Docs]:
     work = tmp_path_factory.mktemp("docs")
-    installs = Installs(required(VENV_VARIABLE), required(WHEELHOUSE_VARIABLE), work)
+    server = os.environ.get(SERVER_VENV_VARIABLE)
+    installs = Installs(
+        required(VENV_VARIABLE),
+        required(WHEELHOUSE_VARIABLE),
+        work,
+        Path(server) if server else None,
+    )
     loaded = load_state_file(HUB_STATE)
     with EmulatorServer(loaded.state, delivery=loaded.delivery) as hub:
         yield Docs(installs, hub, work)

@@ -13,7 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -22,11 +22,22 @@ from evalbot_dev.devstack.environment import inherited_environment
 from tests.conftest import REPO_ROOT
 
 VENV_VARIABLE = "EVALBOT_INSTALLED_VENV"
+SERVER_VENV_VARIABLE = "EVALBOT_SERVER_VENV"
 WHEELHOUSE_VARIABLE = "EVALBOT_WHEELHOUSE"
 HUB_STATE = Path(__file__).resolve().parent / "hub.yaml"
 #: The commands that need `pip install 'evalbot[server]'` (docs/operating.md): a block running
 #: one gets a virtualenv with the extra.
-SERVER_COMMANDS = ("serve", "worker", "beat", "issuer", "web", "status", "parked", "replay")
+SERVER_COMMANDS = (
+    "serve",
+    "worker",
+    "beat",
+    "issuer",
+    "web",
+    "playground",
+    "status",
+    "parked",
+    "replay",
+)
 BLOCK_TIMEOUT_S = 120
 
 
@@ -52,12 +63,13 @@ def pip_offline(wheelhouse: Path) -> dict[str, str]:
 
 @dataclass
 class Installs:
-    """The installed wheel's virtualenv, and one with the `[server]` extra made on demand."""
+    """The installed wheel's virtualenv, and one with the `[server]` extra: the one
+    `.ci/installed-smoke` made (`EVALBOT_SERVER_VENV`), else one made on demand."""
 
     base: Path
     wheelhouse: Path
     work: Path
-    _server: Path | None = field(default=None, init=False)
+    _server: Path | None = None
 
     def venv_for(self, script: str) -> Path:
         if not needs_server(script) or self.has_server_extra(self.base):

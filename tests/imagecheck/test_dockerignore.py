@@ -38,7 +38,7 @@ def test_the_project_context_leaves_out(path: str) -> None:
         ".env.example",
         "Dockerfile",
         "pyproject.toml",
-        "requirements/runtime.txt",
+        "requirements/server.txt",
         "requirements/build.txt",
         "bot/receiver/app.py",
         "deploy/space/entrypoint.sh",

@@ -58,7 +58,7 @@ def test_the_set_is_the_filter_over_tracked_files_plus_the_uploaded_card(tmp_pat
         {
             "Dockerfile": "FROM x\n",
             "README.md": "the project's readme\n",
-            "requirements/runtime.txt": "a==1\n",
+            "requirements/server.txt": "a==1\n",
             "requirements/notes.md": "not a lock\n",
             "pkg/__init__.py": "",
             "pkg/sub/mod.py": "",
@@ -73,7 +73,7 @@ def test_the_set_is_the_filter_over_tracked_files_plus_the_uploaded_card(tmp_pat
         "README.md",
         "pkg/__init__.py",
         "pkg/sub/mod.py",
-        "requirements/runtime.txt",
+        "requirements/server.txt",
     ]
     assert files["README.md"] == root / "deploy" / "card.md"  # the card, not the readme
 

@@ -1,34 +1,63 @@
-"""The user jobs, run by an installed evalbot from a folder outside the checkout.
+"""The user jobs and the server commands, run by an installed evalbot from a folder outside the
+checkout, on both installs.
 
-`.ci/installed-smoke` builds the wheel from the checkout, installs it with the runtime lock into
-a fresh virtualenv and runs this module with `EVALBOT_INSTALLED_VENV` naming that virtualenv.
-Every command here is that virtualenv's `evalbot`, started in an empty folder with no
-`PYTHONPATH`: what it needs (collections, mapping table, configuration, templates) must come
-from the wheel. The Hub emulator, Redis, the OIDC provider and the issuer are the checkout's
-development tools: they play the world around the user, not the product under test.
+`.ci/installed-smoke` runs the release recipe (evalbot_dev/release.py), which builds the wheel
+and installs it twice, each in a fresh virtualenv: `EVALBOT_INSTALLED_VENV` is the user install
+(`pip install evalbot`: the user lock), `EVALBOT_SERVER_VENV` the server one
+(`evalbot[server]`: the server lock); `EVALBOT_RELEASE_DIR` holds the recipe's `dist/` and its
+copy of the changelog. Every command here is a virtualenv's `evalbot`, started in an empty
+folder with no `PYTHONPATH`: what it needs (collections, mapping table, configuration,
+templates) must come from the wheel. The Hub emulator, Redis, the OIDC provider and the issuer
+are the checkout's development tools: they play the world around the user, not the product
+under test.
 """
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import re
 import shutil
 import subprocess
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from evalbot_dev.devstack.environment import inherited_environment
+from evalbot_dev.devstack.listening import ServerAddress
+from evalbot_dev.devstack.redis import RedisServer
+from evalbot_dev.devstack.waiting import wait_until
 from tests.conftest import REPO_ROOT
 from tests.integration.issuer.conftest import HLE, IssuerEnv, issuer_env
 from tests.support.emulator import MODEL, TOKENS
+from tests.support.processes import bot_environment
+from tests.unit.eee.helpers import DATASTORE
 
 #: One xdist group: the module's virtualenv and issuer are started once (.ci/installed-smoke).
 pytestmark = [pytest.mark.installed, pytest.mark.integration, pytest.mark.xdist_group("installed")]
 
 VENV_VARIABLE = "EVALBOT_INSTALLED_VENV"
+SERVER_VENV_VARIABLE = "EVALBOT_SERVER_VENV"
+RELEASE_VARIABLE = "EVALBOT_RELEASE_DIR"
+SERVER_INSTALL = "pip install 'evalbot[server]'"
+#: What the user install must not hold: the bot's engine and web stack.
+SERVER_LIBRARIES = ("celery", "kombu", "redis", "uvicorn", "starlette")
+#: Each server command, as run with no settings (what runs it needs the server extra first).
+SERVER_COMMANDS = [
+    ("serve",),
+    ("web",),
+    ("playground",),
+    ("worker",),
+    ("beat",),
+    ("status",),
+    ("parked",),
+    ("replay", "--all"),
+    ("issuer",),
+]
 SAMPLES = REPO_ROOT / "tests" / "samples"
 #: A real lm-eval output the shipped mapping table maps (openai/gsm8k).
 LM_EVAL = SAMPLES / "convert" / "lm-eval" / "gsm8k-v0-res.json"
@@ -41,6 +70,17 @@ INSPECT_ROW = (
     "  - {framework: inspect-ai, task: inspect_evals/mmlu_0_shot, metric: choice/accuracy,"
     " benchmark: cais/mmlu, task_id: mmlu, metric_id: accuracy, scale: percent}\n"
 )
+AIME = """\
+- dataset:
+    id: MathArena/aime_2026
+    task_id: aime_2026
+  framework:
+    name: math-arena
+    version: "0.3.1"
+  metrics:
+    - metric_id: accuracy
+      value: 61.70
+"""
 SMOKE_EVAL_YAML = """\
 name: MMLU (smoke)
 description: A benchmark declared by the installed-package check for one inspect-ai row.
@@ -56,15 +96,26 @@ tasks:
 """
 
 
-@pytest.fixture(scope="module")
-def venv() -> Path:
-    chosen = os.environ.get(VENV_VARIABLE)
+def installed(variable: str) -> Path:
+    chosen = os.environ.get(variable)
     if not chosen:
-        pytest.fail(f"{VENV_VARIABLE} is not set: run .ci/installed-smoke, which sets it")
+        pytest.fail(f"{variable} is not set: run .ci/installed-smoke, which sets it")
     folder = Path(chosen)
     if not (folder / "bin" / "evalbot").is_file():
-        pytest.fail(f"{VENV_VARIABLE}={chosen}: no bin/evalbot there; is evalbot installed?")
+        pytest.fail(f"{variable}={chosen}: no bin/evalbot there; is evalbot installed?")
     return folder
+
+
+@pytest.fixture(scope="module")
+def venv() -> Path:
+    """The user install: `pip install evalbot`."""
+    return installed(VENV_VARIABLE)
+
+
+@pytest.fixture(scope="module")
+def server_venv() -> Path:
+    """The server install: `pip install 'evalbot[server]'`."""
+    return installed(SERVER_VENV_VARIABLE)
 
 
 @pytest.fixture
@@ -343,8 +394,116 @@ def test_the_pre_commit_hook_runs_from_the_installed_package(venv: Path, user: P
     assert "4 files, 5 entries: 0 errors" in done.stdout
 
 
-def test_every_installed_module_imports_without_the_checkout(venv: Path, user: Path) -> None:
-    """Each module of the installed packages imports in the fresh virtualenv: none needs a
+def distributions(venv: Path) -> set[str]:
+    """The names of the distributions installed in `venv`, as its own Python sees them."""
+    script = (
+        "import importlib.metadata as m\n"
+        "print('\\n'.join(d.metadata['Name'].lower() for d in m.distributions()))\n"
+    )
+    done = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", script],
+        env={"PATH": os.environ.get("PATH", "")},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return set(done.stdout.split())
+
+
+def test_the_user_install_holds_nothing_of_the_server(venv: Path, server_venv: Path) -> None:
+    user, server = distributions(venv), distributions(server_venv)
+    assert "evalbot" in user
+    assert user.isdisjoint(SERVER_LIBRARIES), sorted(user)
+    assert set(SERVER_LIBRARIES) <= server
+    assert user < server
+
+
+@pytest.mark.parametrize("command", SERVER_COMMANDS, ids=" ".join)
+def test_a_server_command_on_the_user_install_names_the_extra(
+    venv: Path, user: Path, command: tuple[str, ...]
+) -> None:
+    done = run(venv, user, *command)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stdout == ""
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(f"evalbot {command[0]}: this command needs the server extra (")
+    assert line.endswith(f"not installed): {SERVER_INSTALL}")
+
+
+def test_the_space_supervisor_on_the_user_install_names_the_extra(venv: Path, user: Path) -> None:
+    done = subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "bot.supervise"],
+        cwd=user,
+        env={"PATH": os.environ.get("PATH", ""), "HOME": str(user)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.endswith(f"not installed): {SERVER_INSTALL}\n")
+    assert "Traceback" not in done.stderr
+
+
+def test_the_issuers_helpers_run_on_the_user_install(venv: Path, user: Path) -> None:
+    done = run(venv, user, "issuer", "client-secret")
+    assert done.returncode == 0, done.stderr
+    assert "client_secret_sha256: " in done.stdout
+
+
+def test_a_framework_authors_offline_flow_on_the_user_install(venv: Path, user: Path) -> None:
+    """keys generate -> token claims -> token sign -> validate: the token verified, offline."""
+    copy_examples(user)
+    done = run(venv, user, "keys", "generate", "--kid", "k1", "--out-private", "k1.pem")
+    assert done.returncode == 0, done.stderr
+    issuer = "https://tokens.example.org"
+    entry = {"issuer": issuer, "keys": [json.loads(done.stdout)], "frameworks": ["math-arena"]}
+    (user / "issuers.yaml").write_text(json.dumps({"issuers": [entry]}))
+    results = user / "repo" / ".eval_results" / "aime_2026.yaml"
+    results.parent.mkdir(parents=True)
+    results.write_text(AIME)
+    claims = run(
+        venv, user, "token", "claims", "repo/.eval_results/aime_2026.yaml",
+        "--model-repo", "alice/m", "--benchmarks", "benchmarks",
+    )  # fmt: skip
+    assert claims.returncode == 0, claims.stderr
+    (user / "claims.json").write_text(claims.stdout)
+    token = run(
+        venv, user, "token", "sign", "--key", "k1.pem", "--issuer", issuer,
+        "--kid", "k1", "--claims", "claims.json",
+    )  # fmt: skip
+    assert token.returncode == 0, token.stderr
+    results.write_text(AIME + f"  verify_token: {token.stdout.strip()}\n")
+    done = run(
+        venv, user, "validate", "repo", "--benchmarks", "benchmarks", "--issuers",
+        "issuers.yaml", "--model-repo", "alice/m", "--format", "json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    (entry,) = json.loads(done.stdout)["files"][0]["entries"]
+    assert entry["verification"] == {"status": "verified", "reason": None}
+
+
+def test_the_other_user_commands_run_on_the_user_install(venv: Path, user: Path) -> None:
+    copy_examples(user)
+    shutil.copytree(DATASTORE, user / "datastore")
+    jobs = [
+        (("frameworks", "list"), "inspect-ai"),
+        (("collections", "show", "leaderboard-v2", "--benchmarks", "benchmarks"), "leaderboard"),
+        (("collections", "validate", "--benchmarks", "benchmarks"), "leaderboard-v2 (system, "),
+        (("eee", "impact", "--schema", "0.3.0", "datastore"), "0.3.0"),
+        (("validate", "model", "--benchmarks", "benchmarks", "--format", "github"), ""),
+    ]
+    for command, shown in jobs:
+        done = run(venv, user, *command)
+        assert done.returncode == 0, f"{command}: {done.stdout}{done.stderr}"
+        assert shown in done.stdout + done.stderr, f"{command}: {done.stdout}{done.stderr}"
+
+
+def test_every_installed_module_imports_on_the_server_install(
+    server_venv: Path, user: Path
+) -> None:
+    """Each module of the installed packages imports in the server's virtualenv: none needs a
     development tool, a test helper or a file of the checkout."""
     script = (
         "import importlib, pkgutil, bot, workers\n"
@@ -356,7 +515,7 @@ def test_every_installed_module_imports_without_the_checkout(venv: Path, user: P
         "print(len(names))\n"
     )
     done = subprocess.run(
-        [str(venv / "bin" / "python"), "-c", script],
+        [str(server_venv / "bin" / "python"), "-c", script],
         cwd=user,
         env={"PATH": os.environ.get("PATH", ""), "HOME": str(user)},
         capture_output=True,
@@ -366,6 +525,90 @@ def test_every_installed_module_imports_without_the_checkout(venv: Path, user: P
     )
     assert done.returncode == 0, done.stderr
     assert int(done.stdout.strip()) > 150
+
+
+def test_the_server_commands_work_on_the_server_install(
+    server_venv: Path, user: Path, redis_server: RedisServer
+) -> None:
+    """`evalbot serve` answers its health check and `evalbot status` reads the queue, both
+    from the server install, against a real redis-server."""
+    env = bot_environment(redis_server.url)
+    for name in ("PYTHONPATH", "VIRTUAL_ENV"):
+        env.pop(name, None)
+    address = ServerAddress()
+    listen, pass_fds = address.spawn_arguments()
+    log = user / "serve.log"
+    with log.open("wb") as output:
+        server = subprocess.Popen(
+            [str(server_venv / "bin" / "evalbot"), "serve", *listen],
+            cwd=user,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            pass_fds=pass_fds,
+        )
+    address.close()
+    try:
+
+        def healthy() -> bool:
+            return httpx.get(f"{address.url}/healthz", timeout=1).status_code == 200
+
+        wait_until(healthy, timeout=30, what="/healthz", process=server, log=log)
+    finally:
+        server.terminate()
+        server.wait(timeout=15)
+    status = subprocess.run(
+        [str(server_venv / "bin" / "evalbot"), "status", "--json"],
+        cwd=user,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert "queue" in status.stdout, status.stdout + status.stderr
+    assert "Traceback" not in status.stderr
+    assert SERVER_INSTALL not in status.stderr
+
+
+def release_dir() -> Path:
+    """Where the release recipe wrote `dist/` and cut its copy of the changelog."""
+    chosen = os.environ.get(RELEASE_VARIABLE)
+    if not chosen:
+        pytest.fail(f"{RELEASE_VARIABLE} is not set: run .ci/installed-smoke, which sets it")
+    return Path(chosen)
+
+
+def test_the_release_wrote_sums_that_verify(venv: Path) -> None:
+    dist = release_dir() / "dist"
+    names = sorted(path.name for path in dist.iterdir())
+    wheel = next(name for name in names if name.endswith(".whl"))
+    version = wheel.split("-")[1]
+    assert names == [
+        "SHA256SUMS",
+        f"evalbot-{version}-py3-none-any.whl",
+        f"evalbot-{version}.tar.gz",
+    ]
+    done = subprocess.run(
+        ["sha256sum", "--check", "--strict", "SHA256SUMS"],
+        cwd=dist,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.count(": OK") == 2
+
+
+def test_the_release_cut_the_changelogs_copy_only() -> None:
+    version = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["version"]
+    released = (release_dir() / "CHANGELOG.md").read_text(encoding="utf-8")
+    checkout = (REPO_ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    headings = [line for line in released.splitlines() if line.startswith("## ")]
+    assert headings[:2] == ["## Unreleased", f"## {version} - {datetime.date.today()}"]
+    assert released.replace(f"## Unreleased\n\n{headings[1]}\n", "## Unreleased\n") == checkout
+    assert f"## {version} " not in checkout
 
 
 def test_benchmarks_read_once_online_validate_offline(venv: Path, user: Path) -> None:

@@ -1,7 +1,7 @@
 """The wheel is the product: it carries the packages and data a user's commands need, and no
 development tooling (the Hub emulator, the dev stack, the demo, tests, benchmarks).
 
-Built from a copy of the checkout with the pinned build backend (`tests.support.dists`); the
+Built from a copy of the checkout with the pinned build backend (`evalbot_dev.dists`); the
 sdist's own wheel must hold the same files, since `pip install` from the sdist builds that one.
 """
 
@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from bot import packaged
+from evalbot_dev import dists, release
 from tests.conftest import REPO_ROOT
-from tests.support import dists
 
 pytestmark = pytest.mark.integration
 
@@ -73,3 +73,27 @@ def test_a_wheel_that_differs_is_named(built: tuple[Path, Path], tmp_path: Path)
                 target.addfile(member, source.extractfile(member) if member.isfile() else None)
     with pytest.raises(dists.BuildError, match=r"leaderboard-v2\.yaml"):
         dists.check_sdist(cut, wheel)
+
+
+def test_the_release_check_passes_the_built_files(built: tuple[Path, Path]) -> None:
+    """`make release`'s twine check: the metadata is complete and PyPI renders the README."""
+    release.twine_check(list(built))
+
+
+def test_the_release_check_names_a_wheel_pypi_would_not_render(
+    built: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """The check can fail: without its content type, the README is read as reStructuredText,
+    which it is not."""
+    import zipfile
+
+    wheel = built[1]
+    broken = tmp_path / wheel.name
+    with zipfile.ZipFile(wheel) as source, zipfile.ZipFile(broken, "w") as target:
+        for item in source.infolist():
+            data = source.read(item)
+            if item.filename.endswith(".dist-info/METADATA"):
+                data = data.replace(b"Description-Content-Type: text/markdown\n", b"")
+            target.writestr(item, data)
+    with pytest.raises(release.ReleaseError, match="twine check failed"):
+        release.twine_check([broken])

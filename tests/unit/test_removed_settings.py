@@ -22,8 +22,8 @@ BASE = {
 @pytest.mark.parametrize(
     ("name", "replacement"),
     [
-        ("EVALBOT_SHUTDOWN_TIMEOUT", "bot.supervise.plan.SHUTDOWN_TIMEOUT_S"),
-        ("EVALBOT_REDIS_START_TIMEOUT", "bot.supervise.plan.REDIS_START_TIMEOUT_S"),
+        ("EVALBOT_SHUTDOWN_TIMEOUT", "stopwaitsecs in bot/supervise/supervisord.conf"),
+        ("EVALBOT_REDIS_START_TIMEOUT", "bot/supervise/supervisord.conf"),
         ("EVALBOT_ISSUER_MAX_BODY_BYTES", "bot.issuer.endpoints.MAX_BODY_BYTES"),
     ],
 )

@@ -1,7 +1,8 @@
 """The read-only JSON API: what the pages show, for scripts.
 
 - `GET /api/v1/repos/<owner>/<name>/prs`: the repo's PRs, each with its verdicts per push;
-- `GET /api/v1/repos/<owner>/<name>/prs/<num>`: one PR;
+- `GET /api/v1/repos/<owner>/<name>/prs/<num>`: one PR (`/api/v1/repos/datasets/<owner>/
+  <name>/...` for an Every Eval Ever datastore's);
 - `GET /api/v1/benchmarks/<owner>/<name>/results`: the results checked for one benchmark;
 - `GET /api/v1/collections/<id>/standing?model=<owner>/<name>`: a model's standing
 (the badges are `bot.web.endpoints.badges`).
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
@@ -35,6 +37,7 @@ from bot.store.history import (
     read_pr,
     read_repo_prs,
 )
+from bot.web.lookup import DATASETS, is_history_repo
 from bot.web.site import Site
 from bot.web.standing import Standing, standing
 
@@ -120,6 +123,12 @@ def routes(site: Site) -> list[Route]:
     return [
         Route("/api/v1/repos/{owner}/{name}/prs", prs, methods=["GET"]),
         Route("/api/v1/repos/{owner}/{name}/prs/{num:int}", one_pr, methods=["GET"]),
+        Route("/api/v1/repos/datasets/{owner}/{name}/prs", for_datasets(prs), methods=["GET"]),
+        Route(
+            "/api/v1/repos/datasets/{owner}/{name}/prs/{num:int}",
+            for_datasets(one_pr),
+            methods=["GET"],
+        ),
         Route("/api/v1/benchmarks/{owner}/{name}/results", benchmark_results, methods=["GET"]),
         Route("/api/v1/collections/{cid}/standing", collection_standing, methods=["GET"]),
     ]
@@ -128,13 +137,31 @@ def routes(site: Site) -> list[Route]:
 def visible_repo(site: Site, repo_id: str) -> str | None:
     """The recorded spelling of a public repo, or None (private, gated, never checked).
     Raises `redis.RedisError`."""
-    if not is_repo_id(repo_id) or not site.public(repo_id):
+    if not is_history_repo(repo_id) or not site.public(repo_id):
         return None
     return find_repo(site.redis, repo_id) or repo_id
 
 
 def repo_of(request: Request) -> str:
-    return f"{request.path_params['owner']}/{request.path_params['name']}"
+    """The repo a path names: `owner/name`, or `datasets/owner/name` on a datastore's route
+    (`for_datasets`)."""
+    prefix = DATASETS if request.scope.get(DATASET_ROUTE) else ""
+    return f"{prefix}{request.path_params['owner']}/{request.path_params['name']}"
+
+
+#: Set in the request's scope by `for_datasets`: the route names a datastore.
+DATASET_ROUTE = "evalbot.datasets"
+
+
+def for_datasets(handler: Callable[[Request], Response]) -> Callable[[Request], Response]:
+    """`handler` on the route of the same page for a datastore (`/.../datasets/owner/name`):
+    the history keeps a datastore's PRs under `datasets/<repo>`, its path on the Hub."""
+
+    def datasets(request: Request) -> Response:
+        request.scope[DATASET_ROUTE] = True
+        return handler(request)
+
+    return datasets
 
 
 def _pr_json(repo_id: str, pr: PrHistory, hub_url: str, *, full: bool = True) -> dict[str, Any]:

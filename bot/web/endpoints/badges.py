@@ -1,6 +1,7 @@
 """`/badge/<owner>/<name>.svg` (and `?benchmark=<org>/<name>`): the badge a model card embeds
-(`bot.web.badge` draws it). A private, gated or unknown repo gets the same grey "not found";
-`Cache-Control` and an `ETag` let a viewer's cache answer most views."""
+(`bot.web.badge` draws it); `/badge/datasets/<owner>/<name>.svg`, a datastore's. A private,
+gated or unknown repo gets the same grey "not found"; `Cache-Control` and an `ETag` let a
+viewer's cache answer most views."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ from starlette.routing import Route
 from bot.hub.errors import HubError
 from bot.spec.model import is_repo_id
 from bot.store.history import read_newest
-from bot.web.badge import BadgeText, benchmark_badge, render_svg, repo_badge
-from bot.web.endpoints.api import etagged, repo_of, visible_repo
+from bot.web.badge import BadgeText, benchmark_badge, datastore_badge, render_svg, repo_badge
+from bot.web.endpoints.api import etagged, for_datasets, repo_of, visible_repo
+from bot.web.lookup import DATASETS
 from bot.web.site import Site
 
 log = logging.getLogger("evalbot.web")
@@ -36,11 +38,16 @@ def routes(site: Site) -> list[Route]:
             return _svg(request, text, status=503, max_age=30)
         if shown is None:
             return _svg(request, BadgeText("evals", "not found", "none"), status=404)
+        if shown.startswith(DATASETS):
+            return _svg(request, datastore_badge(listed))
         if benchmark and is_repo_id(benchmark):
             return _svg(request, benchmark_badge(listed, benchmark))
         return _svg(request, repo_badge(listed))
 
-    return [Route("/badge/{owner}/{name}.svg", badge, methods=["GET"])]
+    return [
+        Route("/badge/{owner}/{name}.svg", badge, methods=["GET"]),
+        Route("/badge/datasets/{owner}/{name}.svg", for_datasets(badge), methods=["GET"]),
+    ]
 
 
 def _svg(

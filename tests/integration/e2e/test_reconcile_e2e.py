@@ -5,19 +5,26 @@ missing, the runs queue nothing."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from huggingface_hub import CommitOperationAdd
 
+from bot.report.texts import REPORT_MARKER
 from evalbot_dev.devstack.waiting import wait_until
 from evalbot_dev.emulator.faults import WebhookFaults
 from tests.integration.e2e.conftest import Bot
 from tests.integration.e2e.test_bot_e2e import GPQA_PATH
 from tests.support.emulator import GPQA_FIXED, GPQA_TYPO, MODEL
-from tests.support.stackbot import open_pr, push, running_bot
+from tests.support.stackbot import BOT, open_pr, push, running_bot
+from tests.unit.eee.helpers import DATASTORE
 
 pytestmark = pytest.mark.integration
+
+#: An Every Eval Ever datastore (a dataset repo): reconciliation visits its open PRs too.
+STORE = "alice/eee-reconciled"
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +33,7 @@ def bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bot]:
         tmp_path_factory.mktemp("reconcile-stack"),
         watched_repos=[MODEL],
         beat=True,
-        bot_config={"reconcile": {"interval_s": 1}},
+        bot_config={"reconcile": {"interval_s": 1}, "datastores": {STORE: {}}},
     ) as running:
         yield running
 
@@ -105,3 +112,44 @@ def test_nothing_missing_means_nothing_queued(bot: Bot) -> None:
     runs = {k: after[k] - before.get(k, 0) for k in after if k.startswith("outcome:")}
     assert not any(runs.values()), f"pipeline runs without a webhook: {runs}"
     assert len(bot.bot_comments(num)) == 1
+
+
+def store_reports(bot: Bot, num: int) -> list[str]:
+    return [
+        c.content
+        for c in bot.stack.hub.comments(STORE, num, "dataset")
+        if c.author == BOT and REPORT_MARKER in c.content
+    ]
+
+
+def test_a_datastore_pr_whose_webhooks_were_dropped_gets_its_comment(bot: Bot) -> None:
+    demo = "data/demo-source/demo-org/demo-model/f3a1c0de-4b2e-4c1a-9f6d-1b7e5a2c8d40.json"
+    record = json.loads((DATASTORE / "pass" / demo).read_bytes())
+    del record["detailed_evaluation_results"]
+    bot.stack.hub.state.seed_repo("dataset", STORE, {"README.md": b"# EEE\n"})
+    since = len(bot.stack.hub.deliveries())
+    bot.stack.hub.emulator.dispatcher.set_faults(WebhookFaults(drop_next=2))
+    try:
+        info: Any = bot.api("alice").create_commit(
+            STORE,
+            [CommitOperationAdd(demo, json.dumps(record).encode())],
+            commit_message="Add a record",
+            repo_type="dataset",
+            create_pr=True,
+        )
+        num = int(info.pr_num)
+        text = wait_until(
+            lambda: next(iter(store_reports(bot, num)), None),
+            timeout=60,
+            what="the caught-up datastore report",
+        )
+    finally:
+        bot.stack.hub.emulator.dispatcher.set_faults(WebhookFaults())
+    assert len(dropped(bot, since)) == 2
+    assert "Ready to merge" in text
+    assert f"evalbot:head={info.oid}" in text
+    wait_for_runs(bot, 1)
+    queued = bot.stats().get("catchup:queued", 0)
+    wait_for_runs(bot, 2)  # its head is recorded now: later runs queue nothing for it
+    assert bot.stats().get("catchup:queued", 0) == queued
+    assert len(store_reports(bot, num)) == 1

@@ -12,10 +12,14 @@ from tests.support.emulator import MINI_GATE
 from tests.support.stackbot import Bot, running_bot
 from tests.support.tuning import tuned
 
-__all__ = ["OPERATOR_TOKEN", "browser", "screenshots", "web_bot"]
+__all__ = ["DATASTORE", "OPERATOR_TOKEN", "PRIVATE_DATASTORE", "browser", "screenshots", "web_bot"]
 
 #: The operator token of `web_bot`'s pages (the fallback sign-in; never the webhook secret).
 OPERATOR_TOKEN = "operator-token-for-the-web-tests-0123456789"
+
+#: Every Eval Ever datastores the bot checks (seeded by the tests that use them).
+DATASTORE = "alice/eee-pages"
+PRIVATE_DATASTORE = "evals-org/eee-private"
 
 #: Where the PR comments say the pages are (the stack's own port is known only once it runs).
 PAGES_URL = "http://evalbot-pages.example"
@@ -35,6 +39,9 @@ def web_bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bot]:
             "EVALBOT_WEB_ADMIN_TOKEN": OPERATOR_TOKEN,
             "EVALBOT_WEB_PUBLIC_URL": PAGES_URL,
         },
-        bot_config={"collections_dir": str(collections)},
+        bot_config={
+            "collections_dir": str(collections),
+            "datastores": {DATASTORE: {}, PRIVATE_DATASTORE: {}},
+        },
     ) as bot:
         yield bot

@@ -280,6 +280,72 @@ def test_a_callback_from_another_browser_is_refused_before_the_code_is_spent(
         assert code not in pages.hub.emulator.oauth.exchanges
 
 
+def test_two_visitors_signing_in_at_once_each_end_as_themselves(pages: Pages) -> None:
+    """The sign-in's state lives in each visitor's own cookie: two sign-ins under way at once,
+    finished in the other order, each sign in their own visitor, and neither visitor's
+    callback works in the other's browser."""
+    with httpx2.Client(timeout=10) as alice, httpx2.Client(timeout=10) as bob:
+        alice_started, bob_started = begin(pages, alice), begin(pages, bob)
+        assert alice.cookies["evalbot_signin"] != bob.cookies["evalbot_signin"]
+        alice_callback = consent(pages, alice_started, "alice")
+        bob_callback = consent(pages, bob_started, "bob")
+        assert bob.get(alice_callback).status_code == 403  # alice's code in bob's browser
+        assert bob.get(bob_callback).status_code == 403  # bob is on no list
+        assert alice.get(alice_callback).status_code == 303
+        assert is_operator(pages, alice)
+        assert not is_operator(pages, bob)
+    wait_until(
+        lambda: "no sign-in of this browser has that state" in pages.log(),
+        timeout=10,
+        what="the refused state's audit line",
+    )
+
+
+def test_the_state_cookie_is_signed_http_only_lax_and_scoped_to_the_sign_in(
+    pages: Pages,
+) -> None:
+    with httpx2.Client(timeout=10) as browser:
+        started = browser.get(f"{pages.url}/login")
+        cookie = started.headers["set-cookie"]
+        assert cookie.startswith("evalbot_signin=")
+        attributes = {part.strip().lower() for part in cookie.split(";")[1:]}
+        assert {"httponly", "samesite=lax", "path=/login", "max-age=600"} <= attributes
+        assert "secure" not in attributes  # plain http on loopback: the redirect is http
+        value = browser.cookies["evalbot_signin"]
+        browser.cookies.set("evalbot_signin", value[:-2] + ("AA" if value[-2:] != "AA" else "BB"))
+        callback = consent(pages, str(started.headers["location"]), "alice")
+        assert browser.get(callback).status_code == 403  # a cookie edited by its holder
+        code = parse_qs(urlsplit(callback).query)["code"][0]
+        assert code not in pages.hub.emulator.oauth.exchanges
+
+
+def test_the_state_cookie_is_secure_when_the_pages_are_served_over_https(
+    tmp_path: Path, redis_server: RedisServer, hub: EmulatorServer
+) -> None:
+    alice = {"name": "alice", "id": hub.state.account("alice").id}
+    (tmp_path / "bot.yaml").write_text(yaml.safe_dump({"operators": {"users": [alice]}}))
+    app = hub.emulator.oauth.register_app(["https://pages.example/login/callback"])
+    address = ServerAddress()
+    process = start_web(
+        tmp_path,
+        redis_server,
+        hub.url,
+        address,
+        OAUTH_CLIENT_ID=app.client_id,
+        OAUTH_CLIENT_SECRET=app.client_secret,
+        OPENID_PROVIDER_URL=hub.url,
+        EVALBOT_WEB_PUBLIC_URL="https://pages.example",
+    )
+    try:
+        started = httpx2.get(f"{address.url}/login", timeout=10)
+        assert started.status_code == 303
+        attributes = {p.strip().lower() for p in started.headers["set-cookie"].split(";")[1:]}
+        assert {"secure", "httponly", "samesite=lax", "path=/login"} <= attributes
+    finally:
+        process.stop()
+        address.close()
+
+
 def test_a_code_from_another_sign_in_fails_the_pkce_check(pages: Pages) -> None:
     """The browser's own state, but a code issued to another sign-in (another verifier): the
     Hub refuses the exchange, and nobody is signed in."""

@@ -267,10 +267,13 @@ def test_lookup_ignores_case_and_takes_a_pasted_hub_url(
         assert answer.headers["location"] == where, typed
     moved = web.get("/history/alice/model", follow_redirects=False)
     assert moved.headers["location"] == "/history/Alice/Model"
-    assert (
-        web.get("/history", params={"repo": "https://huggingface.co/datasets/a/b"}).status_code
-        == 400
+    # A dataset's address names it as the history does (a datastore's PRs: datasets/<repo>).
+    dataset = web.get(
+        "/history", params={"repo": "https://huggingface.co/datasets/a/b"}, follow_redirects=False
     )
+    assert dataset.headers["location"] == "/history/datasets/a/b"
+    spaces = web.get("/history", params={"repo": "https://huggingface.co/spaces/a/b"})
+    assert spaces.status_code == 400
 
 
 def test_the_details_page_shows_each_push_with_its_problems_and_tokens(

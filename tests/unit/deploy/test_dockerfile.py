@@ -61,10 +61,10 @@ def test_no_secret_is_baked_into_env_or_arg() -> None:
     assert "hf_" not in DOCKERFILE.read_text()
 
 
-def test_installs_runtime_dependencies_only_and_redis_for_the_space_mode() -> None:
+def test_installs_the_server_lock_only_and_redis_for_the_space_mode() -> None:
     runs = " && ".join(item.arguments for item in _all("RUN"))
-    # exactly the runtime lock, with hashes; the project itself resolves nothing
-    assert "pip install --require-hashes -r requirements/runtime.txt" in runs
+    # exactly the server lock, with hashes; the project itself resolves nothing
+    assert "pip install --require-hashes -r requirements/server.txt" in runs
     assert "pip install --require-hashes -r requirements/build.txt" in runs
     assert "pip install --no-deps --no-build-isolation ." in runs
     assert "dev.txt" not in runs

@@ -71,9 +71,24 @@ def test_banners_speak_of_records() -> None:
 
 
 def test_open_prs_not_compared_are_said() -> None:
-    body = render_submission(SubmissionReport([]), DatastorePolicy(), CONTEXT, unread_prs=3)
+    body = render_submission(SubmissionReport([]), DatastorePolicy(), CONTEXT, beyond=3)
     assert "3 more open PRs were not compared" in body
     assert "not compared" not in render_submission(SubmissionReport([]), DatastorePolicy(), CONTEXT)
+
+
+def test_open_prs_past_the_budget_are_named_with_the_follow_up() -> None:
+    body = render_submission(SubmissionReport([]), DatastorePolicy(), CONTEXT, not_compared=[12, 7])
+    assert "not yet looked for in open PRs #7, #12" in body
+    assert "follow-up run" in body
+    many = render_submission(
+        SubmissionReport([]), DatastorePolicy(), CONTEXT, not_compared=list(range(1, 31))
+    )
+    assert "#20 and 10 more" in many
+    stopped = render_submission(
+        SubmissionReport([]), DatastorePolicy(), CONTEXT, not_compared=[7], follow_up=False
+    )
+    assert "follow-up run compares" not in stopped
+    assert "recheck` to try again" in stopped
 
 
 def test_a_folder_warning_blocks_the_merge_whatever_the_policy() -> None:

@@ -13,7 +13,13 @@ import pytest
 from bot.eee import instances
 from bot.eee.dedupe import HashIndex, Holder, normalized_hash
 from bot.eee.paths import path_problem
-from bot.eee.submission import Change, DatastorePolicy, SubmissionReport, check_submission
+from bot.eee.submission import (
+    Change,
+    Claims,
+    DatastorePolicy,
+    SubmissionReport,
+    check_submission,
+)
 from bot.spec.model import FileReport
 from tests.unit.eee.helpers import DATASTORE, MemoryFiles, dumped
 
@@ -214,6 +220,68 @@ def test_duplicates_of_main_and_of_open_prs_by_normalised_hash() -> None:
     assert codes(result, AGG) == ["EEE-PAIR", "EEE-DUPLICATE", "EEE-DUPLICATE"]
     assert any("`data/x/y/z/a.json` on main" in m for m in messages)
     assert any("open PR #3" in m for m in messages)
+
+
+def first_come(
+    holder: Holder, *, since: float, author: str = "id-alice", body: bytes | None = None
+) -> SubmissionReport:
+    """This PR (#7, alice's) holding the record since `since`, against one other holder."""
+    data = record()
+    del data["detailed_evaluation_results"]
+    content = body if body is not None else dumped(data)
+    index = HashIndex()
+    index.add(normalized_hash(data), holder)
+    return check_submission(
+        [Change(AGG, "added")],
+        MemoryFiles({AGG: content}),
+        index,
+        pr=7,
+        claims=Claims(7, author, at=since),
+    )
+
+
+def plain() -> bytes:
+    data = record()
+    del data["detailed_evaluation_results"]
+    return dumped(data)
+
+
+def test_a_duplicate_of_an_open_pr_that_held_it_first_is_an_error_naming_it() -> None:
+    earlier = Holder("data/x/y/z/b.json", pr=9, since=100.0, author="id-bob", content="other")
+    result = first_come(earlier, since=200.0)
+    assert codes(result, AGG) == ["EEE-DUPLICATE"]
+    (diagnostic,) = result.files[0].diagnostics
+    assert "open PR #9, which held it first" in diagnostic.message
+    assert "byte-for-byte" not in diagnostic.message
+
+
+def test_a_newer_prs_copy_leaves_the_earlier_pr_as_it_was() -> None:
+    later = Holder("data/x/y/z/b.json", pr=3, since=300.0, author="id-bob", content="x")
+    assert first_come(later, since=200.0).counts() == (0, 0)  # a lower number is no excuse
+
+
+def test_a_tie_in_time_goes_to_the_lower_pr_number() -> None:
+    same = Holder("data/x/y/z/b.json", pr=3, since=200.0, author="id-bob", content="x")
+    assert codes(first_come(same, since=200.0), AGG) == ["EEE-DUPLICATE"]
+    same = Holder("data/x/y/z/b.json", pr=9, since=200.0, author="id-bob", content="x")
+    assert first_come(same, since=200.0).counts() == (0, 0)
+
+
+def test_main_is_always_first() -> None:
+    assert codes(first_come(Holder("data/x/y/z/b.json"), since=0.0), AGG) == ["EEE-DUPLICATE"]
+
+
+def test_a_byte_for_byte_copy_from_another_account_is_named_as_such() -> None:
+    import hashlib
+
+    content = hashlib.sha256(plain()).hexdigest()
+    copied = Holder(AGG, pr=2, since=100.0, author="id-bob", content=content)
+    (diagnostic,) = first_come(copied, since=200.0, body=plain()).files[0].diagnostics
+    assert "by another account" in diagnostic.message
+    assert "byte-for-byte copy" in diagnostic.message
+    own = Holder(AGG, pr=2, since=100.0, author="id-alice", content=content)
+    (diagnostic,) = first_come(own, since=200.0, body=plain()).files[0].diagnostics
+    assert "byte-for-byte" not in diagnostic.message  # the same author's own two PRs
 
 
 def test_a_record_edited_in_place_is_not_its_own_duplicate() -> None:

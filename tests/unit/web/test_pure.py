@@ -190,7 +190,11 @@ def test_a_pasted_hub_address_names_the_model_and_the_pr() -> None:
     assert parse_wanted("https://huggingface.co/alice/model/blob/main/README.md") == Wanted(
         "alice/model"
     )
-    assert parse_wanted("https://huggingface.co/datasets/org/bench") is None
+    # A dataset is named as its Hub path names it (the history keeps datastores so).
+    assert parse_wanted("https://huggingface.co/datasets/org/store") == Wanted("datasets/org/store")
+    assert parse_wanted("datasets/org/store/discussions/3") == Wanted("datasets/org/store", 3)
+    assert parse_wanted("https://huggingface.co/datasets/org") is None
+    assert parse_wanted("https://huggingface.co/spaces/org/app") is None
     assert parse_wanted("not a repo") is None
     assert parse_wanted("") is None
 

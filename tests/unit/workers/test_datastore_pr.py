@@ -7,7 +7,7 @@ from bot.hub.datastore import tree_changes
 from bot.hub.pulls import Change as DiffChange
 from bot.hub.pulls import DiffFile
 from workers.datastore_index import MainIndex
-from workers.datastore_pr import HubDatastoreFiles, _changes
+from workers.datastore_pr import HubDatastoreFiles, datastore_changes
 
 
 def test_a_rename_is_the_old_path_removed_and_the_new_added() -> None:
@@ -17,7 +17,7 @@ def test_a_rename_is_the_old_path_removed_and_the_new_added() -> None:
         DiffFile("data/a/b/c/x.json", "data/a/b/c/x.json", DiffChange.MODIFIED),
         DiffFile("data/a/b/c/gone.json", None, DiffChange.REMOVED),
     ]
-    assert _changes(diff) == [
+    assert datastore_changes(diff) == [
         Change("data/a/b/c/gone.json", "removed"),
         Change("data/a/b/c/new.json", "added"),
         Change("data/a/b/c/old.json", "removed"),

@@ -3,10 +3,8 @@
 The tree is copied first (without the venv, git and caches), so a build leaves no `build/` or
 `*.egg-info` in the checkout and parallel runs do not share one. The build calls setuptools'
 PEP 517 hooks with the interpreter running this module: the build backend is the pinned one of
-requirements/build.txt, and nothing is downloaded.
-
-`python -m tests.support.dists OUT_DIR` builds both into OUT_DIR, checks that the wheel built
-from the sdist holds the same files, and prints the wheel's path (`.ci/installed-smoke`).
+requirements/build.txt, and nothing is downloaded. `make release` (evalbot_dev.release) builds
+with it; so do the wheel's tests.
 """
 
 from __future__ import annotations
@@ -20,10 +18,11 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[1]
 _SKIPPED = (
     ".git",
     ".venv",
+    ".uv",
     "__pycache__",
     "build",
     "dist",
@@ -46,7 +45,7 @@ class BuildError(Exception):
 
 
 def _hook(source: Path, hook: str, out: Path) -> Path:
-    done = subprocess.run(
+    done = subprocess.run(  # noqa: S603 - our own interpreter, a fixed hook
         [sys.executable, "-c", _HOOK, hook, str(out)],
         cwd=source,
         capture_output=True,
@@ -102,21 +101,3 @@ def check_sdist(sdist: Path, wheel: Path) -> None:
             f"the wheel built from {sdist.name} differs from the checkout's in "
             f"{len(differing)} file(s): {', '.join(differing[:10])}"
         )
-
-
-def main(argv: list[str]) -> int:
-    if len(argv) != 1:
-        print("usage: python -m tests.support.dists OUT_DIR", file=sys.stderr)
-        return 2
-    try:
-        sdist, wheel = build(Path(argv[0]))
-        check_sdist(sdist, wheel)
-    except BuildError as error:
-        print(f"dists: {error}", file=sys.stderr)
-        return 1
-    print(wheel)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
