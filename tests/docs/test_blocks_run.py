@@ -31,6 +31,7 @@ from tests.docs.blocks import Block, all_blocks
 from tests.docs.world import (
     BLOCK_TIMEOUT_S,
     HUB_STATE,
+    INSTALLING_TIMEOUT_S,
     SERVER_VENV_VARIABLE,
     VENV_VARIABLE,
     WHEELHOUSE_VARIABLE,
@@ -240,10 +241,15 @@ def docs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Docs]:
         yield Docs(installs, hub, work)
 
 
-@pytest.mark.parametrize(
-    "block",
-    [pytest.param(b, id=b.where, marks=pytest.mark.xdist_group(group(b))) for b in RUNNABLE],
-)
+def marks(block: Block) -> list[pytest.MarkDecorator]:
+    """Its xdist group, and for a workflow or pre-commit block (it builds a virtualenv) the
+    timeout of `INSTALLING_TIMEOUT_S`."""
+    if block.kind == "shell":
+        return [pytest.mark.xdist_group(group(block))]
+    return [pytest.mark.xdist_group(group(block)), pytest.mark.timeout(INSTALLING_TIMEOUT_S)]
+
+
+@pytest.mark.parametrize("block", [pytest.param(b, id=b.where, marks=marks(b)) for b in RUNNABLE])
 def test_the_block_runs_as_written(docs: Docs, block: Block) -> None:
     expected = block.expectation
     assert expected is not None
