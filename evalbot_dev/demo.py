@@ -37,7 +37,7 @@ from rich.markdown import Markdown
 
 import bot
 from bot.cli import main
-from bot.report.texts import REPORT_MARKER
+from bot.report.comment_texts import REPORT_MARKER
 from evalbot_dev.devstack.issuer import IssuerProcess, run_ci_job
 from evalbot_dev.devstack.oidc import LocalOidcProvider, Workflow
 from evalbot_dev.devstack.signing import LocalIssuer

@@ -6,15 +6,15 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from bot.cli import gate_messages as texts
+from bot.cli import gate_texts
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from bot.adapters.collections_store import StoredCollection
     from bot.collections.model import Collection
-    from bot.spec.messages import Diagnostic
-    from bot.spec.model import BenchmarkSource
+    from bot.validation.diagnostics import Diagnostic
+    from bot.validation.model import BenchmarkSource
 
 
 class Refused(Exception):
@@ -22,7 +22,7 @@ class Refused(Exception):
 
 
 def fail(command: str, problem: object) -> int:
-    print(texts.PREFIX.format(command=command) + str(problem), file=sys.stderr)
+    print(gate_texts.PREFIX.format(command=command) + str(problem), file=sys.stderr)
     return 2
 
 
@@ -58,14 +58,14 @@ def findings_text(path: Path, diagnostics: Sequence[Diagnostic]) -> str:
     """`FILE:LINE:COLUMN: CODE severity field: message`, its fix below, one per finding (as
     `evalbot validate` prints them): what a gate that refuses or warns about its collection
     prints, so the fix needs no second command."""
-    from bot.report.validation import diagnostic_lines
+    from bot.report.validation_formats import diagnostic_lines
 
     return "\n".join(diagnostic_lines(diagnostics, path=str(path)))
 
 
 def findings_github(path: Path, diagnostics: Sequence[Diagnostic]) -> str:
     """The same findings as workflow annotations on the collection file."""
-    from bot.report.validation import render_github
-    from bot.spec.model import FileReport
+    from bot.report.validation_formats import render_github
+    from bot.validation.model import FileReport
 
     return render_github([FileReport(str(path), "benchmark", list(diagnostics))])

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from bot.convert.api import Conversion
     from bot.convert.eee import RecordKey
     from bot.eee.publish import Laid
-    from bot.spec.model import MetricDef
+    from bot.validation.model import MetricDef
 
 Rows = list[dict[str, Any]]
 RESULTS_SUFFIXES = (".yaml", ".yml")
@@ -51,7 +51,7 @@ class Gathered:
 def run(args: argparse.Namespace) -> int:
     """`--to eee`; a `UsageError` or `ConvertError` is the caller's to print (exit 2)."""
     from bot.convert.eee import EeeWriteError, keyed_records
-    from bot.spec.model import is_repo_id
+    from bot.validation.model import is_repo_id
 
     if not args.model_repo or not is_repo_id(args.model_repo):
         raise UsageError("evalbot convert --to eee: --model-repo ID (owner/name) is required")
@@ -102,7 +102,7 @@ def _gather(args: argparse.Namespace) -> Gathered:
 
 
 def _entries_of(shown: str, content: bytes) -> list[dict[str, Any]]:
-    from bot.spec.yamlload import load_yaml
+    from bot.validation.yamlload import load_yaml
 
     loaded = load_yaml(content)
     if not loaded.ok or not isinstance(loaded.data, list):
@@ -195,7 +195,7 @@ def _read(path: Path) -> bytes:
 
 def _metric_lookup(benchmarks: str | None) -> Any:
     from bot.cli.convert import _benchmarks
-    from bot.spec.model import Benchmark
+    from bot.validation.model import Benchmark
 
     source = _benchmarks(benchmarks) if benchmarks else None
 
@@ -217,7 +217,7 @@ def _print(records: list[tuple[RecordKey, dict[str, Any]]]) -> int:
 
 
 def _schema_ok(name: str, content: bytes) -> bool:
-    from bot.spec.eee import validate_eee_file
+    from bot.validation.eee import validate_eee_file
 
     report = validate_eee_file(name, content)
     for diagnostic in report.diagnostics:
@@ -302,7 +302,7 @@ def _checked(out: Path, planned: list[Laid]) -> bool:
     from bot.adapters.datastore_dir import PlannedFiles, index_of
     from bot.eee.dedupe import HashIndex
     from bot.eee.submission import Change, DatastorePolicy, check_submission
-    from bot.report.validation import counts, render_text
+    from bot.report.validation_formats import counts, render_text
 
     files: dict[str, bytes] = {}
     for laid in planned:

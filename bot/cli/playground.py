@@ -15,7 +15,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from bot.cli import messages
+from bot.cli import command_texts
 
 if TYPE_CHECKING:
     from starlette.responses import Response
@@ -27,7 +27,9 @@ LOCAL_NAMES = ("localhost",)
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        "playground", help=messages.PLAYGROUND_HELP, description=messages.PLAYGROUND_DESCRIPTION
+        "playground",
+        help=command_texts.PLAYGROUND_HELP,
+        description=command_texts.PLAYGROUND_DESCRIPTION,
     )
     parser.add_argument(
         "--host", default="127.0.0.1", help="a loopback address to bind (default: %(default)s)"
@@ -47,7 +49,7 @@ def is_loopback(host: str) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     if not is_loopback(args.host):
-        print(messages.PLAYGROUND_NOT_LOOPBACK.format(host=args.host), file=sys.stderr)
+        print(command_texts.PLAYGROUND_NOT_LOOPBACK.format(host=args.host), file=sys.stderr)
         return 2
     from bot.cli.sources import UsageError
     from bot.logs import configure_logging
@@ -62,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     from bot.httpguards import BODY_TIMEOUT_S
 
     host = f"[{args.host}]" if ":" in args.host else args.host
-    print(messages.PLAYGROUND_READY.format(url=f"http://{host}:{args.port}/playground"))
+    print(command_texts.PLAYGROUND_READY.format(url=f"http://{host}:{args.port}/playground"))
     sys.stdout.flush()
     serve(app, args, lifespan="off", header_timeout_s=BODY_TIMEOUT_S)
     return 0
@@ -85,7 +87,7 @@ def _app(host: str) -> ASGIApp:
     from bot.web.benchmarks import CachedHubBenchmarks
     from bot.web.errorpage import error_page
     from bot.web.guards import OperatorGate, session_key
-    from bot.web.webcontext import WebContext
+    from bot.web.page_context import WebContext
 
     try:
         use_hub_timeout_from_env(os.environ)

@@ -12,16 +12,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.cli import messages
+from bot.cli import command_texts
 
 if TYPE_CHECKING:
     from bot.convert.mapping import MappingTable
-    from bot.spec.model import BenchmarkSource
-    from bot.spec.validate import Policy
+    from bot.validation.model import BenchmarkSource
+    from bot.validation.validate import Policy
 
 EVAL_RESULTS = ".eval_results"
 BENCHMARK_FILE = "eval.yaml"
-EEE_SUFFIXES = (".json", ".jsonl")  # Every Eval Ever records (bot.spec.eee)
+EEE_SUFFIXES = (".json", ".jsonl")  # Every Eval Ever records (bot.validation.eee)
 
 
 class UsageError(Exception):
@@ -64,7 +64,7 @@ def collect(paths: list[str]) -> Inputs:
             else:
                 _add_results(inputs, raw, path)
         else:
-            raise UsageError(messages.NO_SUCH_PATH.format(path=raw))
+            raise UsageError(command_texts.NO_SUCH_PATH.format(path=raw))
     return inputs
 
 
@@ -90,8 +90,8 @@ def _collect_folder(inputs: Inputs, raw: str, folder: Path) -> None:
         extra = ""
         if loose:
             word = "file" if len(loose) == 1 else "files"
-            extra = messages.NO_RESULTS_EEE.format(count=len(loose), files_word=word)
-        raise UsageError(messages.NO_RESULTS.format(path=raw) + extra)
+            extra = command_texts.NO_RESULTS_EEE.format(count=len(loose), files_word=word)
+        raise UsageError(command_texts.NO_RESULTS.format(path=raw) + extra)
 
 
 def _relative(shown: str) -> str:
@@ -103,7 +103,9 @@ def _read(shown: str, path: Path) -> bytes:
     try:
         return path.read_bytes()
     except OSError as error:
-        raise UsageError(messages.UNREADABLE.format(path=shown, problem=error.strerror)) from error
+        raise UsageError(
+            command_texts.UNREADABLE.format(path=shown, problem=error.strerror)
+        ) from error
 
 
 def _add_benchmark(inputs: Inputs, shown: str, path: Path) -> None:
@@ -148,14 +150,14 @@ def benchmark_source(benchmarks_dir: str | None, *, offline: bool = False) -> Be
         from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 
         if not Path(benchmarks_dir).is_dir():
-            raise UsageError(messages.NOT_A_FOLDER.format(path=benchmarks_dir))
+            raise UsageError(command_texts.NOT_A_FOLDER.format(path=benchmarks_dir))
         return DirectoryBenchmarkSource(benchmarks_dir)
     from huggingface_hub import HfApi
 
     from bot.hub.cached_benchmarks import CachedBenchmarkSource
     from bot.hub.client import HfHubClient, use_hub_timeout_from_env
     from bot.settings import SettingsError
-    from bot.spec.benchmark import benchmark_from_eval_yaml
+    from bot.validation.benchmark import benchmark_from_eval_yaml
 
     try:
         use_hub_timeout_from_env(os.environ)  # a pre-commit hook must not hang on a silent Hub
@@ -176,13 +178,13 @@ def hub_failure(command: str, error: BaseException) -> str:
     from bot.hub.cached_benchmarks import BenchmarkNotCached
 
     if isinstance(error, BenchmarkNotCached):
-        return messages.NOT_CACHED.format(command=command, problem=error)
-    return messages.HUB_FAILED.format(command=command, problem=error)
+        return command_texts.NOT_CACHED.format(command=command, problem=error)
+    return command_texts.HUB_FAILED.format(command=command, problem=error)
 
 
 def add_offline_option(parser: argparse._ActionsContainer) -> None:
     """`--offline`: benchmarks from the Hugging Face cache only, as `HF_HUB_OFFLINE=1`."""
-    parser.add_argument("--offline", action="store_true", help=messages.OFFLINE_HELP)
+    parser.add_argument("--offline", action="store_true", help=command_texts.OFFLINE_HELP)
 
 
 def mapping_files(extra: list[str]) -> list[Path]:

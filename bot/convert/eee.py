@@ -20,8 +20,8 @@ from collections.abc import Callable
 from typing import Any
 
 from bot.convert.adapters import eee as keys
-from bot.spec.eee import VERSIONS
-from bot.spec.model import MetricDef
+from bot.validation.eee import VERSIONS
+from bot.validation.model import MetricDef
 
 SCHEMA_VERSIONS = VERSIONS  # the versions `evalbot validate` checks, one list for both
 DEFAULT_VERSION = "0.3.0"

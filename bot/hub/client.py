@@ -76,7 +76,7 @@ instead of resting on a client default:
 - an error answered by another origin (the CDN) is not the Hub's: a refusal (4xx) is
   `HubFileUnreadable` for that file, and a 408, 429 or 5xx is a `HubTransientError` without a
   status, so it retries this run only (its `Retry-After` honoured) and never pauses the
-  workers' Hub calls, which answer to the Hub's own quota (`workers.fleet`).
+  workers' Hub calls, which answer to the Hub's own quota (`workers.hub_pause`).
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ from huggingface_hub.errors import RemoteEntryNotFoundError
 from huggingface_hub.utils._headers import build_hf_headers
 from huggingface_hub.utils._http import default_client_factory
 
-from bot.hub import texts
+from bot.hub import unreadable_reasons
 from bot.hub.budget import count_request
 from bot.hub.errors import (
     HubError,
@@ -571,8 +571,8 @@ def stream_capped(
         except (httpx2.InvalidURL, httpx2.UnsupportedProtocol) as error:
             if target == url:
                 raise  # our own URL: a bug or a bad endpoint, not this file's problem
-            raise HubFileUnreadable(texts.REDIRECT_INVALID) from error
-    raise HubFileUnreadable(texts.TOO_MANY_REDIRECTS.format(count=MAX_REDIRECTS))
+            raise HubFileUnreadable(unreadable_reasons.REDIRECT_INVALID) from error
+    raise HubFileUnreadable(unreadable_reasons.TOO_MANY_REDIRECTS.format(count=MAX_REDIRECTS))
 
 
 def _storage_error(target: str, response: httpx2.Response) -> HubError:
@@ -581,10 +581,10 @@ def _storage_error(target: str, response: httpx2.Response) -> HubError:
     status = response.status_code
     if status in _RETRIED_STORAGE_STATUSES or status >= 500:
         return HubTransientError(
-            texts.CDN_UNAVAILABLE.format(host=host, status=status),
+            unreadable_reasons.CDN_UNAVAILABLE.format(host=host, status=status),
             retry_after=retry_after_from_headers(response.headers),
         )
-    return HubFileUnreadable(texts.CDN_REFUSED.format(host=host, status=status))
+    return HubFileUnreadable(unreadable_reasons.CDN_REFUSED.format(host=host, status=status))
 
 
 def _refuse_if_declared_too_large(response: httpx2.Response, max_bytes: int) -> None:
@@ -592,28 +592,32 @@ def _refuse_if_declared_too_large(response: httpx2.Response, max_bytes: int) -> 
     if declared.isdigit() and int(declared) > max_bytes:
         size = int(declared)
         raise HubFileTooLarge(
-            texts.DECLARED_TOO_LARGE.format(size=size, limit=max_bytes), size=size, limit=max_bytes
+            unreadable_reasons.DECLARED_TOO_LARGE.format(size=size, limit=max_bytes),
+            size=size,
+            limit=max_bytes,
         )
 
 
 def _next_target(current: str, response: httpx2.Response) -> str:
     location = response.headers.get("Location")
     if not location:
-        raise HubFileUnreadable(texts.REDIRECT_WITHOUT_LOCATION.format(status=response.status_code))
+        raise HubFileUnreadable(
+            unreadable_reasons.REDIRECT_WITHOUT_LOCATION.format(status=response.status_code)
+        )
     try:
         target = urljoin(current, location.strip())
         parts = urlsplit(target)
     except ValueError as error:
-        raise HubFileUnreadable(texts.REDIRECT_INVALID) from error
+        raise HubFileUnreadable(unreadable_reasons.REDIRECT_INVALID) from error
     scheme = parts.scheme.lower()
     if scheme not in _FOLLOWED_SCHEMES:
-        raise HubFileUnreadable(texts.REDIRECT_SCHEME.format(scheme=scheme[:20]))
+        raise HubFileUnreadable(unreadable_reasons.REDIRECT_SCHEME.format(scheme=scheme[:20]))
     try:
         parts.port  # noqa: B018 - raises on a port that is not a number in 0-65535
     except ValueError as error:
-        raise HubFileUnreadable(texts.REDIRECT_INVALID) from error
+        raise HubFileUnreadable(unreadable_reasons.REDIRECT_INVALID) from error
     if not parts.hostname:
-        raise HubFileUnreadable(texts.REDIRECT_INVALID)
+        raise HubFileUnreadable(unreadable_reasons.REDIRECT_INVALID)
     return target
 
 

@@ -9,10 +9,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bot.extras import server_refusal
+from bot.server_extra import server_refusal
 from bot.settings import Settings, SettingsError
 from bot.sockets import listening_socket
-from bot.supervise import texts
+from bot.supervise import startup_messages
 from bot.supervise.plan import CONFIG, PlanError, space_environment
 
 
@@ -27,7 +27,7 @@ def _free_loopback_port() -> int:
 
 def main() -> int:  # noqa: RET503 - ends in execve, which never returns
     """Exit status 2 on a bad setting; otherwise the process becomes supervisord."""
-    if (refusal := server_refusal(texts.PREFIX)) is not None:
+    if (refusal := server_refusal(startup_messages.PREFIX)) is not None:
         print(refusal, file=sys.stderr)
         return 2
     redis_binary = shutil.which(os.environ.get("EVALBOT_REDIS_SERVER") or "redis-server")
@@ -44,7 +44,7 @@ def main() -> int:  # noqa: RET503 - ends in execve, which never returns
     except (PlanError, SettingsError) as error:
         message = str(error)
         if isinstance(error, SettingsError):
-            message = f"{texts.PREFIX}: {message}"
+            message = f"{startup_messages.PREFIX}: {message}"
         print(message, file=sys.stderr)
         return 2
     if env["EVALBOT_SUPERVISE_REDIS"] == "true":

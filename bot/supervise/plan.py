@@ -9,7 +9,7 @@ from pathlib import Path
 
 from bot.configfiles import ConfigError, reconcile_interval_s
 from bot.settings import EnvReader
-from bot.supervise import texts
+from bot.supervise import startup_messages
 
 #: The port a Hugging Face Docker Space routes to (`app_port` in the Space card).
 DEFAULT_PORT = 7860
@@ -62,10 +62,12 @@ def space_environment(
         env["REDIS_URL"] = f"redis://127.0.0.1:{port}/0"
         if redis_binary is None:
             binary = reader.optional("EVALBOT_REDIS_SERVER") or "redis-server"
-            problems.append(texts.NO_REDIS_BINARY.format(binary=binary))
+            problems.append(startup_messages.NO_REDIS_BINARY.format(binary=binary))
     if problems:
         raise PlanError(
-            texts.INVALID_CONFIG.format(prefix=texts.PREFIX, problems="\n  - ".join(problems))
+            startup_messages.INVALID_CONFIG.format(
+                prefix=startup_messages.PREFIX, problems="\n  - ".join(problems)
+            )
         )
     return env
 

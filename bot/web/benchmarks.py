@@ -16,8 +16,8 @@ from collections.abc import Callable
 
 from bot.hub.client import HubClient
 from bot.hub.sources import BenchmarkCache, HubBenchmarkSource
-from bot.spec.benchmark import benchmark_from_eval_yaml
-from bot.spec.model import BenchmarkLookup, BenchmarkNotFound
+from bot.validation.benchmark import benchmark_from_eval_yaml
+from bot.validation.model import BenchmarkLookup, BenchmarkNotFound
 
 TOO_MANY = "not looked up: this paste names more than {limit} benchmarks"
 

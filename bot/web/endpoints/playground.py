@@ -12,12 +12,12 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from bot.hub.errors import HubError
-from bot.spec.limits import DEFAULT_LIMITS
-from bot.spec.model import Benchmark, is_repo_id
+from bot.validation.limits import DEFAULT_LIMITS
+from bot.validation.model import Benchmark, is_repo_id
 from bot.web.guards import cross_site
+from bot.web.page_context import WebContext
 from bot.web.playground import PlaygroundInput, run_playground
 from bot.web.site import Site, field_text
-from bot.web.webcontext import WebContext
 
 log = logging.getLogger("evalbot.web")
 

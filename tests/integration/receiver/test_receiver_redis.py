@@ -11,8 +11,8 @@ import httpx
 import pytest
 import redis
 
-from bot.contract.events import PrEvent
-from bot.contract.queue import TASK_NAME
+from bot.queue.events import PrEvent
+from bot.queue.publishing import TASK_NAME
 from bot.store.keys import DEDUPE_PREFIX
 from evalbot_dev.devstack.redis import RedisServer
 from evalbot_dev.devstack.waiting import wait_until

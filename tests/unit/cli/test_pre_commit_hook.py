@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from bot.spec.yamlload import load_yaml
+from bot.validation.yamlload import load_yaml
 from tests.conftest import REPO_ROOT
 
 HOOKS = load_yaml((REPO_ROOT / ".pre-commit-hooks.yaml").read_bytes())

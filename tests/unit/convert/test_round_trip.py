@@ -13,8 +13,8 @@ from bot.convert.api import read_runs
 from bot.convert.build import build_entries
 from bot.convert.eee import SCHEMA_VERSIONS, EeeWriteError, to_eee
 from bot.convert.mapping import MappingTable
-from bot.spec.eee import validate_eee_file
-from bot.spec.model import MetricDef
+from bot.validation.eee import validate_eee_file
+from bot.validation.model import MetricDef
 
 text = st.text(
     st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), min_size=1, max_size=20
