@@ -3,8 +3,10 @@
 `examples/`, workflows through their steps (the evalbot action through its action.yml), and
 pre-commit configurations through pre-commit itself. `.ci/installed-smoke` runs this module.
 
-The blocks of one page run in page order in one folder, as a reader following the page would
-run them; each block's test runs the blocks before it first when they have not run yet.
+The shell blocks of one page run in page order in one folder, as a reader following the page
+would run them; each one's test runs the page's shell blocks before it first when they have not
+run yet. A workflow or pre-commit block runs in a folder of its own, so it is a group of its
+own for pytest-xdist (`--dist loadgroup`, `.ci/installed-smoke`): the slow ones run side by side.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from tests.docs.blocks import Block, all_blocks
 from tests.docs.world import (
     BLOCK_TIMEOUT_S,
     HUB_STATE,
+    INSTALLING_TIMEOUT_S,
     SERVER_VENV_VARIABLE,
     VENV_VARIABLE,
     WHEELHOUSE_VARIABLE,
@@ -84,7 +87,7 @@ class Docs:
 
     def outcome(self, block: Block) -> Outcome:
         page = self.page(block.path)
-        for earlier in [b for b in RUNNABLE if b.path == block.path and b.line <= block.line]:
+        for earlier in [b for b in RUNNABLE if group(b) == group(block) and b.line <= block.line]:
             if earlier.line not in page.outcomes:
                 page.outcomes[earlier.line] = self.run(earlier, page)
         return page.outcomes[block.line]
@@ -150,7 +153,8 @@ class Docs:
         model repo's results. What pre-commit and pip fetch comes from here: this
         repository's URL is its tracked files, committed and tagged with the version (git's
         `insteadOf`), every other distribution the locks' wheelhouse less evalbot's own
-        wheel, which no index has yet: a hook asking for `evalbot==X` fails, as for a user."""
+        wheel, which no index has yet: a hook asking for `evalbot==X` fails, as for a user.
+        Every block shares one store (`PRE_COMMIT_HOME`): a hook environment is built once."""
         repo = folder / "model"
         shutil.copytree(MODEL_REPO, repo)
         env = (
@@ -208,8 +212,18 @@ def this_repository_at(copy: Path) -> dict[str, str]:
     return settings | {"GIT_CONFIG_COUNT": "2"}
 
 
-def git(folder: Path, env: dict[str, str], *args: str) -> None:
-    subprocess.run(["git", *args], cwd=folder, env=env, check=True, timeout=60)
+def group(block: Block) -> str:
+    """What a block depends on: a shell block on its page's shell blocks before it (they share
+    a folder), a workflow or a pre-commit configuration on nothing but itself."""
+    return block.path.as_posix() if block.kind == "shell" else block.where
+
+
+def git(folder: Path, env: dict[str, str], *args: str) -> str:
+    """Run git in `folder`; what it printed."""
+    done = subprocess.run(
+        ["git", *args], cwd=folder, env=env, capture_output=True, text=True, check=True, timeout=60
+    )
+    return done.stdout.strip()
 
 
 def checkout(source: Path) -> StandIn:
@@ -247,7 +261,15 @@ def docs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Docs]:
         yield Docs(installs, hub, work)
 
 
-@pytest.mark.parametrize("block", RUNNABLE, ids=[block.where for block in RUNNABLE])
+def marks(block: Block) -> list[pytest.MarkDecorator]:
+    """Its xdist group, and for a workflow or pre-commit block (it builds a virtualenv) the
+    timeout of `INSTALLING_TIMEOUT_S`."""
+    if block.kind == "shell":
+        return [pytest.mark.xdist_group(group(block))]
+    return [pytest.mark.xdist_group(group(block)), pytest.mark.timeout(INSTALLING_TIMEOUT_S)]
+
+
+@pytest.mark.parametrize("block", [pytest.param(b, id=b.where, marks=marks(b)) for b in RUNNABLE])
 def test_the_block_runs_as_written(docs: Docs, block: Block) -> None:
     expected = block.expectation
     assert expected is not None

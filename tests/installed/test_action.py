@@ -16,7 +16,13 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO_ROOT
-from tests.docs.world import WHEELHOUSE_VARIABLE, pip_offline, required, tracked_copy
+from tests.docs.world import (
+    INSTALLING_TIMEOUT_S,
+    WHEELHOUSE_VARIABLE,
+    pip_offline,
+    required,
+    tracked_copy,
+)
 from tests.installed.test_installed import results_yaml
 from tests.integration.issuer.conftest import IssuerEnv, issuer_env
 from tests.support.composite import Runner, github_environment, setup_python
@@ -34,6 +40,7 @@ def issuer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[IssuerEnv]:
         yield started
 
 
+@pytest.mark.timeout(INSTALLING_TIMEOUT_S)  # the action builds its virtualenv
 def test_validate_then_submit_in_one_job(tmp_path: Path, issuer: IssuerEnv) -> None:
     workspace, temp = tmp_path / "workspace", tmp_path / "temp"
     shutil.copytree(REPO_ROOT / "examples" / "model-good", workspace)

@@ -37,7 +37,8 @@ from tests.support.emulator import MODEL, TOKENS
 from tests.support.processes import bot_environment
 from tests.unit.eee.helpers import DATASTORE
 
-pytestmark = [pytest.mark.installed, pytest.mark.integration]
+#: One xdist group: the module's virtualenv and issuer are started once (.ci/installed-smoke).
+pytestmark = [pytest.mark.installed, pytest.mark.integration, pytest.mark.xdist_group("installed")]
 
 VENV_VARIABLE = "EVALBOT_INSTALLED_VENV"
 SERVER_VENV_VARIABLE = "EVALBOT_SERVER_VENV"
