@@ -21,8 +21,8 @@ from bot.hub.sources import BenchmarkCache
 from bot.queue.events import PrEvent
 from bot.report.comment import render_help
 from bot.report.comment_texts import REPORT_MARKER
+from bot.tokens.binding import MemoryJtiBinder
 from bot.tokens.issuers import IssuerRegistry
-from bot.tokens.verify import MemoryJtiBinder
 from bot.validation.model import Dialect, EntryReport, FileReport, ResultEntry
 from bot.validation.validate import DEFAULT_POLICY
 from evalbot_dev.devstack.redis import RedisServer
