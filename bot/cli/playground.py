@@ -76,13 +76,14 @@ def _app(host: str) -> ASGIApp:
     from huggingface_hub import HfApi, constants
     from starlette.middleware.trustedhost import TrustedHostMiddleware
 
-    from bot.adapters.issuers_file import registry_for_cli
     from bot.adapters.jwks_http import HttpxJwksFetcher
-    from bot.cli.sources import UsageError, load_policy, mapping_table
+    from bot.botconfig.document import ConfigError
+    from bot.botconfig.files import working_bot_config
+    from bot.cli.sources import UsageError, mapping_table
     from bot.httpguards import BODY_TIMEOUT_S, SlowBodyGuard
     from bot.hub.client import HfHubClient, use_hub_timeout_from_env
     from bot.settings import SettingsError
-    from bot.tokens.issuers import IssuerConfigError
+    from bot.tokens.issuers import IssuerRegistry
     from bot.web.app import create_playground_app
     from bot.web.benchmarks import CachedHubBenchmarks
     from bot.web.errorpage import error_page
@@ -91,8 +92,8 @@ def _app(host: str) -> ASGIApp:
 
     try:
         use_hub_timeout_from_env(os.environ)
-        registry = registry_for_cli(None, fetcher=HttpxJwksFetcher())
-    except (SettingsError, IssuerConfigError, OSError) as error:
+        config = working_bot_config()
+    except (SettingsError, ConfigError) as error:
         raise UsageError(f"evalbot playground: {error}") from error
     hub_url = constants.ENDPOINT.rstrip("/")
     # Anonymous, as the bot's pages read the Hub: a page served here shows only what anyone
@@ -105,8 +106,8 @@ def _app(host: str) -> ASGIApp:
         bot_name="evalbot",
         operators=OperatorGate(session_key()),  # no sign-in: no one is an operator
         benchmarks=CachedHubBenchmarks(HfHubClient(api)),
-        registry=registry,
-        policy=load_policy(),
+        registry=IssuerRegistry(config.issuers, fetcher=HttpxJwksFetcher()),
+        policy=config.policy,
         mappings=mapping_table([], command="evalbot playground"),
     )
     app = create_playground_app(context)

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from bot.configfiles import ConfigError
+from bot.botconfig.document import ConfigError
+from bot.botconfig.files import load_bot_config
+from bot.botconfig.sections import KEYS, ReconcileLimits
 from bot.settings import Settings, SettingsError
 from workers.app import RECONCILE_TASK, celery_config, create_celery_app
-from workers.botconfig import KEYS, load_bot_config
-from workers.reconcile_plan import ReconcileLimits
 
 BASE = {
     "HF_TOKEN": "hf_x",
@@ -61,15 +61,15 @@ def test_bot_yaml_watched_repos_and_limits(tmp_path: Path) -> None:
     path.write_text(
         "maintainers: [alice]\n"
         "watched_repos: [org/model, alice/other]\n"
-        "reconcile:\n  max_repos: 5\n  max_hub_calls: 20\n"
+        "reconcile:\n  interval_s: 60\n  max_repos: 5\n  max_hub_calls: 20\n"
     )
-    bot_config = load_bot_config(path, 60)
+    bot_config = load_bot_config(path)
     config = bot_config.reconcile
     assert config.watched_repos == ("org/model", "alice/other")
     assert config.limits == ReconcileLimits(max_repos=5, max_hub_calls=20)
     assert config.interval_s == 60
     assert bot_config.maintainers == frozenset({"alice"})
-    missing = load_bot_config(tmp_path / "none.yaml", 300).reconcile
+    missing = load_bot_config(tmp_path / "none.yaml").reconcile
     assert (missing.watched_repos, missing.limits) == ((), ReconcileLimits())
 
 
@@ -93,29 +93,29 @@ def test_bad_bot_yaml_fails_fast(tmp_path: Path, text: str, message: str) -> Non
     path = tmp_path / "bot.yaml"
     path.write_text(text)
     with pytest.raises(ConfigError, match=message):
-        load_bot_config(path, 300)
+        load_bot_config(path)
 
 
 def test_a_bot_yaml_error_is_one_line_with_file_line_field_and_fix(tmp_path: Path) -> None:
     path = tmp_path / "bot.yaml"
     path.write_text("# the bot's settings\nwatched_repos: []\nmaintainers: alice\n")
     with pytest.raises(ConfigError) as raised:
-        load_bot_config(path, 300)
+        load_bot_config(path)
     assert str(raised.value) == (
         f"{path}:3: `maintainers` must be a list of Hub user names "
         "(fix: write one name per line as `  - alice`, or `maintainers: [alice, bob]`)"
     )
     path.write_text("reconcile:\n  max_repos: 5\n  max_hub_call: 3\n")
     with pytest.raises(ConfigError, match=rf"^{path}:3: unknown `reconcile` setting"):
-        load_bot_config(path, 300)
+        load_bot_config(path)
     path.write_text("maintainers: [alice\n")
     with pytest.raises(ConfigError, match=rf"^{path}:2: "):
-        load_bot_config(path, 300)
+        load_bot_config(path)
 
 
 def test_the_shipped_bot_yaml_is_valid_and_documents_every_key() -> None:
     shipped = Path(__file__).resolve().parents[3] / "config" / "bot.yaml"
-    config = load_bot_config(shipped, 300)
+    config = load_bot_config(shipped)
     text = shipped.read_text()
     assert config.maintainers == frozenset()  # an example, commented out
     assert not config.campaign.enabled
