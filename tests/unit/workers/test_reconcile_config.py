@@ -86,6 +86,8 @@ def test_bot_yaml_watched_repos_and_limits(tmp_path: Path) -> None:
         ("maintainers: alice\n", "`maintainers` must be a list of Hub user names"),
         ("maintainer: [alice]\n", "unknown key `maintainer`"),
         ("cross_pr_checks: 3\n", "`cross_pr_checks` must be true or false"),
+        # YAML 1.2, as everywhere else: `yes` is a string (the workers once read it as true)
+        ("cross_pr_checks: yes\n", "`cross_pr_checks` must be true or false"),
         ("collections: {a/b: [no-such]}\n", "`collections` names `no-such`"),
     ],
 )
@@ -121,3 +123,33 @@ def test_the_shipped_bot_yaml_is_valid_and_documents_every_key() -> None:
     assert not config.campaign.enabled
     for key in (*KEYS, *ReconcileLimits.__dataclass_fields__):
         assert f"{key}:" in text, key
+
+
+def test_every_section_s_problem_is_reported_at_once_each_at_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "bot.yaml"
+    path.write_text(
+        "maintainer: [alice]\n"
+        "watched_repos: org/model\n"
+        "reconcile:\n  interval_s: soon\n  max_repos: 0\n"
+        "policy:\n  errors: [NOPE]\n"
+        "source_datastores: evaleval\n"
+        "operators: {users: [{name: bob, id: bob}]}\n"
+    )
+    with pytest.raises(ConfigError) as raised:
+        load_bot_config(path)
+    assert "\n" not in str(raised.value)
+    found = [(problem.line, problem.problem) for problem in raised.value.problems]
+    expected = [
+        (1, "unknown key `maintainer`"),
+        (2, "`watched_repos` must be a list"),
+        (4, "`reconcile.interval_s` must be a whole number"),
+        (5, "`reconcile.max_repos` must be a positive integer"),
+        (9, "must be the account's 24-hex Hub id"),
+        (7, "`policy.errors`: unknown diagnostic code"),
+        (8, "`source_datastores` must be a list"),
+    ]
+    assert len(found) == len(expected), found
+    for line, words in expected:
+        assert any(at == line and words in text for at, text in found), (line, words, found)
+    assert all(str(problem) in str(raised.value) for problem in raised.value.problems)
+    assert all(str(problem).startswith(f"{path}:") for problem in raised.value.problems)
