@@ -1,4 +1,4 @@
-"""`datastores:` of `config/bot.yaml` (`workers.datastores`): read, checked, refused by line."""
+"""`datastores:` of `config/bot.yaml` (`bot.botconfig.sections`): read, checked, refused by line."""
 
 from __future__ import annotations
 
