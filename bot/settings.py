@@ -21,12 +21,9 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from bot import packaged_defaults
-from bot.configfiles import (
-    DEFAULT_RECONCILE_INTERVAL_S,
-    ConfigError,
-    reconcile_interval_s,
-    refuse_moved_files,
-)
+from bot.botconfig.document import ConfigError
+from bot.botconfig.files import load_bot_config, moved_files
+from bot.botconfig.sections import BotConfig
 
 DEFAULT_HF_ENDPOINT = "https://huggingface.co"
 MIB = 1024 * 1024
@@ -168,24 +165,31 @@ class Settings:
     #: The bot's Hub user ObjectId, when known: comments whose author id equals it are the bot's
     #: own and are ignored by the receiver (a comment webhook names its author only by id).
     bot_user_id: str | None
-    #: `config/bot.yaml`: maintainers, reconciliation, trusted issuers (`issuers:`), the
-    #: benchmark policy (`policy:`) and the rest an operator configures in a file.
+    #: Where `config/bot.yaml` is: maintainers, reconciliation, trusted issuers (`issuers:`),
+    #: the benchmark policy (`policy:`) and the rest an operator configures in a file.
     bot_config_file: Path
     log_level: str = "INFO"
-    #: Seconds between reconciliation runs (open PRs whose head has no verdict are queued);
-    #: 0 disables the periodic task: `reconcile.interval_s` of the bot config, read with the
-    #: settings (docs/operating.md, "Reconciliation").
-    reconcile_interval_s: int = DEFAULT_RECONCILE_INTERVAL_S
     #: Seconds a Hub request may wait to connect or between reads before it fails (transient:
     #: the task retries). huggingface_hub's own client would wait for ever.
     hub_timeout_s: float = 30.0
     #: Where the bot's web pages are reachable from the internet (`evalbot web`, or the
     #: receiver's port on a Space); set, the PR comment's footer links each PR's details page.
     public_url: str | None = None
+    #: The content of `bot_config_file`, read and checked with the settings (`BotConfig()`
+    #: when built with `read_bot_config=False`).
+    bot: BotConfig = field(default_factory=BotConfig)
+
+    @property
+    def reconcile_interval_s(self) -> int:
+        """Seconds between reconciliation runs, 0 for none (docs/operating.md,
+        "Reconciliation")."""
+        return self.bot.reconcile.interval_s
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str]) -> Settings:
-        """Build and check the settings; raise `SettingsError` naming every problem at once."""
+    def from_env(cls, environ: Mapping[str, str], *, read_bot_config: bool = True) -> Settings:
+        """Build and check the settings and the bot config file they name; raise
+        `SettingsError` naming every problem at once. `read_bot_config=False`: the environment
+        alone, for a process that needs no section of the file."""
         warn_removed_settings(environ)
         reader = EnvReader(environ)
         config_dir, bot_config = reader.bot_config()
@@ -210,12 +214,17 @@ class Settings:
         )
         reader.check_relations(settings)
         reader.check_moved_files(config_dir, settings.bot_config_file)
-        reader.raise_if_any()
+        if not read_bot_config or not bot_config.is_file():
+            reader.raise_if_any()  # a configured path that is no file is one of its problems
+            return settings
         try:
-            interval_s = reconcile_interval_s(settings.bot_config_file)
+            bot = load_bot_config(bot_config)
         except ConfigError as error:
-            raise SettingsError(str(error)) from error
-        return dataclasses.replace(settings, reconcile_interval_s=interval_s)
+            if not reader.problems:  # the file's problems alone: each names the file
+                raise SettingsError(str(error)) from error
+            reader.problems.extend(str(problem) for problem in error.problems)
+        reader.raise_if_any()
+        return dataclasses.replace(settings, bot=bot)
 
     def webhook_secrets(self) -> tuple[Secret, ...]:
         """The secrets a delivery may carry: the current one, and the previous during rotation."""
@@ -346,12 +355,8 @@ class EnvReader:
         """A `policy.yaml` or `issuers.yaml` left in the configuration folder (or beside the
         bot config) stops the start: its content now goes into `bot.yaml`."""
         for folder in dict.fromkeys((config_dir, bot_config.parent)):
-            if folder == packaged_defaults.config_file("bot.yaml").parent:
-                continue
-            try:
-                refuse_moved_files(folder)
-            except ConfigError as error:
-                self.problems.append(str(error))
+            if folder != packaged_defaults.config_file("bot.yaml").parent:
+                self.problems.extend(str(problem) for problem in moved_files(folder))
 
     def raise_if_any(self) -> None:
         if self.problems:

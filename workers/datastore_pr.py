@@ -1,7 +1,7 @@
 """A PR on an Every Eval Ever datastore: its files checked as a submission, in one comment.
 
-The datastores are the dataset repos `config/bot.yaml` names (`workers.datastores`); a PR on
-one comes here from the pipeline's dataset branch instead of the benchmark check. One run:
+The datastores are the dataset repos `config/bot.yaml` names (`datastores:`); a PR on one
+comes here from the pipeline's dataset branch instead of the benchmark check. One run:
 the PR's details with its diff (1 call), main's index brought up to date
 (`workers.datastore_index`: 1 call for main's commit, and when main moved, its tree plus the
 records that changed), the other open PRs' records (the listing, 2 calls, then at most

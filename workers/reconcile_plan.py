@@ -32,19 +32,6 @@ def datastore_entries(datastores: Iterable[str]) -> list[str]:
 
 
 @dataclass(frozen=True, slots=True)
-class ReconcileLimits:
-    """Bounds on one run, so a run stays short and within the Hub's rate limits
-    (docs/hub-api.md#rate-limits: 1,000 API calls per 5 minutes for a free account; the defaults
-    spend at most a tenth)."""
-
-    max_repos: int = 50  # repos visited per run (the rest wait for the next runs, in turn)
-    max_prs_per_repo: int = 100  # open PRs looked at per repo (lowest numbers first)
-    max_queued: int = 50  # catch-up events queued per run
-    max_hub_calls: int = 100  # Hub API calls per run
-    max_backlog: int = 200  # skip the run while the queue holds more (the workers are behind)
-
-
-@dataclass(frozen=True, slots=True)
 class CatchUp:
     """An open PR whose current head has no recorded verdict."""
 

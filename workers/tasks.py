@@ -86,7 +86,7 @@ from workers.hub_pause import (
 from workers.pipeline import run_event
 from workers.pr_lease import LeaseBusy, LeaseLost, as_text
 from workers.runtime import Runtime
-from workers.startup import StartupError, worker_runtime
+from workers.startup import StartupError, settings_from, worker_runtime
 from workers.unchecked import mark_unchecked, why_not_checked
 
 #: Retries for failures that may pass (Hub outages, Redis blips); about 10 minutes in all.
@@ -309,7 +309,7 @@ def runtime_for_process() -> Runtime:
     `evalbot worker`, e.g. `celery -A workers.app worker`) built and checked on first use.
     Raises `StartupError` when the configuration or the token is refused."""
     if not _RUNTIME:
-        install_runtime(worker_runtime(Settings.from_env(os.environ)))
+        install_runtime(worker_runtime(settings_from(os.environ)))
     return _RUNTIME[0]
 
 
@@ -345,7 +345,8 @@ def _park_unconfigured(event: dict[str, Any], error: StartupError, task_id: str 
     event's fault, so it is kept (never dropped) and `evalbot replay` runs it once fixed."""
     decision = decide(Failure(Kind.CONFIG, str(error)), tries=1)
     assert isinstance(decision, Park)  # the policy never retries a configuration failure
-    settings = Settings.from_env(os.environ)  # the same environment the app was built from
+    # the same environment the app was built from; the broken file is what is parked for
+    settings = Settings.from_env(os.environ, read_bot_config=False)
     client = redis.Redis.from_url(settings.redis_url, socket_timeout=REDIS_TIMEOUT_S * 5)
     try:
         return _give_up(client, event, decision, task_id)

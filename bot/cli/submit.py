@@ -323,13 +323,13 @@ class _Converter:
     source for all of them."""
 
     def __init__(self, args: argparse.Namespace) -> None:
-        from bot.cli.sources import UsageError, benchmark_source, load_policy, mapping_table
+        from bot.cli.sources import UsageError, benchmark_source, bot_config, mapping_table
 
         self.args = args
         try:
             self.table = mapping_table(args.mappings, "evalbot submit")
             self.source = benchmark_source(args.benchmarks, offline=args.offline)
-            self.policy = load_policy()
+            self.policy = bot_config().policy
         except UsageError as error:
             print(str(error).replace("evalbot validate", "evalbot submit"), file=sys.stderr)
             raise _Stop(2) from error

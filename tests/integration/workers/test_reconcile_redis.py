@@ -11,6 +11,7 @@ import pytest
 import redis
 from huggingface_hub import HfApi
 
+from bot.botconfig.sections import ReconcileLimits
 from bot.hub.client import (
     DatasetRevision,
     HfHubClient,
@@ -37,7 +38,6 @@ from workers.hub_pause import PAUSE_KEY, HubPause
 from workers.pipeline import VERDICT_REPOS, checked_key, verdict_key
 from workers.pr_lease import as_text
 from workers.reconcile import LOCK_KEY, reconcile_once
-from workers.reconcile_plan import ReconcileLimits
 
 pytestmark = pytest.mark.integration
 __all__ = ["emulated_hub", "hub_env"]  # fixtures
