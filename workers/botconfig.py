@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from bot.adapters.source_datastores import source_datastores_of
-from bot.configfiles import ConfigDocument, ConfigError, read_config
+from bot.configfiles import ConfigDocument, read_config
 from bot.eee.links import DEFAULT_DATASTORES
 from bot.eee.submission import DatastorePolicy
 from workers.datastores import load_datastores
@@ -147,6 +147,3 @@ def _limits(document: ConfigDocument, raw: object) -> ReconcileLimits:
                 f"reconcile.{name}", f"`reconcile.{name}` must be a positive integer"
             )
     return ReconcileLimits(**raw)
-
-
-__all__ = ["FIX", "BotConfig", "ConfigError", "ReconcileConfig", "load_bot_config"]

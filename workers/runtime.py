@@ -26,7 +26,6 @@ from huggingface_hub import HfApi
 from bot.adapters.issuers_file import bot_config_issuers
 from bot.adapters.jwks_http import HttpxJwksFetcher
 from bot.adapters.policy_file import load_policy
-from bot.configfiles import ConfigError
 from bot.eee.submission import DatastorePolicy
 from bot.hub.client import HfHubClient, HubClient, use_hub_timeout
 from bot.hub.datastore import HubDatastore
@@ -57,16 +56,6 @@ from workers.app import TASK_TIME_LIMIT_S, VISIBILITY_TIMEOUT_S
 from workers.botconfig import BotConfig, ReconcileConfig, load_bot_config
 from workers.hub_pause import HUB_THROTTLE_BUDGET_S
 from workers.standing_and_clashes import CampaignConfig
-
-__all__ = [
-    "ConfigError",
-    "ConfigFiles",
-    "ReconcileConfig",
-    "Runtime",
-    "build_runtime",
-    "countdown_cap_s",
-    "load_config_files",
-]
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +96,7 @@ class Runtime:
     #: The web pages' public address (`EVALBOT_WEB_PUBLIC_URL`): the comment links each PR's
     #: details page there; None: no link.
     public_url: str | None = None
-    #: Repos' visibility as this process last learned it (`workers.pipeline.repo_visibility`).
+    #: Repos' visibility as this process last learned it (`workers.model_history.repo_visibility`).
     visibilities: TimedMemo = field(default_factory=lambda: TimedMemo(VISIBILITY_FRESH_S))
 
 

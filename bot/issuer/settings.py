@@ -10,12 +10,9 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from bot import packaged_defaults
-from bot.issuer.configfile import ConfigError
 from bot.issuer.integrations import load_issuer_options
-from bot.settings import DEFAULT_HF_ENDPOINT, EnvReader, Secret, SettingsError
+from bot.settings import DEFAULT_HF_ENDPOINT, EnvReader, Secret
 from bot.tokens.jwks import is_https_or_loopback, shown_url
-
-__all__ = ["ConfigError", "IssuerSettings", "SettingsError"]
 
 
 @dataclass(frozen=True)

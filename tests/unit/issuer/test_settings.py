@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from bot.issuer.configfile import ConfigError
 from bot.issuer.limits import AUTH_FAILURE_WINDOW_S, AuthFailureLimits
-from bot.issuer.settings import ConfigError, IssuerSettings, SettingsError
+from bot.issuer.settings import IssuerSettings
+from bot.settings import SettingsError
 
 BASE = {"EVALBOT_ISSUER_URL": "https://tokens.example.org", "REDIS_URL": "redis://localhost/0"}
 
