@@ -43,8 +43,8 @@ def load_issuers(
     except yaml.YAMLError as error:
         raise IssuerConfigError(f"{path}: not valid YAML: {error}") from error
     try:
-        return IssuerRegistry.from_mapping(
-            data,
+        return IssuerRegistry(
+            policies_from_mapping(data),
             fetcher=fetcher if fetcher is not None else HttpxJwksFetcher(),
             cache=cache,
             refetch_interval_s=refetch_interval_s,
