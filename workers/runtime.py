@@ -91,7 +91,7 @@ class Runtime:
     #: The web pages' public address (`EVALBOT_WEB_PUBLIC_URL`): the comment links each PR's
     #: details page there; None: no link.
     public_url: str | None = None
-    #: Repos' visibility as this process last learned it (`workers.pipeline.repo_visibility`).
+    #: Repos' visibility as this process last learned it (`workers.model_history.repo_visibility`).
     visibilities: TimedMemo = field(default_factory=lambda: TimedMemo(VISIBILITY_FRESH_S))
 
 
