@@ -3,7 +3,7 @@
 problem and the fix.
 
 Why one module: the sections are read by different loaders (`bot.tokens.issuers`,
-`bot.validation.validate`, `workers.botconfig`), each with its own messages naming the field; this
+`bot.validation.policy`, `workers.botconfig`), each with its own messages naming the field; this
 adds what they cannot know (the path, the line of the field) and is the one place that turns a
 problem into the line `evalbot serve|worker|beat` print before they exit (docs/operating.md,
 "Start-up checks"). The YAML is read with the project's strict loader (`bot.validation.yamlload`:

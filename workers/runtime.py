@@ -52,7 +52,7 @@ from bot.tokens.verify import (
     binding_ttl_s,
     binding_value,
 )
-from bot.validation.validate import Policy
+from bot.validation.policy import Policy
 from workers.app import TASK_TIME_LIMIT_S, VISIBILITY_TIMEOUT_S
 from workers.botconfig import BotConfig, ReconcileConfig, load_bot_config
 from workers.hub_pause import HUB_THROTTLE_BUDGET_S

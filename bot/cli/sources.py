@@ -17,7 +17,7 @@ from bot.cli import command_texts
 if TYPE_CHECKING:
     from bot.convert.mapping import MappingTable
     from bot.validation.model import BenchmarkSource
-    from bot.validation.validate import Policy
+    from bot.validation.policy import Policy
 
 EVAL_RESULTS = ".eval_results"
 BENCHMARK_FILE = "eval.yaml"

@@ -575,7 +575,7 @@ def describe(value: Any) -> str:
 class Locator:
     """Finds the line and column of a path; a missing field falls back to its parent's line.
 
-    Entry checks get the positions of their own entry (`bot.validation.validate.split_by_item`), so
+    Entry checks get the positions of their own entry (`bot.validation.entry.split_by_item`), so
     they speak in paths relative to the entry (`dataset.id`), as diagnostics show them.
     """
 

@@ -34,7 +34,8 @@ from bot.validation.model import (
     benchmark_file_stem,
     is_repo_id,
 )
-from bot.validation.validate import DEFAULT_POLICY, Policy, validate_results_files
+from bot.validation.policy import DEFAULT_POLICY, Policy
+from bot.validation.validate import validate_results_files
 
 #: What the preview names the repo and head when the user gives no model repo (no PR exists).
 PREVIEW_REPO = "your-org/your-model"

@@ -24,7 +24,7 @@ from bot.report.comment_texts import REPORT_MARKER
 from bot.tokens.issuers import IssuerRegistry
 from bot.tokens.verify import MemoryJtiBinder
 from bot.validation.model import Dialect, EntryReport, FileReport, ResultEntry
-from bot.validation.validate import DEFAULT_POLICY
+from bot.validation.policy import DEFAULT_POLICY
 from evalbot_dev.devstack.redis import RedisServer
 from workers.pipeline import Outcome, TokenTimes, run_event
 from workers.pr_lease import LeaseBusy, lease_key
