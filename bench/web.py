@@ -37,7 +37,7 @@ from bench.timing import median_seconds, report  # noqa: E402
 from bot.adapters.collections_store import StoredCollection  # noqa: E402
 from bot.collections.model import Scope  # noqa: E402
 from bot.hub.client import HfHubClient  # noqa: E402
-from bot.report.comment import Counts  # noqa: E402
+from bot.report.counts import Counts  # noqa: E402
 from bot.settings import Secret  # noqa: E402
 from bot.store.history import add_verdict, record_verdict, verdict_of  # noqa: E402
 from bot.store.worker_counters import read_snapshot  # noqa: E402

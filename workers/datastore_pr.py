@@ -37,8 +37,9 @@ from bot.hub.pulls import DiffFile, PrStatus, PullRequest
 from bot.hub.repo_results import DatasetPrClient
 from bot.logs import log_json
 from bot.queue.events import PrEvent
-from bot.report.comment import CommentContext, head_of_comment, help_reply_marker, render_help
+from bot.report.comment import CommentContext, head_of_comment
 from bot.report.comment_texts import REPORT_MARKER
+from bot.report.help_reply import help_reply_marker, render_help
 from bot.validation.model import same_hub_name
 from workers.datastore_history import (
     follow_up_allowed,

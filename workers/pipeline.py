@@ -59,14 +59,13 @@ from bot.queue.events import PrEvent, parse_command
 from bot.report.comment import (
     CommentContext,
     RecheckNote,
-    count_reports,
     head_of_comment,
-    help_reply_marker,
     recheck_of_comment,
     render_comment,
-    render_help,
 )
 from bot.report.comment_texts import REPORT_MARKER
+from bot.report.counts import count_reports
+from bot.report.help_reply import help_reply_marker, render_help
 from bot.store import keys
 from bot.store.history import Verdict, add_verdict, recent_visibility, verdict_of
 from bot.store.records import RedisRecordCache

@@ -20,7 +20,8 @@ from bot.convert.api import entries_from, parse_output
 from bot.convert.mapping import MappingTable
 from bot.convert.registry import ConvertError
 from bot.convert.yamlio import dump_entries
-from bot.report.comment import CommentContext, Counts, count_reports, render_comment
+from bot.report.comment import CommentContext, render_comment
+from bot.report.counts import Counts, count_reports
 from bot.tokens.issuers import IssuerRegistry
 from bot.tokens.offline import verify_offline
 from bot.validation.benchmark import parse_benchmark
@@ -50,7 +51,7 @@ MAX_PROBLEMS_SHOWN = 200
 
 # The comment's markdown as the Hub renders it: CommonMark, tables, the few HTML tags the bot
 # writes itself (`<br>`, `<details>`, `<sub>`). User text reaches it escaped by
-# `bot.report.comment.escape_text`, and markdown-it refuses `javascript:` and other unsafe link
+# `bot.report.escaping.escape_text`, and markdown-it refuses `javascript:` and other unsafe link
 # targets.
 _MARKDOWN = MarkdownIt("commonmark", {"html": True}).enable("table")
 

@@ -19,8 +19,8 @@ from bot.hub.errors import HubError, HubFileTooLarge, HubFileUnreadable, HubPerm
 from bot.hub.pulls import PrComment, PrCommit, PrStatus, PullRequest
 from bot.hub.sources import BenchmarkCache
 from bot.queue.events import PrEvent
-from bot.report.comment import render_help
 from bot.report.comment_texts import REPORT_MARKER
+from bot.report.help_reply import render_help
 from bot.tokens.issuers import IssuerRegistry
 from bot.tokens.verify import MemoryJtiBinder
 from bot.validation.model import Dialect, EntryReport, FileReport, ResultEntry

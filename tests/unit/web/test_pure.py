@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
-from bot.report.comment import Counts
+from bot.report.counts import Counts
 from bot.store.heartbeats import WorkerBeat
 from bot.store.history import parse_pr_history, parse_verdict, verdict_of
 from bot.store.worker_counters import WorkerSnapshot
