@@ -28,11 +28,12 @@ from bot.adapters.jwks_http import HttpxJwksFetcher
 from bot.adapters.policy_file import load_policy
 from bot.configfiles import ConfigError
 from bot.eee.submission import DatastorePolicy
-from bot.hub.client import HfHubClient, HubClient, use_hub_timeout
+from bot.hub.client import HfHubClient, HubClient
 from bot.hub.datastore import HubDatastore
 from bot.hub.identity import HubIdentity
 from bot.hub.repo_results import DatasetPrClient, ResultsReader
 from bot.hub.sources import BenchmarkCache
+from bot.hub.timeouts import use_hub_timeout
 from bot.queue.publishing import QUEUE
 from bot.settings import Settings
 from bot.store import REDIS_TIMEOUT_S, keys

@@ -17,9 +17,9 @@ from __future__ import annotations
 from huggingface_hub import HfApi
 
 from bot.configfiles import ConfigError
-from bot.hub.client import use_hub_timeout
 from bot.hub.errors import HubPermanentError, HubTransientError
 from bot.hub.identity import HubIdentity, whoami
+from bot.hub.timeouts import use_hub_timeout
 from bot.settings import Settings
 from workers.runtime import ConfigFiles, Runtime, build_runtime, load_config_files
 

@@ -80,7 +80,8 @@ def _app(host: str) -> ASGIApp:
     from bot.adapters.jwks_http import HttpxJwksFetcher
     from bot.cli.sources import UsageError, load_policy, mapping_table
     from bot.httpguards import BODY_TIMEOUT_S, SlowBodyGuard
-    from bot.hub.client import HfHubClient, use_hub_timeout_from_env
+    from bot.hub.client import HfHubClient
+    from bot.hub.timeouts import use_hub_timeout_from_env
     from bot.settings import SettingsError
     from bot.tokens.issuers import IssuerConfigError
     from bot.web.app import create_playground_app

@@ -150,8 +150,8 @@ def trusted_publishing(environ: MutableMapping[str, str], model_repo: str) -> No
 
 
 def run(args: argparse.Namespace) -> int:
-    from bot.hub.client import use_hub_timeout_from_env
     from bot.hub.errors import HubError
+    from bot.hub.timeouts import use_hub_timeout_from_env
     from bot.settings import SettingsError, warn_removed_settings
     from bot.submit import SubmitError, submit
     from bot.submit.errors import BaseUnmatched, HubUnreachable

@@ -154,13 +154,14 @@ def record_reader(datastore: str | None) -> RecordReader:
         return DirectoryRecordReader(root)
     from huggingface_hub import HfApi
 
-    from bot.hub.client import HfHubClient, use_hub_timeout_from_env
+    from bot.hub.client import HfHubClient
     from bot.hub.records import (
         SOURCE_CALLS_PER_RUN,
         HubRecordReader,
         MemoryRecordCache,
         ReadBudget,
     )
+    from bot.hub.timeouts import use_hub_timeout_from_env
     from bot.settings import SettingsError
 
     try:
