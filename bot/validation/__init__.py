@@ -5,7 +5,8 @@ reports out. That is what lets the same rules run in the bot, in `evalbot valida
 pre-commit hook with identical verdicts.
 
 What a results file goes through: `yamlload` reads it (strict YAML 1.2, a position for every
-value), `validate` checks it: the entry alone (`entry`), against its benchmark
+value, kept in the terms of `positions`; what YAML 1.1 reads otherwise noted with `yaml11`),
+`validate` checks it: the entry alone (`entry`), against its benchmark
 (`against_benchmark`), across files (`repo_rules`), the policy (`policy`); all speak the types
 of `model` and report through `diagnostics` (every diagnostic code with its text). Beside
 them: `benchmark` (a benchmark's eval.yaml), `limits` (the caps), `clashes` and `impact`

@@ -20,7 +20,7 @@ from bot.validation.model import (
     ResultEntry,
     is_finite_number,
 )
-from bot.validation.yamlload import Locator, Path
+from bot.validation.positions import Locator, Path
 
 
 def check_against_benchmark(

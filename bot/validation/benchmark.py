@@ -25,7 +25,8 @@ from bot.validation.model import (
     is_repo_id,
     is_sha40,
 )
-from bot.validation.yamlload import Locator, Path, load_yaml
+from bot.validation.positions import Locator, Path
+from bot.validation.yamlload import load_yaml
 
 #: huggingface.js `packages/tasks/src/eval.ts` EVALUATION_FRAMEWORKS, as last refreshed
 #: (`evalbot frameworks refresh`; bot.validation.frameworks).

@@ -25,19 +25,9 @@ from bot.validation.model import (
     is_repo_id,
     is_sha40,
 )
-from bot.validation.yamlload import (
-    LoadedYaml,
-    Locator,
-    NumberTooLong,
-    Path,
-    Position,
-    describe,
-    dotted,
-    is_ambiguous,
-    resolve_plain,
-    same_value,
-    yaml11_reading,
-)
+from bot.validation.positions import Locator, Path, Position, dotted
+from bot.validation.yaml11 import describe, is_ambiguous, same_value, yaml11_reading
+from bot.validation.yamlload import LoadedYaml, NumberTooLong, resolve_plain
 
 # Known keys per mapping; `None` means free-form below that key (not checked further).
 ENTRY_KEYS = frozenset(

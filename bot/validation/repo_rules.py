@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from bot.validation import diagnostics
 from bot.validation.diagnostics import Diagnostic, Fix
 from bot.validation.model import Benchmark, ResultEntry, benchmark_file_stem
-from bot.validation.yamlload import Locator
+from bot.validation.positions import Locator
 
 
 @dataclass

@@ -33,13 +33,14 @@ from bot.validation.model import (
     is_repo_id,
 )
 from bot.validation.policy import DEFAULT_POLICY, Policy
+from bot.validation.positions import Locator
 from bot.validation.repo_rules import (
     RepoChecks,
     file_name_diagnostic,
     file_path_diagnostic,
     looks_like_benchmark,
 )
-from bot.validation.yamlload import Locator, load_yaml
+from bot.validation.yamlload import load_yaml
 
 NOT_CHECKED = Verification(VerificationStatus.UNVERIFIED, "not-checked")
 
