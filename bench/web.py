@@ -42,7 +42,8 @@ from bot.settings import Secret  # noqa: E402
 from bot.store.history import add_verdict, record_verdict, verdict_of  # noqa: E402
 from bot.store.worker_counters import read_snapshot  # noqa: E402
 from bot.tokens.issuers import IssuerRegistry  # noqa: E402
-from bot.validation.diagnostics import Diagnostic, Severity  # noqa: E402
+from bot.validation.catalogue import Severity  # noqa: E402
+from bot.validation.diagnostics import Diagnostic  # noqa: E402
 from bot.validation.model import (  # noqa: E402
     Dialect,
     EntryReport,

@@ -28,7 +28,8 @@ from bot.report import comment_texts
 from bot.report.badges import badge_label, badges_for
 from bot.report.counts import Counts, count_reports
 from bot.report.escaping import escape_text, is_repo_id
-from bot.validation.diagnostics import Diagnostic, Severity
+from bot.validation.catalogue import Severity
+from bot.validation.diagnostics import Diagnostic
 from bot.validation.model import EntryReport, FileReport, SourceStatus, VerificationStatus
 
 PrState = Literal["open", "draft", "merged", "closed"]

@@ -18,7 +18,8 @@ from typing import Any
 
 from bot.report import comment_texts
 from bot.report.badges import badges_for
-from bot.validation.diagnostics import Diagnostic, Severity
+from bot.validation.catalogue import Severity
+from bot.validation.diagnostics import Diagnostic
 from bot.validation.eee import records_in
 from bot.validation.model import EntryReport, FileReport, SourceStatus
 

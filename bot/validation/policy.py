@@ -17,7 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.validation.diagnostics import CATALOGUE, Diagnostic, Severity
+from bot.validation.catalogue import CATALOGUE, Severity
+from bot.validation.diagnostics import Diagnostic
 from bot.validation.yamlload import load_yaml
 
 

@@ -25,7 +25,8 @@ from bot.report.counts import Counts, count_reports
 from bot.tokens.issuers import IssuerRegistry
 from bot.tokens.offline import verify_offline
 from bot.validation.benchmark import parse_benchmark
-from bot.validation.diagnostics import Diagnostic, Severity
+from bot.validation.catalogue import Severity
+from bot.validation.diagnostics import Diagnostic
 from bot.validation.limits import DEFAULT_LIMITS, Limits
 from bot.validation.model import (
     Benchmark,

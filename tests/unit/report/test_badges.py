@@ -4,7 +4,8 @@ from typing import Any
 
 from bot.report.badges import badges_for
 from bot.report.comment_texts import Badge
-from bot.validation.diagnostics import Diagnostic, Severity
+from bot.validation.catalogue import Severity
+from bot.validation.diagnostics import Diagnostic
 from bot.validation.model import (
     Benchmark,
     Dialect,

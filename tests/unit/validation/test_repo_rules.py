@@ -9,7 +9,7 @@ import pytest
 from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 from bot.adapters.policy_file import load_policy
 from bot.configfiles import ConfigError
-from bot.validation.diagnostics import Severity
+from bot.validation.catalogue import Severity
 from bot.validation.limits import Limits
 from bot.validation.model import Benchmark, BenchmarkNotFound
 from bot.validation.policy import Policy, PolicyError, policy_from_yaml
