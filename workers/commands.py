@@ -33,7 +33,7 @@ import redis
 
 from bot.hub.pulls import PrComment, PullRequest
 from bot.queue.events import Command, PrEvent, parse_command
-from bot.report.comment import help_reply_marker, render_help
+from bot.report.help_reply import help_reply_marker, render_help
 from bot.store import keys
 from bot.validation.model import same_hub_name
 from workers.outcomes import Outcome

@@ -16,7 +16,7 @@ from bot.hub.datastore import MainCommit
 from bot.hub.pulls import PullRequest
 from bot.queue.events import DedupeKey, PrEvent
 from bot.queue.publishing import publish
-from bot.report.comment import Counts
+from bot.report.counts import Counts
 from bot.store import keys
 from bot.store.history import add_verdict, verdict_of
 from workers.reconcile_plan import DATASETS

@@ -14,12 +14,12 @@ from bot.hub.sources import HubBenchmarkSource
 from bot.report.comment import (
     CommentContext,
     RecheckNote,
-    count_reports,
     head_of_comment,
     recheck_of_comment,
     render_comment,
 )
 from bot.report.comment_texts import REPORT_MARKER
+from bot.report.counts import count_reports
 from bot.store.history import verdict_of
 from bot.store.records import RedisRecordCache
 from bot.tokens.verify import verify_reports

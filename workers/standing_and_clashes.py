@@ -40,7 +40,8 @@ from bot.report.standing_and_clashes import Standing, render_clashes, render_sta
 from bot.store import keys
 from bot.validation.clashes import Claim, Clash, claims_of, find_clashes
 from bot.validation.model import BenchmarkSource, FileReport
-from bot.validation.validate import Policy, validate_results_files
+from bot.validation.policy import Policy
+from bot.validation.validate import validate_results_files
 
 log = logging.getLogger("evalbot.worker")
 

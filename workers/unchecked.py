@@ -23,7 +23,8 @@ from bot.hub.pulls import PrStatus, PullRequest
 from bot.logs import log_json
 from bot.queue.events import PrEvent
 from bot.report import comment_texts
-from bot.report.comment import CommentContext, head_of_comment, is_unchecked, render_unchecked
+from bot.report.comment import CommentContext, head_of_comment
+from bot.report.unchecked_comment import is_unchecked, render_unchecked
 from workers.benchmark_pr import touches_eval_yaml
 from workers.datastore_pr import datastore_changes, datastore_policy
 from workers.pr_lease import Lease, LeaseBusy, LeaseLost, lease_repo, pr_lease

@@ -44,7 +44,8 @@ from typing import Any
 
 import redis
 
-from bot.report.comment import Counts, badges_for
+from bot.report.badges import badges_for
+from bot.report.counts import Counts
 from bot.store import keys
 from bot.validation.model import EntryReport, FileReport, VerificationStatus
 

@@ -24,7 +24,8 @@ from bot.validation.model import (
     is_repo_id,
     is_sha40,
 )
-from bot.validation.yamlload import Locator, Path, load_yaml
+from bot.validation.positions import Locator, Path
+from bot.validation.yamlload import load_yaml
 
 AGGREGATIONS = ("single", "macro", "micro", "weighted", "per_class", "per_language", "per_domain")
 SCORE_TYPES = ("continuous", "integer", "categorical")

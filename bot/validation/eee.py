@@ -24,7 +24,8 @@ from bot.validation import diagnostics
 from bot.validation.diagnostics import Diagnostic
 from bot.validation.limits import Limits
 from bot.validation.model import FileReport
-from bot.validation.yamlload import Path, Position, dotted, load_yaml
+from bot.validation.positions import Path, Position, dotted
+from bot.validation.yamlload import load_yaml
 
 VERSIONS = ("0.2.0", "0.2.2", "0.3.0")
 AGGREGATE, INSTANCE = "aggregate", "instance"
