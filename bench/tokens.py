@@ -25,7 +25,7 @@ import yaml
 from bench.timing import median_seconds, report
 from bot.tokens.binding import MemoryJtiBinder
 from bot.tokens.claims import content_claims
-from bot.tokens.issuers import IssuerRegistry
+from bot.tokens.issuers import IssuerRegistry, policies_from_mapping
 from bot.tokens.signer import generate_private_key, public_jwk, sign, token_claims
 from bot.tokens.verify import verify_entry
 from bot.validation.model import (
@@ -70,12 +70,18 @@ source: {url: "https://huggingface.co/acme/llama-9b", name: Model card}
 
 def make_reports() -> tuple[IssuerRegistry, list[EntryReport]]:
     key = generate_private_key()
-    registry = IssuerRegistry.from_mapping(
-        {
-            "issuers": [
-                {"issuer": ISSUER, "keys": [public_jwk(key, "k1")], "frameworks": ["inspect-ai"]}
-            ]
-        }
+    registry = IssuerRegistry(
+        policies_from_mapping(
+            {
+                "issuers": [
+                    {
+                        "issuer": ISSUER,
+                        "keys": [public_jwk(key, "k1")],
+                        "frameworks": ["inspect-ai"],
+                    }
+                ]
+            }
+        )
     )
     reports = []
     for index in range(TOKENS):

@@ -26,11 +26,12 @@ from huggingface_hub import HfApi
 from bot.adapters.jwks_http import HttpxJwksFetcher
 from bot.botconfig.sections import CampaignConfig, ReconcileConfig
 from bot.eee.submission import DatastorePolicy
-from bot.hub.client import HfHubClient, HubClient, use_hub_timeout
+from bot.hub.client import HfHubClient, HubClient
 from bot.hub.datastore import HubDatastore
 from bot.hub.identity import HubIdentity
 from bot.hub.repo_results import DatasetPrClient, ResultsReader
 from bot.hub.sources import BenchmarkCache
+from bot.hub.timeouts import use_hub_timeout
 from bot.queue.publishing import QUEUE
 from bot.settings import Settings
 from bot.store import REDIS_TIMEOUT_S, keys
@@ -46,7 +47,7 @@ from bot.tokens.binding import (
 from bot.tokens.issuers import REFETCH_INTERVAL_S, IssuerRegistry
 from bot.tokens.keycache import CachedJwks
 from bot.tokens.reasons import VerificationUnavailable
-from bot.validation.validate import Policy
+from bot.validation.policy import Policy
 from workers.app import TASK_TIME_LIMIT_S, VISIBILITY_TIMEOUT_S
 from workers.hub_pause import HUB_THROTTLE_BUDGET_S
 
@@ -91,7 +92,7 @@ class Runtime:
     #: The web pages' public address (`EVALBOT_WEB_PUBLIC_URL`): the comment links each PR's
     #: details page there; None: no link.
     public_url: str | None = None
-    #: Repos' visibility as this process last learned it (`workers.pipeline.repo_visibility`).
+    #: Repos' visibility as this process last learned it (`workers.model_history.repo_visibility`).
     visibilities: TimedMemo = field(default_factory=lambda: TimedMemo(VISIBILITY_FRESH_S))
 
 

@@ -18,7 +18,6 @@ So a PR costs 1 more call with only `collections`, 3 more with `cross_pr_checks`
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 from collections.abc import Sequence
@@ -31,6 +30,7 @@ import redis
 from bot.botconfig.sections import CampaignConfig
 from bot.collections.check import check_collection
 from bot.collections.scores import REPO_LIMITS, ResultsLayer, evaluate_view
+from bot.hub.datastore import git_blob_id
 from bot.hub.pulls import PullRequest
 from bot.hub.repo_results import ResultsReader, is_results
 from bot.logs import log_json
@@ -40,7 +40,8 @@ from bot.report.standing_and_clashes import Standing, render_clashes, render_sta
 from bot.store import keys
 from bot.validation.clashes import Claim, Clash, claims_of, find_clashes
 from bot.validation.model import BenchmarkSource, FileReport
-from bot.validation.validate import Policy, validate_results_files
+from bot.validation.policy import Policy
+from bot.validation.validate import validate_results_files
 
 log = logging.getLogger("evalbot.worker")
 
@@ -76,13 +77,13 @@ class RepoView:
             content = self.reader.read_file(self.repo_id, path, branch)
             self.hub_calls += 1
             files[path] = content
-            if blob and _git_blob_id(content) == blob:  # not if main moved in between
+            if blob and git_blob_id(content) == blob:  # not if main moved in between
                 self.redis.set(key, content, ex=CACHE_TTL_S)
         return files
 
     def store_claims(self, num: int, head: str, claims: Sequence[Claim]) -> None:
         payload = json.dumps([claim.to_json() for claim in claims])
-        self.redis.set(_claims_key(self.repo_id, num, head), payload, ex=CACHE_TTL_S)
+        self.redis.set(keys.pr_claims(self.repo_id, num, head), payload, ex=CACHE_TTL_S)
 
     def other_claims(
         self, exclude: int, source: BenchmarkSource, policy: Policy
@@ -94,7 +95,7 @@ class RepoView:
             if open_pr.num == exclude:
                 continue
             cached = (
-                self.redis.get(_claims_key(self.repo_id, open_pr.num, open_pr.head_sha))
+                self.redis.get(keys.pr_claims(self.repo_id, open_pr.num, open_pr.head_sha))
                 if open_pr.head_sha
                 else None
             )
@@ -116,16 +117,6 @@ class RepoView:
             self.heads[pr.num] = pr.head_sha
             others.append((pr.num, claims))
         return others
-
-
-def _claims_key(repo_id: str, num: int, head: str) -> str:
-    return keys.pr_claims(repo_id, num, head)
-
-
-def _git_blob_id(content: bytes) -> str:
-    """Git's object id of a blob: what the tree listing names the file by."""
-    header = f"blob {len(content)}\0".encode()
-    return hashlib.sha1(header + content, usedforsecurity=False).hexdigest()
 
 
 @dataclass(slots=True)

@@ -18,9 +18,9 @@ from collections.abc import Mapping
 
 from huggingface_hub import HfApi
 
-from bot.hub.client import use_hub_timeout
 from bot.hub.errors import HubPermanentError, HubTransientError
 from bot.hub.identity import HubIdentity, whoami
+from bot.hub.timeouts import use_hub_timeout
 from bot.settings import Settings, SettingsError
 from workers.runtime import Runtime, build_runtime
 

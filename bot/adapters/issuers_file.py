@@ -18,6 +18,7 @@ from bot.tokens.issuers import (
     IssuerConfigError,
     IssuerPolicy,
     IssuerRegistry,
+    policies_from_mapping,
 )
 from bot.tokens.jwks import JwksFetcher
 from bot.tokens.keycache import KeyCache
@@ -40,8 +41,8 @@ def load_issuers(
     except yaml.YAMLError as error:
         raise IssuerConfigError(f"{path}: not valid YAML: {error}") from error
     try:
-        return IssuerRegistry.from_mapping(
-            data,
+        return IssuerRegistry(
+            policies_from_mapping(data),
             fetcher=fetcher if fetcher is not None else HttpxJwksFetcher(),
             cache=cache,
             refetch_interval_s=refetch_interval_s,

@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"evalbot serve: {error}", file=sys.stderr)
         return 2
     configure_logging(settings.log_level, non_blocking=True)
-    enqueuer = RedisEnqueuer.from_url(
+    enqueuer = RedisEnqueuer(
         settings.redis_url,
         queue=QUEUE,
         timeout_s=REDIS_TIMEOUT_S,

@@ -162,14 +162,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from bot.hub.client import use_hub_timeout_from_env
     from bot.hub.errors import HubError
-    from bot.settings import SettingsError, warn_removed_settings
+    from bot.hub.timeouts import use_hub_timeout_from_env
+    from bot.settings import SettingsError
     from bot.submit import SubmitError, submit
     from bot.submit.errors import BaseUnmatched, HubUnreachable
     from bot.submit.issuerclient import check_issuer_url
 
-    warn_removed_settings(os.environ)  # one that named the Hub identity is no longer read
     issuer = args.issuer or os.environ.get("EVALBOT_ISSUER_URL") or None
     if issuer is None and not args.dry_run:
         print(

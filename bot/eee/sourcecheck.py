@@ -30,6 +30,7 @@ from bot.eee.links import RecordLink, record_link
 from bot.eee.records import MAX_RECORD_BYTES, check_record
 from bot.strictjson import JsonError
 from bot.validation import diagnostics
+from bot.validation.catalogue import CATALOGUE
 from bot.validation.diagnostics import Diagnostic, shown
 from bot.validation.eee import EEE_JSON, VERSIONS
 from bot.validation.model import (
@@ -429,6 +430,6 @@ def _missing(entry: EntryReport, link: RecordLink) -> Diagnostic:
 def _finding(entry: EntryReport, code: str, field: str, **params: object) -> Diagnostic:
     line = entry.entry.field_line(field) or entry.entry.field_line(field.split("[", 1)[0])
     return diagnostics.build(
-        diagnostics.CATALOGUE[code], code, line=line or entry.entry.line, column=None, field=field,
+        CATALOGUE[code], code, line=line or entry.entry.line, column=None, field=field,
         params=params,
     )  # fmt: skip

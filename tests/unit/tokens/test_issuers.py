@@ -12,7 +12,7 @@ import yaml
 from bot.adapters.issuers_file import load_issuers
 from bot.botconfig.document import ConfigError
 from bot.botconfig.files import load_bot_config
-from bot.tokens.issuers import IssuerConfigError, IssuerRegistry, KeyNotFound
+from bot.tokens.issuers import IssuerConfigError, IssuerRegistry, KeyNotFound, policies_from_mapping
 from bot.tokens.jwks import JwksFetchError, check_jwks_url
 from bot.tokens.signer import generate_private_key, public_jwk
 from tests.conftest import REPO_ROOT
@@ -67,7 +67,7 @@ def test_an_issuer_error_in_bot_yaml_names_the_file_and_line(tmp_path: Path) -> 
 
 
 def test_defaults_for_optional_fields() -> None:
-    registry = IssuerRegistry.from_mapping({"issuers": [issuer_entry()]})
+    registry = IssuerRegistry(policies_from_mapping({"issuers": [issuer_entry()]}))
     policy = registry.policy("https://tokens.example.org")
     assert policy is not None
     assert (policy.benchmarks, policy.models, policy.audience) == (("*",), ("*",), None)
@@ -104,7 +104,7 @@ def test_defaults_for_optional_fields() -> None:
 )
 def test_configuration_errors_say_what_is_wrong(document: Any, message: str) -> None:
     with pytest.raises(IssuerConfigError, match=message):
-        IssuerRegistry.from_mapping(document)
+        IssuerRegistry(policies_from_mapping(document))
 
 
 def test_a_file_error_names_the_file(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from bot.tokens import reasons
 from bot.tokens.binding import MemoryJtiBinder
 from bot.tokens.checks import json_equal
-from bot.tokens.issuers import IssuerRegistry
+from bot.tokens.issuers import IssuerRegistry, policies_from_mapping
 from bot.tokens.verify import verify_entry
 from bot.validation.model import Verification, VerificationStatus
 from tests.support.tokens import (
@@ -28,7 +28,7 @@ from tests.support.tokens import (
 )
 
 ISSUER = SigningIssuer()
-REGISTRY = IssuerRegistry.from_mapping({"issuers": [ISSUER.config()]})
+REGISTRY = IssuerRegistry(policies_from_mapping({"issuers": [ISSUER.config()]}))
 DATA = entries_from_yaml(TARGET_FILE)[0]
 GOOD_CLAIMS = ISSUER.claims_for(entry_report(DATA))
 GOOD_TOKEN = ISSUER.sign(GOOD_CLAIMS)
