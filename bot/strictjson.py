@@ -116,6 +116,8 @@ class JsonReader:
     _decoder: json.JSONDecoder = field(init=False, repr=False, compare=False)
     #: a run of this many digits may write an integer past `max_integer`
     _long_digits: bytes | None = field(init=False, repr=False, compare=False)
+    #: texts up to this size take the fast path (-1: none does)
+    _fast_up_to: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         decoder = json.JSONDecoder(
@@ -127,6 +129,7 @@ class JsonReader:
         object.__setattr__(self, "_decoder", decoder)
         digits = None if self.max_integer is None else b"0" * len(str(self.max_integer))
         object.__setattr__(self, "_long_digits", digits)
+        object.__setattr__(self, "_fast_up_to", FAST_MAX_BYTES if self.fast else -1)
 
     def read(self, content: bytes | str) -> Any:
         """The value of `content`; a `JsonError` when these rules refuse it."""
@@ -134,16 +137,17 @@ class JsonReader:
             content = content.encode("utf-8", "surrogatepass")
         if self.max_bytes is not None and len(content) > self.max_bytes:
             raise TooLarge(f"{len(content)} bytes, over the {self.max_bytes}-byte cap")
-        if content.startswith(_BOM):
-            if not self.bom:
-                raise JsonSyntaxError("a byte order mark is not JSON", line=1, column=1)
-            content = content[len(_BOM) :]
-        if self.fast and len(content) <= FAST_MAX_BYTES:
-            read, value = self._read_fast(content)
+        read, value = self._read_fast(content) if len(content) <= self._fast_up_to else _UNREAD
+        if not read:
+            # both fast readers refuse a byte order mark: it is looked for only here
+            if content.startswith(_BOM):
+                if not self.bom:
+                    raise JsonSyntaxError("a byte order mark is not JSON", line=1, column=1)
+                content = content[len(_BOM) :]
+                if len(content) <= self._fast_up_to:
+                    read, value = self._read_fast(content)
             if not read:
                 value = self._read_strict(content)
-        else:
-            value = self._read_strict(content)
         if self.max_depth is not None and depth_of(value, self.max_depth) > self.max_depth:
             raise TooDeep(f"values nested more than {self.max_depth} levels deep")
         return value
@@ -258,6 +262,9 @@ def _finite_float(text: str) -> float:
         raise NumberOutOfRange(f"non-finite JSON number {text[:40]}")
     return value
 
+
+#: what the fast path answers when it does not read a text
+_UNREAD: tuple[bool, Any] = (False, None)
 
 #: json's reader without the hooks: where orjson refuses (NaN), its value and a key count decide
 _PLAIN = json.JSONDecoder()
