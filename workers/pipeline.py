@@ -52,7 +52,7 @@ from bot.hub.errors import (
     HubTransientError,
 )
 from bot.hub.pulls import PrComment, PullRequest
-from bot.hub.records import SOURCE_CALLS_PER_RUN, HubRecordReader, ReadBudget
+from bot.hub.records import HubRecordReader
 from bot.hub.sources import HubBenchmarkSource, token_commit_time
 from bot.logs import log_json
 from bot.queue.events import PrEvent, parse_command
@@ -238,11 +238,10 @@ def _report(
         validate_results_files(files, source, policy=runtime.policy) + unreadable,
         key=lambda report: report.path,
     )
+    hub = runtime.datastore_hub
     check_sources(
         reports,
-        HubRecordReader(
-            runtime.hub, ReadBudget(SOURCE_CALLS_PER_RUN), RedisRecordCache(runtime.redis)
-        ),
+        HubRecordReader(hub, RedisRecordCache(runtime.redis)) if hub is not None else None,
         model_repo=pr.repo_id,
         hub_url=runtime.hub_url,
         datastores=runtime.source_datastores,
