@@ -176,6 +176,8 @@ def _line(repo: _Repo, relative: str, diagnostic: Diagnostic, what: str) -> str:
 
 def _finish(repo: _Repo, write: bool, outcome: Outcome) -> bool:
     """Write (or print the diff of) the files the passes changed; True when any did."""
+    from bot.cli.folder_writes import check_inside, write_inside
+
     changed = False
     for relative, content in repo.current.items():
         original = repo.origin[relative]
@@ -187,6 +189,7 @@ def _finish(repo: _Repo, write: bool, outcome: Outcome) -> bool:
         if not write:
             sys.stdout.write(_diff(repo.original[original], content, old_shown, new_shown))
             continue
+        check_inside(repo.root, [Path(old_shown), Path(new_shown)])
         try:
             if new_shown != old_shown:
                 if os.path.exists(new_shown):
@@ -194,7 +197,7 @@ def _finish(repo: _Repo, write: bool, outcome: Outcome) -> bool:
                 os.replace(old_shown, new_shown)
                 outcome.renamed[old_shown] = new_shown
             if content != repo.original[original]:
-                Path(new_shown).write_bytes(content)
+                write_inside(repo.root, Path(new_shown), content)
         except OSError as error:
             raise UsageError(f"{new_shown}: {error.strerror}") from error
     return changed
