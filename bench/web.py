@@ -37,12 +37,13 @@ from bench.timing import median_seconds, report  # noqa: E402
 from bot.adapters.collections_store import StoredCollection  # noqa: E402
 from bot.collections.model import Scope  # noqa: E402
 from bot.hub.client import HfHubClient  # noqa: E402
-from bot.report.comment import Counts  # noqa: E402
+from bot.report.counts import Counts  # noqa: E402
 from bot.settings import Secret  # noqa: E402
 from bot.store.history import add_verdict, record_verdict, verdict_of  # noqa: E402
 from bot.store.worker_counters import read_snapshot  # noqa: E402
 from bot.tokens.issuers import IssuerRegistry  # noqa: E402
-from bot.validation.diagnostics import Diagnostic, Severity  # noqa: E402
+from bot.validation.catalogue import Severity  # noqa: E402
+from bot.validation.diagnostics import Diagnostic  # noqa: E402
 from bot.validation.model import (  # noqa: E402
     Dialect,
     EntryReport,
@@ -52,10 +53,11 @@ from bot.validation.model import (  # noqa: E402
     VerificationStatus,
 )
 from bot.validation.validate import validate_results_files  # noqa: E402
-from bot.web.app import WebContext, create_web_app  # noqa: E402
+from bot.web.app import create_web_app  # noqa: E402
 from bot.web.benchmarks import CachedHubBenchmarks  # noqa: E402
 from bot.web.guards import OperatorGate, session_key  # noqa: E402
 from bot.web.live import Sample, encode_sample  # noqa: E402
+from bot.web.page_context import WebContext  # noqa: E402
 from evalbot_dev.devstack.redis import RedisServer  # noqa: E402
 from evalbot_dev.emulator.server import EmulatorServer  # noqa: E402
 from tests.support.emulator import MINI_GATE, MODEL, TOKENS, standard_state  # noqa: E402

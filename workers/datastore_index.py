@@ -143,7 +143,7 @@ def main_index(client: redis.Redis, hub: HubDatastore, repo_id: str, sha: str) -
     stored = {as_text(k): as_text(v) for k, v in client.hgetall(key).items()}
     if stored.get(SHA_FIELD) == sha:
         return MainIndex.of(sha, {p: v for p, v in stored.items() if p != SHA_FIELD})
-    tree = {p: oid for p, oid in hub.tree(repo_id, sha).items() if _indexed(p)}
+    tree = {p: oid for p, oid in hub.tree(repo_id, sha).items() if paths.is_datastore_file(p)}
     entries: dict[str, str] = {}
     for path, oid in tree.items():
         previous = stored.get(path)
@@ -163,10 +163,6 @@ def main_index(client: redis.Redis, hub: HubDatastore, repo_id: str, sha: str) -
     pipe.expire(key, INDEX_TTL_S)
     pipe.execute()
     return MainIndex.of(sha, entries)
-
-
-def _indexed(path: str) -> bool:
-    return paths.is_datastore_file(path)
 
 
 def _hash(read: Callable[[str], bytes], path: str) -> str:

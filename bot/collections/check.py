@@ -31,7 +31,8 @@ from bot.validation.model import (
     is_finite_number,
     is_repo_id,
 )
-from bot.validation.yamlload import Locator, Path, dotted, load_yaml
+from bot.validation.positions import Locator, Path, dotted
+from bot.validation.yamlload import load_yaml
 
 TOP_FIELDS = (
     "id",

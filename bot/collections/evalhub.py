@@ -29,8 +29,9 @@ from bot.collections import collection_diagnostics
 from bot.collections.model import Scale
 from bot.validation.diagnostics import Diagnostic, kind_of, shown
 from bot.validation.model import is_finite_number, is_repo_id
+from bot.validation.positions import Locator, Path
 from bot.validation.yamldump import dump_mapping
-from bot.validation.yamlload import Locator, Path, load_yaml
+from bot.validation.yamlload import load_yaml
 
 TOP = ("id", "name", "category", "description", "tags", "pass_criteria", "benchmarks")
 TOP_DROPPED = ("custom", "agent")

@@ -19,7 +19,8 @@ from urllib.parse import quote
 from bot.eee import comment_texts
 from bot.eee.submission import DatastorePolicy, SubmissionReport, blocking_warnings
 from bot.report import comment_texts as report_texts
-from bot.report.comment import CommentContext, escape_text, is_repo_id
+from bot.report.comment import CommentContext
+from bot.report.escaping import escape_text, is_repo_id
 from bot.validation.diagnostics import Diagnostic
 from bot.validation.model import FileReport
 

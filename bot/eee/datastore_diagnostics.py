@@ -7,7 +7,8 @@ here are the datastore's rules.
 
 from __future__ import annotations
 
-from bot.validation.diagnostics import Diagnostic, Message, Severity, build
+from bot.validation.catalogue import Message, Severity
+from bot.validation.diagnostics import Diagnostic, build
 
 E = Severity.ERROR
 W = Severity.WARNING

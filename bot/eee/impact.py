@@ -30,7 +30,8 @@ from bot.validation.eee import (
     strict_loads,
     validator,
 )
-from bot.validation.yamlload import dotted, load_yaml
+from bot.validation.positions import dotted
+from bot.validation.yamlload import load_yaml
 
 EXAMPLES = 3
 _DRAFT_07 = "http://json-schema.org/draft-07/schema"

@@ -33,6 +33,7 @@ from bot.eee.community import date_of, results_for, score_of, task_ids_for
 from bot.eee.links import RecordLink, record_link
 from bot.eee.records import MAX_RECORD_BYTES, check_record
 from bot.validation import diagnostics
+from bot.validation.catalogue import CATALOGUE
 from bot.validation.diagnostics import Diagnostic, shown
 from bot.validation.eee import VERSIONS, strict_loads
 from bot.validation.model import (
@@ -457,6 +458,6 @@ def _missing(entry: EntryReport, link: RecordLink) -> Diagnostic:
 def _finding(entry: EntryReport, code: str, field: str, **params: object) -> Diagnostic:
     line = entry.entry.field_line(field) or entry.entry.field_line(field.split("[", 1)[0])
     return diagnostics.build(
-        diagnostics.CATALOGUE[code], code, line=line or entry.entry.line, column=None, field=field,
+        CATALOGUE[code], code, line=line or entry.entry.line, column=None, field=field,
         params=params,
     )  # fmt: skip

@@ -36,89 +36,36 @@ Why these choices:
   HEAD and write a disk cache for a file the bot reads once. The body is capped (the validator
   rejects files over 1 MiB; reading one byte more is enough for it to say so). A file stored in
   LFS costs one more request, to the CDN its resolve redirects to, and never gets the token
-  (`read_capped`, below).
+  (`bot.hub.capped_read`).
 - The details are fetched with the very request `HfApi.get_discussion_details` sends and
   parsed leniently by `bot.hub.pulls`: the client's parser raises on shapes it does not know
   and drops the comment authors' `isOwner`/`isOrgMember` flags and ids
   (docs/hub-api.md#maintainers).
-
-**Every request bounded in time** (`use_hub_timeout`, `EVALBOT_HUB_TIMEOUT`, whatever the call).
-huggingface_hub's shared HTTP client has no timeout at all, and setting one on the client is
-not enough: `dataset_info`, `model_info` and every paginated listing (`list_repo_tree`,
-`list_repo_commits`, `get_repo_discussions`, through `utils._pagination.paginate`) pass
-`timeout=None` on each request, and in httpx an explicit per-request `None` overrides the
-client's default. A Hub that accepts a connection and never answers then held `evalbot validate`
-(the pre-commit hook) for ever, and a worker until its task's soft time limit.
-
-So the client the library builds is ours (`set_client_factory`): it keeps the library's own
-request hooks and redirects, and its `send`, which every request of every call goes through,
-gives a request that asks for no timeout at all the bot's. A timeout, and a connection that
-fails (refused, reset, cut mid-answer), then leave as a `HubTransientError` rather than
-httpx2's `TimeoutException`, `NetworkError` or `RemoteProtocolError`: the library's
-`http_backoff` (under every paginated listing) retries those five times with 23 s of sleeps in
-between, logging each, which would turn one bounded request into minutes (a `gate` with no
-Hub took 27 s to fail); the worker has its own retry policy with backoff.
-
-**One file's bytes** (`read_capped`, `stream_capped`): from a `resolve` URL, redirects followed
-by hand, the token kept on the Hub.
-A regular file answers 200. A file stored in LFS (tracked by `.gitattributes`, or large) answers
-302 to another origin, the CDN or `cas-bridge.xethub.hf.co`, with `X-Linked-Size` and
-`X-Linked-Etag` on the redirect itself (docs/hub-api.md#downloads). httpx2 would follow that
-and drop `Authorization` on the cross-origin hop; following by hand makes each rule explicit
-instead of resting on a client default:
-
-- the token is sent only to the origin of the first URL (the Hub); a hop back to it gets it
-  again, any other origin never does;
-- only http and https targets are followed, at most `MAX_REDIRECTS` hops: a loop, a
-  `file:`/`ftp:` target or a redirect without `Location` is `HubFileUnreadable`, an error of
-  that one file, not a retry and not a hang;
-- a redirect whose `X-Linked-Size` is over the cap is `HubFileTooLarge` before the CDN is asked
-  (an oversized LFS results file costs one small request). The declared size is only used to
-  refuse early: the cap itself is applied to the bytes read, whatever any header says;
-- an error answered by another origin (the CDN) is not the Hub's: a refusal (4xx) is
-  `HubFileUnreadable` for that file, and a 408, 429 or 5xx is a `HubTransientError` without a
-  status, so it retries this run only (its `Retry-After` honoured) and never pauses the
-  workers' Hub calls, which answer to the Hub's own quota (`workers.hub_pause`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Literal, Protocol, TypeVar
-from urllib.parse import urljoin, urlsplit
 
-import httpx2
-from huggingface_hub import get_session, hf_hub_url, hf_raise_for_status, set_client_factory
+from huggingface_hub import get_session, hf_hub_url, hf_raise_for_status
 from huggingface_hub.errors import RemoteEntryNotFoundError
 from huggingface_hub.utils._headers import build_hf_headers
-from huggingface_hub.utils._http import default_client_factory
 
-from bot.hub import unreadable_reasons
-from bot.hub.budget import count_request
-from bot.hub.errors import (
-    HubError,
-    HubFileTooLarge,
-    HubFileUnreadable,
-    HubPermanentError,
-    HubTransientError,
-    retry_after_from_headers,
-    to_hub_error,
-)
+from bot.hub.capped_read import read_capped
+from bot.hub.errors import HubError, HubPermanentError, to_hub_error
 from bot.hub.pulls import (
     RESULTS_DIR,
     Change,
     DiffFile,
-    PrComment,
     PrCommit,
-    PrStatus,
     PullRequest,
     parse_pull_request,
     with_files,
 )
-from bot.settings import DEFAULT_HUB_TIMEOUT_S, hub_timeout_from_env
 
 __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
@@ -128,10 +75,6 @@ __all__ = [
     "LeaderboardEntry",
     "OpenPullRequest",
     "OpenPullRequests",
-    "PrComment",
-    "PrCommit",
-    "PrStatus",
-    "PullRequest",
     "RepoCommit",
     "hub_errors",
 ]
@@ -272,7 +215,7 @@ class HfHubClient:
         url = f"{self._api.endpoint}/api/{kind}/{repo_id}/discussions/{num}"
 
         def fetch() -> object:
-            response = get_session().get(url, params={"diff": "1"}, headers=self._headers())
+            response = get_session().get(url, params={"diff": "1"}, headers=self.request_headers())
             hf_raise_for_status(response)
             return response.json()
 
@@ -297,9 +240,6 @@ class HfHubClient:
 
     def request_headers(self) -> dict[str, str]:
         """The headers of the client's own requests (token, user agent), for a raw read."""
-        return self._headers()
-
-    def _headers(self) -> dict[str, str]:
         return build_hf_headers(
             token=self._api.token,
             library_name=self._api.library_name,
@@ -323,8 +263,8 @@ class HfHubClient:
         merged into main since do not count as the PR's), else the target branch.
         """
         base = commits[0].parents[0] if commits and commits[0].parents else target or "main"
-        before = self._results_tree(repo_id, base)
-        after = self._results_tree(repo_id, head_sha)
+        before = self.results_tree(repo_id, base)
+        after = self.results_tree(repo_id, head_sha)
         files: list[DiffFile] = []
         for path, oid in sorted(after.items()):
             if path not in before:
@@ -336,7 +276,9 @@ class HfHubClient:
         )
         return files
 
-    def _results_tree(self, repo_id: str, revision: str) -> dict[str, str]:
+    def results_tree(self, repo_id: str, revision: str) -> dict[str, str]:
+        """The `.eval_results/` files at `revision` with their git blob ids (1 call)."""
+
         def listing() -> dict[str, str]:
             try:
                 entries = list(
@@ -351,10 +293,6 @@ class HfHubClient:
             }
 
         return self._call(listing)
-
-    def results_tree(self, repo_id: str, revision: str) -> dict[str, str]:
-        """The `.eval_results/` files at `revision` with their git blob ids (1 call)."""
-        return self._results_tree(repo_id, revision)
 
     def read_file(
         self,
@@ -376,7 +314,7 @@ class HfHubClient:
             revision=revision,
             endpoint=self._api.endpoint,
         )
-        headers = self._headers()
+        headers = self.request_headers()
         return self._call(lambda: read_capped(get_session(), url, headers, max_bytes))
 
     def repo_visibility(self, repo_id: str) -> Visibility:
@@ -462,173 +400,3 @@ class HfHubClient:
             )
             for row in rows
         ]
-
-
-#: A connection that takes this long is not going to be made.
-MAX_CONNECT_TIMEOUT_S = 10.0
-
-
-class BoundedClient(httpx2.Client):
-    """An `httpx2.Client` on which no request can wait for ever."""
-
-    def send(self, request: httpx2.Request, **kwargs: Any) -> httpx2.Response:
-        # None (no limit) or more than ours: ours. A shorter one the library chose stays.
-        ours = self.timeout.as_dict()
-        asked = request.extensions.get("timeout") or {}
-        request.extensions["timeout"] = {
-            kind: limit if (limit := asked.get(kind)) is not None and limit <= bound else bound
-            for kind, bound in ours.items()
-        }
-        count_request()  # the run's budget (`bot.hub.budget`) sees every request
-        try:
-            return super().send(request, **kwargs)
-        except httpx2.TimeoutException as error:
-            limits = request.extensions["timeout"]
-            raise HubTransientError(
-                f"the Hub did not answer {request.method} {request.url.path} in time"
-                f" ({type(error).__name__}; read timeout {limits.get('read')} s,"
-                " EVALBOT_HUB_TIMEOUT)"
-            ) from error
-        except (httpx2.NetworkError, httpx2.RemoteProtocolError) as error:
-            raise HubTransientError(f"Hub unreachable: {type(error).__name__}: {error}") from error
-
-
-def bounded_client(timeout_s: float) -> BoundedClient:
-    """A client like the library's default one (same hooks, redirects followed), bounded."""
-    library_default = default_client_factory()
-    try:
-        hooks = {kind: list(hooks) for kind, hooks in library_default.event_hooks.items()}
-        follow_redirects = library_default.follow_redirects
-    finally:
-        library_default.close()
-    return BoundedClient(
-        event_hooks=hooks,
-        follow_redirects=follow_redirects,
-        timeout=httpx2.Timeout(timeout_s, connect=min(timeout_s, MAX_CONNECT_TIMEOUT_S)),
-    )
-
-
-def use_hub_timeout_from_env(environ: Mapping[str, str]) -> None:
-    """`use_hub_timeout` with `EVALBOT_HUB_TIMEOUT` from `environ`: for the commands that talk
-    to the Hub without the bot's other settings (`evalbot validate`, `evalbot gate`). Raises
-    `SettingsError` for a malformed value."""
-    use_hub_timeout(hub_timeout_from_env(environ))
-
-
-def use_hub_timeout(timeout_s: float = DEFAULT_HUB_TIMEOUT_S) -> None:
-    """Make every Hub request of this process bounded by `timeout_s` (module docstring).
-
-    Set through the library's own client factory, so a client it rebuilds (it closes its
-    session after a connection error) is bounded too.
-    """
-    set_client_factory(lambda: bounded_client(timeout_s))
-
-
-#: The Hub needs one hop for an LFS file (resolve -> CDN); a few more leave room for mirrors.
-MAX_REDIRECTS = 5
-_FOLLOWED_SCHEMES = frozenset({"http", "https"})
-_DEFAULT_PORTS = {"http": 80, "https": 443}
-#: Storage answers worth a retry of the run besides 5xx: a timeout and a rate limit.
-_RETRIED_STORAGE_STATUSES = frozenset({408, 429})
-
-
-def origin(url: str) -> tuple[str, str, int]:
-    """(scheme, host, port) with the scheme's default port filled in."""
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    return scheme, (parts.hostname or "").lower(), parts.port or _DEFAULT_PORTS.get(scheme, 0)
-
-
-def read_capped(session: httpx2.Client, url: str, headers: dict[str, str], max_bytes: int) -> bytes:
-    """The body at `url` after redirects, at most `max_bytes + 1` bytes of it.
-
-    Raises `HfHubHTTPError` (through `hf_raise_for_status`) for an error answer, httpx2's
-    transport errors as they come, and `HubFileUnreadable` / `HubFileTooLarge` as above.
-    """
-    return b"".join(stream_capped(session, url, headers, max_bytes))
-
-
-def stream_capped(
-    session: httpx2.Client, url: str, headers: dict[str, str], max_bytes: int
-) -> Iterator[bytes]:
-    """`read_capped` as the chunks arrive, so a large file is never held whole: at most
-    `max_bytes + 1` bytes in all (a reader that gets more than `max_bytes` knows the file is
-    over its cap). The errors of `read_capped`, raised while iterating."""
-    hub_origin = origin(url)
-    without_auth = {k: v for k, v in headers.items() if k.lower() != "authorization"}
-    target = url
-    for _hop in range(MAX_REDIRECTS + 1):
-        sent = headers if origin(target) == hub_origin else without_auth
-        try:
-            with session.stream("GET", target, headers=sent, follow_redirects=False) as response:
-                if 300 <= response.status_code < 400:
-                    _refuse_if_declared_too_large(response, max_bytes)
-                    target = _next_target(target, response)
-                    continue
-                if response.is_error:
-                    response.read()
-                    if origin(target) != hub_origin:
-                        raise _storage_error(target, response)
-                    hf_raise_for_status(response)
-                yield from _body(response, max_bytes)
-                return
-        except (httpx2.InvalidURL, httpx2.UnsupportedProtocol) as error:
-            if target == url:
-                raise  # our own URL: a bug or a bad endpoint, not this file's problem
-            raise HubFileUnreadable(unreadable_reasons.REDIRECT_INVALID) from error
-    raise HubFileUnreadable(unreadable_reasons.TOO_MANY_REDIRECTS.format(count=MAX_REDIRECTS))
-
-
-def _storage_error(target: str, response: httpx2.Response) -> HubError:
-    """The error for a failed answer from the file's storage (an origin other than the Hub)."""
-    host = (urlsplit(target).hostname or "?")[:100]
-    status = response.status_code
-    if status in _RETRIED_STORAGE_STATUSES or status >= 500:
-        return HubTransientError(
-            unreadable_reasons.CDN_UNAVAILABLE.format(host=host, status=status),
-            retry_after=retry_after_from_headers(response.headers),
-        )
-    return HubFileUnreadable(unreadable_reasons.CDN_REFUSED.format(host=host, status=status))
-
-
-def _refuse_if_declared_too_large(response: httpx2.Response, max_bytes: int) -> None:
-    declared = response.headers.get("X-Linked-Size", "").strip()
-    if declared.isdigit() and int(declared) > max_bytes:
-        size = int(declared)
-        raise HubFileTooLarge(
-            unreadable_reasons.DECLARED_TOO_LARGE.format(size=size, limit=max_bytes),
-            size=size,
-            limit=max_bytes,
-        )
-
-
-def _next_target(current: str, response: httpx2.Response) -> str:
-    location = response.headers.get("Location")
-    if not location:
-        raise HubFileUnreadable(
-            unreadable_reasons.REDIRECT_WITHOUT_LOCATION.format(status=response.status_code)
-        )
-    try:
-        target = urljoin(current, location.strip())
-        parts = urlsplit(target)
-    except ValueError as error:
-        raise HubFileUnreadable(unreadable_reasons.REDIRECT_INVALID) from error
-    scheme = parts.scheme.lower()
-    if scheme not in _FOLLOWED_SCHEMES:
-        raise HubFileUnreadable(unreadable_reasons.REDIRECT_SCHEME.format(scheme=scheme[:20]))
-    try:
-        parts.port  # noqa: B018 - raises on a port that is not a number in 0-65535
-    except ValueError as error:
-        raise HubFileUnreadable(unreadable_reasons.REDIRECT_INVALID) from error
-    if not parts.hostname:
-        raise HubFileUnreadable(unreadable_reasons.REDIRECT_INVALID)
-    return target
-
-
-def _body(response: httpx2.Response, max_bytes: int) -> Iterator[bytes]:
-    left = max_bytes + 1
-    for chunk in response.iter_bytes():
-        yield chunk[:left]
-        left -= len(chunk)
-        if left <= 0:
-            return

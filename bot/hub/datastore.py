@@ -2,7 +2,7 @@
 
 A datastore is a dataset repo, so every call names `repo_type="dataset"`. Records are read
 whole under `bot.eee.records.MAX_RECORD_BYTES`; samples files are streamed
-(`bot.hub.client.stream_capped`), through the Hub's LFS redirect like any file, so a 1 GB
+(`bot.hub.capped_read.stream_capped`), through the Hub's LFS redirect like any file, so a 1 GB
 samples file is never held in memory. Costs
 (docs/hub.md): the tree of a revision is 1 call per 1,000 files (the client's paging); main's
 commit 1 (with the repo's visibility); another revision's commit 1; each file read 1 (2 for a
@@ -20,7 +20,8 @@ from typing import Any
 from huggingface_hub import get_session, hf_hub_url
 
 from bot.eee.records import MAX_RECORD_BYTES
-from bot.hub.client import DISCUSSIONS_PAGE, HfHubClient, Visibility, hub_errors, stream_capped
+from bot.hub.capped_read import stream_capped
+from bot.hub.client import DISCUSSIONS_PAGE, HfHubClient, Visibility, hub_errors
 from bot.hub.errors import HubPermanentError
 from bot.hub.pulls import Change, DiffFile
 

@@ -1,7 +1,7 @@
 """User-facing texts of `bot.hub`: why a file the Hub answered for could not be read.
 
 They end up in the PR comment, inside the `FILE-UNREADABLE` diagnostic
-(`bot.validation.diagnostics`).
+(`bot.validation.catalogue`).
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 (`evalbot validate`), in one place to review, with the badges they name.
 
 Templates use `str.format` fields; `bot.report.comment` fills them with values that are
-already escaped (`escape_text`, beside it) or produced by the bot itself (counts, SHAs, codes).
+already escaped (`bot.report.escaping.escape_text`) or produced by the bot itself (counts, SHAs,
+codes).
 """
 
 from __future__ import annotations

@@ -17,8 +17,8 @@ from urllib.parse import quote
 from bot.collections.aggregate import BenchmarkResult, GateResult, Status
 from bot.collections.render import aggregate_text, reason_text
 from bot.report import standing_and_clashes_texts as texts
-from bot.report.comment import escape_text, is_repo_id
 from bot.report.comment_texts import LIST_ITEM, MORE_ITEMS, plural
+from bot.report.escaping import escape_text, is_repo_id
 from bot.validation.clashes import Claim, Clash, Values
 
 

@@ -17,8 +17,9 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from bot.report import comment_texts
-from bot.report.comment import badges_for
-from bot.validation.diagnostics import Diagnostic, Severity
+from bot.report.badges import badges_for
+from bot.validation.catalogue import Severity
+from bot.validation.diagnostics import Diagnostic
 from bot.validation.eee import records_in
 from bot.validation.model import EntryReport, FileReport, SourceStatus
 

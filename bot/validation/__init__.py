@@ -5,10 +5,11 @@ reports out. That is what lets the same rules run in the bot, in `evalbot valida
 pre-commit hook with identical verdicts.
 
 What a results file goes through: `yamlload` reads it (strict YAML 1.2, a position for every
-value), `validate` checks it (the entry alone, against its benchmark, across files, the
-policy), speaking the types of `model` and reporting through `diagnostics` (every diagnostic
-code with its text). Beside them: `benchmark` (a benchmark's eval.yaml), `limits` (the caps),
-`clashes` and `impact` (results across PRs, and what an eval.yaml change does to them), `eee`
-(Every Eval Ever records), `frameworks` (the Hub's framework list), `yamldump` (entries written
-back as YAML).
+value, kept in the terms of `positions`; what YAML 1.1 reads otherwise noted with `yaml11`),
+`validate` checks it: the entry alone (`entry`), against its benchmark
+(`against_benchmark`), across files (`repo_rules`), the policy (`policy`); all speak the types
+of `model` and report through `diagnostics` (with every code's text in `catalogue`). Beside
+them: `benchmark` (a benchmark's eval.yaml), `limits` (the caps), `clashes` and `impact`
+(results across PRs, and what an eval.yaml change does to them), `eee` (Every Eval Ever
+records), `frameworks` (the Hub's framework list), `yamldump` (entries written back as YAML).
 """

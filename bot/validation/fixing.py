@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 from bot.validation.diagnostics import Diagnostic, Fix
 from bot.validation.model import FileReport
+from bot.validation.positions import Path
 from bot.validation.yamledit import Document, Edit, EditError, apply_edits, rename_key, set_value
-from bot.validation.yamlload import Path
 
 SIGNED = (
     "the entry is signed (its token covers this value): ask its issuer for a token over the"

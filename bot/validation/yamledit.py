@@ -29,7 +29,9 @@ from ruamel.yaml.representer import RoundTripRepresenter
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from bot.validation.limits import DEFAULT_LIMITS, Limits
-from bot.validation.yamlload import Path, is_ambiguous, load_yaml, resolve_plain, same_value
+from bot.validation.positions import Path
+from bot.validation.yaml11 import is_ambiguous, same_value
+from bot.validation.yamlload import load_yaml, resolve_plain
 
 BOM = "\ufeff"
 #: The key YAML 1.1 reads as "merge that mapping's keys into this one" when written plain.

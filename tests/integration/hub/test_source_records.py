@@ -16,9 +16,10 @@ from huggingface_hub.utils._http import default_client_factory
 from bot.eee.links import RecordLink
 from bot.eee.sourcecheck import RecordMissing, RecordNotMerged, RecordNotPublic, RecordUnreadable
 from bot.hub.budget import counting
-from bot.hub.client import HfHubClient, use_hub_timeout
+from bot.hub.client import HfHubClient
 from bot.hub.datastore import HubDatastore
 from bot.hub.records import HubRecordReader, MemoryRecordCache
+from bot.hub.timeouts import use_hub_timeout
 from evalbot_dev.emulator.server import EmulatorServer
 from evalbot_dev.emulator.state import FileChange
 from tests.conftest import REAL_WORLD

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 import redis
 
-from bot.report.comment import Counts
+from bot.report.counts import Counts
 from bot.store import history
 from evalbot_dev.devstack.redis import RedisServer
 

@@ -20,10 +20,11 @@ from bot.adapters.collections_store import StoredCollection
 from bot.collections.model import Scope
 from bot.convert.mapping import parse_mappings
 from bot.hub.client import HfHubClient
-from bot.report.comment import Counts
+from bot.report.counts import Counts
 from bot.store.history import record_verdict, verdict_of
 from bot.store.worker_counters import read_snapshot
-from bot.validation.diagnostics import Diagnostic, Severity
+from bot.validation.catalogue import Severity
+from bot.validation.diagnostics import Diagnostic
 from bot.validation.model import (
     Benchmark,
     Dialect,
@@ -300,7 +301,7 @@ def test_the_details_page_shows_each_push_with_its_problems_and_tokens(
     assert web.get("/pr/alice/model/x").status_code == 404
 
 
-#: What the workers record of a repo's visibility on the Hub (`workers.pipeline`).
+#: What the workers record of a repo's visibility on the Hub (`workers.model_history`).
 VISIBILITY = {"bob/secret-model": "private"}
 
 

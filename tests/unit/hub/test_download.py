@@ -1,4 +1,4 @@
-"""Reading a file through redirects (`bot.hub.client` via `HfHubClient.read_file`): LFS files
+"""Reading a file through redirects (`bot.hub.capped_read` via `HfHubClient.read_file`): LFS files
 answer 302 to another origin; the token stays on the Hub; loops, odd schemes and declared
 oversizes are errors of that one file."""
 
@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.hub.client import MAX_REDIRECTS, HfHubClient, origin
+from bot.hub.capped_read import MAX_REDIRECTS, origin
+from bot.hub.client import HfHubClient
 from bot.hub.errors import (
     HubFileTooLarge,
     HubFileUnreadable,
@@ -177,7 +178,7 @@ def test_an_error_from_the_hub_itself_is_still_the_usual_hub_error(
     with pytest.raises(HubPermanentError) as caught:
         client.read_file(REPO, PATH, HEAD)
     assert not isinstance(caught.value, HubFileUnreadable)
-    assert caught.value.not_found  # a retry re-reads the PR (workers.pipeline)
+    assert caught.value.not_found  # a retry re-reads the PR (workers.model_pr)
 
 
 @pytest.mark.parametrize("port", ["99999", "abc", "-1", "1e3"])
