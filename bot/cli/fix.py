@@ -179,6 +179,17 @@ def _finish(repo: _Repo, write: bool, outcome: Outcome) -> bool:
     from bot.cli.folder_writes import check_inside, write_inside
 
     changed = False
+    if write:  # every path to write checked before any is written
+        check_inside(
+            repo.root,
+            [
+                Path(shown)
+                for relative, content in repo.current.items()
+                if content != repo.original[repo.origin[relative]]
+                or relative != repo.origin[relative]
+                for shown in (repo.shown[repo.origin[relative]], _shown_for(repo, relative))
+            ],
+        )
     for relative, content in repo.current.items():
         original = repo.origin[relative]
         old_shown = repo.shown[original]
@@ -189,7 +200,6 @@ def _finish(repo: _Repo, write: bool, outcome: Outcome) -> bool:
         if not write:
             sys.stdout.write(_diff(repo.original[original], content, old_shown, new_shown))
             continue
-        check_inside(repo.root, [Path(old_shown), Path(new_shown)])
         try:
             if new_shown != old_shown:
                 if os.path.exists(new_shown):

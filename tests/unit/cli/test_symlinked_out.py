@@ -112,3 +112,21 @@ def test_validate_fix_does_not_write_through_a_linked_results_file(
     assert status == 2
     assert f"a symlink leads out of {model}" in capsys.readouterr().err
     assert snapshot(elsewhere) == before
+
+
+def test_validate_fix_writes_nothing_when_one_of_its_files_leads_out(
+    tmp_path: Path, elsewhere: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every path to write is checked before the first is written: no half-fixed repo."""
+    model = tmp_path / "model"
+    shutil.copytree(BROKEN, model)
+    before = snapshot(model)
+    aime = model / ".eval_results" / "aime_2026.yaml"
+    (elsewhere / "aime_2026.yaml").write_bytes(aime.read_bytes())
+    aime.unlink()
+    aime.symlink_to(elsewhere / "aime_2026.yaml")
+    del before[".eval_results/aime_2026.yaml"]
+    status = main(["validate", str(model), "--benchmarks", BENCHMARKS, "--fix"])
+    assert status == 2
+    assert "a symlink leads out of" in capsys.readouterr().err
+    assert snapshot(model) == before  # the other files are not fixed either
