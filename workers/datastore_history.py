@@ -1,11 +1,6 @@
-"""What a datastore PR's run leaves for the rest of the bot: its verdict in the pages' history,
-the head it reflects for reconciliation, and the follow-up run a partial comparison asks for.
-
-A datastore is a dataset repo, and a dataset and a model may share an id, so the datastore's
-entries live under `datasets/<owner>/<name>` (`history_repo`): the history, badge and API
-pages name it so, which is also its path on the Hub (docs/web.md). Its visibility comes with
-main's commit, which the run reads anyway (`bot.hub.datastore.HubDatastore.main`).
-"""
+"""What a datastore PR's run leaves for the rest of the bot: its verdict in the pages' history
+(under `datasets/<owner>/<name>`: a dataset and a model may share an id), the head it reflects
+for reconciliation, and the follow-up run a partial comparison asks for."""
 
 from __future__ import annotations
 

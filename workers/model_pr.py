@@ -1,8 +1,5 @@
-"""A PR on a model repo: its results files checked and reported in the PR's one living comment.
-
-hub (the PR, read once at its head) -> validation -> tokens (verify)
-    -> report (render) -> hub (post, or edit in place)
-"""
+"""A PR on a model repo: its results files checked, verified and reported in the PR's one living
+comment."""
 
 from __future__ import annotations
 
