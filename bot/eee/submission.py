@@ -1,16 +1,6 @@
-"""A datastore PR's changes checked against the datastore as it would be after the merge.
-
-Pure: the caller hands in the changed paths, a `DatastoreFiles` (the files at the PR head, and
-main's version of a changed record) and a `HashIndex` of the records on main and in the other
-open PRs; a `SubmissionReport` comes out, one `FileReport` per changed file. What each file
-gets, in order: the path rule (`bot.eee.paths`); for a record, strict JSON, the schema of its
-version and its scores (`bot.eee.records`), the folder it belongs in, its samples file
-(`bot.eee.pairing`, the samples streamed through `bot.eee.instances`) and duplicates by EEE's
-normalised hash (`bot.eee.dedupe`); for a samples file, its rows and its record. A record an
-edit moves to another folder (a changed `model_info.id` or collection) must move with it; a
-record kept in place with the same identity keeps its folder, so records accepted under older
-rules stay acceptable. A deleted record is named.
-"""
+"""A datastore PR's changes checked against the datastore as it would be after the merge, pure:
+changed paths, the files and a `HashIndex` of main and the other open PRs in, a
+`SubmissionReport` out (docs/eee.md, "What a submission is checked for")."""
 
 from __future__ import annotations
 

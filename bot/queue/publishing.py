@@ -1,43 +1,6 @@
-"""The one way to queue events: accept them in the ledger, then send them with Celery.
-
-Every publisher goes through here: the receiver (`RedisEnqueuer`: batched, sent at once),
-reconciliation (`publish`: accepted due at once, sent by the next sweep), the workers' sweep
-of what is due (`send_or_leave`, from `workers.heartbeat_and_sweep`) and the replay of parked events
-(`bot.store.deadletters.replay`).
-
-**The ledger of accepted events**: the one mechanism that makes every accepted event run. An
-event is accepted when the receiver answers 202 (or reconciliation, or a replay, queues it). In
-the same atomic Redis step as its dedupe key (`ACCEPT_SCRIPT`), so two publishers racing on one
-logical event accept it once, the event is written to the ledger: a hash
-`evalbot:ledger:events` (task id -> the event's JSON) and a sorted set `evalbot:ledger` (task
-id -> the Redis time by which it must be done or touched again).
-
-A worker touches the entry when a run starts or schedules a retry (the due time moves to the
-run's end, or the retry's, plus `GRACE_S`), and removes it when the event is finished: the
-comment written, nothing to report, or parked. Every `SWEEP_EVERY_S` each worker asks the
-ledger for the entries past their due time (`DUE_SCRIPT`: each is handed to one sweeper only,
-its due time moved on by `GRACE_S`) and sends each again under the same task id, so the run
-counts of `workers.tasks` carry over and a poison event is still parked.
-
-So whatever happened to a message (a worker killed while holding it, a Redis restart between
-kombu's pop and its bookkeeping, a publish that failed after the 202, a message Celery acked
-without finishing the event), the event runs again within `GRACE_S + SWEEP_EVERY_S` of its
-last sign of life, on Redis's clock. Running an event twice is safe: the pipeline finds its
-own comment by its marker and the PR's lease orders concurrent runs (docs/reliability.md).
-
-**Sending**: once accepted, a message goes out with Celery's public API (`send_task`, under
-the ledger entry's task id, with the settings every worker and publisher share:
-`celery_settings`).
-
-**The receiver's batches** (`RedisEnqueuer`): each delivery is accepted by the ledger's script
-and answered; its message is sent on one thread beside the event loop, not waited for: a Celery
-publish costs a few hundred microseconds of Python, which would otherwise sit in every answer.
-Deliveries that arrive while a script call is in flight are accepted together in the next call
-(group commit): one round trip for the whole batch, while a lone delivery is sent at once (no
-timer, no added latency). A 503 means the script did not run (or ran whole, and the Hub's retry
-is then answered as a duplicate: the event is queued once either way); a 202 means the event is
-in the ledger, so even a send that failed after it runs within the ledger's grace.
-"""
+"""The one way to queue events, for every publisher: accept them in the ledger, in one atomic
+script with their dedupe key, then send them with Celery; the receiver's batches and the workers'
+sweep of what is overdue (docs/reliability.md, "The ledger")."""
 
 from __future__ import annotations
 

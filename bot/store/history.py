@@ -1,38 +1,5 @@
-"""The PR history the web pages show: each verdict the workers reached, kept small in Redis.
-
-After each report run the pipeline queues `add_verdict` on the pipeline that records the PR's
-last verdict (no round trip of its own):
-
-- `evalbot:history:pr:<repo>:<num>`: a list, newest first, of the PR's last
-  `MAX_VERDICTS_PER_PR` verdicts (JSON: head, time, outcome, PR state, counts, the PR's title
-  and author, the first problem);
-- `evalbot:history:prd:<repo>:<num>`: the newest `MAX_DETAILED_PER_PR` of them in full: up to
-  `MAX_PROBLEMS_KEPT` problems (code, file, line, message, fix), `MAX_TOKENS_KEPT` token
-  verdicts and `MAX_ENTRIES_KEPT` results (benchmark, task, value, badges), texts cut at
-  `MAX_TEXT` (the details page and the badge read them);
-- `evalbot:history:repo:<repo>`: a sorted set of the repo's PR numbers by last verdict time,
-  the newest `MAX_PRS_PER_REPO` kept;
-- `evalbot:history:repos`: a sorted set of repos by last verdict time, the newest
-  `MAX_REPOS` kept (the history page lists them);
-- `evalbot:history:visibility:<repo>`: the repo's visibility on the Hub when the last verdict
-  was written (`public`, `private`, `gated`, or `unknown` when the Hub did not say). Pages
-  show a repo's history only while it reads `public`: a private or gated repo's verdicts are
-  not written at all, its PR list is dropped and it leaves the repos list; an `unknown` one is
-  hidden and keeps what it had (its next public verdict shows it again); a repo with no
-  record (written before visibility was kept) is hidden until its next verdict. A repo the Hub
-  no longer shows the bot (private or deleted since, or gated and refused to it) gets no
-  verdict to say so: reconciliation, which lists each known repo's PRs, hides it when the Hub
-  refuses (`hide_repo`);
-- `evalbot:history:benchmark:<id>` and `evalbot:history:benchmarks`: which PRs hold results
-  for a benchmark, and the benchmarks by last result (a benchmark's page lists them).
-
-Each key expires `RETENTION_S` after its last write (the same 90 days the bot remembers a
-PR's last verdict), and a PR untouched for 90 days leaves no trace (docs/web.md, "PR
-history"; bench/web.py measures the memory of 10,000 PRs). Only what the public PR comment
-already shows is stored: no file content, no token.
-
-The readers live here too, so writer and readers agree on one format.
-"""
+"""The PR history the web pages show: each verdict the workers reached, kept small in Redis only
+while the repo is public, with its readers (keys, caps, retention: docs/web.md, "PR history")."""
 
 from __future__ import annotations
 
