@@ -13,7 +13,8 @@ from bot.queue.events import DedupeKey, PrEvent
 from bot.queue.publishing import publish
 from bot.report.counts import Counts
 from bot.store import keys
-from bot.store.history import add_verdict, verdict_of
+from bot.store.history import add_verdict
+from bot.store.verdicts import verdict_of
 from workers.reconcile_plan import DATASETS
 from workers.runtime import Runtime
 

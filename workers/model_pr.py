@@ -17,8 +17,8 @@ from bot.report.comment import (
 )
 from bot.report.comment_texts import REPORT_MARKER
 from bot.report.counts import count_reports
-from bot.store.history import verdict_of
 from bot.store.records import RedisRecordCache
+from bot.store.verdicts import verdict_of
 from bot.tokens.verify import verify_reports
 from bot.validation import diagnostics
 from bot.validation.benchmark import benchmark_from_eval_yaml

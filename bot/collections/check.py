@@ -1,6 +1,6 @@
 """A collection file checked like an eval.yaml: strict YAML, then every field against the
 benchmarks it names, whose own eval.yaml decides tasks, metrics and directions
-(docs/collections.md, "Validation")."""
+(docs/collections.md, "Validation"). One job over 500 lines: one checker walks the whole file."""
 
 from __future__ import annotations
 

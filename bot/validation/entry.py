@@ -1,5 +1,5 @@
 """One results entry alone, in either dialect (docs/decisions.md#dialects): its shape, types and
-formats, read as a `ResultEntry`."""
+formats, read as a `ResultEntry`. One job over 500 lines: every field's rule, in one checker."""
 
 from __future__ import annotations
 
