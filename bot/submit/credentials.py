@@ -1,5 +1,6 @@
 """The CI job's identity for the issuer, found in its environment (the order:
-docs/frameworks.md, "3. What `evalbot submit` does"); `HF_TOKEN` is never sent to it."""
+docs/frameworks.md, "3. What `evalbot submit` does"); `HF_TOKEN` goes to it only when
+`--hub-identity` names it."""
 
 from __future__ import annotations
 
