@@ -1,5 +1,5 @@
-"""`evalbot gate`: a CI/CD gate, exit 0 when the model clears the collection, 1 when it does not,
-2 on a usage or I/O error (docs/collections.md, "`evalbot gate`")."""
+"""`evalbot gate`: a CI/CD gate whose exit status says whether a model clears a collection
+(docs/collections.md, "`evalbot gate`")."""
 
 from __future__ import annotations
 

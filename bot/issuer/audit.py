@@ -1,5 +1,5 @@
-"""The append-only audit log: one JSON line per decision, synced before the caller is answered,
-never a token or a secret (docs/issuer.md, "Refusals and the audit log")."""
+"""The append-only audit log: one JSON line per decision, never a token or a secret
+(docs/issuer.md, "Refusals and the audit log")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The issuer's signing keys on disk (active, next, previous, retired) and their rotation; a key
-file others can read stops the start (docs/issuer.md, "Keys and rotation")."""
+"""The issuer's signing keys on disk (active, next, previous, retired) and their rotation
+(docs/issuer.md, "Keys and rotation")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""`whoami-v2` answers kept per Hub token for a short while, keyed by an HMAC of the token
-(docs/issuer.md, "The Hub-token cache")."""
+"""`whoami-v2` answers kept per Hub token for a short while, so Hub-token callers cost the Hub
+few calls (docs/issuer.md, "The Hub-token cache")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""inspect-ai eval logs, `.json` and `.eval` archives (of which only the size-capped
-`header.json` is read, without the `inspect_ai` package); names read: docs/convert.md, "Formats"."""
+"""inspect-ai eval logs, `.json` and `.eval` archives (`inspect_ai/log/_log.py`); the names and
+fields read: docs/convert.md, "Formats"."""
 
 from __future__ import annotations
 
