@@ -1,5 +1,5 @@
 """`config/bot.yaml` as a typed, frozen `BotConfig`, each section parsed on its own, unknown keys
-refused (docs/operating.md, "Configuration files"). No I/O."""
+refused (docs/operating.md, "Start-up checks"). No I/O."""
 
 from __future__ import annotations
 
