@@ -1,17 +1,6 @@
-"""A PR on an Every Eval Ever datastore: its files checked as a submission, in one comment.
-
-The datastores are the dataset repos `config/bot.yaml` names (`datastores:`); a PR on one
-comes here from the pipeline's dataset branch instead of the benchmark check. One run:
-the PR's details with its diff (1 call), main's index brought up to date
-(`workers.datastore_index`: 1 call for main's commit, and when main moved, its tree plus the
-records that changed), the other open PRs' records (the listing, 2 calls, then at most
-`COMPARE_BUDGET` calls for the PRs whose head moved; a follow-up run carries on past it),
-then each changed file read at the head (a samples file streamed), the pure check
-(`bot.eee.submission`, first come, first served among open PRs) and the comment
-(`bot.eee.comment`) posted or edited in place; the verdict goes to the pages' history
-(`workers.datastore_history`). `recheck` and `help` are heard from the datastore's
-maintainers.
-"""
+"""A PR on an Every Eval Ever datastore: its files checked as a submission (`bot.eee`) against
+main and the other open PRs, in one living comment (docs/eee.md; calls: docs/hub.md, "Every Eval
+Ever datastore PRs")."""
 
 from __future__ import annotations
 
@@ -281,10 +270,8 @@ def _remember_own(
 
 class HubDatastoreFiles:
     """`bot.eee.submission.DatastoreFiles` over the Hub: the PR's changed files at its head,
-    the others as main holds them (the merged view). Each content is read once in a run: what
-    was read is kept by revision and path, and by its Hub content id (git blob id and LFS
-    sha256), so main's copy of a content already read (main's index knows its id) costs
-    nothing; every byte and samples row read counts in the run's `budget`."""
+    the others as main holds them; each content read once in the run (by path, and by content
+    id for main's copies), every byte and samples row counted in `budget`."""
 
     def __init__(
         self,

@@ -1,12 +1,5 @@
-"""Datastore records from a local checkout, for `evalbot validate --datastore DIR`.
-
-A `source.url` names a record by its path in the datastore (`data/...` or `flat/objects/...`);
-offline the same path is read under `DIR`, whatever commit or branch the link names (a checkout is
-one revision, the one its owner chose; records are named by uuid and not rewritten); a link to a
-datastore's pull request is not read (`bot.eee.sourcecheck`). A file that is not there is missing
-from the datastore; a file that cannot be read is unreadable. Reads stop one byte past the
-record cap, as on the Hub.
-"""
+"""Datastore records from a local checkout, for `evalbot validate --datastore DIR`: a
+`source.url`'s path read under `DIR`, capped as on the Hub."""
 
 from __future__ import annotations
 

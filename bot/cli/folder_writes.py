@@ -1,13 +1,5 @@
-"""Writing files into a folder a command was pointed at, never through a symlink out of it.
-
-`evalbot convert --out DIR` and `validate --fix` write into a checkout someone else may have
-made: a `.eval_results` (or `data/`, or a results file) that is a symlink to `~/.bashrc` would
-otherwise have the command overwrite a file far from the folder it was given. Each path is
-resolved first and refused (`UsageError`, nothing written) when its real place is not inside
-the folder's real place; a symlink that stays inside is followed. The file is then opened at
-its real path with `O_NOFOLLOW`, so a link swapped in after the check is refused too
-(docs/convert.md, "Writing into a folder", under the usage).
-"""
+"""Files written into a folder a command was given, never through a symlink that leads out of
+it; refused before anything is written (docs/convert.md, "Writing into a folder")."""
 
 from __future__ import annotations
 

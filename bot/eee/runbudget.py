@@ -1,13 +1,6 @@
-"""What one bot run may spend checking a datastore PR's own files: bytes, samples rows, time.
-
-A run reads each content once (`workers.datastore_pr.HubDatastoreFiles` keeps what it read,
-by path and by the Hub's content id) and counts what it reads against `RunLimits.max_bytes`
-(of which `max_record_bytes` for records, read whole and kept while the run lasts), the rows
-of samples files against `max_rows`, and the time since it started against `max_seconds`.
-Past any bound the run stops at once with `RunLimit`, whose diagnostic (`EEE-RUN-LIMIT`) is
-the PR's verdict: too large to check in one run, split it. The same work would stop the same
-way again, so it is never retried (docs/eee.md, "Limits"). Pure: the clock is handed in.
-"""
+"""What one bot run may read of a datastore PR (bytes, records' bytes, samples rows, time), pure;
+past a bound the run stops with `RunLimit`, whose `EEE-RUN-LIMIT` is the PR's verdict and is
+never retried (docs/eee.md, "Limits")."""
 
 from __future__ import annotations
 

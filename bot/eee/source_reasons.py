@@ -1,7 +1,5 @@
-"""Why a result's source record was not checked (docs/comment.md#sources).
-
-They end up in the model-repo comment, in the source's "not checked: ..." reason.
-"""
+"""Why a result's source record was not checked, as the comment says it
+(docs/comment.md#sources)."""
 
 from __future__ import annotations
 

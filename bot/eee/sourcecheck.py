@@ -1,24 +1,6 @@
-"""An entry checked against the Every Eval Ever record its `source.url` links.
-
-Pure: the entry, the model repo it is published on and the record's bytes in; a `SourceCheck`
-and findings out (docs/comment.md#sources, docs/diagnostics.md). The record must pass the EEE
-checks of the version it declares (`bot.eee.records.check_record`); one of its evaluation
-results must stand for the entry's benchmark and task as EEE's converter maps them
-(`bot.eee.community`); the entry's value must be that result's score on the entry's scale,
-exact to the digits written; `model_info.id` must name the model repo (case-insensitively, as
-the Hub compares names); and `date`, when the entry and the record both give one, must be the
-evaluation's date. Each disagreement is an `ENTRY-SOURCE-MISMATCH` naming the entry's field,
-the record's value and the record's URL.
-
-`check_sources` runs the check over a PR's reports with the records read through a
-`RecordReader` (the Hub seam when the bot runs, a local checkout offline): each record once
-per run, a failed read leaves the source *unreadable* (not checked, never a mismatch: the next
-run tries again), and only a record the datastore does not have is a finding. Only what a public
-datastore's maintainers merged counts: a link to a datastore's pull request (`refs/pr/<n>`) is
-never read (not checked, saying how to link the merged record), a reader says when a record is
-not the merged one (`RecordNotMerged`, not checked the same way) and when a datastore is not
-public (`RecordNotPublic`: the link is shown as linked only, nothing of it read or shown).
-"""
+"""An entry checked against the Every Eval Ever record its `source.url` links, pure; only a
+merged record of a public datastore counts, and a record that could not be read leaves the
+source not checked, never a finding (docs/comment.md#sources)."""
 
 from __future__ import annotations
 

@@ -1,14 +1,5 @@
-"""The Hub calls an Every Eval Ever datastore PR needs, beyond a benchmark PR's.
-
-A datastore is a dataset repo, so every call names `repo_type="dataset"`. Records are read
-whole under `bot.eee.records.MAX_RECORD_BYTES`; samples files are streamed
-(`bot.hub.capped_read.stream_capped`), through the Hub's LFS redirect like any file, so a 1 GB
-samples file is never held in memory. Costs
-(docs/hub.md): the tree of a revision is 1 call per 1,000 files (the client's paging); main's
-commit 1 (with the repo's visibility); another revision's commit 1; each file read 1 (2 for a
-file in LFS: the CDN hop); the open PRs 2 (the listing, their heads from the refs); the content
-ids of up to 1,000 paths 1 (`paths-info`).
-"""
+"""The Hub calls an Every Eval Ever datastore PR needs beyond a benchmark PR's: records read
+capped, samples files streamed (docs/hub.md, "Every Eval Ever datastore PRs")."""
 
 from __future__ import annotations
 

@@ -1,28 +1,6 @@
-"""Every Eval Ever records that results link as their source, read through the Hub seam.
-
-`HubRecordReader` implements `bot.eee.sourcecheck.RecordReader` for the bot and for
-`evalbot validate` online. Only what a public datastore's maintainers merged is checked
-(docs/comment.md#sources):
-
-- the datastore must be public as the Hub says (not private, not gated): its main commit and
-  visibility come in one call, kept `REVISION_TTL_S`; links to any other are linked only,
-  never read (`RecordNotPublic`);
-- a record at main (`blob/main/...`) is read at main's commit; a record at another revision
-  (a commit, a tag, a branch: one revision check, kept `REVISION_TTL_S`) counts only when main
-  holds the very same content at that path today (its Hub content id, from one `paths-info`
-  call for every such path of the run, kept by main's commit), else `RecordNotMerged`; main
-  as kept is asked again once in a run before a record is said not merged (one just merged).
-
-A record at a commit SHA is immutable, so it is kept (`RecordCache`, Redis when the bot runs)
-under the datastore, that commit and its path: a later run, a later push, a recheck read it
-from there at no Hub call. Every Hub request counts in the run's share (`budget`, an
-`Allowance` of the run's request count, docs/hub.md, "Source records"): a read asks for two
-(the resolve and, for a file in LFS, the CDN hop); once it is spent the remaining records are
-not read this run (shown as not checked) and the next run goes on from the cache.
-
-A failed read is never a finding: timeouts, refusals and odd answers are `RecordUnreadable`
-(the source is shown as not checked); only the Hub's own 404 is `RecordMissing`.
-"""
+"""Every Eval Ever records that results link as their source, read through the Hub seam: merged
+records of public datastores only, cached by commit, bounded in requests per run; a failed
+read is never a finding (docs/hub.md, "Source records")."""
 
 from __future__ import annotations
 

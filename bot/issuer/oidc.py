@@ -1,15 +1,7 @@
-"""OIDC ID tokens from CI providers, checked the way PyPI trusted publishing does
-(Warehouse `warehouse/oidc/`): issuer looked up by exact `iss`, algorithms pinned per
-provider, keys only from that provider's own JWKS (found through its discovery document,
-cached), `aud` equal to this issuer's audience, `exp`/`iat`/`nbf` with a small leeway, required
-claims, and each ID token usable once: a `jti` already claimed is refused here, and the
-`jti` is claimed (Redis `SET NX`) by the issuer only when the request is granted, so a request
-refused for any reason leaves the ID token to its job (docs/security.md, "Single-use ID
-tokens").
-
-Every failure is a `Refusal` with the reason the audit log records; a provider whose keys
-cannot be fetched (and none are cached) is `Unavailable` (503), never a 500.
-"""
+"""OIDC ID tokens from CI providers, checked the way PyPI trusted publishing does (Warehouse
+`warehouse/oidc/`); each check: docs/issuer.md, "Authentication". A `jti` already claimed is
+refused here; the issuer claims it once the request is granted (docs/security.md,
+"Single-use ID tokens")."""
 
 from __future__ import annotations
 
