@@ -52,6 +52,14 @@ class MainIndex:
     sha: str
     #: path -> normalised hash ("" for a samples file or an unreadable record)
     hashes: dict[str, str]
+    #: path -> the Hub's content id (git blob id, or LFS sha256)
+    ids: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, sha: str, entries: Mapping[str, str]) -> MainIndex:
+        """The index from its stored entries, path -> `<content id> <normalised hash>`."""
+        split = {path: value.split(" ", 1) for path, value in entries.items()}
+        return cls(sha, {p: v[-1] for p, v in split.items()}, {p: v[0] for p, v in split.items()})
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +122,7 @@ def main_index(client: redis.Redis, hub: HubDatastore, repo_id: str, sha: str) -
 
     stored = {as_text(k): as_text(v) for k, v in client.hgetall(key).items()}
     if stored.get(SHA_FIELD) == sha:
-        return MainIndex(sha, {p: v.split(" ", 1)[1] for p, v in stored.items() if p != SHA_FIELD})
+        return MainIndex.of(sha, {p: v for p, v in stored.items() if p != SHA_FIELD})
     tree = {p: oid for p, oid in hub.tree(repo_id, sha).items() if paths.is_datastore_file(p)}
     entries: dict[str, str] = {}
     for path, oid in tree.items():
@@ -134,7 +142,7 @@ def main_index(client: redis.Redis, hub: HubDatastore, repo_id: str, sha: str) -
     pipe.hset(key, SHA_FIELD, sha)
     pipe.expire(key, INDEX_TTL_S)
     pipe.execute()
-    return MainIndex(sha, {p: v.split(" ", 1)[1] for p, v in entries.items()})
+    return MainIndex.of(sha, entries)
 
 
 def _hash(read: Callable[[str], bytes], path: str) -> str:

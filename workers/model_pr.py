@@ -6,7 +6,7 @@ from __future__ import annotations
 from bot.eee.sourcecheck import check_sources
 from bot.hub.errors import HubFileTooLarge, HubPermanentError, HubTransientError
 from bot.hub.pulls import PullRequest
-from bot.hub.records import SOURCE_CALLS_PER_RUN, HubRecordReader, ReadBudget
+from bot.hub.records import HubRecordReader
 from bot.hub.sources import HubBenchmarkSource
 from bot.report.comment import (
     CommentContext,
@@ -121,11 +121,10 @@ def _report(
         validate_results_files(files, source, policy=runtime.policy) + unreadable,
         key=lambda report: report.path,
     )
+    hub = runtime.datastore_hub
     check_sources(
         reports,
-        HubRecordReader(
-            runtime.hub, ReadBudget(SOURCE_CALLS_PER_RUN), RedisRecordCache(runtime.redis)
-        ),
+        HubRecordReader(hub, RedisRecordCache(runtime.redis)) if hub is not None else None,
         model_repo=pr.repo_id,
         hub_url=runtime.hub_url,
         datastores=runtime.source_datastores,

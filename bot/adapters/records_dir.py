@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from bot.eee.links import RecordLink
@@ -15,6 +16,9 @@ class DirectoryRecordReader:
 
     def __init__(self, root: Path) -> None:
         self.root = root
+
+    def prepare(self, links: Sequence[RecordLink]) -> None:
+        """Nothing to ask ahead: each record is one local file."""
 
     def read(self, link: RecordLink) -> bytes:
         target = self.root.joinpath(*link.path.split("/"))

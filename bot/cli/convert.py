@@ -290,11 +290,13 @@ def _write_into(
 ) -> int:
     """Merge into the repo's files (keeping what is there: comments, quotes, other entries),
     validate the repo as it would be, then write, saying what was added and replaced."""
+    from bot.cli.folder_writes import check_inside, write_inside
     from bot.convert.yamlio import MergeError, merge
     from bot.report.validation_formats import counts, render_text
     from bot.validation.validate import validate_results_files
 
     results = folder / ".eval_results"
+    check_inside(folder, [results, *(folder / path for path in files)])
     contents: dict[str, bytes] = {}
     if results.is_dir():
         for existing in sorted(results.glob("*.y*ml")):
@@ -316,9 +318,12 @@ def _write_into(
     if counts(written)[1]:
         # warnings on what evalbot writes are shown, so that `validate --strict` holds no surprise
         print(render_text(written, strict=False), file=sys.stderr)
-    results.mkdir(parents=True, exist_ok=True)
     for path, done in merged.items():
-        (folder / path).write_bytes(done.content)
+        try:
+            write_inside(folder, folder / path, done.content)
+        except OSError as error:
+            print(f"evalbot convert: {folder / path}: {error.strerror}", file=sys.stderr)
+            return 2
         print(f"wrote {folder / path}: {_what_changed(done)}", file=sys.stderr)
     return 0
 

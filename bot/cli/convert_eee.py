@@ -253,8 +253,10 @@ def _publish(
     collection: str | None,
 ) -> int:
     """Lay every record out under `out`, check the whole as the datastore would, then write."""
+    from bot.cli.folder_writes import check_inside
     from bot.eee.publish import LayoutError, lay_out
 
+    check_inside(out, [out / "data"])
     planned: list[tuple[Laid, bool]] = []  # (the files, whether they replace a record)
     for key, record in records:
         try:
@@ -268,6 +270,10 @@ def _publish(
             print(f"evalbot convert: {record['evaluation_id']}: {error}", file=sys.stderr)
             return 1
         planned.append((fresh, earlier is not None))
+    check_inside(
+        out,
+        [out / laid.path for laid, _ in planned] + [out / laid.samples_path for laid, _ in planned],
+    )
     if not _checked(out, [laid for laid, _ in planned]):
         print("evalbot convert: nothing written", file=sys.stderr)
         return 1
@@ -347,6 +353,8 @@ def _checked(out: Path, planned: list[Laid]) -> bool:
 
 def _write(out: Path, laid: Laid, replacing: bool) -> str:
     """Write one record and its samples file; what was done, for the summary."""
+    from bot.cli.folder_writes import inside, write_inside
+
     record_file = out / laid.path
     samples_file = out / laid.samples_path
     same = (
@@ -361,13 +369,12 @@ def _write(out: Path, laid: Laid, replacing: bool) -> str:
     if same:
         print(f"unchanged {record_file} (the same evaluation)", file=sys.stderr)
         return "unchanged"
-    record_file.parent.mkdir(parents=True, exist_ok=True)
     if laid.samples is not None:
-        samples_file.write_bytes(laid.samples)
+        write_inside(out, samples_file, laid.samples)
     elif samples_file.exists():
-        samples_file.unlink()
+        inside(out, samples_file.parent).joinpath(samples_file.name).unlink()
         print(f"removed {samples_file} (the record written again declares none)", file=sys.stderr)
-    record_file.write_bytes(laid.record)
+    write_inside(out, record_file, laid.record)
     if replacing:
         print(f"replaced {record_file} (the same evaluation, written again)", file=sys.stderr)
         return "replaced"

@@ -11,6 +11,8 @@ from urllib.parse import unquote, urlsplit
 DEFAULT_DATASTORES = ("evaleval/EEE_datastore",)
 #: Where records live in a datastore: the collection tree and its flat mirror.
 RECORD_ROOTS = ("data/", "flat/objects/")
+#: The refs the Hub gives a repo's pull requests (`refs/pr/<n>`): nothing merged lives there.
+PULL_REQUEST_REFS = "refs/pr/"
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +23,16 @@ class RecordLink:
     repo_id: str  # as the URL spells it; compared case-insensitively
     revision: str
     path: str
+
+    @property
+    def at_pull_request(self) -> bool:
+        """Whether the link names a pull request's ref (`refs/pr/<n>`), not a merged record."""
+        return self.revision.startswith(PULL_REQUEST_REFS)
+
+    @property
+    def short_revision(self) -> str:
+        """The revision as a reader needs it: a commit SHA's first 12 digits."""
+        return self.revision[:12] if len(self.revision) == 40 else self.revision[:60]
 
 
 def record_link(url: object, hub_url: str, datastores: Collection[str]) -> RecordLink | None:

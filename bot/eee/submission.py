@@ -15,6 +15,7 @@ from bot.eee.dedupe import Claim, HashIndex, Holder, normalized_hash
 from bot.eee.instances import MAX_SCHEMA_ROWS, InstanceScan, InstanceSummary
 from bot.eee.placement import CollectionRule
 from bot.eee.records import check_record
+from bot.eee.runbudget import RunLimits
 from bot.validation import diagnostics
 from bot.validation.diagnostics import Diagnostic
 from bot.validation.eee import MAX_DEPTH, VERSIONS, depth_of, located
@@ -68,6 +69,8 @@ class DatastorePolicy:
     #: Datastore files checked per PR (None: all, as `evalbot validate` does); a PR with more
     #: is not ready, and is told to split the upload (each file is a Hub call).
     max_files: int | None = MAX_PR_FILES
+    #: What one bot run may read of the PR (`bot.eee.runbudget`).
+    run: RunLimits = field(default_factory=RunLimits)
 
 
 @dataclass(slots=True)

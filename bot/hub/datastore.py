@@ -79,6 +79,10 @@ class HubDatastore:
             visibility = "gated" if getattr(info, "gated", False) else "public"
         return MainCommit(str(info.sha), visibility, str(getattr(info, "id", None) or repo_id))
 
+    def revision_sha(self, repo_id: str, revision: str) -> str:
+        """The commit a branch, tag or short SHA of the datastore names (1 call)."""
+        return self.client.dataset_revision(repo_id, revision).sha
+
     def blob_ids(self, repo_id: str, revision: str, paths: Sequence[str]) -> dict[str, str]:
         """Each of `paths` present at `revision` -> its content's id: the LFS object's sha256
         for a file in LFS, else the git blob id (1 call for at most `PATHS_INFO_BATCH`)."""

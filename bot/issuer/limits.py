@@ -52,6 +52,10 @@ class RedisLimits:
             self.client.set(f"{keys.ISSUER_PREFIX}id-jti:{_hashed(key)}", b"1", nx=True, ex=ttl_s)
         )
 
+    def used(self, key: str) -> bool:
+        """Whether `key` was claimed by `first_use` (and has not expired)."""
+        return bool(self.client.exists(f"{keys.ISSUER_PREFIX}id-jti:{_hashed(key)}"))
+
     def check(self, subject: str, limits: Limits) -> None:
         """Refuse (429) an identity in cooldown or over its rate; counts this request."""
         who = _hashed(subject)

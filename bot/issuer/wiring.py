@@ -113,6 +113,7 @@ def build(settings: IssuerSettings) -> RunningIssuer:
         limiter=limits,
         benchmarks=benchmarks,
         audit=audit,
+        replay=limits,
         token_audience=settings.token_audience,
     )
     oidc = OidcVerifier(config, settings.audience, ProviderKeys(), limits)

@@ -142,3 +142,15 @@ def source_record(repo_id: str, commit: str, path: str) -> str:
 def source_revision(repo_id: str, revision: str) -> str:
     """The commit a datastore's branch or tag named lately (`bot.store.records`, a short cache)."""
     return f"evalbot:source:revision:{repo_id.lower()}:{revision}"
+
+
+def source_main(repo_id: str) -> str:
+    """A datastore's main commit and visibility, as the Hub said lately (`bot.store.records`,
+    a short cache)."""
+    return f"evalbot:source:main:{repo_id.lower()}"
+
+
+def source_main_ids(repo_id: str, main_sha: str) -> str:
+    """The content ids main holds at its commit `main_sha`, by path (`bot.store.records`, a
+    cache: a commit's files never change)."""
+    return f"evalbot:source:main-ids:{repo_id.lower()}:{main_sha}"
