@@ -39,7 +39,8 @@ from bot.collections.model import Scope  # noqa: E402
 from bot.hub.client import HfHubClient  # noqa: E402
 from bot.report.counts import Counts  # noqa: E402
 from bot.settings import Secret  # noqa: E402
-from bot.store.history import add_verdict, record_verdict, verdict_of  # noqa: E402
+from bot.store.history import add_verdict, record_verdict  # noqa: E402
+from bot.store.verdicts import verdict_of  # noqa: E402
 from bot.store.worker_counters import read_snapshot  # noqa: E402
 from bot.tokens.issuers import IssuerRegistry  # noqa: E402
 from bot.validation.catalogue import Severity  # noqa: E402

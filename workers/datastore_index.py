@@ -1,26 +1,6 @@
-"""The records a datastore PR is compared with for duplicates, kept in Redis.
-
-Main: one hash per datastore (`keys.eee_main_index`), path -> `<blob id> <normalised hash>`,
-with `@sha` the main commit it reflects. When main has moved, its tree is listed and only the
-records whose blob id changed are read and hashed, so the index follows the datastore's commits
-at the cost of what they changed, not of the datastore (~229k results), and a PR run reads no
-record of main it has read before. Samples files are indexed with an empty hash: their paths
-tell which files exist on main.
-
-Other open PRs (`compare_open_prs`): each PR's records at datastore paths (the path rule the
-PR's own run applies, `bot.eee.paths`; junk elsewhere is never read), kept per PR with the
-head they were read at (`keys.eee_pr_hashes`): its own run stores them, and a run of another
-PR reads a PR again only when its head has moved. Then its details give the changed paths,
-`paths-info` their content ids, and only the contents no run has hashed yet are read: each
-content is hashed once per datastore (`keys.eee_blob_hashes`, by the Hub's blob id or LFS
-sha256, in two generations of at most `BLOB_CACHE_MAX` entries). All of it within the run's
-`Allowance` (`COMPARE_BUDGET` Hub calls): a PR the budget does not cover is named as not
-compared, and the run queues a follow-up that carries on (`workers.datastore_pr`).
-
-Who was first (docs/eee.md, "Duplicates: first come, first served"): each PR's records carry
-the Hub time of the PR head at which the bot first saw them there (`since`), and its author's
-account id; the later of two open PRs holding one evaluation carries the duplicate.
-"""
+"""The records a datastore PR is compared with for duplicates, kept in Redis: main's, followed
+commit by commit, and the other open PRs', read again only when their head moved, all within the
+run's call allowance (docs/eee.md, "Cost and state", "Duplicates: first come, first served")."""
 
 from __future__ import annotations
 
@@ -73,6 +53,14 @@ class MainIndex:
     sha: str
     #: path -> normalised hash ("" for a samples file or an unreadable record)
     hashes: dict[str, str]
+    #: path -> the Hub's content id (git blob id, or LFS sha256)
+    ids: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, sha: str, entries: Mapping[str, str]) -> MainIndex:
+        """The index from its stored entries, path -> `<content id> <normalised hash>`."""
+        split = {path: value.split(" ", 1) for path, value in entries.items()}
+        return cls(sha, {p: v[-1] for p, v in split.items()}, {p: v[0] for p, v in split.items()})
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +123,7 @@ def main_index(client: redis.Redis, hub: HubDatastore, repo_id: str, sha: str) -
 
     stored = {as_text(k): as_text(v) for k, v in client.hgetall(key).items()}
     if stored.get(SHA_FIELD) == sha:
-        return MainIndex(sha, {p: v.split(" ", 1)[1] for p, v in stored.items() if p != SHA_FIELD})
+        return MainIndex.of(sha, {p: v for p, v in stored.items() if p != SHA_FIELD})
     tree = {p: oid for p, oid in hub.tree(repo_id, sha).items() if paths.is_datastore_file(p)}
     entries: dict[str, str] = {}
     for path, oid in tree.items():
@@ -155,7 +143,7 @@ def main_index(client: redis.Redis, hub: HubDatastore, repo_id: str, sha: str) -
     pipe.hset(key, SHA_FIELD, sha)
     pipe.expire(key, INDEX_TTL_S)
     pipe.execute()
-    return MainIndex(sha, {p: v.split(" ", 1)[1] for p, v in entries.items()})
+    return MainIndex.of(sha, entries)
 
 
 def _hash(read: Callable[[str], bytes], path: str) -> str:

@@ -1,26 +1,17 @@
-"""A PR on an Every Eval Ever datastore: its files checked as a submission, in one comment.
-
-The datastores are the dataset repos `config/bot.yaml` names (`datastores:`); a PR on one
-comes here from the pipeline's dataset branch instead of the benchmark check. One run:
-the PR's details with its diff (1 call), main's index brought up to date
-(`workers.datastore_index`: 1 call for main's commit, and when main moved, its tree plus the
-records that changed), the other open PRs' records (the listing, 2 calls, then at most
-`COMPARE_BUDGET` calls for the PRs whose head moved; a follow-up run carries on past it),
-then each changed file read at the head (a samples file streamed), the pure check
-(`bot.eee.submission`, first come, first served among open PRs) and the comment
-(`bot.eee.comment`) posted or edited in place; the verdict goes to the pages' history
-(`workers.datastore_history`). `recheck` and `help` are heard from the datastore's
-maintainers.
-"""
+"""A PR on an Every Eval Ever datastore: its files checked as a submission (`bot.eee`) against
+main and the other open PRs, in one living comment (docs/eee.md; calls: docs/hub.md, "Every Eval
+Ever datastore PRs")."""
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 from bot.eee.comment import render_submission
 from bot.eee.records import MAX_RECORD_BYTES
+from bot.eee.runbudget import RunBudget, RunLimit
 from bot.eee.submission import (
     Change,
     Claims,
@@ -39,6 +30,7 @@ from bot.logs import log_json
 from bot.queue.events import PrEvent
 from bot.report.comment import CommentContext, head_of_comment
 from bot.report.comment_texts import REPORT_MARKER
+from bot.validation.model import FileReport
 from workers.commands import HeardCommand, answer_help
 from workers.datastore_history import (
     follow_up_allowed,
@@ -176,9 +168,16 @@ class _DatastoreRun:
             head_time(pr, now),
             previous.since_of() if previous is not None else {},
         )
-        files = HubDatastoreFiles(hub, pr.repo_id, head, changes, main)
+        budget = RunBudget(self.policy.run)
+        files = HubDatastoreFiles(hub, pr.repo_id, head, changes, main, budget=budget)
         index = hash_index(main, removed, others)
-        result = check_submission(changes, files, index, self.policy, pr=pr.num, claims=claims)
+        stopped = False
+        try:
+            result = check_submission(changes, files, index, self.policy, pr=pr.num, claims=claims)
+        except RunLimit as limit:
+            # Too large for one run: the verdict, never a retry (the same work would stop
+            # the same way); nothing of this head is kept for other PRs' runs.
+            result, stopped, follow_up = _too_large(changes, limit), True, False
         body = render_submission(
             result,
             self.policy,
@@ -196,10 +195,10 @@ class _DatastoreRun:
             beyond=others.beyond,
             follow_up=follow_up,
         )
-        if live:
-            _remember_own(runtime, pr, head, result, files=files, claims=claims)
-        else:
+        if not live:
             forget_pr(runtime.redis, pr.repo_id, pr.num)
+        elif not stopped:
+            _remember_own(runtime, pr, head, result, files=files, claims=claims)
         if existing is not None and existing.raw == body:
             outcome = Outcome.UNCHANGED
         else:
@@ -232,6 +231,15 @@ class _DatastoreRun:
         )
 
 
+def _too_large(changes: list[Change], limit: RunLimit) -> SubmissionReport:
+    """The PR's report when its run stopped at a bound: one `EEE-RUN-LIMIT` finding, on the
+    file being read when it stopped (else the PR's first file)."""
+    where = limit.path or (changes[0].path if changes else "(this PR)")
+    result = SubmissionReport()
+    result.files = [FileReport(where, "eee", [limit.diagnostic])]
+    return result
+
+
 def _remember_own(
     runtime: Runtime,
     pr: PullRequest,
@@ -262,17 +270,28 @@ def _remember_own(
 
 class HubDatastoreFiles:
     """`bot.eee.submission.DatastoreFiles` over the Hub: the PR's changed files at its head,
-    the others as main holds them (the merged view)."""
+    the others as main holds them; each content read once in the run (by path, and by content
+    id for main's copies), every byte and samples row counted in `budget`."""
 
     def __init__(
-        self, hub: HubDatastore, repo_id: str, head: str, changes: list[Change], main: MainIndex
+        self,
+        hub: HubDatastore,
+        repo_id: str,
+        head: str,
+        changes: list[Change],
+        main: MainIndex,
+        *,
+        budget: RunBudget,
     ) -> None:
         self._hub = hub
         self._repo_id = repo_id
         self._head = head
         self._main = main
+        self._budget = budget
         self._at_head = {c.path for c in changes if c.kind != "removed"}
         self._removed = {c.path for c in changes if c.kind == "removed"}
+        #: What this run read whole: by `revision:path`, and by each of its content ids.
+        self._read: dict[str, bytes] = {}
         #: The git blob id of each file read whole at the head (the Hub's id for it).
         self.blob_ids: dict[str, str] = {}
 
@@ -285,25 +304,44 @@ class HubDatastoreFiles:
         return path in self._main.hashes and path not in self._removed
 
     def read(self, path: str) -> bytes:
+        revision = self._revision(path)
         with _as_unreadable(path):
-            content = self._hub.read(self._repo_id, path, self._revision(path))
+            content = self._read_once(path, revision)
         if path in self._at_head and len(content) <= MAX_RECORD_BYTES:
             self.blob_ids[path] = git_blob_id(content)
         return content
 
     def chunks(self, path: str) -> Iterator[bytes]:
+        self._budget.check_time(path)
         with _as_unreadable(path):
-            yield from self._hub.chunks(self._repo_id, path, self._revision(path))
+            for chunk in self._hub.chunks(self._repo_id, path, self._revision(path)):
+                self._budget.take_bytes(len(chunk), record=False, path=path)
+                self._budget.take_rows(chunk.count(b"\n"), path)
+                yield chunk
 
     def read_main(self, path: str) -> bytes | None:
         if path not in self._main.hashes:
             return None
         try:
-            return self._hub.read(self._repo_id, path, self._main.sha)
+            return self._read_once(path, self._main.sha)
         except HubPermanentError as error:
             if error.not_found:
                 return None
             raise Unreadable(str(error)) from error
+
+    def _read_once(self, path: str, revision: str) -> bytes:
+        """The file at `revision`, from what this run read when it holds that content."""
+        known = self._main.ids.get(path) if revision == self._main.sha else None
+        for key in (f"{revision}:{path}", known):
+            if key is not None and key in self._read:
+                return self._read[key]
+        self._budget.check_time(path)
+        content = self._hub.read(self._repo_id, path, revision)
+        self._budget.take_bytes(len(content), record=path.endswith(".json"), path=path)
+        self._read[f"{revision}:{path}"] = content
+        self._read[git_blob_id(content)] = content
+        self._read[hashlib.sha256(content).hexdigest()] = content
+        return content
 
 
 @contextmanager

@@ -1,15 +1,12 @@
-"""A PR on a model repo: its results files checked and reported in the PR's one living comment.
-
-hub (the PR, read once at its head) -> validation -> tokens (verify)
-    -> report (render) -> hub (post, or edit in place)
-"""
+"""A PR on a model repo: its results files checked, verified and reported in the PR's one living
+comment."""
 
 from __future__ import annotations
 
 from bot.eee.sourcecheck import check_sources
 from bot.hub.errors import HubFileTooLarge, HubPermanentError, HubTransientError
 from bot.hub.pulls import PullRequest
-from bot.hub.records import SOURCE_CALLS_PER_RUN, HubRecordReader, ReadBudget
+from bot.hub.records import HubRecordReader
 from bot.hub.sources import HubBenchmarkSource
 from bot.report.comment import (
     CommentContext,
@@ -20,8 +17,8 @@ from bot.report.comment import (
 )
 from bot.report.comment_texts import REPORT_MARKER
 from bot.report.counts import count_reports
-from bot.store.history import verdict_of
 from bot.store.records import RedisRecordCache
+from bot.store.verdicts import verdict_of
 from bot.tokens.verify import verify_reports
 from bot.validation import diagnostics
 from bot.validation.benchmark import benchmark_from_eval_yaml
@@ -124,11 +121,10 @@ def _report(
         validate_results_files(files, source, policy=runtime.policy) + unreadable,
         key=lambda report: report.path,
     )
+    hub = runtime.datastore_hub
     check_sources(
         reports,
-        HubRecordReader(
-            runtime.hub, ReadBudget(SOURCE_CALLS_PER_RUN), RedisRecordCache(runtime.redis)
-        ),
+        HubRecordReader(hub, RedisRecordCache(runtime.redis)) if hub is not None else None,
         model_repo=pr.repo_id,
         hub_url=runtime.hub_url,
         datastores=runtime.source_datastores,

@@ -1,16 +1,6 @@
-"""What a worker process builds once at start-up and reuses for every task.
-
-Clients are built once per process (a Redis pool, one `HfApi`, the issuer registry with its
-key cache, the jti binder, the benchmark cache), never per call: a client per call would pay
-its connection set-up on every task. Settings come in as an argument; nothing here reads the
-environment.
-
-Token verification's shared state lives in Redis, for every worker (`RedisJtiBinder`: jti
-bindings; `RedisKeyCache`: the JWKS cache). The verifier (`bot.tokens`) sees these only through
-the `JtiBinder` and `KeyCache` protocols, so it imports no client library. A Redis error
-becomes `VerificationUnavailable`: an outage is not a property of a token, so the task retries
-instead of publishing a verdict.
-"""
+"""What a worker process builds once at start-up and reuses for every task: its Redis, Hub and
+issuer clients, and the Redis-backed jti binder and key cache the verifier sees only through its
+protocols (a Redis error is `VerificationUnavailable`, retried)."""
 
 from __future__ import annotations
 

@@ -1,14 +1,5 @@
-"""A parked run's trace on the PR: the living comment says the current head was not checked,
-and why, instead of keeping the verdict of an earlier head (docs/reliability.md, "A head that
-was not checked").
-
-Called by the task once an event is parked (`workers.tasks`), for model repos, benchmark PRs
-and datastores alike. It re-reads the PR (1 Hub call) under the PR's lease, and leaves the
-comment alone when the current head already has a verdict (a later run reported it), when
-another run holds the PR (that run writes the comment), or when the PR has nothing the bot
-checks and no comment yet. Best effort: a Hub or Redis that fails here is logged; the event
-stays parked either way.
-"""
+"""A parked run's trace on the PR: the living comment says the current head was not checked, and
+why, best effort (docs/reliability.md, "A head that was not checked")."""
 
 from __future__ import annotations
 

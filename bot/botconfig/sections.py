@@ -1,12 +1,5 @@
-"""`config/bot.yaml` as a typed, frozen `BotConfig`: every section parsed from the file's bytes,
-every problem kept with its file, line, field and fix. No I/O: `bot.botconfig.files` reads the
-file and adds what only the disk can tell (the collections folder).
-
-Every key is documented in the shipped, commented `config/bot.yaml` and in docs/operating.md
-("Configuration files"). Unknown keys are refused (a misspelt `maintainer:` must not silently
-leave the allow-list empty). Each section is read on its own, so one broken section does not
-hide the problems of another.
-"""
+"""`config/bot.yaml` as a typed, frozen `BotConfig`, each section parsed on its own, unknown keys
+refused (docs/operating.md, "Start-up checks"). No I/O."""
 
 from __future__ import annotations
 
@@ -21,6 +14,7 @@ from urllib.parse import urlsplit
 from bot.botconfig.document import ConfigDocument, ConfigError, ConfigProblem, parse_document
 from bot.collections.model import Scope
 from bot.eee.links import DEFAULT_DATASTORES
+from bot.eee.runbudget import MIB, RunLimits
 from bot.eee.submission import DatastorePolicy
 from bot.tokens.issuers import IssuerConfigError, IssuerPolicy, policies_from_mapping
 from bot.validation.eee import VERSIONS
@@ -62,7 +56,15 @@ KEYS = (
 #: "Reconciliation"): a missed webhook's PR is caught within five minutes, at a few Hub
 #: calls per run.
 DEFAULT_RECONCILE_INTERVAL_S = 300
-DATASTORE_SETTINGS = ("versions", "warnings_block", "collection")
+DATASTORE_SETTINGS = ("versions", "warnings_block", "collection", "run_limits")
+#: A datastore's `run_limits:` keys, each a positive integer, and the `RunLimits` field each
+#: sets (docs/eee.md, "Limits").
+RUN_LIMITS = {
+    "mib": "max_bytes",
+    "record_mib": "max_record_bytes",
+    "rows": "max_rows",
+    "seconds": "max_seconds",
+}
 _HUB_ID = re.compile(r"[0-9a-f]{24}")
 
 
@@ -370,13 +372,36 @@ def _datastore(document: ConfigDocument, where: str, raw: object) -> DatastorePo
     if not isinstance(blocking, bool):
         raise document.error(f"{where}.warnings_block", "`warnings_block` must be true or false")
     collection = raw.get("collection", "any")
+    run = _run_limits(document, f"{where}.run_limits", raw.get("run_limits"))
     if collection == "any":
-        return DatastorePolicy(tuple(versions), blocking, "any")
+        return DatastorePolicy(tuple(versions), blocking, "any", run=run)
     if collection == "source":
-        return DatastorePolicy(tuple(versions), blocking, "source")
+        return DatastorePolicy(tuple(versions), blocking, "source", run=run)
     raise document.error(
         f"{where}.collection", "`collection` must be `any` or `source`", DATASTORES_FIX
     )
+
+
+def _run_limits(document: ConfigDocument, where: str, raw: object) -> RunLimits:
+    """`run_limits:` (docs/eee.md, "Limits"): what one run may read; defaults where unset."""
+    if raw is None:
+        return RunLimits()
+    if not isinstance(raw, Mapping):
+        raise document.error(where, "`run_limits` must be a mapping", DATASTORES_FIX)
+    values: dict[str, int] = {}
+    for name, value in raw.items():
+        if name not in RUN_LIMITS:
+            raise document.error(
+                f"{where}.{name}",
+                f"unknown run limit {name!r}; the limits are {', '.join(RUN_LIMITS)}",
+                DATASTORES_FIX,
+            )
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise document.error(
+                f"{where}.{name}", f"`{name}` must be a positive integer", DATASTORES_FIX
+            )
+        values[RUN_LIMITS[name]] = value * MIB if name.endswith("mib") else value
+    return RunLimits(**values)
 
 
 def _source_datastores(document: ConfigDocument, data: dict[str, Any]) -> tuple[str, ...]:

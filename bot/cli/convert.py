@@ -1,14 +1,5 @@
-"""`evalbot convert INPUT... [--from NAME] [--mappings FILE]... [--benchmarks DIR] [--out DIR]
-[--to results|eee] [--model-repo ID] [--source-url URL] [--allow-partial] [--all-suggestions]
-[--check-mappings]`
-(docs/convert.md).
-
-Reads the files, hands bytes to `bot.convert` (pure), and writes only what validated: YAML on
-stdout, or merged into `DIR/.eval_results/<benchmark>.yaml` under the Hub's naming rule. With
-`--to eee` (`bot.cli.convert_eee`), writes Every Eval Ever records instead, laid out as a
-datastore holds them. Exit 0 done, 1 nothing written because of findings,
-2 usage or I/O error.
-"""
+"""`evalbot convert` (docs/convert.md): reads the files, hands bytes to `bot.convert`, and writes
+only what validated, as YAML or (`--to eee`, `bot.cli.convert_eee`) Every Eval Ever records."""
 
 from __future__ import annotations
 
@@ -299,11 +290,13 @@ def _write_into(
 ) -> int:
     """Merge into the repo's files (keeping what is there: comments, quotes, other entries),
     validate the repo as it would be, then write, saying what was added and replaced."""
+    from bot.cli.folder_writes import check_inside, write_inside
     from bot.convert.yamlio import MergeError, merge
     from bot.report.validation_formats import counts, render_text
     from bot.validation.validate import validate_results_files
 
     results = folder / ".eval_results"
+    check_inside(folder, [results, *(folder / path for path in files)])
     contents: dict[str, bytes] = {}
     if results.is_dir():
         for existing in sorted(results.glob("*.y*ml")):
@@ -325,9 +318,12 @@ def _write_into(
     if counts(written)[1]:
         # warnings on what evalbot writes are shown, so that `validate --strict` holds no surprise
         print(render_text(written, strict=False), file=sys.stderr)
-    results.mkdir(parents=True, exist_ok=True)
     for path, done in merged.items():
-        (folder / path).write_bytes(done.content)
+        try:
+            write_inside(folder, folder / path, done.content)
+        except OSError as error:
+            print(f"evalbot convert: {folder / path}: {error.strerror}", file=sys.stderr)
+            return 2
         print(f"wrote {folder / path}: {_what_changed(done)}", file=sys.stderr)
     return 0
 

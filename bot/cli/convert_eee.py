@@ -1,16 +1,6 @@
-"""`evalbot convert --to eee INPUT... --model-repo ID [--out DIR [--collection NAME]]`
-(docs/convert.md#every-eval-ever).
-
-INPUTs are `.eval_results` files, model repo folders, or framework outputs (converted as
-`evalbot convert` converts them). Records come from `bot.convert.eee`, their samples from the
-framework's per-sample logs (`bot.convert.samples`: lm-eval `samples_<task>_<date>.jsonl`
-beside the results file, an inspect-ai log's samples). Without `--out`, the records are
-printed, one JSON object per line. With `--out DIR`, `DIR` is a datastore folder: the files
-are laid out as the datastore holds them (`bot.eee.publish`), a record already there (the same
-evaluation) keeps its name, and everything planned is checked with the datastore's own rules
-(`bot.eee.submission`, as `evalbot validate DIR` would) before the first byte is written.
-Exit 0 written, 1 nothing written because of findings, 2 usage or I/O error.
-"""
+"""`evalbot convert --to eee`: Every Eval Ever records and their samples, printed or laid out in a
+datastore folder and checked by its rules before anything is written
+(docs/convert.md, "Every Eval Ever")."""
 
 from __future__ import annotations
 
@@ -263,8 +253,10 @@ def _publish(
     collection: str | None,
 ) -> int:
     """Lay every record out under `out`, check the whole as the datastore would, then write."""
+    from bot.cli.folder_writes import check_inside
     from bot.eee.publish import LayoutError, lay_out
 
+    check_inside(out, [out / "data"])
     planned: list[tuple[Laid, bool]] = []  # (the files, whether they replace a record)
     for key, record in records:
         try:
@@ -278,6 +270,10 @@ def _publish(
             print(f"evalbot convert: {record['evaluation_id']}: {error}", file=sys.stderr)
             return 1
         planned.append((fresh, earlier is not None))
+    check_inside(
+        out,
+        [out / laid.path for laid, _ in planned] + [out / laid.samples_path for laid, _ in planned],
+    )
     if not _checked(out, [laid for laid, _ in planned]):
         print("evalbot convert: nothing written", file=sys.stderr)
         return 1
@@ -357,6 +353,8 @@ def _checked(out: Path, planned: list[Laid]) -> bool:
 
 def _write(out: Path, laid: Laid, replacing: bool) -> str:
     """Write one record and its samples file; what was done, for the summary."""
+    from bot.cli.folder_writes import inside, write_inside
+
     record_file = out / laid.path
     samples_file = out / laid.samples_path
     same = (
@@ -371,13 +369,12 @@ def _write(out: Path, laid: Laid, replacing: bool) -> str:
     if same:
         print(f"unchanged {record_file} (the same evaluation)", file=sys.stderr)
         return "unchanged"
-    record_file.parent.mkdir(parents=True, exist_ok=True)
     if laid.samples is not None:
-        samples_file.write_bytes(laid.samples)
+        write_inside(out, samples_file, laid.samples)
     elif samples_file.exists():
-        samples_file.unlink()
+        inside(out, samples_file.parent).joinpath(samples_file.name).unlink()
         print(f"removed {samples_file} (the record written again declares none)", file=sys.stderr)
-    record_file.write_bytes(laid.record)
+    write_inside(out, record_file, laid.record)
     if replacing:
         print(f"replaced {record_file} (the same evaluation, written again)", file=sys.stderr)
         return "replaced"

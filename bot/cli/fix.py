@@ -1,12 +1,5 @@
-"""`evalbot validate --fix` and `--diff`: the fixes the findings carry, made on the results
-files (docs/validate.md#fixing).
-
-The files are validated and fixed in memory, pass after pass (a fix can reveal another: a
-benchmark id's case, then the file's name), until a pass fixes nothing; then `--fix` writes
-the changed files and renames, and `--diff` prints the changes as a unified diff instead.
-What was fixed, and why a fix was not made, goes to stderr as `path:line:col: CODE` lines.
-The edits themselves are `bot.validation.fixing`'s (pure); this module reads, writes and prints.
-"""
+"""`evalbot validate --fix` and `--diff`: the findings' fixes made on the results files, pass
+after pass (docs/validate.md, "Fixing"); the edits are `bot.validation.fixing`'s."""
 
 from __future__ import annotations
 
@@ -176,7 +169,20 @@ def _line(repo: _Repo, relative: str, diagnostic: Diagnostic, what: str) -> str:
 
 def _finish(repo: _Repo, write: bool, outcome: Outcome) -> bool:
     """Write (or print the diff of) the files the passes changed; True when any did."""
+    from bot.cli.folder_writes import check_inside, write_inside
+
     changed = False
+    if write:  # every path to write checked before any is written
+        check_inside(
+            repo.root,
+            [
+                Path(shown)
+                for relative, content in repo.current.items()
+                if content != repo.original[repo.origin[relative]]
+                or relative != repo.origin[relative]
+                for shown in (repo.shown[repo.origin[relative]], _shown_for(repo, relative))
+            ],
+        )
     for relative, content in repo.current.items():
         original = repo.origin[relative]
         old_shown = repo.shown[original]
@@ -194,7 +200,7 @@ def _finish(repo: _Repo, write: bool, outcome: Outcome) -> bool:
                 os.replace(old_shown, new_shown)
                 outcome.renamed[old_shown] = new_shown
             if content != repo.original[original]:
-                Path(new_shown).write_bytes(content)
+                write_inside(repo.root, Path(new_shown), content)
         except OSError as error:
             raise UsageError(f"{new_shown}: {error.strerror}") from error
     return changed

@@ -1,13 +1,5 @@
-"""`evalbot validate PATH... [--benchmarks DIR] [--issuers FILE] [--model-repo ID] [--at ISO-8601]
-[--format text|json|github] [--strict] [--markdown FILE] [--datastore DIR]`
-[--format text|json|github] [--strict] [--markdown FILE] [--fix | --diff]`
-(docs/decisions.md#public-interfaces).
-
-Reads the files, hands bytes to the pure core (`bot.validation.validate`), prints one of three
-formats rendered by `bot.report.validation_formats` (in colour on a terminal). Exit status: 0 no
-errors, 1 errors found (or warnings with --strict), 2 usage or I/O error. Token verification
-plugs in between validation and output (see `run`).
-"""
+"""`evalbot validate` (docs/validate.md): reads the files, hands bytes to
+`bot.validation.validate`, verifies tokens, and prints text, JSON or GitHub annotations."""
 
 from __future__ import annotations
 
@@ -176,12 +168,8 @@ def record_reader(datastore: str | None) -> RecordReader:
     from huggingface_hub import HfApi
 
     from bot.hub.client import HfHubClient
-    from bot.hub.records import (
-        SOURCE_CALLS_PER_RUN,
-        HubRecordReader,
-        MemoryRecordCache,
-        ReadBudget,
-    )
+    from bot.hub.datastore import HubDatastore
+    from bot.hub.records import HubRecordReader, MemoryRecordCache
     from bot.hub.timeouts import use_hub_timeout_from_env
     from bot.settings import SettingsError
 
@@ -189,9 +177,8 @@ def record_reader(datastore: str | None) -> RecordReader:
         use_hub_timeout_from_env(os.environ)  # a pre-commit hook must not hang on a silent Hub
     except SettingsError as error:
         raise UsageError(str(error)) from error
-    return HubRecordReader(
-        HfHubClient(HfApi()), ReadBudget(SOURCE_CALLS_PER_RUN), MemoryRecordCache()
-    )
+    api = HfApi()
+    return HubRecordReader(HubDatastore(HfHubClient(api), api), MemoryRecordCache())
 
 
 def check_sources_of(
@@ -206,15 +193,17 @@ def check_sources_of(
     from huggingface_hub import constants
 
     from bot.eee.sourcecheck import check_sources
+    from bot.hub.budget import counting
 
     results = [report for report in reports if report.kind == "results"]
-    check_sources(
-        results,
-        reader,
-        model_repo=model_repo,
-        hub_url=constants.ENDPOINT.rstrip("/"),
-        datastores=datastores,
-    )
+    with counting():  # the reader's budget counts the requests made in here
+        check_sources(
+            results,
+            reader,
+            model_repo=model_repo,
+            hub_url=constants.ENDPOINT.rstrip("/"),
+            datastores=datastores,
+        )
 
 
 def append_markdown(path: Path, reports: list[FileReport]) -> bool:

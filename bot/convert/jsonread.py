@@ -1,8 +1,6 @@
-"""A framework output's JSON, read by `bot.strictjson` with the converter's rules, its
-refusals worded for the person converting: where the file is broken, truncated, or holds a
-key twice. `NaN` and `Infinity` are read (lm-eval and lighteval write them for a metric that
-could not be computed); the adapters report such values as scores left out.
-"""
+"""A framework output's JSON, read by `bot.strictjson` with the converter's rules (NaN read, as
+frameworks write it): a duplicate key or a cut-off file is an error naming where (docs/convert.md,
+"Nothing dropped without a word"; the fast path: docs/security.md#strict-json)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""The datastore's diagnostics: every `EEE-*` code of `bot.eee` with its message and fix.
-
-Codes are stable (docs/eee.md lists each with its fix). The record's own JSON and schema
-problems keep the codes of `bot.validation.eee` (`EEE-JSON`, `EEE-VERSION`, `EEE-SCHEMA`); the codes
-here are the datastore's rules.
-"""
+"""The datastore's diagnostics: every `EEE-*` code of `bot.eee` with its message and fix (stable
+codes, listed in docs/eee.md; a record's own JSON and schema codes are `bot.validation.eee`'s)."""
 
 from __future__ import annotations
 
@@ -58,6 +54,13 @@ CATALOGUE: dict[str, Message] = {
         " they (from this file on, in path order) are not checked",
         "split the upload into PRs of at most {limit} files",
     ),
+    "EEE-RUN-LIMIT": Message(
+        E,
+        "this PR is too large to check in one run: {what}; nothing more of it was read, and"
+        " the same check would stop the same way again, so it is not retried",
+        "split the upload into PRs that each stay within {mib:,} MiB read ({record_mib:,} MiB"
+        " of records), {rows} samples rows and {seconds} s",
+    ),
     "EEE-SAMPLES-LIMIT": Message(
         E,
         "{problem}",
@@ -85,6 +88,12 @@ DUPLICATE_COPIED = (
     "`{path}` in open PR #{pr} by another account, which held it first; this file is a"
     " byte-for-byte copy of it"
 )
+
+# What stopped a run (`bot.eee.runbudget`), in EEE-RUN-LIMIT's `{what}`.
+RUN_BYTES = "its files and their pairs on main hold {size} MiB, over the {limit} MiB a run reads"
+RUN_RECORD_BYTES = "its records hold {size} MiB, over the {limit} MiB of records a run reads"
+RUN_ROWS = "its samples files hold more than {rows} rows, the most a run reads"
+RUN_TIME = "reading it took more than the {seconds} s a run may spend"
 
 #: Warnings that keep a PR from being ready whatever `warnings_block` says: EEE's own gate
 #: reports them as warnings, and its README has every warning block the merge until fixed.

@@ -1,16 +1,5 @@
-"""A result's `source.url` that names a record of a trusted Every Eval Ever datastore.
-
-EEE's Community Evals converter links each entry it writes to the record it came from, in the
-Hub's file URL form (`_datastore_blob_url` in `every_eval_ever/tools/hf_community_evals.py`,
-evaleval/every_eval_ever @ 9bce4136):
-
-    https://huggingface.co/datasets/evaleval/EEE_datastore/blob/<revision>/flat/objects/<xx>/<yy>/<uuid>.json
-
-`resolve` stands for `blob` as well, the revision may be percent-encoded (`refs%2Fpr%2F3`), and
-the record may be named by its `data/` path. The host is the Hub's own, as `HF_ENDPOINT`
-names it. Anything else (another host, another repo, a samples file, a path with an empty,
-`.` or `..` part) is a plain link.
-"""
+"""A result's `source.url` that names a record of a trusted Every Eval Ever datastore, in the
+forms EEE's converter writes (docs/comment.md#sources); anything else is a plain link."""
 
 from __future__ import annotations
 
@@ -22,6 +11,8 @@ from urllib.parse import unquote, urlsplit
 DEFAULT_DATASTORES = ("evaleval/EEE_datastore",)
 #: Where records live in a datastore: the collection tree and its flat mirror.
 RECORD_ROOTS = ("data/", "flat/objects/")
+#: The refs the Hub gives a repo's pull requests (`refs/pr/<n>`): nothing merged lives there.
+PULL_REQUEST_REFS = "refs/pr/"
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +23,16 @@ class RecordLink:
     repo_id: str  # as the URL spells it; compared case-insensitively
     revision: str
     path: str
+
+    @property
+    def at_pull_request(self) -> bool:
+        """Whether the link names a pull request's ref (`refs/pr/<n>`), not a merged record."""
+        return self.revision.startswith(PULL_REQUEST_REFS)
+
+    @property
+    def short_revision(self) -> str:
+        """The revision as a reader needs it: a commit SHA's first 12 digits."""
+        return self.revision[:12] if len(self.revision) == 40 else self.revision[:60]
 
 
 def record_link(url: object, hub_url: str, datastores: Collection[str]) -> RecordLink | None:

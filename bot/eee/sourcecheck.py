@@ -1,30 +1,17 @@
-"""An entry checked against the Every Eval Ever record its `source.url` links.
-
-Pure: the entry, the model repo it is published on and the record's bytes in; a `SourceCheck`
-and findings out (docs/comment.md#sources, docs/diagnostics.md). The record must pass the EEE
-checks of the version it declares (`bot.eee.records.check_record`); one of its evaluation
-results must stand for the entry's benchmark and task as EEE's converter maps them
-(`bot.eee.community`); the entry's value must be that result's score on the entry's scale,
-exact to the digits written; `model_info.id` must name the model repo (case-insensitively, as
-the Hub compares names); and `date`, when the entry and the record both give one, must be the
-evaluation's date. Each disagreement is an `ENTRY-SOURCE-MISMATCH` naming the entry's field,
-the record's value and the record's URL.
-
-`check_sources` runs the check over a PR's reports with the records read through a
-`RecordReader` (the Hub seam when the bot runs, a local checkout offline): each record once
-per run, a failed read leaves the source *unreadable* (not checked, never a mismatch: the next
-run tries again), and only a record the datastore does not have is a finding.
-"""
+"""An entry checked against the Every Eval Ever record its `source.url` links, pure; only a
+merged record of a public datastore counts, and a record that could not be read leaves the
+source not checked, never a finding (docs/comment.md#sources)."""
 
 from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import replace
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any, Protocol
 
+from bot.eee import source_reasons
 from bot.eee.community import date_of, results_for, score_of, task_ids_for
 from bot.eee.links import RecordLink, record_link
 from bot.eee.records import MAX_RECORD_BYTES, check_record
@@ -56,11 +43,25 @@ class RecordUnreadable(Exception):
     """The record could not be read this time (offline, timeout, refusal, budget spent)."""
 
 
+class RecordNotMerged(RecordUnreadable):
+    """The record is not what the datastore's maintainers merged: not checked, with the fix."""
+
+
+class RecordNotPublic(Exception):
+    """The datastore is not public (private, gated, or not shown): its links are linked only,
+    and nothing of it is read or shown."""
+
+
 class RecordReader(Protocol):
     """Where records come from: the Hub (through `bot.hub`), or a local datastore checkout."""
 
+    def prepare(self, links: Sequence[RecordLink]) -> None:
+        """The links the run will read, so a reader can ask for what they share at once."""
+        ...
+
     def read(self, link: RecordLink) -> bytes:
-        """The record's bytes; `RecordMissing` or `RecordUnreadable` otherwise."""
+        """The record's bytes; `RecordMissing`, `RecordUnreadable` (`RecordNotMerged`) or
+        `RecordNotPublic` otherwise."""
         ...
 
 
@@ -73,39 +74,52 @@ def check_sources(
     datastores: Collection[str],
 ) -> None:
     """Set each entry's `source` verdict and add its findings. `reader` None: datastore links
-    are not read (shown as unreadable, with the reason). Each record is read once."""
-    read: dict[tuple[str, str, str], bytes | Exception] = {}
+    are not read (shown as unreadable, with the reason). Each record is read once; a link to
+    a datastore's pull request (`refs/pr/<n>`) is never read: only merged records count."""
+    linked: list[tuple[EntryReport, str, RecordLink | None]] = []
     for report in reports:
         for entry in report.entries:
             source = entry.entry.data.get("source")
             url = source.get("url") if isinstance(source, dict) else None
-            if not isinstance(url, str) or not is_http_url(url):
-                continue
-            link = record_link(url, hub_url, datastores)
-            if link is None:
-                entry.source = SourceCheck(SourceStatus.LINKED, url)
-                continue
-            key = (link.repo_id.lower(), link.revision, link.path)
-            if key not in read:
-                read[key] = _read(reader, link)
-            outcome = read[key]
-            if isinstance(outcome, RecordMissing):
-                entry.source = _check(link, SourceStatus.MISMATCH)
-                entry.diagnostics.append(_missing(entry, link))
-            elif isinstance(outcome, Exception):
-                entry.source = _check(link, SourceStatus.UNREADABLE, reason=str(outcome))
-            else:
-                check, found = check_entry_source(entry, model_repo, link, outcome)
-                entry.source = check
-                entry.diagnostics.extend(found)
+            if isinstance(url, str) and is_http_url(url):
+                linked.append((entry, url, record_link(url, hub_url, datastores)))
+    wanted = [link for _, _, link in linked if link is not None and not link.at_pull_request]
+    if reader is not None and wanted:
+        reader.prepare(wanted)
+    read: dict[tuple[str, str, str], bytes | Exception] = {}
+    for entry, url, link in linked:
+        if link is None:
+            entry.source = SourceCheck(SourceStatus.LINKED, url)
+            continue
+        key = (link.repo_id.lower(), link.revision, link.path)
+        if key not in read:
+            read[key] = _read(reader, link)
+        outcome = read[key]
+        if isinstance(outcome, RecordNotPublic):
+            entry.source = SourceCheck(SourceStatus.LINKED, url)  # nothing of it is shown
+        elif isinstance(outcome, RecordMissing):
+            entry.source = _check(link, SourceStatus.MISMATCH)
+            entry.diagnostics.append(_missing(entry, link))
+        elif isinstance(outcome, Exception):
+            entry.source = _check(link, SourceStatus.UNREADABLE, reason=str(outcome))
+        else:
+            check, found = check_entry_source(entry, model_repo, link, outcome)
+            entry.source = check
+            entry.diagnostics.extend(found)
 
 
 def _read(reader: RecordReader | None, link: RecordLink) -> bytes | Exception:
+    if link.at_pull_request:
+        return RecordNotMerged(
+            source_reasons.SOURCE_PULL_REQUEST.format(
+                revision=link.short_revision, datastore=link.repo_id
+            )
+        )
     if reader is None:
         return RecordUnreadable("no datastore to read it from (offline)")
     try:
         return reader.read(link)
-    except (RecordMissing, RecordUnreadable) as error:
+    except (RecordMissing, RecordUnreadable, RecordNotPublic) as error:
         return error
 
 

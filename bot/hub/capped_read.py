@@ -1,25 +1,6 @@
-"""One file's bytes (`read_capped`, `stream_capped`): from a `resolve` URL, capped, redirects
-followed by hand, the token kept on the Hub.
-
-A regular file answers 200. A file stored in LFS (tracked by `.gitattributes`, or large) answers
-302 to another origin, the CDN or `cas-bridge.xethub.hf.co`, with `X-Linked-Size` and
-`X-Linked-Etag` on the redirect itself (docs/hub-api.md#downloads). httpx2 would follow that
-and drop `Authorization` on the cross-origin hop; following by hand makes each rule explicit
-instead of resting on a client default:
-
-- the token is sent only to the origin of the first URL (the Hub); a hop back to it gets it
-  again, any other origin never does;
-- only http and https targets are followed, at most `MAX_REDIRECTS` hops: a loop, a
-  `file:`/`ftp:` target or a redirect without `Location` is `HubFileUnreadable`, an error of
-  that one file, not a retry and not a hang;
-- a redirect whose `X-Linked-Size` is over the cap is `HubFileTooLarge` before the CDN is asked
-  (an oversized LFS results file costs one small request). The declared size is only used to
-  refuse early: the cap itself is applied to the bytes read, whatever any header says;
-- an error answered by another origin (the CDN) is not the Hub's: a refusal (4xx) is
-  `HubFileUnreadable` for that file, and a 408, 429 or 5xx is a `HubTransientError` without a
-  status, so it retries this run only (its `Retry-After` honoured) and never pauses the
-  workers' Hub calls, which answer to the Hub's own quota (`workers.hub_pause`).
-"""
+"""One file's bytes from a `resolve` URL (`read_capped`, `stream_capped`): capped, redirects
+followed by hand so the token never leaves the Hub's origin (docs/hub.md, "Reading results
+files")."""
 
 from __future__ import annotations
 

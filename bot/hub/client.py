@@ -1,47 +1,6 @@
-"""The one seam between the bot and the Hub: the calls the pipeline makes, each bounded in time
-and in size, and nothing else.
-
-`HubClient` is the Protocol the workers code against; `HfHubClient` implements it over the real
-`huggingface_hub` client (2.x, HTTP through `httpx2`). Every exception leaves this module as a
-`HubTransientError` or a `HubPermanentError` (`bot.hub.errors`).
-
-Call budget for one PR event (Hub HTTP requests; the benchmark target is at most 4 for a PR
-with one results file whose benchmark is cached):
-
-- PR status, is-PR, head SHA, changed and removed files, comments with author flags:
-  `GET /api/models/{repo}/discussions/{n}?diff=1`: 1.
-- each results file at the head SHA: `GET /{repo}/resolve/{sha}/{path}` (resolver bucket,
-  cheaper than `/api`): 1 per file.
-- each benchmark, canonical id and SHA of the requested revision:
-  `GET /api/datasets/{id}/revision/{rev}`: 1 per benchmark.
-- eval.yaml, only on a cache miss for (dataset, SHA):
-  `GET /datasets/{id}/resolve/{sha}/eval.yaml`: 0 when cached.
-- post the report, or edit the existing one: `POST …/discussions/{n}/comment[/{id}/edit]`: 1.
-
-Reconciliation (`workers.reconcile`) lists a watched repo's open PRs with their heads:
-`GET /api/models/{repo}/discussions?type=pull_request&status=open&p={page}` (1 per 50 open
-PRs) + `GET /api/models/{repo}/refs?include_prs=1` (1: every `refs/pr/N` with its commit), so
-2 calls for a repo with up to 50 open PRs, whatever their number, instead of 1 per PR.
-
-So a one-file PR costs 1 + 1 + 1 + 1 = 4 once its benchmark is cached. Extra calls happen only
-in rare cases: `model_info(refs/pr/N)` when the details list no commit (an empty draft PR), two
-tree listings when the Hub sends no diff, and the token provenance lookups of
-`bot.hub.sources` (none for a single-commit PR).
-
-Why these choices:
-- The head SHA is the `oid` of the last `commit` event of the details, so the files are read at
-  exactly the commit the diff and the comment list describe, with no second call; a push landing
-  mid-run changes neither. Files are read by SHA, never by `refs/pr/N`.
-- Files come through one plain GET on the resolve URL, not `hf_hub_download`, which would add a
-  HEAD and write a disk cache for a file the bot reads once. The body is capped (the validator
-  rejects files over 1 MiB; reading one byte more is enough for it to say so). A file stored in
-  LFS costs one more request, to the CDN its resolve redirects to, and never gets the token
-  (`bot.hub.capped_read`).
-- The details are fetched with the very request `HfApi.get_discussion_details` sends and
-  parsed leniently by `bot.hub.pulls`: the client's parser raises on shapes it does not know
-  and drops the comment authors' `isOwner`/`isOrgMember` flags and ids
-  (docs/hub-api.md#maintainers).
-"""
+"""The one seam between the bot and the Hub: `HubClient`, the Protocol the workers code against,
+and `HfHubClient` over `huggingface_hub`, each call bounded in time and size, every exception
+leaving as a `bot.hub.errors` kind (calls and their budget: docs/hub.md, "Calls")."""
 
 from __future__ import annotations
 

@@ -1,13 +1,5 @@
-"""The Hub calls an Every Eval Ever datastore PR needs, beyond a benchmark PR's.
-
-A datastore is a dataset repo, so every call names `repo_type="dataset"`. Records are read
-whole under `bot.eee.records.MAX_RECORD_BYTES`; samples files are streamed
-(`bot.hub.capped_read.stream_capped`), through the Hub's LFS redirect like any file, so a 1 GB
-samples file is never held in memory. Costs
-(docs/hub.md): the tree of a revision is 1 call per 1,000 files (the client's paging); main's
-commit 1 (with the repo's visibility); each file read 1; the open PRs 2 (the listing, their
-heads from the refs); the content ids of up to 1,000 paths 1 (`paths-info`).
-"""
+"""The Hub calls an Every Eval Ever datastore PR needs beyond a benchmark PR's: records read
+capped, samples files streamed (docs/hub.md, "Every Eval Ever datastore PRs")."""
 
 from __future__ import annotations
 
@@ -86,6 +78,10 @@ class HubDatastore:
         else:
             visibility = "gated" if getattr(info, "gated", False) else "public"
         return MainCommit(str(info.sha), visibility, str(getattr(info, "id", None) or repo_id))
+
+    def revision_sha(self, repo_id: str, revision: str) -> str:
+        """The commit a branch, tag or short SHA of the datastore names (1 call)."""
+        return self.client.dataset_revision(repo_id, revision).sha
 
     def blob_ids(self, repo_id: str, revision: str, paths: Sequence[str]) -> dict[str, str]:
         """Each of `paths` present at `revision` -> its content's id: the LFS object's sha256

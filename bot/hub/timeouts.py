@@ -1,22 +1,5 @@
-"""Every Hub request of the process bounded in time (`use_hub_timeout`, `EVALBOT_HUB_TIMEOUT`),
-whatever the call.
-
-huggingface_hub's shared HTTP client has no timeout at all, and setting one on the client is
-not enough: `dataset_info`, `model_info` and every paginated listing (`list_repo_tree`,
-`list_repo_commits`, `get_repo_discussions`, through `utils._pagination.paginate`) pass
-`timeout=None` on each request, and in httpx an explicit per-request `None` overrides the
-client's default. A Hub that accepts a connection and never answers then held `evalbot validate`
-(the pre-commit hook) for ever, and a worker until its task's soft time limit.
-
-So the client the library builds is ours (`set_client_factory`): it keeps the library's own
-request hooks and redirects, and its `send`, which every request of every call goes through,
-gives a request that asks for no timeout at all the bot's. A timeout, and a connection that
-fails (refused, reset, cut mid-answer), then leave as a `HubTransientError` rather than
-httpx2's `TimeoutException`, `NetworkError` or `RemoteProtocolError`: the library's
-`http_backoff` (under every paginated listing) retries those five times with 23 s of sleeps in
-between, which would turn one bounded request into minutes; the worker has its own retry
-policy with backoff.
-"""
+"""Every Hub request of the process bounded in time, whatever the call: the library's client
+replaced by one whose `send` applies `EVALBOT_HUB_TIMEOUT` (docs/hub.md, "Errors")."""
 
 from __future__ import annotations
 

@@ -10,6 +10,15 @@ IdentityKind = Literal["oidc", "hub", "client"]
 
 
 @dataclass(frozen=True)
+class SingleUse:
+    """A credential that may obtain tokens once (an OIDC ID token's `jti`): the replay key to
+    claim, and for how long, once the request it came with is granted."""
+
+    key: str
+    ttl_s: int
+
+
+@dataclass(frozen=True)
 class Identity:
     """An authenticated caller. `subject` goes into the token's `sub` and the audit log.
 
@@ -21,6 +30,9 @@ class Identity:
     name: str
     provider: str | None = None
     claims: Mapping[str, Any] = field(default_factory=dict)
+    #: Set for an ID token: claimed only when the request is granted (docs/security.md,
+    #: "Single-use ID tokens").
+    single_use: SingleUse | None = None
 
     @property
     def subject(self) -> str:

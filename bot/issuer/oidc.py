@@ -1,12 +1,7 @@
-"""OIDC ID tokens from CI providers, checked the way PyPI trusted publishing does
-(Warehouse `warehouse/oidc/`): issuer looked up by exact `iss`, algorithms pinned per
-provider, keys only from that provider's own JWKS (found through its discovery document,
-cached), `aud` equal to this issuer's audience, `exp`/`iat`/`nbf` with a small leeway, required
-claims, and each ID token usable once (`jti` claimed with Redis `SET NX`).
-
-Every failure is a `Refusal` with the reason the audit log records; a provider whose keys
-cannot be fetched (and none are cached) is `Unavailable` (503), never a 500.
-"""
+"""OIDC ID tokens from CI providers, checked the way PyPI trusted publishing does (Warehouse
+`warehouse/oidc/`); each check: docs/issuer.md, "Authentication". A `jti` already claimed is
+refused here; the issuer claims it once the request is granted (docs/security.md,
+"Single-use ID tokens")."""
 
 from __future__ import annotations
 
@@ -20,7 +15,7 @@ from typing import Any, Protocol
 import jwt
 
 from bot.adapters.jwks_http import HttpxJwksFetcher
-from bot.issuer.identity import Identity
+from bot.issuer.identity import Identity, SingleUse
 from bot.issuer.integrations import IntegrationsConfig, Provider
 from bot.issuer.refusals import Refusal, Unauthenticated, Unavailable
 from bot.tokens.jwks import JwksFetchError, check_jwks_url
@@ -36,6 +31,9 @@ Fetch = Callable[[str], bytes]
 class ReplayGuard(Protocol):
     def first_use(self, key: str, ttl_s: int) -> bool:
         """True the first time `key` is claimed within `ttl_s`; False for every later claim."""
+
+    def used(self, key: str) -> bool:
+        """Whether `key` has been claimed (and not expired); claims nothing."""
 
 
 @dataclass
@@ -148,13 +146,20 @@ class OidcVerifier:
         jti, expires = claims.get("jti"), claims.get("exp")
         if not isinstance(jti, str) or not jti or not isinstance(expires, int):
             raise Unauthenticated("claim-invalid")
-        ttl = max(1, int(expires - self.now()) + LEEWAY_S + 1)
-        if not self.replay.first_use(f"{provider.issuer}\n{jti}", ttl):
-            raise Unauthenticated("id-token-reused")
         subject = claims["sub"]
         if not isinstance(subject, str) or not subject:
             raise Unauthenticated("claim-invalid")
-        return Identity(kind="oidc", name=subject, provider=provider.name, claims=claims)
+        replay_key = f"{provider.issuer}\n{jti}"
+        if self.replay.used(replay_key):
+            raise Unauthenticated("id-token-reused")
+        ttl = max(1, int(expires - self.now()) + LEEWAY_S + 1)
+        return Identity(
+            kind="oidc",
+            name=subject,
+            provider=provider.name,
+            claims=claims,
+            single_use=SingleUse(replay_key, ttl),
+        )
 
     def _decode(
         self, token: str, key: jwt.PyJWK, provider: Provider, algorithm: str

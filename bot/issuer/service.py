@@ -1,11 +1,5 @@
-"""The issuer's decision for one authenticated request: integration, limits, policy, content,
-then one signed token per entry (no I/O of its own beyond what is passed in).
-
-The claims and the digest are computed here from the submitted entry, never taken from the
-caller: the entry is written as YAML with `bot.validation.yamldump` (what `evalbot submit` writes),
-validated by `bot.validation` against the benchmark's eval.yaml at the entry's pinned revision, and
-its claims built by `bot.tokens.claims` exactly as the bot will rebuild them to verify.
-"""
+"""The issuer's decision for one authenticated request: integration, limits, policy, content, then
+one signed token per entry, its claims rebuilt from the entry as the bot will. No I/O of its own."""
 
 from __future__ import annotations
 
@@ -19,7 +13,7 @@ from bot.hub.errors import HubError
 from bot.issuer.identity import Identity
 from bot.issuer.integrations import Integration, IntegrationsConfig, Limits
 from bot.issuer.keyring import KeyringHolder
-from bot.issuer.refusals import ContentRefusal, Refusal, Unavailable
+from bot.issuer.refusals import ContentRefusal, Refusal, Unauthenticated, Unavailable
 from bot.issuer.requests import TokenRequest
 from bot.tokens.claims import ClaimsUnavailable, claims_for_entry, stated_framework
 from bot.tokens.signer import sign, token_claims
@@ -35,6 +29,10 @@ class Limiter(Protocol):
     def check(self, subject: str, limits: Limits) -> None: ...
     def record_refusal(self, subject: str, limits: Limits) -> None: ...
     def check_spread(self, subject: str, models: Sequence[str], limits: Limits) -> None: ...
+
+
+class ReplayGuard(Protocol):
+    def first_use(self, key: str, ttl_s: int) -> bool: ...
 
 
 class Audit(Protocol):
@@ -72,6 +70,8 @@ class Issuer:
     limiter: Limiter
     benchmarks: Callable[[], BenchmarkSource]
     audit: Audit
+    #: Claims a single-use credential's key (`Identity.single_use`); None refuses them all.
+    replay: ReplayGuard | None = None
     token_audience: str | None = None
     now: Callable[[], float] = time.time
 
@@ -93,6 +93,7 @@ class Issuer:
             self.limiter.check(identity.subject, integration.limits)
             issued = self._issue(identity, integration, request)
             self.limiter.check_spread(identity.subject, [request.model_repo], integration.limits)
+            self._claim(identity)
         except Refusal as refusal:
             if refusal.status in (403, 422):
                 self.limiter.record_refusal(identity.subject, integration.limits)
@@ -119,6 +120,15 @@ class Issuer:
             ]
         )
         return issued
+
+    def _claim(self, identity: Identity) -> None:
+        """Spend a single-use credential, last: only a request granted in every other respect
+        uses up an ID token, so nobody holding it can waste it with a request that fails."""
+        once = identity.single_use
+        if once is None:
+            return
+        if self.replay is None or not self.replay.first_use(once.key, once.ttl_s):
+            raise Unauthenticated("id-token-reused")
 
     def _issue(
         self, identity: Identity, integration: Integration, request: TokenRequest

@@ -1,11 +1,5 @@
-"""Badges: what the Hub shows next to a result, decided from the checks' verdicts.
-
-The four badges follow the Hub's own table (docs/specs.md#badges): `verified` only for a
-token that passed every check; `community` for any result that rests on its submitter's word
-(every unverified result in a PR, or checked before pushing); `leaderboard` when the result
-links to a known benchmark, so it will appear on that benchmark's leaderboard; `source` when it
-cites an http(s) source. A result with errors earns no badge: it cannot be published as is.
-"""
+"""Badges: what the Hub shows next to a result, decided from the checks' verdicts
+(docs/specs.md#badges, docs/comment.md, "Badges")."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
 """The comment section of a benchmark PR: what its eval.yaml change does to existing results.
-
-Pure: an `Impact` (`bot.validation.impact`) in, markdown out; every user string escaped.
-"""
+Pure; every user string escaped."""
 
 from __future__ import annotations
 

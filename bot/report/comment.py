@@ -1,19 +1,5 @@
-"""The PR comment: every `FileReport` of one PR head turned into one markdown comment.
-
-Pure: reports and a `CommentContext` in, a string out. The workers post it once and then edit
-it in place; they find it again by `REPORT_MARKER` (and its author), and `head_of_comment`
-tells which head an existing comment reflects, so a result for an older head never replaces a
-newer one.
-
-Layout: the hidden markers; a title; a banner for merged/closed PRs; a summary line (results
-verified, community, with errors; error and warning counts); one section per file with a table
-(entry number, line, benchmark linked to its Hub page where its leaderboard lives, task,
-metrics with values, badges, verdict) and a collapsible list of problems (line, code, message,
-fix) including unverified tokens and their reason codes; removed and misplaced files; a
-footer (automated, head SHA, how to re-run). Every user string goes through `escape_text`.
-A comment over `MAX_COMMENT_CHARS` is trimmed entry by entry, with a count of what was left out.
-One job over 500 lines: the sections are built and trimmed to the cap in one pass.
-"""
+"""The PR comment, pure: every `FileReport` of one PR head turned into one markdown comment,
+found again by its marker and head (docs/comment.md)."""
 
 from __future__ import annotations
 

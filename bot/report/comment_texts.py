@@ -1,10 +1,5 @@
-"""Every user-facing text of the PR comment, the `help` reply and the validation report
-(`evalbot validate`), in one place to review, with the badges they name.
-
-Templates use `str.format` fields; `bot.report.comment` fills them with values that are
-already escaped (`bot.report.escaping.escape_text`) or produced by the bot itself (counts, SHAs,
-codes).
-"""
+"""Every user-facing text of the PR comment, the `help` reply and the validation report, in one
+place to review; templates are filled with escaped or bot-made values."""
 
 from __future__ import annotations
 
@@ -49,7 +44,8 @@ GLYPH_INFO = "\u2139\ufe0f"  # information source
 GLYPH_REMOVED = "🗑️"
 
 #: How the 🔗 badge reads for each state of a source (docs/comment.md#sources): a record of a
-#: trusted datastore that the entry agrees with, one that could not be read, any other link.
+#: trusted datastore that the entry agrees with, one that was not checked (not read, or not
+#: merged), any other link (a datastore that is not public included).
 SOURCE_LABELS: dict[str, str] = {
     "checked": "🔗 source " + GLYPH_OK + " checked",
     "unreadable": "🔗 source (not checked)",
@@ -64,10 +60,8 @@ SOURCES_SUMMARY = "**Sources:** {parts}."
 SOURCES_PARTS: dict[str, str] = {
     "checked": "{count} checked against {their} Every Eval Ever {records} " + GLYPH_OK,
     "mismatch": "{count} {disagree} with {their} {records} " + GLYPH_ERROR,
-    "unreadable": (
-        "{count} could not be read (not checked; the next run reads {them} again) " + GLYPH_WARNING
-    ),
-    "linked": "{count} linked only (not a datastore record: not checked)",
+    "unreadable": "{count} not checked (why is said under {them}) " + GLYPH_WARNING,
+    "linked": "{count} linked only (not a public datastore's record: not checked)",
 }
 
 #: Glyphs a user string may not contain: they would let a note pose as a badge or verdict.

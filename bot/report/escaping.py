@@ -1,34 +1,6 @@
-"""Escaping: any user-supplied string made inert in the comment's markdown.
-
-Everything a PR author controls (dataset ids, task ids, metric ids, values, notes, file paths,
-diagnostic messages that quote them) passes through `escape_text` before it reaches the
-comment. The Hub renders comments as GitHub-flavoured markdown with some HTML and mentions, so
-a hostile string could otherwise ping people, inject HTML, links or images, forge a badge or
-the bot's hidden markers, or break the table it sits in. After `escape_text`:
-
-- no newline or control character, no leading or trailing whitespace: the string stays on
-  its line and in its table cell, and cannot open an indented code block in a list item;
-  format characters (Unicode category Cf: bidi overrides and marks, zero-width characters,
-  soft hyphens, tag characters) are dropped: they could disguise text;
-- `<`, `>` and `&` are HTML entities: no tag, no comment (`<!--`), no autolink `<http://…>`,
-  no entity trick (`&#64;` for `@`);
-- the markdown punctuation that matters inline is backslash-escaped (CommonMark: a backslash
-  before ASCII punctuation makes it literal): no emphasis, link, image, code span, math, and
-  `|` cannot end a table cell (GFM honours `\\|` in tables);
-- `@` is followed by a zero-width space: no mention (`@user`) and no email autolink (a
-  mention is found in the rendered text, where an entity would be decoded: hence the space);
-- every `:`, a `.` before a letter and each `/` of a `//` are written as numeric character
-  references (`&#58;`, `&#46;`, `&#47;`): a reader sees the characters, but no autolinker
-  sees a scheme (`https:`, `mailto:`, `javascript:`), a protocol-relative `//host`, a domain
-  (`evil.com`, `www.x.org`, `README.md`: `.md` is a TLD) or an emoji shortcode (`:trophy:`
-  posing as a badge). A zero-width space is not enough there: linkify-it reads it as part of
-  a host name, and browsers drop it from one (`//evil.\u200bcom` links to evil.com);
-- the glyphs the comment uses for badges and verdicts are replaced, so a note cannot pose as
-  a badge;
-- the length is capped (before escaping) with an ellipsis.
-
-The visible text is what the user wrote, minus those glyphs and invisible characters.
-"""
+"""Escaping: any user-supplied string made inert in the comment's markdown, so it cannot mention,
+link, inject HTML or markers, break its table cell or pose as a badge (docs/comment.md, "Safety
+of what users wrote")."""
 
 from __future__ import annotations
 

@@ -1,12 +1,5 @@
-"""Comment sections about the PR among its repo: collection standing and clashing claims. Pure.
-
-Standing: for each collection the repo's policy names, the gate on main against the gate with
-this PR merged (`bot.collections`), as one table row: the aggregate before → after, the verdict
-before → after, why the verdict after the merge is what it is (the gate's own reasons, as
-`evalbot gate` words them), and the benchmark thresholds that flip. Clashes: this PR's results
-that main or another open PR already claims (`bot.validation.clashes`), each naming the other place
-and saying whether the values agree. Every user string goes through `escape_text`.
-"""
+"""Comment sections about the PR among its repo, pure: collection standing before and after the
+merge, and results main or another open PR already claims (docs/comment.md)."""
 
 from __future__ import annotations
 

@@ -39,8 +39,8 @@ SOURCE_NONE = "none"
 SOURCE_STATES = {
     "checked": "{record}, " + GLYPH_OK + " agrees with its record",
     "mismatch": "{record}, " + GLYPH_ERROR + " disagrees with its record",
-    "unreadable": "{record}, not checked (it could not be read)",
-    "linked": "a link, not checked (not a datastore record)",
+    "unreadable": "{record}, not checked",
+    "linked": "a link, not checked (not a public datastore's record)",
     None: "cited, not checked in this run",
 }
 SOURCE_RECORD = "[the record]({url})"

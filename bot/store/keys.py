@@ -1,12 +1,5 @@
-"""Every Redis key the bot writes, in one place: receiver, workers, reconciliation and replay.
-
-The processes share one Redis (the Celery broker), so a key is an interface between them: the
-receiver reads what the workers count, reconciliation reads what the pipeline records, the
-replay command writes what the workers consume. A key spelled in two modules would drift;
-here each is spelled once, with who writes it and who reads it. The queue itself is named by
-`bot.queue.publishing.QUEUE`; kombu's own keys (`unacked`, `_kombu.binding.*`) are kombu's (the
-status readers count `unacked`).
-"""
+"""Every Redis key the bot writes, spelled once, with who writes and who reads it: a key is an
+interface between processes."""
 
 from __future__ import annotations
 
@@ -149,3 +142,15 @@ def source_record(repo_id: str, commit: str, path: str) -> str:
 def source_revision(repo_id: str, revision: str) -> str:
     """The commit a datastore's branch or tag named lately (`bot.store.records`, a short cache)."""
     return f"evalbot:source:revision:{repo_id.lower()}:{revision}"
+
+
+def source_main(repo_id: str) -> str:
+    """A datastore's main commit and visibility, as the Hub said lately (`bot.store.records`,
+    a short cache)."""
+    return f"evalbot:source:main:{repo_id.lower()}"
+
+
+def source_main_ids(repo_id: str, main_sha: str) -> str:
+    """The content ids main holds at its commit `main_sha`, by path (`bot.store.records`, a
+    cache: a commit's files never change)."""
+    return f"evalbot:source:main-ids:{repo_id.lower()}:{main_sha}"

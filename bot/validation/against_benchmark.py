@@ -1,10 +1,5 @@
-"""An entry checked against its benchmark's eval.yaml: the benchmark, task and metric ids, the
-framework, the scores' bounds and scale.
-
-Ids follow docs/decisions.md#ids: benchmark ids are case-insensitive (a different spelling is
-a warning), task and metric ids are exact (a case-only difference is an error with a hint). A
-live `value` stands for the benchmark's primary metric.
-"""
+"""An entry checked against its benchmark's eval.yaml: the benchmark, task and metric ids
+(docs/decisions.md#ids), the framework, the scores' bounds and scale."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""A benchmark's `eval.yaml`: parsed into the shared `Benchmark`, with every rule checked.
-
-Both shapes are valid (docs/decisions.md#dialects): the live one (`name`, `description`, optional
-`evaluation_framework`, `tasks[]`, often with inspect-ai keys) and the target one that adds
-`metrics[]`. Unknown top-level keys are ignored; per-task keys belong to the evaluation
-framework (inspect-ai has its own strict schema), so only the ones evalbot reads are checked.
-"""
+"""A benchmark's `eval.yaml`, in either shape (docs/decisions.md#dialects), parsed into the
+shared `Benchmark` with every rule checked; per-task keys of the framework's own are left alone."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""Every diagnostic code of `bot.validation` with its severity, message and hint.
-
-The catalogue holds every user-facing text of `bot.validation`, so they can be read, reviewed and
-reworded in one place. Codes are stable public identifiers (users look them up in
-`docs/diagnostics.md`, CI scripts match on them): rename one only with a migration note in the
-changelog. Scheme: `YAML-*` the file could not be read as strict YAML, `FILE-*` the file as a
-whole, `ENTRY-*` one result entry, `BENCH-*` a benchmark's eval.yaml.
-"""
+"""Every diagnostic code of `bot.validation` with its severity, message and hint, in one place to
+review. Codes are public (docs/diagnostics.md): rename one only with a changelog note."""
 
 from __future__ import annotations
 

@@ -1,14 +1,5 @@
-"""Diagnostics: what every check of evalbot reports, and how one is made from its code.
-
-A `Diagnostic` is one finding about one place in one file, in the one shape all outputs share
-(the PR comment, `evalbot validate`'s text, JSON and annotations). Its JSON form is a public
-interface (`evalbot validate --format json`, docs/validate.md#output-formats), so the field
-names are fixed.
-
-Every code's message and hint are in `bot.validation.catalogue`. Templates use `str.format`
-fields; `make` fills them. Values a user wrote are passed through `shown` first so a long or
-odd value cannot flood a message; `suggestion_suffix` adds the "did you mean" of a hint.
-"""
+"""`Diagnostic`, one finding about one place in one file in the shape every output shares (its
+JSON is public: docs/validate.md#output-formats), and `make`, which builds one from its code."""
 
 from __future__ import annotations
 

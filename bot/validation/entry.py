@@ -1,10 +1,5 @@
-"""One results entry alone: its dialect, shape, types and formats, read as a `ResultEntry`.
-
-Both dialects are read (docs/decisions.md#dialects): the live one (scalar `value`,
-`verifyToken`) and the target one (`metrics[]`, `framework`, `verify_token`); a file valid
-under the live format never fails for lacking target fields. One job over 500 lines: every
-field's rule, in one checker.
-"""
+"""One results entry alone, in either dialect (docs/decisions.md#dialects): its shape, types and
+formats, read as a `ResultEntry`. One job over 500 lines: every field's rule, in one checker."""
 
 from __future__ import annotations
 

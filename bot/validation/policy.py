@@ -1,14 +1,5 @@
-"""The benchmark policy: which draft-only warnings count as errors.
-
-Real files break some draft rules (40-hex revisions, file naming), so those are warnings by
-default; a deployment, or one benchmark, may make them errors through the `policy:` section of
-`config/bot.yaml`:
-
-    policy:
-      errors: [ENTRY-REVISION]            # everywhere
-      benchmarks:
-        Idavidrein/gpqa: [FILE-NAME]      # for entries of that benchmark only
-"""
+"""The benchmark policy: which draft-only warnings count as errors, everywhere or per benchmark
+(docs/validate.md, "Benchmark policy")."""
 
 from __future__ import annotations
 

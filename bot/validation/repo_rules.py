@@ -1,6 +1,5 @@
 """The rules across the entries and files of a repo: duplicate entries, and each results file's
-path and name.
-"""
+path and name."""
 
 from __future__ import annotations
 

@@ -1,15 +1,5 @@
-"""Validation: a repo's results files checked, bytes in, reports out; the pure entry points the
-CLI and the bot's workers both call.
-
-Nothing here does I/O except through the `BenchmarkSource` passed in. Token verification is
-not done here: an entry with a token leaves with `Verification(UNVERIFIED, "not-checked")`,
-for the verifier (bot.tokens) to overwrite; one without has `absent`.
-
-The checks, in the order a file meets them: one entry alone (`bot.validation.entry`), the
-entry against its benchmark's eval.yaml (`bot.validation.against_benchmark`), across the
-entries and files of a repo (`bot.validation.repo_rules`), the benchmark policy last
-(`bot.validation.policy`).
-"""
+"""A repo's results files checked, bytes in, reports out: the pure entry points the CLI and the
+workers both call. Tokens are left `not-checked` for `bot.tokens`."""
 
 from __future__ import annotations
 

@@ -1,14 +1,5 @@
-"""How a YAML 1.1 reader (PyYAML's `safe_load`) reads a plain scalar, and where it disagrees
-with ours.
-
-evalbot reads YAML 1.2 core, but the Hub's own Python tooling reads YAML 1.1:
-`on` is a boolean there, `012` an octal 10, `1e3` a string, `1:20` the sexagesimal 80,
-`2025-01-15` a date. A value that the two readers disagree on is still valid, but a signed claim
-must not rest on it (docs/security.md#yaml-loading, and #adversarial-inputs item 20), so the
-loader records where such scalars stand. `yaml11_reading` asks PyYAML itself (its implicit
-resolvers and `SafeConstructor`) rather than re-implementing YAML 1.1, so the answer is PyYAML's
-by construction.
-"""
+"""Where a YAML 1.1 reader (PyYAML's own resolvers) reads a plain scalar otherwise than our YAML
+1.2 loader does (docs/security.md#yaml-loading)."""
 
 from __future__ import annotations
 

@@ -1,17 +1,5 @@
-"""Edits to a YAML file's text that keep every byte they do not touch (pure).
-
-What evalbot writes into a file a person wrote (`validate --fix`, `convert --out`,
-`convert --write-mappings`) must keep that person's comments, quotes, key order, indentation
-and line ends. A round-trip library re-emits the whole document, and ruamel.yaml's round trip
-(the maintained one) rewrites more than it keeps: one indentation for every list of the file,
-trailing spaces dropped, `~` and `True` respelt, escapes and flow spacing normalised
-(docs/validate.md#how-fixes-are-written). So edits are made on the text itself, at the spans
-libyaml's parser reports for each scalar (its event marks): a value replaced, a key renamed,
-an entry's lines replaced, items appended after a list's last line. What is new (entries,
-mapping rows with their comments) is emitted by ruamel.yaml in the file's own layout. Every
-edit is checked by reading the result back with the strict loader: its data must be the
-old data with exactly the edits made, or nothing is returned.
-"""
+"""Edits to a YAML file's text that keep every byte they do not touch, each checked by reading
+the result back (pure; docs/validate.md, "How fixes are written")."""
 
 from __future__ import annotations
 
@@ -34,6 +22,8 @@ from bot.validation.yaml11 import is_ambiguous, same_value
 from bot.validation.yamlload import load_yaml, resolve_plain
 
 BOM = "\ufeff"
+#: The key YAML 1.1 reads as "merge that mapping's keys into this one" when written plain.
+MERGE_KEY = "<<"
 #: strings written plain: unmistakably strings for YAML 1.1 and 1.2, in any context
 _PLAIN = re.compile(r"[A-Za-z][A-Za-z0-9_./-]*\Z")
 _COMMENT_AFTER = re.compile(r"( +)#")
@@ -55,6 +45,8 @@ class Place:
     style: str = ""
     flow: bool = False
     last_line: int = 0  # 0-based line of the node's last content
+    anchor: str | None = None  # its `&name`, or for an alias the `*name` it stands for
+    merges: bool = False  # a mapping with a `<<` key (a YAML 1.1 merge)
 
 
 @dataclass(slots=True)
@@ -84,6 +76,13 @@ class Document:
         return ((BOM if self.bom else "") + text).encode("utf-8")
 
     def place(self, path: Path) -> Place:
+        """The node at `path`, refused (EditError) when an edit there could change another
+        node too: it is, or is inside, an anchored node (its aliases share it), an alias, or a
+        mapping that merges another (`<<:`)."""
+        for depth in range(len(path) + 1):
+            shared = self.places.get(path[:depth])
+            if shared is not None:
+                _refuse_shared(path[:depth], shared)
         found = self.places.get(path)
         if found is None:
             raise EditError(f"`{_dotted(path)}` is not in the file as written")
@@ -118,6 +117,8 @@ def _places(text: str) -> dict[Path, Place]:
                 top = stack[-1]
                 key = event.value if isinstance(event, yaml.ScalarEvent) else ""
                 top.key = (key, span)
+                if key == MERGE_KEY and not getattr(event, "style", None):
+                    places[top.path].merges = True
                 continue
             elif stack[-1].is_map:
                 top = stack[-1]
@@ -131,16 +132,24 @@ def _places(text: str) -> dict[Path, Place]:
             line = event.end_mark.line
             if stack:
                 stack[-1].last_line = max(stack[-1].last_line, line)
+            anchor = event.anchor
             if isinstance(event, yaml.ScalarEvent):
-                places[path] = Place(key_span, span, "scalar", event.style or "", last_line=line)
+                places[path] = Place(
+                    key_span, span, "scalar", event.style or "", last_line=line, anchor=anchor
+                )
             elif isinstance(event, yaml.AliasEvent):
-                places[path] = Place(key_span, span, "alias", last_line=line)
+                places[path] = Place(key_span, span, "alias", last_line=line, anchor=anchor)
             else:
                 is_map = isinstance(event, yaml.MappingStartEvent)
                 kind = "mapping" if is_map else "sequence"
                 start_line = event.start_mark.line
                 places[path] = Place(
-                    key_span, span, kind, flow=bool(event.flow_style), last_line=start_line
+                    key_span,
+                    span,
+                    kind,
+                    flow=bool(event.flow_style),
+                    last_line=start_line,
+                    anchor=anchor,
                 )
                 stack.append(_Open(path, is_map, last_line=start_line))
     except yaml.YAMLError as error:
@@ -164,6 +173,29 @@ class _Open:
 
 def _dotted(path: Path) -> str:
     return ".".join(str(part) for part in path) or "(the document)"
+
+
+def _refuse_shared(path: Path, place: Place) -> None:
+    """EditError when the node at `path` is shared with other nodes of the file, so that an
+    edit in it would change them too (the strict reader shares an anchored node with its
+    aliases; a YAML 1.1 reader copies a merged mapping's keys)."""
+    where = f"`{_dotted(path)}`"
+    if place.kind == "alias":
+        raise EditError(
+            f"{where} is an alias (`*{place.anchor}`) of another part of the file; not edited"
+            f" through it: fix the anchored original, or write the values out in place of"
+            f" the alias"
+        )
+    if place.anchor is not None:
+        raise EditError(
+            f"{where} is anchored (`&{place.anchor}`), so every alias of it would change too;"
+            " not edited: write the values out where each alias is, then fix"
+        )
+    if place.merges:
+        raise EditError(
+            f"{where} merges another mapping (`<<:`), which YAML readers do not read alike;"
+            " not edited: write the merged keys out in place of `<<:`, then fix"
+        )
 
 
 # --- rendering a scalar ----------------------------------------------------------------------

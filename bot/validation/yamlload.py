@@ -1,21 +1,5 @@
-"""Strict YAML loading: YAML 1.2 core types, a position for every value, bounded cost.
-
-Why not `yaml.safe_load`: it reads YAML 1.1 (`on` is true, `012` is 10, dates become objects),
-silently keeps the last of two duplicate keys, accepts tags such as `!!binary`, has no alias
-budget, and its composer recurses (100,000 `[` crash it with RecursionError).
-
-How: libyaml (through PyYAML's C parser) turns the bytes into a stream of events; this module
-builds plain data from that stream with an explicit stack, never recursing, and enforces every
-rule while it walks. libyaml's own parser keeps its state on a heap stack, so the walk stops a
-hostile file at the first event past the depth cap, before anything deep exists.
-
-What comes back: `LoadedYaml` with the data (str, int, float, bool, None, lists and str-keyed
-dicts), the 1-based (line, column) of every value by path, the paths of plain scalars a YAML 1.1
-reader would read differently, and diagnostics. Any error diagnostic means the data is None:
-a file with a duplicate key or a tag has no single meaning to validate. `Locator`
-(`bot.validation.positions`) turns those positions into the line and column of a diagnostic
-about a field; `bot.validation.yaml11` says which scalars a YAML 1.1 reader reads otherwise.
-"""
+"""Strict YAML loading: YAML 1.2 core types, a position for every value, bounded cost, no
+recursion (why not `yaml.safe_load`: docs/security.md#yaml-loading)."""
 
 from __future__ import annotations
 

@@ -107,7 +107,7 @@ def test_one_comment_says_which_sources_were_checked_and_which_disagree(bot: Bot
     report = bot.wait_for_report(num, head=head, repo_id=MODEL).content
     assert (
         "**Sources:** 1 checked against its Every Eval Ever record ✔️; 2 disagree with their "
-        "records ❌; 1 linked only (not a datastore record: not checked)." in report
+        "records ❌; 1 linked only (not a public datastore's record: not checked)." in report
     ), report
     honest_row = next(line for line in report.splitlines() if "52.29" in line)
     assert "🔗 source ✔️ checked" in honest_row

@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import json
 import socket
+from concurrent.futures import ThreadPoolExecutor
 
 import jwt
 import pytest
@@ -100,6 +101,38 @@ def test_an_id_token_is_usable_once(env: IssuerEnv) -> None:
     token = bearer(env.id_token())
     assert env.post(token, env.body()).status_code == 200
     refused(env, env.post(token, env.body()), 401, "id-token-reused")
+
+
+def test_requests_refused_with_an_id_token_leave_it_to_its_job(env: IssuerEnv) -> None:
+    """Whoever holds a job's ID token (read from a log, a proxy) sends it with requests the
+    issuer refuses: a body that is not a request, a model the rule does not allow, an entry
+    that does not validate. The jti used to be claimed at authentication, so the first of them
+    spent it and the job's own request was then refused `id-token-reused`."""
+    token = bearer(env.id_token())
+    refused(env, env.post(token, {"entries": []}), 400, "request-malformed")
+    other_model = env.body(env.entry(), model_repo="evals-org/team-model")
+    refused(env, env.post(token, other_model), 403, "model-not-allowed")
+    bad = env.entry(
+        dataset={"id": "emulator-samples/hle-mini", "task_id": "HLE", "revision": env.hle_sha}
+    )
+    refused(env, env.post(token, env.body(bad)), 422, "entry-invalid")
+    granted = env.post(token, env.body())
+    assert granted.status_code == 200, granted.text
+    # granted once: spent, whatever comes after, valid or not
+    refused(env, env.post(token, env.body()), 401, "id-token-reused")
+    refused(env, env.post(token, other_model), 401, "id-token-reused")
+
+
+def test_one_id_token_sent_at_once_by_several_gets_tokens_once(env: IssuerEnv) -> None:
+    """The claim is the last step and one atomic `SET NX`: requests racing with the same ID
+    token, each valid, get tokens once between them."""
+    token = bearer(env.id_token())
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        answers = list(pool.map(lambda _: env.post(token, env.body()), range(4)))
+    assert sorted(answer.status_code for answer in answers) == [200, 401, 401, 401]
+    for answer in answers:
+        if answer.status_code == 401:
+            refused(env, answer, 401, "id-token-reused")
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 import pytest
 import redis
 
+from bot.queue.enqueuer import EnqueueOutcome, QueueUnavailable, RedisEnqueuer
 from bot.queue.events import DedupeKey, PrEvent
-from bot.queue.publishing import EnqueueOutcome, QueueUnavailable, RedisEnqueuer
 from bot.store.keys import DEDUPE_PREFIX
 from evalbot_dev.devstack.redis import RedisServer
 from tests.support.queued import decode_celery_message

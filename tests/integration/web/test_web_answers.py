@@ -21,7 +21,8 @@ from bot.collections.model import Scope
 from bot.convert.mapping import parse_mappings
 from bot.hub.client import HfHubClient
 from bot.report.counts import Counts
-from bot.store.history import record_verdict, verdict_of
+from bot.store.history import record_verdict
+from bot.store.verdicts import verdict_of
 from bot.store.worker_counters import read_snapshot
 from bot.validation.catalogue import Severity
 from bot.validation.diagnostics import Diagnostic

@@ -166,3 +166,41 @@ def test_a_hub_that_does_not_answer_stops_the_fix_and_writes_nothing(tmp_path: P
     assert "could not read benchmarks from the Hub" in completed.stderr
     assert "Traceback" not in completed.stderr
     assert snapshot(model) == before
+
+
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        # one mapping shared by two entries: fixing the first would change the second
+        (
+            "- dataset: &d\n    id: Idavidrein/gpqa\n    task_id: Diamond\n  value: 78.8\n"
+            "- dataset: *d\n  value: 80.1\n",
+            "`0.dataset` is anchored (`&d`)",
+        ),
+        # a whole entry anchored and repeated by an alias
+        (
+            "- &e\n  dataset:\n    id: idavidrein/GPQA\n    task_id: diamond\n  value: 78.8\n"
+            "- *e\n",
+            "`1` is an alias (`*e`)",
+        ),
+        # an entry merging another's keys (`<<:`), its own key misspelt
+        (
+            "- &e\n  dataset: {id: Idavidrein/gpqa, task_id: diamond}\n  value: 78.8\n"
+            "- <<: *e\n  value: 80.1\n  notse: x\n",
+            "`1` merges another mapping (`<<:`)",
+        ),
+    ],
+)
+def test_fix_never_writes_through_an_anchor_alias_or_merge(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, refused: str
+) -> None:
+    results = tmp_path / "model" / ".eval_results"
+    results.mkdir(parents=True)
+    path = results / "gpqa.yaml"
+    path.write_text(text)
+    status = main(["validate", str(tmp_path / "model"), "--benchmarks", BENCHMARKS, "--fix"])
+    err = capsys.readouterr().err
+    assert status == 1
+    assert path.read_text() == text  # nothing written: the other entry keeps its values
+    assert refused in err, err
+    assert "not edited" in err

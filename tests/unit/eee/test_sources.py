@@ -16,7 +16,7 @@ import pytest
 from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 from bot.adapters.records_dir import DirectoryRecordReader
 from bot.eee.links import RecordLink, record_link
-from bot.eee.sourcecheck import RecordUnreadable, agrees, check_sources
+from bot.eee.sourcecheck import RecordNotPublic, RecordUnreadable, agrees, check_sources
 from bot.validation.model import FileReport, SourceStatus
 from bot.validation.validate import validate_results_files
 from tests.conftest import REAL_WORLD
@@ -194,11 +194,11 @@ def test_a_record_another_model_and_benchmark_names_every_field(
 def test_an_unreadable_record_is_not_checked_and_no_finding(
     benchmarks: DirectoryBenchmarkSource,
 ) -> None:
-    class Offline:
+    class Offline(DirectoryRecordReader):
         def read(self, link: RecordLink) -> bytes:
             raise RecordUnreadable("the Hub did not answer within 10 s")
 
-    report = checked(CONVERTER_OUTPUT, benchmarks, "01-ai/yi-1.5-34b-chat", Offline())
+    report = checked(CONVERTER_OUTPUT, benchmarks, "01-ai/yi-1.5-34b-chat", Offline(DATASTORE))
     (entry,) = report.entries
     assert entry.ok
     assert entry.diagnostics == []
@@ -218,11 +218,12 @@ def test_a_record_the_datastore_does_not_have_is_a_finding(
 
 
 def test_an_invalid_record_is_a_finding(benchmarks: DirectoryBenchmarkSource) -> None:
-    class Broken:
+    class Broken(DirectoryRecordReader):
         def read(self, link: RecordLink) -> bytes:
             return (DATASTORE / YI).read_bytes().replace(b'"0.2.2"', b'"0.2.1"')
 
-    (entry,) = checked(CONVERTER_OUTPUT, benchmarks, "01-ai/yi-1.5-34b-chat", Broken()).entries
+    broken = Broken(DATASTORE)
+    (entry,) = checked(CONVERTER_OUTPUT, benchmarks, "01-ai/yi-1.5-34b-chat", broken).entries
     assert [d.code for d in entry.diagnostics] == ["ENTRY-SOURCE-INVALID"]
     assert "EEE-VERSION" in entry.diagnostics[0].message
 
@@ -239,6 +240,50 @@ def test_a_record_is_read_once_per_run(benchmarks: DirectoryBenchmarkSource) -> 
     report = checked(twice, benchmarks, "01-ai/yi-1.5-34b-chat", Counting(DATASTORE))
     assert reads == [YI]
     assert [e.source.status for e in report.entries if e.source] == [SourceStatus.CHECKED] * 2
+
+
+class Recording(DirectoryRecordReader):
+    """The local checkout, remembering what it was asked to read."""
+
+    def __init__(self) -> None:
+        super().__init__(DATASTORE)
+        self.reads: list[RecordLink] = []
+
+    def read(self, link: RecordLink) -> bytes:
+        self.reads.append(link)
+        return super().read(link)
+
+
+@pytest.mark.parametrize("revision", ["refs%2Fpr%2F1", "refs%2fpr%2f12"])
+def test_a_record_in_a_datastores_pull_request_is_not_read(
+    revision: str, benchmarks: DirectoryBenchmarkSource
+) -> None:
+    content = CONVERTER_OUTPUT.replace(b"/blob/main/", f"/blob/{revision}/".encode())
+    reader = Recording()
+    (entry,) = checked(content, benchmarks, "01-ai/yi-1.5-34b-chat", reader).entries
+    assert reader.reads == []  # the checkout holds the record: it is still not read
+    assert entry.source is not None
+    assert entry.source.status is SourceStatus.UNREADABLE
+    assert entry.source.reason is not None
+    assert "is a pull request of evaleval/EEE_datastore" in entry.source.reason
+    assert "link the merged record" in entry.source.reason
+    assert entry.diagnostics == []
+
+
+def test_a_datastore_that_is_not_public_is_linked_only_and_nothing_of_it_shown(
+    benchmarks: DirectoryBenchmarkSource,
+) -> None:
+    class Gated(Recording):
+        def read(self, link: RecordLink) -> bytes:
+            raise RecordNotPublic("evaleval/EEE_datastore is gated")
+
+    (entry,) = checked(CONVERTER_OUTPUT, benchmarks, "someone/else", Gated()).entries
+    assert entry.source is not None
+    assert entry.source.status is SourceStatus.LINKED
+    assert (entry.source.datastore, entry.source.revision, entry.source.path) == (None,) * 3
+    assert entry.source.record_id is None
+    assert entry.source.reason is None
+    assert entry.diagnostics == []  # no model, benchmark or value of the record
 
 
 def test_other_links_stay_plain(benchmarks: DirectoryBenchmarkSource) -> None:

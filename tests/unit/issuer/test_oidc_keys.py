@@ -99,6 +99,9 @@ def test_a_header_alg_that_is_not_the_keys_own_is_refused_not_a_crash() -> None:
         def first_use(self, key: str, ttl_s: int) -> bool:
             return True
 
+        def used(self, key: str) -> bool:
+            return False
+
     verifier = OidcVerifier(
         IntegrationsConfig((provider,), ()), "aud", ProviderKeys(fetch=fetch), Replay()
     )

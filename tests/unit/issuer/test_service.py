@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
-from bot.issuer.identity import Identity
+from bot.issuer.identity import Identity, SingleUse
 from bot.issuer.integrations import Integration, IntegrationsConfig, Limits, Matcher
 from bot.issuer.keyring import KeyringHolder, rotate
 from bot.issuer.refusals import ContentRefusal, Refusal
@@ -275,3 +275,38 @@ def test_pull_request_target_runs_are_refused_unless_the_rule_names_the_event(
     )
     assert issuer.issue(github_run("acme/evals", "push"), request, "r")
     assert issuer.issue(github_run("acme/trusted", "pull_request_target"), request, "r")
+
+
+class Claims:
+    """A replay guard that remembers the keys claimed."""
+
+    def __init__(self) -> None:
+        self.claimed: list[str] = []
+
+    def first_use(self, key: str, ttl_s: int) -> bool:
+        if key in self.claimed:
+            return False
+        self.claimed.append(key)
+        return True
+
+
+def test_an_id_token_is_spent_only_by_a_request_that_is_granted(tmp_path: Path) -> None:
+    issuer, _recorder = build_issuer(tmp_path)
+    issuer.replay = claims = Claims()
+    job = Identity(kind="hub", name="alice", single_use=SingleUse("ci\njti-1", 600))
+    with pytest.raises(ContentRefusal):
+        issuer.issue(job, TokenRequest(MODEL, ({"value": 1},), framework="lighteval"), "r1")
+    with pytest.raises(Refusal, match="model-not-allowed"):
+        issuer.issue(job, TokenRequest("bob/model", (LIVE,), framework="lighteval"), "r2")
+    assert claims.claimed == []
+    assert issuer.issue(job, TokenRequest(MODEL, (LIVE,), framework="lighteval"), "r3")
+    assert claims.claimed == ["ci\njti-1"]
+    with pytest.raises(Refusal, match="id-token-reused"):
+        issuer.issue(job, TokenRequest(MODEL, (LIVE,), framework="lighteval"), "r4")
+
+
+def test_without_a_replay_guard_a_single_use_credential_is_refused(tmp_path: Path) -> None:
+    issuer, _recorder = build_issuer(tmp_path)
+    job = Identity(kind="hub", name="alice", single_use=SingleUse("ci\njti-1", 600))
+    with pytest.raises(Refusal, match="id-token-reused"):
+        issuer.issue(job, TokenRequest(MODEL, (LIVE,), framework="lighteval"), "r1")

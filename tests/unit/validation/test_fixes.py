@@ -226,9 +226,10 @@ def test_an_edit_that_would_change_another_value_is_refused() -> None:
         b"- dataset:\n    id: Idavidrein/gpqa\n    task_id: &t Main\n  value: 78.8\n  notes: *t\n"
     )
     document = Document.parse(content)
-    edit = set_value(document, (0, "dataset", "task_id"), "main")
-    with pytest.raises(EditError, match="would not read back as intended"):
-        apply_edits(content, [edit])
+    with pytest.raises(EditError, match=r"`0\.dataset\.task_id` is anchored \(`&t`\)"):
+        set_value(document, (0, "dataset", "task_id"), "main")
+    with pytest.raises(EditError, match=r"`0\.notes` is an alias \(`\*t`\)"):
+        set_value(document, (0, "notes"), "main")
 
 
 def test_a_signed_entrys_value_is_not_changed_but_its_notation_is() -> None:

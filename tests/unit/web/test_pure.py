@@ -8,7 +8,8 @@ from datetime import UTC, datetime
 
 from bot.report.counts import Counts
 from bot.store.heartbeats import WorkerBeat
-from bot.store.history import parse_pr_history, parse_verdict, verdict_of
+from bot.store.history import parse_pr_history
+from bot.store.verdicts import parse_verdict, verdict_of
 from bot.store.worker_counters import WorkerSnapshot
 from bot.web.charts import HEIGHT, WIDTH, build_charts
 from bot.web.live import Sample, decode_sample, encode_sample, workers_state
@@ -200,7 +201,7 @@ def test_a_pasted_hub_address_names_the_model_and_the_pr() -> None:
 
 
 def test_verdicts_keep_problems_title_author_and_tokens_within_caps() -> None:
-    from bot.store.history import MAX_PROBLEMS_KEPT, MAX_TEXT
+    from bot.store.verdicts import MAX_PROBLEMS_KEPT, MAX_TEXT
     from bot.validation.catalogue import Severity
     from bot.validation.diagnostics import Diagnostic
     from bot.validation.model import (

@@ -8,6 +8,7 @@ import pytest
 
 from bot.botconfig.document import ConfigError
 from bot.botconfig.files import load_bot_config
+from bot.eee.runbudget import MIB, RunLimits
 from bot.eee.submission import DatastorePolicy
 
 
@@ -25,10 +26,12 @@ def test_datastores_with_their_settings(tmp_path: Path) -> None:
         '    versions: ["0.2.2", "0.3.0"]\n'
         "    warnings_block: true\n"
         "    collection: source\n"
+        "    run_limits: {mib: 512, rows: 5000, seconds: 60}\n"
         "  alice/store: {}\n",
     )
+    limits = RunLimits(max_bytes=512 * MIB, max_rows=5000, max_seconds=60)
     assert found == {
-        "evaleval/eee_datastore": DatastorePolicy(("0.2.2", "0.3.0"), True, "source"),
+        "evaleval/eee_datastore": DatastorePolicy(("0.2.2", "0.3.0"), True, "source", run=limits),
         "alice/store": DatastorePolicy(),
     }
     assert load(tmp_path, "maintainers: []\n") == {}
@@ -44,6 +47,9 @@ def test_datastores_with_their_settings(tmp_path: Path) -> None:
         ("datastores:\n  a/b:\n    warnings_block: yes\n", 3, "true or false"),
         ("datastores:\n  a/b:\n    collection: folder\n", 3, "`any` or `source`"),
         ("datastores:\n  a/b:\n    version: []\n", 3, "unknown datastore setting"),
+        ("datastores:\n  a/b:\n    run_limits: 5\n", 3, "must be a mapping"),
+        ("datastores:\n  a/b:\n    run_limits:\n      rows: 0\n", 4, "positive integer"),
+        ("datastores:\n  a/b:\n    run_limits:\n      gib: 1\n", 4, "unknown run limit"),
     ],
 )
 def test_a_broken_datastore_setting_stops_the_start_naming_its_line(
