@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+import time
+from collections.abc import Iterator, Sequence
 
 import pytest
 import redis
 
+from bot.contract import queue
 from bot.contract.events import DedupeKey, PrEvent
-from bot.contract.queue import EnqueueOutcome, QueueUnavailable, RedisEnqueuer
+from bot.contract.queue import EnqueueOutcome, Outgoing, QueueUnavailable, RedisEnqueuer
 from bot.store.keys import DEDUPE_PREFIX
 from evalbot_dev.devstack.redis import RedisServer
+from evalbot_dev.devstack.waiting import wait_until
 from tests.support.queued import decode_celery_message
 
 pytestmark = pytest.mark.integration
@@ -134,3 +137,85 @@ def test_password_and_database_from_the_url(redis_server: RedisServer, broker: r
         f"redis://:wrong@127.0.0.1:{redis_server.port}/2", [(event(2, "x"), DedupeKey("x", 60))]
     )
     assert isinstance(wrong, QueueUnavailable)
+
+
+@pytest.fixture
+def sent_batches(monkeypatch: pytest.MonkeyPatch) -> list[list[int]]:
+    """The PR numbers of each batch of messages the enqueuer sends, in order (sent for real)."""
+    batches: list[list[int]] = []
+    real_send = queue.send_or_leave
+
+    def recording(app: object, messages: Sequence[Outgoing]) -> bool:
+        batches.append([int(event["pr_num"]) for _, event, _ in messages])
+        return real_send(app, messages)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(queue, "send_or_leave", recording)
+    return batches
+
+
+async def wait_for_messages(broker: redis.Redis, count: int, what: str) -> None:
+    await asyncio.to_thread(
+        wait_until, lambda: broker.llen("evalbot") == count, timeout=10, what=what
+    )
+
+
+def test_a_lone_delivery_is_sent_at_once_and_close_sends_what_gathered(
+    redis_server: RedisServer,
+    broker: redis.Redis,
+    sent_batches: list[list[int]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An idle receiver adds no wait: a message that finds no send in the last window goes out
+    at once, however long the window (before, it always waited for the window: 50 ms from
+    every PR's push to its comment). One accepted within the window waits for it, and a
+    receiver that stops sends it without waiting."""
+    monkeypatch.setattr(queue, "SEND_GATHER_S", 60.0)
+
+    async def main() -> None:
+        enqueuer = RedisEnqueuer.from_url(redis_server.url, queue="evalbot", timeout_s=1.0)
+        try:
+            first = await enqueuer.enqueue(event(1, "lone"), DedupeKey("lone", 60))
+            assert first is EnqueueOutcome.QUEUED
+            await wait_for_messages(broker, 1, "the lone message, long before the window ends")
+            second = await enqueuer.enqueue(event(2, "next"), DedupeKey("next", 60))
+            assert second is EnqueueOutcome.QUEUED
+        finally:
+            await enqueuer.close()
+
+    asyncio.run(main())
+    assert broker.llen("evalbot") == 2
+    assert sent_batches == [[1], [2]]
+
+
+def test_messages_accepted_within_the_window_after_a_send_go_together_when_it_ends(
+    redis_server: RedisServer,
+    broker: redis.Redis,
+    sent_batches: list[list[int]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Under load deliveries still share sends: after one goes out, the next ones wait for the
+    window's end and go in one round trip (a Celery publish alone costs about three times its
+    share of a batch, docs/reliability.md)."""
+    window_s = 3.0
+    monkeypatch.setattr(queue, "SEND_GATHER_S", window_s)
+
+    async def main() -> float:
+        enqueuer = RedisEnqueuer.from_url(redis_server.url, queue="evalbot", timeout_s=1.0)
+        try:
+            started = time.monotonic()  # before the first send started
+            await enqueuer.enqueue(event(1, "a"), DedupeKey("a", 60))
+            await wait_for_messages(broker, 1, "the first message")
+            outcomes = list(
+                await asyncio.gather(
+                    enqueuer.enqueue(event(2, "b"), DedupeKey("b", 60)),
+                    enqueuer.enqueue(event(3, "c"), DedupeKey("c", 60)),
+                )
+            )
+            assert outcomes == [EnqueueOutcome.QUEUED] * 2
+            await wait_for_messages(broker, 3, "the two gathered messages")
+            return time.monotonic() - started
+        finally:
+            await enqueuer.close()
+
+    assert asyncio.run(main()) >= window_s
+    assert sent_batches == [[1], [2, 3]]
