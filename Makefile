@@ -71,8 +71,16 @@ demo: $(SERVER_STAMP)
 		|| $(UV_INSTALL) --require-hashes -r requirements/demo.txt
 	$(BIN)/python -m evalbot_dev.demo $(DEMO_ARGS)
 
+# The suite on two processes (pytest-xdist), one a core of CI's machine (.ci/run and
+# .ci/installed-smoke pass the same). Each module runs whole on one worker, with its shared
+# servers (loadfile), and modules are handed out in collection order: the slow integration
+# modules first, the many short unit modules last to even out the end (xdist's default order
+# puts the modules with the most tests first). TEST_WORKERS=0 runs in this process.
+TEST_WORKERS ?= 2
+PARALLEL := -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
+
 test: lint typecheck
-	$(BIN)/pytest -q -m "not soak and not image and not installed"
+	$(BIN)/pytest -q $(PARALLEL) -m "not soak and not image and not installed"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -83,10 +91,10 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 unit: $(STAMP)
-	$(BIN)/pytest -q -m "not integration and not soak and not image"
+	$(BIN)/pytest -q $(PARALLEL) -m "not integration and not soak and not image"
 
 integration: $(STAMP)
-	$(BIN)/pytest -q -m "integration and not installed"
+	$(BIN)/pytest -q $(PARALLEL) -m "integration and not installed"
 
 # The sdist and wheel in dist/ with their SHA256SUMS, checked as users install them (twine
 # check; the user and the server installs, each in a fresh virtualenv); then the changelog's

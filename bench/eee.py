@@ -30,7 +30,7 @@ from bench.timing import median_seconds, report  # noqa: E402
 from bot.eee.dedupe import HashIndex  # noqa: E402
 from bot.eee.instances import InstanceScan  # noqa: E402
 from bot.eee.submission import Change, check_submission  # noqa: E402
-from bot.spec.model import FileReport  # noqa: E402
+from bot.validation.model import FileReport  # noqa: E402
 
 PASS = ROOT / "tests" / "samples" / "real-world" / "every_eval_ever" / "datastore" / "pass"
 DEMO = "data/demo-source/demo-org/demo-model/f3a1c0de-4b2e-4c1a-9f6d-1b7e5a2c8d40.json"
@@ -42,7 +42,7 @@ sys.path.insert(0, {root!r})
 from pathlib import Path
 from bot.adapters.datastore_dir import OverlayFiles
 from bot.eee.instances import InstanceScan
-from bot.spec.model import FileReport
+from bot.validation.model import FileReport
 started = time.perf_counter()
 if sys.argv[2] == "scan":
     scan = InstanceScan(FileReport("x", "eee"))

@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 from huggingface_hub import CommitOperationAdd, HfApi  # noqa: E402
 
 from bench.timing import report  # noqa: E402
-from bot.report.texts import REPORT_MARKER  # noqa: E402
+from bot.report.comment_texts import REPORT_MARKER  # noqa: E402
 from evalbot_dev.devstack.redis import RedisServer  # noqa: E402
 from evalbot_dev.devstack.stack import LocalStack, StackOptions  # noqa: E402
 from evalbot_dev.devstack.waiting import wait_until  # noqa: E402

@@ -20,10 +20,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import bot.contract.queue
+import bot.queue.publishing
 from bench.timing import report
-from bot.contract.events import DedupeKey, PrEvent
-from bot.contract.queue import RedisEnqueuer
+from bot.queue.events import DedupeKey, PrEvent
+from bot.queue.publishing import RedisEnqueuer
 from evalbot_dev.devstack.redis import RedisServer
 
 DELIVERIES = 4000
@@ -60,7 +60,7 @@ async def drive(url: str, concurrency: int, offset: int) -> float:
 def main() -> None:
     # Every message sent by the receiver itself (none left to the workers' sweep of the ledger),
     # however far the sending thread falls behind the bench's bursts.
-    bot.contract.queue.MAX_UNSENT = DELIVERIES
+    bot.queue.publishing.MAX_UNSENT = DELIVERIES
     with tempfile.TemporaryDirectory() as directory:
         server = RedisServer(Path(directory)).start()
         try:

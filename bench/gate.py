@@ -24,7 +24,7 @@ from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource  # noqa: E402
 from bot.collections.aggregate import weighted_score  # noqa: E402
 from bot.collections.check import check_collection  # noqa: E402
 from bot.collections.scores import REPO_LIMITS, ResultsLayer, evaluate_view  # noqa: E402
-from bot.spec.validate import validate_results_files  # noqa: E402
+from bot.validation.validate import validate_results_files  # noqa: E402
 
 BENCHMARKS = DirectoryBenchmarkSource(ROOT / "examples" / "benchmarks")
 COUNT = 200

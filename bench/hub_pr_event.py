@@ -24,8 +24,8 @@ from huggingface_hub import CommitOperationAdd, HfApi
 from bench.timing import percentile, report
 from bot.hub.client import HfHubClient
 from bot.hub.sources import BenchmarkCache, HubBenchmarkSource
-from bot.spec.benchmark import benchmark_from_eval_yaml
-from bot.spec.validate import validate_results_files
+from bot.validation.benchmark import benchmark_from_eval_yaml
+from bot.validation.validate import validate_results_files
 from evalbot_dev.emulator.seed import SAMPLE_STATE, load_state_file
 from evalbot_dev.emulator.server import EmulatorServer
 

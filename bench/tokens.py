@@ -23,7 +23,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import yaml
 
 from bench.timing import median_seconds, report
-from bot.spec.model import (
+from bot.tokens.issuers import IssuerRegistry
+from bot.tokens.signer import generate_private_key, public_jwk, sign, token_claims
+from bot.tokens.verify import MemoryJtiBinder, content_claims, verify_entry
+from bot.validation.model import (
     Benchmark,
     Dialect,
     EntryReport,
@@ -31,9 +34,6 @@ from bot.spec.model import (
     ResultEntry,
     TaskDef,
 )
-from bot.tokens.issuers import IssuerRegistry
-from bot.tokens.signer import generate_private_key, public_jwk, sign, token_claims
-from bot.tokens.verify import MemoryJtiBinder, content_claims, verify_entry
 
 TOKENS = 2000
 ROUNDS = 5

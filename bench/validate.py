@@ -26,8 +26,8 @@ sys.path.insert(0, str(ROOT))
 
 from bench.timing import median_seconds, report  # noqa: E402
 from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource  # noqa: E402
-from bot.spec.limits import DEFAULT_LIMITS  # noqa: E402
-from bot.spec.validate import validate_results_files  # noqa: E402
+from bot.validation.limits import DEFAULT_LIMITS  # noqa: E402
+from bot.validation.validate import validate_results_files  # noqa: E402
 
 BENCHMARKS = DirectoryBenchmarkSource(ROOT / "examples" / "benchmarks")
 TASKS = ("diamond", "main", "extended")

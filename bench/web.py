@@ -39,8 +39,11 @@ from bot.collections.model import Scope  # noqa: E402
 from bot.hub.client import HfHubClient  # noqa: E402
 from bot.report.comment import Counts  # noqa: E402
 from bot.settings import Secret  # noqa: E402
-from bot.spec.messages import Diagnostic, Severity  # noqa: E402
-from bot.spec.model import (  # noqa: E402
+from bot.store.history import add_verdict, record_verdict, verdict_of  # noqa: E402
+from bot.store.worker_counters import read_snapshot  # noqa: E402
+from bot.tokens.issuers import IssuerRegistry  # noqa: E402
+from bot.validation.diagnostics import Diagnostic, Severity  # noqa: E402
+from bot.validation.model import (  # noqa: E402
     Dialect,
     EntryReport,
     FileReport,
@@ -48,10 +51,7 @@ from bot.spec.model import (  # noqa: E402
     Verification,
     VerificationStatus,
 )
-from bot.spec.validate import validate_results_files  # noqa: E402
-from bot.store.history import add_verdict, record_verdict, verdict_of  # noqa: E402
-from bot.store.workerstats import read_snapshot  # noqa: E402
-from bot.tokens.issuers import IssuerRegistry  # noqa: E402
+from bot.validation.validate import validate_results_files  # noqa: E402
 from bot.web.app import WebContext, create_web_app  # noqa: E402
 from bot.web.benchmarks import CachedHubBenchmarks  # noqa: E402
 from bot.web.guards import OperatorGate, session_key  # noqa: E402

@@ -3,11 +3,11 @@
 problem and the fix.
 
 Why one module: the sections are read by different loaders (`bot.tokens.issuers`,
-`bot.spec.validate`, `workers.botconfig`), each with its own messages naming the field; this adds
-what they cannot know (the path, the line of the field) and is the one place that turns a
-problem into the line `evalbot serve|worker|beat` print before they exit
-(docs/operating.md, "Start-up checks"). The YAML is read with the project's strict loader
-(`bot.spec.yamlload`: YAML 1.2 types, duplicate keys refused, a line for every value).
+`bot.validation.validate`, `workers.botconfig`), each with its own messages naming the field; this
+adds what they cannot know (the path, the line of the field) and is the one place that turns a
+problem into the line `evalbot serve|worker|beat` print before they exit (docs/operating.md,
+"Start-up checks"). The YAML is read with the project's strict loader (`bot.validation.yamlload`:
+YAML 1.2 types, duplicate keys refused, a line for every value).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bot.spec.yamlload import dotted, load_yaml
+from bot.validation.yamlload import dotted, load_yaml
 
 #: Largest configuration file read (the shipped ones are a few KiB).
 MAX_CONFIG_BYTES = 1024 * 1024

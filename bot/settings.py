@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from bot import packaged
+from bot import packaged_defaults
 from bot.configfiles import (
     DEFAULT_RECONCILE_INTERVAL_S,
     ConfigError,
@@ -55,9 +55,9 @@ REMOVED_SETTINGS: Mapping[str, str] = {
     "EVALBOT_REDIS_START_TIMEOUT": "nothing: the Space's Redis starts beside the bot's "
     "processes, which wait for it (bot/supervise/supervisord.conf)",
     "EVALBOT_WEB_PORT": "any free loopback port for the web pages, which the Space's start "
-    "picks and tells the receiver (bot.supervise.plan.space_environment)",
+    "picks and tells the receiver (bot.supervise.plan.space_plan)",
     "EVALBOT_WORKER_HEARTBEAT": "each worker's fixed 10 s heartbeat and sweep of the ledger of "
-    "accepted events (bot.contract.queue.SWEEP_EVERY_S)",
+    "accepted events (bot.queue.publishing.SWEEP_EVERY_S)",
     "EVALBOT_MAX_BODY_BYTES": "the receiver's fixed 1 MiB bound on a webhook body "
     "(bot.receiver.app.MAX_BODY_BYTES)",
     "EVALBOT_BODY_TIMEOUT": "the fixed 10 s a request's headers and body may take on every "
@@ -68,7 +68,7 @@ REMOVED_SETTINGS: Mapping[str, str] = {
     "(bot.receiver.events.DEDUPE_TTL_S)",
     "EVALBOT_STATUS_DEDUPE_TTL": "the fixed 120 s dedupe window of a close or reopen without a "
     "Webhook-Id (bot.receiver.events.STATUS_DEDUPE_TTL_S)",
-    "EVALBOT_QUEUE": "the fixed Celery queue `evalbot` (bot.contract.queue.QUEUE); "
+    "EVALBOT_QUEUE": "the fixed Celery queue `evalbot` (bot.queue.publishing.QUEUE); "
     "two deployments need two Redis databases",
     "EVALBOT_TASK_SOFT_TIME_LIMIT": "the workers' fixed 240 s soft time limit "
     "(workers.app.TASK_SOFT_TIME_LIMIT_S)",
@@ -77,9 +77,9 @@ REMOVED_SETTINGS: Mapping[str, str] = {
     "EVALBOT_VISIBILITY_TIMEOUT": "the workers' fixed 900 s visibility timeout "
     "(workers.app.VISIBILITY_TIMEOUT_S)",
     "EVALBOT_RECHECK_INTERVAL": "the receiver's fixed 10 s window coalescing rechecks "
-    "(bot.contract.queue.RECHECK_INTERVAL_S)",
+    "(bot.queue.publishing.RECHECK_INTERVAL_S)",
     "EVALBOT_HUB_THROTTLE_BUDGET": "the workers' fixed 6 h budget for events held back by the "
-    "Hub's rate limit (workers.fleet.HUB_THROTTLE_BUDGET_S)",
+    "Hub's rate limit (workers.hub_pause.HUB_THROTTLE_BUDGET_S)",
     "EVALBOT_JWKS_REFETCH_INTERVAL": "the fixed 60 s between two JWKS fetches of one issuer "
     "(bot.tokens.issuers.REFETCH_INTERVAL_S)",
     "EVALBOT_WEB_SAMPLE_INTERVAL": "the web pages' fixed 60 s between two samples of the "
@@ -264,7 +264,7 @@ class EnvReader:
     def file(self, name: str, default: Path, *, shipped: Path | None = None) -> Path:
         """A configuration file: a path set in the environment must name an existing file
         (never silently "none"); when the default place holds none, the copy `shipped` with
-        evalbot (`bot.packaged`) is used, so an installed bot starts from its documented
+        evalbot (`bot.packaged_defaults`) is used, so an installed bot starts from its documented
         defaults."""
         raw = self.optional(name)
         if raw is None:
@@ -280,7 +280,9 @@ class EnvReader:
         the bot's processes and the Space supervisor read."""
         config_dir = self.directory("EVALBOT_CONFIG_DIR", Path("config"))
         bot_config = self.file(
-            "EVALBOT_BOT_CONFIG", config_dir / "bot.yaml", shipped=packaged.config_file("bot.yaml")
+            "EVALBOT_BOT_CONFIG",
+            config_dir / "bot.yaml",
+            shipped=packaged_defaults.config_file("bot.yaml"),
         )
         return config_dir, bot_config
 
@@ -344,7 +346,7 @@ class EnvReader:
         """A `policy.yaml` or `issuers.yaml` left in the configuration folder (or beside the
         bot config) stops the start: its content now goes into `bot.yaml`."""
         for folder in dict.fromkeys((config_dir, bot_config.parent)):
-            if folder == packaged.config_file("bot.yaml").parent:
+            if folder == packaged_defaults.config_file("bot.yaml").parent:
                 continue
             try:
                 refuse_moved_files(folder)

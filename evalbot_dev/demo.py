@@ -37,7 +37,7 @@ from rich.markdown import Markdown
 
 import bot
 from bot.cli import main
-from bot.report.texts import REPORT_MARKER
+from bot.report.comment_texts import REPORT_MARKER
 from evalbot_dev.devstack.issuer import IssuerProcess, run_ci_job
 from evalbot_dev.devstack.oidc import LocalOidcProvider, Workflow
 from evalbot_dev.devstack.signing import LocalIssuer
@@ -397,13 +397,14 @@ def run_demo(*, keep_web: bool = False) -> int:
 
 def _next_steps() -> None:
     wheel = f"dist/evalbot-{bot.__version__}-py3-none-any.whl"
+    install = f"make dist && pip install {wheel}"
     print(
         "\nnext:\n"
-        "  pip install evalbot              # the user's tool (until it is on PyPI: make dist,\n"
-        f"                                   # then pip install {wheel})\n"
-        "  evalbot validate .               # in a model repo: its .eval_results/*.yaml,"
+        f"  {install}   # the user's tool (pip install evalbot once it is on PyPI)\n"
+        f"  {'evalbot validate .':<{len(install)}}   # in a model repo: its .eval_results/*.yaml,"
         " benchmarks from the Hub\n"
-        "  make demo DEMO_ARGS=--web        # this demo, the web pages kept up to look around\n",
+        f"  {'make demo DEMO_ARGS=--web':<{len(install)}}   # this demo, the web pages kept up to"
+        " look around\n",
         flush=True,
     )
 

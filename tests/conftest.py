@@ -23,8 +23,19 @@ for _name in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_HUB_OFFLINE", "HF_TOK
     os.environ.pop(_name, None)
 
 import pytest  # noqa: E402
+from hypothesis import HealthCheck, settings  # noqa: E402
 
 from evalbot_dev.devstack.redis import RedisServer  # noqa: E402
+
+# Speed is measured in bench/, never asserted in tests: Hypothesis's two wall-clock checks (an
+# example's deadline, slow input generation) fail a property test when other processes share
+# the cores (the suite runs on two workers beside its servers), whatever the code does. The
+# examples and their assertions are the same; a test's own @settings still win.
+settings.register_profile("evalbot", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("evalbot")
+#: pytest-timeout's guard for a property test (pyproject's 120 s is for the others): its run
+#: is hundreds of examples, each slower on a busy machine; a hang is still caught.
+PROPERTY_TEST_TIMEOUT_S = 600
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 #: Real public files (verbatim copies, provenance in
@@ -86,3 +97,10 @@ def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
         yield server
     finally:
         server.stop(kill=True)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        test = getattr(item, "obj", None)
+        if getattr(test, "is_hypothesis_test", False) and not item.get_closest_marker("timeout"):
+            item.add_marker(pytest.mark.timeout(PROPERTY_TEST_TIMEOUT_S))

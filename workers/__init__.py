@@ -1,1 +1,1 @@
-"""Celery app, thin tasks, and the pipeline tying hub, spec, tokens and report together."""
+"""Celery app, thin tasks, and the pipeline tying hub, validation, tokens and report together."""

@@ -18,10 +18,10 @@ from typing import Any
 
 from celery import Celery
 
-from bot.contract.queue import QUEUE, celery_settings
+from bot.queue.publishing import QUEUE, celery_settings
 from bot.settings import Settings
 from workers.broker import TRANSPORT
-from workers.liveness import heartbeat_step
+from workers.heartbeat_and_sweep import heartbeat_step
 
 #: Modules holding the production tasks; the test suite builds apps with its own.
 TASK_MODULES: tuple[str, ...] = ("workers.tasks", "workers.reconcile")
@@ -140,7 +140,7 @@ def create_celery_app(
     app = Celery(name, set_as_current=False)
     app.conf.update(celery_config(settings))
     # Each worker's heartbeat, and the sweep that takes back a dead worker's messages long
-    # before the visibility timeout (workers/liveness.py).
+    # before the visibility timeout (workers/heartbeat_and_sweep.py).
     app.steps["consumer"].add(heartbeat_step(settings))
     app.conf.imports = tuple(task_modules)
     return app

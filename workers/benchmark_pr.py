@@ -2,7 +2,7 @@
 
 The same one living comment as a results PR (`bot.report.comment`, found again by its marker):
 the eval.yaml's diagnostics with lines and fixes, then what the change does to the results that
-already reference the benchmark (`bot.spec.impact`): tasks and metrics removed or renamed, the
+already reference the benchmark (`bot.validation.impact`): tasks and metrics removed or renamed, the
 primary metric changed or a direction flipped, with the model results it would orphan or
 re-rank, named, read from the Hub's leaderboard listing for the benchmark.
 
@@ -13,18 +13,18 @@ names (1 each, at most `MAX_FILES`).
 
 from __future__ import annotations
 
-from bot.contract.events import PrEvent
 from bot.hub.errors import HubPermanentError
 from bot.hub.pulls import PullRequest
-from bot.hub.standing import DatasetPrClient
+from bot.hub.repo_results import DatasetPrClient
+from bot.queue.events import PrEvent
 from bot.report.benchmark_impact import render_impact
 from bot.report.comment import CommentContext, head_of_comment, render_comment
-from bot.report.texts import REPORT_MARKER
-from bot.spec import messages
-from bot.spec.benchmark import parse_benchmark
-from bot.spec.impact import Impact, ResultRef, assess, compare, referencing
-from bot.spec.model import Benchmark, FileReport, same_hub_name
-from workers.fleet import Lease
+from bot.report.comment_texts import REPORT_MARKER
+from bot.validation import diagnostics
+from bot.validation.benchmark import parse_benchmark
+from bot.validation.impact import Impact, ResultRef, assess, compare, referencing
+from bot.validation.model import Benchmark, FileReport, same_hub_name
+from workers.pr_lease import Lease
 from workers.runtime import Runtime
 
 EVAL_YAML = "eval.yaml"
@@ -47,11 +47,11 @@ def benchmark_report(
     report = FileReport(EVAL_YAML, "benchmark")
     if new_content is None:
         report.diagnostics.append(
-            messages.make("FILE-UNREADABLE", reason="the PR removes eval.yaml")
+            diagnostics.make("FILE-UNREADABLE", reason="the PR removes eval.yaml")
         )
         return report, None, 0
-    new, diagnostics = parse_benchmark(pr.repo_id, new_content, pr.head_sha)
-    report.diagnostics.extend(diagnostics)
+    new, found = parse_benchmark(pr.repo_id, new_content, pr.head_sha)
+    report.diagnostics.extend(found)
     base = pr.commits[0].parents[0] if pr.commits and pr.commits[0].parents else None
     old_content = _read(client, pr.repo_id, base or pr.target_branch or "main")
     old: Benchmark | None = None

@@ -16,9 +16,9 @@ from bot.adapters.source_datastores import source_datastores_of
 from bot.configfiles import ConfigDocument, ConfigError, read_config
 from bot.eee.links import DEFAULT_DATASTORES
 from bot.eee.submission import DatastorePolicy
-from workers.campaign import CampaignConfig, CampaignConfigError, load_campaign_config
-from workers.catchup import ReconcileLimits
 from workers.datastores import load_datastores
+from workers.reconcile_plan import ReconcileLimits
+from workers.standing_and_clashes import CampaignConfig, CampaignConfigError, load_campaign_config
 
 #: The advice every problem of this file ends with.
 FIX = "see the commented config/bot.yaml shipped with evalbot, or docs/operating.md"
@@ -26,7 +26,7 @@ KEYS = (
     "maintainers",
     "watched_repos",
     "reconcile",
-    # the comment beyond one PR (docs/comment.md), read by `workers.campaign`
+    # the comment beyond one PR (docs/comment.md), read by `workers.standing_and_clashes`
     "collections",
     "collections_dir",
     "cross_pr_checks",
@@ -40,7 +40,7 @@ KEYS = (
     # `bot.adapters.policy_file`), read by the workers, the web pages and the CLI
     "issuers",
     "policy",
-    # where docs/*.md are published, for the web pages' links (`bot.web.context`)
+    # where docs/*.md are published, for the web pages' links (`bot.web.wiring`)
     "docs_url",
 )
 
@@ -62,7 +62,7 @@ class BotConfig:
     #: Hub user names allowed to command the bot on any PR, besides each repo's owners.
     maintainers: frozenset[str] = frozenset()
     reconcile: ReconcileConfig = field(default_factory=ReconcileConfig)
-    #: Collection standing and cross-PR checks in the comment (`workers.campaign`).
+    #: Collection standing and cross-PR checks in the comment (`workers.standing_and_clashes`).
     campaign: CampaignConfig = field(default_factory=CampaignConfig)
     #: Every Eval Ever datastores by lower-cased repo id (`workers.datastores`).
     datastores: Mapping[str, DatastorePolicy] = field(default_factory=dict)

@@ -12,7 +12,7 @@ back; the task cancelled by the loss is rejected through it), and kombu's and Ce
 This channel raises a Redis `ConnectionError` in that case, which those guards expect. Nothing
 is lost by not acking or restoring through a dead channel: the message stays in kombu's
 `unacked` hash, which kombu restores after the visibility timeout, and the event stays in the
-ledger, which sends it again once due (`bot.contract.queue`).
+ledger, which sends it again once due (`bot.queue.publishing`).
 """
 
 from __future__ import annotations

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from bot.contract.events import DedupeKey, PrEvent
-from bot.contract.queue import publish
 from bot.eee.submission import SubmissionReport
 from bot.hub.datastore import MainCommit
 from bot.hub.pulls import PullRequest
+from bot.queue.events import DedupeKey, PrEvent
+from bot.queue.publishing import publish
 from bot.report.comment import Counts
 from bot.store import keys
 from bot.store.history import add_verdict, verdict_of
-from workers.catchup import DATASETS
+from workers.reconcile_plan import DATASETS
 from workers.runtime import Runtime
 
 #: How long the bot remembers a PR's last verdict (as `workers.pipeline.VERDICT_TTL_S`).

@@ -40,9 +40,9 @@ from bot.hub.budget import Allowance, HubCalls
 from bot.hub.datastore import PATHS_INFO_BATCH, HubDatastore
 from bot.hub.errors import HubError, HubFileUnreadable, HubPermanentError, HubTransientError
 from bot.hub.pulls import PrStatus, PullRequest
-from bot.spec.eee import MAX_DEPTH, depth_of
 from bot.store import keys
-from workers.fleet import as_text
+from bot.validation.eee import MAX_DEPTH, depth_of
+from workers.pr_lease import as_text
 
 #: What redis-py accepts as a hash field or value.
 RedisField = bytes | bytearray | memoryview | str | int | float

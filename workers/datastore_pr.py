@@ -19,7 +19,6 @@ import logging
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
-from bot.contract.events import PrEvent
 from bot.eee.comment import render_submission
 from bot.eee.records import MAX_RECORD_BYTES
 from bot.eee.submission import (
@@ -35,11 +34,12 @@ from bot.hub.datastore import HubDatastore, git_blob_id, tree_changes
 from bot.hub.errors import HubPermanentError, HubTransientError
 from bot.hub.pulls import Change as DiffChange
 from bot.hub.pulls import DiffFile, PrStatus, PullRequest
-from bot.hub.standing import DatasetPrClient
+from bot.hub.repo_results import DatasetPrClient
 from bot.logs import log_json
+from bot.queue.events import PrEvent
 from bot.report.comment import CommentContext, head_of_comment, help_reply_marker, render_help
-from bot.report.texts import REPORT_MARKER
-from bot.spec.model import same_hub_name
+from bot.report.comment_texts import REPORT_MARKER
+from bot.validation.model import same_hub_name
 from workers.datastore_history import (
     follow_up_allowed,
     queue_follow_up,
@@ -62,7 +62,7 @@ from workers.datastore_index import (
     remember_pr,
     stored_pr,
 )
-from workers.fleet import Lease
+from workers.pr_lease import Lease
 from workers.runtime import Runtime
 
 log = logging.getLogger("evalbot.worker")

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 from bot.configfiles import ConfigDocument
 from bot.eee.submission import DatastorePolicy
-from bot.spec.eee import VERSIONS
+from bot.validation.eee import VERSIONS
 
 FIX = 'see docs/eee.md, "Installing"'
 SETTINGS = ("versions", "warnings_block", "collection")

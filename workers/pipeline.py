@@ -9,7 +9,7 @@ PR still ends with one correct comment:
   (docs/hub-api.md#receiving-webhooks);
 - the bot's comment is found again by its hidden marker and edited, never posted twice; a body
   equal to what is there is not written at all;
-- one run per PR at a time (`workers.fleet`), and a report never replaces one for a newer head
+- one run per PR at a time (`workers.pr_lease`), and a report never replaces one for a newer head
   of the PR's timeline (`PullRequest.may_replace`);
 - a token's freshness is judged at the Hub time of the commit that introduced it, recorded the
   first time it is seen, so a recheck a week later reaches the same verdict
@@ -19,7 +19,7 @@ PR still ends with one correct comment:
 a stranger, decided from the PR as read, with no Hub call.
 A recheck is answered from the PR's discussion details (one read, which every run makes
 anyway), not from the webhook that triggered the run: rechecks are coalesced (the receiver
-queues at most one run at once and one a little later per PR, `bot.contract.queue`), so one
+queues at most one run at once and one a little later per PR, `bot.queue.publishing`), so one
 run answers every ask made before it read the PR. The footer names the latest recheck by a
 maintainer made after the head was pushed (`latest_recheck`), so every run at the same PR
 state renders the same comment, retries and reconciliation included.
@@ -43,7 +43,6 @@ from enum import StrEnum
 
 import redis
 
-from bot.contract.events import PrEvent, parse_command
 from bot.eee.sourcecheck import check_sources
 from bot.hub.budget import counting
 from bot.hub.errors import (
@@ -56,6 +55,7 @@ from bot.hub.pulls import PrComment, PullRequest
 from bot.hub.records import SOURCE_CALLS_PER_RUN, HubRecordReader, ReadBudget
 from bot.hub.sources import HubBenchmarkSource, token_commit_time
 from bot.logs import log_json
+from bot.queue.events import PrEvent, parse_command
 from bot.report.comment import (
     CommentContext,
     RecheckNote,
@@ -66,21 +66,21 @@ from bot.report.comment import (
     render_comment,
     render_help,
 )
-from bot.report.texts import REPORT_MARKER
-from bot.spec import messages
-from bot.spec.benchmark import benchmark_from_eval_yaml
-from bot.spec.messages import Diagnostic
-from bot.spec.model import BenchmarkLookup, EntryReport, FileReport, same_hub_name
-from bot.spec.validate import validate_results_files
+from bot.report.comment_texts import REPORT_MARKER
 from bot.store import keys
 from bot.store.history import Verdict, add_verdict, recent_visibility, verdict_of
 from bot.store.records import RedisRecordCache
 from bot.tokens.verify import verify_reports
+from bot.validation import diagnostics
+from bot.validation.benchmark import benchmark_from_eval_yaml
+from bot.validation.diagnostics import Diagnostic
+from bot.validation.model import BenchmarkLookup, EntryReport, FileReport, same_hub_name
+from bot.validation.validate import validate_results_files
 from workers.benchmark_pr import lease_repo, run_benchmark_event
-from workers.campaign import CampaignInputs, campaign_sections
 from workers.datastore_pr import datastore_policy, run_datastore_event
-from workers.fleet import Lease, as_text, pr_lease
+from workers.pr_lease import Lease, as_text, pr_lease
 from workers.runtime import Runtime
+from workers.standing_and_clashes import CampaignInputs, campaign_sections
 
 log = logging.getLogger("evalbot.worker")
 
@@ -180,7 +180,7 @@ def _recheck(
 ) -> Outcome:
     """Answer the latest maintainer's recheck of this head, whichever ask queued the run.
 
-    Rechecks are coalesced (bot/contract/queue.py), so the run answers every ask made before
+    Rechecks are coalesced (bot/queue/publishing.py), so the run answers every ask made before
     it read the PR: the latest by a maintainer goes in the footer (the visible trace, at the
     cost of the one edit). A run whose latest ask the report already names was read after
     it by an earlier run: nothing to do. No maintainer's ask: the command is ignored."""
@@ -348,8 +348,8 @@ def _read_results(
 def _unreadable(error: HubPermanentError) -> Diagnostic:
     """The diagnostic for a file that was not read: the usual size error when that is why."""
     if isinstance(error, HubFileTooLarge):
-        return messages.make("YAML-TOO-LARGE", size=error.size, limit=error.limit)
-    return messages.make("FILE-UNREADABLE", reason=str(error))
+        return diagnostics.make("YAML-TOO-LARGE", size=error.size, limit=error.limit)
+    return diagnostics.make("FILE-UNREADABLE", reason=str(error))
 
 
 def _parse_eval_yaml(repo_id: str, sha: str, content: bytes) -> BenchmarkLookup:

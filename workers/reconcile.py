@@ -14,14 +14,14 @@ Celery beat (`evalbot beat`, or `evalbot worker --beat`; one beat per deployment
    the heads recorded for them (one Redis MGET): a PR whose head is neither its verdict's
    (`evalbot:verdict:*`) nor the head last checked without a report (`evalbot:checked:*`)
    gets an `updated` event, exactly as a push webhook would have queued it;
-4. events are accepted into the ledger as the receiver's are (`bot.contract.queue`: ledger
+4. events are accepted into the ledger as the receiver's are (`bot.queue.publishing`: ledger
    entry and dedupe key in one atomic call), due at once, so the workers' next sweep sends
    them, under the dedupe key `reconcile:<repo>:<num>:<head>` for one interval: a PR is
    queued at most once per head per interval, however many runs or beats see it.
 
 The run stops early when the Hub call budget is spent or the Hub rate-limits it (the next run
 continues; a 429 that says how long to wait pauses the workers too, and no run starts while
-the pause is on: `workers.fleet`); a repo the Hub refuses is counted and skipped, and one
+the pause is on: `workers.hub_pause`); a repo the Hub refuses is counted and skipped, and one
 it no longer finds (deleted, or private now) leaves the known repos unless it is configured;
 one it refuses or no longer finds leaves the web pages' history (`bot.store.history.hide_repo`).
 Counters go to `evalbot:stats` (`reconcile-run:*`, `reconcile-repo:*`, `catchup:*`), exposed
@@ -38,15 +38,18 @@ from dataclasses import dataclass
 import redis
 from celery import shared_task
 
-from bot.contract.events import DedupeKey
-from bot.contract.queue import publish
 from bot.hub.client import OpenPullRequest, OpenPullRequests
 from bot.hub.errors import HubPermanentError, HubTransientError
+from bot.queue.events import DedupeKey
+from bot.queue.publishing import publish
 from bot.store import keys
 from bot.store.deadletters import STATS
 from bot.store.history import hide_repo
 from workers.app import RECONCILE_TASK
-from workers.catchup import (
+from workers.hub_pause import HubPause, pause_for
+from workers.pipeline import VERDICT_REPOS, checked_key, verdict_key
+from workers.pr_lease import as_text, release
+from workers.reconcile_plan import (
     CALLS_PER_REPO,
     DATASETS,
     CatchUp,
@@ -57,8 +60,6 @@ from workers.catchup import (
     repos_for_run,
     repos_in_order,
 )
-from workers.fleet import HubPause, as_text, pause_for, release
-from workers.pipeline import VERDICT_REPOS, checked_key, verdict_key
 from workers.runtime import Runtime
 from workers.tasks import runtime_for_process
 
@@ -147,7 +148,7 @@ def _run(runtime: Runtime, report: RunReport) -> None:
             report.hub_errors += 1
             pause_s = pause_for(error)
             if pause_s is not None:
-                HubPause(client).extend(pause_s)  # the workers wait with us (workers.fleet)
+                HubPause(client).extend(pause_s)  # the workers wait with us (workers.hub_pause)
             if pause_s is not None or error.status == 429:
                 # The Hub asked for quiet (or rate-limited us): stop listing; the next run
                 # continues with this repo.

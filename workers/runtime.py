@@ -27,15 +27,14 @@ from bot.adapters.issuers_file import bot_config_issuers
 from bot.adapters.jwks_http import HttpxJwksFetcher
 from bot.adapters.policy_file import load_policy
 from bot.configfiles import ConfigError
-from bot.contract.queue import QUEUE
 from bot.eee.submission import DatastorePolicy
 from bot.hub.client import HfHubClient, HubClient, use_hub_timeout
 from bot.hub.datastore import HubDatastore
 from bot.hub.identity import HubIdentity
+from bot.hub.repo_results import DatasetPrClient, ResultsReader
 from bot.hub.sources import BenchmarkCache
-from bot.hub.standing import DatasetPrClient, ResultsReader
+from bot.queue.publishing import QUEUE
 from bot.settings import Settings
-from bot.spec.validate import Policy
 from bot.store import REDIS_TIMEOUT_S, keys
 from bot.store.history import VISIBILITY_FRESH_S
 from bot.tokens.issuers import (
@@ -53,10 +52,11 @@ from bot.tokens.verify import (
     binding_ttl_s,
     binding_value,
 )
+from bot.validation.validate import Policy
 from workers.app import TASK_TIME_LIMIT_S, VISIBILITY_TIMEOUT_S
 from workers.botconfig import BotConfig, ReconcileConfig, load_bot_config
-from workers.campaign import CampaignConfig
-from workers.fleet import HUB_THROTTLE_BUDGET_S
+from workers.hub_pause import HUB_THROTTLE_BUDGET_S
+from workers.standing_and_clashes import CampaignConfig
 
 __all__ = [
     "ConfigError",
@@ -92,8 +92,8 @@ class Runtime:
     max_countdown_s: float = 600.0
     #: How long an event may be held back by the Hub's rate limit before it is parked.
     throttle_budget_s: float = 6 * 3600.0
-    #: Collection standing and cross-PR claims in the comment (`workers.campaign`), and the
-    #: Hub reads they need beyond `hub` (either None: both are off).
+    #: Collection standing and cross-PR claims in the comment (`workers.standing_and_clashes`), and
+    #: the Hub reads they need beyond `hub` (either None: both are off).
     campaign: CampaignConfig | None = None
     repo_reader: ResultsReader | None = None
     #: PRs on benchmark datasets (`workers.benchmark_pr`); None: they are not checked.

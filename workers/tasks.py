@@ -6,8 +6,8 @@ The receiver publishes `evalbot.process_pr_event` with one kwarg, `event` (a
 (below: pure functions, whose table says which failure is retried after how long and which is
 parked) decides what happens when a run cannot finish. The task does the I/O around that
 decision: it counts attempts in Redis (`Attempts`), pauses the fleet when the Hub said
-how long to wait (`workers.fleet`), asks Celery for the retry, parks the event
-(`bot.store.deadletters`), and keeps the event's ledger entry (`bot.contract.queue`): touched
+how long to wait (`workers.hub_pause`), asks Celery for the retry, parks the event
+(`bot.store.deadletters`), and keeps the event's ledger entry (`bot.queue.publishing`): touched
 when a run starts or a retry is scheduled, removed when the event is finished or parked. A
 message Celery drops on a failure this module cannot handle (Redis down under the run's own
 bookkeeping, a retry Celery could not publish) is not an event lost: its ledger entry stays
@@ -15,7 +15,7 @@ and is sent again once due.
 
 Throttling is not failure: retries caused by the Hub's pacing (a 429, or the pause it set)
 are counted apart from the others and bounded by time (`Runtime.throttle_budget_s`,
-`workers.fleet.HUB_THROTTLE_BUDGET_S`), not by a count, so a backlog that needs many rate-limit
+`workers.hub_pause.HUB_THROTTLE_BUDGET_S`), not by a count, so a backlog that needs many rate-limit
 windows is worked through instead of parked. Every countdown but a busy PR's is capped at
 `Runtime.max_countdown_s` (the visibility timeout minus the task time limit): kombu's Redis
 transport redelivers a message held longer than the visibility timeout, ETA retries included,
@@ -67,26 +67,24 @@ from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from kombu.exceptions import OperationalError
 
-from bot.contract.events import PrEvent
-from bot.contract.queue import TASK_NAME, queue_done, queue_touch
 from bot.hub.errors import HubError, HubPermanentError, HubTransientError
 from bot.logs import log_json
+from bot.queue.events import PrEvent
+from bot.queue.publishing import TASK_NAME, queue_done, queue_touch
 from bot.settings import Settings
 from bot.store import REDIS_TIMEOUT_S, keys
 from bot.store.deadletters import park
 from bot.tokens.reasons import VerificationUnavailable
-from workers.fleet import (
+from workers.hub_pause import (
     HUB_THROTTLE_BUDGET_S,
     HubPause,
     HubPaused,
-    LeaseBusy,
-    LeaseLost,
-    as_text,
     pause_for,
     resume_countdown,
     throttled_too_long,
 )
 from workers.pipeline import run_event
+from workers.pr_lease import LeaseBusy, LeaseLost, as_text
 from workers.runtime import Runtime
 from workers.startup import StartupError, worker_runtime
 from workers.unchecked import mark_unchecked, why_not_checked
@@ -326,7 +324,7 @@ def process_pr_event(self: Task[Any, Any], event: dict[str, Any]) -> str:
     except (redis.RedisError, OperationalError) as error:
         # Redis failed under the run's own bookkeeping: the failure is Celery's to log and its
         # message Celery's to drop or keep; the event stays in the ledger, which sends it again
-        # once due (bot.contract.queue). Only a stop the error hid is raised instead.
+        # once due (bot.queue.publishing). Only a stop the error hid is raised instead.
         _stop_if_stopping(error)
         raise
 

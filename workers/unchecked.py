@@ -16,17 +16,17 @@ import logging
 
 import redis
 
-from bot.contract.events import PrEvent
-from bot.eee import texts as eee_texts
+from bot.eee import comment_texts as eee_comment_texts
 from bot.eee.paths import is_datastore_file
 from bot.hub.errors import HubError
 from bot.hub.pulls import PrStatus, PullRequest
 from bot.logs import log_json
-from bot.report import texts
+from bot.queue.events import PrEvent
+from bot.report import comment_texts
 from bot.report.comment import CommentContext, head_of_comment, is_unchecked, render_unchecked
 from workers.benchmark_pr import lease_repo, touches_eval_yaml
 from workers.datastore_pr import datastore_changes, datastore_policy
-from workers.fleet import Lease, LeaseBusy, LeaseLost, pr_lease
+from workers.pr_lease import Lease, LeaseBusy, LeaseLost, pr_lease
 from workers.runtime import Runtime
 
 log = logging.getLogger("evalbot.worker")
@@ -34,10 +34,10 @@ log = logging.getLogger("evalbot.worker")
 
 def why_not_checked(reason: str, status: int | None = None) -> str:
     """The comment's words for a parking reason (`workers.tasks.Park.reason`)."""
-    text = texts.NOT_CHECKED_WHY.get(reason)
+    text = comment_texts.NOT_CHECKED_WHY.get(reason)
     if text is None:
-        return texts.NOT_CHECKED_OTHER.format(reason=reason)
-    shown = texts.NOT_CHECKED_STATUS.format(status=status) if status is not None else ""
+        return comment_texts.NOT_CHECKED_OTHER.format(reason=reason)
+    shown = comment_texts.NOT_CHECKED_STATUS.format(status=status) if status is not None else ""
     return text.format(status=shown)
 
 
@@ -73,7 +73,7 @@ def _mark(runtime: Runtime, event: PrEvent, why: str, lease: Lease) -> str:
         pr = runtime.hub.pull_request(event.repo_id, event.pr_num)
     if not pr.is_pull_request or pr.head_sha is None:
         return "not-a-pr"
-    existing = pr.find_bot_comment(runtime.bot_name, texts.REPORT_MARKER)
+    existing = pr.find_bot_comment(runtime.bot_name, comment_texts.REPORT_MARKER)
     if existing is None:
         if pr.status not in (PrStatus.OPEN, PrStatus.DRAFT) or not _checked(runtime, pr, dataset):
             return "nothing-to-check"
@@ -130,5 +130,5 @@ def _checked(runtime: Runtime, pr: PullRequest, dataset: bool) -> bool:
 
 def _title(runtime: Runtime, pr: PullRequest, dataset: bool) -> str:
     if dataset and datastore_policy(runtime, pr.repo_id) is not None:
-        return eee_texts.TITLE
-    return texts.TITLE
+        return eee_comment_texts.TITLE
+    return comment_texts.TITLE

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.spec.benchmark import benchmark_from_eval_yaml
-from bot.spec.messages import did_you_mean
-from bot.spec.model import BenchmarkLookup, BenchmarkNotFound
+from bot.validation.benchmark import benchmark_from_eval_yaml
+from bot.validation.diagnostics import did_you_mean
+from bot.validation.model import BenchmarkLookup, BenchmarkNotFound
 
 
 class DirectoryBenchmarkSource:

@@ -1,7 +1,7 @@
 """Where collections come from: the read-only system scope and a user's folder.
 
 System collections ship inside the package (`bot/data/collections/`, found through
-`bot.packaged`), so an installed evalbot has them wherever it runs. User collections
+`bot.packaged_defaults`), so an installed evalbot has them wherever it runs. User collections
 live in a folder the user names (`--collections DIR`; the bot: `collections_dir:`). A
 collection's id is its file name without `.yaml`; a user collection may not take a system id,
 since system collections are read-only (copy one under another name to change it).
@@ -13,11 +13,11 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot import packaged
+from bot import packaged_defaults
 from bot.collections.model import Scope
 from bot.settings import warn_removed_settings
 
-SYSTEM_DIR = packaged.collections_dir()
+SYSTEM_DIR = packaged_defaults.collections_dir()
 
 
 class StoreError(Exception):

@@ -18,7 +18,7 @@ from pathlib import Path
 from bot.eee.dedupe import HashIndex, Holder, normalized_hash
 from bot.eee.records import MAX_RECORD_BYTES
 from bot.eee.submission import Change
-from bot.spec.eee import MAX_DEPTH, depth_of
+from bot.validation.eee import MAX_DEPTH, depth_of
 
 CHUNK_BYTES = 1024 * 1024
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import platformdirs
 
-from bot.spec import frameworks
-from bot.spec.frameworks import FrameworkList, FrameworkListError
+from bot.validation import frameworks
+from bot.validation.frameworks import FrameworkList, FrameworkListError
 
 FILE_NAME = "evaluation_frameworks.json"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import yaml
 
-from bot import packaged
+from bot import packaged_defaults
 from bot.adapters.jwks_http import HttpxJwksFetcher
 from bot.configfiles import ConfigDocument, ConfigError, read_config, refuse_moved_files
 from bot.tokens.issuers import (
@@ -84,7 +84,7 @@ def working_bot_config() -> Path:
     file whose content now goes into `bot.yaml` (`refuse_moved_files`)."""
     refuse_moved_files(WORKING_DIRECTORY_CONFIG)
     candidate = WORKING_DIRECTORY_CONFIG / "bot.yaml"
-    return candidate if candidate.is_file() else packaged.config_file("bot.yaml")
+    return candidate if candidate.is_file() else packaged_defaults.config_file("bot.yaml")
 
 
 def registry_for_cli(

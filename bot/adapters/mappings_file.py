@@ -1,5 +1,5 @@
 """The converter's mapping table, read from files: `config/convert/mappings.yaml` in the working
-directory, else the table shipped with evalbot (`bot.packaged`), then any extra files.
+directory, else the table shipped with evalbot (`bot.packaged_defaults`), then any extra files.
 
 One reader for every command that converts (`evalbot convert`, `submit`) and for the web
 pages' playground (`evalbot web`), so they all map a framework's scores alike. A file that
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from bot import packaged
+from bot import packaged_defaults
 from bot.convert.mapping import MappingError, MappingTable, parse_mappings
 
 #: The user's table, in the working directory: replaces the shipped one when present.
@@ -27,7 +27,7 @@ def mapping_files(extra: Sequence[str | Path] = ()) -> list[Path]:
     base = (
         WORKING_DIRECTORY_MAPPINGS
         if WORKING_DIRECTORY_MAPPINGS.is_file()
-        else packaged.mappings_file()
+        else packaged_defaults.mappings_file()
     )
     return [base, *(Path(name) for name in extra)]
 

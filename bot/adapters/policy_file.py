@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bot.configfiles import ConfigDocument, read_config
-from bot.spec.validate import DEFAULT_POLICY, Policy, PolicyError, policy_from_mapping
+from bot.validation.validate import DEFAULT_POLICY, Policy, PolicyError, policy_from_mapping
 
 POLICY_FIX = 'see docs/validate.md, "Benchmark policy"'
 

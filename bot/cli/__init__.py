@@ -152,7 +152,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     if getattr(args, "needs_server", False):
-        from bot.extras import server_refusal
+        from bot.server_extra import server_refusal
 
         refusal = server_refusal(f"evalbot {args.command}")
         if refusal is not None:

@@ -13,12 +13,12 @@ import argparse
 import os
 import sys
 
-from bot.cli import messages
+from bot.cli import command_texts
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        "beat", help=messages.BEAT_HELP, description=messages.BEAT_DESCRIPTION
+        "beat", help=command_texts.BEAT_HELP, description=command_texts.BEAT_DESCRIPTION
     )
     parser.set_defaults(run=run, needs_server=True)
 
@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"evalbot beat: {error}", file=sys.stderr)
         return 2
     if settings.reconcile_interval_s == 0:
-        print(messages.RECONCILE_DISABLED.format(command="beat"), file=sys.stderr)
+        print(command_texts.RECONCILE_DISABLED.format(command="beat"), file=sys.stderr)
         return 2
     configure_logging(settings.log_level)
     app = create_celery_app(settings)

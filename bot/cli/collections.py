@@ -13,57 +13,68 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bot.cli import gate_messages as texts
-from bot.cli import messages
+from bot.cli import command_texts, gate_texts
+from bot.cli.collections_runtime import complete_collection
 from bot.cli.sources import add_offline_option
 
 if TYPE_CHECKING:
     from bot.adapters.collections_store import StoredCollection
     from bot.collections.evalhub_known import Proposal
     from bot.collections.model import Collection
-    from bot.spec.messages import Diagnostic
+    from bot.validation.diagnostics import Diagnostic
 
 COMMAND = "collections"
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        COMMAND, help=texts.COLLECTIONS_HELP, description=texts.COLLECTIONS_DESCRIPTION
+        COMMAND, help=gate_texts.COLLECTIONS_HELP, description=gate_texts.COLLECTIONS_DESCRIPTION
     )
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     for name, help_text, run in (
-        ("list", texts.LIST_HELP, run_list),
-        ("show", texts.SHOW_HELP, run_show),
-        ("validate", texts.VALIDATE_HELP, run_validate),
+        ("list", gate_texts.LIST_HELP, run_list),
+        ("show", gate_texts.SHOW_HELP, run_show),
+        ("validate", gate_texts.VALIDATE_HELP, run_validate),
     ):
         sub = actions.add_parser(name, help=help_text)
         if name == "show":
-            sub.add_argument("collection", metavar="ID|FILE", help=texts.COLLECTION_HELP)
+            shown = sub.add_argument(
+                "collection", metavar="ID|FILE", help=gate_texts.COLLECTION_HELP
+            )
+            shown.completer = complete_collection  # type: ignore[attr-defined]
         if name == "validate":
-            sub.add_argument("files", nargs="*", metavar="FILE", help=texts.FILES_HELP)
-        sub.add_argument("--collections", metavar="DIR", help=texts.COLLECTIONS_DIR_HELP)
+            sub.add_argument("files", nargs="*", metavar="FILE", help=gate_texts.FILES_HELP)
+        sub.add_argument("--collections", metavar="DIR", help=gate_texts.COLLECTIONS_DIR_HELP)
         if name != "list":
-            sub.add_argument("--benchmarks", metavar="DIR", help=messages.BENCHMARKS_HELP)
+            sub.add_argument("--benchmarks", metavar="DIR", help=command_texts.BENCHMARKS_HELP)
             add_offline_option(sub)
         formats = ("text", "json", "github") if name == "validate" else ("text", "json")
-        sub.add_argument("--format", choices=formats, default="text", help=texts.FORMAT_HELP)
+        sub.add_argument("--format", choices=formats, default="text", help=gate_texts.FORMAT_HELP)
         sub.set_defaults(run=run)
-    imports = actions.add_parser("import", help=texts.IMPORT_HELP, description=texts.IMPORT_HELP)
-    imports.add_argument("file", metavar="FILE", help=texts.IMPORT_FILE_HELP)
+    imports = actions.add_parser(
+        "import", help=gate_texts.IMPORT_HELP, description=gate_texts.IMPORT_HELP
+    )
+    imports.add_argument("file", metavar="FILE", help=gate_texts.IMPORT_FILE_HELP)
     imports.add_argument(
         "--map",
         action="append",
         default=[],
         metavar="ID=OWNER/NAME:TASK[:METRIC]",
-        help=texts.IMPORT_MAP_HELP,
+        help=gate_texts.IMPORT_MAP_HELP,
     )
-    imports.add_argument("--map-known", action="store_true", help=texts.IMPORT_MAP_KNOWN_HELP)
+    imports.add_argument("--map-known", action="store_true", help=gate_texts.IMPORT_MAP_KNOWN_HELP)
     imports.add_argument(
-        "--mappings", action="append", default=[], metavar="FILE", help=texts.IMPORT_MAPPINGS_HELP
+        "--mappings",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help=gate_texts.IMPORT_MAPPINGS_HELP,
     )
-    imports.add_argument("--scale", choices=("percent", "fraction"), help=texts.IMPORT_SCALE_HELP)
-    imports.add_argument("--drop-unmapped", action="store_true", help=texts.IMPORT_DROP_HELP)
-    imports.add_argument("--output", "-o", metavar="OUT", help=texts.IMPORT_OUTPUT_HELP)
+    imports.add_argument(
+        "--scale", choices=("percent", "fraction"), help=gate_texts.IMPORT_SCALE_HELP
+    )
+    imports.add_argument("--drop-unmapped", action="store_true", help=gate_texts.IMPORT_DROP_HELP)
+    imports.add_argument("--output", "-o", metavar="OUT", help=gate_texts.IMPORT_OUTPUT_HELP)
     imports.set_defaults(run=run_import)
 
 
@@ -83,7 +94,7 @@ def run_import(args: argparse.Namespace) -> int:
             key, sep, value = item.partition("=")
             target = HubTarget.parse(value) if sep and key else None
             if target is None:
-                raise Refused(texts.IMPORT_BAD_MAP.format(item=item))
+                raise Refused(gate_texts.IMPORT_BAD_MAP.format(item=item))
             targets[key] = target
         source = Path(args.file)
         try:
@@ -92,7 +103,7 @@ def run_import(args: argparse.Namespace) -> int:
             raise Refused(f"{args.file}: {error.strerror}") from error
         output = Path(args.output) if args.output else None
         if output is not None and output.exists():
-            raise Refused(texts.IMPORT_EXISTS.format(path=output))
+            raise Refused(gate_texts.IMPORT_EXISTS.format(path=output))
         try:
             table = mapping_table(args.mappings, command="evalbot collections import")
         except UsageError as error:
@@ -136,16 +147,16 @@ def run_import(args: argparse.Namespace) -> int:
         line.removeprefix("# ") for line in imported.text.splitlines() if line.startswith("# ")
     ]
     print("\n".join(notes[1:]), file=sys.stderr)
-    print(texts.IMPORT_NEXT.format(path=output or "the file"), file=sys.stderr)
+    print(gate_texts.IMPORT_NEXT.format(path=output or "the file"), file=sys.stderr)
     return 0
 
 
 def _origin(proposal: Proposal) -> str:
     """Where an applied `--map` came from, for the written file's header: the shipped table is
     named by its file name (its path is the installation's, not the user's)."""
-    from bot import packaged
+    from bot import packaged_defaults
 
-    shipped = str(packaged.mappings_file())
+    shipped = str(packaged_defaults.mappings_file())
     rows = ", ".join(
         row.replace(shipped, "evalbot's mappings.yaml", 1) if row.startswith(shipped) else row
         for row in proposal.rows
@@ -154,12 +165,12 @@ def _origin(proposal: Proposal) -> str:
 
 
 def _hint(proposal: Proposal) -> str:
-    from bot.collections import messages as coll_messages
+    from bot.collections import collection_diagnostics
 
     if proposal.known is not None:
-        return coll_messages.IMPORT_KNOWN_HINT.format(flag=proposal.flag())
+        return collection_diagnostics.IMPORT_KNOWN_HINT.format(flag=proposal.flag())
     flags = " | ".join(proposal.flag(target) for target in proposal.candidates)
-    return coll_messages.IMPORT_CANDIDATES_HINT.format(note=proposal.note, flags=flags)
+    return collection_diagnostics.IMPORT_CANDIDATES_HINT.format(note=proposal.note, flags=flags)
 
 
 def _proposals_text(proposals: dict[str, Proposal]) -> str:
@@ -168,15 +179,17 @@ def _proposals_text(proposals: dict[str, Proposal]) -> str:
     known = [proposal for proposal in proposals.values() if proposal.known is not None]
     lines: list[str] = []
     if known:
-        lines.append(texts.IMPORT_KNOWN.format(count=len(known)))
+        lines.append(gate_texts.IMPORT_KNOWN.format(count=len(known)))
         lines.extend(f"  {proposal.flag()} \\" for proposal in known)
         lines[-1] = lines[-1].removesuffix(" \\")
         lines.extend(
-            texts.IMPORT_NOTE.format(id=p.evalhub_id, note=p.note) for p in known if p.note
+            gate_texts.IMPORT_NOTE.format(id=p.evalhub_id, note=p.note) for p in known if p.note
         )
     for proposal in proposals.values():
         if proposal.known is None:
-            lines.append(texts.IMPORT_CHOOSE.format(id=proposal.evalhub_id, note=proposal.note))
+            lines.append(
+                gate_texts.IMPORT_CHOOSE.format(id=proposal.evalhub_id, note=proposal.note)
+            )
             lines.extend(f"  {proposal.flag(target)}" for target in proposal.candidates)
     return "\n".join(lines)
 
@@ -205,7 +218,7 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def _summary(stored: StoredCollection) -> dict[str, Any]:
-    from bot.spec.yamlload import load_yaml
+    from bot.validation.yamlload import load_yaml
 
     loaded = load_yaml(stored.read())
     data = loaded.data if isinstance(loaded.data, dict) else {}
@@ -228,7 +241,7 @@ def run_show(args: argparse.Namespace) -> int:
 
     try:
         stored = named(args.collection, args.collections)
-        print(texts.USING_COLLECTION.format(id=stored.id, path=stored.path), file=sys.stderr)
+        print(gate_texts.USING_COLLECTION.format(id=stored.id, path=stored.path), file=sys.stderr)
         collection, diagnostics = check_stored(
             stored, benchmarks(args.benchmarks, offline=args.offline)
         )
@@ -257,7 +270,7 @@ def run_validate(args: argparse.Namespace) -> int:
             for name in args.files:
                 path = Path(name)
                 if not path.is_file():
-                    raise Refused(texts.NO_SUCH_FILE.format(path=name))
+                    raise Refused(gate_texts.NO_SUCH_FILE.format(path=name))
                 stored.append(StoredCollection(path.stem, Scope.USER, path))
         else:
             stored = all_collections(args.collections)
@@ -271,8 +284,8 @@ def run_validate(args: argparse.Namespace) -> int:
         ok = all(c is not None for _item, c, _d in checked)
         print(json.dumps({"ok": ok, "collections": objects}, indent=2))
     elif args.format == "github":
-        from bot.report.validation import render_github
-        from bot.spec.model import FileReport
+        from bot.report.validation_formats import render_github
+        from bot.validation.model import FileReport
 
         reports = [FileReport(str(item.path), "benchmark", list(d)) for item, _c, d in checked]
         text = render_github(reports)
@@ -327,7 +340,7 @@ def _collection_json(
 def _collection_text(
     stored: StoredCollection, collection: Collection | None, diagnostics: list[Diagnostic]
 ) -> str:
-    from bot.report.validation import diagnostic_lines
+    from bot.report.validation_formats import diagnostic_lines
 
     head = f"{stored.id} ({stored.scope.value}, {stored.path}): "
     out = [head + ("ok" if collection is not None else "invalid")]

@@ -25,10 +25,10 @@ if TYPE_CHECKING:
     from bot.convert.api import Conversion
     from bot.convert.mapping import MappingTable
     from bot.convert.yamlio import Merged
-    from bot.spec.model import BenchmarkSource
+    from bot.validation.model import BenchmarkSource
 
 
-#: the EEE schema versions written; `bot.spec.eee.VERSIONS`, which `validate` and the reader
+#: the EEE schema versions written; `bot.validation.eee.VERSIONS`, which `validate` and the reader
 #: use, must hold the same (tests/unit/convert/test_eee_versions.py)
 _EEE_VERSIONS = ("0.2.0", "0.2.2", "0.3.0")
 
@@ -293,8 +293,8 @@ def _write_into(
     validate the repo as it would be, then write, saying what was added and replaced."""
     from bot.cli.sources import load_policy
     from bot.convert.yamlio import MergeError, merge
-    from bot.report.validation import counts, render_text
-    from bot.spec.validate import validate_results_files
+    from bot.report.validation_formats import counts, render_text
+    from bot.validation.validate import validate_results_files
 
     results = folder / ".eval_results"
     contents: dict[str, bytes] = {}

@@ -27,9 +27,9 @@ from bot.cli.sources import UsageError
 
 if TYPE_CHECKING:
     from bot.convert.api import Conversion
-    from bot.convert.eee import RecordKey
+    from bot.convert.eee import MetricLookup, RecordKey
     from bot.eee.publish import Laid
-    from bot.spec.model import MetricDef
+    from bot.validation.model import BenchmarkSource, MetricDef
 
 Rows = list[dict[str, Any]]
 RESULTS_SUFFIXES = (".yaml", ".yml")
@@ -51,7 +51,7 @@ class Gathered:
 def run(args: argparse.Namespace) -> int:
     """`--to eee`; a `UsageError` or `ConvertError` is the caller's to print (exit 2)."""
     from bot.convert.eee import EeeWriteError, keyed_records
-    from bot.spec.model import is_repo_id
+    from bot.validation.model import is_repo_id
 
     if not args.model_repo or not is_repo_id(args.model_repo):
         raise UsageError("evalbot convert --to eee: --model-repo ID (owner/name) is required")
@@ -62,14 +62,17 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.collection is not None and args.out is None:
         raise UsageError("evalbot convert --to eee: --collection names a folder of --out DIR")
+    from bot.cli.convert import _benchmarks
+
+    source = _benchmarks(args.benchmarks, offline=args.offline)
     try:
-        gathered = _gather(args)
+        gathered = _gather(args, source)
         records = keyed_records(
             gathered.entries,
             model_id=args.model_repo,
             retrieved_timestamp=f"{time.time():.6f}",
             version=args.eee_version,
-            metric_of=_metric_lookup(args.benchmarks),
+            metric_of=_metric_lookup(source),
         )
     except Refused:
         return 1
@@ -84,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     return _publish(Path(args.out), records, gathered.rows, args.collection)
 
 
-def _gather(args: argparse.Namespace) -> Gathered:
+def _gather(args: argparse.Namespace, source: BenchmarkSource) -> Gathered:
     """The entries of every INPUT, and the samples rows of framework outputs."""
     from bot.cli.sources import collect
 
@@ -97,12 +100,12 @@ def _gather(args: argparse.Namespace) -> Gathered:
             for shown, content in group.files.values():
                 gathered.entries.extend(_entries_of(shown, content))
     if outputs:
-        _gather_outputs(args, outputs, gathered)
+        _gather_outputs(args, outputs, gathered, source)
     return gathered
 
 
 def _entries_of(shown: str, content: bytes) -> list[dict[str, Any]]:
-    from bot.spec.yamlload import load_yaml
+    from bot.validation.yamlload import load_yaml
 
     loaded = load_yaml(content)
     if not loaded.ok or not isinstance(loaded.data, list):
@@ -111,14 +114,15 @@ def _entries_of(shown: str, content: bytes) -> list[dict[str, Any]]:
     return [item for item in loaded.data if isinstance(item, dict)]
 
 
-def _gather_outputs(args: argparse.Namespace, outputs: list[str], gathered: Gathered) -> None:
+def _gather_outputs(
+    args: argparse.Namespace, outputs: list[str], gathered: Gathered, source: BenchmarkSource
+) -> None:
     """Framework outputs, converted as `evalbot convert` does (nothing goes on when one is
     refused), with the rows of their per-sample logs."""
-    from bot.cli.convert import _benchmarks, _convert, _mappings
+    from bot.cli.convert import _convert, _mappings
     from bot.convert.findings import findings
 
     table = _mappings(args.mappings)
-    source = _benchmarks(args.benchmarks, offline=args.offline)
     conversions = [(path, _convert(path, args, table, source)) for path in outputs]
     refused = []
     for _path, conversion in conversions:
@@ -193,17 +197,38 @@ def _read(path: Path) -> bytes:
         raise UsageError(f"evalbot convert: {path}: {error.strerror}") from error
 
 
-def _metric_lookup(benchmarks: str | None) -> Any:
-    from bot.cli.convert import _benchmarks
-    from bot.spec.model import Benchmark
+def _metric_lookup(source: BenchmarkSource) -> MetricLookup:
+    """Each result's metric as its benchmark declares it, read from the source every command
+    reads benchmarks from (`--benchmarks DIR`, else the Hub through its cache). Never guessed:
+    a benchmark that cannot be read stops the run (a `HubError`, exit 2), one that is not there
+    or lacks the metric refuses it (exit 1); only a benchmark that declares no metrics leaves
+    the draft spec's default, higher is better."""
+    from bot.validation.model import Benchmark
 
-    source = _benchmarks(benchmarks) if benchmarks else None
-
-    def metric_of(benchmark: str, metric_id: str | None) -> MetricDef | None:
-        found = source.lookup(benchmark, None) if source is not None else None
+    def metric_of(benchmark: str, revision: str | None, metric_id: str | None) -> MetricDef | None:
+        found = source.lookup(benchmark, revision)
+        at = f" at revision {revision}" if revision else ""
         if not isinstance(found, Benchmark):
-            return None
-        return found.metric(metric_id) if metric_id is not None else found.primary_metric
+            print(
+                f"evalbot convert: {benchmark}{at}: {found.reason}; nothing written (the"
+                " record's metric direction and bounds come from its eval.yaml; `evalbot"
+                " validate` on the results shows the entry's problem)",
+                file=sys.stderr,
+            )
+            raise Refused
+        if metric_id is None:
+            return found.primary_metric
+        metric = found.metric(metric_id)
+        if metric is None:
+            declared = ", ".join(f"`{m.id}`" for m in found.metrics) or "none"
+            print(
+                f"evalbot convert: {benchmark}{at} declares no metric `{metric_id}` (its"
+                f" metrics: {declared}); nothing written (`evalbot validate` on the results"
+                " shows the fix)",
+                file=sys.stderr,
+            )
+            raise Refused
+        return metric
 
     return metric_of
 
@@ -217,7 +242,7 @@ def _print(records: list[tuple[RecordKey, dict[str, Any]]]) -> int:
 
 
 def _schema_ok(name: str, content: bytes) -> bool:
-    from bot.spec.eee import validate_eee_file
+    from bot.validation.eee import validate_eee_file
 
     report = validate_eee_file(name, content)
     for diagnostic in report.diagnostics:
@@ -302,7 +327,7 @@ def _checked(out: Path, planned: list[Laid]) -> bool:
     from bot.adapters.datastore_dir import PlannedFiles, index_of
     from bot.eee.dedupe import HashIndex
     from bot.eee.submission import Change, DatastorePolicy, check_submission
-    from bot.report.validation import counts, render_text
+    from bot.report.validation_formats import counts, render_text
 
     files: dict[str, bytes] = {}
     for laid in planned:

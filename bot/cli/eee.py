@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.cli import messages
+from bot.cli import command_texts
 from bot.cli.sources import UsageError
 from bot.cli.terminal import progress
 
@@ -20,14 +20,16 @@ if TYPE_CHECKING:
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("eee", help=messages.EEE_HELP, description=messages.EEE_HELP)
+    parser = subparsers.add_parser(
+        "eee", help=command_texts.EEE_HELP, description=command_texts.EEE_HELP
+    )
     commands = parser.add_subparsers(dest="eee_command", metavar="COMMAND", required=True)
     impact = commands.add_parser(
-        "impact", help=messages.EEE_IMPACT_HELP, description=messages.EEE_IMPACT_HELP
+        "impact", help=command_texts.EEE_IMPACT_HELP, description=command_texts.EEE_IMPACT_HELP
     )
-    impact.add_argument("folder", metavar="DIR", help=messages.EEE_DIR_HELP)
+    impact.add_argument("folder", metavar="DIR", help=command_texts.EEE_DIR_HELP)
     impact.add_argument(
-        "--schema", metavar="VERSION|FILE|DIR", required=True, help=messages.EEE_SCHEMA_HELP
+        "--schema", metavar="VERSION|FILE|DIR", required=True, help=command_texts.EEE_SCHEMA_HELP
     )
     impact.add_argument("--format", choices=("text", "json"), default="text")
     impact.set_defaults(run=run_impact)
@@ -40,7 +42,7 @@ def run_impact(args: argparse.Namespace) -> int:
     try:
         root = Path(args.folder)
         if not root.is_dir():
-            raise UsageError(messages.EEE_NOT_A_FOLDER.format(path=args.folder))
+            raise UsageError(command_texts.EEE_NOT_A_FOLDER.format(path=args.folder))
         target = _target(args.schema)
         paths = [p for p in datastore_files(root) if p.endswith(".json")]
         records = ((p, (root / p).read_bytes()) for p in paths)
@@ -50,16 +52,16 @@ def run_impact(args: argparse.Namespace) -> int:
         print(error, file=sys.stderr)
         return 2
     except SchemaFileError as error:
-        print(messages.EEE_BAD_DRAFT.format(problem=error), file=sys.stderr)
+        print(command_texts.EEE_BAD_DRAFT.format(problem=error), file=sys.stderr)
         return 2
     except OSError as error:
-        print(messages.EEE_UNREADABLE.format(problem=error), file=sys.stderr)
+        print(command_texts.EEE_UNREADABLE.format(problem=error), file=sys.stderr)
         return 2
     if args.format == "json":
         print(json.dumps(report.to_json(), indent=2))
         return 0
     print(
-        messages.EEE_IMPACT_SUMMARY.format(
+        command_texts.EEE_IMPACT_SUMMARY.format(
             schema=report.schema,
             records=report.records,
             after=report.invalid_after,
@@ -69,9 +71,9 @@ def run_impact(args: argparse.Namespace) -> int:
         )
     )
     for rule in report.rules:
-        print(messages.EEE_IMPACT_RULE.format(records=rule.records, rule=rule.rule))
+        print(command_texts.EEE_IMPACT_RULE.format(records=rule.records, rule=rule.rule))
         for example in rule.examples:
-            print(messages.EEE_IMPACT_EXAMPLE.format(path=example))
+            print(command_texts.EEE_IMPACT_EXAMPLE.format(path=example))
     return 0
 
 
@@ -87,7 +89,7 @@ _SCHEMA_FILES = (
 def _target(schema: str) -> Target:
     """`--schema`: a shipped version, a draft schema file, or a folder holding one."""
     from bot.eee.impact import draft_schema, shipped
-    from bot.spec.eee import VERSIONS
+    from bot.validation.eee import VERSIONS
 
     if schema in VERSIONS:
         return shipped(schema)
@@ -96,11 +98,13 @@ def _target(schema: str) -> Target:
         found = next((path / name for name in _SCHEMA_FILES if (path / name).is_file()), None)
         if found is None:
             raise UsageError(
-                messages.EEE_NO_SCHEMA_IN_FOLDER.format(path=schema, names=", ".join(_SCHEMA_FILES))
+                command_texts.EEE_NO_SCHEMA_IN_FOLDER.format(
+                    path=schema, names=", ".join(_SCHEMA_FILES)
+                )
             )
         path = found
     elif not path.is_file():
         raise UsageError(
-            messages.EEE_BAD_VERSION.format(version=schema, versions=", ".join(VERSIONS))
+            command_texts.EEE_BAD_VERSION.format(version=schema, versions=", ".join(VERSIONS))
         )
     return draft_schema(path.read_bytes(), str(path))

@@ -5,7 +5,7 @@ The files are validated and fixed in memory, pass after pass (a fix can reveal a
 benchmark id's case, then the file's name), until a pass fixes nothing; then `--fix` writes
 the changed files and renames, and `--diff` prints the changes as a unified diff instead.
 What was fixed, and why a fix was not made, goes to stderr as `path:line:col: CODE` lines.
-The edits themselves are `bot.spec.fixing`'s (pure); this module reads, writes and prints.
+The edits themselves are `bot.validation.fixing`'s (pure); this module reads, writes and prints.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING
 from bot.cli.sources import Inputs, UsageError, benchmark_source, hub_failure, load_policy
 
 if TYPE_CHECKING:
-    from bot.spec.fixing import Change, NotMade
-    from bot.spec.messages import Diagnostic
-    from bot.spec.model import FileReport
+    from bot.validation.diagnostics import Diagnostic
+    from bot.validation.fixing import Change, NotMade
+    from bot.validation.model import FileReport
 
 #: passes over the files before stopping (each fix removes its finding, so two suffice today)
 MAX_PASSES = 4
@@ -68,7 +68,7 @@ class Outcome:
 def fix(inputs: Inputs, benchmarks_dir: str | None, *, write: bool) -> Outcome:
     """Fix every repo's results files; write them (`write`) or print their diff."""
     from bot.cli.validate import transient_errors
-    from bot.spec.validate import validate_results_files
+    from bot.validation.validate import validate_results_files
 
     source = benchmark_source(benchmarks_dir) if inputs.results else None
     failed = transient_errors(benchmarks_dir)
@@ -104,16 +104,24 @@ def fix(inputs: Inputs, benchmarks_dir: str | None, *, write: bool) -> Outcome:
                     print(line, file=sys.stderr)
                 break
         outcome.changed = outcome.changed or _finish(repo, write, outcome)
-    verb = "Fixed" if write else "Would fix"
-    print(
-        f"{verb} {made} finding(s); {left} with a fix not made. The findings left need a person.",
-        file=sys.stderr,
-    )
+    print(summary(made, left, write=write), file=sys.stderr)
     return outcome
 
 
+def summary(made: int, left: int, *, write: bool) -> str:
+    """The closing line: what was (or would be) fixed, the fixes not made, and who is next."""
+    if made:
+        noun = "finding" if made == 1 else "findings"
+        said = f"{'Fixed' if write else 'Would fix'} {made} {noun}"
+    else:
+        said = "Nothing to fix" if write else "Nothing would be fixed"
+    if left:
+        said += f"; {left} {'fix was' if left == 1 else 'fixes were'} not made (why, above)"
+    return f"{said}. Any finding still reported needs a person."
+
+
 def _fix_one(repo: _Repo, report: FileReport) -> tuple[int, list[NotMade]]:
-    from bot.spec.fixing import NotMade, fix_file
+    from bot.validation.fixing import NotMade, fix_file
 
     relative = report.path
     result = fix_file(report, repo.current[relative])

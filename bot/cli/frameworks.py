@@ -1,6 +1,6 @@
 """`evalbot frameworks list|refresh`: the copy of the Hub's evaluation-framework list.
 
-`refresh` reads huggingface.js's `eval.ts` (the Hub's source of truth, bot.spec.frameworks)
+`refresh` reads huggingface.js's `eval.ts` (the Hub's source of truth, bot.validation.frameworks)
 from its URL or from a file, and writes the list to the user's cache folder, which every later
 command reads (`bot.adapters.frameworks_file`); `--output` writes it elsewhere (in a checkout,
 `bot/data/evaluation_frameworks.json`, to commit) (docs/validate.md, "Evaluation frameworks").
@@ -19,7 +19,7 @@ MAX_SOURCE_BYTES = 1024 * 1024
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from bot.spec.frameworks import DEFAULT_SOURCE
+    from bot.validation.frameworks import DEFAULT_SOURCE
 
     parser = subparsers.add_parser(
         "frameworks", help="show or refresh the Hub's list of evaluation frameworks"
@@ -54,7 +54,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run_list(args: argparse.Namespace) -> int:
     from bot.adapters.frameworks_file import use_freshest
-    from bot.spec.frameworks import current
+    from bot.validation.frameworks import current
 
     copy = use_freshest()
     known = current()
@@ -71,7 +71,7 @@ def run_list(args: argparse.Namespace) -> int:
 
 def run_refresh(args: argparse.Namespace) -> int:
     from bot.adapters.frameworks_file import use_freshest, user_list_path
-    from bot.spec.frameworks import FrameworkList, FrameworkListError, current, parse_eval_ts
+    from bot.validation.frameworks import FrameworkList, FrameworkListError, current, parse_eval_ts
 
     source: str = args.source
     try:

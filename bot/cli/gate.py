@@ -14,36 +14,39 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.cli import gate_messages as texts
-from bot.cli import messages
+from bot.cli import command_texts, gate_texts
+from bot.cli.collections_runtime import complete_collection
 from bot.cli.sources import add_offline_option
 
 if TYPE_CHECKING:
     from bot.collections.aggregate import GateResult
     from bot.collections.scores import ResultsLayer
-    from bot.spec.model import BenchmarkSource
+    from bot.validation.model import BenchmarkSource
 
 COMMAND = "gate"
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        COMMAND, help=texts.GATE_HELP, description=texts.GATE_DESCRIPTION
+        COMMAND, help=gate_texts.GATE_HELP, description=gate_texts.GATE_DESCRIPTION
     )
-    parser.add_argument("target", metavar="TARGET", help=texts.TARGET_HELP)
-    parser.add_argument(
-        "--collection", required=True, metavar="ID|FILE", help=texts.COLLECTION_HELP
+    parser.add_argument("target", metavar="TARGET", help=gate_texts.TARGET_HELP)
+    collection = parser.add_argument(
+        "--collection", required=True, metavar="ID|FILE", help=gate_texts.COLLECTION_HELP
     )
-    parser.add_argument("--collections", metavar="DIR", help=texts.COLLECTIONS_DIR_HELP)
-    parser.add_argument("--benchmarks", metavar="DIR", help=messages.BENCHMARKS_HELP)
+    collection.completer = complete_collection  # type: ignore[attr-defined]
+    parser.add_argument("--collections", metavar="DIR", help=gate_texts.COLLECTIONS_DIR_HELP)
+    parser.add_argument("--benchmarks", metavar="DIR", help=command_texts.BENCHMARKS_HELP)
     add_offline_option(parser)
-    parser.add_argument("--include-open-prs", action="store_true", help=texts.INCLUDE_OPEN_PRS_HELP)
-    parser.add_argument("--revision", default="main", help=texts.REVISION_HELP)
     parser.add_argument(
-        "--format", choices=("text", "json", "github"), default="text", help=texts.FORMAT_HELP
+        "--include-open-prs", action="store_true", help=gate_texts.INCLUDE_OPEN_PRS_HELP
+    )
+    parser.add_argument("--revision", default="main", help=gate_texts.REVISION_HELP)
+    parser.add_argument(
+        "--format", choices=("text", "json", "github"), default="text", help=gate_texts.FORMAT_HELP
     )
     parser.add_argument(
-        "--tag", action="append", default=[], metavar="KEY=VALUE", help=texts.TAG_HELP
+        "--tag", action="append", default=[], metavar="KEY=VALUE", help=gate_texts.TAG_HELP
     )
     parser.set_defaults(run=run)
 
@@ -60,19 +63,26 @@ def run(args: argparse.Namespace) -> int:
     )
     from bot.collections.render import render_text, to_json
     from bot.collections.scores import evaluate_view
+    from bot.hub.errors import HubError
 
     try:
         tags = parse_tags(args.tag)
         stored = named(args.collection, args.collections)
-        print(texts.USING_COLLECTION.format(id=stored.id, path=stored.path), file=sys.stderr)
+        print(gate_texts.USING_COLLECTION.format(id=stored.id, path=stored.path), file=sys.stderr)
+        hub_target = _hub_target(args)
         source = benchmarks(args.benchmarks, offline=args.offline)
-        collection, diagnostics = check_stored(stored, source, COMMAND)
+        try:
+            collection, diagnostics = check_stored(stored, source, COMMAND)
+        except Refused as refused:
+            if hub_target and isinstance(refused.__cause__, HubError):
+                raise _hub_failed(args, refused.__cause__) from refused.__cause__
+            raise
         if collection is None:
             errors = sum(1 for diagnostic in diagnostics if diagnostic.is_error)
             if args.format == "github":
                 print(findings_github(stored.path, diagnostics))
             raise Refused(
-                texts.INVALID_COLLECTION.format(id=stored.id, path=stored.path, errors=errors)
+                gate_texts.INVALID_COLLECTION.format(id=stored.id, path=stored.path, errors=errors)
                 + "\n"
                 + findings_text(stored.path, diagnostics)
             )
@@ -104,9 +114,9 @@ def parse_tags(raw: list[str]) -> dict[str, str]:
     for item in raw:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
-            raise Refused(texts.BAD_TAG.format(tag=item))
+            raise Refused(gate_texts.BAD_TAG.format(tag=item))
         if key in tags:
-            raise Refused(texts.TAG_TWICE.format(key=key))
+            raise Refused(gate_texts.TAG_TWICE.format(key=key))
         tags[key] = value
     return tags
 
@@ -116,8 +126,8 @@ def read_layers(args: argparse.Namespace, source: BenchmarkSource) -> list[Resul
     from bot.cli.collections_runtime import Refused
     from bot.cli.sources import UsageError, load_policy
     from bot.collections.scores import REPO_LIMITS, ResultsLayer
-    from bot.spec.model import is_repo_id
-    from bot.spec.validate import validate_results_files
+    from bot.validation.model import is_repo_id
+    from bot.validation.validate import validate_results_files
 
     try:
         policy = load_policy()
@@ -126,20 +136,18 @@ def read_layers(args: argparse.Namespace, source: BenchmarkSource) -> list[Resul
     folder = Path(args.target)
     if folder.is_dir():
         if args.include_open_prs:
-            raise Refused(texts.LOCAL_AND_PRS)
+            raise Refused(gate_texts.LOCAL_AND_PRS)
         files = _folder_results(folder, args.target)
         return [
             ResultsLayer(validate_results_files(files, source, policy=policy, limits=REPO_LIMITS))
         ]
     if not is_repo_id(args.target):
-        raise Refused(texts.NOT_A_TARGET.format(target=args.target))
-    if args.offline:
-        raise Refused(texts.OFFLINE_HUB_TARGET.format(target=args.target))
+        raise Refused(gate_texts.NOT_A_TARGET.format(target=args.target))
     from huggingface_hub import HfApi
 
     from bot.hub.client import HfHubClient, use_hub_timeout_from_env
     from bot.hub.errors import HubError
-    from bot.hub.standing import read_repo_results
+    from bot.hub.repo_results import read_repo_results
     from bot.settings import SettingsError
 
     try:
@@ -167,13 +175,34 @@ def read_layers(args: argparse.Namespace, source: BenchmarkSource) -> list[Resul
             for change in repo.prs
         )
     except HubError as error:
-        from bot.cli.sources import hub_failure
-        from bot.hub.cached_benchmarks import BenchmarkNotCached
-
-        if isinstance(error, BenchmarkNotCached):
-            raise Refused(hub_failure(COMMAND, error).removeprefix("evalbot gate: ")) from error
-        raise Refused(texts.HUB_FAILED.format(problem=error)) from error
+        raise _hub_failed(args, error) from error
     return layers
+
+
+def _hub_target(args: argparse.Namespace) -> bool:
+    """Whether TARGET is a Hub repo; offline, one is refused at once: only the Hub has its
+    results, whatever the benchmarks are read from."""
+    from huggingface_hub import constants
+
+    from bot.cli.collections_runtime import Refused
+    from bot.validation.model import is_repo_id
+
+    if Path(args.target).is_dir() or not is_repo_id(args.target):
+        return False
+    if args.offline or constants.is_offline_mode():
+        why = "--offline" if args.offline else "offline (HF_HUB_OFFLINE is set)"
+        raise Refused(gate_texts.OFFLINE_HUB_TARGET.format(why=why, target=args.target))
+    return True
+
+
+def _hub_failed(args: argparse.Namespace, error: Exception) -> Exception:
+    """What a Hub target's run says when the Hub failed: what works without it."""
+    from bot.cli.collections_runtime import Refused
+
+    benchmarks = "" if args.benchmarks else gate_texts.HUB_FAILED_BENCHMARKS
+    return Refused(
+        gate_texts.HUB_FAILED.format(problem=error, target=args.target, benchmarks=benchmarks)
+    )
 
 
 def _folder_results(folder: Path, shown: str) -> dict[str, bytes]:
@@ -182,7 +211,7 @@ def _folder_results(folder: Path, shown: str) -> dict[str, bytes]:
     results = folder / ".eval_results"
     paths = sorted(results.glob("*.yaml")) if results.is_dir() else []
     if not paths:
-        raise Refused(texts.NO_RESULTS.format(target=shown))
+        raise Refused(gate_texts.NO_RESULTS.format(target=shown))
     try:
         return {f".eval_results/{path.name}": path.read_bytes() for path in paths}
     except OSError as error:
@@ -195,7 +224,7 @@ def render_github(result: GateResult, target: str) -> str:
     `require_all`) is an error, with the reason; one that does not is a warning."""
     from bot.collections.aggregate import Status
     from bot.collections.render import benchmark_line, reason_text, verdict_line
-    from bot.report.validation import workflow_data, workflow_property
+    from bot.report.validation_formats import workflow_data, workflow_property
 
     collection = result.collection
     level = "notice" if result.passed else "error"

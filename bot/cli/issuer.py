@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         print("evalbot issuer: FILE and --provider are for `identity` only", file=sys.stderr)
         return 2
     # client-secret and identity run on the user install; serving needs the server extra
-    from bot.extras import server_refusal
+    from bot.server_extra import server_refusal
 
     if (refusal := server_refusal("evalbot issuer")) is not None:
         print(refusal, file=sys.stderr)

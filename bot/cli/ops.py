@@ -35,11 +35,11 @@ def connect(command: str) -> tuple[Settings, redis.Redis] | None:
 
 def describe(parked: ParkedEvent) -> str:
     """`repo#num kind (delivery id)` of a parked event, or why it is not one."""
-    from bot.cli import messages
+    from bot.cli import command_texts
 
     event = parked.event
     if event is None:
-        return messages.PARKED_NOT_AN_EVENT
+        return command_texts.PARKED_NOT_AN_EVENT
     what = f"{event.repo_id}#{event.pr_num} {event.kind}"
     if event.command:
         what += f" {event.command}"

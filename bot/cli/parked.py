@@ -6,16 +6,16 @@ import argparse
 import json
 import sys
 
-from bot.cli import messages
+from bot.cli import command_texts
 from bot.cli.formats import add_format_option, wants_json
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        "parked", help=messages.PARKED_HELP, description=messages.PARKED_DESCRIPTION
+        "parked", help=command_texts.PARKED_HELP, description=command_texts.PARKED_DESCRIPTION
     )
-    parser.add_argument("--limit", type=int, default=20, help=messages.PARKED_LIMIT_HELP)
-    add_format_option(parser, help_json=messages.PARKED_JSON_HELP)
+    parser.add_argument("--limit", type=int, default=20, help=command_texts.PARKED_LIMIT_HELP)
+    add_format_option(parser, help_json=command_texts.PARKED_JSON_HELP)
     parser.set_defaults(run=run, needs_server=True)
 
 
@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
         total = parked_count(client)
         events = parked_events(client, args.limit)
     except redis.RedisError as error:
-        print(messages.REDIS_FAILED.format(command="parked", error=error), file=sys.stderr)
+        print(command_texts.REDIS_FAILED.format(command="parked", error=error), file=sys.stderr)
         return 2
     finally:
         client.close()
@@ -45,13 +45,13 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(listing, indent=2, ensure_ascii=False))
         return 0
     if not events:
-        print(messages.PARKED_NONE)
+        print(command_texts.PARKED_NONE)
         return 0
-    print(messages.PARKED_SUMMARY.format(total=total, shown=len(events)))
+    print(command_texts.PARKED_SUMMARY.format(total=total, shown=len(events)))
     for parked in events:
         record = parked.record
         print(
-            messages.PARKED_LINE.format(
+            command_texts.PARKED_LINE.format(
                 index=parked.index,
                 parked_at=record.get("parked_at", "?"),
                 reason=record.get("reason", "?"),
@@ -60,5 +60,5 @@ def run(args: argparse.Namespace) -> int:
         )
         detail = str(record.get("detail") or "").strip().splitlines()
         if detail:
-            print(messages.PARKED_DETAIL.format(detail=detail[-1][:200]))
+            print(command_texts.PARKED_DETAIL.format(detail=detail[-1][:200]))
     return 0

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
-import os
 import sys
 from typing import TYPE_CHECKING
 
-from bot.cli import messages
+from bot.cli import command_texts
+from bot.cli.sources import add_offline_option
 
 if TYPE_CHECKING:
     from starlette.responses import Response
@@ -27,12 +27,16 @@ LOCAL_NAMES = ("localhost",)
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        "playground", help=messages.PLAYGROUND_HELP, description=messages.PLAYGROUND_DESCRIPTION
+        "playground",
+        help=command_texts.PLAYGROUND_HELP,
+        description=command_texts.PLAYGROUND_DESCRIPTION,
     )
     parser.add_argument(
         "--host", default="127.0.0.1", help="a loopback address to bind (default: %(default)s)"
     )
     parser.add_argument("--port", type=int, default=8001, help="port (default: %(default)s)")
+    parser.add_argument("--benchmarks", metavar="DIR", help=command_texts.BENCHMARKS_HELP)
+    add_offline_option(parser)
     parser.set_defaults(run=run, fd=None, needs_server=True)
 
 
@@ -47,13 +51,13 @@ def is_loopback(host: str) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     if not is_loopback(args.host):
-        print(messages.PLAYGROUND_NOT_LOOPBACK.format(host=args.host), file=sys.stderr)
+        print(command_texts.PLAYGROUND_NOT_LOOPBACK.format(host=args.host), file=sys.stderr)
         return 2
     from bot.cli.sources import UsageError
     from bot.logs import configure_logging
 
     try:
-        app = _app(args.host)
+        app = _app(args)
     except UsageError as error:
         print(error, file=sys.stderr)
         return 2
@@ -62,54 +66,55 @@ def run(args: argparse.Namespace) -> int:
     from bot.httpguards import BODY_TIMEOUT_S
 
     host = f"[{args.host}]" if ":" in args.host else args.host
-    print(messages.PLAYGROUND_READY.format(url=f"http://{host}:{args.port}/playground"))
+    print(command_texts.PLAYGROUND_READY.format(url=f"http://{host}:{args.port}/playground"))
     sys.stdout.flush()
     serve(app, args, lifespan="off", header_timeout_s=BODY_TIMEOUT_S)
     return 0
 
 
-def _app(host: str) -> ASGIApp:
-    """The playground's app: the user's own configuration (policy, issuers, mapping table) as
-    `evalbot validate` and `convert` read it, benchmarks read anonymously from `HF_ENDPOINT`."""
-    from huggingface_hub import HfApi, constants
+def _app(args: argparse.Namespace) -> ASGIApp:
+    """The playground's app: the user's own configuration (policy, issuers, mapping table) and
+    benchmarks (`--benchmarks DIR`, else `HF_ENDPOINT` through the Hugging Face cache, the
+    cache alone with `--offline` or `HF_HUB_OFFLINE=1`) as `evalbot validate` reads them."""
+    from huggingface_hub import constants
     from starlette.middleware.trustedhost import TrustedHostMiddleware
 
     from bot.adapters.issuers_file import registry_for_cli
     from bot.adapters.jwks_http import HttpxJwksFetcher
-    from bot.cli.sources import UsageError, load_policy, mapping_table
+    from bot.cli.sources import UsageError, benchmark_source, load_policy, mapping_table
     from bot.httpguards import BODY_TIMEOUT_S, SlowBodyGuard
-    from bot.hub.client import HfHubClient, use_hub_timeout_from_env
-    from bot.settings import SettingsError
     from bot.tokens.issuers import IssuerConfigError
     from bot.web.app import create_playground_app
-    from bot.web.benchmarks import CachedHubBenchmarks
+    from bot.web.benchmarks import LocalBenchmarks
     from bot.web.errorpage import error_page
     from bot.web.guards import OperatorGate, session_key
-    from bot.web.webcontext import WebContext
+    from bot.web.page_context import WebContext
 
     try:
-        use_hub_timeout_from_env(os.environ)
         registry = registry_for_cli(None, fetcher=HttpxJwksFetcher())
-    except (SettingsError, IssuerConfigError, OSError) as error:
+    except (IssuerConfigError, OSError) as error:
         raise UsageError(f"evalbot playground: {error}") from error
     hub_url = constants.ENDPOINT.rstrip("/")
-    # Anonymous, as the bot's pages read the Hub: a page served here shows only what anyone
-    # may read, whatever token this computer holds.
-    api = HfApi(endpoint=hub_url, token=False)
+    try:
+        # Anonymous, as the bot's pages read the Hub: a page served here shows only what
+        # anyone may read, whatever token this computer holds.
+        source = benchmark_source(args.benchmarks, offline=args.offline, anonymous=True)
+    except UsageError as error:
+        raise UsageError(str(error).replace("evalbot validate", "evalbot playground")) from error
     context = WebContext(
         redis=None,
         queue="",
         hub_url=hub_url,
         bot_name="evalbot",
         operators=OperatorGate(session_key()),  # no sign-in: no one is an operator
-        benchmarks=CachedHubBenchmarks(HfHubClient(api)),
+        benchmarks=LocalBenchmarks(source, hub_url=hub_url),
         registry=registry,
         policy=load_policy(),
         mappings=mapping_table([], command="evalbot playground"),
     )
     app = create_playground_app(context)
     # A page of another site whose name resolves to 127.0.0.1 (DNS rebinding) is refused.
-    allowed = ["127.0.0.1", "localhost", "::1", "[::1]", host]
+    allowed = ["127.0.0.1", "localhost", "::1", "[::1]", args.host]
     trusted = TrustedHostMiddleware(app, allowed_hosts=allowed)
 
     def refuse(status: int) -> Response:

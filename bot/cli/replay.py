@@ -14,7 +14,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from bot.cli import messages
+from bot.cli import command_texts
 
 if TYPE_CHECKING:
     import redis
@@ -22,11 +22,11 @@ if TYPE_CHECKING:
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        "replay", help=messages.REPLAY_HELP, description=messages.REPLAY_DESCRIPTION
+        "replay", help=command_texts.REPLAY_HELP, description=command_texts.REPLAY_DESCRIPTION
     )
     which = parser.add_mutually_exclusive_group(required=True)
-    which.add_argument("--all", action="store_true", help=messages.REPLAY_ALL_HELP)
-    which.add_argument("--index", type=int, metavar="N", help=messages.REPLAY_INDEX_HELP)
+    which.add_argument("--all", action="store_true", help=command_texts.REPLAY_ALL_HELP)
+    which.add_argument("--index", type=int, metavar="N", help=command_texts.REPLAY_INDEX_HELP)
     parser.set_defaults(run=run, needs_server=True)
 
 
@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         return _replay(client, args.index)
     except redis.RedisError as error:
-        print(messages.REDIS_FAILED.format(command="replay", error=error), file=sys.stderr)
+        print(command_texts.REDIS_FAILED.format(command="replay", error=error), file=sys.stderr)
         return 2
     finally:
         client.close()
@@ -59,7 +59,7 @@ def _replay(client: redis.Redis, index: int | None) -> int:
     if index is not None:
         if index >= len(chosen):
             print(
-                messages.REPLAY_NO_SUCH_INDEX.format(index=index, total=len(chosen)),
+                command_texts.REPLAY_NO_SUCH_INDEX.format(index=index, total=len(chosen)),
                 file=sys.stderr,
             )
             return 1
@@ -70,13 +70,13 @@ def _replay(client: redis.Redis, index: int | None) -> int:
         outcome = replay(client, parked)
         if outcome is ReplayOutcome.REPLAYED:
             replayed += 1
-            print(messages.REPLAY_DONE.format(index=parked.index, what=describe(parked)))
+            print(command_texts.REPLAY_DONE.format(index=parked.index, what=describe(parked)))
         elif outcome is ReplayOutcome.GONE:
             kept += 1
-            print(messages.REPLAY_GONE.format(index=parked.index), file=sys.stderr)
+            print(command_texts.REPLAY_GONE.format(index=parked.index), file=sys.stderr)
         else:
             kept += 1
             reason = parked.record.get("reason", "?")
-            print(messages.REPLAY_NOT_AN_EVENT.format(index=parked.index, reason=reason))
-    print(messages.REPLAY_SUMMARY.format(replayed=replayed, kept=kept))
+            print(command_texts.REPLAY_NOT_AN_EVENT.format(index=parked.index, reason=reason))
+    print(command_texts.REPLAY_SUMMARY.format(replayed=replayed, kept=kept))
     return 0 if kept == 0 else 1

@@ -30,13 +30,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     from bot.cli.serving import guarded
-    from bot.contract.queue import QUEUE, RECHECK_INTERVAL_S, RedisEnqueuer
     from bot.httpguards import BODY_TIMEOUT_S
     from bot.logs import configure_logging
+    from bot.queue.publishing import QUEUE, RECHECK_INTERVAL_S, RedisEnqueuer
     from bot.receiver.app import create_app
     from bot.settings import Settings, SettingsError
     from bot.store import REDIS_TIMEOUT_S
-    from bot.store.workerstats import RedisWorkerStats
+    from bot.store.worker_counters import RedisWorkerStats
     from bot.web.forward import PageForwarder, checked_upstream
     from workers.startup import StartupError, check_configuration
 

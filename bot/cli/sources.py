@@ -8,20 +8,22 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.cli import messages
+from bot.cli import command_texts
 
 if TYPE_CHECKING:
     from bot.convert.mapping import MappingTable
-    from bot.spec.model import BenchmarkSource
-    from bot.spec.validate import Policy
+    from bot.validation.model import BenchmarkSource
+    from bot.validation.validate import Policy
 
 EVAL_RESULTS = ".eval_results"
 BENCHMARK_FILE = "eval.yaml"
-EEE_SUFFIXES = (".json", ".jsonl")  # Every Eval Ever records (bot.spec.eee)
+EEE_SUFFIXES = (".json", ".jsonl")  # Every Eval Ever records (bot.validation.eee)
 
 
 class UsageError(Exception):
@@ -64,7 +66,7 @@ def collect(paths: list[str]) -> Inputs:
             else:
                 _add_results(inputs, raw, path)
         else:
-            raise UsageError(messages.NO_SUCH_PATH.format(path=raw))
+            raise UsageError(command_texts.NO_SUCH_PATH.format(path=raw))
     return inputs
 
 
@@ -90,8 +92,8 @@ def _collect_folder(inputs: Inputs, raw: str, folder: Path) -> None:
         extra = ""
         if loose:
             word = "file" if len(loose) == 1 else "files"
-            extra = messages.NO_RESULTS_EEE.format(count=len(loose), files_word=word)
-        raise UsageError(messages.NO_RESULTS.format(path=raw) + extra)
+            extra = command_texts.NO_RESULTS_EEE.format(count=len(loose), files_word=word)
+        raise UsageError(command_texts.NO_RESULTS.format(path=raw) + extra)
 
 
 def _relative(shown: str) -> str:
@@ -103,7 +105,9 @@ def _read(shown: str, path: Path) -> bytes:
     try:
         return path.read_bytes()
     except OSError as error:
-        raise UsageError(messages.UNREADABLE.format(path=shown, problem=error.strerror)) from error
+        raise UsageError(
+            command_texts.UNREADABLE.format(path=shown, problem=error.strerror)
+        ) from error
 
 
 def _add_benchmark(inputs: Inputs, shown: str, path: Path) -> None:
@@ -141,27 +145,30 @@ def load_policy() -> Policy:
         raise UsageError(str(error)) from error
 
 
-def benchmark_source(benchmarks_dir: str | None, *, offline: bool = False) -> BenchmarkSource:
+def benchmark_source(
+    benchmarks_dir: str | None, *, offline: bool = False, anonymous: bool = False
+) -> BenchmarkSource:
     """`--benchmarks DIR`, else the Hub through the Hugging Face cache (`--offline` or
-    `HF_HUB_OFFLINE=1`: the cache alone; `bot.hub.cached_benchmarks`)."""
+    `HF_HUB_OFFLINE=1`: the cache alone; `bot.hub.cached_benchmarks`); `anonymous`: without
+    the token this computer holds."""
     if benchmarks_dir is not None:
         from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 
         if not Path(benchmarks_dir).is_dir():
-            raise UsageError(messages.NOT_A_FOLDER.format(path=benchmarks_dir))
+            raise UsageError(command_texts.NOT_A_FOLDER.format(path=benchmarks_dir))
         return DirectoryBenchmarkSource(benchmarks_dir)
     from huggingface_hub import HfApi
 
     from bot.hub.cached_benchmarks import CachedBenchmarkSource
     from bot.hub.client import HfHubClient, use_hub_timeout_from_env
     from bot.settings import SettingsError
-    from bot.spec.benchmark import benchmark_from_eval_yaml
+    from bot.validation.benchmark import benchmark_from_eval_yaml
 
     try:
         use_hub_timeout_from_env(os.environ)  # a pre-commit hook must not hang on a silent Hub
     except SettingsError as error:
         raise UsageError(str(error)) from error
-    api = HfApi()
+    api = HfApi(token=False) if anonymous else HfApi()
     return CachedBenchmarkSource(
         HfHubClient(api),
         api,
@@ -176,13 +183,39 @@ def hub_failure(command: str, error: BaseException) -> str:
     from bot.hub.cached_benchmarks import BenchmarkNotCached
 
     if isinstance(error, BenchmarkNotCached):
-        return messages.NOT_CACHED.format(command=command, problem=error)
-    return messages.HUB_FAILED.format(command=command, problem=error)
+        return command_texts.NOT_CACHED.format(command=command, problem=error)
+    return command_texts.HUB_FAILED.format(command=command, problem=error)
 
 
-def add_offline_option(parser: argparse._ActionsContainer) -> None:
+@contextmanager
+def hub_offline(offline: bool) -> Iterator[None]:
+    """Inside, `--offline` is exactly `HF_HUB_OFFLINE=1`: huggingface_hub reads the variable
+    once, at import, into the `constants.HF_HUB_OFFLINE` every request and download checks, so
+    both are set (and put back after, for a caller that goes on)."""
+    if not offline:
+        yield
+        return
+    saved = os.environ.get("HF_HUB_OFFLINE")
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    from huggingface_hub import constants
+
+    was = constants.HF_HUB_OFFLINE
+    constants.HF_HUB_OFFLINE = True
+    try:
+        yield
+    finally:
+        constants.HF_HUB_OFFLINE = was
+        if saved is None:
+            os.environ.pop("HF_HUB_OFFLINE", None)
+        else:
+            os.environ["HF_HUB_OFFLINE"] = saved
+
+
+def add_offline_option(
+    parser: argparse._ActionsContainer, help: str = command_texts.OFFLINE_HELP
+) -> None:
     """`--offline`: benchmarks from the Hugging Face cache only, as `HF_HUB_OFFLINE=1`."""
-    parser.add_argument("--offline", action="store_true", help=messages.OFFLINE_HELP)
+    parser.add_argument("--offline", action="store_true", help=help)
 
 
 def mapping_files(extra: list[str]) -> list[Path]:
@@ -210,7 +243,9 @@ def mapping_table(extra: list[str], command: str = "evalbot convert") -> Mapping
         raise UsageError(f"{command}: {message}" if prefixed else message) from error
 
 
-def add_conversion_options(parser: argparse._ActionsContainer) -> None:
+def add_conversion_options(
+    parser: argparse._ActionsContainer, offline_help: str = command_texts.OFFLINE_HELP
+) -> None:
     """The options `evalbot convert` and `evalbot submit` share for reading a framework's
     output: extra mapping rows, offline benchmarks, the entries' `source`, and how many of the
     rows for unmapped scores to print."""
@@ -223,7 +258,7 @@ def add_conversion_options(parser: argparse._ActionsContainer) -> None:
         "later files win)",
     )
     parser.add_argument("--benchmarks", metavar="DIR", help="offline benchmarks (default: Hub)")
-    add_offline_option(parser)
+    add_offline_option(parser, offline_help)
     parser.add_argument("--source-url", metavar="URL", help="entries' source.url (logs, run)")
     parser.add_argument("--source-name", metavar="NAME", help="entries' source.name")
     parser.add_argument(

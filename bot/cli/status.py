@@ -1,6 +1,6 @@
 """`evalbot status [--json]`: are workers consuming? Heartbeats, queue, parked, Hub pause.
 
-Reads what `bot.store.workerbeats.read_fleet_status` reads (one Redis round trip): the
+Reads what `bot.store.heartbeats.read_fleet_status` reads (one Redis round trip): the
 check an operator, a container health probe or a script runs. Exit 0 when at least one worker
 is alive, 1 when none is, 2 when Redis cannot be read.
 """
@@ -11,15 +11,15 @@ import argparse
 import json
 import sys
 
-from bot.cli import messages
+from bot.cli import command_texts
 from bot.cli.formats import add_format_option, wants_json
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        "status", help=messages.STATUS_HELP, description=messages.STATUS_DESCRIPTION
+        "status", help=command_texts.STATUS_HELP, description=command_texts.STATUS_DESCRIPTION
     )
-    add_format_option(parser, help_json=messages.STATUS_JSON_HELP)
+    add_format_option(parser, help_json=command_texts.STATUS_JSON_HELP)
     parser.set_defaults(run=run, needs_server=True)
 
 
@@ -27,8 +27,8 @@ def run(args: argparse.Namespace) -> int:
     import redis
 
     from bot.cli.ops import connect
-    from bot.contract.queue import QUEUE
-    from bot.store.workerbeats import read_fleet_status
+    from bot.queue.publishing import QUEUE
+    from bot.store.heartbeats import read_fleet_status
 
     connected = connect("status")
     if connected is None:
@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         status = read_fleet_status(client, QUEUE)
     except redis.RedisError as error:
-        print(messages.REDIS_FAILED.format(command="status", error=error), file=sys.stderr)
+        print(command_texts.REDIS_FAILED.format(command="status", error=error), file=sys.stderr)
         return 2
     finally:
         client.close()
@@ -45,10 +45,10 @@ def run(args: argparse.Namespace) -> int:
     if wants_json(args, "status"):
         print(json.dumps(status.to_json(), indent=2))
         return 0 if alive else 1
-    print(messages.STATUS_WORKERS.format(alive=alive, dead=len(status.workers) - alive))
+    print(command_texts.STATUS_WORKERS.format(alive=alive, dead=len(status.workers) - alive))
     for worker in status.workers:
         print(
-            messages.STATUS_WORKER.format(
+            command_texts.STATUS_WORKER.format(
                 state="alive" if worker.alive else "dead",
                 id=worker.id,
                 age=worker.age_s,
@@ -57,14 +57,14 @@ def run(args: argparse.Namespace) -> int:
             )
         )
     if not status.workers:
-        print(messages.STATUS_NO_WORKERS)
-    print(messages.STATUS_QUEUE.format(queued=status.queue_length, unacked=status.unacked))
-    print(messages.STATUS_PARKED.format(parked=status.parked))
-    pause = messages.STATUS_NOT_PAUSED
+        print(command_texts.STATUS_NO_WORKERS)
+    print(command_texts.STATUS_QUEUE.format(queued=status.queue_length, unacked=status.unacked))
+    print(command_texts.STATUS_PARKED.format(parked=status.parked))
+    pause = command_texts.STATUS_NOT_PAUSED
     if status.hub_paused_s:
         pause = f"{status.hub_paused_s:.1f} s left"
-    print(messages.STATUS_PAUSE.format(pause=pause))
+    print(command_texts.STATUS_PAUSE.format(pause=pause))
     if not alive:
-        print(messages.STATUS_NONE_ALIVE, file=sys.stderr)
+        print(command_texts.STATUS_NONE_ALIVE, file=sys.stderr)
         return 1
     return 0

@@ -7,8 +7,9 @@ or `--from NAME` says which, whatever the files are called. Several files (a she
 framework's output folder) make one submission: one PR on the model repo with all their
 entries; a file that would be refused stops the whole submission, and its name is printed.
 
-`--dry-run` asks no issuer; offline (`HF_HUB_OFFLINE=1`) it asks the Hub nothing either and
-says which of main's files it did not read, unless `--base FILE` stands for them.
+`--dry-run` asks no issuer; offline (`--offline`, or `HF_HUB_OFFLINE=1`: one and the same) it
+asks the Hub nothing either and says which of main's files it did not read, unless `--base
+FILE` stands for them.
 
 Exit status: 0 the PR was opened or updated (or the dry run printed its files), 1 the issuer
 or the Hub refused, or the conversion found problems (the reason, and the issuer's request id,
@@ -24,11 +25,15 @@ from collections.abc import MutableMapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bot.cli.sources import add_conversion_options
+from bot.cli.sources import add_conversion_options, hub_offline
 
 if TYPE_CHECKING:
     from bot.submit.converted import ConvertedOutput
 
+SUBMIT_OFFLINE_HELP = (
+    "ask the Hub nothing, exactly as HF_HUB_OFFLINE=1 does (with --dry-run: benchmarks from the"
+    " Hugging Face cache or --benchmarks DIR, main's files unread unless --base gives them)"
+)
 #: `--from` value for a results YAML; any other value names a converter.
 RESULTS = "results"
 RESULTS_SUFFIXES = (".yaml", ".yml")
@@ -84,8 +89,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="print the files it would propose, with a placeholder for each token; ask the "
         "issuer nothing (a single-use ID token stays unspent; no --issuer needed) and open no "
-        "PR. With HF_HUB_OFFLINE=1 the Hub is not asked either: each file is then shown as its "
-        "new entries only, saying that main's copy was not read, unless --base gives one",
+        "PR. With --offline (HF_HUB_OFFLINE=1) the Hub is not asked either: each file is then "
+        "shown as its new entries only, saying that main's copy was not read, unless --base "
+        "gives one",
     )
     parser.add_argument(
         "--base",
@@ -118,7 +124,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="`results` for a results YAML, or a converter (lm-eval, inspect-ai, lighteval, "
         "evalscope, eee); default: by the file's suffix, then its content",
     )
-    add_conversion_options(converted)
+    add_conversion_options(converted, offline_help=SUBMIT_OFFLINE_HELP)
     converted.add_argument(
         "--allow-partial", action="store_true", help="submit results of failed or partial runs"
     )
@@ -150,6 +156,12 @@ def trusted_publishing(environ: MutableMapping[str, str], model_repo: str) -> No
 
 
 def run(args: argparse.Namespace) -> int:
+    """`--offline` is `HF_HUB_OFFLINE=1` for the whole run, whatever reads the Hub."""
+    with hub_offline(args.offline):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from bot.hub.client import use_hub_timeout_from_env
     from bot.hub.errors import HubError
     from bot.settings import SettingsError, warn_removed_settings
@@ -163,6 +175,13 @@ def run(args: argparse.Namespace) -> int:
         print(
             "evalbot submit: pass --issuer URL or set EVALBOT_ISSUER_URL "
             "(a --dry-run needs no issuer)",
+            file=sys.stderr,
+        )
+        return 2
+    if args.offline and not args.dry_run:
+        print(
+            "evalbot submit: --offline asks the Hub nothing, as HF_HUB_OFFLINE=1 does, so no PR"
+            " can be opened; add --dry-run to see the files it would propose",
             file=sys.stderr,
         )
         return 2
@@ -218,7 +237,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"evalbot submit: the Hub failed: {error}", file=sys.stderr)
         return 2
     if args.dry_run:
-        _print_proposal(outcome.files, outcome.unread)
+        _print_proposal(outcome.files, outcome.unread, "--offline" if args.offline else None)
         return 0
     verb = "updated" if outcome.updated else "opened"
     print(f"{verb} {outcome.pr_url}")
@@ -233,19 +252,20 @@ DRY_RUN_FIX = (
 #: The header of a dry run's file whose copy on main was not read (offline, no --base).
 UNREAD_HEADER = "# {path}: only the entries this submission adds; main's file was not read"
 UNREAD_NOTICE = (
-    "evalbot submit: HF_HUB_OFFLINE is set: main's {path} was not read, so it is shown as the "
+    "evalbot submit: {why}: main's {path} was not read, so it is shown as the "
     "new entries only, not as the PR would hold it; --base FILE merges them into a copy of it"
 )
 
 
-def _print_proposal(files: dict[str, str], unread: tuple[str, ...]) -> None:
+def _print_proposal(files: dict[str, str], unread: tuple[str, ...], flag: str | None) -> None:
     """A dry run's files on stdout, each under a `# PATH` header; one not merged with main's
     copy (offline) says so in its header, and a notice on stderr says why and what to do."""
     for path, text in sorted(files.items()):
         header = UNREAD_HEADER.format(path=path) if path in unread else f"# {path}"
         print(f"{header}\n{text}", end="" if text.endswith("\n") else "\n")
     for path in unread:
-        print(UNREAD_NOTICE.format(path=path), file=sys.stderr)
+        why = f"{flag} is given" if flag else "HF_HUB_OFFLINE is set"
+        print(UNREAD_NOTICE.format(path=path, why=why), file=sys.stderr)
 
 
 def _read_bases(paths: list[Path]) -> dict[str, str]:
@@ -342,7 +362,7 @@ class _Converter:
             print(str(error).replace("evalbot validate", "evalbot submit"), file=sys.stderr)
             raise _Stop(2) from error
         except HubError as error:
-            raise _Stop(_benchmarks_failed(path, error)) from error
+            raise _Stop(_benchmarks_failed(path, error, offline=args.offline)) from error
         for line in findings(
             conversion, allow_partial=args.allow_partial, all_suggestions=args.all_suggestions
         ):
@@ -356,7 +376,7 @@ class _Converter:
         return ConvertedOutput(str(path), conversion)
 
 
-def _benchmarks_failed(path: Path, error: Exception) -> int:
+def _benchmarks_failed(path: Path, error: Exception, *, offline: bool) -> int:
     """Say on one line that the benchmarks of `path` could not be read from the Hub; the exit
     status: 2 when the Hub did not answer (offline, unreachable, a 5xx), 1 when it refused."""
     from huggingface_hub import constants
@@ -366,7 +386,7 @@ def _benchmarks_failed(path: Path, error: Exception) -> int:
     from bot.submit.errors import hub_failure
 
     if isinstance(error, BenchmarkNotCached):  # offline: what the cache lacks, how to go on
-        why = "HF_HUB_OFFLINE is set" if constants.is_offline_mode() else "--offline"
+        why = "--offline" if offline else "HF_HUB_OFFLINE is set"
         print(
             f"evalbot submit: {path}: cannot read its benchmarks: offline ({why}), and {error};"
             " run once with the Hub reachable to cache them, or pass --benchmarks DIR to read"

@@ -62,8 +62,8 @@ def _fail(command: str, message: str) -> int:
 
 def run_claims(args: argparse.Namespace) -> int:
     from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
-    from bot.spec.validate import validate_results_files
     from bot.tokens.verify import ClaimsUnavailable, claims_for_entry
+    from bot.validation.validate import validate_results_files
 
     if args.benchmarks is None:
         return _fail("claims", "--benchmarks DIR is required offline")

@@ -3,8 +3,8 @@
 [--format text|json|github] [--strict] [--markdown FILE] [--fix | --diff]`
 (docs/decisions.md#public-interfaces).
 
-Reads the files, hands bytes to the pure core (`bot.spec.validate`), prints one of three
-formats rendered by `bot.report.validation` (in colour on a terminal). Exit status: 0 no
+Reads the files, hands bytes to the pure core (`bot.validation.validate`), prints one of three
+formats rendered by `bot.report.validation_formats` (in colour on a terminal). Exit status: 0 no
 errors, 1 errors found (or warnings with --strict), 2 usage or I/O error. Token verification
 plugs in between validation and output (see `run`).
 """
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.cli import messages
+from bot.cli import command_texts
 from bot.cli.sources import (
     Inputs,
     UsageError,
@@ -35,14 +35,14 @@ from bot.cli.terminal import add_color_option, colour_wanted, working
 
 if TYPE_CHECKING:
     from bot.eee.sourcecheck import RecordReader
-    from bot.report.validation import Style
-    from bot.spec.model import FileReport
+    from bot.report.validation_formats import Style
     from bot.tokens.issuers import IssuerRegistry
+    from bot.validation.model import FileReport
 
 _DATE_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
 
 #: The text report's colours (`--color`, `bot.cli.terminal.colour_wanted`), by
-#: `bot.report.validation.Style` value.
+#: `bot.report.validation_formats.Style` value.
 _ANSI = {
     "error": "\033[31m",
     "warning": "\033[33m",
@@ -63,35 +63,59 @@ class VerifyOptions:
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        "validate", help=messages.VALIDATE_HELP, description=messages.VALIDATE_DESCRIPTION
+        "validate", help=command_texts.VALIDATE_HELP, description=command_texts.VALIDATE_DESCRIPTION
     )
-    parser.add_argument("paths", nargs="*", default=["."], metavar="PATH", help=messages.PATHS_HELP)
-    parser.add_argument("--benchmarks", metavar="DIR", help=messages.BENCHMARKS_HELP)
-    add_offline_option(parser)
-    parser.add_argument("--issuers", metavar="FILE", help=messages.ISSUERS_HELP)
-    parser.add_argument("--model-repo", metavar="ID", help=messages.MODEL_REPO_HELP)
-    parser.add_argument("--at", metavar="ISO-8601", help=messages.AT_HELP)
     parser.add_argument(
-        "--format", choices=("text", "json", "github"), default="text", help=messages.FORMAT_HELP
+        "paths", nargs="*", default=["."], metavar="PATH", help=command_texts.PATHS_HELP
     )
-    parser.add_argument("--strict", action="store_true", help=messages.STRICT_HELP)
+    parser.add_argument("--benchmarks", metavar="DIR", help=command_texts.BENCHMARKS_HELP)
+    add_offline_option(parser)
+    parser.add_argument("--issuers", metavar="FILE", help=command_texts.ISSUERS_HELP)
+    parser.add_argument("--model-repo", metavar="ID", help=command_texts.MODEL_REPO_HELP)
+    parser.add_argument("--at", metavar="ISO-8601", help=command_texts.AT_HELP)
+    parser.add_argument(
+        "--format",
+        choices=("text", "json", "github"),
+        default="text",
+        help=command_texts.FORMAT_HELP,
+    )
+    parser.add_argument("--strict", action="store_true", help=command_texts.STRICT_HELP)
     add_color_option(parser)
-    parser.add_argument("--markdown", metavar="FILE", help=messages.MARKDOWN_HELP)
-    parser.add_argument("--against", metavar="DIR", help=messages.AGAINST_HELP)
-    parser.add_argument("--datastore", metavar="DIR", help=messages.DATASTORE_HELP)
+    parser.add_argument("--markdown", metavar="FILE", help=command_texts.MARKDOWN_HELP)
+    parser.add_argument("--against", metavar="DIR", help=command_texts.AGAINST_HELP)
+    parser.add_argument("--datastore", metavar="DIR", help=command_texts.DATASTORE_HELP)
     from bot.cli import fix
 
     fix.add_options(parser)
     parser.set_defaults(run=run)
 
 
+def present_in_this_hook_run(paths: list[str]) -> list[str]:
+    """Run by pre-commit (which sets `PRE_COMMIT=1`): the paths still there. pre-commit hands
+    every hook of a run the names that existed when the run began, so a name that is gone was
+    renamed or removed by a hook before this one (`evalbot-fix` renaming a file), and that hook
+    has already failed the run for the change; the next run checks the new name."""
+    kept = []
+    for path in paths:
+        if os.path.lexists(path):
+            kept.append(path)
+        else:
+            print(command_texts.GONE_IN_HOOK_RUN.format(path=path), file=sys.stderr)
+    return kept
+
+
 def run(args: argparse.Namespace) -> int:
     from bot.eee.submission import blocking_warnings
-    from bot.report.validation import counts, plain, render_github, render_text, to_json
+    from bot.report.validation_formats import counts, plain, render_github, render_text, to_json
 
+    paths = args.paths
+    if os.environ.get("PRE_COMMIT") == "1":
+        paths = present_in_this_hook_run(paths)
+        if not paths:
+            return 0
     try:
         options = verify_options(args)
-        inputs = collect(args.paths)
+        inputs = collect(paths)
         reader = record_reader(args.datastore)
         if args.fix or args.diff:
             from bot.cli.fix import fix
@@ -99,8 +123,7 @@ def run(args: argparse.Namespace) -> int:
             outcome = fix(inputs, args.benchmarks, write=args.fix)
             if args.diff:
                 return 1 if outcome.changed else 0
-            paths = [outcome.renamed.get(path, path) for path in args.paths]
-            inputs = collect(paths)
+            inputs = collect([outcome.renamed.get(path, path) for path in paths])
         reports = validate_inputs(
             inputs, args.benchmarks, against=args.against, offline=args.offline
         )
@@ -126,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
         print(render_text(reports, strict=args.strict or bool(blocking), paint=paint))
         if blocking:
             print(
-                messages.BLOCKING_WARNINGS.format(
+                command_texts.BLOCKING_WARNINGS.format(
                     count=blocking,
                     warnings_word="warning" if blocking == 1 else "warnings",
                     verb="blocks" if blocking == 1 else "block",
@@ -145,7 +168,7 @@ def record_reader(datastore: str | None) -> RecordReader:
 
         root = Path(datastore)
         if not (root / "data").is_dir() and not (root / "flat").is_dir():
-            raise UsageError(messages.NOT_A_DATASTORE_CHECKOUT.format(path=datastore))
+            raise UsageError(command_texts.NOT_A_DATASTORE_CHECKOUT.format(path=datastore))
         return DirectoryRecordReader(root)
     from huggingface_hub import HfApi
 
@@ -211,7 +234,7 @@ def append_markdown(path: Path, reports: list[FileReport]) -> bool:
             summary.write("\n\n".join(parts) + "\n")
     except OSError as error:
         problem = error.strerror or str(error)
-        print(messages.MARKDOWN_UNWRITABLE.format(path=path, problem=problem), file=sys.stderr)
+        print(command_texts.MARKDOWN_UNWRITABLE.format(path=path, problem=problem), file=sys.stderr)
         return False
     return True
 
@@ -236,22 +259,22 @@ def parse_at(value: str) -> datetime.datetime:
             return datetime.datetime(day.year, day.month, day.day, tzinfo=datetime.UTC)
         moment = datetime.datetime.fromisoformat(value)
     except ValueError as error:
-        raise UsageError(messages.BAD_AT.format(value=value)) from error
+        raise UsageError(command_texts.BAD_AT.format(value=value)) from error
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=datetime.UTC)
     return moment
 
 
 def verify_options(args: argparse.Namespace) -> VerifyOptions:
-    from bot.spec.model import is_repo_id
+    from bot.validation.model import is_repo_id
 
     at = parse_at(args.at) if args.at is not None else datetime.datetime.now(datetime.UTC)
     if args.model_repo is not None and not is_repo_id(args.model_repo):
-        raise UsageError(messages.BAD_MODEL_REPO.format(value=args.model_repo))
+        raise UsageError(command_texts.BAD_MODEL_REPO.format(value=args.model_repo))
     if args.issuers is not None:
         issuers: Path | None = Path(args.issuers)
         if not Path(args.issuers).is_file():
-            raise UsageError(messages.NO_ISSUERS.format(path=args.issuers))
+            raise UsageError(command_texts.NO_ISSUERS.format(path=args.issuers))
     else:
         issuers = None
     return VerifyOptions(registry=_registry(issuers), model_repo=args.model_repo, at=at)
@@ -266,7 +289,7 @@ def _registry(issuers: Path | None) -> IssuerRegistry:
         return registry_for_cli(issuers)
     except (OSError, IssuerConfigError) as error:
         shown = issuers if issuers is not None else "the issuers file"
-        raise UsageError(messages.UNREADABLE.format(path=shown, problem=error)) from error
+        raise UsageError(command_texts.UNREADABLE.format(path=shown, problem=error)) from error
 
 
 def validate_inputs(
@@ -280,7 +303,7 @@ def validate_inputs(
     `against`: a checkout of an EEE datastore's main that datastore folders, and single EEE
     files (as changed files of a checkout), are checked against (duplicates, moves, samples
     files already there)."""
-    from bot.spec.validate import validate_benchmark_file, validate_results_files
+    from bot.validation.validate import validate_benchmark_file, validate_results_files
 
     source = benchmark_source(benchmarks_dir, offline=offline) if inputs.results else None
     policy = load_policy()
@@ -295,7 +318,7 @@ def validate_inputs(
                 reports.extend(validate_changed_files(changed, against))
             continue
         if kind == "eee":
-            from bot.spec.eee import validate_eee_file
+            from bot.validation.eee import validate_eee_file
 
             reports.append(validate_eee_file(key, inputs.eee[key]))
             continue
@@ -325,7 +348,7 @@ def validate_datastore(folder: str, against: str | None) -> list[FileReport]:
 
     main = Path(against) if against is not None else None
     if main is not None and not (main / "data").is_dir():
-        raise UsageError(messages.NOT_A_DATASTORE.format(path=against))
+        raise UsageError(command_texts.NOT_A_DATASTORE.format(path=against))
     root = Path(folder)
     changes = changes_in(root, main)
     index = index_of(main, {c.path for c in changes}) if main is not None else HashIndex()
@@ -347,7 +370,7 @@ def validate_changed_files(shown: list[str], against: str | None) -> list[FileRe
     assert against is not None
     main = Path(against)
     if not (main / "data").is_dir():
-        raise UsageError(messages.NOT_A_DATASTORE.format(path=against))
+        raise UsageError(command_texts.NOT_A_DATASTORE.format(path=against))
     groups: dict[Path, dict[str, str]] = {}
     for name in shown:
         root, path = _checkout_path(Path(name))

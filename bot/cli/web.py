@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     from bot.logs import configure_logging
     from bot.web.app import create_web_app
     from bot.web.config import WebConfig
-    from bot.web.context import build_context
+    from bot.web.wiring import build_context
 
     try:
         config = WebConfig.from_env(os.environ)

@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from bot.cli import messages
+from bot.cli import command_texts
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -26,13 +26,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="Celery execution pool (default: %(default)s)",
     )
     parser.add_argument("--hostname", default=None, help="node name (default: Celery's)")
-    parser.add_argument("--beat", action="store_true", help=messages.WORKER_BEAT_HELP)
+    parser.add_argument("--beat", action="store_true", help=command_texts.WORKER_BEAT_HELP)
     parser.set_defaults(run=run, needs_server=True)
 
 
 def run(args: argparse.Namespace) -> int:
-    from bot.contract.queue import QUEUE
     from bot.logs import configure_logging
+    from bot.queue.publishing import QUEUE
     from bot.settings import Settings, SettingsError
     from workers.app import create_celery_app
     from workers.startup import StartupError, worker_runtime
@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"evalbot worker: {error}", file=sys.stderr)
         return 2
     if getattr(args, "beat", False) and settings.reconcile_interval_s == 0:
-        print(messages.RECONCILE_DISABLED.format(command="worker --beat"), file=sys.stderr)
+        print(command_texts.RECONCILE_DISABLED.format(command="worker --beat"), file=sys.stderr)
         return 2
     try:
         # Before the consumer starts: configuration files, then whom HF_TOKEN belongs to

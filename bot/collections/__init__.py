@@ -4,5 +4,5 @@ A collection (EvalHub's shape, `docs/collections.md`) says which benchmark resul
 have, the bar for each, and a bar for their weighted aggregate. This package is pure: collection
 bytes, benchmark definitions (through a `BenchmarkSource`) and validated result reports in,
 diagnostics and a two-tier gate result out. Reading directories and the Hub happens at the edges
-(`bot.adapters.collections_store`, `bot.hub.standing`).
+(`bot.adapters.collections_store`, `bot.hub.repo_results`).
 """

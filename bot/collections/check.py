@@ -13,7 +13,7 @@ import math
 from dataclasses import replace
 from typing import Any
 
-from bot.collections import messages
+from bot.collections import collection_diagnostics
 from bot.collections.model import (
     VALUE_METRIC,
     Collection,
@@ -21,9 +21,9 @@ from bot.collections.model import (
     Scale,
     Scope,
 )
-from bot.spec.limits import DEFAULT_LIMITS, Limits
-from bot.spec.messages import Diagnostic, kind_of, shown, suggestion_suffix
-from bot.spec.model import (
+from bot.validation.diagnostics import Diagnostic, kind_of, shown, suggestion_suffix
+from bot.validation.limits import DEFAULT_LIMITS, Limits
+from bot.validation.model import (
     Benchmark,
     BenchmarkNotFound,
     BenchmarkSource,
@@ -31,7 +31,7 @@ from bot.spec.model import (
     is_finite_number,
     is_repo_id,
 )
-from bot.spec.yamlload import Locator, Path, dotted, load_yaml
+from bot.validation.yamlload import Locator, Path, dotted, load_yaml
 
 TOP_FIELDS = (
     "id",
@@ -104,7 +104,9 @@ class _Checker:
     def report(self, code: str, path: Path, **params: object) -> None:
         line, column = self.where.at(path)
         self.diagnostics.append(
-            messages.make(code, line=line, column=column, field=dotted(path) or None, **params)
+            collection_diagnostics.make(
+                code, line=line, column=column, field=dotted(path) or None, **params
+            )
         )
 
     def typed(self, mapping: dict[str, Any], path: Path, kind: str, *, required: bool) -> Any:

@@ -25,12 +25,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.collections import messages
+from bot.collections import collection_diagnostics
 from bot.collections.model import Scale
-from bot.spec.messages import Diagnostic, kind_of, shown
-from bot.spec.model import is_finite_number, is_repo_id
-from bot.spec.yamldump import dump_mapping
-from bot.spec.yamlload import Locator, Path, load_yaml
+from bot.validation.diagnostics import Diagnostic, kind_of, shown
+from bot.validation.model import is_finite_number, is_repo_id
+from bot.validation.yamldump import dump_mapping
+from bot.validation.yamlload import Locator, Path, load_yaml
 
 TOP = ("id", "name", "category", "description", "tags", "pass_criteria", "benchmarks")
 TOP_DROPPED = ("custom", "agent")
@@ -122,7 +122,8 @@ def import_evalhub(
                 (*item.path, "id"),
                 value=shown(item.id),
                 id=item.id,
-                hint=hints.get(item.id) or messages.IMPORT_UNMAPPED_HINT.format(id=item.id),
+                hint=hints.get(item.id)
+                or collection_diagnostics.IMPORT_UNMAPPED_HINT.format(id=item.id),
             )
             continue
         members.append(item.member(target, chosen))
@@ -196,7 +197,7 @@ class _Reader:
         line, column = self.where.at(path)
         field_name = ".".join(str(part) for part in path) or None
         self.diagnostics.append(
-            messages.make(code, line=line, column=column, field=field_name, **params)
+            collection_diagnostics.make(code, line=line, column=column, field=field_name, **params)
         )
 
     def fields(

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from bot.collections.evalhub import HubTarget
 from bot.convert.mapping import Mapping, MappingTable
-from bot.spec.yamlload import load_yaml
+from bot.validation.yamlload import load_yaml
 
 #: EvalHub provider ids (eval-hub `config/providers/*.yaml`) -> evalbot's converter names.
 #: Other providers (inspect's `inspect/...` ids, garak, ragas...) name their benchmarks in a

@@ -20,8 +20,8 @@ from typing import Any
 
 from bot.collections.aggregate import Candidate, Found, GateResult, Origin, Unreadable, evaluate
 from bot.collections.model import VALUE_METRIC, Collection, CollectionBenchmark
-from bot.spec.limits import DEFAULT_LIMITS, Limits
-from bot.spec.model import Dialect, EntryReport, FileReport, is_finite_number
+from bot.validation.limits import DEFAULT_LIMITS, Limits
+from bot.validation.model import Dialect, EntryReport, FileReport, is_finite_number
 
 #: Validation limits for a whole repo's results (a folder, or a branch on the Hub): the per-file
 #: caps hold, the files-per-PR cap does not (a collection may need more than a PR may carry).

@@ -1,6 +1,6 @@
 """Converters: framework outputs in, `.eval_results` entries out (docs/convert.md).
 
-Pure like `bot.spec`: bytes and dicts in, entries and diagnostics out; files are read and
+Pure like `bot.validation`: bytes and dicts in, entries and diagnostics out; files are read and
 written at the CLI edge (`bot.cli.convert`). Each framework has one adapter module under
 `bot.convert.adapters`, registered by the `@adapter` decorator; third-party adapters arrive
 through the `evalbot.converters` entry-point group. A mapping table (shipped in

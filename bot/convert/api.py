@@ -2,7 +2,7 @@
 
 The function other commands call (`evalbot convert`, `evalbot submit`). It reads the output
 with the adapter that recognises it (or the one named), applies the mapping table, checks the
-rows it used against their benchmarks, and validates every produced file with `bot.spec`, as
+rows it used against their benchmarks, and validates every produced file with `bot.validation`, as
 the bot would on a pull request. Nothing is written: the caller decides, from `ok`.
 """
 
@@ -18,8 +18,8 @@ from bot.convert.jsonread import looks_like_json, read_json
 from bot.convert.mapping import MappingProblem, MappingTable, check_mappings
 from bot.convert.model import LeftOut, Run
 from bot.convert.yamlio import dump_entries
-from bot.spec.model import Benchmark, BenchmarkLookup, BenchmarkSource, FileReport
-from bot.spec.validate import DEFAULT_POLICY, Policy, validate_results_files
+from bot.validation.model import Benchmark, BenchmarkLookup, BenchmarkSource, FileReport
+from bot.validation.validate import DEFAULT_POLICY, Policy, validate_results_files
 
 #: Framework outputs are bounded like results files are, only larger (logs carry configs).
 MAX_INPUT_BYTES = 64 * 1024 * 1024

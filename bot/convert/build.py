@@ -20,7 +20,7 @@ from bot.convert.evidence import disagreement, suggested_fields
 from bot.convert.mapping import Fields, MappingTable, mapping_fields, row_line
 from bot.convert.model import LeftOut, Run, Score
 from bot.convert.scale import SCALE_TOP, rescale
-from bot.spec.model import Benchmark, benchmark_file_stem
+from bot.validation.model import Benchmark, benchmark_file_stem
 
 #: a benchmark by its Hub id, or None when it cannot be read (`entries_from` looks them up)
 BenchmarkOf = Callable[[str], Benchmark | None]

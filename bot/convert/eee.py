@@ -20,8 +20,8 @@ from collections.abc import Callable
 from typing import Any
 
 from bot.convert.adapters import eee as keys
-from bot.spec.eee import VERSIONS
-from bot.spec.model import MetricDef
+from bot.validation.eee import VERSIONS
+from bot.validation.model import MetricDef
 
 SCHEMA_VERSIONS = VERSIONS  # the versions `evalbot validate` checks, one list for both
 DEFAULT_VERSION = "0.3.0"
@@ -29,15 +29,16 @@ UNKNOWN = "unknown"
 
 #: (framework name, framework version, benchmark id lower-cased): one record each
 RecordKey = tuple[str | None, str | None, str]
-#: benchmark id, metric id or None (a live entry) -> its definition, when the benchmark has one
-MetricLookup = Callable[[str, str | None], MetricDef | None]
+#: benchmark id, its revision (None: the default branch), metric id or None (a live entry) ->
+#: its definition, when the benchmark has one
+MetricLookup = Callable[[str, str | None, str | None], MetricDef | None]
 
 
 class EeeWriteError(ValueError):
     """The entries cannot be written as valid records of the requested schema version."""
 
 
-def _no_metrics(_benchmark: str, _metric: str | None) -> MetricDef | None:
+def _no_metrics(_benchmark: str, _revision: str | None, _metric: str | None) -> MetricDef | None:
     return None
 
 
@@ -155,7 +156,10 @@ def _results(
         scores = [(None, entry["value"])]
     results = []
     for metric_id, value in scores:
-        metric = metric_of(dataset["id"], metric_id)
+        revision = dataset.get("revision")
+        metric = metric_of(
+            dataset["id"], revision if isinstance(revision, str) else None, metric_id
+        )
         config: dict[str, Any] = {
             # the draft spec's default is higher_is_better: true (docs/convert.md)
             "lower_is_better": not metric.higher_is_better if metric is not None else False,

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from bot.convert.mapping import Fields, Mapping
 from bot.convert.model import Score
-from bot.spec.model import Benchmark, MetricDef, TaskDef
+from bot.validation.model import Benchmark, MetricDef, TaskDef
 
 #: the config name datasets with a single config use; a task that names no config reads it
 _DEFAULT_CONFIG = "default"

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from bot.convert.api import Conversion
 from bot.convert.build import Unmapped
-from bot.report.validation import render_text
+from bot.report.validation_formats import render_text
 
 #: suggested rows printed before "and N more" (a 180-task run would otherwise print hundreds)
 SUGGESTIONS_SHOWN = 10

@@ -36,10 +36,10 @@ from typing import Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from bot.convert.model import SCALES, Scale
-from bot.spec.limits import Limits
-from bot.spec.messages import did_you_mean
-from bot.spec.model import Benchmark, BenchmarkSource, is_repo_id
-from bot.spec.yamlload import Path, load_yaml
+from bot.validation.diagnostics import did_you_mean
+from bot.validation.limits import Limits
+from bot.validation.model import Benchmark, BenchmarkSource, is_repo_id
+from bot.validation.yamlload import Path, load_yaml
 
 REQUIRED = ("framework", "task", "metric", "benchmark", "task_id", "scale")
 OPTIONAL = ("metric_id", "source_scale", "notes", "dataset")

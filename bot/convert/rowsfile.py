@@ -7,7 +7,7 @@ row holds the placeholder the printed suggestion shows (`<org/name>`), which the
 reader refuses until a person replaces it, and a `# TODO(evalbot): set ...` comment above it
 says what to set: such a row is never used as it is. A row the file already has (same
 framework, task and metric) is not added again. An existing file keeps every line it has
-(`bot.spec.yamledit`); a new one is written whole.
+(`bot.validation.yamledit`); a new one is written whole.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.convert.mapping import Fields, row_values
-from bot.spec.yamledit import EditError, Layout, dump_items, replace_and_append
-from bot.spec.yamlload import load_yaml
+from bot.validation.yamledit import EditError, Layout, dump_items, replace_and_append
+from bot.validation.yamlload import load_yaml
 
 HEADER = (
     "# Mapping rows for `evalbot convert --mappings` (docs/convert.md#the-mapping-table), first\n"

@@ -1,5 +1,5 @@
 """Entries to YAML bytes and back, and the merge of new entries into an existing file, which
-keeps the lines of the entries it does not replace (`bot.spec.yamledit`).
+keeps the lines of the entries it does not replace (`bot.validation.yamledit`).
 
 Dumped with PyYAML's safe dumper, which quotes every string a YAML 1.1 reader would take for
 something else (`2026-01-21`, `on`), so the Hub's readers and the strict 1.2 loader agree on
@@ -14,9 +14,9 @@ from typing import Any
 import yaml
 
 from bot.convert.scale import Scaled
-from bot.spec.limits import DEFAULT_LIMITS, Limits
-from bot.spec.yamledit import EditError, replace_and_append
-from bot.spec.yamlload import NumberTooLong, load_yaml, resolve_plain
+from bot.validation.limits import DEFAULT_LIMITS, Limits
+from bot.validation.yamledit import EditError, replace_and_append
+from bot.validation.yamlload import NumberTooLong, load_yaml, resolve_plain
 
 
 class MergeError(Exception):
@@ -87,7 +87,7 @@ def merge(
 ) -> Merged:
     """The existing file with each new entry replacing its cell's entry, else appended after
     the last one. Lines of the entries kept stay as they are, comments included
-    (`bot.spec.yamledit`); a new file is written whole."""
+    (`bot.validation.yamledit`); a new file is written whole."""
     if existing is None or not existing.strip():
         return Merged(dump_entries(new), added=list(new))
     loaded = load_yaml(existing, limits)

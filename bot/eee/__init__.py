@@ -8,5 +8,6 @@ record belongs in), `records` (strict JSON, the declared schema version, scores)
 (instance files streamed: rows, ids, checksum), `pairing` (aggregate <-> instance file),
 `dedupe` (EEE's normalised hash), `submission` (a PR's changes checked against the datastore),
 `impact` (what a schema would do to records already accepted), `publish` (a record and its
-samples laid out as a datastore holds them), `texts` (every message).
+samples laid out as a datastore holds them), `datastore_diagnostics` (every `EEE-*` code with
+its message and fix), `comment_texts` (the texts of `comment`, the PR's living comment).
 """

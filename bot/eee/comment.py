@@ -1,11 +1,11 @@
 """The living comment of a datastore PR: the verdict at the top, then the files by folder.
 
-Pure: a `SubmissionReport` and the comment's context in, markdown out. The same hidden markers
-as every evalbot report (`bot.report.texts`), so the workers find it again and never replace a
-newer head's report. Files are grouped by folder (`data/<collection>/<developer>/<model>`),
-folders with errors first; at most `MAX_FOLDERS` folders, `MAX_FILES` files and
-`MAX_PROBLEMS_PER_FILE` findings per file are shown, the rest counted, so a 500-file upload
-gets a readable comment well under the Hub's size limit. Every user string is escaped.
+Pure: a `SubmissionReport` and the comment's context in, markdown out. The same hidden markers as
+every evalbot report (`bot.report.comment_texts`), so the workers find it again and never replace a
+newer head's report. Files are grouped by folder (`data/<collection>/<developer>/<model>`), folders
+with errors first; at most `MAX_FOLDERS` folders, `MAX_FILES` files and `MAX_PROBLEMS_PER_FILE`
+findings per file are shown, the rest counted, so a 500-file upload gets a readable comment well
+under the Hub's size limit. Every user string is escaped.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from bot.eee import texts
+from bot.eee import comment_texts
 from bot.eee.submission import DatastorePolicy, SubmissionReport, blocking_warnings
-from bot.report import texts as report_texts
+from bot.report import comment_texts as report_texts
 from bot.report.comment import CommentContext, escape_text, is_repo_id
-from bot.spec.messages import Diagnostic
-from bot.spec.model import FileReport
+from bot.validation.diagnostics import Diagnostic
+from bot.validation.model import FileReport
 
 MAX_FOLDERS = 20
 MAX_FILES = 60
@@ -56,8 +56,8 @@ def render_submission(
     markers = (
         report_texts.REPORT_MARKER + "\n" + report_texts.HEAD_MARKER.format(sha=context.head_sha)
     )
-    parts = [markers, texts.TITLE]
-    banner = texts.STATE_BANNERS.get(context.pr_state)
+    parts = [markers, comment_texts.TITLE]
+    banner = comment_texts.STATE_BANNERS.get(context.pr_state)
     if banner:
         parts.append(banner)
     parts.append(_verdict(result, policy))
@@ -66,18 +66,26 @@ def render_submission(
     if not_compared:
         listed = ", ".join(f"#{num}" for num in sorted(not_compared)[:MAX_PRS_NAMED])
         if len(not_compared) > MAX_PRS_NAMED:
-            listed += texts.MORE_PRS.format(count=len(not_compared) - MAX_PRS_NAMED)
-        then = texts.FOLLOW_UP if follow_up else texts.NO_FOLLOW_UP.format(bot=bot)
+            listed += comment_texts.MORE_PRS.format(count=len(not_compared) - MAX_PRS_NAMED)
+        then = comment_texts.FOLLOW_UP if follow_up else comment_texts.NO_FOLLOW_UP.format(bot=bot)
         parts.append(
-            texts.NOT_COMPARED.format(
-                prs=listed, prs_word=texts.plural(len(not_compared), "PR"), then=then
+            comment_texts.NOT_COMPARED.format(
+                prs=listed, prs_word=comment_texts.plural(len(not_compared), "PR"), then=then
             )
         )
     if beyond:
-        parts.append(texts.UNREAD_PRS.format(count=beyond, prs_word=texts.plural(beyond, "PR")))
+        parts.append(
+            comment_texts.UNREAD_PRS.format(
+                count=beyond, prs_word=comment_texts.plural(beyond, "PR")
+            )
+        )
     if result.skipped:
         count = len(result.skipped)
-        parts.append(texts.SKIPPED.format(count=count, files_word=texts.plural(count, "file")))
+        parts.append(
+            comment_texts.SKIPPED.format(
+                count=count, files_word=comment_texts.plural(count, "file")
+            )
+        )
     parts.append(
         report_texts.FOOTER.format(bot=bot, head=_head_link(context), details=_details(context))
     )
@@ -88,7 +96,9 @@ def render_files(reports: Sequence[FileReport]) -> str:
     """The comment's title, verdict and files, without a PR's markers and footer: the report of
     a check outside a PR (`evalbot validate --markdown` on a datastore folder)."""
     result = SubmissionReport(files=list(reports))
-    return "\n\n".join([texts.TITLE, _verdict(result, DatastorePolicy()), *_files(result.files)])
+    return "\n\n".join(
+        [comment_texts.TITLE, _verdict(result, DatastorePolicy()), *_files(result.files)]
+    )
 
 
 def _files(reports: Sequence[FileReport]) -> list[str]:
@@ -101,12 +111,12 @@ def _files(reports: Sequence[FileReport]) -> list[str]:
             rest = folders[index:]
             files = sum(len(f.reports) for f in rest)
             parts.append(
-                texts.MORE_FILES.format(
+                comment_texts.MORE_FILES.format(
                     files=files,
-                    files_word=texts.plural(files, "file"),
+                    files_word=comment_texts.plural(files, "file"),
                     bad=sum(f.bad for f in rest),
                     folders=len(rest),
-                    folders_word=texts.plural(len(rest), "folder"),
+                    folders_word=comment_texts.plural(len(rest), "folder"),
                 )
             )
             break
@@ -137,37 +147,37 @@ def _head_link(context: CommentContext) -> str:
 def _verdict(result: SubmissionReport, policy: DatastorePolicy) -> str:
     files = len(result.files)
     if not files:
-        return texts.VERDICT_NOTHING
+        return comment_texts.VERDICT_NOTHING
     errors, warnings = result.counts()
     suffix = (
-        texts.WARNINGS_SUFFIX.format(
-            warnings=warnings, warnings_word=texts.plural(warnings, "warning")
+        comment_texts.WARNINGS_SUFFIX.format(
+            warnings=warnings, warnings_word=comment_texts.plural(warnings, "warning")
         )
         if warnings
         else ""
     )
     if errors:
-        return texts.VERDICT_BLOCKED.format(
+        return comment_texts.VERDICT_BLOCKED.format(
             errors=errors,
-            errors_word=texts.plural(errors, "error"),
+            errors_word=comment_texts.plural(errors, "error"),
             bad=sum(1 for r in result.files if not r.ok),
             files=files,
-            files_word=texts.plural(files, "file"),
+            files_word=comment_texts.plural(files, "file"),
             warnings=suffix,
         )
     blocking = result.blocking()
     if blocking and not policy.warnings_block:
-        return texts.VERDICT_FOLDER_BLOCKS.format(
+        return comment_texts.VERDICT_FOLDER_BLOCKS.format(
             blocking=blocking,
-            warnings_word=texts.plural(blocking, "warning"),
+            warnings_word=comment_texts.plural(blocking, "warning"),
             verb="blocks" if blocking == 1 else "block",
         )
     if warnings and policy.warnings_block:
-        return texts.VERDICT_WARNINGS_BLOCK.format(
-            warnings=warnings, warnings_word=texts.plural(warnings, "warning")
+        return comment_texts.VERDICT_WARNINGS_BLOCK.format(
+            warnings=warnings, warnings_word=comment_texts.plural(warnings, "warning")
         )
-    return texts.VERDICT_READY.format(
-        files=files, files_word=texts.plural(files, "file"), warnings=suffix
+    return comment_texts.VERDICT_READY.format(
+        files=files, files_word=comment_texts.plural(files, "file"), warnings=suffix
     )
 
 
@@ -183,34 +193,34 @@ def _folder(folder: _Folder, budget: int) -> str:
     glyph = report_texts.GLYPH_ERROR if folder.bad else report_texts.GLYPH_OK
     count = len(folder.reports)
     lines = [
-        texts.FOLDER_HEADING.format(
+        comment_texts.FOLDER_HEADING.format(
             glyph=glyph,
             folder=_code(folder.path, 200),
             files=count,
-            files_word=texts.plural(count, "file"),
+            files_word=comment_texts.plural(count, "file"),
         )
     ]
     ordered = sorted(folder.reports, key=lambda r: (not _blocks(r), r.path))
     for report in ordered[:budget]:
         lines.extend(_file(report))
     if count > budget:
-        lines.append(texts.MORE_IN_FOLDER.format(count=count - budget))
+        lines.append(comment_texts.MORE_IN_FOLDER.format(count=count - budget))
     return "\n".join(lines)
 
 
 def _file(report: FileReport) -> list[str]:
     name = _code(posixpath.basename(report.path), 120)
     if [d.code for d in report.diagnostics] == ["EEE-DELETED"]:
-        return [texts.FILE_DELETED.format(name=name)]  # the deletion alone: one line
+        return [comment_texts.FILE_DELETED.format(name=name)]  # the deletion alone: one line
     if not report.diagnostics:
-        return [texts.FILE_OK.format(name=name)]
+        return [comment_texts.FILE_OK.format(name=name)]
     glyph = report_texts.GLYPH_ERROR if _blocks(report) else report_texts.GLYPH_WARNING
-    lines = [texts.FILE_PROBLEMS.format(glyph=glyph, name=name)]
+    lines = [comment_texts.FILE_PROBLEMS.format(glyph=glyph, name=name)]
     for diagnostic in report.diagnostics[:MAX_PROBLEMS_PER_FILE]:
         lines.append(_problem(diagnostic))
     extra = len(report.diagnostics) - MAX_PROBLEMS_PER_FILE
     if extra > 0:
-        lines.append(texts.MORE_PROBLEMS.format(count=extra))
+        lines.append(comment_texts.MORE_PROBLEMS.format(count=extra))
     return lines
 
 
@@ -222,16 +232,16 @@ def _blocks(report: FileReport) -> bool:
 def _problem(diagnostic: Diagnostic) -> str:
     place = ""
     if diagnostic.field:
-        place = texts.PROBLEM_PLACE.format(place=escape_text(diagnostic.field, 120))
+        place = comment_texts.PROBLEM_PLACE.format(place=escape_text(diagnostic.field, 120))
     if diagnostic.line is not None:
-        place += texts.PROBLEM_LINE.format(line=diagnostic.line)
+        place += comment_texts.PROBLEM_LINE.format(line=diagnostic.line)
     code = re.sub(r"[^\w.-]", "", diagnostic.code)[:60] or "?"
     message = escape_text(diagnostic.message, 400)
     if diagnostic.hint:
-        return texts.PROBLEM.format(
+        return comment_texts.PROBLEM.format(
             code=code, place=place, message=message, hint=escape_text(diagnostic.hint, 300)
         )
-    return texts.PROBLEM_NO_HINT.format(code=code, place=place, message=message)
+    return comment_texts.PROBLEM_NO_HINT.format(code=code, place=place, message=message)
 
 
 def _code(text: str, limit: int) -> str:

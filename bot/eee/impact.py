@@ -20,7 +20,7 @@ from typing import Any
 from jsonschema import Draft7Validator  # type: ignore[import-untyped]
 from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
 
-from bot.spec.eee import (
+from bot.validation.eee import (
     AGGREGATE,
     MAX_DEPTH,
     VERSIONS,
@@ -30,7 +30,7 @@ from bot.spec.eee import (
     strict_loads,
     validator,
 )
-from bot.spec.yamlload import dotted, load_yaml
+from bot.validation.yamlload import dotted, load_yaml
 
 EXAMPLES = 3
 _DRAFT_07 = "http://json-schema.org/draft-07/schema"

@@ -17,8 +17,8 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 
-from bot.eee import texts
-from bot.spec.eee import (
+from bot.eee import datastore_diagnostics
+from bot.validation.eee import (
     INSTANCE,
     MAX_DEPTH,
     MAX_ERRORS,
@@ -27,7 +27,7 @@ from bot.spec.eee import (
     depth_of,
     strict_loads,
 )
-from bot.spec.model import FileReport
+from bot.validation.model import FileReport
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 MAX_FILE_BYTES = 4 * 1024 * 1024 * 1024
@@ -133,13 +133,15 @@ class InstanceScan:
         limit = self._schema_rows
         if limit is not None and self.summary.rows == limit + 1:
             self._report.diagnostics.append(
-                texts.make("EEE-SAMPLES-PARTIAL", line=self._line, rows=limit)
+                datastore_diagnostics.make("EEE-SAMPLES-PARTIAL", line=self._line, rows=limit)
             )
         data: object
         if limit is not None and self.summary.rows > limit:
             data = _strict(line)
             if data is None and self._errors() < MAX_ERRORS:
-                self._report.diagnostics.append(texts.make("EEE-SAMPLES-ROW", line=self._line))
+                self._report.diagnostics.append(
+                    datastore_diagnostics.make("EEE-SAMPLES-ROW", line=self._line)
+                )
                 self.summary.content_ok = False
         elif self._errors() < MAX_ERRORS:
             before = self._errors()
@@ -163,7 +165,9 @@ class InstanceScan:
         self.summary.complete = False
         self.summary.content_ok = False
         self._pending.clear()
-        self._report.diagnostics.append(texts.make("EEE-SAMPLES-LIMIT", problem=problem))
+        self._report.diagnostics.append(
+            datastore_diagnostics.make("EEE-SAMPLES-LIMIT", problem=problem)
+        )
 
 
 def scan_bytes(
@@ -179,7 +183,7 @@ def scan_bytes(
 
 
 def _strict(line: bytes) -> dict[str, object] | None:
-    """The row as a strict JSON object (`bot.spec.eee`'s reading), or None when it is not."""
+    """The row as a strict JSON object (`bot.validation.eee`'s reading), or None when it is not."""
     try:
         data = strict_loads(line)
     except (ValueError, RecursionError):

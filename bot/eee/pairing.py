@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bot.eee import paths, texts
+from bot.eee import datastore_diagnostics, paths
 from bot.eee.instances import ALGORITHMS, InstanceSummary
-from bot.spec.messages import Diagnostic, shown
+from bot.validation.diagnostics import Diagnostic, shown
 
 DETAIL = "detailed_evaluation_results"
 
@@ -72,7 +72,7 @@ def aggregate_problems(path: str, record: dict[str, Any], samples_exist: bool) -
     algorithm = detail.get("hash_algorithm")
     if detail.get("checksum") is None or algorithm is None:
         found.append(
-            texts.make(
+            datastore_diagnostics.make(
                 "EEE-NO-CHECKSUM",
                 field=f"{DETAIL}.checksum",
                 path=_name(expected),
@@ -146,7 +146,7 @@ def content_problems(
         and declared.strip().lower() != summary.digest
     ):
         found.append(
-            texts.make(
+            datastore_diagnostics.make(
                 "EEE-CHECKSUM",
                 field=f"{DETAIL}.checksum",
                 declared=shown(declared, 70),
@@ -182,7 +182,7 @@ def orphan_problem(
 
 
 def _pair(field: str | None, problem: str, hint: str) -> Diagnostic:
-    return texts.make("EEE-PAIR", field=field, problem=problem, hint=hint)
+    return datastore_diagnostics.make("EEE-PAIR", field=field, problem=problem, hint=hint)
 
 
 def _name(path: str) -> str:

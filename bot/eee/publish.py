@@ -69,11 +69,29 @@ def folder_of(record: dict[str, Any], collection: str | None = None) -> str:
     return f"data/{chosen}/{named.developer}/{named.model}"
 
 
+#: What `metric_config` takes from the benchmark's eval.yaml rather than from the results.
+BENCHMARK_DERIVED = frozenset({"lower_is_better", "score_type", "min_score", "max_score"})
+
+
 def same_evaluation(record: dict[str, Any]) -> str:
-    """EEE's normalised hash of `record` with its samples pointer left out: the same for a
-    record written again from the same results, whatever its uuid, `evaluation_id`,
-    `retrieved_timestamp` and samples file name."""
-    return normalized_hash({key: value for key, value in record.items() if key != DETAIL})
+    """EEE's normalised hash of `record` without its samples pointer and without what each
+    result's `metric_config` takes from the benchmark (docs/convert.md#every-eval-ever): the
+    same for a record written again from the same results, whatever its uuid,
+    `evaluation_id`, `retrieved_timestamp`, samples file name, or the benchmark's direction
+    and bounds it was written with."""
+    kept = {key: value for key, value in record.items() if key != DETAIL}
+    results = kept.get("evaluation_results")
+    if isinstance(results, list):
+        kept["evaluation_results"] = [_results_own(result) for result in results]
+    return normalized_hash(kept)
+
+
+def _results_own(result: Any) -> Any:
+    config = result.get("metric_config") if isinstance(result, dict) else None
+    if not isinstance(config, dict):
+        return result
+    own = {key: value for key, value in config.items() if key not in BENCHMARK_DERIVED}
+    return dict(result, metric_config=own)
 
 
 def lay_out(

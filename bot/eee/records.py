@@ -1,6 +1,6 @@
 """One aggregate record: strict JSON, the schema of the version it declares, its scores.
 
-The schema part is `bot.spec.eee.check_document` (the shipped schemas, per version, with EEE's
+The schema part is `bot.validation.eee.check_document` (the shipped schemas, per version, with EEE's
 reading of `null` as an absent optional field). The score rules are EEE's
 `check_score_metadata`, blocking as in EEE: a score is a finite number inside
 `[min_score, max_score]`, the bounds are ordered, a `continuous` metric states both bounds
@@ -15,11 +15,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from bot.eee import texts
-from bot.spec import messages
-from bot.spec.eee import AGGREGATE, VERSIONS, check_document
-from bot.spec.messages import Diagnostic, shown
-from bot.spec.model import FileReport
+from bot.eee import datastore_diagnostics
+from bot.validation import diagnostics
+from bot.validation.diagnostics import Diagnostic, shown
+from bot.validation.eee import AGGREGATE, VERSIONS, check_document
+from bot.validation.model import FileReport
 
 #: A record is read whole; the real datastore's largest are tens of KB.
 MAX_RECORD_BYTES = 16 * 1024 * 1024
@@ -32,7 +32,7 @@ def check_record(
     `content` may be cut one byte past `MAX_RECORD_BYTES` by its reader: that is an error."""
     if len(content) > MAX_RECORD_BYTES:
         report.diagnostics.append(
-            messages.make("EEE-TOO-LARGE", size=len(content), limit=MAX_RECORD_BYTES)
+            diagnostics.make("EEE-TOO-LARGE", size=len(content), limit=MAX_RECORD_BYTES)
         )
         return None
     data = check_document(report, content, AGGREGATE, versions=versions)
@@ -123,7 +123,7 @@ def _uncertainty(uncertainty: object, where: str) -> list[Diagnostic]:
 
 
 def _score(field: str, problem: str, hint: str) -> Diagnostic:
-    return texts.make("EEE-SCORE", field=field, problem=problem, hint=hint)
+    return datastore_diagnostics.make("EEE-SCORE", field=field, problem=problem, hint=hint)
 
 
 def _finite(value: object) -> bool:

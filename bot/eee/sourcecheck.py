@@ -27,10 +27,10 @@ from typing import Any, Protocol
 from bot.eee.community import date_of, results_for, score_of, task_ids_for
 from bot.eee.links import RecordLink, record_link
 from bot.eee.records import MAX_RECORD_BYTES, check_record
-from bot.spec import messages
-from bot.spec.eee import VERSIONS, strict_loads
-from bot.spec.messages import Diagnostic, shown
-from bot.spec.model import (
+from bot.validation import diagnostics
+from bot.validation.diagnostics import Diagnostic, shown
+from bot.validation.eee import VERSIONS, strict_loads
+from bot.validation.model import (
     Dialect,
     EntryReport,
     FileReport,
@@ -424,7 +424,7 @@ def _missing(entry: EntryReport, link: RecordLink) -> Diagnostic:
 
 def _finding(entry: EntryReport, code: str, field: str, **params: object) -> Diagnostic:
     line = entry.entry.field_line(field) or entry.entry.field_line(field.split("[", 1)[0])
-    return messages.build(
-        messages.CATALOGUE[code], code, line=line or entry.entry.line, column=None, field=field,
+    return diagnostics.build(
+        diagnostics.CATALOGUE[code], code, line=line or entry.entry.line, column=None, field=field,
         params=params,
     )  # fmt: skip

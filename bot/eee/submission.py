@@ -20,14 +20,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from bot.eee import pairing, paths, texts
+from bot.eee import datastore_diagnostics, pairing, paths
 from bot.eee.dedupe import Claim, HashIndex, Holder, normalized_hash
 from bot.eee.instances import MAX_SCHEMA_ROWS, InstanceScan, InstanceSummary
 from bot.eee.records import check_record
-from bot.spec import messages
-from bot.spec.eee import MAX_DEPTH, VERSIONS, depth_of, located
-from bot.spec.messages import Diagnostic, shown
-from bot.spec.model import FileReport
+from bot.validation import diagnostics
+from bot.validation.diagnostics import Diagnostic, shown
+from bot.validation.eee import MAX_DEPTH, VERSIONS, depth_of, located
+from bot.validation.model import FileReport
 
 ChangeKind = Literal["added", "modified", "removed"]
 #: The default bound on the datastore files one PR run checks (one Hub read each).
@@ -101,7 +101,8 @@ class SubmissionReport:
         return errors, warnings
 
     def blocking(self) -> int:
-        """Warnings that block the merge whatever the policy (`texts.BLOCKING_WARNINGS`)."""
+        """Warnings that block the merge whatever the policy
+        (`datastore_diagnostics.BLOCKING_WARNINGS`)."""
         return blocking_warnings(self.files)
 
     def ready(self, policy: DatastorePolicy) -> bool:
@@ -115,7 +116,7 @@ def blocking_warnings(reports: Iterable[FileReport]) -> int:
         1
         for report in reports
         for diagnostic in report.diagnostics
-        if not diagnostic.is_error and diagnostic.code in texts.BLOCKING_WARNINGS
+        if not diagnostic.is_error and diagnostic.code in datastore_diagnostics.BLOCKING_WARNINGS
     )
 
 
@@ -157,7 +158,11 @@ def check_submission(
         reports[first] = FileReport(
             first,
             "eee",
-            [texts.make("EEE-TOO-MANY", count=len(unchecked), limit=policy.max_files)],
+            [
+                datastore_diagnostics.make(
+                    "EEE-TOO-MANY", count=len(unchecked), limit=policy.max_files
+                )
+            ],
         )
     for change in ordered:
         if not paths.is_datastore_file(change.path) and not change.path.endswith(".jsonl"):
@@ -165,12 +170,12 @@ def check_submission(
             continue
         report = reports[change.path] = FileReport(change.path, "eee")
         if change.kind == "removed":
-            report.diagnostics.append(texts.make("EEE-DELETED", path=change.path))
+            report.diagnostics.append(datastore_diagnostics.make("EEE-DELETED", path=change.path))
             report.diagnostics.extend(_deletion_problems(change.path, files))
             continue
         problem = paths.path_problem(change.path)
         if problem is not None:
-            report.diagnostics.append(texts.make("EEE-PATH", problem=problem))
+            report.diagnostics.append(datastore_diagnostics.make("EEE-PATH", problem=problem))
     for change in ordered:
         path = change.path
         if path not in reports or change.kind == "removed" or paths.is_samples(path):
@@ -260,7 +265,7 @@ def _deletion_problems(path: str, files: DatastoreFiles) -> list[Diagnostic]:
         declared = pairing.declared_samples(record) if record is not None else None
         if declared is not None and declared.get("file_path") == path:
             return [
-                texts.make(
+                datastore_diagnostics.make(
                     "EEE-PAIR",
                     problem=f"the record `{aggregate}` stays and still declares this file",
                     hint="delete the record too, or keep its samples file",
@@ -270,7 +275,7 @@ def _deletion_problems(path: str, files: DatastoreFiles) -> list[Diagnostic]:
     samples = paths.samples_path(path)
     if path.endswith(".json") and files.exists(samples):
         return [
-            texts.make(
+            datastore_diagnostics.make(
                 "EEE-PAIR",
                 problem=f"its samples file `{samples}` stays without its record",
                 hint="delete the samples file too",
@@ -296,7 +301,7 @@ def _unreadable(error: Unreadable, *, of: str | None = None) -> Diagnostic:
     """FILE-UNREADABLE with the reader's reason; `of` names what else could not be read (a
     record read for what it declares, main's version of the file)."""
     reason = str(error) if of is None else f"{of}: {error}"
-    return messages.make("FILE-UNREADABLE", reason=reason)
+    return diagnostics.make("FILE-UNREADABLE", reason=reason)
 
 
 def _peek(files: DatastoreFiles, path: str, exists: bool) -> dict[str, Any] | None:
@@ -364,16 +369,16 @@ def _folder_problems(
             found.append(_none(paths.COLLECTION_FIELD, problem))
         elif collection != actual[0]:
             found.append(
-                texts.make(
+                datastore_diagnostics.make(
                     "EEE-FOLDER",
                     field=paths.COLLECTION_FIELD,
-                    problem=texts.FOLDER_COLLECTION.format(
+                    problem=datastore_diagnostics.FOLDER_COLLECTION.format(
                         actual=actual[0],
                         field=paths.COLLECTION_FIELD,
                         value=shown(_dataset_name(record)),
                         expected=collection,
                     ),
-                    hint=texts.FOLDER_HINT_COLLECTION.format(
+                    hint=datastore_diagnostics.FOLDER_HINT_COLLECTION.format(
                         expected=expected, field=paths.COLLECTION_FIELD
                     ),
                 )
@@ -387,9 +392,11 @@ def _folder_problems(
     info = record["model_info"]
     flat = "/" not in info["id"].strip()
     source = (
-        texts.FOLDER_SOURCE_FLAT.format(developer=shown(info["developer"]), id=shown(info["id"]))
+        datastore_diagnostics.FOLDER_SOURCE_FLAT.format(
+            developer=shown(info["developer"]), id=shown(info["id"])
+        )
         if flat
-        else texts.FOLDER_SOURCE_ID.format(id=shown(info["id"]))
+        else datastore_diagnostics.FOLDER_SOURCE_ID.format(id=shown(info["id"]))
     )
     differs = [
         part
@@ -402,14 +409,14 @@ def _folder_problems(
     if not differs:
         return found
     if len(differs) == 2:
-        problem = texts.FOLDER_PARTS.format(
+        problem = datastore_diagnostics.FOLDER_PARTS.format(
             actual=f"{actual[1]}/{actual[2]}",
             source=source,
             expected=f"{named.developer}/{named.model}",
         )
     else:
         (part,) = differs
-        problem = texts.FOLDER_PART.format(
+        problem = datastore_diagnostics.FOLDER_PART.format(
             part=part,
             actual=actual[1] if part == "developer" else actual[2],
             source=source,
@@ -417,22 +424,22 @@ def _folder_problems(
         )
     field_name = "model_info.developer" if flat and differs == ["developer"] else "model_info.id"
     found.append(
-        texts.make(
+        datastore_diagnostics.make(
             "EEE-FOLDER",
             field=field_name,
             problem=problem,
-            hint=texts.FOLDER_HINT.format(expected=expected, field=field_name),
+            hint=datastore_diagnostics.FOLDER_HINT.format(expected=expected, field=field_name),
         )
     )
     return found
 
 
 def _none(field_name: str, problem: str) -> Diagnostic:
-    return texts.make(
+    return datastore_diagnostics.make(
         "EEE-FOLDER",
         field=field_name,
-        problem=texts.FOLDER_NONE.format(problem=problem),
-        hint=texts.FOLDER_HINT_NONE,
+        problem=datastore_diagnostics.FOLDER_NONE.format(problem=problem),
+        hint=datastore_diagnostics.FOLDER_HINT_NONE,
     )
 
 
@@ -460,7 +467,7 @@ def _moved(
     else:
         field_name = paths.COLLECTION_FIELD
         was, now = paths.collection_of(old)[0], paths.collection_of(new)[0]
-    return texts.make(
+    return datastore_diagnostics.make(
         "EEE-MOVED-IDENTITY",
         field=field_name,
         new=shown(now),
@@ -512,13 +519,13 @@ def _duplicates(
 
 def _where(holder: Holder, claim: Claim | None) -> str:
     if holder.pr is None:
-        return texts.DUPLICATE_ON_MAIN.format(path=holder.path)
+        return datastore_diagnostics.DUPLICATE_ON_MAIN.format(path=holder.path)
     if claim is not None and claim.copies(holder):
-        return texts.DUPLICATE_COPIED.format(path=holder.path, pr=holder.pr)
+        return datastore_diagnostics.DUPLICATE_COPIED.format(path=holder.path, pr=holder.pr)
     if claim is not None:
-        return texts.DUPLICATE_EARLIER.format(path=holder.path, pr=holder.pr)
-    return texts.DUPLICATE_IN_PR.format(path=holder.path, pr=holder.pr)
+        return datastore_diagnostics.DUPLICATE_EARLIER.format(path=holder.path, pr=holder.pr)
+    return datastore_diagnostics.DUPLICATE_IN_PR.format(path=holder.path, pr=holder.pr)
 
 
 def _duplicate(where: str, digest: str) -> Diagnostic:
-    return texts.make("EEE-DUPLICATE", where=where, digest=digest[:12])
+    return datastore_diagnostics.make("EEE-DUPLICATE", where=where, digest=digest[:12])

@@ -34,7 +34,7 @@ from huggingface_hub.file_download import repo_folder_name
 from bot.hub.client import DEFAULT_MAX_FILE_BYTES, HubClient, hub_errors
 from bot.hub.errors import HubError, HubPermanentError, HubTransientError
 from bot.hub.sources import EVAL_YAML
-from bot.spec.model import BenchmarkLookup, BenchmarkNotFound
+from bot.validation.model import BenchmarkLookup, BenchmarkNotFound
 
 #: (canonical dataset id, commit SHA, eval.yaml bytes) -> the parsed benchmark or why not.
 ParseEvalYaml = Callable[[str, str, bytes], BenchmarkLookup]

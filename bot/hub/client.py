@@ -52,10 +52,12 @@ client's default. A Hub that accepts a connection and never answers then held `e
 
 So the client the library builds is ours (`set_client_factory`): it keeps the library's own
 request hooks and redirects, and its `send`, which every request of every call goes through,
-gives a request that asks for no timeout at all the bot's. A timeout then leaves as a
-`HubTransientError` rather than `httpx2.TimeoutException`: the library's `http_backoff` (under
-every paginated listing) retries the latter five times with 23 s of sleeps in between, which
-would turn one bounded request into minutes; the worker has its own retry policy with backoff.
+gives a request that asks for no timeout at all the bot's. A timeout, and a connection that
+fails (refused, reset, cut mid-answer), then leave as a `HubTransientError` rather than
+httpx2's `TimeoutException`, `NetworkError` or `RemoteProtocolError`: the library's
+`http_backoff` (under every paginated listing) retries those five times with 23 s of sleeps in
+between, logging each, which would turn one bounded request into minutes (a `gate` with no
+Hub took 27 s to fail); the worker has its own retry policy with backoff.
 
 **One file's bytes** (`read_capped`, `stream_capped`): from a `resolve` URL, redirects followed
 by hand, the token kept on the Hub.
@@ -76,7 +78,7 @@ instead of resting on a client default:
 - an error answered by another origin (the CDN) is not the Hub's: a refusal (4xx) is
   `HubFileUnreadable` for that file, and a 408, 429 or 5xx is a `HubTransientError` without a
   status, so it retries this run only (its `Retry-After` honoured) and never pauses the
-  workers' Hub calls, which answer to the Hub's own quota (`workers.fleet`).
+  workers' Hub calls, which answer to the Hub's own quota (`workers.hub_pause`).
 """
 
 from __future__ import annotations
@@ -94,7 +96,7 @@ from huggingface_hub.errors import RemoteEntryNotFoundError
 from huggingface_hub.utils._headers import build_hf_headers
 from huggingface_hub.utils._http import default_client_factory
 
-from bot.hub import texts
+from bot.hub import unreadable_reasons
 from bot.hub.budget import count_request
 from bot.hub.errors import (
     HubError,
@@ -487,6 +489,8 @@ class BoundedClient(httpx2.Client):
                 f" ({type(error).__name__}; read timeout {limits.get('read')} s,"
                 " EVALBOT_HUB_TIMEOUT)"
             ) from error
+        except (httpx2.NetworkError, httpx2.RemoteProtocolError) as error:
+            raise HubTransientError(f"Hub unreachable: {type(error).__name__}: {error}") from error
 
 
 def bounded_client(timeout_s: float) -> BoundedClient:
@@ -571,8 +575,8 @@ def stream_capped(
         except (httpx2.InvalidURL, httpx2.UnsupportedProtocol) as error:
             if target == url:
                 raise  # our own URL: a bug or a bad endpoint, not this file's problem
-            raise HubFileUnreadable(texts.REDIRECT_INVALID) from error
-    raise HubFileUnreadable(texts.TOO_MANY_REDIRECTS.format(count=MAX_REDIRECTS))
+            raise HubFileUnreadable(unreadable_reasons.REDIRECT_INVALID) from error
+    raise HubFileUnreadable(unreadable_reasons.TOO_MANY_REDIRECTS.format(count=MAX_REDIRECTS))
 
 
 def _storage_error(target: str, response: httpx2.Response) -> HubError:
@@ -581,10 +585,10 @@ def _storage_error(target: str, response: httpx2.Response) -> HubError:
     status = response.status_code
     if status in _RETRIED_STORAGE_STATUSES or status >= 500:
         return HubTransientError(
-            texts.CDN_UNAVAILABLE.format(host=host, status=status),
+            unreadable_reasons.CDN_UNAVAILABLE.format(host=host, status=status),
             retry_after=retry_after_from_headers(response.headers),
         )
-    return HubFileUnreadable(texts.CDN_REFUSED.format(host=host, status=status))
+    return HubFileUnreadable(unreadable_reasons.CDN_REFUSED.format(host=host, status=status))
 
 
 def _refuse_if_declared_too_large(response: httpx2.Response, max_bytes: int) -> None:
@@ -592,28 +596,32 @@ def _refuse_if_declared_too_large(response: httpx2.Response, max_bytes: int) -> 
     if declared.isdigit() and int(declared) > max_bytes:
         size = int(declared)
         raise HubFileTooLarge(
-            texts.DECLARED_TOO_LARGE.format(size=size, limit=max_bytes), size=size, limit=max_bytes
+            unreadable_reasons.DECLARED_TOO_LARGE.format(size=size, limit=max_bytes),
+            size=size,
+            limit=max_bytes,
         )
 
 
 def _next_target(current: str, response: httpx2.Response) -> str:
     location = response.headers.get("Location")
     if not location:
-        raise HubFileUnreadable(texts.REDIRECT_WITHOUT_LOCATION.format(status=response.status_code))
+        raise HubFileUnreadable(
+            unreadable_reasons.REDIRECT_WITHOUT_LOCATION.format(status=response.status_code)
+        )
     try:
         target = urljoin(current, location.strip())
         parts = urlsplit(target)
     except ValueError as error:
-        raise HubFileUnreadable(texts.REDIRECT_INVALID) from error
+        raise HubFileUnreadable(unreadable_reasons.REDIRECT_INVALID) from error
     scheme = parts.scheme.lower()
     if scheme not in _FOLLOWED_SCHEMES:
-        raise HubFileUnreadable(texts.REDIRECT_SCHEME.format(scheme=scheme[:20]))
+        raise HubFileUnreadable(unreadable_reasons.REDIRECT_SCHEME.format(scheme=scheme[:20]))
     try:
         parts.port  # noqa: B018 - raises on a port that is not a number in 0-65535
     except ValueError as error:
-        raise HubFileUnreadable(texts.REDIRECT_INVALID) from error
+        raise HubFileUnreadable(unreadable_reasons.REDIRECT_INVALID) from error
     if not parts.hostname:
-        raise HubFileUnreadable(texts.REDIRECT_INVALID)
+        raise HubFileUnreadable(unreadable_reasons.REDIRECT_INVALID)
     return target
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.hub.client import hub_errors
-from bot.spec.model import same_hub_name
+from bot.validation.model import same_hub_name
 
 
 @dataclass(frozen=True)

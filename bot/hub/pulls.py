@@ -49,7 +49,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from bot.spec.model import same_hub_name
+from bot.validation.model import same_hub_name
 
 RESULTS_DIR = ".eval_results"
 

@@ -22,7 +22,7 @@ from bot.eee.records import MAX_RECORD_BYTES
 from bot.eee.sourcecheck import RecordMissing, RecordUnreadable
 from bot.hub.client import HubClient
 from bot.hub.errors import HubError, HubPermanentError
-from bot.spec.model import is_sha40
+from bot.validation.model import is_sha40
 
 #: Hub calls a run may spend on source records (revision checks and record reads): a PR of
 #: 100 entries that each link another record stays within it.

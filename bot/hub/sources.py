@@ -9,7 +9,7 @@ that SHA only on a cache miss: a SHA names immutable content, so a cached parse 
 stale, and a benchmark that moves on simply gets a new key. Within one run (one source
 instance) the revision check itself is memoised, so ten entries on one benchmark cost one call.
 
-Parsing is injected (`parse`, from `bot.spec`): this module only moves bytes. Only the Hub's
+Parsing is injected (`parse`, from `bot.validation`): this module only moves bytes. Only the Hub's
 "not found" (docs/hub.md#errors) for a dataset, revision or eval.yaml becomes a
 `BenchmarkNotFound` the validator reports on the entry; transient errors and refusals of the
 dataset lookup propagate (the worker retries the whole run, a command stops).
@@ -47,7 +47,7 @@ from datetime import datetime
 
 from bot.hub.client import HubClient, PullRequest, RepoCommit
 from bot.hub.errors import HubPermanentError
-from bot.spec.model import BenchmarkLookup, BenchmarkNotFound
+from bot.validation.model import BenchmarkLookup, BenchmarkNotFound
 
 EVAL_YAML = "eval.yaml"
 

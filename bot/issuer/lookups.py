@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.issuer.flightcache import FlightCache
-from bot.spec.model import Benchmark, BenchmarkLookup, BenchmarkNotFound
+from bot.validation.model import Benchmark, BenchmarkLookup, BenchmarkNotFound
 
 #: What the cache asks on a miss: one lookup against the Hub (`HubBenchmarkSource.lookup`).
 Lookup = Callable[[str, str | None], BenchmarkLookup]

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.issuer.refusals import Refusal
-from bot.spec.limits import DEFAULT_LIMITS
-from bot.spec.model import is_repo_id
 from bot.tokens.verify import TOKEN_KEYS, loads_strict
+from bot.validation.limits import DEFAULT_LIMITS
+from bot.validation.model import is_repo_id
 
 MAX_ENTRIES = 50
 #: Container levels an entry may have: a results file's top-level list is level 1.

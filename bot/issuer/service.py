@@ -2,8 +2,8 @@
 then one signed token per entry (no I/O of its own beyond what is passed in).
 
 The claims and the digest are computed here from the submitted entry, never taken from the
-caller: the entry is written as YAML with `bot.spec.yamldump` (what `evalbot submit` writes),
-validated by `bot.spec` against the benchmark's eval.yaml at the entry's pinned revision, and
+caller: the entry is written as YAML with `bot.validation.yamldump` (what `evalbot submit` writes),
+validated by `bot.validation` against the benchmark's eval.yaml at the entry's pinned revision, and
 its claims built by `bot.tokens.verify` exactly as the bot will rebuild them to verify.
 """
 
@@ -21,11 +21,11 @@ from bot.issuer.integrations import Integration, IntegrationsConfig, Limits
 from bot.issuer.keyring import KeyringHolder
 from bot.issuer.refusals import ContentRefusal, Refusal, Unavailable
 from bot.issuer.requests import TokenRequest
-from bot.spec.model import BenchmarkSource, FileReport, is_sha40
-from bot.spec.validate import validate_results_files
-from bot.spec.yamldump import dump_entries
 from bot.tokens.signer import sign, token_claims
 from bot.tokens.verify import ClaimsUnavailable, claims_for_entry, stated_framework
+from bot.validation.model import BenchmarkSource, FileReport, is_sha40
+from bot.validation.validate import validate_results_files
+from bot.validation.yamldump import dump_entries
 
 #: The path entries are validated under; its name carries no meaning for the checks made here.
 VALIDATION_PATH = ".eval_results/submitted.yaml"

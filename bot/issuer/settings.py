@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from bot import packaged
+from bot import packaged_defaults
 from bot.issuer.configfile import ConfigError
 from bot.issuer.integrations import load_issuer_options
 from bot.settings import (
@@ -59,7 +59,7 @@ class IssuerSettings:
         config_dir = reader.directory("EVALBOT_CONFIG_DIR", Path("config"))
         integrations_file = config_dir / "integrations.yaml"
         if not integrations_file.is_file():
-            integrations_file = packaged.config_file("integrations.yaml")
+            integrations_file = packaged_defaults.config_file("integrations.yaml")
         issuer_url = reader.url("EVALBOT_ISSUER_URL", None, schemes=("http", "https"))
         # Callers send their credentials to it, and the bot fetches its keys from it. The
         # scheme as a URL parser reads it (any case: `HTTP://` is plain http too).

@@ -32,8 +32,8 @@ from bot.issuer.oidc import OidcVerifier, ProviderKeys
 from bot.issuer.service import Issuer
 from bot.issuer.settings import IssuerSettings
 from bot.issuer.whoamicache import CachedWhoAmI
-from bot.spec.benchmark import benchmark_from_eval_yaml
-from bot.spec.model import BenchmarkLookup, BenchmarkSource
+from bot.validation.benchmark import benchmark_from_eval_yaml
+from bot.validation.model import BenchmarkLookup, BenchmarkSource
 
 log = logging.getLogger("evalbot.issuer")
 

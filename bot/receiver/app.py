@@ -37,18 +37,18 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp
 
-from bot.contract.events import EVENT_KINDS
-from bot.contract.queue import EnqueueOutcome, Enqueuer, QueueUnavailable
 from bot.httpguards import BODY_TIMEOUT_S, BodyRefused
 from bot.httpguards import read_body as read_capped_body
+from bot.queue.events import EVENT_KINDS
+from bot.queue.publishing import EnqueueOutcome, Enqueuer, QueueUnavailable
+from bot.receiver.answers import ANSWERS, HEALTH_OK, READY_FAILED, READY_OK, READY_WORKERS_UNKNOWN
 from bot.receiver.events import IGNORE_REASONS, Ignored, RoutingContext, route_delivery
-from bot.receiver.texts import ANSWERS, HEALTH_OK, READY_FAILED, READY_OK, READY_WORKERS_UNKNOWN
-from bot.receiver.workermetrics import WorkerStatsCollector
+from bot.receiver.worker_metrics import WorkerStatsCollector
 from bot.settings import Settings
-from bot.store.workerstats import WorkerStatsSource
+from bot.store.worker_counters import WorkerStatsSource
 from bot.tokens.verify import finite_float
 
-#: Every delivery outcome, in the order of `bot.receiver.texts.ANSWERS` (the one table).
+#: Every delivery outcome, in the order of `bot.receiver.answers.ANSWERS` (the one table).
 OUTCOMES = tuple(ANSWERS)
 
 _LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)

@@ -32,7 +32,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from bot.contract.events import (
+from bot.queue.events import (
     COMMANDS,
     REPO_TYPES,
     Command,
@@ -95,7 +95,7 @@ IGNORE_REASONS = (
     "own-comment",
     "not-a-command",
     "unknown-command",
-    "stranger",  # a command from a commenter a worker found to be no maintainer (queue.py)
+    "stranger",  # a command from a commenter a worker found to be no maintainer (publishing.py)
 )
 
 

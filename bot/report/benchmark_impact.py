@@ -1,14 +1,14 @@
 """The comment section of a benchmark PR: what its eval.yaml change does to existing results.
 
-Pure: an `Impact` (`bot.spec.impact`) in, markdown out; every user string escaped.
+Pure: an `Impact` (`bot.validation.impact`) in, markdown out; every user string escaped.
 """
 
 from __future__ import annotations
 
-from bot.report import campaign_texts as texts
+from bot.report import standing_and_clashes_texts as texts
 from bot.report.comment import escape_text
-from bot.report.texts import LIST_ITEM, MORE_ITEMS, plural
-from bot.spec.impact import Change, Impact, ResultRef
+from bot.report.comment_texts import LIST_ITEM, MORE_ITEMS, plural
+from bot.validation.impact import Change, Impact, ResultRef
 
 
 def render_impact(impact: Impact | None, unread_files: int = 0) -> str:

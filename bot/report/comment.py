@@ -61,10 +61,10 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 from urllib.parse import quote
 
-from bot.report import texts
-from bot.report.texts import RESERVED_GLYPHS, Badge
-from bot.spec.messages import Diagnostic, Severity
-from bot.spec.model import (
+from bot.report import comment_texts
+from bot.report.comment_texts import RESERVED_GLYPHS, Badge
+from bot.validation.diagnostics import Diagnostic, Severity
+from bot.validation.model import (
     EntryReport,
     FileReport,
     SourceStatus,
@@ -106,9 +106,9 @@ class CommentContext:
     removed_files: Sequence[str] = ()
     misplaced_files: Sequence[str] = ()  # under .eval_results but not read by the Hub
     hub_url: str = "https://huggingface.co"
-    max_chars: int = texts.MAX_COMMENT_CHARS
+    max_chars: int = comment_texts.MAX_COMMENT_CHARS
     #: Rendered sections about the PR among its repo (collection standing, claims made
-    #: elsewhere: `bot.report.campaign`), shown after the files; already escaped.
+    #: elsewhere: `bot.report.standing_and_clashes`), shown after the files; already escaped.
     extra_sections: Sequence[str] = ()
     #: "dataset" for a benchmark's PR: its pages live under `/datasets/` on the Hub.
     repo_type: Literal["model", "dataset"] = "model"
@@ -134,9 +134,9 @@ def _recheck_note(note: RecheckNote) -> str:
     author = note.author if _USER_NAME_RE.fullmatch(note.author) else "?"
     at = note.asked_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     return (
-        texts.RECHECK_MARKER.format(comment_id=note.comment_id.lower())
+        comment_texts.RECHECK_MARKER.format(comment_id=note.comment_id.lower())
         + "\n"
-        + texts.RECHECK_NOTE.format(author=author, at=at)
+        + comment_texts.RECHECK_NOTE.format(author=author, at=at)
     )
 
 
@@ -181,19 +181,19 @@ def count_reports(reports: Sequence[FileReport]) -> Counts:
 
 def _summary(counts: Counts, files: int) -> str:
     if counts.results == 0 and counts.errors == 0 and counts.warnings == 0:
-        return texts.SUMMARY_NO_RESULTS
-    return texts.SUMMARY.format(
+        return comment_texts.SUMMARY_NO_RESULTS
+    return comment_texts.SUMMARY.format(
         results=counts.results,
-        results_word=texts.plural(counts.results, "result"),
+        results_word=comment_texts.plural(counts.results, "result"),
         files=files,
-        files_word=texts.plural(files, "file"),
+        files_word=comment_texts.plural(files, "file"),
         verified=counts.verified,
         community=counts.community,
         invalid=counts.invalid,
         errors=counts.errors,
-        errors_word=texts.plural(counts.errors, "error"),
+        errors_word=comment_texts.plural(counts.errors, "error"),
         warnings=counts.warnings,
-        warnings_word=texts.plural(counts.warnings, "warning"),
+        warnings_word=comment_texts.plural(counts.warnings, "warning"),
     )
 
 
@@ -222,10 +222,10 @@ def _metrics(entry: EntryReport) -> str:
             name = primary.display_name or primary.id
         pairs.append((escape_text(name, 48), _format_value(data.get("value"))))
     if not pairs:
-        return texts.UNKNOWN
+        return comment_texts.UNKNOWN
     shown = [f"{name}: {value}" for name, value in pairs[:MAX_METRICS_SHOWN]]
     if len(pairs) > MAX_METRICS_SHOWN:
-        shown.append(texts.MORE_METRICS.format(count=len(pairs) - MAX_METRICS_SHOWN))
+        shown.append(comment_texts.MORE_METRICS.format(count=len(pairs) - MAX_METRICS_SHOWN))
     return "<br>".join(shown)
 
 
@@ -236,36 +236,36 @@ def _benchmark(entry: EntryReport, hub_url: str) -> str:
         return f"[{escape_text(repo_id, 100)}]({url})"
     if entry.entry.dataset_id:
         return escape_text(entry.entry.dataset_id, 100)
-    return texts.UNKNOWN
+    return comment_texts.UNKNOWN
 
 
 def _verdict(entry: EntryReport) -> str:
     errors = sum(1 for d in entry.diagnostics if d.is_error)
     warnings = len(entry.diagnostics) - errors
     if errors:
-        verdict = texts.VERDICT_INVALID.format(
-            count=errors, errors_word=texts.plural(errors, "error")
+        verdict = comment_texts.VERDICT_INVALID.format(
+            count=errors, errors_word=comment_texts.plural(errors, "error")
         )
     elif warnings:
-        verdict = texts.VERDICT_WARNINGS.format(
-            count=warnings, warnings_word=texts.plural(warnings, "warning")
+        verdict = comment_texts.VERDICT_WARNINGS.format(
+            count=warnings, warnings_word=comment_texts.plural(warnings, "warning")
         )
     else:
-        verdict = texts.VERDICT_VALID
+        verdict = comment_texts.VERDICT_VALID
     if entry.verification.status is VerificationStatus.UNVERIFIED:
-        reason = escape_text(entry.verification.reason or texts.REASON_UNKNOWN, 60)
-        verdict += "<br>" + texts.UNVERIFIED_NOTE.format(reason=reason)
+        reason = escape_text(entry.verification.reason or comment_texts.REASON_UNKNOWN, 60)
+        verdict += "<br>" + comment_texts.UNVERIFIED_NOTE.format(reason=reason)
     source = entry.source
     if source is not None and source.status is SourceStatus.CHECKED:
-        verdict += "<br>" + texts.SOURCE_CHECKED_NOTE.format(
+        verdict += "<br>" + comment_texts.SOURCE_CHECKED_NOTE.format(
             record=escape_text(source.record_id or source.path or "?", 120),
             revision=escape_text((source.revision or "?")[:12], 40),
         )
     elif source is not None and source.status is SourceStatus.MISMATCH:
-        verdict += "<br>" + texts.SOURCE_MISMATCH_NOTE
+        verdict += "<br>" + comment_texts.SOURCE_MISMATCH_NOTE
     elif source is not None and source.status is SourceStatus.UNREADABLE:
-        verdict += "<br>" + texts.SOURCE_UNREAD_NOTE.format(
-            reason=escape_text(source.reason or texts.REASON_UNKNOWN, 160)
+        verdict += "<br>" + comment_texts.SOURCE_UNREAD_NOTE.format(
+            reason=escape_text(source.reason or comment_texts.REASON_UNKNOWN, 160)
         )
     return verdict
 
@@ -273,8 +273,10 @@ def _verdict(entry: EntryReport) -> str:
 def badge_label(badge: Badge, entry: EntryReport) -> str:
     """A badge as the comment shows it: 🔗 says whether the source was checked."""
     if badge is Badge.SOURCE and entry.source is not None:
-        return texts.SOURCE_LABELS.get(entry.source.status.value, texts.BADGE_LABELS[badge])
-    return texts.BADGE_LABELS[badge]
+        return comment_texts.SOURCE_LABELS.get(
+            entry.source.status.value, comment_texts.BADGE_LABELS[badge]
+        )
+    return comment_texts.BADGE_LABELS[badge]
 
 
 def _sources_line(reports: Sequence[FileReport]) -> str | None:
@@ -285,61 +287,65 @@ def _sources_line(reports: Sequence[FileReport]) -> str | None:
             if entry.source is not None:
                 counts[entry.source.status] += 1
     parts = [
-        texts.SOURCES_PARTS[status.value].format(
+        comment_texts.SOURCES_PARTS[status.value].format(
             count=count,
             their="its" if count == 1 else "their",
-            records=texts.plural(count, "record"),
-            disagree=texts.plural(count, "disagrees", "disagree"),
+            records=comment_texts.plural(count, "record"),
+            disagree=comment_texts.plural(count, "disagrees", "disagree"),
             them="it" if count == 1 else "them",
         )
         for status, count in counts.items()
         if count
     ]
-    return texts.SOURCES_SUMMARY.format(parts="; ".join(parts)) if parts else None
+    return comment_texts.SOURCES_SUMMARY.format(parts="; ".join(parts)) if parts else None
 
 
 def _row(entry: EntryReport, hub_url: str) -> str:
     badges = " ".join(badge_label(badge, entry) for badge in badges_for(entry))
-    return texts.TABLE_ROW.format(
+    return comment_texts.TABLE_ROW.format(
         number=entry.entry.index + 1,
         line=entry.entry.line,
         benchmark=_benchmark(entry, hub_url),
-        task=escape_text(entry.entry.task_id, 60) if entry.entry.task_id else texts.UNKNOWN,
+        task=escape_text(entry.entry.task_id, 60) if entry.entry.task_id else comment_texts.UNKNOWN,
         metrics=_metrics(entry),
-        badges=badges or texts.UNKNOWN,
+        badges=badges or comment_texts.UNKNOWN,
         verdict=_verdict(entry),
     )
 
 
 def _problem(diagnostic: Diagnostic, where: str, entry_index: int | None = None) -> str:
     if diagnostic.line is not None:
-        where += texts.PROBLEM_AT_LINE.format(line=diagnostic.line)
-    glyph = texts.GLYPH_ERROR if diagnostic.severity is Severity.ERROR else texts.GLYPH_WARNING
+        where += comment_texts.PROBLEM_AT_LINE.format(line=diagnostic.line)
+    glyph = (
+        comment_texts.GLYPH_ERROR
+        if diagnostic.severity is Severity.ERROR
+        else comment_texts.GLYPH_WARNING
+    )
     message = escape_text(diagnostic.message, 300)
     place = diagnostic.hub_path(entry_index)  # a field name is the author's text: escaped
     if place is not None:
-        message = texts.PROBLEM_PLACE.format(place=escape_text(place, 120), message=message)
-    text = texts.PROBLEM_LINE.format(
+        message = comment_texts.PROBLEM_PLACE.format(place=escape_text(place, 120), message=message)
+    text = comment_texts.PROBLEM_LINE.format(
         glyph=glyph,
         where=where,
         code=re.sub(r"[^\w.-]", "", diagnostic.code)[:60] or "?",
         message=message,
     )
     if diagnostic.hint:
-        text += texts.PROBLEM_HINT.format(hint=escape_text(diagnostic.hint, 300))
+        text += comment_texts.PROBLEM_HINT.format(hint=escape_text(diagnostic.hint, 300))
     return text
 
 
 def _entry_problems(entry: EntryReport) -> list[str]:
-    where = texts.PROBLEM_ENTRY_WHERE.format(number=entry.entry.index + 1)
+    where = comment_texts.PROBLEM_ENTRY_WHERE.format(number=entry.entry.index + 1)
     problems = [_problem(d, where, entry.entry.index) for d in entry.diagnostics]
     if entry.verification.status is VerificationStatus.UNVERIFIED:
         problems.append(
-            texts.TOKEN_PROBLEM.format(
+            comment_texts.TOKEN_PROBLEM.format(
                 line=entry.entry.line,
                 number=entry.entry.index + 1,
                 reason=re.sub(r"[^\w.-]", "", entry.verification.reason or "")[:60]
-                or texts.REASON_UNKNOWN,
+                or comment_texts.REASON_UNKNOWN,
             )
         )
     return problems
@@ -361,15 +367,15 @@ class _FileSection:
         count = len(self.rows) if entries is None else entries
         parts = [self.heading]
         if self.rows:
-            parts.append(texts.TABLE_HEADER + "\n" + "\n".join(self.rows[:count]))
+            parts.append(comment_texts.TABLE_HEADER + "\n" + "\n".join(self.rows[:count]))
         elif not self.file_problems:
-            parts.append(texts.NO_ENTRIES)
+            parts.append(comment_texts.NO_ENTRIES)
         problems = self.file_problems + [p for ps in self.entry_problems[:count] for p in ps]
         if problems:
-            has_errors = any(p.startswith("- " + texts.GLYPH_ERROR) for p in problems)
-            summary = texts.PROBLEMS_SUMMARY.format(
+            has_errors = any(p.startswith("- " + comment_texts.GLYPH_ERROR) for p in problems)
+            summary = comment_texts.PROBLEMS_SUMMARY.format(
                 count=len(problems),
-                problems_word=texts.plural(len(problems), "problem"),
+                problems_word=comment_texts.plural(len(problems), "problem"),
             )
             open_attr = " open" if has_errors else ""
             parts.append(
@@ -384,10 +390,12 @@ def _section(report: FileReport, hub_url: str, budget: int) -> _FileSection:
     """The file's section, its entries built only while they fit `budget` characters: past
     it, the section overflows the comment whatever follows, and the trimmer counts the rest."""
     path = escape_text(report.path, 200)
-    heading = (texts.FILE_HEADING_OK if report.ok else texts.FILE_HEADING_ERRORS).format(path=path)
+    heading = (
+        comment_texts.FILE_HEADING_OK if report.ok else comment_texts.FILE_HEADING_ERRORS
+    ).format(path=path)
     section = _FileSection(
         heading=heading,
-        file_problems=[_problem(d, texts.PROBLEM_FILE_WHERE) for d in report.diagnostics],
+        file_problems=[_problem(d, comment_texts.PROBLEM_FILE_WHERE) for d in report.diagnostics],
         entries_total=len(report.entries),
     )
     used = 0
@@ -405,10 +413,10 @@ def _head_link(context: CommentContext, hub_url: str) -> str:
     """The checked head, linked to its commit page when the repo id is a plain `owner/name`."""
     short_sha = context.head_sha[:7]
     if not is_repo_id(context.repo_id):
-        return texts.HEAD_PLAIN.format(short_sha=short_sha)
+        return comment_texts.HEAD_PLAIN.format(short_sha=short_sha)
     prefix = "datasets/" if context.repo_type == "dataset" else ""
     url = f"{hub_url}/{prefix}{quote(context.repo_id, safe='/')}/commit/{context.head_sha}"
-    return texts.HEAD_LINKED.format(short_sha=short_sha, url=url)
+    return comment_texts.HEAD_LINKED.format(short_sha=short_sha, url=url)
 
 
 def _details_link(context: CommentContext) -> str:
@@ -422,24 +430,28 @@ def _details_link(context: CommentContext) -> str:
     ):
         return ""
     url = f"{context.pages_url.rstrip('/')}/pr/{quote(context.repo_id, safe='/')}/{context.pr_num}"
-    return texts.DETAILS_LINK.format(url=url)
+    return comment_texts.DETAILS_LINK.format(url=url)
 
 
 def _file_list(heading: str, paths: Sequence[str]) -> str:
-    shown = paths[: texts.MAX_LISTED_FILES]
-    items = [texts.LIST_ITEM.format(item=escape_text(p, 120, block_start=True)) for p in shown]
+    shown = paths[: comment_texts.MAX_LISTED_FILES]
+    items = [
+        comment_texts.LIST_ITEM.format(item=escape_text(p, 120, block_start=True)) for p in shown
+    ]
     if len(paths) > len(shown):
-        more = texts.MORE_ITEMS.format(count=len(paths) - len(shown))
-        items.append(texts.LIST_ITEM.format(item=more))
+        more = comment_texts.MORE_ITEMS.format(count=len(paths) - len(shown))
+        items.append(comment_texts.LIST_ITEM.format(item=more))
     return heading + "\n\n" + "\n".join(items)
 
 
 def render_comment(reports: Sequence[FileReport], context: CommentContext) -> str:
     """The whole comment for one PR head; at most `context.max_chars` characters."""
     hub_url = context.hub_url.rstrip("/")
-    markers = texts.REPORT_MARKER + "\n" + texts.HEAD_MARKER.format(sha=context.head_sha)
-    head = [markers, texts.TITLE]
-    banner = texts.STATE_BANNERS.get(context.pr_state)
+    markers = (
+        comment_texts.REPORT_MARKER + "\n" + comment_texts.HEAD_MARKER.format(sha=context.head_sha)
+    )
+    head = [markers, comment_texts.TITLE]
+    banner = comment_texts.STATE_BANNERS.get(context.pr_state)
     if banner:
         head.append(banner)
     result_reports = [r for r in reports if r.kind == "results"] + [
@@ -451,11 +463,11 @@ def render_comment(reports: Sequence[FileReport], context: CommentContext) -> st
         head.append(sources)
     tail: list[str] = list(context.extra_sections)
     if context.removed_files:
-        tail.append(_file_list(texts.REMOVED_HEADING, context.removed_files))
+        tail.append(_file_list(comment_texts.REMOVED_HEADING, context.removed_files))
     if context.misplaced_files:
-        tail.append(_file_list(texts.MISPLACED_HEADING, context.misplaced_files))
+        tail.append(_file_list(comment_texts.MISPLACED_HEADING, context.misplaced_files))
     tail.append(
-        texts.FOOTER.format(
+        comment_texts.FOOTER.format(
             bot=context.bot_name, head=_head_link(context, hub_url), details=_details_link(context)
         )
     )
@@ -469,7 +481,7 @@ def render_report(
     reports: Sequence[FileReport],
     *,
     hub_url: str = "https://huggingface.co",
-    max_chars: int = texts.MAX_SUMMARY_CHARS,
+    max_chars: int = comment_texts.MAX_SUMMARY_CHARS,
 ) -> str:
     """The comment's title, summary and file tables without the PR's markers and footer: the
     report of a check outside a PR (`evalbot validate --markdown`, a CI job's summary)."""
@@ -478,11 +490,13 @@ def render_report(
     ]
     counts = count_reports(result_reports)
     summary = (
-        texts.SUMMARY_NOTHING_CHECKED
+        comment_texts.SUMMARY_NOTHING_CHECKED
         if counts == Counts()
         else _summary(counts, len(result_reports))
     )
-    return _assembled([texts.TITLE, summary], result_reports, [], hub_url.rstrip("/"), max_chars)
+    return _assembled(
+        [comment_texts.TITLE, summary], result_reports, [], hub_url.rstrip("/"), max_chars
+    )
 
 
 def _assembled(
@@ -521,26 +535,26 @@ def render_unchecked(context: CommentContext, title: str, why: str) -> str:
     markers as a report, so a later run finds and replaces it, and `why`, in the place of the
     verdict an earlier head had. `title` is the report's own (model, benchmark, datastore)."""
     markers = (
-        texts.REPORT_MARKER
+        comment_texts.REPORT_MARKER
         + "\n"
-        + texts.HEAD_MARKER.format(sha=context.head_sha)
+        + comment_texts.HEAD_MARKER.format(sha=context.head_sha)
         + "\n"
-        + texts.NOT_CHECKED_MARKER
+        + comment_texts.NOT_CHECKED_MARKER
     )
     parts = [markers, title]
-    banner = texts.STATE_BANNERS.get(context.pr_state)
+    banner = comment_texts.STATE_BANNERS.get(context.pr_state)
     if banner:
         parts.append(banner)
     head = _head_link(context, context.hub_url.rstrip("/"))
-    parts.append(texts.NOT_CHECKED.format(head=head, why=escape_text(why, 300)))
-    parts.append(texts.NOT_CHECKED_NEXT.format(bot=context.bot_name))
-    parts.append(texts.NOT_CHECKED_FOOTER.format(bot=context.bot_name))
+    parts.append(comment_texts.NOT_CHECKED.format(head=head, why=escape_text(why, 300)))
+    parts.append(comment_texts.NOT_CHECKED_NEXT.format(bot=context.bot_name))
+    parts.append(comment_texts.NOT_CHECKED_FOOTER.format(bot=context.bot_name))
     return "\n\n".join(parts)
 
 
 def is_unchecked(body: str) -> bool:
     """Whether a report comment says its head was not checked (`render_unchecked`)."""
-    return texts.NOT_CHECKED_MARKER in body
+    return comment_texts.NOT_CHECKED_MARKER in body
 
 
 def _trimmed(
@@ -554,7 +568,7 @@ def _trimmed(
 
     `unrendered` counts (entries, files) of the reports after `sections`, never built.
     """
-    notice_reserve = len(texts.TRIMMED) + 40
+    notice_reserve = len(comment_texts.TRIMMED) + 40
     budget -= notice_reserve
     kept: list[str] = []
     dropped_entries, dropped_files = unrendered
@@ -576,11 +590,11 @@ def _trimmed(
             dropped_entries += later.entries_total
             dropped_files += 1
         break
-    notice = texts.TRIMMED.format(
+    notice = comment_texts.TRIMMED.format(
         entries=dropped_entries,
-        entries_word=texts.plural(dropped_entries, "entry", "entries"),
+        entries_word=comment_texts.plural(dropped_entries, "entry", "entries"),
         files=dropped_files,
-        files_word=texts.plural(dropped_files, "file"),
+        files_word=comment_texts.plural(dropped_files, "file"),
     )
     return "\n\n".join([*head, *kept, notice, *tail])
 
@@ -612,7 +626,7 @@ def render_help(bot_name: str, *, reply_to: str | None = None) -> str:
     """
     if not _BOT_NAME_RE.fullmatch(bot_name):
         raise ValueError(f"bot name must be a Hub user name, not {bot_name!r}")
-    body = texts.HELP.format(marker=texts.HELP_MARKER, bot=bot_name)
+    body = comment_texts.HELP.format(marker=comment_texts.HELP_MARKER, bot=bot_name)
     if reply_to is None:
         return body
     return help_reply_marker(reply_to) + "\n" + body
@@ -622,7 +636,7 @@ def help_reply_marker(comment_id: str) -> str:
     """The hidden marker naming the comment a help reply answers (ids are Hub ObjectIds)."""
     if not re.fullmatch(r"[0-9A-Za-z_-]{1,64}", comment_id):
         raise ValueError(f"not a comment id: {comment_id!r}")
-    return texts.HELP_REPLY_MARKER.format(comment_id=comment_id.lower())
+    return comment_texts.HELP_REPLY_MARKER.format(comment_id=comment_id.lower())
 
 
 # --- badges: what the Hub shows next to a result ----------------------------------------------

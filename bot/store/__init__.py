@@ -7,8 +7,8 @@ than one process reads has its one reader here, beside its writer where the form
 - `keys`: every key the bot writes, with who writes and who reads it;
 - `history`: the PR history the workers record and the web pages list;
 - `deadletters`: parked events (the workers park, `evalbot parked`/`replay` and the pages read);
-- `workerbeats`: the workers' heartbeats and the fleet's status (`evalbot status`, `/readyz`);
-- `workerstats`: the workers' counters and the queue's depth (`/metrics`, the status page).
+- `heartbeats`: the workers' heartbeats and the fleet's status (`evalbot status`, `/readyz`);
+- `worker_counters`: the workers' counters and the queue's depth (`/metrics`, the status page).
 
 Nothing here imports a process (`bot.receiver`, `workers`, `bot.web`, `bot.cli`): each of them
 imports this package instead (import-linter contracts in `pyproject.toml`).

@@ -17,10 +17,10 @@ from typing import Any
 
 import redis
 
-from bot.contract.events import PrEvent
+from bot.queue.events import PrEvent
 from bot.store import keys
 
-DEAD_LETTERS = keys.DEAD_LETTERS  # the receiver's /metrics reads both (bot.store.workerstats)
+DEAD_LETTERS = keys.DEAD_LETTERS  # the receiver's /metrics reads both (bot.store.worker_counters)
 STATS = keys.STATS
 MAX_PARKED = 1000
 
@@ -95,7 +95,7 @@ class ReplayOutcome(StrEnum):
 
 # Take the record off the list and put its event in the ledger, due at once, in one step: two
 # operators replaying at once, or a replay racing with new parks shifting positions, queue each
-# record exactly once. The next sweep of any worker sends it (`workers.liveness`).
+# record exactly once. The next sweep of any worker sends it (`workers.heartbeat_and_sweep`).
 # KEYS = [parked list, stats, ledger, ledger events]; ARGV = [record, stat, task id, event].
 _REPLAY = """
 local removed = redis.call('LREM', KEYS[1], 1, ARGV[1])

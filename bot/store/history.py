@@ -45,8 +45,8 @@ from typing import Any
 import redis
 
 from bot.report.comment import Counts, badges_for
-from bot.spec.model import EntryReport, FileReport, VerificationStatus
 from bot.store import keys
+from bot.validation.model import EntryReport, FileReport, VerificationStatus
 
 HISTORY_PREFIX = keys.HISTORY_PREFIX
 HISTORY_REPOS = f"{HISTORY_PREFIX}:repos"

@@ -4,25 +4,25 @@ The processes share one Redis (the Celery broker), so a key is an interface betw
 receiver reads what the workers count, reconciliation reads what the pipeline records, the
 replay command writes what the workers consume. A key spelled in two modules would drift;
 here each is spelled once, with who writes it and who reads it. The queue itself is named by
-`bot.contract.queue.QUEUE`; kombu's own keys (`unacked`, `_kombu.binding.*`) are kombu's (the
+`bot.queue.publishing.QUEUE`; kombu's own keys (`unacked`, `_kombu.binding.*`) are kombu's (the
 status readers count `unacked`).
 """
 
 from __future__ import annotations
 
-#: Dedupe marks of queued events (`bot.contract.queue`): `<prefix><DedupeKey.key>`, with a TTL.
+#: Dedupe marks of queued events (`bot.queue.publishing`): `<prefix><DedupeKey.key>`, with a TTL.
 DEDUPE_PREFIX = "evalbot:dedupe:"
-#: The ledger of accepted events not yet finished (`bot.contract.queue`): a sorted set of task
+#: The ledger of accepted events not yet finished (`bot.queue.publishing`): a sorted set of task
 #: ids by the Redis time they are due, and a hash of their events. Publishers add, workers touch
 #: and remove, each worker's sweep sends the overdue again; `/metrics` counts them.
 LEDGER = "evalbot:ledger"
 LEDGER_EVENTS = "evalbot:ledger:events"
 #: Worker counters, `<family>:<label>` -> count (`workers.tasks`, `bot.store.deadletters`);
-#: the receiver's `/metrics` reads them (`bot.store.workerstats`).
+#: the receiver's `/metrics` reads them (`bot.store.worker_counters`).
 STATS = "evalbot:stats"
 #: Parked events, newest first (`bot.store.deadletters`); `evalbot parked`/`replay` and `/metrics`.
 DEAD_LETTERS = "evalbot:dead-letters"
-#: The fleet-wide Hub pause (`workers.fleet`); its PTTL is shown on `/metrics`.
+#: The fleet-wide Hub pause (`workers.hub_pause`); its PTTL is shown on `/metrics`.
 HUB_PAUSE = "evalbot:hub-paused-until"
 #: Reconciliation's one-run-at-a-time lock and its repo cursor (`workers.reconcile`).
 RECONCILE_LOCK = "evalbot:reconcile:lock"
@@ -42,7 +42,7 @@ WEB_SAMPLES = "evalbot:web:samples"
 #: kombu's Redis transport keeps delivered, not yet acknowledged messages in this hash.
 KOMBU_UNACKED = "unacked"
 #: Live workers: their records (a hash) and their heartbeats (a sorted set by time)
-#: (`workers.liveness` writes, `bot.store.workerbeats` reads).
+#: (`workers.heartbeat_and_sweep` writes, `bot.store.heartbeats` reads).
 WORKERS = "evalbot:workers"
 WORKER_BEATS = "evalbot:worker-beats"
 #: The digest of the maintainers allow-list the workers last judged commenters under
@@ -53,13 +53,13 @@ STRANGER_PREFIX = "evalbot:stranger:"
 #: this long after (the allow-list takes effect at once, through the digest).
 STRANGER_TTL_S = 900
 #: Per PR: exists for the recheck interval after a recheck run was queued to start at once,
-#: and while the one deferred recheck run of that window waits (`bot.contract.queue`).
+#: and while the one deferred recheck run of that window waits (`bot.queue.publishing`).
 RECHECK_WINDOW_PREFIX = "evalbot:recheck-window:"
 RECHECK_FOLLOWUP_PREFIX = "evalbot:recheck-followup:"
 
 
 def lease(repo_id: str, pr_num: int) -> str:
-    """The per-PR lease one run holds while it works on the PR (`workers.fleet`)."""
+    """The per-PR lease one run holds while it works on the PR (`workers.pr_lease`)."""
     return f"evalbot:lease:{repo_id}:{pr_num}"
 
 
@@ -84,12 +84,13 @@ def attempts(task_id: str) -> str:
 
 
 def blob(blob_id: str) -> str:
-    """A results file of a repo's main branch by git blob id (`workers.campaign`, a cache)."""
+    """A results file of a repo's main branch by git blob id (`workers.standing_and_clashes`, a
+    cache)."""
     return f"evalbot:blob:{blob_id}"
 
 
 def pr_claims(repo_id: str, pr_num: int, head: str) -> str:
-    """The results an open PR claims at one head (`workers.campaign`, a cache)."""
+    """The results an open PR claims at one head (`workers.standing_and_clashes`, a cache)."""
     return f"evalbot:pr-claims:{repo_id}:{pr_num}:{head}"
 
 

@@ -14,8 +14,6 @@ from huggingface_hub.errors import OIDCError
 from bot.convert.api import Conversion
 from bot.hub.errors import HubError, HubTransientError
 from bot.hub.identity import HubIdentity, whoami
-from bot.spec.model import benchmark_file_stem, is_repo_id
-from bot.spec.yamlload import load_yaml
 from bot.submit.converted import ConvertedOutput, converted_entries
 from bot.submit.credentials import ci_credential
 from bot.submit.errors import BaseUnmatched, HubUnreachable, SubmitError, hub_failure
@@ -27,6 +25,8 @@ from bot.submit.issuerclient import (
 )
 from bot.submit.merge import merge_results
 from bot.submit.pulls import open_or_update, read_main_file, submission_key
+from bot.validation.model import benchmark_file_stem, is_repo_id
+from bot.validation.yamlload import load_yaml
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 

@@ -11,7 +11,7 @@ repo's commit: each entry's `dataset.revision` is pinned to the benchmark's curr
 (what the entry was just validated against). `model_revision` is the output's when it records
 one; otherwise the caller names it (`--model-revision`), never a guess. Entries are copied,
 never changed in place, and their values keep their type (`bot.convert.scale.Scaled` carries
-the exact decimal through to the file, `bot.spec.yamldump`).
+the exact decimal through to the file, `bot.validation.yamldump`).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from typing import Any
 
 from bot.convert.api import Conversion
 from bot.convert.findings import findings
-from bot.spec.model import is_sha40
 from bot.submit.errors import SubmitError
+from bot.validation.model import is_sha40
 
 
 @dataclass(frozen=True, slots=True)

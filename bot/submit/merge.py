@@ -1,7 +1,7 @@
 """`.eval_results/<benchmark>.yaml` as main has it, plus the new entries (pure).
 
 Entries already on main are kept byte for byte (their tokens stay valid, comments survive);
-new entries are appended in `bot.spec.yamldump`'s form, the form the issuer signed. An
+new entries are appended in `bot.validation.yamldump`'s form, the form the issuer signed. An
 existing entry for the same benchmark, task and notes (the key the leaderboard ranks by,
 docs/verification.md) is an error unless `replace` is asked, when its lines are removed.
 """
@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bot.spec.yamldump import dump_entries
-from bot.spec.yamlload import load_yaml
 from bot.submit.errors import SubmitError
+from bot.validation.yamldump import dump_entries
+from bot.validation.yamlload import load_yaml
 
 
 def entry_key(entry: Any) -> tuple[str, str, str] | None:

@@ -9,11 +9,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bot.extras import server_refusal
+from bot.server_extra import server_refusal
 from bot.settings import Settings, SettingsError
 from bot.sockets import listening_socket
-from bot.supervise import texts
-from bot.supervise.plan import CONFIG, PlanError, space_environment
+from bot.supervise import startup_messages
+from bot.supervise.plan import PlanError, space_plan
 
 
 def _writable(folder: Path) -> bool:
@@ -27,12 +27,12 @@ def _free_loopback_port() -> int:
 
 def main() -> int:  # noqa: RET503 - ends in execve, which never returns
     """Exit status 2 on a bad setting; otherwise the process becomes supervisord."""
-    if (refusal := server_refusal(texts.PREFIX)) is not None:
+    if (refusal := server_refusal(startup_messages.PREFIX)) is not None:
         print(refusal, file=sys.stderr)
         return 2
     redis_binary = shutil.which(os.environ.get("EVALBOT_REDIS_SERVER") or "redis-server")
     try:
-        env = space_environment(
+        plan = space_plan(
             os.environ,
             python=sys.executable,
             redis_binary=redis_binary,
@@ -40,19 +40,21 @@ def main() -> int:  # noqa: RET503 - ends in execve, which never returns
             web_port=_free_loopback_port,
         )
         # Fail before starting anything: the processes would all stop on the same settings.
-        Settings.from_env(env)
+        Settings.from_env(plan.env)
     except (PlanError, SettingsError) as error:
         message = str(error)
         if isinstance(error, SettingsError):
-            message = f"{texts.PREFIX}: {message}"
+            message = f"{startup_messages.PREFIX}: {message}"
         print(message, file=sys.stderr)
         return 2
-    if env["EVALBOT_SUPERVISE_REDIS"] == "true":
-        Path(env["EVALBOT_REDIS_DIR"]).mkdir(parents=True, exist_ok=True)
-    pidfile = Path(tempfile.mkdtemp(prefix="evalbot-supervise-")) / "supervisord.pid"
+    if plan.embedded_redis:
+        Path(plan.env["EVALBOT_REDIS_DIR"]).mkdir(parents=True, exist_ok=True)
+    run = Path(tempfile.mkdtemp(prefix="evalbot-supervise-"))
+    config = run / "supervisord.conf"
+    config.write_text(plan.config)
     argv = [sys.executable, "-m", "supervisor.supervisord", "--nodaemon"]
-    argv += ["--configuration", str(CONFIG), "--pidfile", str(pidfile)]
-    os.execve(sys.executable, argv, env)  # noqa: S606 - fixed argv
+    argv += ["--configuration", str(config), "--pidfile", str(run / "supervisord.pid")]
+    os.execve(sys.executable, argv, plan.env)  # noqa: S606 - fixed argv
 
 
 if __name__ == "__main__":

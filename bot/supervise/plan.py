@@ -1,38 +1,48 @@
 """What the Space's container runs, decided from the environment without touching the system:
-the variables `supervisord.conf` expands (`EVALBOT_SUPERVISE_*`, and the bot's own settings
-filled in), tested with plain dictionaries (the probes it needs are passed in)."""
+the processes' environment and supervisord's configuration, tested with plain dictionaries
+(the probes it needs are passed in)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from bot.configfiles import ConfigError, reconcile_interval_s
 from bot.settings import EnvReader
-from bot.supervise import texts
+from bot.supervise import startup_messages
 
 #: The port a Hugging Face Docker Space routes to (`app_port` in the Space card).
 DEFAULT_PORT = 7860
 #: A Space's persistent storage, when the owner enabled it; else Redis keeps its AOF locally.
 PERSISTENT_ROOT = Path("/data")
 LOCAL_REDIS_DIR = Path("var/redis")
-#: The supervisord configuration the container runs, shipped beside this module.
-CONFIG = Path(__file__).with_name("supervisord.conf")
+#: The template of the supervisord configuration the container runs, shipped beside this module.
+CONFIG_TEMPLATE = Path(__file__).with_name("supervisord.conf")
 
 
 class PlanError(ValueError):
     """The container's variables are malformed; the message lists every problem."""
 
 
-def space_environment(
+@dataclass(frozen=True)
+class SpacePlan:
+    """The environment supervisord and the bot's processes run with, and its configuration."""
+
+    env: dict[str, str]
+    config: str
+    embedded_redis: bool
+
+
+def space_plan(
     environ: Mapping[str, str],
     *,
     python: str,
     redis_binary: str | None,
     writable: Callable[[Path], bool],
     web_port: Callable[[], int],
-) -> dict[str, str]:
-    """The environment supervisord runs with (docs/operating.md, "Space supervisor").
+) -> SpacePlan:
+    """What the container runs (docs/operating.md, "Space supervisor").
 
     `python` runs the bot's processes; `redis_binary` is the `redis-server` found on PATH (or
     None); `writable` tells whether a folder can hold the AOF; `web_port` picks the pages'
@@ -45,15 +55,11 @@ def space_environment(
     env["EVALBOT_WORKERS"] = str(reader.integer("EVALBOT_WORKERS", 1, minimum=1))
     concurrency = reader.integer("EVALBOT_WORKER_CONCURRENCY", 2, minimum=1)
     env["EVALBOT_WORKER_CONCURRENCY"] = str(concurrency)
-    env["EVALBOT_SUPERVISE_PYTHON"] = python
-    env["EVALBOT_SUPERVISE_BEAT"] = _flag(_reconcile_interval(reader) > 0)
+    beat = _reconcile_interval(reader) > 0
     web = reader.optional("EVALBOT_WEB") not in ("0", "false", "no")
-    env["EVALBOT_SUPERVISE_WEB"] = _flag(web)
-    env["EVALBOT_SUPERVISE_WEB_PORT"] = str(web_port() if web else 0)
-    upstream = f"http://127.0.0.1:{env['EVALBOT_SUPERVISE_WEB_PORT']}"
-    env["EVALBOT_SUPERVISE_UPSTREAM"] = f"--web-upstream {upstream}" if web else ""
+    port_of_the_pages = web_port() if web else 0
+    upstream = f"--web-upstream http://127.0.0.1:{port_of_the_pages}" if web else ""
     embedded = reader.optional("REDIS_URL") is None
-    env["EVALBOT_SUPERVISE_REDIS"] = _flag(embedded)
     port = reader.integer("EVALBOT_REDIS_PORT", 6379, minimum=1)
     env["EVALBOT_REDIS_PORT"] = str(port)
     env["EVALBOT_REDIS_DIR"] = str(_redis_directory(reader, writable))
@@ -62,12 +68,22 @@ def space_environment(
         env["REDIS_URL"] = f"redis://127.0.0.1:{port}/0"
         if redis_binary is None:
             binary = reader.optional("EVALBOT_REDIS_SERVER") or "redis-server"
-            problems.append(texts.NO_REDIS_BINARY.format(binary=binary))
+            problems.append(startup_messages.NO_REDIS_BINARY.format(binary=binary))
     if problems:
         raise PlanError(
-            texts.INVALID_CONFIG.format(prefix=texts.PREFIX, problems="\n  - ".join(problems))
+            startup_messages.INVALID_CONFIG.format(
+                prefix=startup_messages.PREFIX, problems="\n  - ".join(problems)
+            )
         )
-    return env
+    config = CONFIG_TEMPLATE.read_text().format(
+        python=python,
+        beat=_flag(beat),
+        web=_flag(web),
+        web_port=port_of_the_pages,
+        upstream=upstream,
+        redis=_flag(embedded),
+    )
+    return SpacePlan(env=env, config=config, embedded_redis=embedded)
 
 
 def _flag(on: bool) -> str:

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from bot.spec.model import FileReport, Verification, VerificationStatus
 from bot.tokens import reasons
 from bot.tokens.issuers import IssuerRegistry
 from bot.tokens.verify import MemoryJtiBinder, verify_reports
+from bot.validation.model import FileReport, Verification, VerificationStatus
 
 
 def verify_offline(

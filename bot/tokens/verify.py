@@ -69,11 +69,11 @@ import rfc8785
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from jwt.algorithms import OKPAlgorithm
 
-from bot.spec.model import Dialect, EntryReport, FileReport, Verification, VerificationStatus
 from bot.tokens import reasons
 from bot.tokens.issuers import IssuerPolicy, IssuerRegistry, KeyNotFound
 from bot.tokens.jwks import KID_PATTERN
 from bot.tokens.reasons import VerificationUnavailable
+from bot.validation.model import Dialect, EntryReport, FileReport, Verification, VerificationStatus
 
 # --- strict JSON for token segments -----------------------------------------------------------
 

@@ -27,8 +27,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from bot.report.texts import BADGE_LABELS, BADGE_MEANINGS, Badge
-from bot.store.workerstats import read_snapshot
+from bot.report.comment_texts import BADGE_LABELS, BADGE_MEANINGS, Badge
+from bot.store.worker_counters import read_snapshot
 from bot.web.endpoints import (
     api,
     badges,
@@ -40,8 +40,8 @@ from bot.web.endpoints import (
     status,
 )
 from bot.web.live import record_sample
+from bot.web.page_context import WebContext
 from bot.web.site import Site, make_site
-from bot.web.webcontext import WebContext
 
 __all__ = ["WebContext", "create_playground_app", "create_web_app"]
 

@@ -40,7 +40,7 @@ from starlette.types import Receive, Scope, Send
 
 from bot.httpguards import BodyRefused, read_body
 from bot.settings import SettingsError
-from bot.spec.limits import DEFAULT_LIMITS
+from bot.validation.limits import DEFAULT_LIMITS
 from bot.web.errorpage import error_page
 
 #: The option of `evalbot serve` naming the local `evalbot web` (the Space supervisor sets it).

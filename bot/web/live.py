@@ -1,6 +1,6 @@
 """The bot's live state as the web pages show it, read from Redis with the workers' own keys.
 
-One snapshot is the `/metrics` figures (`bot.store.workerstats.read_snapshot`: the counters
+One snapshot is the `/metrics` figures (`bot.store.worker_counters.read_snapshot`: the counters
 hash, the queue, kombu's unacked hash, the parked list, the Hub pause).
 Snapshots are also sampled into `SAMPLES_KEY`, a sorted set scored by time holding the last
 hour, so the status page can chart them (docs/web.md, "Status"): any web process may write a
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import redis
 
 from bot.store import keys
-from bot.store.workerstats import WorkerSnapshot
+from bot.store.worker_counters import WorkerSnapshot
 
 SAMPLES_KEY = keys.WEB_SAMPLES
 #: The charts' span; samples older than this (and a margin) are dropped at each write.
@@ -112,7 +112,7 @@ class WorkersState:
 def workers_state(snapshot: WorkerSnapshot, samples: Sequence[Sample]) -> WorkersState:
     """The one place the pages ask "are workers alive?".
 
-    From the workers' heartbeats (`bot.store.workerbeats`: a heartbeat comes from a
+    From the workers' heartbeats (`bot.store.heartbeats`: a heartbeat comes from a
     worker's consumer loop, so it means consuming) when any worker has written one. Without
     any, work in flight (`unacked`) or finished runs (the `outcome` counters) advancing
     between samples still mean something consumes; otherwise no worker exists, whether

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from bot.spec.model import is_repo_id
+from bot.validation.model import is_repo_id
 
 #: First path segments that are Hub pages, not an owner (a model's URL has none before it).
 _NOT_MODELS = frozenset({"datasets", "spaces", "docs", "organizations", "settings", "collections"})

@@ -1,9 +1,9 @@
 """The validation playground: one pasted or uploaded file in, the PR comment's report out.
 
-The same calls the workers make (`bot.spec.validate`, `bot.tokens` verification, the comment
+The same calls the workers make (`bot.validation.validate`, `bot.tokens` verification, the comment
 from `bot.report.comment`), so the page shows what the PR comment would. Nothing is kept: the
 bytes live for the request only. Time and memory are bounded by the validator's own caps
-(`bot.spec.limits`: the 1 MiB size cap is checked before parsing) and, for Hub lookups, by
+(`bot.validation.limits`: the 1 MiB size cap is checked before parsing) and, for Hub lookups, by
 `bot.web.benchmarks` (a cap on distinct benchmarks, a cache, the Hub client's timeout).
 """
 
@@ -21,10 +21,12 @@ from bot.convert.mapping import MappingTable
 from bot.convert.registry import ConvertError
 from bot.convert.yamlio import dump_entries
 from bot.report.comment import CommentContext, Counts, count_reports, render_comment
-from bot.spec.benchmark import parse_benchmark
-from bot.spec.limits import DEFAULT_LIMITS, Limits
-from bot.spec.messages import Diagnostic, Severity
-from bot.spec.model import (
+from bot.tokens.issuers import IssuerRegistry
+from bot.tokens.offline import verify_offline
+from bot.validation.benchmark import parse_benchmark
+from bot.validation.diagnostics import Diagnostic, Severity
+from bot.validation.limits import DEFAULT_LIMITS, Limits
+from bot.validation.model import (
     Benchmark,
     BenchmarkSource,
     FileReport,
@@ -32,9 +34,7 @@ from bot.spec.model import (
     benchmark_file_stem,
     is_repo_id,
 )
-from bot.spec.validate import DEFAULT_POLICY, Policy, validate_results_files
-from bot.tokens.issuers import IssuerRegistry
-from bot.tokens.offline import verify_offline
+from bot.validation.validate import DEFAULT_POLICY, Policy, validate_results_files
 
 #: What the preview names the repo and head when the user gives no model repo (no PR exists).
 PREVIEW_REPO = "your-org/your-model"

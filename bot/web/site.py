@@ -16,10 +16,10 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
 from bot.store.history import public_repos
-from bot.store.workerstats import read_snapshot
+from bot.store.worker_counters import read_snapshot
 from bot.web.errorpage import security_headers
 from bot.web.live import read_samples, record_sample, workers_state
-from bot.web.webcontext import WebContext
+from bot.web.page_context import WebContext
 
 log = logging.getLogger("evalbot.web")
 

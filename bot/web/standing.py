@@ -1,7 +1,7 @@
 """A model's standing in a collection, for the web page: the same gate `evalbot gate` runs.
 
 The collection is checked against its benchmarks' `eval.yaml` (`bot.collections.check`), the
-model's results on main are read from the Hub (`bot.hub.standing`) and validated like the
+model's results on main are read from the Hub (`bot.hub.repo_results`) and validated like the
 bot's, and `bot.collections.scores.evaluate_view` gives each benchmark's verdict and the
 weighted aggregate. `bars` turns that into what the chart draws: each score and threshold on
 the benchmark's own [0, 1] scale (its normalisation), the aggregate against the pass line.
@@ -20,10 +20,10 @@ from bot.collections.aggregate import GateResult, Status
 from bot.collections.check import check_collection
 from bot.collections.render import reason_text
 from bot.collections.scores import REPO_LIMITS, ResultsLayer, evaluate_view
-from bot.hub.standing import ResultsReader, read_repo_results
-from bot.spec.messages import Diagnostic
-from bot.spec.model import BenchmarkSource
-from bot.spec.validate import Policy, validate_results_files
+from bot.hub.repo_results import ResultsReader, read_repo_results
+from bot.validation.diagnostics import Diagnostic
+from bot.validation.model import BenchmarkSource
+from bot.validation.validate import Policy, validate_results_files
 
 BAR_WIDTH = 300
 

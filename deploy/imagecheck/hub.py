@@ -14,7 +14,7 @@ import httpx2
 import yaml
 from huggingface_hub import HfApi
 
-from bot.report.texts import REPORT_MARKER
+from bot.report.comment_texts import REPORT_MARKER
 from evalbot_dev.devstack.signing import LocalIssuer
 from evalbot_dev.devstack.stack import LOCAL_DELIVERY
 from evalbot_dev.devstack.waiting import wait_until

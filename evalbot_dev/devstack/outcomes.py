@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from bot.report.texts import HEAD_MARKER, REPORT_MARKER
+from bot.report.comment_texts import HEAD_MARKER, REPORT_MARKER
 from evalbot_dev.emulator.state import HubState
 
 

@@ -95,13 +95,20 @@ class RedisServer:
         self.process = subprocess.Popen(  # noqa: S603 - fixed argv, no shell
             command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
+        process = self.process
         client = self.client()
+
+        def answering() -> bool:
+            # Ours, not another server that took the port first (a parallel test's): that
+            # one answers too, while ours exits unable to bind.
+            return bool(client.info("server")["process_id"] == process.pid)
+
         try:
             wait_until(
-                client.ping,
+                answering,
                 timeout=10,
                 what=f"redis-server on port {self.port}",
-                process=self.process,
+                process=process,
             )
         finally:
             client.close()

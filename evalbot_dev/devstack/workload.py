@@ -22,7 +22,7 @@ from typing import Any
 import redis
 from huggingface_hub import CommitOperationAdd, HfApi
 
-from bot.contract.queue import QUEUE
+from bot.queue.publishing import QUEUE
 from bot.store import keys
 from evalbot_dev.devstack.outcomes import PrOutcome, all_reported, pr_outcomes
 from evalbot_dev.devstack.redis import RedisServer
@@ -31,7 +31,7 @@ from evalbot_dev.devstack.stack import LocalStack, StackOptions
 from evalbot_dev.devstack.waiting import wait_until
 from evalbot_dev.emulator.seed import SAMPLES, load_benchmarks
 from evalbot_dev.emulator.state import HubState
-from workers.fleet import as_text
+from workers.pr_lease import as_text
 
 MODEL = "alice/model"
 BOT = "evalbot"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from evalbot_dev.emulator import texts
+from evalbot_dev.emulator import hub_texts
 from evalbot_dev.emulator.errors import GATED_REPO, REPO_NOT_FOUND, HubError
 from evalbot_dev.emulator.model import WRITE_ROLES, Repo, Token
 
@@ -49,31 +49,31 @@ def check_file_access(members: Members, token: Token | None, repo: Repo) -> None
         return
     raise HubError(
         401 if token is None else 403,
-        texts.GATED_REPO.format(kind=repo.type, repo=repo.full_name),
+        hub_texts.GATED_REPO.format(kind=repo.type, repo=repo.full_name),
         GATED_REPO,
     )
 
 
 def not_found(token: Token | None) -> HubError:
     # The Hub answers 401 to anonymous callers and 404 to authenticated ones, both RepoNotFound.
-    return HubError(401 if token is None else 404, texts.REPO_NOT_FOUND, REPO_NOT_FOUND)
+    return HubError(401 if token is None else 404, hub_texts.REPO_NOT_FOUND, REPO_NOT_FOUND)
 
 
 def require_token(token: Token | None) -> Token:
     if token is None:
-        raise HubError(401, texts.AUTH_REQUIRED)
+        raise HubError(401, hub_texts.AUTH_REQUIRED)
     return token
 
 
 def require_permission(token: Token | None, permission: str) -> Token:
     holder = require_token(token)
     if permission not in holder.permissions:
-        raise HubError(403, texts.FORBIDDEN_TOKEN_SCOPE.format(permission=permission))
+        raise HubError(403, hub_texts.FORBIDDEN_TOKEN_SCOPE.format(permission=permission))
     return holder
 
 
 def require_repo_write(members: Members, token: Token | None, repo: Repo, permission: str) -> Token:
     holder = require_permission(token, permission)
     if not can_write_namespace(members, holder.user, repo.namespace):
-        raise HubError(403, texts.FORBIDDEN_WRITE.format(repo=repo.full_name))
+        raise HubError(403, hub_texts.FORBIDDEN_WRITE.format(repo=repo.full_name))
     return holder

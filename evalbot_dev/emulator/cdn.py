@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from evalbot_dev.emulator import texts
+from evalbot_dev.emulator import hub_texts
 from evalbot_dev.emulator.lfs import CDN_URL_TTL_S, cdn_signature, signature_ok
 from evalbot_dev.emulator.model import Repo
 
@@ -96,15 +96,15 @@ def _answer(state: HubState, request: Request) -> Response:
     if not expires.isdigit() or not signature_ok(
         state.cdn.secret, raw_path, int(expires), query.get("Signature", ""), time.time()
     ):
-        return JSONResponse({"error": texts.CDN_BAD_SIGNATURE}, status_code=403)
+        return JSONResponse({"error": hub_texts.CDN_BAD_SIGNATURE}, status_code=403)
     params = request.path_params
     repo_type = str(params["type"]).removesuffix("s")
     try:
         repo = state.find_repo(repo_type, f"{params['ns']}/{params['name']}")
     except KeyError:
-        return JSONResponse({"error": texts.CDN_NOT_FOUND}, status_code=404)
+        return JSONResponse({"error": hub_texts.CDN_NOT_FOUND}, status_code=404)
     content = state.lfs_content(repo, str(params["sha256"]))
     if content is None:
-        return JSONResponse({"error": texts.CDN_NOT_FOUND}, status_code=404)
+        return JSONResponse({"error": hub_texts.CDN_NOT_FOUND}, status_code=404)
     headers = {"ETag": f'"{params["sha256"]}"', "Cache-Control": "public, max-age=31536000"}
     return Response(content, headers=headers, media_type="application/octet-stream")

@@ -18,7 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from evalbot_dev.emulator import texts
+from evalbot_dev.emulator import hub_texts
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -179,7 +179,7 @@ class Faults:
                     return Decision(latency, truncate=True)
                 if rule.after_write:
                     status = rule.status or 504
-                    return Decision(latency, after_write=(status, texts.INJECTED_TIMEOUT))
+                    return Decision(latency, after_write=(status, hub_texts.INJECTED_TIMEOUT))
                 answer = self._status_answer(rule, bucket)
                 if answer[0] == 429:
                     self.rate_limited[bucket] += 1
@@ -190,8 +190,8 @@ class Faults:
         status = rule.status or 500
         if status == 429:
             headers = _rate_limit_headers(bucket, 0, rule.reset_s, 1000, 300)
-            return 429, headers, texts.RATE_LIMITED.format(bucket=bucket, reset=rule.reset_s)
-        return status, {}, texts.INJECTED_SERVER_ERROR
+            return 429, headers, hub_texts.RATE_LIMITED.format(bucket=bucket, reset=rule.reset_s)
+        return status, {}, hub_texts.INJECTED_SERVER_ERROR
 
     def _over_quota(self, bucket: str, caller: str) -> tuple[int, dict[str, str], str] | None:
         limit = self.quota.api if bucket == "api" else self.quota.resolvers
@@ -210,7 +210,7 @@ class Faults:
             return None
         reset = max(1, int((window + 1) * self.quota.window_s - now))
         headers = _rate_limit_headers(bucket, 0, reset, limit, self.quota.window_s)
-        return 429, headers, texts.RATE_LIMITED.format(bucket=bucket, reset=reset)
+        return 429, headers, hub_texts.RATE_LIMITED.format(bucket=bucket, reset=reset)
 
 
 @dataclass

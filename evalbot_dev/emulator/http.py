@@ -18,7 +18,7 @@ from urllib.parse import unquote
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from evalbot_dev.emulator import texts
+from evalbot_dev.emulator import hub_texts
 from evalbot_dev.emulator.errors import HubError
 from evalbot_dev.emulator.faults import Faults
 from evalbot_dev.emulator.model import Repo, Token
@@ -49,9 +49,9 @@ class Ctx:
         try:
             body = await self.request.json()
         except ValueError as exc:
-            raise HubError(400, texts.BAD_REQUEST_BODY.format(detail=exc)) from exc
+            raise HubError(400, hub_texts.BAD_REQUEST_BODY.format(detail=exc)) from exc
         if not isinstance(body, dict):
-            raise HubError(400, texts.BAD_REQUEST_BODY.format(detail="expected a JSON object"))
+            raise HubError(400, hub_texts.BAD_REQUEST_BODY.format(detail="expected a JSON object"))
         return body
 
 
@@ -134,7 +134,7 @@ def scoped(token: Token, method: str, route_name: str, params: dict[str, str]) -
     if method in ("GET", "HEAD"):
         return None
     shown = f"{params.get('ns', '')}/{params.get('name', '')}".strip("/") or route_name
-    raise HubError(403, texts.FORBIDDEN_WRITE.format(repo=shown))
+    raise HubError(403, hub_texts.FORBIDDEN_WRITE.format(repo=shown))
 
 
 class HubRouter:
@@ -165,7 +165,7 @@ class HubRouter:
         )
         matched = self.match(request.method, raw_path)
         if matched is None:
-            return error_response(HubError(404, texts.ROUTE_NOT_FOUND))
+            return error_response(HubError(404, hub_texts.ROUTE_NOT_FOUND))
         hub_route, params = matched
         try:
             token = self.state.authenticate(request.headers.get("authorization"))
@@ -189,7 +189,7 @@ class HubRouter:
         except Exception:
             # A bug in the emulator: answer like the Hub's 500s (JSON, X-Error-Message) and log it.
             logger.exception("emulator route %s failed", hub_route.name)
-            return error_response(HubError(500, texts.INTERNAL_ERROR))
+            return error_response(HubError(500, hub_texts.INTERNAL_ERROR))
         if decision.after_write is not None:
             # The write has landed; the answer is late (the latency) and a failure.
             await asyncio.sleep(decision.latency_s)

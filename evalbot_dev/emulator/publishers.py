@@ -24,7 +24,7 @@ from typing import Any
 import jwt
 from starlette.responses import JSONResponse
 
-from evalbot_dev.emulator import texts
+from evalbot_dev.emulator import hub_texts
 from evalbot_dev.emulator.model import DISCUSS, READ, WRITE, Publisher, Token
 from evalbot_dev.emulator.state import HubState
 
@@ -160,7 +160,7 @@ async def respond(state: HubState, body: Mapping[str, Any], audience: str) -> JS
         # of a registration failed, as on the Hub.
         logger.info("token exchange refused: %s", refused)
         return JSONResponse(
-            {"error": "invalid_grant", "error_description": texts.EXCHANGE_REFUSED},
+            {"error": "invalid_grant", "error_description": hub_texts.EXCHANGE_REFUSED},
             status_code=400,
         )
     return JSONResponse(answer)

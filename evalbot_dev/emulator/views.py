@@ -11,7 +11,7 @@ import html
 from datetime import UTC, datetime
 from typing import Any
 
-from evalbot_dev.emulator import texts
+from evalbot_dev.emulator import hub_texts
 from evalbot_dev.emulator.git import Commit, tree_oid
 from evalbot_dev.emulator.hubtime import hub_format
 from evalbot_dev.emulator.lfs import stored_object
@@ -273,7 +273,7 @@ def event(state: HubState, repo: Repo, item: Event) -> JSON:
                 "raw": "" if item.data["hidden"] else raw,
                 "html": ""
                 if item.data["hidden"]
-                else texts.DEFAULT_COMMENT_HTML.format(escaped=html.escape(raw)),
+                else hub_texts.DEFAULT_COMMENT_HTML.format(escaped=html.escape(raw)),
                 "updatedAt": hub_format(item.data["updatedAt"]),
                 "author": {
                     "_id": user_brief(state, item.data["editor"])["_id"],

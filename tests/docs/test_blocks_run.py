@@ -3,8 +3,10 @@
 `examples/`, workflows through their steps (the evalbot action through its action.yml), and
 pre-commit configurations through pre-commit itself. `.ci/installed-smoke` runs this module.
 
-The blocks of one page run in page order in one folder, as a reader following the page would
-run them; each block's test runs the blocks before it first when they have not run yet.
+The shell blocks of one page run in page order in one folder, as a reader following the page
+would run them; each one's test runs the page's shell blocks before it first when they have not
+run yet. A workflow or pre-commit block runs in a folder of its own, so it is a group of its
+own for pytest-xdist (`--dist loadgroup`, `.ci/installed-smoke`): the slow ones run side by side.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +31,7 @@ from tests.docs.blocks import Block, all_blocks
 from tests.docs.world import (
     BLOCK_TIMEOUT_S,
     HUB_STATE,
+    INSTALLING_TIMEOUT_S,
     SERVER_VENV_VARIABLE,
     VENV_VARIABLE,
     WHEELHOUSE_VARIABLE,
@@ -42,11 +46,15 @@ from tests.support.composite import Runner, StandIn, github_environment, setup_p
 
 pytestmark = [pytest.mark.installed, pytest.mark.integration]
 
+PROJECT = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 BLOCKS = all_blocks()
 RUNNABLE = [block for block in BLOCKS if block.expectation is not None]
 #: The repository a documented workflow or hook checks out: a model repo with results.
 MODEL_REPO = REPO_ROOT / "examples" / "model-good"
 EVALBOT_ACTION = re.compile(r"^[\w.-]+/evalbot@[\w.-]+$")
+#: Where this repository is published (pyproject's `[project.urls]`): the docs' VCS URLs.
+PUBLISHED = PROJECT["urls"]["Repository"]
+VERSION = PROJECT["version"]
 GIT_IDENTITY = {
     "GIT_AUTHOR_NAME": "docs",
     "GIT_AUTHOR_EMAIL": "docs@example.org",
@@ -79,7 +87,7 @@ class Docs:
 
     def outcome(self, block: Block) -> Outcome:
         page = self.page(block.path)
-        for earlier in [b for b in RUNNABLE if b.path == block.path and b.line <= block.line]:
+        for earlier in [b for b in RUNNABLE if group(b) == group(block) and b.line <= block.line]:
             if earlier.line not in page.outcomes:
                 page.outcomes[earlier.line] = self.run(earlier, page)
         return page.outcomes[block.line]
@@ -141,62 +149,81 @@ class Docs:
         return Outcome(status, log + "\n" + runner.summary)
 
     def pre_commit(self, block: Block, folder: Path) -> Outcome:
-        """The configuration in a git repo holding a model repo's results: `pre-commit run`
-        for local hooks; for a hook repository, `pre-commit try-repo` of this repository
-        (its tracked files, committed) for each hook the configuration names."""
-        config = block.yaml()
+        """The configuration as written, `pre-commit run --all-files` in a git repo holding a
+        model repo's results. What pre-commit and pip fetch comes from here: this
+        repository's URL is its tracked files, committed and tagged with the version (git's
+        `insteadOf`), every other distribution the locks' wheelhouse less evalbot's own
+        wheel, which no index has yet: a hook asking for `evalbot==X` fails, as for a user.
+        Every block shares one store (`PRE_COMMIT_HOME`): a hook environment is built once."""
         repo = folder / "model"
         shutil.copytree(MODEL_REPO, repo)
         env = (
             user_environment(Path(sys.executable).parent.parent, folder / "home", self.hub.url)
-            | pip_offline(self.installs.wheelhouse)
+            | pip_offline(self.dependencies_only())
             | GIT_IDENTITY
             | {"PRE_COMMIT_HOME": str(self.work / "pre-commit-home")}
         )
         env["PATH"] = env["PATH"].split(":", 1)[1]  # evalbot is what the hook installs
-        pre_commit = str(Path(sys.executable).parent / "pre-commit")
+        env |= this_repository_at(self.hook_repository(env))
         git(repo, env, "init", "--quiet")
-        outputs, status = [], 0
-        if all(entry["repo"] == "local" for entry in config["repos"]):
-            (repo / ".pre-commit-config.yaml").write_text(block.text, encoding="utf-8")
-            git(repo, env, "add", "-A")
-            commands = [[pre_commit, "run", "--all-files"]]
-        else:
-            git(repo, env, "add", "-A")
-            hooks = self.hook_repository(env)
-            commands = [
-                [pre_commit, "try-repo", str(hooks), str(hook["id"]), "--all-files"]
-                for entry in config["repos"]
-                for hook in entry["hooks"]
-            ]
-        for command in commands:
-            done = subprocess.run(
-                command,
-                cwd=repo,
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=300,
-                check=False,
-            )
-            outputs.append(done.stdout + done.stderr)
-            status = status or done.returncode
-        return Outcome(status, "\n".join(outputs))
+        (repo / ".pre-commit-config.yaml").write_text(block.text, encoding="utf-8")
+        git(repo, env, "add", "-A")
+        done = subprocess.run(
+            [str(Path(sys.executable).parent / "pre-commit"), "run", "--all-files"],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        return Outcome(done.returncode, done.stdout + done.stderr)
 
     def hook_repository(self, env: dict[str, str]) -> Path:
-        """This repository's tracked files, committed: one copy for every block, so
-        pre-commit builds the hook's environment once."""
+        """This repository's tracked files, committed and tagged `v<version>`: one copy for
+        every block, so pre-commit builds the hook's environment once."""
         hooks = self.work / "evalbot-hooks"
         if not hooks.is_dir():
             tracked_copy(hooks)
             git(hooks, env, "init", "--quiet")
             git(hooks, env, "add", "-A")
             git(hooks, env, "commit", "--quiet", "-m", "evalbot")
+            git(hooks, env, "tag", f"v{VERSION}")
         return hooks
 
+    def dependencies_only(self) -> Path:
+        """The wheelhouse without evalbot's wheel: what an index offers before the release."""
+        folder = self.work / "wheelhouse-dependencies"
+        if not folder.is_dir():
+            folder.mkdir()
+            for wheel in self.installs.wheelhouse.iterdir():
+                if not wheel.name.lower().startswith("evalbot-"):
+                    (folder / wheel.name).symlink_to(wheel)
+        return folder
 
-def git(folder: Path, env: dict[str, str], *args: str) -> None:
-    subprocess.run(["git", *args], cwd=folder, env=env, check=True, timeout=60)
+
+def this_repository_at(copy: Path) -> dict[str, str]:
+    """git settings, as environment variables, under which this repository's published URL
+    (with or without `.git`, as pip and pre-commit are given it) is the local `copy`."""
+    settings = {}
+    for index, published in enumerate((PUBLISHED, PUBLISHED + ".git")):
+        settings[f"GIT_CONFIG_KEY_{index}"] = f"url.{copy.as_uri()}.insteadOf"
+        settings[f"GIT_CONFIG_VALUE_{index}"] = published
+    return settings | {"GIT_CONFIG_COUNT": "2"}
+
+
+def group(block: Block) -> str:
+    """What a block depends on: a shell block on its page's shell blocks before it (they share
+    a folder), a workflow or a pre-commit configuration on nothing but itself."""
+    return block.path.as_posix() if block.kind == "shell" else block.where
+
+
+def git(folder: Path, env: dict[str, str], *args: str) -> str:
+    """Run git in `folder`; what it printed."""
+    done = subprocess.run(
+        ["git", *args], cwd=folder, env=env, capture_output=True, text=True, check=True, timeout=60
+    )
+    return done.stdout.strip()
 
 
 def checkout(source: Path) -> StandIn:
@@ -234,7 +261,15 @@ def docs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Docs]:
         yield Docs(installs, hub, work)
 
 
-@pytest.mark.parametrize("block", RUNNABLE, ids=[block.where for block in RUNNABLE])
+def marks(block: Block) -> list[pytest.MarkDecorator]:
+    """Its xdist group, and for a workflow or pre-commit block (it builds a virtualenv) the
+    timeout of `INSTALLING_TIMEOUT_S`."""
+    if block.kind == "shell":
+        return [pytest.mark.xdist_group(group(block))]
+    return [pytest.mark.xdist_group(group(block)), pytest.mark.timeout(INSTALLING_TIMEOUT_S)]
+
+
+@pytest.mark.parametrize("block", [pytest.param(b, id=b.where, marks=marks(b)) for b in RUNNABLE])
 def test_the_block_runs_as_written(docs: Docs, block: Block) -> None:
     expected = block.expectation
     assert expected is not None

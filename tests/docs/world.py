@@ -39,6 +39,10 @@ SERVER_COMMANDS = (
     "replay",
 )
 BLOCK_TIMEOUT_S = 120
+#: pytest's timeout for a test that builds a virtualenv (the action's, a pre-commit hook's):
+#: the suite's 120 s hang guard is shorter than its steps' own timeouts (a workflow step: 600 s),
+#: and a loaded machine running two such builds at once takes them past 120 s.
+INSTALLING_TIMEOUT_S = 900
 
 
 def required(variable: str) -> Path:

@@ -16,7 +16,7 @@ from typing import Any
 from celery import Celery
 
 import workers.app
-from bot.contract.queue import TASK_NAME
+from bot.queue.publishing import TASK_NAME
 from bot.settings import Settings
 
 _production_app = workers.app.create_celery_app

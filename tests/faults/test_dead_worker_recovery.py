@@ -1,13 +1,13 @@
 """A worker SIGKILLed during a burst, at production timeouts.
 
-Before: the messages the dead worker held (running, reserved) stayed in kombu's `unacked` hash
-until the visibility timeout, 900 s by default, so their PRs got their report ~15 min after the
-kill. Now their events stay in the ledger, and a live worker's sweep sends them again once
-overdue (bot/contract/queue.py, workers/liveness.py). The stack here runs the production
-visibility timeout and task limits and the ledger's own bounds, so nothing but the ledger's
-sweep can bring the dead worker's PRs back within the test's deadline. The recovery time is
-printed and, with `EVALBOT_FAULT_FIGURES`, recorded (docs/reliability.md); only the generous
-2-minute deadline the issue sets is checked.
+Before: the messages the dead worker held (running, reserved) stayed in kombu's `unacked` hash until
+the visibility timeout, 900 s by default, so their PRs got their report ~15 min after the kill. Now
+their events stay in the ledger, and a live worker's sweep sends them again once overdue
+(bot/queue/publishing.py, workers/heartbeat_and_sweep.py). The stack here runs the production
+visibility timeout and task limits and the ledger's own bounds, so nothing but the ledger's sweep
+can bring the dead worker's PRs back within the test's deadline. The recovery time is printed and,
+with `EVALBOT_FAULT_FIGURES`, recorded (docs/reliability.md); only the generous 2-minute deadline
+the issue sets is checked.
 """
 
 from __future__ import annotations

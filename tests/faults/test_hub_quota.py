@@ -7,7 +7,7 @@ benchmark's revision, the comment) and one `/resolve` (another bucket, not limit
 burst below needs at least ceil(3 x PRS / QUOTA) windows.
 
 Why the 429s are bounded by the workers, not by the PRs: the first run told to wait pauses
-every worker (`workers.fleet`) until after the window's reset (`t` + 1 s), and a run that
+every worker (`workers.hub_pause`) until after the window's reset (`t` + 1 s), and a run that
 starts during the pause calls nothing. So within a window that runs out, a 429 is drawn only
 by a run already under way when it ran out: at most one per pool slot (`SLOTS`; a run that
 starts in the milliseconds between the first 429 and the pause being set is the only way

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from evalbot_dev.devstack.redis import RedisServer
-from workers.fleet import LeaseBusy, LeaseLost, lease_key, pr_lease
+from workers.pr_lease import LeaseBusy, LeaseLost, lease_key, pr_lease
 from workers.tasks import MAX_BUSY_RETRIES, Attempts, busy_retry_limit
 
 pytestmark = pytest.mark.integration

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from bot.contract.queue import GRACE_S, SWEEP_EVERY_S
+from bot.queue.publishing import GRACE_S, SWEEP_EVERY_S
 from bot.store.keys import LEDGER
 from evalbot_dev.devstack.waiting import wait_until
 from evalbot_dev.emulator.faults import RouteFault

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 import pytest
 import redis
 
+from bot.store.keys import KOMBU_UNACKED
 from evalbot_dev.devstack.redis import RedisServer
 from evalbot_dev.devstack.waiting import wait_until
 from evalbot_dev.emulator.faults import RouteFault
@@ -181,6 +182,9 @@ def test_redis_full_makes_the_receiver_answer_503_until_there_is_room(bot: Bot) 
     2xx for an event it could not queue; once there is room, the Hub's retry is queued and the
     PR reported once."""
     bot.wait_until_quiet()
+    # The last task's ack too (kombu's, just after the ledger's): a worker whose ack Redis
+    # refuses stops, and this test is about the receiver.
+    wait_until(lambda: bot.redis.hlen(KOMBU_UNACKED) == 0, timeout=30, what="the last ack")
     used = int(bot.redis.info("memory")["used_memory"])
     bot.redis.config_set("maxmemory-policy", "noeviction")
     # A limit below what is in use: every write is refused until the limit is lifted (with a

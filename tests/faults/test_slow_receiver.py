@@ -23,7 +23,7 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from bot.contract.queue import ACCEPT_SCRIPT, GRACE_S, SWEEP_EVERY_S
+from bot.queue.publishing import ACCEPT_SCRIPT, GRACE_S, SWEEP_EVERY_S
 from evalbot_dev.emulator.delivery import DeliveryRecord, DeliverySettings
 from tests.faults.conftest import (
     FAULT_ENV,

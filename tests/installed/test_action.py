@@ -16,7 +16,13 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO_ROOT
-from tests.docs.world import WHEELHOUSE_VARIABLE, pip_offline, required, tracked_copy
+from tests.docs.world import (
+    INSTALLING_TIMEOUT_S,
+    WHEELHOUSE_VARIABLE,
+    pip_offline,
+    required,
+    tracked_copy,
+)
 from tests.installed.test_installed import results_yaml
 from tests.integration.issuer.conftest import IssuerEnv, issuer_env
 from tests.support.composite import Runner, github_environment, setup_python
@@ -34,6 +40,7 @@ def issuer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[IssuerEnv]:
         yield started
 
 
+@pytest.mark.timeout(INSTALLING_TIMEOUT_S)  # the action builds its virtualenv
 def test_validate_then_submit_in_one_job(tmp_path: Path, issuer: IssuerEnv) -> None:
     workspace, temp = tmp_path / "workspace", tmp_path / "temp"
     shutil.copytree(REPO_ROOT / "examples" / "model-good", workspace)
@@ -99,3 +106,33 @@ def test_validate_then_submit_in_one_job(tmp_path: Path, issuer: IssuerEnv) -> N
 
     assert job.results[-1].stdout == job.results[0].stdout, "the caller's PATH or Python moved"
     assert job.job_env() == job.env
+
+
+def test_a_version_pypi_does_not_have_says_how_to_go_on(tmp_path: Path) -> None:
+    """`version:` installs from an index, which has no evalbot before the release (here the
+    wheelhouse less evalbot's wheel): the step fails saying to leave `version` out."""
+    wheelhouse = required(WHEELHOUSE_VARIABLE)
+    index = tmp_path / "index"
+    index.mkdir()
+    for wheel in wheelhouse.iterdir():
+        if not wheel.name.lower().startswith("evalbot-"):
+            (index / wheel.name).symlink_to(wheel)
+    workspace, temp = tmp_path / "workspace", tmp_path / "temp"
+    workspace.mkdir()
+    temp.mkdir()
+    machine = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(tmp_path)}
+    env = github_environment(workspace, temp) | machine | pip_offline(index)
+    python = Path(shutil.which("python3") or sys.executable)
+    job = Runner(
+        workspace,
+        temp,
+        env,
+        actions={
+            "evalbot/evalbot@v0.1.0": tracked_copy(tmp_path / "action"),
+            SETUP_PYTHON: setup_python(python),
+        },
+    )
+    ok = job.run_steps([{"uses": "evalbot/evalbot@v0.1.0", "with": {"version": "0.1.0"}}])
+    log = "\n".join(f"{r.name}: {r.returncode}\n{r.stdout}{r.stderr}" for r in job.results)
+    assert not ok
+    assert "pip could not install evalbot==0.1.0 (not on PyPI yet?): leave `version` out" in log

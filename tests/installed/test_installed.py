@@ -37,7 +37,8 @@ from tests.support.emulator import MODEL, TOKENS
 from tests.support.processes import bot_environment
 from tests.unit.eee.helpers import DATASTORE
 
-pytestmark = [pytest.mark.installed, pytest.mark.integration]
+#: One xdist group: the module's virtualenv and issuer are started once (.ci/installed-smoke).
+pytestmark = [pytest.mark.installed, pytest.mark.integration, pytest.mark.xdist_group("installed")]
 
 VENV_VARIABLE = "EVALBOT_INSTALLED_VENV"
 SERVER_VENV_VARIABLE = "EVALBOT_SERVER_VENV"
@@ -198,7 +199,7 @@ def test_fix_a_copy_of_the_broken_example(venv: Path, user: Path) -> None:
     ]
     assert len(left) == 10
     assert all(diagnostic["fix"] is None for diagnostic in left)
-    assert "Fixed 5 finding(s)" in done.stderr
+    assert "Fixed 5 findings. Any finding still reported needs a person." in done.stderr
     gpqa = (user / "model" / ".eval_results" / "gpqa.yaml").read_text()
     assert "    task_id: diamond             # GPQA's tasks are diamond, main" in gpqa
     assert '  notes: "on"                    # `on` is the boolean true' in gpqa
@@ -365,8 +366,8 @@ def results_yaml(issuer: IssuerEnv) -> str:
 
 def test_the_pre_commit_hook_runs_from_the_installed_package(venv: Path, user: Path) -> None:
     """The hook's `entry` with the file names pre-commit would pass (those its `files`
-    pattern matches), run by the installed evalbot, as a `repo: local` hook with
-    `additional_dependencies: [evalbot==X]` runs it."""
+    pattern matches), run by the installed evalbot, as a `repo: local` hook with evalbot in
+    its `additional_dependencies` runs it."""
     import yaml
 
     hooks = yaml.safe_load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))

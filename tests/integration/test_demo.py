@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+import bot
 from evalbot_dev.devstack.environment import inherited_environment
 from tests.conftest import REPO_ROOT
 
@@ -92,7 +93,7 @@ def test_the_demo_ends_with_what_to_do_next(demo: tuple[int, str]) -> None:
     tail = out.rsplit("\nnext:\n", 1)[1].splitlines()
     commands = [line.split("#", 1)[0].strip() for line in tail if line.strip()]
     assert [c for c in commands if c] == [
-        "pip install evalbot",
+        f"make dist && pip install dist/evalbot-{bot.__version__}-py3-none-any.whl",
         "evalbot validate .",
         "make demo DEMO_ARGS=--web",
     ]

@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 import redis
 
-from bot.spec.model import EntryReport, Verification, VerificationStatus
 from bot.tokens.issuers import IssuerRegistry
 from bot.tokens.reasons import VerificationUnavailable
 from bot.tokens.verify import (
@@ -22,6 +21,7 @@ from bot.tokens.verify import (
     verify_entry,
     verify_reports,
 )
+from bot.validation.model import EntryReport, Verification, VerificationStatus
 from evalbot_dev.devstack.redis import RedisServer
 from tests.support.tokens import (
     ISSUER,

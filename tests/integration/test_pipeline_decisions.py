@@ -14,20 +14,20 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import redis
 
-from bot.contract.events import PrEvent
 from bot.hub.client import DatasetRevision, OpenPullRequests, RepoCommit, Visibility
 from bot.hub.errors import HubError, HubFileTooLarge, HubFileUnreadable, HubPermanentError
 from bot.hub.pulls import PrComment, PrCommit, PrStatus, PullRequest
 from bot.hub.sources import BenchmarkCache
+from bot.queue.events import PrEvent
 from bot.report.comment import render_help
-from bot.report.texts import REPORT_MARKER
-from bot.spec.model import Dialect, EntryReport, FileReport, ResultEntry
-from bot.spec.validate import DEFAULT_POLICY
+from bot.report.comment_texts import REPORT_MARKER
 from bot.tokens.issuers import IssuerRegistry
 from bot.tokens.verify import MemoryJtiBinder
+from bot.validation.model import Dialect, EntryReport, FileReport, ResultEntry
+from bot.validation.validate import DEFAULT_POLICY
 from evalbot_dev.devstack.redis import RedisServer
-from workers.fleet import LeaseBusy, lease_key
 from workers.pipeline import Outcome, TokenTimes, run_event
+from workers.pr_lease import LeaseBusy, lease_key
 from workers.runtime import Runtime
 
 pytestmark = pytest.mark.integration  # a real redis-server holds leases and memos

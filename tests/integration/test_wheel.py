@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import packaged
+from bot import packaged_defaults
 from evalbot_dev import dists, release
 from tests.conftest import REPO_ROOT
 
@@ -47,11 +47,11 @@ def test_the_wheel_carries_every_packaged_default(built: tuple[Path, Path]) -> N
     names = set(dists.contents(built[1]))
     package = REPO_ROOT / "bot"
     shipped = [
-        *sorted(packaged.collections_dir().glob("*.yaml")),
-        packaged.mappings_file(),
-        *(packaged.config_file(name) for name in packaged.CONFIG_FILES),
+        *sorted(packaged_defaults.collections_dir().glob("*.yaml")),
+        packaged_defaults.mappings_file(),
+        *(packaged_defaults.config_file(name) for name in packaged_defaults.CONFIG_FILES),
     ]
-    assert len(shipped) > 2 + len(packaged.CONFIG_FILES) - 1
+    assert len(shipped) > 2 + len(packaged_defaults.CONFIG_FILES) - 1
     for path in shipped:
         assert f"bot/{path.relative_to(package).as_posix()}" in names
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import redis
 
-from bot.contract.events import PrEvent
-from bot.contract.queue import TASK_NAME
+from bot.queue.events import PrEvent
+from bot.queue.publishing import TASK_NAME
 from bot.settings import Settings
 from tests.support.processes import RECORDED_EVENTS, SLOW_REPO
 from workers.app import create_celery_app

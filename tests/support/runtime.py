@@ -10,10 +10,10 @@ import redis
 from bot.hub.client import DatasetRevision, HubClient, PullRequest, RepoCommit, Visibility
 from bot.hub.client import OpenPullRequests as OpenPulls
 from bot.hub.sources import BenchmarkCache
-from bot.spec.validate import DEFAULT_POLICY
 from bot.tokens.issuers import IssuerRegistry
-from workers.catchup import ReconcileLimits
-from workers.fleet import as_text
+from bot.validation.validate import DEFAULT_POLICY
+from workers.pr_lease import as_text
+from workers.reconcile_plan import ReconcileLimits
 from workers.runtime import ReconcileConfig, RedisJtiBinder, Runtime
 
 NOW = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)

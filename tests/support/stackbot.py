@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 import redis
 
-from bot.contract.queue import QUEUE
-from bot.report.texts import REPORT_MARKER
+from bot.queue.publishing import QUEUE
+from bot.report.comment_texts import REPORT_MARKER
 from bot.store.deadletters import DEAD_LETTERS
 from bot.store.keys import LEDGER
 from evalbot_dev.devstack.signing import LocalIssuer
@@ -29,7 +29,7 @@ from evalbot_dev.emulator.delivery import DeliverySettings
 from evalbot_dev.emulator.seed import SAMPLES
 from evalbot_dev.emulator.server import CommentView
 from tests.support.emulator import MODEL, TOKENS, client, standard_state
-from workers.fleet import as_text
+from workers.pr_lease import as_text
 
 BOT = "evalbot"
 SAMPLE_BENCHMARKS = SAMPLES / "benchmarks"

@@ -1,7 +1,7 @@
 """Real keys, real entries and real tokens for the token tests (no stubbed verification).
 
 Entries are written as YAML text and read with `yaml.safe_load`, so that these tests depend on
-the token layer alone, not on the strict loader of `bot.spec`; tokens are signed with real
+the token layer alone, not on the strict loader of `bot.validation`; tokens are signed with real
 Ed25519 keys, through the reference signer or, for forgeries, segment by segment.
 """
 
@@ -17,7 +17,9 @@ from typing import Any
 import yaml
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from bot.spec.model import (
+from bot.tokens.signer import generate_private_key, public_jwk, sign, token_claims
+from bot.tokens.verify import content_claims
+from bot.validation.model import (
     Benchmark,
     Dialect,
     EntryReport,
@@ -26,8 +28,6 @@ from bot.spec.model import (
     ResultEntry,
     TaskDef,
 )
-from bot.tokens.signer import generate_private_key, public_jwk, sign, token_claims
-from bot.tokens.verify import content_claims
 
 #: A fixed reference time (2026-09-21T14:13:20Z): tokens are issued a minute before it.
 NOW = 1_790_000_000

@@ -3,7 +3,7 @@
 The worker hands a PR's files to the core in three calls: `validate_results_files`,
 `verify_reports` and `render_comment`. This test makes those calls on a real results file with a
 real signed token (after one warm-up run, as `bench/webhook_path.py` does with a whole PR), traces
-every Python function they call, and counts the files of `bot/spec`, `bot/tokens` and
+every Python function they call, and counts the files of `bot/validation`, `bot/tokens` and
 `bot/report` that ran: the core's share of the webhook's path, which `bench/webhook_path.py`
 measures for the whole bot. The budget keeps a newcomer's walk through the core short: a module
 that shares its job with one already on the path belongs in it.
@@ -21,14 +21,14 @@ from types import FrameType
 from typing import Any
 
 from bot.report.comment import CommentContext, render_comment
-from bot.spec.model import BenchmarkLookup, BenchmarkNotFound, FileReport
-from bot.spec.validate import validate_results_files
 from bot.tokens.issuers import IssuerRegistry
 from bot.tokens.verify import MemoryJtiBinder, verify_reports
+from bot.validation.model import BenchmarkLookup, BenchmarkNotFound, FileReport
+from bot.validation.validate import validate_results_files
 from tests.support.tokens import HLE, MODEL_REPO, NOW, TARGET_FILE, SigningIssuer
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-CORE = ("bot/spec/", "bot/tokens/", "bot/report/")
+CORE = ("bot/validation/", "bot/tokens/", "bot/report/")
 #: Files of the pure core on one results file's way to the comment.
 CORE_PATH_BUDGET = 8
 PATH = ".eval_results/hle.yaml"

@@ -9,7 +9,7 @@ import math
 import re
 from typing import Any
 
-from bot.spec.model import is_repo_id, is_sha40
+from bot.validation.model import is_repo_id, is_sha40
 
 _FILENAME_STAMP = re.compile(r"(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})(\.\d+)?")
 

@@ -1,6 +1,6 @@
 """Every Eval Ever aggregate records (schema 0.2.x and 0.3.0) as a source of entries.
 
-The schema versions read are the ones `evalbot validate` checks (`bot.spec.eee.VERSIONS`):
+The schema versions read are the ones `evalbot validate` checks (`bot.validation.eee.VERSIONS`):
 a record of another version (0.1.0, say) is refused by both, never read by one alone.
 
 A record is one model evaluated on one or more `evaluation_results[]`. Each result is a score
@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 from bot.convert.adapters._common import hub_id, iso_from_epoch, iso_text, mapping, number, text
 from bot.convert.model import DeclaredTarget, Run, Scale, Score
 from bot.convert.registry import ConvertError, adapter
-from bot.spec.eee import VERSIONS
+from bot.validation.eee import VERSIONS
 
 #: `score_details.details` keys through which an EEE result carries `.eval_results` fields.
 DETAIL_DATASET = "hf_dataset_id"

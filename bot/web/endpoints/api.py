@@ -28,7 +28,6 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from bot.hub.errors import HubError, HubPermanentError
-from bot.spec.model import is_repo_id
 from bot.store.history import (
     PrHistory,
     Verdict,
@@ -37,6 +36,7 @@ from bot.store.history import (
     read_pr,
     read_repo_prs,
 )
+from bot.validation.model import is_repo_id
 from bot.web.lookup import DATASETS, is_history_repo
 from bot.web.site import Site
 from bot.web.standing import Standing, standing

@@ -13,8 +13,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from bot.hub.errors import HubError
-from bot.spec.model import is_repo_id
 from bot.store.history import read_newest
+from bot.validation.model import is_repo_id
 from bot.web.badge import BadgeText, benchmark_badge, datastore_badge, render_svg, repo_badge
 from bot.web.endpoints.api import etagged, for_datasets, repo_of, visible_repo
 from bot.web.lookup import DATASETS

@@ -9,9 +9,9 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from bot.report.texts import BADGE_LABELS, Badge
-from bot.spec.model import is_repo_id
+from bot.report.comment_texts import BADGE_LABELS, Badge
 from bot.store.history import read_benchmark, recent_benchmarks
+from bot.validation.model import is_repo_id
 from bot.web.site import Site
 
 RESULTS_SHOWN = 200

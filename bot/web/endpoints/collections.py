@@ -11,7 +11,7 @@ from starlette.routing import Route
 
 from bot.adapters.collections_store import StoredCollection
 from bot.hub.errors import HubError, HubPermanentError
-from bot.spec.model import is_repo_id
+from bot.validation.model import is_repo_id
 from bot.web.site import Site
 from bot.web.standing import Standing, standing
 

@@ -12,12 +12,12 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from bot.hub.errors import HubError
-from bot.spec.limits import DEFAULT_LIMITS
-from bot.spec.model import Benchmark, is_repo_id
+from bot.validation.limits import DEFAULT_LIMITS
+from bot.validation.model import Benchmark, is_repo_id
 from bot.web.guards import cross_site
+from bot.web.page_context import WebContext
 from bot.web.playground import PlaygroundInput, run_playground
 from bot.web.site import Site, field_text
-from bot.web.webcontext import WebContext
 
 log = logging.getLogger("evalbot.web")
 
@@ -83,9 +83,7 @@ def routes(site: Site) -> list[Route]:
             expected = _expected(context, given.benchmark)
         except HubError as problem:
             log.warning("playground: Hub lookup failed: %s", type(problem).__name__)
-            return site.error(
-                request, 503, "The Hub did not answer", "A benchmark could not be read; retry."
-            )
+            return site.error(request, 503, *context.benchmarks.unreadable(problem))
         finally:
             site.slots.release()
         # An archive (an inspect-ai `.eval` log) is not text: the form does not send it back.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
-from evalbot_dev.emulator import texts, views
+from evalbot_dev.emulator import hub_texts, views
 from evalbot_dev.emulator.errors import HubError
 from evalbot_dev.emulator.git import unified_diff
 from evalbot_dev.emulator.http import Ctx, json_response, route
@@ -22,14 +22,14 @@ def _num(ctx: Ctx) -> int:
     try:
         num = int(ctx.params["num"])
     except ValueError as exc:
-        raise HubError(400, texts.BAD_REQUEST_BODY.format(detail="discussion number")) from exc
+        raise HubError(400, hub_texts.BAD_REQUEST_BODY.format(detail="discussion number")) from exc
     return num
 
 
 def _text(body: dict[str, object], key: str) -> str:
     value = body.get(key)
     if not isinstance(value, str):
-        raise HubError(400, texts.BAD_REQUEST_BODY.format(detail=f"{key} must be a string"))
+        raise HubError(400, hub_texts.BAD_REQUEST_BODY.format(detail=f"{key} must be a string"))
     return value
 
 

@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlencode
 
 from starlette.responses import Response
 
-from evalbot_dev.emulator import access, texts, views
+from evalbot_dev.emulator import access, hub_texts, views
 from evalbot_dev.emulator.errors import ENTRY_NOT_FOUND, HubError
 from evalbot_dev.emulator.http import Ctx, json_response, route
 from evalbot_dev.emulator.model import REPO_TYPES, RepoType
@@ -30,7 +30,7 @@ async def create(ctx: Ctx) -> Response:
     name = body.get("name")
     if repo_type not in REPO_TYPES or not isinstance(name, str) or not name:
         raise HubError(
-            400, texts.BAD_REQUEST_BODY.format(detail="name and a valid type are required")
+            400, hub_texts.BAD_REQUEST_BODY.format(detail="name and a valid type are required")
         )
     typed: RepoType = repo_type
     private = body.get("visibility") == "private" or body.get("private") is True
@@ -119,7 +119,7 @@ async def _tree(ctx: Ctx, folder: str) -> Response:
     if entries is None:
         raise HubError(
             404,
-            texts.FOLDER_NOT_FOUND.format(path=folder, revision=ctx.params["rev"]),
+            hub_texts.FOLDER_NOT_FOUND.format(path=folder, revision=ctx.params["rev"]),
             ENTRY_NOT_FOUND,
         )
     return _paginated(ctx, entries)
@@ -190,12 +190,12 @@ async def preupload(ctx: Ctx) -> Response:
     commit = ctx.state.resolve(repo, revision)
     files = body.get("files")
     if not isinstance(files, list):
-        raise HubError(400, texts.BAD_REQUEST_BODY.format(detail="files must be a list"))
+        raise HubError(400, hub_texts.BAD_REQUEST_BODY.format(detail="files must be a list"))
     answer = []
     for item in files:
         path = item.get("path") if isinstance(item, dict) else None
         if not isinstance(path, str):
-            raise HubError(400, texts.BAD_REQUEST_BODY.format(detail="each file needs a path"))
+            raise HubError(400, hub_texts.BAD_REQUEST_BODY.format(detail="each file needs a path"))
         answer.append(
             {
                 "path": path,
@@ -256,17 +256,20 @@ def _parse_ndjson(raw: bytes) -> tuple[dict[str, Any], list[FileChange]]:
             elif key in ("deletedFile", "deletedFolder"):
                 changes.append(FileChange(str(value["path"]), None, folder=key == "deletedFolder"))
             elif key == "lfsFile":
-                raise HubError(400, texts.LFS_NOT_SUPPORTED)
+                raise HubError(400, hub_texts.LFS_NOT_SUPPORTED)
             else:
                 raise HubError(
-                    400, texts.BAD_REQUEST_BODY.format(detail=f"line {number}: unknown key {key!r}")
+                    400,
+                    hub_texts.BAD_REQUEST_BODY.format(detail=f"line {number}: unknown key {key!r}"),
                 )
         except (ValueError, KeyError, TypeError, binascii.Error) as exc:
             raise HubError(
-                400, texts.BAD_REQUEST_BODY.format(detail=f"line {number}: {exc}")
+                400, hub_texts.BAD_REQUEST_BODY.format(detail=f"line {number}: {exc}")
             ) from exc
     if not header.get("summary"):
-        raise HubError(400, texts.BAD_REQUEST_BODY.format(detail="the header line needs a summary"))
+        raise HubError(
+            400, hub_texts.BAD_REQUEST_BODY.format(detail="the header line needs a summary")
+        )
     return header, changes
 
 
@@ -285,7 +288,9 @@ async def create_tag(ctx: Ctx) -> Response:
     body = await ctx.json_body()
     tag = body.get("tag")
     if not isinstance(tag, str) or not tag:
-        raise HubError(400, texts.BAD_REQUEST_BODY.format(detail="tag must be a non-empty string"))
+        raise HubError(
+            400, hub_texts.BAD_REQUEST_BODY.format(detail="tag must be a non-empty string")
+        )
     ctx.state.create_ref(ctx.token, repo, "tag", tag, ctx.params["rev"])
     return json_response({})
 

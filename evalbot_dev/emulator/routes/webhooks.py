@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
-from evalbot_dev.emulator import access, texts, views
+from evalbot_dev.emulator import access, hub_texts, views
 from evalbot_dev.emulator.errors import HubError
 from evalbot_dev.emulator.http import Ctx, json_response, route
 from evalbot_dev.emulator.model import Webhook
@@ -22,7 +22,7 @@ def _own(ctx: Ctx) -> Webhook:
     token = access.require_token(ctx.token)
     webhook = ctx.state.webhooks.get(ctx.params["webhook_id"])
     if webhook is None or webhook.owner != token.user:
-        raise HubError(404, texts.WEBHOOK_NOT_FOUND.format(webhook_id=ctx.params["webhook_id"]))
+        raise HubError(404, hub_texts.WEBHOOK_NOT_FOUND.format(webhook_id=ctx.params["webhook_id"]))
     return webhook
 
 
@@ -34,19 +34,19 @@ def _validated(body: dict[str, object]) -> tuple[str, list[dict[str, str]], list
         body.get("secret"),
     )
     if not isinstance(url, str) or not url.startswith(("http://", "https://")):
-        raise HubError(400, texts.BAD_REQUEST_BODY.format(detail="url must be an http(s) URL"))
+        raise HubError(400, hub_texts.BAD_REQUEST_BODY.format(detail="url must be an http(s) URL"))
     if not isinstance(watched, list) or not all(
         isinstance(i, dict) and "type" in i and "name" in i for i in watched
     ):
         raise HubError(
-            400, texts.BAD_REQUEST_BODY.format(detail="watched must be a list of {type, name}")
+            400, hub_texts.BAD_REQUEST_BODY.format(detail="watched must be a list of {type, name}")
         )
     if not isinstance(domains, list) or not set(domains) <= _DOMAINS:
         raise HubError(
-            400, texts.BAD_REQUEST_BODY.format(detail="domains must be among repo, discussion")
+            400, hub_texts.BAD_REQUEST_BODY.format(detail="domains must be among repo, discussion")
         )
     if secret is not None and not isinstance(secret, str):
-        raise HubError(400, texts.BAD_REQUEST_BODY.format(detail="secret must be a string"))
+        raise HubError(400, hub_texts.BAD_REQUEST_BODY.format(detail="secret must be a string"))
     items = [{"type": str(i["type"]), "name": str(i["name"])} for i in watched]
     return url, items, [str(d) for d in domains], secret
 

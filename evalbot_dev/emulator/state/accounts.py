@@ -6,7 +6,7 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Literal
 
-from evalbot_dev.emulator import texts
+from evalbot_dev.emulator import hub_texts
 from evalbot_dev.emulator.errors import HubError
 from evalbot_dev.emulator.model import (
     ROLE_PERMISSIONS,
@@ -61,7 +61,7 @@ class Accounts(StateBase):
         scheme, _, value = authorization.partition(" ")
         token = self.tokens.get(value.strip()) if scheme.lower() == "bearer" else None
         if token is None or (token.expires_at is not None and time.time() >= token.expires_at):
-            raise HubError(401, texts.INVALID_CREDENTIALS)
+            raise HubError(401, hub_texts.INVALID_CREDENTIALS)
         return token
 
     def account(self, name: str) -> Account:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from evalbot_dev.emulator import access, texts
+from evalbot_dev.emulator import access, hub_texts
 from evalbot_dev.emulator.errors import REVISION_NOT_FOUND, HubError
 from evalbot_dev.emulator.git import Commit
 from evalbot_dev.emulator.model import (
@@ -69,7 +69,7 @@ class Commits(Discussions):
             branch = revision.removeprefix("refs/heads/")
             if branch not in repo.branches:
                 raise HubError(
-                    404, texts.REVISION_NOT_FOUND.format(revision=revision), REVISION_NOT_FOUND
+                    404, hub_texts.REVISION_NOT_FOUND.format(revision=revision), REVISION_NOT_FOUND
                 )
             old = repo.branches[branch]
             self._check_parent(parent_commit, old, revision)
@@ -99,7 +99,7 @@ class Commits(Discussions):
         with self.lock:
             refs = repo.branches if kind == "branch" else repo.tag_refs
             if name in refs:
-                raise HubError(409, texts.REF_EXISTS.format(kind=kind, name=name))
+                raise HubError(409, hub_texts.REF_EXISTS.format(kind=kind, name=name))
             target = self.resolve(repo, revision)
             refs[name] = target.sha
             ref = f"refs/heads/{name}" if kind == "branch" else f"refs/tags/{name}"
@@ -121,7 +121,7 @@ class Commits(Discussions):
     ) -> CommitOutcome:
         branch = revision.removeprefix("refs/heads/")
         if branch not in repo.branches:
-            raise HubError(400, texts.CREATE_PR_ON_BRANCH_ONLY)
+            raise HubError(400, hub_texts.CREATE_PR_ON_BRANCH_ONLY)
         start = parent if parent is not None and parent in repo.commits else repo.branches[branch]
         commit = self._apply_commit(
             repo,
@@ -166,12 +166,12 @@ class Commits(Discussions):
         if discussion.num not in repo.pr_refs:
             raise HubError(
                 404,
-                texts.REVISION_NOT_FOUND.format(revision=discussion.git_ref),
+                hub_texts.REVISION_NOT_FOUND.format(revision=discussion.git_ref),
                 REVISION_NOT_FOUND,
             )
         if discussion.status in ("merged", "closed"):
             raise HubError(
-                403, texts.PR_NOT_OPEN.format(num=discussion.num, status=discussion.status)
+                403, hub_texts.PR_NOT_OPEN.format(num=discussion.num, status=discussion.status)
             )
         old = repo.pr_refs[discussion.num]
         self._check_parent(parent, old, discussion.git_ref)

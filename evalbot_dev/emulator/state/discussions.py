@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from evalbot_dev.emulator import access, hubtime, texts
+from evalbot_dev.emulator import access, hub_texts, hubtime
 from evalbot_dev.emulator.errors import HubError
 from evalbot_dev.emulator.model import (
     DISCUSS,
@@ -25,7 +25,7 @@ class Discussions(Repos):
     def _discussion(self, repo: Repo, num: int) -> Discussion:
         discussion = repo.discussions.get(num)
         if discussion is None:
-            raise HubError(404, texts.DISCUSSION_NOT_FOUND.format(num=num))
+            raise HubError(404, hub_texts.DISCUSSION_NOT_FOUND.format(num=num))
         return discussion
 
     def discussion(self, repo: Repo, num: int) -> Discussion:
@@ -124,7 +124,7 @@ class Discussions(Repos):
         for event in discussion.events:
             if event.id == comment_id.lower() and event.type == "comment":
                 return event
-        raise HubError(404, texts.COMMENT_NOT_FOUND.format(comment_id=comment_id))
+        raise HubError(404, hub_texts.COMMENT_NOT_FOUND.format(comment_id=comment_id))
 
     def edit_comment(
         self, token: Token | None, repo: Repo, num: int, comment_id: str, raw: str
@@ -134,7 +134,7 @@ class Discussions(Repos):
             discussion = self._discussion(repo, num)
             event = self._comment_event(discussion, comment_id)
             if event.author != holder.user:
-                raise HubError(403, texts.FORBIDDEN_COMMENT_EDIT)
+                raise HubError(403, hub_texts.FORBIDDEN_COMMENT_EDIT)
             moment = hubtime.now()
             event.data.update(edited=True, raw=raw, updatedAt=moment, editor=holder.user)
             event.data["history"].insert(
@@ -161,7 +161,7 @@ class Discussions(Repos):
             self.members, holder.user, repo.namespace
         ):
             raise HubError(
-                403, texts.FORBIDDEN_DISCUSSION.format(num=discussion.num, repo=repo.full_name)
+                403, hub_texts.FORBIDDEN_DISCUSSION.format(num=discussion.num, repo=repo.full_name)
             )
 
     def change_status(
@@ -169,12 +169,12 @@ class Discussions(Repos):
     ) -> Event:
         holder = access.require_permission(token, DISCUSS)
         if status not in ("open", "closed"):
-            raise HubError(400, texts.INVALID_STATUS)
+            raise HubError(400, hub_texts.INVALID_STATUS)
         with self.lock:
             discussion = self._discussion(repo, num)
             self._require_discussion_control(holder, repo, discussion)
             if discussion.status == "merged":
-                raise HubError(403, texts.PR_NOT_OPEN.format(num=num, status="merged"))
+                raise HubError(403, hub_texts.PR_NOT_OPEN.format(num=num, status="merged"))
             if comment:
                 posted = self._add_comment(discussion, holder.user, comment)
                 self._emit(Trigger("discussion.comment", "create", repo, discussion, posted))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evalbot_dev.emulator import access, hubtime, texts
+from evalbot_dev.emulator import access, hub_texts, hubtime
 from evalbot_dev.emulator.errors import HubError
 from evalbot_dev.emulator.git import Commit, make_commit, three_way
 from evalbot_dev.emulator.model import (
@@ -41,15 +41,15 @@ class Merges(Commits):
         with self.lock:
             discussion = self._discussion(repo, num)
             if not discussion.is_pull_request:
-                raise HubError(400, texts.NOT_A_PULL_REQUEST.format(num=num))
+                raise HubError(400, hub_texts.NOT_A_PULL_REQUEST.format(num=num))
             if discussion.status not in ("open", "draft"):
-                raise HubError(403, texts.PR_NOT_OPEN.format(num=num, status=discussion.status))
+                raise HubError(403, hub_texts.PR_NOT_OPEN.format(num=num, status=discussion.status))
             base, ours, theirs = self._merge_sides(repo, discussion)
             merged, conflicts = three_way(base.files, ours.files, theirs.files)
             if conflicts:
                 raise HubError(
                     409,
-                    texts.MERGE_CONFLICT.format(
+                    hub_texts.MERGE_CONFLICT.format(
                         num=num, base=discussion.base_ref, files=", ".join(conflicts)
                     ),
                 )
@@ -59,7 +59,7 @@ class Merges(Commits):
                 parents=(ours.sha,),
                 author=holder.user,
                 date=hubtime.now(),
-                title=texts.MERGE_COMMIT_TITLE.format(title=discussion.title, num=num),
+                title=hub_texts.MERGE_COMMIT_TITLE.format(title=discussion.title, num=num),
                 message=comment or "",
             )
             repo.commits[commit.sha] = commit

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Literal
 
-from evalbot_dev.emulator import access, hubtime, texts
+from evalbot_dev.emulator import access, hub_texts, hubtime
 from evalbot_dev.emulator.errors import ENTRY_NOT_FOUND, REVISION_NOT_FOUND, HubError
 from evalbot_dev.emulator.git import Commit, blob_oid, make_commit
 from evalbot_dev.emulator.lfs import LfsObject, pointer_for, stored_object
@@ -57,9 +57,9 @@ class Repos(Webhooks):
         owner = namespace or holder.user
         with self.lock:
             if not access.can_write_namespace(self.members, holder.user, owner):
-                raise HubError(403, texts.FORBIDDEN_NAMESPACE.format(namespace=owner))
+                raise HubError(403, hub_texts.FORBIDDEN_NAMESPACE.format(namespace=owner))
             if self.repo_key(repo_type, f"{owner}/{name}") in self.repos:
-                raise HubError(409, texts.REPO_EXISTS.format(repo_type=repo_type))
+                raise HubError(409, hub_texts.REPO_EXISTS.format(repo_type=repo_type))
             repo = self._new_repo(repo_type, owner, name, private=private, author=holder.user)
             self._emit(Trigger("repo", "create", repo))
             return repo
@@ -145,7 +145,7 @@ class Repos(Webhooks):
             sha = self._resolve_sha(repo, revision)
             if sha is None:
                 raise HubError(
-                    404, texts.REVISION_NOT_FOUND.format(revision=revision), REVISION_NOT_FOUND
+                    404, hub_texts.REVISION_NOT_FOUND.format(revision=revision), REVISION_NOT_FOUND
                 )
             return repo.commits[sha]
 
@@ -171,7 +171,7 @@ class Repos(Webhooks):
         """The git blob at `path` (for an LFS file: its pointer) and its oid."""
         oid = commit.files.get(path)
         if oid is None:
-            raise HubError(404, texts.ENTRY_NOT_FOUND, ENTRY_NOT_FOUND)
+            raise HubError(404, hub_texts.ENTRY_NOT_FOUND, ENTRY_NOT_FOUND)
         return oid, repo.blobs[oid]
 
     def lfs_object(self, repo: Repo, blob_oid: str) -> LfsObject | None:
@@ -187,7 +187,9 @@ class Repos(Webhooks):
         if parent is not None and not head.startswith(parent):
             raise HubError(
                 412,
-                texts.PARENT_COMMIT_MISMATCH.format(parent=parent, revision=revision, head=head),
+                hub_texts.PARENT_COMMIT_MISMATCH.format(
+                    parent=parent, revision=revision, head=head
+                ),
             )
 
     def _apply_commit(
@@ -211,7 +213,7 @@ class Repos(Webhooks):
                 ]
                 if not doomed:
                     raise HubError(
-                        404, texts.DELETE_MISSING_FILE.format(path=change.path), ENTRY_NOT_FOUND
+                        404, hub_texts.DELETE_MISSING_FILE.format(path=change.path), ENTRY_NOT_FOUND
                     )
                 for path in doomed:
                     del files[path]

@@ -9,12 +9,12 @@ import pytest
 import redis
 
 from bot.cli import main
-from bot.contract.events import PrEvent
+from bot.queue.events import PrEvent
 from bot.store.deadletters import DEAD_LETTERS, park, parked_events, replay
 from evalbot_dev.devstack.redis import RedisServer
 from tests.integration.cli.conftest import operator_env
 from tests.support.queued import ledger_in_order
-from workers.fleet import as_text
+from workers.pr_lease import as_text
 
 pytestmark = pytest.mark.integration
 

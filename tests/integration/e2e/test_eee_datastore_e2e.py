@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from huggingface_hub import CommitOperationAdd
 
-from bot.report.texts import REPORT_MARKER
+from bot.report.comment_texts import REPORT_MARKER
 from evalbot_dev.devstack.waiting import wait_until
 from evalbot_dev.emulator.server import CommentView
 from evalbot_dev.emulator.state import FileChange

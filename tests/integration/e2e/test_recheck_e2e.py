@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from bot.contract.queue import SWEEP_EVERY_S
+from bot.queue.publishing import SWEEP_EVERY_S
 from evalbot_dev.devstack.waiting import wait_until
 from tests.integration.e2e.conftest import BOT, Bot
 from tests.support.emulator import MODEL
@@ -36,7 +36,7 @@ BURST = 50
 
 @pytest.fixture(scope="module")
 def bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bot]:
-    env = tuned({"bot.contract.queue.RECHECK_INTERVAL_S": RECHECK_INTERVAL_S})
+    env = tuned({"bot.queue.publishing.RECHECK_INTERVAL_S": RECHECK_INTERVAL_S})
     with running_bot(
         tmp_path_factory.mktemp("recheck"), workers=1, concurrency=2, env=env
     ) as running:

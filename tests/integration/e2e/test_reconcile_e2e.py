@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from huggingface_hub import CommitOperationAdd
 
-from bot.report.texts import REPORT_MARKER
+from bot.report.comment_texts import REPORT_MARKER
 from evalbot_dev.devstack.waiting import wait_until
 from evalbot_dev.emulator.faults import WebhookFaults
 from tests.integration.e2e.conftest import Bot

@@ -7,8 +7,8 @@ import pytest
 from bot.hub.client import HfHubClient
 from bot.hub.errors import HubPermanentError, HubTransientError
 from bot.hub.sources import BenchmarkCache, HubBenchmarkSource
-from bot.spec.benchmark import benchmark_from_eval_yaml
-from bot.spec.model import Benchmark, BenchmarkNotFound
+from bot.validation.benchmark import benchmark_from_eval_yaml
+from bot.validation.model import Benchmark, BenchmarkNotFound
 from evalbot_dev.emulator.faults import RouteFault
 from evalbot_dev.emulator.server import EmulatorServer
 from tests.support.emulator import BENCHMARKS, GATED_BENCHMARK, client

@@ -6,8 +6,8 @@ import pytest
 
 from bot.hub.client import HfHubClient
 from bot.hub.sources import BenchmarkCache, HubBenchmarkSource
-from bot.spec.benchmark import benchmark_from_eval_yaml
-from bot.spec.validate import validate_results_files
+from bot.validation.benchmark import benchmark_from_eval_yaml
+from bot.validation.validate import validate_results_files
 from evalbot_dev.emulator.server import EmulatorServer
 from tests.integration.hub.conftest import GPQA_ENTRY, open_pr
 from tests.support.emulator import MODEL, client

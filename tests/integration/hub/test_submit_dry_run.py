@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from bot.cli import main
-from bot.spec.yamlload import load_yaml
+from bot.validation.yamlload import load_yaml
 from evalbot_dev.devstack.environment import inherited_environment
 from evalbot_dev.emulator.server import EmulatorServer
 from evalbot_dev.emulator.state import FileChange

@@ -13,8 +13,8 @@ import jwt
 import pytest
 
 from bot.issuer.audit import read_audit
-from bot.spec.yamlload import load_yaml
 from bot.tokens.verify import entry_digest
+from bot.validation.yamlload import load_yaml
 from evalbot_dev.devstack.issuer import IssuerProcess, run_ci_job
 from evalbot_dev.devstack.oidc import LocalOidcProvider
 from tests.support.emulator import MODEL, ORG_MODEL, TOKENS

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from huggingface_hub import CommitOperationAdd, DiscussionComment, HfApi
 
-from bot.spec.yamlload import load_yaml
+from bot.validation.yamlload import load_yaml
 from evalbot_dev.devstack.issuer import run_ci_job
 from tests.integration.issuer.conftest import HLE, TWO_TASKS, IssuerEnv
 from tests.support.emulator import MODEL, TOKENS

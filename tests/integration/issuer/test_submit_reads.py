@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 import pytest
 from huggingface_hub import CommitOperationAdd, HfApi
 
-from bot.spec.yamlload import load_yaml
+from bot.validation.yamlload import load_yaml
 from evalbot_dev.devstack.issuer import run_ci_job
 from tests.integration.issuer.conftest import HLE, IssuerEnv
 from tests.support.delay_proxy import DelayProxy, running_delay_proxy

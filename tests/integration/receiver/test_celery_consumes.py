@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bot.contract.events import PrEvent
+from bot.queue.events import PrEvent
 from evalbot_dev.devstack.redis import RedisServer
 from evalbot_dev.devstack.waiting import wait_until
 from tests.support.processes import (

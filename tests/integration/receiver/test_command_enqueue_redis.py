@@ -1,5 +1,5 @@
 """Commands at the receiver against a real redis-server: rechecks coalesced per PR, commands
-from known strangers dropped, all in one atomic script with the dedupe key (queue.py)."""
+from known strangers dropped, all in one atomic script with the dedupe key (publishing.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from bot.contract.events import DedupeKey, PrEvent
-from bot.contract.queue import EnqueueOutcome
+from bot.queue.events import DedupeKey, PrEvent
+from bot.queue.publishing import EnqueueOutcome
 from bot.store import keys
 from evalbot_dev.devstack.redis import RedisServer
 from tests.integration.receiver.test_queue_redis import run_enqueues

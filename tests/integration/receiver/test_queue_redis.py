@@ -9,9 +9,9 @@ from collections.abc import Iterator, Sequence
 import pytest
 import redis
 
-from bot.contract import queue
-from bot.contract.events import DedupeKey, PrEvent
-from bot.contract.queue import EnqueueOutcome, Outgoing, QueueUnavailable, RedisEnqueuer
+from bot.queue import publishing
+from bot.queue.events import DedupeKey, PrEvent
+from bot.queue.publishing import EnqueueOutcome, Outgoing, QueueUnavailable, RedisEnqueuer
 from bot.store.keys import DEDUPE_PREFIX
 from evalbot_dev.devstack.redis import RedisServer
 from evalbot_dev.devstack.waiting import wait_until
@@ -143,13 +143,13 @@ def test_password_and_database_from_the_url(redis_server: RedisServer, broker: r
 def sent_batches(monkeypatch: pytest.MonkeyPatch) -> list[list[int]]:
     """The PR numbers of each batch of messages the enqueuer sends, in order (sent for real)."""
     batches: list[list[int]] = []
-    real_send = queue.send_or_leave
+    real_send = publishing.send_or_leave
 
     def recording(app: object, messages: Sequence[Outgoing]) -> bool:
         batches.append([int(event["pr_num"]) for _, event, _ in messages])
         return real_send(app, messages)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(queue, "send_or_leave", recording)
+    monkeypatch.setattr(publishing, "send_or_leave", recording)
     return batches
 
 
@@ -169,7 +169,7 @@ def test_a_lone_delivery_is_sent_at_once_and_close_sends_what_gathered(
     at once, however long the window (before, it always waited for the window: 50 ms from
     every PR's push to its comment). One accepted within the window waits for it, and a
     receiver that stops sends it without waiting."""
-    monkeypatch.setattr(queue, "SEND_GATHER_S", 60.0)
+    monkeypatch.setattr(publishing, "SEND_GATHER_S", 60.0)
 
     async def main() -> None:
         enqueuer = RedisEnqueuer.from_url(redis_server.url, queue="evalbot", timeout_s=1.0)
@@ -197,7 +197,7 @@ def test_messages_accepted_within_the_window_after_a_send_go_together_when_it_en
     window's end and go in one round trip (a Celery publish alone costs about three times its
     share of a batch, docs/reliability.md)."""
     window_s = 3.0
-    monkeypatch.setattr(queue, "SEND_GATHER_S", window_s)
+    monkeypatch.setattr(publishing, "SEND_GATHER_S", window_s)
 
     async def main() -> float:
         enqueuer = RedisEnqueuer.from_url(redis_server.url, queue="evalbot", timeout_s=1.0)

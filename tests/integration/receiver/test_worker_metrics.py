@@ -14,7 +14,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from bot.store.deadletters import park
 from evalbot_dev.devstack.redis import RedisServer
 from tests.support.processes import ReceiverProcess, bot_environment
-from workers.fleet import HubPause
+from workers.hub_pause import HubPause
 
 pytestmark = pytest.mark.integration
 

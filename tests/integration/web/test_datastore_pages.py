@@ -12,7 +12,7 @@ import httpx2
 import pytest
 from huggingface_hub import CommitOperationAdd
 
-from bot.report.texts import REPORT_MARKER
+from bot.report.comment_texts import REPORT_MARKER
 from evalbot_dev.devstack.waiting import wait_until
 from tests.integration.web.conftest import DATASTORE, PAGES_URL, PRIVATE_DATASTORE
 from tests.support.stackbot import BOT, Bot

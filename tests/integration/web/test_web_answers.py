@@ -21,8 +21,10 @@ from bot.collections.model import Scope
 from bot.convert.mapping import parse_mappings
 from bot.hub.client import HfHubClient
 from bot.report.comment import Counts
-from bot.spec.messages import Diagnostic, Severity
-from bot.spec.model import (
+from bot.store.history import record_verdict, verdict_of
+from bot.store.worker_counters import read_snapshot
+from bot.validation.diagnostics import Diagnostic, Severity
+from bot.validation.model import (
     Benchmark,
     Dialect,
     EntryReport,
@@ -32,8 +34,6 @@ from bot.spec.model import (
     Verification,
     VerificationStatus,
 )
-from bot.store.history import record_verdict, verdict_of
-from bot.store.workerstats import read_snapshot
 from bot.web.app import create_web_app
 from bot.web.live import record_sample
 from evalbot_dev.emulator.server import EmulatorServer

@@ -14,12 +14,12 @@ import redis
 from huggingface_hub import HfApi
 from starlette.testclient import TestClient
 
-from bot.contract.events import PrEvent
 from bot.hub.client import HfHubClient
+from bot.queue.events import PrEvent
 from bot.settings import Secret
-from bot.spec.limits import DEFAULT_LIMITS
 from bot.store.deadletters import DEAD_LETTERS, park
 from bot.tokens.issuers import IssuerRegistry
+from bot.validation.limits import DEFAULT_LIMITS
 from bot.web.app import WebContext, create_web_app
 from bot.web.benchmarks import CachedHubBenchmarks
 from bot.web.forward import PageForwarder

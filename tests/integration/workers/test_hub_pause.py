@@ -12,10 +12,11 @@ import pytest
 import redis
 from celery import Task
 
-from bot.contract.events import PrEvent
 from bot.hub.errors import HubTransientError, retry_after_from_headers
+from bot.queue.events import PrEvent
 from tests.support.runtime import FailingHub, make_runtime, stats
-from workers.fleet import PAUSE_KEY, PAUSE_MARGIN_S, HubPause, as_text
+from workers.hub_pause import PAUSE_KEY, PAUSE_MARGIN_S, HubPause
+from workers.pr_lease import as_text
 from workers.runtime import Runtime
 from workers.tasks import MAX_TRANSIENT_RETRIES, handle
 

@@ -16,8 +16,8 @@ import pytest
 import redis
 from celery import Celery
 
-from bot.contract.events import DedupeKey, PrEvent
-from bot.contract.queue import (
+from bot.queue.events import DedupeKey, PrEvent
+from bot.queue.publishing import (
     GRACE_S,
     TASK_NAME,
     EnqueueOutcome,
@@ -27,11 +27,11 @@ from bot.contract.queue import (
 )
 from bot.store import keys
 from bot.store.deadletters import park, parked_events, replay
-from bot.store.workerbeats import read_fleet_status
-from bot.store.workerstats import read_snapshot
+from bot.store.heartbeats import read_fleet_status
+from bot.store.worker_counters import read_snapshot
 from evalbot_dev.devstack.redis import RedisServer
 from tests.support.queued import decode_celery_message, ledger_events, task_id_of
-from workers.liveness import Heartbeat, sweep
+from workers.heartbeat_and_sweep import Heartbeat, sweep
 from workers.tasks import Attempts
 
 pytestmark = pytest.mark.integration

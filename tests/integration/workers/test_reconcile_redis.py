@@ -11,7 +11,6 @@ import pytest
 import redis
 from huggingface_hub import HfApi
 
-from bot.contract.events import PrEvent
 from bot.hub.client import (
     DatasetRevision,
     HfHubClient,
@@ -22,6 +21,7 @@ from bot.hub.client import (
     Visibility,
 )
 from bot.hub.errors import HubPermanentError, HubTransientError
+from bot.queue.events import PrEvent
 from bot.store.history import (
     HISTORY_REPOS,
     Verdict,
@@ -33,10 +33,11 @@ from evalbot_dev.emulator.server import EmulatorServer
 from tests.support.emulator import MODEL, emulated_hub, hub_env
 from tests.support.queued import ledger_in_order
 from tests.support.runtime import make_runtime, stats
-from workers.catchup import ReconcileLimits
-from workers.fleet import PAUSE_KEY, HubPause, as_text
+from workers.hub_pause import PAUSE_KEY, HubPause
 from workers.pipeline import VERDICT_REPOS, checked_key, verdict_key
+from workers.pr_lease import as_text
 from workers.reconcile import LOCK_KEY, reconcile_once
+from workers.reconcile_plan import ReconcileLimits
 
 pytestmark = pytest.mark.integration
 __all__ = ["emulated_hub", "hub_env"]  # fixtures
@@ -200,7 +201,7 @@ def test_hub_errors_skip_a_repo_and_a_rate_limit_stops_the_run(client: redis.Red
     assert report.result == "rate-limited"
     assert stats(client)["reconcile-repo:hub-error"] == 5
     assert stats(client)["reconcile-run:rate-limited"] == 1
-    # The 429 paused every worker (workers.fleet); the next run calls nothing while it lasts.
+    # The 429 paused every worker (workers.hub_pause); the next run calls nothing while it lasts.
     assert HubPause(client).remaining_now() > 30
     listed = len(hub.listed)
     assert reconcile_once(runtime).result == "skipped-paused"

@@ -21,17 +21,17 @@ import redis
 from celery import Task
 from huggingface_hub import HfApi
 
-from bot.contract.events import PrEvent
 from bot.hub.client import HfHubClient
 from bot.hub.sources import BenchmarkCache
-from bot.spec.validate import DEFAULT_POLICY
+from bot.queue.events import PrEvent
 from bot.tokens.issuers import IssuerRegistry
+from bot.validation.validate import DEFAULT_POLICY
 from evalbot_dev.devstack.redis import RedisServer
 from evalbot_dev.devstack.signing import LocalIssuer
 from evalbot_dev.devstack.workload import hle_entry, open_results_pr
 from evalbot_dev.emulator.server import EmulatorServer
 from tests.support.emulator import MODEL, TOKENS, running_emulator
-from workers.fleet import as_text
+from workers.pr_lease import as_text
 from workers.runtime import RedisJtiBinder, RedisKeyCache, Runtime
 from workers.tasks import handle
 

@@ -10,8 +10,8 @@ import pytest
 import redis
 from celery import Task
 
-from bot.contract.events import PrEvent
 from bot.hub.errors import HubPermanentError, HubTransientError
+from bot.queue.events import PrEvent
 from bot.store.deadletters import parked_events
 from tests.support.runtime import FailingHub, make_runtime, stats
 from workers.tasks import MAX_TRANSIENT_RETRIES, handle

@@ -11,8 +11,8 @@ import pytest
 
 from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 from bot.cli import main
-from bot.spec.validate import validate_results_files
-from bot.spec.yamlload import load_yaml
+from bot.validation.validate import validate_results_files
+from bot.validation.yamlload import load_yaml
 from tests.conftest import REPO_ROOT
 
 BENCHMARKS = str(REPO_ROOT / "examples" / "benchmarks")

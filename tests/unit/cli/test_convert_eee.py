@@ -290,3 +290,115 @@ def test_records_without_out_are_printed_one_per_line(
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) >= 4
     assert all(json.loads(line)["model_info"]["id"] == "org/model" for line in lines)
+
+
+EXAMPLES = REPO_ROOT / "examples"
+AIME_FOLDER = "data/MathArena_aime_2026/org/model"
+
+
+def convert_examples(out: Path, benchmarks: Path | None, *extra: str) -> int:
+    args = ["convert", "--to", "eee", str(EXAMPLES / "model-good"), "--model-repo", "org/model"]
+    args += ["--out", str(out), *extra]
+    return main([*args, "--benchmarks", str(benchmarks)] if benchmarks else args)
+
+
+def configs(record: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {
+        result["metric_config"]["metric_id"]: result["metric_config"]
+        for result in record["evaluation_results"]
+    }
+
+
+def test_each_metric_takes_its_direction_and_bounds_from_its_benchmark(tmp_path: Path) -> None:
+    out = tmp_path / "converted"
+    assert convert_examples(out, EXAMPLES / "benchmarks") == 0
+    (aime,) = (out / AIME_FOLDER).glob("*.json")
+    found = configs(json.loads(aime.read_bytes()))
+    assert found["accuracy"]["lower_is_better"] is False
+    assert (found["accuracy"]["min_score"], found["accuracy"]["max_score"]) == (0, 100)
+    assert found["cost_usd"]["lower_is_better"] is True
+    assert found["attempts"]["lower_is_better"] is True
+
+
+def test_a_benchmark_that_cannot_be_read_stops_the_run_and_says_how_to_go_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No `--benchmarks`: the benchmarks are read as every command reads them; offline, one the
+    cache does not hold stops the run (exit 2): the direction is never guessed."""
+    model = tmp_path / "model" / ".eval_results"
+    model.mkdir(parents=True)
+    (model / "scores.yaml").write_text(
+        "- dataset: {id: evalbot-tests/never-cached, task_id: all}\n  value: 5\n"
+    )
+    out = tmp_path / "converted"
+    args = ["convert", "--to", "eee", str(model.parent), "--model-repo", "org/model"]
+    assert main([*args, "--out", str(out), "--offline"]) == 2
+    err = capsys.readouterr().err
+    assert "offline: evalbot-tests/never-cached is not in the Hugging Face cache" in err
+    assert "run once with the Hub reachable to cache it, or give --benchmarks DIR" in err
+    assert not out.exists()
+
+
+def test_a_metric_or_benchmark_the_source_does_not_have_refuses_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model = tmp_path / "model" / ".eval_results"
+    model.mkdir(parents=True)
+    out = tmp_path / "converted"
+    args = ["convert", "--to", "eee", str(model.parent), "--model-repo", "org/model"]
+    args += ["--out", str(out), "--benchmarks", str(EXAMPLES / "benchmarks")]
+    (model / "aime.yaml").write_text(
+        "- dataset: {id: MathArena/aime_2026, task_id: aime_2026}\n"
+        "  metrics: [{metric_id: cost, value: 5}]\n"
+    )
+    assert main(args) == 1
+    assert "MathArena/aime_2026 declares no metric `cost` (its metrics: `accuracy`," in (
+        capsys.readouterr().err
+    )
+    (model / "aime.yaml").write_text("- dataset: {id: nobody/nothing, task_id: all}\n  value: 5\n")
+    assert main(args) == 1
+    assert "evalbot convert: nobody/nothing: " in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_a_rerun_with_the_benchmarks_direction_replaces_the_record_written_without_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same evaluation is the same results: a record an earlier run wrote with another
+    direction or bounds for its metrics (an eval.yaml since corrected) is replaced, not
+    doubled."""
+    before = tmp_path / "before"
+    shutil.copytree(EXAMPLES / "benchmarks", before)
+    eval_yaml = before / "MathArena" / "aime_2026" / "eval.yaml"
+    text = eval_yaml.read_text()
+    eval_yaml.write_text(text.replace("higher_is_better: false", "higher_is_better: true"))
+    out = tmp_path / "converted"
+    assert convert_examples(out, before) == 0
+    (first,) = (out / AIME_FOLDER).glob("*.json")
+    assert configs(json.loads(first.read_bytes()))["cost_usd"]["lower_is_better"] is False
+    capsys.readouterr()
+    assert convert_examples(out, EXAMPLES / "benchmarks") == 0
+    err = capsys.readouterr().err
+    assert f"replaced {first} (the same evaluation, written again)" in err
+    assert "0 new, 1 replaced, 3 unchanged" in err
+    (again,) = (out / AIME_FOLDER).glob("*.json")
+    assert again == first
+    assert configs(json.loads(again.read_bytes()))["cost_usd"]["lower_is_better"] is True
+    validates(out, capsys)
+
+
+def test_two_records_of_one_evaluation_in_a_folder_are_duplicates(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """EEE's rule: records equal but for their ids and timestamps are one evaluation."""
+    out = tmp_path / "converted"
+    assert convert_examples(out, EXAMPLES / "benchmarks") == 0
+    (record,) = (out / AIME_FOLDER).glob("*.json")
+    copy = json.loads(record.read_bytes())
+    copy["evaluation_id"] = "org/model/1/9"
+    copy["retrieved_timestamp"] = "1"
+    twin = record.with_name("11111111-1111-4111-8111-111111111111.json")
+    twin.write_text(json.dumps(copy, indent=2) + "\n")
+    capsys.readouterr()
+    assert main(["validate", str(out)]) == 1
+    assert "EEE-DUPLICATE" in capsys.readouterr().out

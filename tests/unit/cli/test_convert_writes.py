@@ -11,7 +11,7 @@ import pytest
 
 from bot.cli import main
 from bot.convert.mapping import MappingError, parse_mappings
-from bot.spec.yamlload import load_yaml
+from bot.validation.yamlload import load_yaml
 from tests.conftest import REPO_ROOT
 
 BENCHMARKS = str(REPO_ROOT / "examples" / "benchmarks")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from bot.spec.frameworks import KNOWN
+from bot.validation.frameworks import KNOWN
 from tests.support.processes import REPO_ROOT
 
 SAMPLE = REPO_ROOT / "tests" / "samples" / "frameworks" / "eval.ts"
@@ -114,7 +114,7 @@ def test_refresh_writes_the_users_cache_and_every_command_reads_it(
 ) -> None:
     """Not into site-packages: into the user's cache, which later commands prefer."""
     import bot
-    from bot.spec import frameworks
+    from bot.validation import frameworks
 
     cache = tmp_path / "cache" / "evalbot"
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
@@ -150,7 +150,7 @@ def test_refresh_writes_the_users_cache_and_every_command_reads_it(
 def test_a_broken_refreshed_copy_is_said_and_left_aside(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from bot.spec import frameworks
+    from bot.validation import frameworks
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setattr(frameworks, "_current", frameworks.KNOWN)

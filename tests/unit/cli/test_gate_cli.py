@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import packaged
+from bot import packaged_defaults
 from bot.cli import main
 from tests.conftest import REPO_ROOT
 
@@ -176,7 +176,7 @@ def test_require_all_names_the_benchmark_and_annotates_it_as_an_error(
     model: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     """It used to print `FAIL 78.00 / 100 (pass at 38)` with no reason, and a warning."""
-    text = (packaged.collections_dir() / "leaderboard-v2.yaml").read_text()
+    text = (packaged_defaults.collections_dir() / "leaderboard-v2.yaml").read_text()
     text = text.replace("threshold: 38.0", "threshold: 38.0\n  require_all: true")
     text = text.replace("threshold: 60.0", "threshold: 80.0")
     gates = _user(tmp_path, "strict", text)
@@ -204,7 +204,7 @@ def test_the_json_result_names_the_collection_hash_and_carries_the_tags(
     tags = ["--tag", "run=nightly", "--tag", "commit=abc=1"]
     assert main([*args, *tags, "--format", "json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    content = (packaged.collections_dir() / "leaderboard-v2.yaml").read_bytes()
+    content = (packaged_defaults.collections_dir() / "leaderboard-v2.yaml").read_bytes()
     assert report["collection_hash"] == "sha256:" + hashlib.sha256(content).hexdigest()
     assert report["tags"] == {"run": "nightly", "commit": "abc=1"}
     assert report["reasons"] == []
@@ -220,7 +220,7 @@ def test_the_json_result_names_the_collection_hash_and_carries_the_tags(
 def test_a_fraction_threshold_on_a_percent_scale_is_a_warning_the_gate_and_validate_print(
     model: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    text = (packaged.collections_dir() / "leaderboard-v2.yaml").read_text()
+    text = (packaged_defaults.collections_dir() / "leaderboard-v2.yaml").read_text()
     gates = _user(tmp_path, "frac", text.replace("threshold: 38.0", "threshold: 0.758"))
     args = ["gate", "--collection", "frac", "--collections", str(gates), str(model)]
     assert main([*args, "--benchmarks", BENCHMARKS]) == 0
@@ -311,7 +311,7 @@ def test_map_known_leaves_a_group_for_a_person_to_choose(
 def test_gate_takes_a_collection_files_path(
     model: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    text = (packaged.collections_dir() / "leaderboard-v2.yaml").read_text()
+    text = (packaged_defaults.collections_dir() / "leaderboard-v2.yaml").read_text()
     gates = _user(tmp_path, "my-gate", text)
     path = str(gates / "my-gate.yaml")
     assert main(["gate", "--collection", path, str(model), "--benchmarks", BENCHMARKS]) == 0

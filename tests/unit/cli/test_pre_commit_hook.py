@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 import textwrap
+import tomllib
 
 import pytest
 
-from bot.spec.yamlload import load_yaml
+from bot.validation.yamlload import load_yaml
 from tests.conftest import REPO_ROOT
 
 HOOKS = load_yaml((REPO_ROOT / ".pre-commit-hooks.yaml").read_bytes())
@@ -52,9 +53,10 @@ def test_hook_file_pattern(path: str, matches: bool) -> None:
     assert bool(re.search(str(hook["files"]), path)) is matches
 
 
-def test_the_readmes_hook_from_the_published_package_matches_the_declaration() -> None:
-    """README shows a `repo: local` hook for users who install evalbot from PyPI; it must run
-    the same command on the same files as the declared hook."""
+def test_the_readmes_local_hook_matches_the_declaration() -> None:
+    """README shows a `repo: local` hook that pip installs evalbot into; it must run the same
+    command on the same files as the declared hook, and install what exists today: this
+    repository at its tag (the PyPI name only once released)."""
     readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
     block = readme.split("  - repo: local\n", 1)[1].split("```", 1)[0]
     local = load_yaml(textwrap.dedent("  - repo: local\n" + block).encode())
@@ -63,4 +65,6 @@ def test_the_readmes_hook_from_the_published_package_matches_the_declaration() -
     (hook,) = local.data[0]["hooks"]
     for key in ("id", "entry", "language", "files", "require_serial"):
         assert hook[key] == declared[key], key
-    assert hook["additional_dependencies"][0].startswith("evalbot==")
+    project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]
+    tag = f"{project['urls']['Repository']}@v{project['version']}"
+    assert hook["additional_dependencies"] == [f"evalbot @ git+{tag}"]

@@ -2,7 +2,7 @@
 `evalbot[server]` stops with one line naming it (exit 2) before importing anything of it.
 
 `tests/installed` runs the same commands from the built wheel in a virtualenv that really lacks
-the extra; here the extra's modules are hidden from `bot.extras` only.
+the extra; here the extra's modules are hidden from `bot.server_extra` only.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from bot import extras
+from bot import server_extra
 from bot.cli import COMMAND_MODULES, build_parser, main
 from tests.conftest import REPO_ROOT
 
@@ -85,10 +85,10 @@ def test_the_modules_checked_are_the_server_extras() -> None:
         for module, names in metadata.packages_distributions().items()
     }
     extra = server_distributions()
-    checked = {dist for module in extras.SERVER_MODULES for dist in owners[module]}
+    checked = {dist for module in server_extra.SERVER_MODULES for dist in owners[module]}
     assert checked <= extra
     assert extra - checked == {"uvloop"}
-    assert set(extras.SERVER_MODULES) <= set(user_contract()["forbidden_modules"])
+    assert set(server_extra.SERVER_MODULES) <= set(user_contract()["forbidden_modules"])
 
 
 def test_the_base_dependencies_hold_none_of_the_extra() -> None:
@@ -107,8 +107,8 @@ def without(monkeypatch: pytest.MonkeyPatch) -> set[str]:
     def find_spec(name: str) -> ModuleSpec | None:
         return None if name in hidden else ModuleSpec(name, None)
 
-    monkeypatch.setattr(extras, "find_spec", find_spec)
-    monkeypatch.setattr(extras, "sys", SimpleNamespace(modules={}))
+    monkeypatch.setattr(server_extra, "find_spec", find_spec)
+    monkeypatch.setattr(server_extra, "sys", SimpleNamespace(modules={}))
     return hidden
 
 
@@ -151,11 +151,11 @@ def test_the_space_supervisor_without_the_extra_names_it(
 def test_the_issuers_helpers_run_without_the_extra(
     without: set[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    without.update(extras.SERVER_MODULES)
+    without.update(server_extra.SERVER_MODULES)
     assert main(["issuer", "client-secret"]) == 0
     assert "client_secret_sha256: " in capsys.readouterr().out
 
 
 def test_with_the_extra_nothing_is_refused() -> None:
-    assert extras.missing_server_modules() == []
-    assert extras.server_refusal("evalbot serve") is None
+    assert server_extra.missing_server_modules() == []
+    assert server_extra.server_refusal("evalbot serve") is None

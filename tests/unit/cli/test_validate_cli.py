@@ -14,8 +14,8 @@ import pytest
 from bot.cli import main
 from bot.cli.sources import UsageError
 from bot.cli.validate import ansi, parse_at
-from bot.report.validation import render_text
-from bot.spec.validate import validate_benchmark_file
+from bot.report.validation_formats import render_text
+from bot.validation.validate import validate_benchmark_file
 from evalbot_dev.devstack.waiting import free_port
 from tests.conftest import REPO_ROOT
 

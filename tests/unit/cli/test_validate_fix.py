@@ -63,7 +63,7 @@ def test_fix_leaves_only_the_findings_that_need_a_person(
         in captured.err
     )
     assert f'{gpqa}:13:3: ENTRY-YAML11-AMBIGUOUS notes fixed: on -> "on"' in captured.err
-    assert "Fixed 5 finding(s)" in captured.err
+    assert "Fixed 5 findings. Any finding still reported needs a person." in captured.err
     # comments kept, and the files nothing could fix untouched byte for byte
     text = gpqa.read_text()
     assert "    task_id: diamond             # GPQA's tasks are diamond, main" in text
@@ -96,7 +96,7 @@ def test_nothing_to_fix_changes_no_byte(tmp_path: Path, capsys: pytest.CaptureFi
     before = snapshot(model)
     assert main(["validate", str(model), "--benchmarks", BENCHMARKS, "--fix"]) == 0
     assert snapshot(model) == before
-    assert "Fixed 0 finding(s)" in capsys.readouterr().err
+    assert "Nothing to fix. Any finding still reported needs a person." in capsys.readouterr().err
     assert main(["validate", str(model), "--benchmarks", BENCHMARKS, "--diff"]) == 0
     assert capsys.readouterr().out == ""
 

@@ -7,9 +7,9 @@ from pathlib import Path
 from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 from bot.collections.check import check_collection
 from bot.collections.model import Collection
-from bot.spec.benchmark import benchmark_from_eval_yaml
-from bot.spec.messages import Diagnostic
-from bot.spec.model import BenchmarkLookup
+from bot.validation.benchmark import benchmark_from_eval_yaml
+from bot.validation.diagnostics import Diagnostic
+from bot.validation.model import BenchmarkLookup
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples" / "benchmarks"

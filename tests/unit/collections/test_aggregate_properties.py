@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from bot.collections.aggregate import Candidate, Found, GateResult, Origin, evaluate
 from bot.collections.model import Collection, CollectionBenchmark, Scale, exact
 from bot.collections.scores import ResultsLayer, find_scores
-from bot.spec.validate import validate_results_files
+from bot.validation.validate import validate_results_files
 from tests.unit.collections.helpers import MemorySource, checked
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bot.collections.evalhub import HubTarget, import_evalhub
 from bot.collections.model import Scale
-from bot.spec.yamlload import load_yaml
+from bot.validation.yamlload import load_yaml
 from tests.unit.collections.helpers import ROOT, check, codes
 
 SAMPLES = ROOT / "tests" / "samples" / "real-world" / "eval-hub"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot import packaged
+from bot import packaged_defaults
 from bot.collections.evalhub import HubTarget
 from bot.collections.evalhub_known import propose
 from bot.convert.mapping import parse_mappings
@@ -11,7 +11,7 @@ from tests.unit.collections.helpers import ROOT
 SAMPLES = ROOT / "tests" / "samples" / "real-world" / "eval-hub"
 LEADERBOARD = (SAMPLES / "collection.leaderboard-v2.yaml").read_bytes()
 SAFETY = (SAMPLES / "collection.safety-and-fairness-v1.yaml").read_bytes()
-TABLE = parse_mappings("mappings.yaml", packaged.mappings_file().read_bytes())
+TABLE = parse_mappings("mappings.yaml", packaged_defaults.mappings_file().read_bytes())
 
 
 def test_the_table_knows_five_of_the_leaderboards_six_benchmarks() -> None:

@@ -7,7 +7,7 @@ import pytest
 from bot.collections.aggregate import Status, evaluate
 from bot.collections.check import check_collection
 from bot.collections.scores import ResultsLayer, find_scores
-from bot.spec.validate import validate_results_files
+from bot.validation.validate import validate_results_files
 from tests.unit.collections.helpers import ROOT, SYSTEM, MemorySource, checked
 
 GEMMA = ROOT / "tests" / "samples" / "real-world" / "hf-model-repos"

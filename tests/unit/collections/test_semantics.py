@@ -10,7 +10,7 @@ from bot.collections.aggregate import GateResult, Status, Why, evaluate
 from bot.collections.model import Collection
 from bot.collections.render import reason_text, render_text, verdict_line
 from bot.collections.scores import REPO_LIMITS, ResultsLayer, evaluate_view, find_scores
-from bot.spec.validate import validate_results_files
+from bot.validation.validate import validate_results_files
 from tests.unit.collections.helpers import MemorySource, check, checked, codes
 
 ONE = """\

@@ -24,8 +24,8 @@ from bot.convert.api import Conversion, read_runs
 from bot.convert.mapping import MappingError, MappingTable, check_mappings, parse_mappings
 from bot.convert.scale import Scaled, exact_decimal, rescale
 from bot.convert.yamlio import dump_entries, merge
-from bot.spec.validate import validate_results_files
-from bot.spec.yamlload import load_yaml
+from bot.validation.validate import validate_results_files
+from bot.validation.yamlload import load_yaml
 
 ROOT = Path(__file__).parents[3]
 SAMPLES = ROOT / "tests" / "samples"

@@ -15,7 +15,7 @@ from bot.convert import entries_from
 from bot.convert.eee import SCHEMA_VERSIONS
 from bot.convert.mapping import MappingTable
 from bot.convert.registry import ConvertError
-from bot.spec.eee import VERSIONS, validate_eee_file
+from bot.validation.eee import VERSIONS, validate_eee_file
 
 ROOT = Path(__file__).parents[3]
 RECORD = ROOT / "tests/samples/real-world/every_eval_ever/98ea850e-7019-4728-a558-8b1819ec47c2.json"

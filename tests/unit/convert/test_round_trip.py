@@ -13,8 +13,8 @@ from bot.convert.api import read_runs
 from bot.convert.build import build_entries
 from bot.convert.eee import SCHEMA_VERSIONS, EeeWriteError, to_eee
 from bot.convert.mapping import MappingTable
-from bot.spec.eee import validate_eee_file
-from bot.spec.model import MetricDef
+from bot.validation.eee import validate_eee_file
+from bot.validation.model import MetricDef
 
 text = st.text(
     st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), min_size=1, max_size=20
@@ -76,7 +76,7 @@ def entries(draw: Any) -> dict[str, Any]:
     return entry
 
 
-def bounded(_benchmark: str, metric_id: str | None) -> MetricDef:
+def bounded(_benchmark: str, _revision: str | None, metric_id: str | None) -> MetricDef:
     return MetricDef(metric_id or "value", "Score", True, min_score=0, max_score=100)
 
 
@@ -102,5 +102,5 @@ def test_round_trip_keeps_every_field(entry: dict[str, Any], version: str, bound
     assert built.entries == [entry]
 
 
-def _none(_benchmark: str, _metric_id: str | None) -> None:
+def _none(_benchmark: str, _revision: str | None, _metric_id: str | None) -> None:
     return None

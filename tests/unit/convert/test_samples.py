@@ -17,7 +17,7 @@ from bot.convert.samples import (
     lm_eval_rows,
     lm_eval_task,
 )
-from bot.spec.eee import VERSIONS, validate_eee_file
+from bot.validation.eee import VERSIONS, validate_eee_file
 from tests.conftest import REPO_ROOT
 
 INSPECT = REPO_ROOT / "tests" / "samples" / "convert" / "inspect-ai"

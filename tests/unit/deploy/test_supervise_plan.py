@@ -4,13 +4,14 @@ environments, read by supervisord's own configuration loader."""
 from __future__ import annotations
 
 import shlex
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 from supervisor.options import ServerOptions
 
-from bot.supervise.plan import CONFIG, DEFAULT_PORT, PlanError, space_environment
+from bot.supervise.plan import DEFAULT_PORT, PlanError, SpacePlan, space_plan
 
 PYTHON = "/usr/bin/python3"
 REDIS = "/usr/bin/redis-server"
@@ -21,7 +22,7 @@ def _never_writable(_folder: Path) -> bool:
     return False
 
 
-def _plan(environ: Mapping[str, str], **options: object) -> dict[str, str]:
+def _plan(environ: Mapping[str, str], **options: object) -> SpacePlan:
     settings: dict[str, object] = {
         "python": PYTHON,
         "redis_binary": REDIS,
@@ -29,14 +30,17 @@ def _plan(environ: Mapping[str, str], **options: object) -> dict[str, str]:
         "web_port": lambda: WEB_PORT,
     }
     settings.update(options)
-    return space_environment(environ, **settings)  # type: ignore[arg-type]
+    return space_plan(environ, **settings)  # type: ignore[arg-type]
 
 
-def programs(monkeypatch: pytest.MonkeyPatch, env: Mapping[str, str]) -> dict[str, list[str]]:
-    """Each process supervisord would start under `env` (autostart on): name -> argv."""
-    monkeypatch.setattr("os.environ", dict(env))
+def programs(monkeypatch: pytest.MonkeyPatch, plan: SpacePlan) -> dict[str, list[str]]:
+    """Each process supervisord would start under `plan` (autostart on): name -> argv."""
+    monkeypatch.setattr("os.environ", dict(plan.env))
     options = ServerOptions()
-    options.realize(["-c", str(CONFIG)])
+    with tempfile.TemporaryDirectory() as folder:
+        config = Path(folder) / "supervisord.conf"
+        config.write_text(plan.config)
+        options.realize(["-c", str(config)])
     started: dict[str, list[str]] = {}
     for group in options.process_group_configs:
         for process in group.process_configs:
@@ -52,10 +56,10 @@ def _value(argv: list[str], flag: str) -> str:
 def test_defaults_start_embedded_redis_the_pages_the_receiver_beat_and_one_worker(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    env = _plan({})
-    assert env["REDIS_URL"] == "redis://127.0.0.1:6379/0"
-    assert env["EVALBOT_REDIS_DIR"] == "var/redis"
-    started = programs(monkeypatch, env)
+    plan = _plan({})
+    assert plan.env["REDIS_URL"] == "redis://127.0.0.1:6379/0"
+    assert plan.env["EVALBOT_REDIS_DIR"] == "var/redis"
+    started = programs(monkeypatch, plan)
     assert sorted(started) == ["beat", "receiver", "redis", "web", "worker1"]
     receiver = started["receiver"]
     assert receiver[:4] == [PYTHON, "-m", "bot", "serve"]
@@ -64,12 +68,12 @@ def test_defaults_start_embedded_redis_the_pages_the_receiver_beat_and_one_worke
     assert started["web"][3:] == ["web", "--host", "127.0.0.1", "--port", str(WEB_PORT)]
     assert started["beat"][3:] == ["beat"]
     assert _value(started["worker1"], "--concurrency") == "2"
-    assert int(env["PORT"]) == DEFAULT_PORT
+    assert int(plan.env["PORT"]) == DEFAULT_PORT
 
 
 def test_embedded_redis_is_durable_and_refuses_to_evict(monkeypatch: pytest.MonkeyPatch) -> None:
-    env = _plan({"EVALBOT_REDIS_PORT": "7001", "EVALBOT_REDIS_DIR": "/srv/aof"})
-    argv = programs(monkeypatch, env)["redis"]
+    plan = _plan({"EVALBOT_REDIS_PORT": "7001", "EVALBOT_REDIS_DIR": "/srv/aof"})
+    argv = programs(monkeypatch, plan)["redis"]
     assert argv[0] == REDIS
     assert _value(argv, "--appendonly") == "yes"
     assert _value(argv, "--appendfsync") == "everysec"
@@ -78,24 +82,24 @@ def test_embedded_redis_is_durable_and_refuses_to_evict(monkeypatch: pytest.Monk
     assert _value(argv, "--bind") == "127.0.0.1"
     assert _value(argv, "--port") == "7001"
     assert _value(argv, "--dir") == "/srv/aof"
-    assert env["REDIS_URL"] == "redis://127.0.0.1:7001/0"
+    assert plan.env["REDIS_URL"] == "redis://127.0.0.1:7001/0"
 
 
 def test_space_persistent_storage_holds_the_aof_when_writable() -> None:
-    env = _plan({}, writable=lambda folder: folder == Path("/data"))
-    assert env["EVALBOT_REDIS_DIR"] == "/data/evalbot-redis"
+    plan = _plan({}, writable=lambda folder: folder == Path("/data"))
+    assert plan.env["EVALBOT_REDIS_DIR"] == "/data/evalbot-redis"
 
 
 def test_a_given_redis_url_means_no_embedded_redis_and_is_passed_unchanged(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     url = "rediss://:pw@redis.internal:6380/2"
-    env = _plan(
+    plan = _plan(
         {"REDIS_URL": url, "PORT": "9000", "EVALBOT_WORKERS": "3", "EVALBOT_HOST": "127.0.0.1"},
         redis_binary=None,  # not needed when a Redis is given
     )
-    assert env["REDIS_URL"] == url
-    started = programs(monkeypatch, env)
+    assert plan.env["REDIS_URL"] == url
+    started = programs(monkeypatch, plan)
     assert "redis" not in started
     assert _value(started["receiver"], "--port") == "9000"
     hostnames = [_value(started[f"worker{n}"], "--hostname") for n in (1, 2, 3)]
@@ -113,8 +117,8 @@ def test_every_problem_is_reported_at_once() -> None:
 
 def test_the_environment_is_passed_on_to_every_process() -> None:
     environ = {"HF_TOKEN": "hf_x", "EVALBOT_BOT_NAME": "evalbot", "REDIS_URL": "redis://r:6379/0"}
-    env = _plan(environ, redis_binary=None)
-    assert env.items() >= environ.items()
+    plan = _plan(environ, redis_binary=None)
+    assert plan.env.items() >= environ.items()
 
 
 def test_the_web_pages_run_on_loopback_behind_the_receiver_unless_disabled(

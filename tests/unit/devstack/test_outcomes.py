@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.report.texts import HEAD_MARKER, REPORT_MARKER
+from bot.report.comment_texts import HEAD_MARKER, REPORT_MARKER
 from evalbot_dev.devstack.outcomes import all_reported, pr_outcomes, tally
 from evalbot_dev.emulator.model import Token
 from evalbot_dev.emulator.state import FileChange, HubState

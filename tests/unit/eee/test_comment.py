@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from bot.eee import texts
+from bot.eee import datastore_diagnostics
 from bot.eee.comment import MAX_FILES, render_submission
 from bot.eee.submission import DatastorePolicy, SubmissionReport
 from bot.report.comment import CommentContext, head_of_comment
-from bot.report.texts import REPORT_MARKER
-from bot.spec.model import FileReport
+from bot.report.comment_texts import REPORT_MARKER
+from bot.validation.model import FileReport
 
 HEAD = "a" * 40
 CONTEXT = CommentContext(
@@ -20,7 +20,9 @@ def path(folder: int, name: int) -> str:
 
 
 def test_verdict_at_the_top_and_markers_for_the_living_comment() -> None:
-    bad = FileReport(path(1, 1), "eee", [texts.make("EEE-PATH", problem="bad `path`")])
+    bad = FileReport(
+        path(1, 1), "eee", [datastore_diagnostics.make("EEE-PATH", problem="bad `path`")]
+    )
     good = FileReport(path(2, 1), "eee")
     body = render_submission(SubmissionReport([good, bad]), DatastorePolicy(), CONTEXT)
     lines = body.split("\n\n")
@@ -32,7 +34,9 @@ def test_verdict_at_the_top_and_markers_for_the_living_comment() -> None:
 
 
 def test_warnings_block_when_the_datastore_says_so() -> None:
-    deleted = FileReport(path(1, 1), "eee", [texts.make("EEE-DELETED", path=path(1, 1))])
+    deleted = FileReport(
+        path(1, 1), "eee", [datastore_diagnostics.make("EEE-DELETED", path=path(1, 1))]
+    )
     result = SubmissionReport([deleted])
     assert "Ready to merge" in render_submission(result, DatastorePolicy(), CONTEXT)
     blocked = render_submission(result, DatastorePolicy(warnings_block=True), CONTEXT)
@@ -50,7 +54,9 @@ def test_a_large_upload_is_capped_with_a_count_of_the_rest() -> None:
 
 def test_user_text_is_inert() -> None:
     hostile = "@everyone <img src=x onerror=alert(1)> [link](http://evil)"
-    report = FileReport("data/c/`x`/m/f.json", "eee", [texts.make("EEE-PATH", problem=hostile)])
+    report = FileReport(
+        "data/c/`x`/m/f.json", "eee", [datastore_diagnostics.make("EEE-PATH", problem=hostile)]
+    )
     body = render_submission(SubmissionReport([report]), DatastorePolicy(), CONTEXT)
     assert "<img" not in body
     assert "@everyone" not in body
@@ -92,7 +98,9 @@ def test_open_prs_past_the_budget_are_named_with_the_follow_up() -> None:
 
 
 def test_a_folder_warning_blocks_the_merge_whatever_the_policy() -> None:
-    folder = texts.make("EEE-FOLDER", field="model_info.id", problem="the model folder …", hint="x")
+    folder = datastore_diagnostics.make(
+        "EEE-FOLDER", field="model_info.id", problem="the model folder …", hint="x"
+    )
     result = SubmissionReport([FileReport(path(1, 1), "eee", [folder])])
     body = render_submission(result, DatastorePolicy(), CONTEXT)
     assert "**❌ Not ready to merge:** no errors, but 1 warning that blocks the merge" in body

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from bot.eee import texts
+from bot.eee import datastore_diagnostics
 from tests.conftest import REPO_ROOT
 
 DOC = (REPO_ROOT / "docs" / "eee.md").read_text(encoding="utf-8")
@@ -13,11 +13,14 @@ DOC = (REPO_ROOT / "docs" / "eee.md").read_text(encoding="utf-8")
 
 def test_every_datastore_code_is_listed_with_its_severity() -> None:
     table = dict(re.findall(r"^\| `(EEE-[A-Z-]+)` \| ([^|]+) \|", DOC, re.MULTILINE))
-    for code, message in texts.CATALOGUE.items():
+    for code, message in datastore_diagnostics.CATALOGUE.items():
         assert code in table, code
         said = table[code].strip()
         assert said.startswith(message.severity.value), (code, said)
-        assert ("blocks the merge" in said) == (code in texts.BLOCKING_WARNINGS), (code, said)
+        assert ("blocks the merge" in said) == (code in datastore_diagnostics.BLOCKING_WARNINGS), (
+            code,
+            said,
+        )
 
 
 def test_the_comparison_cites_eees_own_folder_check_at_its_commit() -> None:

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from bot.eee import texts
+from bot.eee import datastore_diagnostics
 from bot.eee.dedupe import HashIndex, normalized_hash
 from bot.eee.submission import Change, check_submission
 from tests.unit.eee.helpers import DATASTORE, MemoryFiles, folder_files
@@ -60,7 +60,9 @@ def check_folder(name: str) -> dict[str, list[str]]:
     files = folder_files(DATASTORE / name)
     changes = [Change(path, "added") for path in files]
     result = check_submission(changes, MemoryFiles(files), HashIndex())
-    blocking = texts.BLOCKING_WARNINGS  # what keeps a PR from merging, as EEE's gate has it
+    blocking = (
+        datastore_diagnostics.BLOCKING_WARNINGS
+    )  # what keeps a PR from merging, as EEE's gate has it
     return {
         report.path: sorted(
             {d.code for d in report.diagnostics if d.is_error or d.code in blocking}

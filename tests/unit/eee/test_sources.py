@@ -17,8 +17,8 @@ from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 from bot.adapters.records_dir import DirectoryRecordReader
 from bot.eee.links import RecordLink, record_link
 from bot.eee.sourcecheck import RecordUnreadable, agrees, check_sources
-from bot.spec.model import FileReport, SourceStatus
-from bot.spec.validate import validate_results_files
+from bot.validation.model import FileReport, SourceStatus
+from bot.validation.validate import validate_results_files
 from tests.conftest import REAL_WORLD
 
 SAMPLES = REAL_WORLD / "every_eval_ever" / "community_evals"

@@ -20,7 +20,7 @@ from bot.eee.submission import (
     SubmissionReport,
     check_submission,
 )
-from bot.spec.model import FileReport
+from bot.validation.model import FileReport
 from tests.unit.eee.helpers import DATASTORE, MemoryFiles, dumped
 
 FOLDER = "data/demo-source/demo-org/demo-model"

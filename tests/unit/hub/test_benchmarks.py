@@ -2,14 +2,14 @@ from __future__ import annotations
 
 from bot.hub.client import HfHubClient
 from bot.hub.sources import BenchmarkCache, HubBenchmarkSource
-from bot.spec.model import Benchmark, BenchmarkLookup, BenchmarkNotFound, TaskDef
+from bot.validation.model import Benchmark, BenchmarkLookup, BenchmarkNotFound, TaskDef
 from tests.unit.hub.fake_hub import FakeHub
 
 SHA = "e" * 40
 
 
 def parse(repo_id: str, sha: str, content: bytes) -> BenchmarkLookup:
-    """Stands in for bot.spec's eval.yaml parser: one task per line of the file."""
+    """Stands in for bot.validation's eval.yaml parser: one task per line of the file."""
     tasks = tuple(TaskDef(line) for line in content.decode().split())
     return Benchmark(repo_id=repo_id, tasks=tasks, revision=sha)
 

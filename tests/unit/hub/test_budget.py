@@ -5,8 +5,8 @@ from __future__ import annotations
 from bot.hub.client import HfHubClient
 from bot.hub.sources import BenchmarkCache, HubBenchmarkSource
 from bot.report.comment import CommentContext, render_comment
-from bot.report.texts import REPORT_MARKER
-from bot.spec.model import Benchmark, BenchmarkLookup, TaskDef
+from bot.report.comment_texts import REPORT_MARKER
+from bot.validation.model import Benchmark, BenchmarkLookup, TaskDef
 from tests.unit.hub.fake_hub import FakeHub
 
 REPO = "acme/model-7b"

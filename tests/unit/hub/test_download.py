@@ -17,7 +17,7 @@ from bot.hub.errors import (
     HubTransientError,
 )
 from tests.unit.hub.fake_hub import CDN, ENDPOINT, FakeHub
-from workers.fleet import pause_for
+from workers.hub_pause import pause_for
 
 REPO = "acme/model-7b"
 HEAD = "b" * 40
@@ -160,7 +160,7 @@ def test_a_failure_of_the_cdn_retries_the_run_without_pausing_the_hub_calls(
     retry_after: float | None,
 ) -> None:
     """A transient error without a status: the run retries (its `Retry-After` honoured), but
-    `workers.fleet` pauses the workers only for the Hub's own 429/503."""
+    `workers.hub_pause` pauses the workers only for the Hub's own 429/503."""
     hub.faults.append(lfs_redirect(f"{CDN}/object"))
     hub.faults.append(httpx2.Response(status, headers=headers))
     with pytest.raises(HubTransientError) as caught:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.hub.identity import parse_whoami
-from bot.spec.model import same_hub_name
+from bot.validation.model import same_hub_name
 
 # The shape of the Hub's answer for a fine-grained token (huggingface.js api-who-am-i.ts).
 REAL_SHAPE = {

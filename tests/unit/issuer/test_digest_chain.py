@@ -16,9 +16,9 @@ from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 from bot.issuer.refusals import Refusal
 from bot.issuer.requests import parse_request
 from bot.issuer.service import Issuer
-from bot.spec.validate import validate_results_files
 from bot.submit.api import _token_key
 from bot.submit.merge import merge_results
+from bot.validation.validate import validate_results_files
 from evalbot_dev.emulator.seed import SAMPLES
 from tests.unit.issuer.test_app_hostile import ijson_text, ijson_values
 from tests.unit.issuer.test_service import ALICE, MODEL, TARGET, build_issuer, verify_with_the_bot

@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from bot.contract.events import DedupeKey, PrEvent
-from bot.contract.queue import EnqueueOutcome, QueueUnavailable
+from bot.queue.events import DedupeKey, PrEvent
+from bot.queue.publishing import EnqueueOutcome, QueueUnavailable
 from bot.receiver.app import MAX_BODY_BYTES, WEBHOOK_PATH, _parse_json, _Rejected, create_app
 from bot.settings import Settings
 from tests.support.samples import webhook, webhook_bytes
@@ -449,8 +449,8 @@ def test_any_bytes_either_parse_or_are_a_400(body: bytes) -> None:
 
 
 def test_every_outcome_has_a_status_a_text_and_a_metric() -> None:
+    from bot.receiver.answers import ANSWERS
     from bot.receiver.app import OUTCOMES
-    from bot.receiver.texts import ANSWERS
 
     assert set(ANSWERS) == set(OUTCOMES)
     assert all(answer.text for answer in ANSWERS.values())

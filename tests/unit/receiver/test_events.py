@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.contract.events import PrEvent, parse_command
+from bot.queue.events import PrEvent, parse_command
 from bot.receiver.events import IGNORE_REASONS, Ignored, Routed, RoutingContext, route_delivery
 from tests.support.samples import webhook, webhook_names
 

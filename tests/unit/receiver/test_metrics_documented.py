@@ -8,8 +8,8 @@ import re
 from prometheus_client.parser import text_string_to_metric_families
 
 from bot.receiver.app import ReceiverMetrics
-from bot.receiver.workermetrics import WorkerStatsCollector
-from bot.store.workerstats import FAMILIES, WorkerSnapshot
+from bot.receiver.worker_metrics import WorkerStatsCollector
+from bot.store.worker_counters import FAMILIES, WorkerSnapshot
 from tests.conftest import REPO_ROOT
 
 

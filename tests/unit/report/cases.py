@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from bot.report.comment import CommentContext
-from bot.spec.messages import Diagnostic, Severity
-from bot.spec.model import (
+from bot.validation.diagnostics import Diagnostic, Severity
+from bot.validation.model import (
     Benchmark,
     Dialect,
     EntryReport,

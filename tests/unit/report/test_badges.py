@@ -3,9 +3,9 @@ from __future__ import annotations
 from typing import Any
 
 from bot.report.comment import badges_for
-from bot.report.texts import Badge
-from bot.spec.messages import Diagnostic, Severity
-from bot.spec.model import (
+from bot.report.comment_texts import Badge
+from bot.validation.diagnostics import Diagnostic, Severity
+from bot.validation.model import (
     Benchmark,
     Dialect,
     EntryReport,

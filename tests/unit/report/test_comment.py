@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from bot.report import texts
+from bot.report import comment_texts
 from bot.report.comment import CommentContext, head_of_comment, render_comment, render_help
-from bot.spec.messages import Diagnostic, Severity
-from bot.spec.model import (
+from bot.validation.diagnostics import Diagnostic, Severity
+from bot.validation.model import (
     Benchmark,
     FileReport,
     SourceCheck,
@@ -93,7 +93,7 @@ def _hostile_report(text: str, reason: str) -> FileReport:
 
 
 def check_inert(comment: str, context: CommentContext) -> None:
-    assert comment.count(texts.REPORT_MARKER) == 1
+    assert comment.count(comment_texts.REPORT_MARKER) == 1
     assert comment.count("<!--") == 2  # the two markers, nothing a user wrote
     assert head_of_comment(comment) == context.head_sha
     html = MD.render(comment)
@@ -219,7 +219,7 @@ def test_long_report_is_trimmed_to_the_cap_with_a_count() -> None:
 
 def test_the_default_cap_holds_for_ten_thousand_entries() -> None:
     comment = render_comment([many_entries(10_000)], cases.context())
-    assert len(comment) <= texts.MAX_COMMENT_CHARS
+    assert len(comment) <= comment_texts.MAX_COMMENT_CHARS
     rows = len(re.findall(r"^\| \d+ \| \d+ \|", comment, flags=re.MULTILINE))
     assert rows + trimmed_count(comment)[0] == 10_000
 
@@ -239,8 +239,8 @@ def test_help_lists_the_commands() -> None:
     reply = render_help("evalbot")
     assert "`@evalbot recheck`" in reply
     assert "`@evalbot help`" in reply
-    assert texts.REPORT_MARKER not in reply  # never mistaken for the report
-    assert texts.HELP_MARKER in reply
+    assert comment_texts.REPORT_MARKER not in reply  # never mistaken for the report
+    assert comment_texts.HELP_MARKER in reply
 
 
 def test_draft_banner() -> None:
@@ -262,7 +262,7 @@ def test_worst_case_strings_everywhere_stay_under_the_cap() -> None:
     reports = [hostile_report(worst, reason=worst) for _ in range(40)]
     context = cases.context(removed_files=[worst] * 500, misplaced_files=[worst] * 500)
     comment = render_comment(reports, context)
-    assert len(comment) <= texts.MAX_COMMENT_CHARS
+    assert len(comment) <= comment_texts.MAX_COMMENT_CHARS
     assert "trimmed to fit" in comment
     check_inert(comment, context)
 
@@ -291,4 +291,4 @@ def test_file_that_could_not_be_read_shows_its_problem() -> None:
     assert "**0 results in 1 file:** 0 verified, 0 community, 0 with errors · 1 error" in comment
     assert "❌ **file, line 4** `E-YAML-DUPLICATE-KEY`: duplicate key 'value'" in comment
     empty = FileReport(path=".eval_results/empty.yaml", kind="results")
-    assert texts.NO_ENTRIES in render_comment([empty], cases.context())
+    assert comment_texts.NO_ENTRIES in render_comment([empty], cases.context())

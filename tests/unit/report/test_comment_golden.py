@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.report.comment import CommentContext, render_comment, render_help
-from bot.spec.model import FileReport
+from bot.validation.model import FileReport
 from tests.unit.report import cases
 
 GOLDEN = Path(__file__).parent / "golden"

@@ -13,11 +13,11 @@ from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 from bot.convert import Conversion, entries_from
 from bot.convert.mapping import MappingTable, parse_mappings
 from bot.convert.scale import Scaled
-from bot.spec.yamlload import load_yaml
 from bot.submit.converted import converted_entries
 from bot.submit.errors import SubmitError
 from bot.submit.merge import merge_results
 from bot.tokens.verify import entry_digest
+from bot.validation.yamlload import load_yaml
 from tests.conftest import REPO_ROOT
 
 REAL_LM_EVAL = (

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot.spec.yamlload import load_yaml
 from bot.submit.errors import SubmitError
 from bot.submit.merge import merge_results
+from bot.validation.yamlload import load_yaml
 
 MAIN = """\
 # results kept by hand

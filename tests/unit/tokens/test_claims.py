@@ -13,7 +13,6 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.spec.model import Benchmark, Dialect, MetricDef, TaskDef
 from bot.tokens.verify import (
     ClaimsUnavailable,
     DuplicateNameError,
@@ -23,6 +22,7 @@ from bot.tokens.verify import (
     entry_digest,
     loads_strict,
 )
+from bot.validation.model import Benchmark, Dialect, MetricDef, TaskDef
 from tests.support.tokens import (
     GPQA,
     LIVE_FILE,

@@ -13,11 +13,11 @@ import pytest
 from bot.adapters.issuers_file import registry_for_cli
 from bot.cli import main
 from bot.cli.validate import parse_at
-from bot.spec.messages import Diagnostic, Severity
-from bot.spec.model import Verification, VerificationStatus
 from bot.tokens.issuers import IssuerConfigError, IssuerRegistry
 from bot.tokens.offline import verify_offline
 from bot.tokens.verify import ClaimsUnavailable, claims_for_entry
+from bot.validation.diagnostics import Diagnostic, Severity
+from bot.validation.model import Verification, VerificationStatus
 from tests.support.tokens import (
     GPQA,
     LIVE_FILE,

@@ -21,11 +21,11 @@ import yaml
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from bot.spec.messages import Diagnostic, Severity
-from bot.spec.model import EntryReport, Verification, VerificationStatus
 from bot.tokens.issuers import IssuerRegistry
 from bot.tokens.signer import generate_private_key
 from bot.tokens.verify import MemoryJtiBinder, verify_entry, verify_reports
+from bot.validation.diagnostics import Diagnostic, Severity
+from bot.validation.model import EntryReport, Verification, VerificationStatus
 from tests.support.tokens import (
     DROP,
     GPQA,

@@ -12,10 +12,10 @@ from typing import Any
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from bot.spec.model import Verification, VerificationStatus
 from bot.tokens import reasons
 from bot.tokens.issuers import IssuerRegistry
 from bot.tokens.verify import MemoryJtiBinder, json_equal, verify_entry
+from bot.validation.model import Verification, VerificationStatus
 from tests.support.tokens import (
     MODEL_REPO,
     NOW,

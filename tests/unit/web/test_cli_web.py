@@ -12,7 +12,7 @@ from bot.cli import main
 from bot.settings import SettingsError
 from bot.web.app import create_web_app
 from bot.web.config import WebConfig
-from bot.web.context import build_context
+from bot.web.wiring import build_context
 
 BASE = {
     "HF_TOKEN": "hf_x",

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bot.configfiles import ConfigError
-from bot.web.context import load_docs_url
+from bot.web.wiring import load_docs_url
 from workers.botconfig import load_bot_config
 
 

@@ -7,9 +7,9 @@ import json
 from datetime import UTC, datetime
 
 from bot.report.comment import Counts
+from bot.store.heartbeats import WorkerBeat
 from bot.store.history import parse_pr_history, parse_verdict, verdict_of
-from bot.store.workerbeats import WorkerBeat
-from bot.store.workerstats import WorkerSnapshot
+from bot.store.worker_counters import WorkerSnapshot
 from bot.web.charts import HEIGHT, WIDTH, build_charts
 from bot.web.live import Sample, decode_sample, encode_sample, workers_state
 from bot.web.lookup import Wanted, parse_wanted
@@ -200,8 +200,9 @@ def test_a_pasted_hub_address_names_the_model_and_the_pr() -> None:
 
 
 def test_verdicts_keep_problems_title_author_and_tokens_within_caps() -> None:
-    from bot.spec.messages import Diagnostic, Severity
-    from bot.spec.model import (
+    from bot.store.history import MAX_PROBLEMS_KEPT, MAX_TEXT
+    from bot.validation.diagnostics import Diagnostic, Severity
+    from bot.validation.model import (
         Dialect,
         EntryReport,
         FileReport,
@@ -209,7 +210,6 @@ def test_verdicts_keep_problems_title_author_and_tokens_within_caps() -> None:
         Verification,
         VerificationStatus,
     )
-    from bot.store.history import MAX_PROBLEMS_KEPT, MAX_TEXT
 
     many = [
         Diagnostic("TASK-UNKNOWN", Severity.ERROR, "x" * 1000, line=n, hint="use diamond")
@@ -265,7 +265,8 @@ def test_verdicts_keep_each_sources_state_and_the_pr_page_shows_it() -> None:
 
     from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-    from bot.spec.model import (
+    from bot.store.history import PrHistory
+    from bot.validation.model import (
         Dialect,
         EntryReport,
         FileReport,
@@ -273,7 +274,6 @@ def test_verdicts_keep_each_sources_state_and_the_pr_page_shows_it() -> None:
         SourceCheck,
         SourceStatus,
     )
-    from bot.store.history import PrHistory
     from bot.web.site import WEB_ROOT
 
     def entry(index: int, source: SourceCheck | None) -> EntryReport:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from bot.contract.queue import TASK_NAME
+from bot.queue.publishing import TASK_NAME
 from bot.settings import Settings
 from tests.support.processes import REPO_ROOT, bot_environment
 from workers.app import celery_config, create_celery_app

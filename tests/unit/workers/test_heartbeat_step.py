@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from workers.liveness import heartbeat_step
+from workers.heartbeat_and_sweep import heartbeat_step
 
 
 class FakeTimer:

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from bot.hub.errors import HubTransientError, retry_after_from_headers
 from bot.settings import Settings
-from workers.fleet import (
+from workers.hub_pause import (
     HUB_THROTTLE_BUDGET_S,
     MAX_PAUSE_S,
     MAX_SPREAD_S,

@@ -11,7 +11,7 @@ from bot.configfiles import ConfigError
 from bot.settings import Settings, SettingsError
 from workers.app import RECONCILE_TASK, celery_config, create_celery_app
 from workers.botconfig import KEYS, load_bot_config
-from workers.catchup import ReconcileLimits
+from workers.reconcile_plan import ReconcileLimits
 
 BASE = {
     "HF_TOKEN": "hf_x",

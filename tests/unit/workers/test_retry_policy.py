@@ -11,7 +11,8 @@ from celery.exceptions import SoftTimeLimitExceeded
 
 from bot.hub.errors import HubPermanentError, HubTransientError
 from bot.tokens.reasons import VerificationUnavailable
-from workers.fleet import HubPaused, LeaseBusy, LeaseLost
+from workers.hub_pause import HubPaused
+from workers.pr_lease import LeaseBusy, LeaseLost
 from workers.tasks import (
     COUNTERS,
     MAX_BUSY_RETRIES,

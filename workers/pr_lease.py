@@ -1,0 +1,100 @@
+"""The PR's lease: one run per PR at a time, across every worker, with a fencing check.
+
+Two runs for one PR must not interleave their Hub writes: the later head's report could be
+overwritten by an earlier run that finished last. The lease is `SET NX PX` with a random
+token; its TTL bounds how long a killed worker can block a PR. Before each Hub write the
+holder checks the token is still its own (`still_held`): a run whose lease expired mid-way
+(a stalled worker) gives up instead of writing over a newer run's comment.
+
+A lease names its owner (the Celery task id). When a run finds the lease held by its own
+task, the holder is an earlier run of the same message that died (a pool process killed: the
+message is requeued at once, but its lease would block the PR until the TTL ran out, longer
+than the busy retries last). One message runs twice at a time only after a crash, a stall
+past the visibility timeout, or a run longer than the ledger's grace (`bot.queue.publishing`
+sends the event again under its task id), so the new run takes the lease over; a holder still
+running, or stalled and resumed, finds the token changed and writes nothing.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import redis
+
+from bot.store import keys
+
+#: Takes the lease unless another owner holds it (ARGV: token, owner prefix, TTL in ms).
+_ACQUIRE = """
+local current = redis.call('GET', KEYS[1])
+if current and string.sub(current, 1, string.len(ARGV[2])) ~= ARGV[2] then
+    return 0
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+return 1
+"""
+#: Deletes the lock only if it is still ours (a plain DEL could free a successor's lock).
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+    return redis.call('DEL', KEYS[1])
+end
+return 0
+"""
+
+
+def as_text(value: bytes | str) -> str:
+    """redis-py answers bytes (or str with decode_responses); we store ASCII only."""
+    return value.decode("ascii") if isinstance(value, bytes) else value
+
+
+def release(client: redis.Redis, key: str, token: str) -> None:
+    """Delete the lock at `key` if `token` still holds it, in one atomic call: the PR leases
+    here and the reconciliation's run lock (`workers.reconcile`) are released this way."""
+    client.eval(_RELEASE, 1, key, token)
+
+
+class LeaseBusy(Exception):
+    """Another run holds this PR; the task retries shortly (its event is not lost)."""
+
+
+class LeaseLost(Exception):
+    """Our lease expired and may belong to another run now: do not write to the Hub."""
+
+
+def lease_key(repo_id: str, pr_num: int) -> str:
+    return keys.lease(repo_id, pr_num)
+
+
+@dataclass(slots=True)
+class Lease:
+    client: redis.Redis
+    key: str
+    token: str
+
+    def still_held(self) -> None:
+        """Raise `LeaseLost` unless the lease is still ours."""
+        current = self.client.get(self.key)
+        if current is None or as_text(current) != self.token:
+            raise LeaseLost(self.key)
+
+
+@contextmanager
+def pr_lease(
+    client: redis.Redis, repo_id: str, pr_num: int, ttl_s: float, *, owner: str | None = None
+) -> Iterator[Lease]:
+    """Hold the PR's lease for the block; raise `LeaseBusy` if another owner holds it.
+
+    `owner` (the task id) may take over a lease it holds already: see the module docstring.
+    """
+    key = lease_key(repo_id, pr_num)
+    prefix = f"{owner or secrets.token_hex(8)}/"
+    token = prefix + secrets.token_hex(16)
+    ttl_ms = max(1, int(ttl_s * 1000))
+    if not client.eval(_ACQUIRE, 1, key, token, prefix, ttl_ms):
+        raise LeaseBusy(key)
+    try:
+        yield Lease(client, key, token)
+    finally:
+        release(client, key, token)
