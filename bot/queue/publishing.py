@@ -33,12 +33,14 @@ the ledger entry's task id, with the settings every worker and publisher share:
 and answered; its message is sent on one thread beside the event loop, not waited for: a Celery
 publish costs a few hundred microseconds of Python, which would otherwise sit in every answer.
 Deliveries that arrive while a script call is in flight are accepted together in the next call
-(group commit): one round trip for the whole batch, while a lone delivery is sent at once (no
-timer, no added latency). Messages are gathered on a clock: a send starts at most once per
-`SEND_GATHER_S`; a message that finds no send in the last window goes at once, the others go
-together when it ends. A 503 means the script did not run (or ran whole, and the Hub's retry
-is then answered as a duplicate: the event is queued once either way); a 202 means the event is
-in the ledger, so even a send that failed after it runs within the ledger's grace.
+(group commit): one round trip for the whole batch, while a lone delivery's call starts at
+once (no timer, no added latency). Their messages go on a clock: a send starts at most once per
+`SEND_GATHER_S`. Messages that find no send in the last window go at once (those of one script
+call together); the others gather and go together when the window ends. So an idle receiver
+adds no wait, and a busy one still shares each round trip among many messages. A 503 means
+the script did not run (or ran whole, and the Hub's retry is then answered as a duplicate: the
+event is queued once either way); a 202 means the event is in the ledger, so even a send that
+failed after it runs within the ledger's grace.
 """
 
 from __future__ import annotations
@@ -405,7 +407,7 @@ class RedisEnqueuer:
         self._sender = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalbot-send")
         self._outgoing: list[Outgoing] = []
         self._sending: asyncio.Future[bool] | None = None
-        self._gathering: asyncio.TimerHandle | None = None
+        self._gathering: asyncio.Handle | None = None  # the next send, scheduled
         self._last_send_at = -math.inf  # the event loop's clock
         self._pending: list[_Pending] = []
         self._flusher: asyncio.Task[None] | None = None
@@ -454,15 +456,16 @@ class RedisEnqueuer:
         self._schedule_send()
 
     def _schedule_send(self) -> None:
-        """Send what waits at once when no send started in the last `SEND_GATHER_S`, else
-        when that window ends (or the send in flight is done, if later): one round trip for
-        all the messages gathered meanwhile."""
+        """Send what waits at once when no send started in the last `SEND_GATHER_S` (on the
+        loop's next turn, so the messages of one script call go together), else when that
+        window ends or the send in flight is done, whichever is later: one round trip for all
+        the messages gathered meanwhile."""
         if self._sending is not None or self._gathering is not None:
             return
         loop = asyncio.get_running_loop()
         wait_s = self._last_send_at + SEND_GATHER_S - loop.time()
         if wait_s <= 0:
-            self._send_next()
+            self._gathering = loop.call_soon(self._send_next)
         else:
             self._gathering = loop.call_later(wait_s, self._send_next)
 

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Iterator, Sequence
 
 import pytest
 import redis
@@ -159,63 +158,89 @@ async def wait_for_messages(broker: redis.Redis, count: int, what: str) -> None:
     )
 
 
-def test_a_lone_delivery_is_sent_at_once_and_close_sends_what_gathered(
+def enqueue_all(enqueuer: RedisEnqueuer, numbers: range) -> Awaitable[list[EnqueueOutcome]]:
+    """Deliveries of the PRs `numbers`, all at once (one script call), each a new event."""
+    return asyncio.gather(
+        *(enqueuer.enqueue(event(n, f"d{n}"), DedupeKey(f"d{n}", 60)) for n in numbers)
+    )
+
+
+def test_a_lone_delivery_is_sent_at_once_and_those_after_it_gather(
     redis_server: RedisServer,
     broker: redis.Redis,
     sent_batches: list[list[int]],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """An idle receiver adds no wait: a message that finds no send in the last window goes out
-    at once, however long the window (before, it always waited for the window: 50 ms from
-    every PR's push to its comment). One accepted within the window waits for it, and a
-    receiver that stops sends it without waiting."""
+    at once, however long the window. Those accepted within the window after it gather and go
+    in one send; a receiver that stops sends them without waiting for the window."""
     monkeypatch.setattr(publishing, "SEND_GATHER_S", 60.0)
 
     async def main() -> None:
         enqueuer = RedisEnqueuer.from_url(redis_server.url, queue="evalbot", timeout_s=1.0)
         try:
-            first = await enqueuer.enqueue(event(1, "lone"), DedupeKey("lone", 60))
+            first = await enqueuer.enqueue(event(1, "d1"), DedupeKey("d1", 60))
             assert first is EnqueueOutcome.QUEUED
             await wait_for_messages(broker, 1, "the lone message, long before the window ends")
-            second = await enqueuer.enqueue(event(2, "next"), DedupeKey("next", 60))
-            assert second is EnqueueOutcome.QUEUED
+            for number in (2, 3):  # one after the other, each answered before the next
+                outcome = await enqueuer.enqueue(
+                    event(number, f"d{number}"), DedupeKey(f"d{number}", 60)
+                )
+                assert outcome is EnqueueOutcome.QUEUED
+            assert sent_batches == [[1]]  # 2 and 3 wait for the window
         finally:
             await enqueuer.close()
 
     asyncio.run(main())
-    assert broker.llen("evalbot") == 2
-    assert sent_batches == [[1], [2]]
+    assert broker.llen("evalbot") == 3
+    assert sent_batches == [[1], [2, 3]]
 
 
-def test_messages_accepted_within_the_window_after_a_send_go_together_when_it_ends(
+def test_a_burst_goes_in_one_send_and_the_next_burst_waits_for_the_window(
     redis_server: RedisServer,
     broker: redis.Redis,
     sent_batches: list[list[int]],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Under load deliveries still share sends: after one goes out, the next ones wait for the
-    window's end and go in one round trip (a Celery publish alone costs about three times its
-    share of a batch, docs/reliability.md)."""
-    window_s = 3.0
-    monkeypatch.setattr(publishing, "SEND_GATHER_S", window_s)
+    """Under load deliveries still share sends: the messages accepted by one script call go
+    together, and those that come within the window after a send gather into one more (a
+    Celery publish alone costs about three times its share of a batch, docs/reliability.md)."""
+    monkeypatch.setattr(publishing, "SEND_GATHER_S", 60.0)
 
-    async def main() -> float:
+    async def main() -> None:
         enqueuer = RedisEnqueuer.from_url(redis_server.url, queue="evalbot", timeout_s=1.0)
         try:
-            started = time.monotonic()  # before the first send started
-            await enqueuer.enqueue(event(1, "a"), DedupeKey("a", 60))
-            await wait_for_messages(broker, 1, "the first message")
-            outcomes = list(
-                await asyncio.gather(
-                    enqueuer.enqueue(event(2, "b"), DedupeKey("b", 60)),
-                    enqueuer.enqueue(event(3, "c"), DedupeKey("c", 60)),
-                )
-            )
-            assert outcomes == [EnqueueOutcome.QUEUED] * 2
-            await wait_for_messages(broker, 3, "the two gathered messages")
-            return time.monotonic() - started
+            assert await enqueue_all(enqueuer, range(1, 11)) == [EnqueueOutcome.QUEUED] * 10
+            await wait_for_messages(broker, 10, "the first burst, long before the window ends")
+            assert await enqueue_all(enqueuer, range(11, 21)) == [EnqueueOutcome.QUEUED] * 10
+            assert await enqueue_all(enqueuer, range(21, 31)) == [EnqueueOutcome.QUEUED] * 10
+            assert sent_batches == [list(range(1, 11))]
         finally:
             await enqueuer.close()
 
-    assert asyncio.run(main()) >= window_s
-    assert sent_batches == [[1], [2, 3]]
+    asyncio.run(main())
+    assert broker.llen("evalbot") == 30
+    assert sent_batches == [list(range(1, 11)), list(range(11, 31))]
+
+
+def test_gathered_messages_go_when_the_window_ends(
+    redis_server: RedisServer,
+    broker: redis.Redis,
+    sent_batches: list[list[int]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The window's end sends what gathered, with no further delivery to start a send."""
+    monkeypatch.setattr(publishing, "SEND_GATHER_S", 0.2)
+
+    async def main() -> None:
+        enqueuer = RedisEnqueuer.from_url(redis_server.url, queue="evalbot", timeout_s=1.0)
+        try:
+            await enqueuer.enqueue(event(1, "d1"), DedupeKey("d1", 60))
+            await wait_for_messages(broker, 1, "the first message")
+            assert await enqueue_all(enqueuer, range(2, 6)) == [EnqueueOutcome.QUEUED] * 4
+            await wait_for_messages(broker, 5, "the gathered messages, at the window's end")
+        finally:
+            await enqueuer.close()
+
+    asyncio.run(main())
+    assert sent_batches == [[1], [2, 3, 4, 5]]
