@@ -51,7 +51,7 @@ def event(number: int) -> PrEvent:
 
 async def drive(url: str, concurrency: int, offset: int) -> float:
     """CPU seconds of this process for DELIVERIES enqueues, `concurrency` in flight at once."""
-    enqueuer = RedisEnqueuer.from_url(url, queue="evalbot")
+    enqueuer = RedisEnqueuer(url, queue="evalbot")
     await enqueuer.ready()  # connect outside the measurement
     started = time.process_time()
     for first in range(offset, offset + DELIVERIES, concurrency):

@@ -56,9 +56,7 @@ def main(n_prs: int) -> None:
             pr = bot.pull_request("alice/model", num)
             assert pr.head_sha is not None
             files = {p: bot.read_file("alice/model", p, pr.head_sha) for p in pr.result_files}
-            source = HubBenchmarkSource(
-                bot, lambda r, sha, c: benchmark_from_eval_yaml(r, c, sha), cache
-            )
+            source = HubBenchmarkSource(bot, benchmark_from_eval_yaml, cache)
             validate_results_files(files, source)
             bot.post_comment("alice/model", num, "report")
             seconds.append(time.perf_counter() - started)

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import yaml
 
 from bench.timing import median_seconds, report
-from bot.tokens.issuers import IssuerRegistry
+from bot.tokens.issuers import IssuerRegistry, policies_from_mapping
 from bot.tokens.signer import generate_private_key, public_jwk, sign, token_claims
 from bot.tokens.verify import MemoryJtiBinder, content_claims, verify_entry
 from bot.validation.model import (
@@ -68,12 +68,18 @@ source: {url: "https://huggingface.co/acme/llama-9b", name: Model card}
 
 def make_reports() -> tuple[IssuerRegistry, list[EntryReport]]:
     key = generate_private_key()
-    registry = IssuerRegistry.from_mapping(
-        {
-            "issuers": [
-                {"issuer": ISSUER, "keys": [public_jwk(key, "k1")], "frameworks": ["inspect-ai"]}
-            ]
-        }
+    registry = IssuerRegistry(
+        policies_from_mapping(
+            {
+                "issuers": [
+                    {
+                        "issuer": ISSUER,
+                        "keys": [public_jwk(key, "k1")],
+                        "frameworks": ["inspect-ai"],
+                    }
+                ]
+            }
+        )
     )
     reports = []
     for index in range(TOKENS):

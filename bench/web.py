@@ -52,10 +52,11 @@ from bot.validation.model import (  # noqa: E402
     VerificationStatus,
 )
 from bot.validation.validate import validate_results_files  # noqa: E402
-from bot.web.app import WebContext, create_web_app  # noqa: E402
+from bot.web.app import create_web_app  # noqa: E402
 from bot.web.benchmarks import CachedHubBenchmarks  # noqa: E402
 from bot.web.guards import OperatorGate, session_key  # noqa: E402
 from bot.web.live import Sample, encode_sample  # noqa: E402
+from bot.web.page_context import WebContext  # noqa: E402
 from evalbot_dev.devstack.redis import RedisServer  # noqa: E402
 from evalbot_dev.emulator.server import EmulatorServer  # noqa: E402
 from tests.support.emulator import MINI_GATE, MODEL, TOKENS, standard_state  # noqa: E402

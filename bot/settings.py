@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import hmac
-import logging
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -21,110 +20,15 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from bot import packaged_defaults
-from bot.configfiles import (
-    DEFAULT_RECONCILE_INTERVAL_S,
-    ConfigError,
-    reconcile_interval_s,
-    refuse_moved_files,
-)
+from bot.botconfig.document import ConfigError
+from bot.botconfig.files import load_bot_config, moved_files
+from bot.botconfig.sections import BotConfig
 
 DEFAULT_HF_ENDPOINT = "https://huggingface.co"
 MIB = 1024 * 1024
 #: `EVALBOT_HUB_TIMEOUT`: seconds a Hub request may wait to connect, or between two reads
 #: (bot.hub.client).
 DEFAULT_HUB_TIMEOUT_S = 30.0
-
-
-log = logging.getLogger("evalbot.settings")
-
-#: Settings evalbot no longer reads, each with what took its place: a tuning knob no deployment
-#: needs to turn (now a named constant next to the code it tunes, with the reason for its
-#: value), a section of a configuration file, or an option. One still present in the
-#: environment has no effect, which an operator would not otherwise notice:
-#: `warn_removed_settings` names it at start-up.
-REMOVED_SETTINGS: Mapping[str, str] = {
-    "EVALBOT_ISSUER_MAX_BODY_BYTES": "the issuer's fixed 256 KiB bound on a token request "
-    "(bot.issuer.endpoints.MAX_BODY_BYTES)",
-    "EVALBOT_ISSUER_BENCHMARK_CACHE_S": "the issuer's fixed 300 s benchmark cache "
-    "(bot.issuer.lookups.BENCHMARK_CACHE_S)",
-    "EVALBOT_ISSUER_AUTH_FAILURE_WINDOW_S": "the issuer's fixed 600 s window for failed "
-    "authentications (bot.issuer.limits.AUTH_FAILURE_WINDOW_S); the limit itself is "
-    "`auth_failures` in the `issuer:` section of the issuer's integrations.yaml",
-    "EVALBOT_SHUTDOWN_TIMEOUT": "the Space's fixed grace after SIGTERM, 7 s for the bot's "
-    "processes and 2 s for Redis (stopwaitsecs in bot/supervise/supervisord.conf)",
-    "EVALBOT_REDIS_START_TIMEOUT": "nothing: the Space's Redis starts beside the bot's "
-    "processes, which wait for it (bot/supervise/supervisord.conf)",
-    "EVALBOT_WEB_PORT": "any free loopback port for the web pages, which the Space's start "
-    "picks and tells the receiver (bot.supervise.plan.space_plan)",
-    "EVALBOT_WORKER_HEARTBEAT": "each worker's fixed 10 s heartbeat and sweep of the ledger of "
-    "accepted events (bot.queue.publishing.SWEEP_EVERY_S)",
-    "EVALBOT_MAX_BODY_BYTES": "the receiver's fixed 1 MiB bound on a webhook body "
-    "(bot.receiver.app.MAX_BODY_BYTES)",
-    "EVALBOT_BODY_TIMEOUT": "the fixed 10 s a request's headers and body may take on every "
-    "port (bot.httpguards.BODY_TIMEOUT_S)",
-    "EVALBOT_REDIS_TIMEOUT": "the fixed 2 s every process waits on Redis "
-    "(bot.store.REDIS_TIMEOUT_S)",
-    "EVALBOT_DEDUPE_TTL": "the fixed one-day dedupe window of a delivery "
-    "(bot.receiver.events.DEDUPE_TTL_S)",
-    "EVALBOT_STATUS_DEDUPE_TTL": "the fixed 120 s dedupe window of a close or reopen without a "
-    "Webhook-Id (bot.receiver.events.STATUS_DEDUPE_TTL_S)",
-    "EVALBOT_QUEUE": "the fixed Celery queue `evalbot` (bot.queue.publishing.QUEUE); "
-    "two deployments need two Redis databases",
-    "EVALBOT_TASK_SOFT_TIME_LIMIT": "the workers' fixed 240 s soft time limit "
-    "(workers.app.TASK_SOFT_TIME_LIMIT_S)",
-    "EVALBOT_TASK_TIME_LIMIT": "the workers' fixed 300 s hard time limit "
-    "(workers.app.TASK_TIME_LIMIT_S)",
-    "EVALBOT_VISIBILITY_TIMEOUT": "the workers' fixed 900 s visibility timeout "
-    "(workers.app.VISIBILITY_TIMEOUT_S)",
-    "EVALBOT_RECHECK_INTERVAL": "the receiver's fixed 10 s window coalescing rechecks "
-    "(bot.queue.publishing.RECHECK_INTERVAL_S)",
-    "EVALBOT_HUB_THROTTLE_BUDGET": "the workers' fixed 6 h budget for events held back by the "
-    "Hub's rate limit (workers.hub_pause.HUB_THROTTLE_BUDGET_S)",
-    "EVALBOT_JWKS_REFETCH_INTERVAL": "the fixed 60 s between two JWKS fetches of one issuer "
-    "(bot.tokens.issuers.REFETCH_INTERVAL_S)",
-    "EVALBOT_WEB_SAMPLE_INTERVAL": "the web pages' fixed 60 s between two samples of the "
-    "status charts (bot.web.config.SAMPLE_INTERVAL_S)",
-    "EVALBOT_WEB_UPSTREAM": "the option `evalbot serve --web-upstream URL`, which the Space "
-    "supervisor passes",
-    "EVALBOT_ISSUER_AUDIENCE": "`audience` in the `issuer:` section of the issuer's "
-    "integrations.yaml",
-    "EVALBOT_ISSUER_TOKEN_AUDIENCE": "`token_audience` in the `issuer:` section of the issuer's "
-    "integrations.yaml",
-    "EVALBOT_ISSUER_KEYRING": "`keyring` in the `issuer:` section of the issuer's "
-    "integrations.yaml",
-    "EVALBOT_ISSUER_AUDIT_LOG": "`audit_log` in the `issuer:` section of the issuer's "
-    "integrations.yaml",
-    "EVALBOT_ISSUER_WHOAMI_CACHE_S": "`whoami_cache_s` in the `issuer:` section of the issuer's "
-    "integrations.yaml",
-    "EVALBOT_ISSUER_AUTH_FAILURES": "`auth_failures` in the `issuer:` section of the issuer's "
-    "integrations.yaml",
-    "EVALBOT_INTEGRATIONS_FILE": "integrations.yaml in EVALBOT_CONFIG_DIR, the issuer's one "
-    "configuration file",
-    "EVALBOT_RECONCILE_INTERVAL": "`interval_s` under `reconcile:` in config/bot.yaml, or in the "
-    "file EVALBOT_BOT_CONFIG names",
-    "EVALBOT_WEB_DOCS_URL": "`docs_url` in config/bot.yaml, or in the file EVALBOT_BOT_CONFIG "
-    "names",
-    "EVALBOT_HUB_IDENTITY": "the option `evalbot submit --hub-identity VAR`",
-    "EVALBOT_COLLECTIONS_DIR": "the option `--collections DIR` of `evalbot gate` and "
-    "`evalbot collections` (the bot: `collections_dir` in config/bot.yaml)",
-    "EVALBOT_POLICY_FILE": "the `policy:` section of config/bot.yaml, or of the file "
-    "EVALBOT_BOT_CONFIG names",
-    "EVALBOT_ISSUERS_FILE": "the `issuers:` section of config/bot.yaml, or of the file "
-    "EVALBOT_BOT_CONFIG names",
-}
-
-
-def warn_removed_settings(environ: Mapping[str, str]) -> list[str]:
-    """Log one warning per removed setting still set in `environ`, naming what replaced it;
-    returns the names. Called by each process's settings at start-up."""
-    present = [name for name in REMOVED_SETTINGS if environ.get(name, "").strip()]
-    for name in present:
-        log.warning(
-            "%s is set but no longer read: it was replaced by %s; remove it from the environment",
-            name,
-            REMOVED_SETTINGS[name],
-        )
-    return present
 
 
 class SettingsError(ValueError):
@@ -168,25 +72,31 @@ class Settings:
     #: The bot's Hub user ObjectId, when known: comments whose author id equals it are the bot's
     #: own and are ignored by the receiver (a comment webhook names its author only by id).
     bot_user_id: str | None
-    #: `config/bot.yaml`: maintainers, reconciliation, trusted issuers (`issuers:`), the
-    #: benchmark policy (`policy:`) and the rest an operator configures in a file.
+    #: Where `config/bot.yaml` is: maintainers, reconciliation, trusted issuers (`issuers:`),
+    #: the benchmark policy (`policy:`) and the rest an operator configures in a file.
     bot_config_file: Path
     log_level: str = "INFO"
-    #: Seconds between reconciliation runs (open PRs whose head has no verdict are queued);
-    #: 0 disables the periodic task: `reconcile.interval_s` of the bot config, read with the
-    #: settings (docs/operating.md, "Reconciliation").
-    reconcile_interval_s: int = DEFAULT_RECONCILE_INTERVAL_S
     #: Seconds a Hub request may wait to connect or between reads before it fails (transient:
     #: the task retries). huggingface_hub's own client would wait for ever.
     hub_timeout_s: float = 30.0
     #: Where the bot's web pages are reachable from the internet (`evalbot web`, or the
     #: receiver's port on a Space); set, the PR comment's footer links each PR's details page.
     public_url: str | None = None
+    #: The content of `bot_config_file`, read and checked with the settings (`BotConfig()`
+    #: when built with `read_bot_config=False`).
+    bot: BotConfig = field(default_factory=BotConfig)
+
+    @property
+    def reconcile_interval_s(self) -> int:
+        """Seconds between reconciliation runs, 0 for none (docs/operating.md,
+        "Reconciliation")."""
+        return self.bot.reconcile.interval_s
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str]) -> Settings:
-        """Build and check the settings; raise `SettingsError` naming every problem at once."""
-        warn_removed_settings(environ)
+    def from_env(cls, environ: Mapping[str, str], *, read_bot_config: bool = True) -> Settings:
+        """Build and check the settings and the bot config file they name; raise
+        `SettingsError` naming every problem at once. `read_bot_config=False`: the environment
+        alone, for a process that needs no section of the file."""
         reader = EnvReader(environ)
         config_dir, bot_config = reader.bot_config()
         settings = cls(
@@ -210,12 +120,17 @@ class Settings:
         )
         reader.check_relations(settings)
         reader.check_moved_files(config_dir, settings.bot_config_file)
-        reader.raise_if_any()
+        if not read_bot_config or not bot_config.is_file():
+            reader.raise_if_any()  # a configured path that is no file is one of its problems
+            return settings
         try:
-            interval_s = reconcile_interval_s(settings.bot_config_file)
+            bot = load_bot_config(bot_config)
         except ConfigError as error:
-            raise SettingsError(str(error)) from error
-        return dataclasses.replace(settings, reconcile_interval_s=interval_s)
+            if not reader.problems:  # the file's problems alone: each names the file
+                raise SettingsError(str(error)) from error
+            reader.problems.extend(str(problem) for problem in error.problems)
+        reader.raise_if_any()
+        return dataclasses.replace(settings, bot=bot)
 
     def webhook_secrets(self) -> tuple[Secret, ...]:
         """The secrets a delivery may carry: the current one, and the previous during rotation."""
@@ -346,12 +261,8 @@ class EnvReader:
         """A `policy.yaml` or `issuers.yaml` left in the configuration folder (or beside the
         bot config) stops the start: its content now goes into `bot.yaml`."""
         for folder in dict.fromkeys((config_dir, bot_config.parent)):
-            if folder == packaged_defaults.config_file("bot.yaml").parent:
-                continue
-            try:
-                refuse_moved_files(folder)
-            except ConfigError as error:
-                self.problems.append(str(error))
+            if folder != packaged_defaults.config_file("bot.yaml").parent:
+                self.problems.extend(str(problem) for problem in moved_files(folder))
 
     def raise_if_any(self) -> None:
         if self.problems:

@@ -19,7 +19,7 @@ from typing import Any
 from celery import Celery
 
 from bot.queue.publishing import QUEUE, celery_settings
-from bot.settings import Settings
+from bot.settings import Settings, SettingsError
 from workers.broker import TRANSPORT
 from workers.heartbeat_and_sweep import heartbeat_step
 
@@ -148,8 +148,14 @@ def create_celery_app(
 
 @cache
 def app_from_environment() -> Celery:
-    """The process's app, from `os.environ`, built once."""
-    return create_celery_app(Settings.from_env(os.environ))
+    """The process's app, from `os.environ`, built once. A broken `config/bot.yaml` does not
+    stop it: the app is then built from the environment alone, and each task parks its event
+    naming the file's problems (`workers.tasks.runtime_for_process`)."""
+    try:
+        settings = Settings.from_env(os.environ)
+    except SettingsError:
+        settings = Settings.from_env(os.environ, read_bot_config=False)
+    return create_celery_app(settings)
 
 
 def __getattr__(name: str) -> Any:

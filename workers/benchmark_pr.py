@@ -16,14 +16,15 @@ from __future__ import annotations
 from bot.hub.errors import HubPermanentError
 from bot.hub.pulls import PullRequest
 from bot.hub.repo_results import DatasetPrClient
-from bot.queue.events import PrEvent
 from bot.report.benchmark_impact import render_impact
 from bot.report.comment import CommentContext, head_of_comment, render_comment
 from bot.report.comment_texts import REPORT_MARKER
 from bot.validation import diagnostics
 from bot.validation.benchmark import parse_benchmark
 from bot.validation.impact import Impact, ResultRef, assess, compare, referencing
-from bot.validation.model import Benchmark, FileReport, same_hub_name
+from bot.validation.model import Benchmark, FileReport
+from workers.commands import HeardCommand
+from workers.outcomes import Outcome
 from workers.pr_lease import Lease
 from workers.runtime import Runtime
 
@@ -120,44 +121,32 @@ def render_benchmark_comment(
     )
 
 
-def lease_repo(repo_id: str) -> str:
-    """The lease key's repo part: a dataset and a model may share an id; the Hub matches ids
-    case-insensitively, so two spellings (a webhook's, the config's) share one lease."""
-    return f"datasets/{repo_id.lower()}"
-
-
-def run_benchmark_event(event: PrEvent, runtime: Runtime, lease: Lease) -> str:
-    """One event on a benchmark PR; the outcome's name (`workers.pipeline.Outcome` values)."""
-    client = runtime.datasets
-    if client is None:
-        return "no-results"
-    pr = client.dataset_pull_request(event.repo_id, event.pr_num)
-    if not pr.is_pull_request or pr.head_sha is None:
-        return "not-a-pr"
-    if event.kind == "command" and not _heard(event, pr, runtime):
-        return "command-ignored"
+def run_benchmark_event(
+    pr: PullRequest,
+    command: HeardCommand | None,
+    runtime: Runtime,
+    lease: Lease,
+    client: DatasetPrClient,
+) -> Outcome:
+    """One event on a benchmark PR (read, at a head). A `recheck` from a maintainer re-runs the
+    check; `help` is answered on model PRs and datastores only."""
+    assert pr.head_sha is not None
+    if command is not None and (command.word != "recheck" or command.comment is None):
+        return Outcome.COMMAND_IGNORED
     existing = pr.find_bot_comment(runtime.bot_name, REPORT_MARKER)
     if existing is None and not touches_eval_yaml(pr):
-        return "no-results"
+        return Outcome.NO_RESULTS
     if existing is not None and not pr.may_replace(head_of_comment(existing.raw), pr.head_sha):
-        return "stale"
+        return Outcome.STALE
     report, impact, unread = benchmark_report(pr, client)
     body = render_benchmark_comment(
         pr, report, impact, unread, bot_name=runtime.bot_name, hub_url=runtime.hub_url
     )
     if existing is not None and existing.raw == body:
-        return "unchanged"
+        return Outcome.UNCHANGED
     lease.still_held()
     if existing is not None:
         client.edit_comment(pr.repo_id, pr.num, existing.id, body, repo_type="dataset")
-        return "edited"
+        return Outcome.EDITED
     client.post_comment(pr.repo_id, pr.num, body, repo_type="dataset")
-    return "posted"
-
-
-def _heard(event: PrEvent, pr: PullRequest, runtime: Runtime) -> bool:
-    """A `recheck` from a maintainer re-runs the check; `help` is answered on model PRs only."""
-    comment = pr.comment(event.comment_id) if event.comment_id else None
-    if comment is None or comment.hidden or same_hub_name(comment.author, runtime.bot_name):
-        return False
-    return event.command == "recheck" and comment.by_maintainer(pr.repo_id, runtime.maintainers)
+    return Outcome.POSTED

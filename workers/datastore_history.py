@@ -22,8 +22,6 @@ from bot.store.history import add_verdict, verdict_of
 from workers.reconcile_plan import DATASETS
 from workers.runtime import Runtime
 
-#: How long the bot remembers a PR's last verdict (as `workers.pipeline.VERDICT_TTL_S`).
-VERDICT_TTL_S = 90 * 24 * 3600
 #: A follow-up run, after one whose budget left open PRs uncompared, starts this long after.
 FOLLOW_UP_S = 60
 #: Follow-up runs of one head at most (a comparison that cannot progress, say another PR's
@@ -45,7 +43,7 @@ def verdict_repo(repo_id: str) -> str:
 
 def record_checked(runtime: Runtime, pr: PullRequest, head: str) -> None:
     """A head with nothing to check and no comment: reconciliation need not queue it again."""
-    runtime.redis.set(keys.checked(verdict_repo(pr.repo_id), pr.num), head, ex=VERDICT_TTL_S)
+    runtime.redis.set(keys.checked(verdict_repo(pr.repo_id), pr.num), head, ex=keys.VERDICT_TTL_S)
 
 
 def record_datastore_verdict(
@@ -79,7 +77,7 @@ def record_datastore_verdict(
         kind="records",
     )
     pipe = runtime.redis.pipeline(transaction=False)
-    pipe.set(keys.verdict(verdict_repo(pr.repo_id), pr.num), head, ex=VERDICT_TTL_S)
+    pipe.set(keys.verdict(verdict_repo(pr.repo_id), pr.num), head, ex=keys.VERDICT_TTL_S)
     add_verdict(pipe, history_repo(main.repo_id), pr.num, verdict, visibility=main.visibility)
     pipe.execute()
 
@@ -89,7 +87,7 @@ def follow_up_allowed(runtime: Runtime, repo_id: str, num: int, head: str) -> bo
     key = keys.eee_follow_ups(repo_id, num, head)
     pipe = runtime.redis.pipeline(transaction=True)
     pipe.incr(key)
-    pipe.expire(key, VERDICT_TTL_S)
+    pipe.expire(key, keys.VERDICT_TTL_S)
     count = int(pipe.execute()[0])
     return count <= MAX_FOLLOW_UPS
 

@@ -135,7 +135,7 @@ def main_index(client: redis.Redis, hub: HubDatastore, repo_id: str, sha: str) -
     stored = {as_text(k): as_text(v) for k, v in client.hgetall(key).items()}
     if stored.get(SHA_FIELD) == sha:
         return MainIndex(sha, {p: v.split(" ", 1)[1] for p, v in stored.items() if p != SHA_FIELD})
-    tree = {p: oid for p, oid in hub.tree(repo_id, sha).items() if _indexed(p)}
+    tree = {p: oid for p, oid in hub.tree(repo_id, sha).items() if paths.is_datastore_file(p)}
     entries: dict[str, str] = {}
     for path, oid in tree.items():
         previous = stored.get(path)
@@ -155,10 +155,6 @@ def main_index(client: redis.Redis, hub: HubDatastore, repo_id: str, sha: str) -
     pipe.expire(key, INDEX_TTL_S)
     pipe.execute()
     return MainIndex(sha, {p: v.split(" ", 1)[1] for p, v in entries.items()})
-
-
-def _indexed(path: str) -> bool:
-    return paths.is_datastore_file(path)
 
 
 def _hash(read: Callable[[str], bytes], path: str) -> str:

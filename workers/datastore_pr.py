@@ -1,7 +1,7 @@
 """A PR on an Every Eval Ever datastore: its files checked as a submission, in one comment.
 
-The datastores are the dataset repos `config/bot.yaml` names (`workers.datastores`); a PR on
-one comes here from the pipeline's dataset branch instead of the benchmark check. One run:
+The datastores are the dataset repos `config/bot.yaml` names (`datastores:`); a PR on one
+comes here from the pipeline's dataset branch instead of the benchmark check. One run:
 the PR's details with its diff (1 call), main's index brought up to date
 (`workers.datastore_index`: 1 call for main's commit, and when main moved, its tree plus the
 records that changed), the other open PRs' records (the listing, 2 calls, then at most
@@ -37,9 +37,9 @@ from bot.hub.pulls import DiffFile, PrStatus, PullRequest
 from bot.hub.repo_results import DatasetPrClient
 from bot.logs import log_json
 from bot.queue.events import PrEvent
-from bot.report.comment import CommentContext, head_of_comment, help_reply_marker, render_help
+from bot.report.comment import CommentContext, head_of_comment
 from bot.report.comment_texts import REPORT_MARKER
-from bot.validation.model import same_hub_name
+from workers.commands import HeardCommand, answer_help
 from workers.datastore_history import (
     follow_up_allowed,
     queue_follow_up,
@@ -62,6 +62,7 @@ from workers.datastore_index import (
     remember_pr,
     stored_pr,
 )
+from workers.outcomes import Outcome
 from workers.pr_lease import Lease
 from workers.runtime import Runtime
 
@@ -74,17 +75,21 @@ def datastore_policy(runtime: Runtime, repo_id: str) -> DatastorePolicy | None:
 
 
 def run_datastore_event(
-    event: PrEvent, runtime: Runtime, lease: Lease, policy: DatastorePolicy
-) -> str:
-    """One event on a datastore PR; the outcome's name (`workers.pipeline.Outcome` values).
-    Its Hub calls (the run's count, `bot.hub.budget`) are logged with the comparison's extent."""
-    hub = runtime.datastore_hub
-    client = runtime.datasets
-    if hub is None or client is None:
-        return "no-results"
+    event: PrEvent,
+    pr: PullRequest,
+    command: HeardCommand | None,
+    runtime: Runtime,
+    lease: Lease,
+    *,
+    policy: DatastorePolicy,
+    hub: HubDatastore,
+    client: DatasetPrClient,
+) -> Outcome:
+    """One event on a datastore PR (read, at a head). Its Hub calls (the run's count,
+    `bot.hub.budget`) are logged with the comparison's extent."""
     calls = current()
     run = _DatastoreRun(
-        event, runtime, lease=lease, policy=policy, hub=hub, client=client, calls=calls
+        pr, command, runtime, lease=lease, policy=policy, hub=hub, client=client, calls=calls
     )
     outcome = run.outcome()
     log_json(
@@ -107,7 +112,8 @@ class _DatastoreRun:
 
     def __init__(
         self,
-        event: PrEvent,
+        pr: PullRequest,
+        command: HeardCommand | None,
         runtime: Runtime,
         *,
         lease: Lease,
@@ -116,7 +122,8 @@ class _DatastoreRun:
         client: DatasetPrClient,
         calls: HubCalls,
     ) -> None:
-        self.event = event
+        self.pr = pr
+        self.command = command
         self.runtime = runtime
         self.lease = lease
         self.policy = policy
@@ -126,24 +133,22 @@ class _DatastoreRun:
         self.compared = 0
         self.not_compared: list[int] = []
 
-    def outcome(self) -> str:
-        event, runtime, hub, client = self.event, self.runtime, self.hub, self.client
-        pr = client.dataset_pull_request(event.repo_id, event.pr_num)
-        if not pr.is_pull_request or pr.head_sha is None:
-            return "not-a-pr"
-        if event.kind == "command":
-            heard = _command(event, pr, runtime, self.lease)
+    def outcome(self) -> Outcome:
+        pr, runtime, hub, client = self.pr, self.runtime, self.hub, self.client
+        assert pr.head_sha is not None
+        if self.command is not None:
+            heard = self._command(self.command)
             if heard is not None:
                 return heard
         existing = pr.find_bot_comment(runtime.bot_name, REPORT_MARKER)
         if existing is not None and not pr.may_replace(head_of_comment(existing.raw), pr.head_sha):
-            return "stale"
+            return Outcome.STALE
         head = pr.head_sha
         diff = list(pr.diff_files) if pr.has_diff else _tree_diff(hub, pr)
         changes = datastore_changes(diff)
         if not changes and existing is None:
             record_checked(runtime, pr, head)
-            return "no-results"
+            return Outcome.NO_RESULTS
         main_commit = hub.main(pr.repo_id)
         main = main_index(runtime.redis, hub, pr.repo_id, main_commit.sha)
         removed = {c.path for c in changes if c.kind == "removed"}
@@ -196,19 +201,35 @@ class _DatastoreRun:
         else:
             forget_pr(runtime.redis, pr.repo_id, pr.num)
         if existing is not None and existing.raw == body:
-            outcome = "unchanged"
+            outcome = Outcome.UNCHANGED
         else:
             self.lease.still_held()
             if existing is not None:
                 client.edit_comment(pr.repo_id, pr.num, existing.id, body, repo_type="dataset")
-                outcome = "edited"
+                outcome = Outcome.EDITED
             else:
                 client.post_comment(pr.repo_id, pr.num, body, repo_type="dataset")
-                outcome = "posted"
+                outcome = Outcome.POSTED
         if follow_up:
             queue_follow_up(runtime, pr.repo_id, pr.num, head)
         record_datastore_verdict(runtime, pr, head, result, outcome=outcome, main=main_commit)
         return outcome
+
+    def _command(self, command: HeardCommand) -> Outcome | None:
+        """A maintainer's `recheck` runs the check (None); `help` is answered; the rest is
+        ignored."""
+        if command.comment is None:
+            return Outcome.COMMAND_IGNORED
+        if command.word == "recheck":
+            return None
+        pr, client = self.pr, self.client
+        return answer_help(
+            pr,
+            command.comment,
+            self.runtime.bot_name,
+            self.lease,
+            lambda body: client.post_comment(pr.repo_id, pr.num, body, repo_type="dataset"),
+        )
 
 
 def _remember_own(
@@ -321,27 +342,3 @@ def _tree_diff(hub: HubDatastore, pr: PullRequest) -> list[DiffFile]:
     assert pr.head_sha is not None
     base = pr.commits[0].parents[0] if pr.commits and pr.commits[0].parents else "main"
     return tree_changes(hub.tree(pr.repo_id, base), hub.tree(pr.repo_id, pr.head_sha))
-
-
-def _command(event: PrEvent, pr: PullRequest, runtime: Runtime, lease: Lease) -> str | None:
-    """A maintainer's `recheck` runs the check (None); `help` is answered; the rest ignored."""
-    comment = pr.comment(event.comment_id) if event.comment_id else None
-    if comment is None or comment.hidden or same_hub_name(comment.author, runtime.bot_name):
-        return "command-ignored"
-    if not comment.by_maintainer(pr.repo_id, runtime.maintainers):
-        return "command-ignored"
-    if event.command == "recheck":
-        return None
-    if event.command != "help" or runtime.datasets is None:
-        return "command-ignored"
-    marker = help_reply_marker(comment.id)
-    if any(same_hub_name(c.author, runtime.bot_name) and marker in c.raw for c in pr.comments):
-        return "help-already-sent"
-    lease.still_held()
-    runtime.datasets.post_comment(
-        pr.repo_id,
-        pr.num,
-        render_help(runtime.bot_name, reply_to=comment.id),
-        repo_type="dataset",
-    )
-    return "help-sent"

@@ -2,9 +2,9 @@
 
 The Hub counts `/api` calls per token in fixed windows (docs/hub-api.md#rate-limits): once one run
 is told "429, wait T s", every other run would be told the same, each spending a call to learn it.
-So the first run that hears it sets `evalbot:hub-paused-until` (`PAUSE_KEY`), and every run reads
-it before calling the Hub (folded into the round trip that counts the run's start,
-`workers.tasks.Attempts.started`): a paused bot does not call the Hub, its tasks come back
+So the first run that hears it sets `evalbot:hub-paused-until` (`keys.HUB_PAUSE`), and every
+run reads it before calling the Hub (folded into the round trip that counts the run's start,
+`workers.tasks.Attempts.begin`): a paused bot does not call the Hub, its tasks come back
 after the pause, spread over a jitter so the backlog does not arrive at the window's reset all
 at once (a herd that would spend the new window in one burst and draw a 429 each).
 
@@ -26,7 +26,6 @@ import redis
 from bot.hub.errors import HubTransientError
 from bot.store import keys
 
-PAUSE_KEY = keys.HUB_PAUSE  # the receiver's /metrics reads it too (bot.store.worker_counters)
 #: Statuses whose "wait T s" pauses every worker: the Hub pacing us (429) or asking for quiet.
 PAUSING_STATUSES = frozenset({429, 503})
 #: Added to the Hub's wait: `RateLimit`'s `t=` is whole seconds, likely rounded down; coming
@@ -111,13 +110,13 @@ class HubPause:
         """Pause every worker for `seconds` from now, unless the pause already ends later.
         Returns whether this call started (or lengthened) it, and the seconds it has left."""
         wanted_ms = max(1, int(seconds * 1000))
-        started, left_ms = self._client.eval(_EXTEND, 1, PAUSE_KEY, wanted_ms)
+        started, left_ms = self._client.eval(_EXTEND, 1, keys.HUB_PAUSE, wanted_ms)
         return bool(started), int(left_ms) / 1000
 
     @staticmethod
     def queue_read(pipe: redis.client.Pipeline) -> None:
         """Add the pause's read to a pipeline (no round trip of its own); see `remaining_s`."""
-        pipe.pttl(PAUSE_KEY)
+        pipe.pttl(keys.HUB_PAUSE)
 
     @staticmethod
     def remaining_s(reply: Any) -> float:
@@ -127,4 +126,4 @@ class HubPause:
 
     def remaining_now(self) -> float:
         """Seconds the pause has left (one round trip; for tools and tests)."""
-        return self.remaining_s(self._client.pttl(PAUSE_KEY))
+        return self.remaining_s(self._client.pttl(keys.HUB_PAUSE))

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import redis
 
+from bot.queue.events import PrEvent
 from bot.store import keys
 
 #: Takes the lease unless another owner holds it (ARGV: token, owner prefix, TTL in ms).
@@ -63,10 +64,6 @@ class LeaseLost(Exception):
     """Our lease expired and may belong to another run now: do not write to the Hub."""
 
 
-def lease_key(repo_id: str, pr_num: int) -> str:
-    return keys.lease(repo_id, pr_num)
-
-
 @dataclass(slots=True)
 class Lease:
     client: redis.Redis
@@ -80,6 +77,15 @@ class Lease:
             raise LeaseLost(self.key)
 
 
+def lease_repo(event: PrEvent) -> str:
+    """The lease key's repo part for the event's PR: a dataset and a model may share an id, so a
+    dataset's is `datasets/<id>`, lower-cased (the Hub matches ids case-insensitively, so two
+    spellings, a webhook's and the config's, share one lease)."""
+    if event.repo_type == "dataset":
+        return f"datasets/{event.repo_id.lower()}"
+    return event.repo_id
+
+
 @contextmanager
 def pr_lease(
     client: redis.Redis, repo_id: str, pr_num: int, ttl_s: float, *, owner: str | None = None
@@ -88,7 +94,7 @@ def pr_lease(
 
     `owner` (the task id) may take over a lease it holds already: see the module docstring.
     """
-    key = lease_key(repo_id, pr_num)
+    key = keys.lease(repo_id, pr_num)
     prefix = f"{owner or secrets.token_hex(8)}/"
     token = prefix + secrets.token_hex(16)
     ttl_ms = max(1, int(ttl_s * 1000))

@@ -43,11 +43,9 @@ from bot.hub.errors import HubPermanentError, HubTransientError
 from bot.queue.events import DedupeKey
 from bot.queue.publishing import publish
 from bot.store import keys
-from bot.store.deadletters import STATS
 from bot.store.history import hide_repo
 from workers.app import RECONCILE_TASK
 from workers.hub_pause import HubPause, pause_for
-from workers.pipeline import VERDICT_REPOS, checked_key, verdict_key
 from workers.pr_lease import as_text, release
 from workers.reconcile_plan import (
     CALLS_PER_REPO,
@@ -64,10 +62,6 @@ from workers.runtime import Runtime
 from workers.tasks import runtime_for_process
 
 log = logging.getLogger("evalbot.reconcile")
-
-
-LOCK_KEY = keys.RECONCILE_LOCK
-CURSOR_KEY = keys.RECONCILE_CURSOR
 
 
 @dataclass(slots=True)
@@ -96,7 +90,7 @@ def reconcile_once(runtime: Runtime) -> RunReport:
     report = RunReport()
     token = secrets.token_hex(16)
     # The lock outlives a normal run but not a crashed one by more than an interval.
-    if not client.set(LOCK_KEY, token, nx=True, ex=max(60, config.interval_s)):
+    if not client.set(keys.RECONCILE_LOCK, token, nx=True, ex=max(60, config.interval_s)):
         report.result = "skipped-busy"
         _count(client, report)
         return report
@@ -108,7 +102,7 @@ def reconcile_once(runtime: Runtime) -> RunReport:
         else:
             _run(runtime, report)
     finally:
-        release(client, LOCK_KEY, token)
+        release(client, keys.RECONCILE_LOCK, token)
     _count(client, report)
     log.info(
         "reconciliation run",
@@ -128,11 +122,11 @@ def reconcile_once(runtime: Runtime) -> RunReport:
 def _run(runtime: Runtime, report: RunReport) -> None:
     limits = runtime.reconcile.limits
     client = runtime.redis
-    known = [as_text(repo) for repo in client.smembers(VERDICT_REPOS)]
+    known = [as_text(repo) for repo in client.smembers(keys.VERDICT_REPOS)]
     repos = repos_in_order(runtime.reconcile.watched_repos, known)
     if runtime.datastore_hub is not None:
         repos += datastore_entries(runtime.datastores)
-    cursor = int(client.get(CURSOR_KEY) or 0)
+    cursor = int(client.get(keys.RECONCILE_CURSOR) or 0)
     pending: list[CatchUp] = []
     attempted = 0
     for repo_id in repos_for_run(repos, cursor, limits.max_repos):
@@ -166,13 +160,13 @@ def _run(runtime: Runtime, report: RunReport) -> None:
                 # the bot's own token and says nothing of the repo (docs/hub.md#errors).
                 hide_repo(client, repo_id)
             if error.not_found and repo_id not in runtime.reconcile.watched_repos:
-                client.srem(VERDICT_REPOS, repo_id)  # deleted or private now: stop asking
+                client.srem(keys.VERDICT_REPOS, repo_id)  # deleted or private now: stop asking
             continue
         report.repos += 1
         report.hub_calls += listing.hub_calls
         recorded = _recorded_heads(client, repo_id, [pr.num for pr in listing.prs])
         pending.extend(missing_verdicts(repo_id, listing.prs, recorded))
-    client.set(CURSOR_KEY, next_cursor(cursor, attempted, len(repos)))
+    client.set(keys.RECONCILE_CURSOR, next_cursor(cursor, attempted, len(repos)))
     report.missing = len(pending)
     if len(pending) > limits.max_queued:
         pending = pending[: limits.max_queued]
@@ -197,7 +191,9 @@ def _recorded_heads(
 ) -> dict[int, tuple[str, ...]]:
     if not nums:
         return {}
-    wanted = [key for num in nums for key in (verdict_key(repo_id, num), checked_key(repo_id, num))]
+    wanted = [
+        key for num in nums for key in (keys.verdict(repo_id, num), keys.checked(repo_id, num))
+    ]
     values = client.mget(wanted)
     return {
         num: tuple(as_text(value) for value in values[2 * i : 2 * i + 2] if value is not None)
@@ -223,13 +219,13 @@ def queue_catch_ups(runtime: Runtime, catch_ups: Sequence[CatchUp]) -> int:
 
 def _count(client: redis.Redis, report: RunReport) -> None:
     pipe = client.pipeline(transaction=False)
-    pipe.hincrby(STATS, f"reconcile-run:{report.result}", 1)
+    pipe.hincrby(keys.STATS, f"reconcile-run:{report.result}", 1)
     if report.repos:
-        pipe.hincrby(STATS, "reconcile-repo:ok", report.repos)
+        pipe.hincrby(keys.STATS, "reconcile-repo:ok", report.repos)
     if report.hub_errors:
-        pipe.hincrby(STATS, "reconcile-repo:hub-error", report.hub_errors)
+        pipe.hincrby(keys.STATS, "reconcile-repo:hub-error", report.hub_errors)
     if report.queued:
-        pipe.hincrby(STATS, "catchup:queued", report.queued)
+        pipe.hincrby(keys.STATS, "catchup:queued", report.queued)
     if report.duplicates:
-        pipe.hincrby(STATS, "catchup:duplicate", report.duplicates)
+        pipe.hincrby(keys.STATS, "catchup:duplicate", report.duplicates)
     pipe.execute()

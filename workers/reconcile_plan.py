@@ -3,12 +3,12 @@
 A webhook can be missed (the Hub gave up retrying, the webhook was suspended after failures,
 the receiver was down longer than the retry window). Reconciliation closes that gap: every
 interval, for each watched repo, it compares the open PRs' heads with the heads whose verdict
-the workers recorded (`workers.pipeline`), and queues an ordinary `updated` event for each PR
-whose current head has none. This module holds the decisions: which repos a run visits
-(rotating through them when the budget cannot cover all), which PRs are missing, and the
-event and dedupe key queued for each. `workers.reconcile` does the I/O. The Every Eval Ever
-datastores of `config/bot.yaml` are visited too, after the model repos, named
-`datasets/<repo>` (their PRs' events are a dataset repo's).
+the workers recorded (`workers.model_history`, `workers.datastore_history`), and queues an
+ordinary `updated` event for each PR whose current head has none. This module holds the
+decisions: which repos a run visits (rotating through them when the budget cannot cover all),
+which PRs are missing, and the event and dedupe key queued for each. `workers.reconcile` does
+the I/O. The Every Eval Ever datastores of `config/bot.yaml` are visited too, after the model
+repos, named `datasets/<repo>` (their PRs' events are a dataset repo's).
 """
 
 from __future__ import annotations
@@ -29,19 +29,6 @@ DATASETS = "datasets/"
 def datastore_entries(datastores: Iterable[str]) -> list[str]:
     """The configured datastores as reconciliation visits them: `datasets/<lower-cased id>`."""
     return [f"{DATASETS}{repo_id.lower()}" for repo_id in sorted(datastores)]
-
-
-@dataclass(frozen=True, slots=True)
-class ReconcileLimits:
-    """Bounds on one run, so a run stays short and within the Hub's rate limits
-    (docs/hub-api.md#rate-limits: 1,000 API calls per 5 minutes for a free account; the defaults
-    spend at most a tenth)."""
-
-    max_repos: int = 50  # repos visited per run (the rest wait for the next runs, in turn)
-    max_prs_per_repo: int = 100  # open PRs looked at per repo (lowest numbers first)
-    max_queued: int = 50  # catch-up events queued per run
-    max_hub_calls: int = 100  # Hub API calls per run
-    max_backlog: int = 200  # skip the run while the queue holds more (the workers are behind)
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,10 +23,8 @@ from datetime import UTC, datetime
 import redis
 from huggingface_hub import HfApi
 
-from bot.adapters.issuers_file import bot_config_issuers
 from bot.adapters.jwks_http import HttpxJwksFetcher
-from bot.adapters.policy_file import load_policy
-from bot.configfiles import ConfigError
+from bot.botconfig.sections import CampaignConfig, ReconcileConfig
 from bot.eee.submission import DatastorePolicy
 from bot.hub.client import HfHubClient, HubClient, use_hub_timeout
 from bot.hub.datastore import HubDatastore
@@ -37,11 +35,7 @@ from bot.queue.publishing import QUEUE
 from bot.settings import Settings
 from bot.store import REDIS_TIMEOUT_S, keys
 from bot.store.history import VISIBILITY_FRESH_S
-from bot.tokens.issuers import (
-    REFETCH_INTERVAL_S,
-    IssuerPolicy,
-    IssuerRegistry,
-)
+from bot.tokens.issuers import REFETCH_INTERVAL_S, IssuerRegistry
 from bot.tokens.keycache import CachedJwks
 from bot.tokens.reasons import VerificationUnavailable
 from bot.tokens.verify import (
@@ -54,19 +48,9 @@ from bot.tokens.verify import (
 )
 from bot.validation.validate import Policy
 from workers.app import TASK_TIME_LIMIT_S, VISIBILITY_TIMEOUT_S
-from workers.botconfig import BotConfig, ReconcileConfig, load_bot_config
 from workers.hub_pause import HUB_THROTTLE_BUDGET_S
-from workers.standing_and_clashes import CampaignConfig
 
-__all__ = [
-    "ConfigError",
-    "ConfigFiles",
-    "ReconcileConfig",
-    "Runtime",
-    "build_runtime",
-    "countdown_cap_s",
-    "load_config_files",
-]
+__all__ = ["Runtime", "build_runtime", "countdown_cap_s"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +91,7 @@ class Runtime:
     #: The web pages' public address (`EVALBOT_WEB_PUBLIC_URL`): the comment links each PR's
     #: details page there; None: no link.
     public_url: str | None = None
-    #: Repos' visibility as this process last learned it (`workers.pipeline.repo_visibility`).
+    #: Repos' visibility as this process last learned it (`workers.model_history.repo_visibility`).
     visibilities: TimedMemo = field(default_factory=lambda: TimedMemo(VISIBILITY_FRESH_S))
 
 
@@ -133,29 +117,6 @@ class TimedMemo:
         self._values[key] = (time.monotonic() + self._ttl_s, value)
 
 
-@dataclass(frozen=True, slots=True)
-class ConfigFiles:
-    """The operator's files, loaded and checked: what `load_config_files` returns."""
-
-    issuers: tuple[IssuerPolicy, ...]
-    policy: Policy
-    bot: BotConfig
-
-
-def load_config_files(settings: Settings) -> ConfigFiles:
-    """Load and check `bot.yaml`, its `issuers:` and `policy:` sections included; raises
-    `ConfigError` (one line: file, line, problem, fix) on the first problem. A file at its
-    default place that does not exist means "none" (no trusted issuers, the default policy,
-    no maintainers); a path set in the environment that does not exist is refused by
-    `Settings.from_env`."""
-    bot = load_bot_config(settings.bot_config_file, settings.reconcile_interval_s)
-    return ConfigFiles(
-        issuers=bot_config_issuers(settings.bot_config_file),
-        policy=load_policy(settings.bot_config_file),
-        bot=bot,
-    )
-
-
 def countdown_cap_s(settings: Settings) -> float:
     """The longest retry countdown: the visibility timeout minus the hard time limit. kombu's
     Redis transport hands a message a worker holds (an ETA retry included) to another worker
@@ -164,13 +125,11 @@ def countdown_cap_s(settings: Settings) -> float:
     return float(VISIBILITY_TIMEOUT_S - TASK_TIME_LIMIT_S)
 
 
-def build_runtime(
-    settings: Settings, identity: HubIdentity | None = None, files: ConfigFiles | None = None
-) -> Runtime:
-    """Everything a worker needs, from `settings`; raises `ConfigError` on broken config files
-    (fail fast). `identity`: the account the Hub says owns the token (`workers.startup`),
-    whose spelling of its name finds the bot's own comments; without it, `bot_name`."""
-    files = files if files is not None else load_config_files(settings)
+def build_runtime(settings: Settings, identity: HubIdentity | None = None) -> Runtime:
+    """Everything a worker needs, from `settings` and the bot config read with them.
+    `identity`: the account the Hub says owns the token (`workers.startup`), whose spelling
+    of its name finds the bot's own comments; without it, `bot_name`."""
+    bot = settings.bot
     client = redis.Redis.from_url(
         settings.redis_url,
         socket_timeout=REDIS_TIMEOUT_S * 5,
@@ -180,7 +139,7 @@ def build_runtime(
     use_hub_timeout(settings.hub_timeout_s)
     api = HfApi(endpoint=settings.hf_endpoint, token=settings.hf_token.reveal())
     registry = IssuerRegistry(
-        files.issuers,
+        bot.issuers,
         fetcher=HttpxJwksFetcher(),
         cache=RedisKeyCache(client),
         refetch_interval_s=REFETCH_INTERVAL_S,
@@ -195,20 +154,20 @@ def build_runtime(
         registry=registry,
         binder=RedisJtiBinder(client),
         benchmark_cache=BenchmarkCache(),
-        policy=files.policy,
-        maintainers=files.bot.maintainers,
+        policy=bot.policy,
+        maintainers=bot.maintainers,
         lease_ttl_s=float(TASK_TIME_LIMIT_S),
         clock=lambda: datetime.now(UTC),
         queue_name=QUEUE,
-        reconcile=files.bot.reconcile,
+        reconcile=bot.reconcile,
         max_countdown_s=countdown_cap_s(settings),
         throttle_budget_s=HUB_THROTTLE_BUDGET_S,
-        campaign=files.bot.campaign if files.bot.campaign.enabled else None,
+        campaign=bot.campaign if bot.campaign.enabled else None,
         repo_reader=hub,
         datasets=hub,
-        datastores=files.bot.datastores,
+        datastores=bot.datastores,
         datastore_hub=HubDatastore(hub, api),
-        source_datastores=files.bot.source_datastores,
+        source_datastores=bot.source_datastores,
         public_url=settings.public_url,
     )
 

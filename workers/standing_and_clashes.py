@@ -18,23 +18,19 @@ So a PR costs 1 more call with only `collections`, 3 more with `cross_pr_checks`
 
 from __future__ import annotations
 
-import fnmatch
-import hashlib
 import json
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import redis
-import yaml
 
-from bot.adapters.collections_store import SYSTEM_DIR, StoreError, all_collections_in
+from bot.botconfig.sections import CampaignConfig
 from bot.collections.check import check_collection
-from bot.collections.model import Scope
 from bot.collections.scores import REPO_LIMITS, ResultsLayer, evaluate_view
+from bot.hub.datastore import git_blob_id
 from bot.hub.pulls import PullRequest
 from bot.hub.repo_results import ResultsReader, is_results
 from bot.logs import log_json
@@ -52,76 +48,6 @@ log = logging.getLogger("evalbot.worker")
 CACHE_TTL_S = 7 * 24 * 3600
 #: Open PRs compared with at most (one page of the Hub's discussions listing).
 MAX_OPEN_PRS = 50
-
-
-class CampaignConfigError(ValueError):
-    """`collections:` or `cross_pr_checks:` of the bot config is malformed."""
-
-
-@dataclass(frozen=True, slots=True)
-class CampaignConfig:
-    """Which collections each repo's comment shows (their bytes, read at start-up)."""
-
-    repos: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (repo glob, collection ids)
-    files: dict[str, tuple[Scope, bytes]] = field(default_factory=dict)
-    cross_pr: bool = False
-
-    def collections_for(self, repo_id: str) -> list[str]:
-        ids: list[str] = []
-        for pattern, names in self.repos:
-            if fnmatch.fnmatchcase(repo_id, pattern):
-                ids.extend(name for name in names if name not in ids)
-        return ids
-
-    @property
-    def enabled(self) -> bool:
-        return bool(self.repos) or self.cross_pr
-
-
-def load_campaign_config(path: Path) -> CampaignConfig:
-    """From `config/bot.yaml`; every named collection must exist: a system one, or one in
-    `collections_dir` (a user folder, relative to the bot config's folder)."""
-    if not path.is_file():
-        return CampaignConfig()
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError) as error:
-        raise CampaignConfigError(f"{path}: cannot read the bot config: {error}") from error
-    if not isinstance(data, dict):
-        raise CampaignConfigError(f"{path}: the bot config must be a mapping")
-    cross_pr = data.get("cross_pr_checks", False)
-    if not isinstance(cross_pr, bool):
-        raise CampaignConfigError(f"{path}: `cross_pr_checks` must be true or false")
-    raw = data.get("collections", {})
-    if not isinstance(raw, dict) or not all(
-        isinstance(key, str) and isinstance(value, list) and all(isinstance(v, str) for v in value)
-        for key, value in raw.items()
-    ):
-        raise CampaignConfigError(
-            f"{path}: `collections` must map repo ids (or globs) to lists of collection ids"
-        )
-    folder = data.get("collections_dir")
-    if folder is not None and not isinstance(folder, str):
-        raise CampaignConfigError(f"{path}: `collections_dir` must be a folder path")
-    user_dir = path.parent / folder if folder is not None else None
-    if user_dir is not None and not user_dir.is_dir():
-        raise CampaignConfigError(f"{path}: `collections_dir` {folder}: not a folder")
-    try:
-        stored = {item.id: item for item in all_collections_in(SYSTEM_DIR, user_dir)}
-        files: dict[str, tuple[Scope, bytes]] = {}
-        for names in raw.values():
-            for name in names:
-                if name not in stored:
-                    known = ", ".join(sorted(stored)) or "none"
-                    raise CampaignConfigError(
-                        f"{path}: `collections` names `{name}`, which is no collection "
-                        f"(known: {known})"
-                    )
-                files[name] = (stored[name].scope, stored[name].read())
-    except StoreError as error:
-        raise CampaignConfigError(f"{path}: {error}") from error
-    repos = tuple((key, tuple(value)) for key, value in raw.items())
-    return CampaignConfig(repos=repos, files=files, cross_pr=cross_pr)
 
 
 class RepoView:
@@ -150,13 +76,13 @@ class RepoView:
             content = self.reader.read_file(self.repo_id, path, branch)
             self.hub_calls += 1
             files[path] = content
-            if blob and _git_blob_id(content) == blob:  # not if main moved in between
+            if blob and git_blob_id(content) == blob:  # not if main moved in between
                 self.redis.set(key, content, ex=CACHE_TTL_S)
         return files
 
     def store_claims(self, num: int, head: str, claims: Sequence[Claim]) -> None:
         payload = json.dumps([claim.to_json() for claim in claims])
-        self.redis.set(_claims_key(self.repo_id, num, head), payload, ex=CACHE_TTL_S)
+        self.redis.set(keys.pr_claims(self.repo_id, num, head), payload, ex=CACHE_TTL_S)
 
     def other_claims(
         self, exclude: int, source: BenchmarkSource, policy: Policy
@@ -168,7 +94,7 @@ class RepoView:
             if open_pr.num == exclude:
                 continue
             cached = (
-                self.redis.get(_claims_key(self.repo_id, open_pr.num, open_pr.head_sha))
+                self.redis.get(keys.pr_claims(self.repo_id, open_pr.num, open_pr.head_sha))
                 if open_pr.head_sha
                 else None
             )
@@ -190,16 +116,6 @@ class RepoView:
             self.heads[pr.num] = pr.head_sha
             others.append((pr.num, claims))
         return others
-
-
-def _claims_key(repo_id: str, num: int, head: str) -> str:
-    return keys.pr_claims(repo_id, num, head)
-
-
-def _git_blob_id(content: bytes) -> str:
-    """Git's object id of a blob: what the tree listing names the file by."""
-    header = f"blob {len(content)}\0".encode()
-    return hashlib.sha1(header + content, usedforsecurity=False).hexdigest()
 
 
 @dataclass(slots=True)

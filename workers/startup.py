@@ -1,11 +1,11 @@
-"""Start-up checks: a process with broken configuration stops before it takes any work.
+"""Start-up checks: a worker whose configuration or token is refused stops before it takes any
+work.
 
-`evalbot serve`, `evalbot worker` and `evalbot beat` call `check_configuration` after reading
-the settings; the worker also calls `verify_identity` (one `whoami-v2` call) and builds its
-runtime with both before its consumer starts (`worker_runtime`). Any problem becomes a
-`StartupError` whose message is one line naming the file (or variable), the line, the problem
-and the fix, which the command prints before exiting with status 2 (docs/operating.md,
-"Start-up checks").
+The settings (`Settings.from_env`) read and check `config/bot.yaml` for every process; the
+worker also calls `verify_identity` (one `whoami-v2` call) and builds its runtime before its
+consumer starts (`worker_runtime`). Any problem becomes a `StartupError` whose message is one
+line naming the file (or variable), the line, the problem and the fix, which the command
+prints before exiting with status 2 (docs/operating.md, "Start-up checks").
 
 Why before consuming: a worker that builds its runtime on its first task takes an event off
 the queue, fails outside the code that parks failures, and the event is lost while the
@@ -14,14 +14,15 @@ receiver has already answered 202 and will answer the Hub's retries "duplicate".
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from huggingface_hub import HfApi
 
-from bot.configfiles import ConfigError
 from bot.hub.client import use_hub_timeout
 from bot.hub.errors import HubPermanentError, HubTransientError
 from bot.hub.identity import HubIdentity, whoami
-from bot.settings import Settings
-from workers.runtime import ConfigFiles, Runtime, build_runtime, load_config_files
+from bot.settings import Settings, SettingsError
+from workers.runtime import Runtime, build_runtime
 
 
 class StartupError(Exception):
@@ -31,11 +32,11 @@ class StartupError(Exception):
         super().__init__(" ".join(message.split()))
 
 
-def check_configuration(settings: Settings) -> ConfigFiles:
-    """Load and check every configuration file the settings name."""
+def settings_from(environ: Mapping[str, str]) -> Settings:
+    """The settings and the bot config they name; their problems are a `StartupError`."""
     try:
-        return load_config_files(settings)
-    except ConfigError as error:
+        return Settings.from_env(environ)
+    except SettingsError as error:
         raise StartupError(str(error)) from error
 
 
@@ -71,10 +72,8 @@ def verify_identity(settings: Settings) -> HubIdentity:
 
 
 def worker_runtime(settings: Settings) -> Runtime:
-    """A worker's runtime, every check passed: configuration files, then the token."""
-    files = check_configuration(settings)
-    identity = verify_identity(settings)
-    return build_runtime(settings, identity, files)
+    """A worker's runtime, the token checked (the configuration was, with the settings)."""
+    return build_runtime(settings, verify_identity(settings))
 
 
 def _first_line(error: Exception) -> str:

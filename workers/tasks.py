@@ -1,25 +1,17 @@
-"""The PR event's Celery task: a thin shim from a queued message to the pipeline, and its retry
-policy.
+"""The PR event's Celery task: a thin shim from a queued message to the pipeline, and the I/O
+around its retry policy's decisions.
 
 The receiver publishes `evalbot.process_pr_event` with one kwarg, `event` (a
 `PrEvent.to_json()` dict); `workers.pipeline.run_event` does the work, and the retry policy
-(below: pure functions, whose table says which failure is retried after how long and which is
-parked) decides what happens when a run cannot finish. The task does the I/O around that
-decision: it counts attempts in Redis (`Attempts`), pauses the fleet when the Hub said
-how long to wait (`workers.hub_pause`), asks Celery for the retry, parks the event
+(`workers.retry_policy`: pure functions, whose table says which failure is retried after how
+long and which is parked) decides what happens when a run cannot finish. The task does the I/O
+around that decision: it counts attempts in Redis (`Attempts`), pauses the fleet when the Hub
+said how long to wait (`workers.hub_pause`), asks Celery for the retry, parks the event
 (`bot.store.deadletters`), and keeps the event's ledger entry (`bot.queue.publishing`): touched
 when a run starts or a retry is scheduled, removed when the event is finished or parked. A
 message Celery drops on a failure this module cannot handle (Redis down under the run's own
 bookkeeping, a retry Celery could not publish) is not an event lost: its ledger entry stays
 and is sent again once due.
-
-Throttling is not failure: retries caused by the Hub's pacing (a 429, or the pause it set)
-are counted apart from the others and bounded by time (`Runtime.throttle_budget_s`,
-`workers.hub_pause.HUB_THROTTLE_BUDGET_S`), not by a count, so a backlog that needs many rate-limit
-windows is worked through instead of parked. Every countdown but a busy PR's is capped at
-`Runtime.max_countdown_s` (the visibility timeout minus the task time limit): kombu's Redis
-transport redelivers a message held longer than the visibility timeout, ETA retries included,
-to a second worker.
 
 The runtime is built and checked before the worker consumes (`evalbot worker`,
 `install_runtime`); a worker started otherwise builds it on its first task, and an event it
@@ -28,266 +20,43 @@ cannot run because of its own broken configuration is parked as `bot-config`, no
 Parked events go to `bot.store.deadletters`, visible in metrics and replayable (`evalbot
 replay`). Each retry is counted in `evalbot:stats` as `retry:<reason>` (best effort), and each
 finished run as `outcome:<outcome>`; the receiver's `/metrics` exposes both.
-
-**The retry policy**: what failed and how often in, retry (after how long) or park (why) out.
-
-A run's exception is sorted into a `Failure` (`classify`), the attempt of its kind counted
-(`counter` names the count), and `decide` answers. These are pure (no Redis, Celery or clock),
-so every rule of the table is tested with plain numbers (tests/unit/workers/test_retry_policy.py).
-
-| failure (`Kind`)                          | decision                                         |
-|-------------------------------------------|--------------------------------------------------|
-| `BUSY`: another run holds the PR's lease  | retry in 0.5-1.5 s, up to `busy_limit` times     |
-| `LEASE_LOST`: our lease expired mid-run   | retry at once, up to `max_transient` times       |
-| `THROTTLED`: a 429, or the fleet's pause  | retry after the pause (or a backoff) until held  |
-|                                           | back for longer than `throttle_budget_s`         |
-| `HUB_TRANSIENT`: 5xx, timeouts            | retry after a backoff, never sooner than the Hub |
-|                                           | asked nor before the fleet's pause ends          |
-| `TRANSIENT`: JWKS unavailable, Redis, the | retry after a backoff, up to `max_transient`     |
-| soft time limit                           |                                                  |
-| `HUB_REFUSED`: a 4xx                      | park (`hub-refused`): retrying cannot help       |
-| `CONFIG`: the worker's configuration      | park (`bot-config`): not the event's fault; it   |
-| could not be loaded                       | is replayed once the configuration is fixed      |
-| `CRASHED`: anything else                  | park (`crashed`), with the error                 |
-| a run started more than `max_unfinished`  | park (`worker-lost`): a poison event must not    |
-| times and never ended (`on_start`)        | kill workers for ever                            |
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import random
-from dataclasses import dataclass
-from enum import Enum
 from typing import Any
 
 import redis
 from celery import Task, shared_task
-from celery.exceptions import SoftTimeLimitExceeded
 from kombu.exceptions import OperationalError
 
-from bot.hub.errors import HubError, HubPermanentError, HubTransientError
+from bot.hub.errors import HubError, HubTransientError
 from bot.logs import log_json
 from bot.queue.events import PrEvent
 from bot.queue.publishing import TASK_NAME, queue_done, queue_touch
 from bot.settings import Settings
 from bot.store import REDIS_TIMEOUT_S, keys
 from bot.store.deadletters import park
-from bot.tokens.reasons import VerificationUnavailable
-from workers.hub_pause import (
-    HUB_THROTTLE_BUDGET_S,
-    HubPause,
-    HubPaused,
-    pause_for,
-    resume_countdown,
-    throttled_too_long,
-)
+from workers.hub_pause import HubPause, HubPaused, pause_for
 from workers.pipeline import run_event
-from workers.pr_lease import LeaseBusy, LeaseLost, as_text
-from workers.runtime import Runtime
-from workers.startup import StartupError, worker_runtime
-from workers.unchecked import mark_unchecked, why_not_checked
-
-#: Retries for failures that may pass (Hub outages, Redis blips); about 10 minutes in all.
-MAX_TRANSIENT_RETRIES = 8
-#: Retries while another run holds the PR (each run is short; this is minutes of waiting).
-MAX_BUSY_RETRIES = 120
-#: Runs that started and never finished (the worker died) before the event is parked.
-MAX_UNFINISHED_RUNS = 3
-BACKOFF_BASE_S = 1.0
-BACKOFF_CAP_S = 120.0
-
-
-class Kind(Enum):
-    """What kind of failure stopped a run; each has its own rule (the module's table)."""
-
-    BUSY = "busy"
-    LEASE_LOST = "lease-lost"
-    THROTTLED = "hub-throttled"
-    HUB_TRANSIENT = "hub-transient"
-    TRANSIENT = "transient"
-    HUB_REFUSED = "hub-refused"
-    CONFIG = "bot-config"
-    CRASHED = "crashed"
-
-
-#: The attempt count each retried kind is charged to (`workers.tasks.Attempts`): a Hub outage
-#: and a Redis blip share one budget; waiting for a busy PR never uses it up. Throttling is
-#: counted by time, apart (`Attempts.throttled`); kinds not listed are never retried.
-COUNTERS: dict[Kind, str] = {
-    Kind.BUSY: "busy",
-    Kind.LEASE_LOST: "lease-lost",
-    Kind.HUB_TRANSIENT: "transient",
-    Kind.TRANSIENT: "transient",
-}
-
-
-@dataclass(frozen=True, slots=True)
-class Failure:
-    """A failed run, reduced to what the policy needs. `name` labels a `TRANSIENT` failure
-    (the exception's type: `VerificationUnavailable`, `ConnectionError`...) in metrics and in
-    the parked record; `retry_after` is the wait the Hub asked for, if any."""
-
-    kind: Kind
-    detail: str
-    name: str = ""
-    retry_after: float | None = None
-
-    @property
-    def label(self) -> str:
-        return self.name or self.kind.value
-
-
-@dataclass(frozen=True, slots=True)
-class Limits:
-    """The budgets a decision is bounded by (from the worker's `Runtime`)."""
-
-    max_countdown_s: float
-    throttle_budget_s: float
-    lease_ttl_s: float
-    max_transient: int = MAX_TRANSIENT_RETRIES
-
-    @property
-    def busy_limit(self) -> int:
-        return busy_retry_limit(self.lease_ttl_s)
-
-
-@dataclass(frozen=True, slots=True)
-class Retry:
-    """Run the event again in `countdown` seconds; `reason` is the retry's metrics label."""
-
-    countdown: float
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class Park:
-    """Give up: store the event as parked (replayable) with `reason` and `detail`."""
-
-    reason: str
-    detail: str
-
-
-Decision = Retry | Park
-
-#: The budgets of a worker with the default settings (`Runtime`'s defaults).
-DEFAULT_LIMITS = Limits(
-    max_countdown_s=600.0, throttle_budget_s=HUB_THROTTLE_BUDGET_S, lease_ttl_s=300.0
+from workers.pr_lease import as_text
+from workers.retry_policy import (
+    COUNTERS,
+    Failure,
+    Kind,
+    Limits,
+    Park,
+    Retry,
+    classify,
+    decide,
+    on_start,
+    stop_behind,
 )
-
-
-def classify(error: Exception) -> Failure:
-    """The kind of failure an exception out of a run is (a pure mapping; the table above)."""
-    if isinstance(error, HubPaused):
-        return Failure(Kind.THROTTLED, str(error))
-    if isinstance(error, LeaseBusy):
-        return Failure(Kind.BUSY, str(error))
-    if isinstance(error, LeaseLost):
-        return Failure(Kind.LEASE_LOST, str(error))
-    if isinstance(error, HubTransientError):
-        kind = Kind.THROTTLED if error.status == 429 else Kind.HUB_TRANSIENT
-        return Failure(kind, str(error), retry_after=error.retry_after)
-    if isinstance(error, VerificationUnavailable | redis.RedisError | SoftTimeLimitExceeded):
-        return Failure(Kind.TRANSIENT, str(error), name=type(error).__name__)
-    if isinstance(error, HubPermanentError):
-        return Failure(Kind.HUB_REFUSED, str(error))
-    return Failure(Kind.CRASHED, f"{type(error).__name__}: {error}")
-
-
-def stop_behind(error: BaseException) -> BaseException | None:
-    """The stop (`SystemExit`, `KeyboardInterrupt`) that `error` was raised while handling, if
-    any: a failure that is in fact the process being told to stop.
-
-    A task cancelled because the worker's broker connection dropped gets SIGTERM, which Celery's
-    pool turns into a `SystemExit` wherever the run is. Cleanup on the way out (the PR lease's
-    release in a `finally`) then talks to Redis, which is down (that is why the connection
-    dropped): its `ConnectionError` replaces the `SystemExit`, and the run looked like a Redis
-    outage, paused 2 s and requeued itself instead of exiting. Python keeps the stop as the
-    error's `__context__` (or `__cause__`), so the chain tells the two apart."""
-    seen: set[int] = set()
-    pending: list[BaseException] = [error]
-    while pending:
-        current = pending.pop()
-        if id(current) in seen:
-            continue  # a cycle: Python allows an exception to be its own context's context
-        seen.add(id(current))
-        if isinstance(current, SystemExit | KeyboardInterrupt):
-            return current
-        pending.extend(e for e in (current.__context__, current.__cause__) if e is not None)
-    return None
-
-
-def busy_retry_limit(lease_ttl_s: float) -> int:
-    """Busy retries (about 1 s apart) outlast a lease left by a run that died: its TTL."""
-    return max(MAX_BUSY_RETRIES, int(2 * lease_ttl_s))
-
-
-def backoff_s(
-    attempt: int, retry_after: float | None = None, rng: random.Random | None = None
-) -> float:
-    """Exponential backoff with jitter ("equal jitter"), never sooner than the Hub asked."""
-    ceiling = min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2.0**attempt)
-    delay = ceiling / 2 + (rng or random).uniform(0, ceiling / 2)
-    return max(delay, retry_after or 0.0)
-
-
-def on_start(unfinished_runs: int) -> Park | None:
-    """Before a run: park an event whose runs died with their worker too often."""
-    if unfinished_runs > MAX_UNFINISHED_RUNS:
-        return Park("worker-lost", "the worker died during every attempt")
-    return None
-
-
-def decide(
-    failure: Failure,
-    *,
-    tries: int,
-    limits: Limits = DEFAULT_LIMITS,
-    throttled_s: float = 0.0,
-    pause_left_s: float = 0.0,
-    rng: random.Random | None = None,
-) -> Decision:
-    """Retry or park a failed run.
-
-    `tries` counts the attempts of this failure's kind, this one included (for `THROTTLED`:
-    the throttled attempts, with `throttled_s` the seconds since the first); `pause_left_s`
-    is what the fleet-wide Hub pause has left (0: none). `rng` only spreads countdowns.
-    """
-    kind = failure.kind
-    if kind is Kind.BUSY:
-        if tries > limits.busy_limit:
-            return Park("busy", "the PR stayed locked")
-        return Retry(0.5 + (rng or random).uniform(0, 1.0), "busy")
-    if kind is Kind.LEASE_LOST:
-        if tries > limits.max_transient:
-            return Park("lease-lost", "every run outlived its lease")
-        return Retry(0.0, "lease-lost")
-    if kind is Kind.THROTTLED:
-        if throttled_too_long(throttled_s, limits.throttle_budget_s):
-            return Park("hub-throttled", failure.detail)
-        if pause_left_s > 0:
-            countdown = resume_countdown(pause_left_s, cap_s=limits.max_countdown_s, rng=rng)
-        else:
-            attempt = min(tries - 1, limits.max_transient)
-            countdown = min(backoff_s(attempt, rng=rng), limits.max_countdown_s)
-        return Retry(countdown, "hub-throttled")
-    if kind is Kind.HUB_TRANSIENT:
-        if tries > limits.max_transient:
-            return Park("hub-unavailable", failure.detail)
-        countdown = backoff_s(tries - 1, failure.retry_after, rng=rng)
-        if pause_left_s > 0:
-            resume_s = resume_countdown(pause_left_s, cap_s=limits.max_countdown_s, rng=rng)
-            countdown = max(countdown, resume_s)
-        return Retry(min(countdown, limits.max_countdown_s), "hub-transient")
-    if kind is Kind.TRANSIENT:
-        if tries > limits.max_transient:
-            return Park(failure.label, failure.detail)
-        countdown = min(backoff_s(tries - 1, rng=rng), limits.max_countdown_s)
-        return Retry(countdown, failure.label)
-    # HUB_REFUSED, CONFIG, CRASHED: retrying cannot help (or cannot until someone acts).
-    return Park(kind.value, failure.detail)
-
+from workers.runtime import Runtime
+from workers.startup import StartupError, settings_from, worker_runtime
+from workers.unchecked import mark_unchecked, why_not_checked
 
 log = logging.getLogger("evalbot.worker")
 
@@ -309,7 +78,7 @@ def runtime_for_process() -> Runtime:
     `evalbot worker`, e.g. `celery -A workers.app worker`) built and checked on first use.
     Raises `StartupError` when the configuration or the token is refused."""
     if not _RUNTIME:
-        install_runtime(worker_runtime(Settings.from_env(os.environ)))
+        install_runtime(worker_runtime(settings_from(os.environ)))
     return _RUNTIME[0]
 
 
@@ -332,7 +101,7 @@ def process_pr_event(self: Task[Any, Any], event: dict[str, Any]) -> str:
 def _stop_if_stopping(error: BaseException) -> None:
     """Re-raise the stop (SIGTERM's `SystemExit`) a failure hides, so a cancelled or stopping
     run exits as told instead of being retried as a failure (see
-    `workers.tasks.stop_behind`). Its message is left to the broker and its event to
+    `workers.retry_policy.stop_behind`). Its message is left to the broker and its event to
     the ledger, as after any worker stop."""
     stop = stop_behind(error)
     if stop is not None:
@@ -345,7 +114,8 @@ def _park_unconfigured(event: dict[str, Any], error: StartupError, task_id: str 
     event's fault, so it is kept (never dropped) and `evalbot replay` runs it once fixed."""
     decision = decide(Failure(Kind.CONFIG, str(error)), tries=1)
     assert isinstance(decision, Park)  # the policy never retries a configuration failure
-    settings = Settings.from_env(os.environ)  # the same environment the app was built from
+    # the same environment the app was built from; the broken file is what is parked for
+    settings = Settings.from_env(os.environ, read_bot_config=False)
     client = redis.Redis.from_url(settings.redis_url, socket_timeout=REDIS_TIMEOUT_S * 5)
     try:
         return _give_up(client, event, decision, task_id)
@@ -354,7 +124,7 @@ def _park_unconfigured(event: dict[str, Any], error: StartupError, task_id: str 
 
 
 def handle(task: Task[Any, Any], event: dict[str, Any], runtime: Runtime) -> str:
-    """Run the pipeline for one message; on failure, carry out what `workers.tasks`
+    """Run the pipeline for one message; on failure, carry out what `workers.retry_policy`
     decides (retry after a countdown, or park). Returns the outcome.
 
     Attempts are counted per message (the task id, stable across retries and redeliveries) in
@@ -477,15 +247,11 @@ class Attempts:
         self._task_id = str(task_id)
         self._key = keys.attempts(self._task_id)
 
-    def started(self) -> int:
-        """Count a run's start; returns the runs started and not ended in order (this one
-        included)."""
-        return self.begin()[0]
-
     def begin(self) -> tuple[int, float]:
-        """`started`, and the seconds the fleet-wide Hub pause has left, in one round trip:
-        every run needs both before it calls the Hub. The event's ledger entry is touched: a
-        run has started, its worker may still die."""
+        """Count a run's start: the runs started and not ended in order (this one included),
+        and the seconds the fleet-wide Hub pause has left, in one round trip: every run needs
+        both before it calls the Hub. The event's ledger entry is touched: a run has started,
+        its worker may still die."""
         pipe = self._client.pipeline(transaction=True)
         pipe.hincrby(self._key, "unfinished", 1)
         pipe.expire(self._key, ATTEMPTS_TTL_S)

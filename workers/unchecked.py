@@ -24,16 +24,16 @@ from bot.logs import log_json
 from bot.queue.events import PrEvent
 from bot.report import comment_texts
 from bot.report.comment import CommentContext, head_of_comment, is_unchecked, render_unchecked
-from workers.benchmark_pr import lease_repo, touches_eval_yaml
+from workers.benchmark_pr import touches_eval_yaml
 from workers.datastore_pr import datastore_changes, datastore_policy
-from workers.pr_lease import Lease, LeaseBusy, LeaseLost, pr_lease
+from workers.pr_lease import Lease, LeaseBusy, LeaseLost, lease_repo, pr_lease
 from workers.runtime import Runtime
 
 log = logging.getLogger("evalbot.worker")
 
 
 def why_not_checked(reason: str, status: int | None = None) -> str:
-    """The comment's words for a parking reason (`workers.tasks.Park.reason`)."""
+    """The comment's words for a parking reason (`workers.retry_policy.Park.reason`)."""
     text = comment_texts.NOT_CHECKED_WHY.get(reason)
     if text is None:
         return comment_texts.NOT_CHECKED_OTHER.format(reason=reason)
@@ -43,9 +43,10 @@ def why_not_checked(reason: str, status: int | None = None) -> str:
 
 def mark_unchecked(runtime: Runtime, event: PrEvent, why: str, *, owner: str | None) -> str:
     """Say on the PR that its current head was not checked; what was done, for the log."""
-    repo = lease_repo(event.repo_id) if event.repo_type == "dataset" else event.repo_id
     try:
-        with pr_lease(runtime.redis, repo, event.pr_num, runtime.lease_ttl_s, owner=owner) as lease:
+        with pr_lease(
+            runtime.redis, lease_repo(event), event.pr_num, runtime.lease_ttl_s, owner=owner
+        ) as lease:
             done = _mark(runtime, event, why, lease)
     except LeaseBusy:
         done = "busy"  # a run is on the PR: it writes the comment

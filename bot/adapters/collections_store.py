@@ -15,7 +15,6 @@ from pathlib import Path
 
 from bot import packaged_defaults
 from bot.collections.model import Scope
-from bot.settings import warn_removed_settings
 
 SYSTEM_DIR = packaged_defaults.collections_dir()
 
@@ -38,15 +37,12 @@ class StoredCollection:
 
 
 def user_dir(option: str | None) -> Path | None:
-    """The user's folder `option` names, or None (a removed variable that named it once is
-    named in a warning: `bot.settings.warn_removed_settings`)."""
+    """The user's folder `option` names, or None."""
     if option is None:
-        warn_removed_settings(os.environ)
         return None
-    chosen = option
-    folder = Path(chosen)
+    folder = Path(option)
     if not folder.is_dir():
-        raise StoreError(f"--collections {chosen}: not a folder")
+        raise StoreError(f"--collections {option}: not a folder")
     return folder
 
 

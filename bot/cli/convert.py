@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bot.cli.sources import UsageError, add_conversion_options
+from bot.cli.sources import UsageError, add_conversion_options, bot_config
 from bot.cli.terminal import reading
 
 if TYPE_CHECKING:
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from bot.convert.mapping import MappingTable
     from bot.convert.yamlio import Merged
     from bot.validation.model import BenchmarkSource
+    from bot.validation.validate import Policy
 
 
 #: the EEE schema versions written; `bot.validation.eee.VERSIONS`, which `validate` and the reader
@@ -104,10 +105,11 @@ def run(args: argparse.Namespace) -> int:
             return _check(table, source, args.mappings)
         if not args.inputs:
             raise _Usage("evalbot convert: give at least one INPUT")
-        conversions = [_convert(path, args, table, source) for path in args.inputs]
+        policy = bot_config().policy
+        conversions = [_convert(path, args, table, source, policy) for path in args.inputs]
         if args.write_mappings is not None:
             _write_mappings(Path(args.write_mappings), conversions, args.all_suggestions)
-        return _emit(conversions, args, source)
+        return _emit(conversions, args, source, policy)
     except (_Usage, UsageError, ConvertError) as error:
         print(error, file=sys.stderr)
         return 2
@@ -185,9 +187,13 @@ def _check(table: MappingTable, source: BenchmarkSource, extra: list[str]) -> in
 
 
 def _convert(
-    path: str, args: argparse.Namespace, table: MappingTable, source: BenchmarkSource
+    path: str,
+    args: argparse.Namespace,
+    table: MappingTable,
+    source: BenchmarkSource,
+    policy: Policy,
 ) -> Conversion:
-    from bot.cli.sources import load_policy, source_info
+    from bot.cli.sources import source_info
     from bot.convert.api import entries_from, read_input
 
     try:
@@ -203,14 +209,16 @@ def _convert(
             mappings=table,
             framework=args.framework,
             source_info=source_info(args),
-            policy=load_policy(),
+            policy=policy,
         )
 
 
-def _emit(conversions: list[Conversion], args: argparse.Namespace, source: BenchmarkSource) -> int:
+def _emit(
+    conversions: list[Conversion], args: argparse.Namespace, source: BenchmarkSource, policy: Policy
+) -> int:
     """Findings on stderr, entries on stdout or into `--out`; with `--format json`, one object
     on stdout saying the same (`_report`)."""
-    status, files = _emit_text(conversions, args, source)
+    status, files = _emit_text(conversions, args, source, policy)
     if args.format == "json":
         print(json.dumps(_report(conversions, args, files, status), indent=2, ensure_ascii=False))
     return status
@@ -246,7 +254,7 @@ def _report(
 
 
 def _emit_text(
-    conversions: list[Conversion], args: argparse.Namespace, source: BenchmarkSource
+    conversions: list[Conversion], args: argparse.Namespace, source: BenchmarkSource, policy: Policy
 ) -> tuple[int, dict[str, list[dict[str, Any]]]]:
     from bot.convert.findings import findings
 
@@ -283,15 +291,14 @@ def _emit_text(
                 sys.stdout.write(f"# {path}\n")
             sys.stdout.write(dump_entries(entries).decode("utf-8"))
         return 0, files
-    return _write_into(Path(args.out), files, source), files
+    return _write_into(Path(args.out), files, source, policy), files
 
 
 def _write_into(
-    folder: Path, files: dict[str, list[dict[str, Any]]], source: BenchmarkSource
+    folder: Path, files: dict[str, list[dict[str, Any]]], source: BenchmarkSource, policy: Policy
 ) -> int:
     """Merge into the repo's files (keeping what is there: comments, quotes, other entries),
     validate the repo as it would be, then write, saying what was added and replaced."""
-    from bot.cli.sources import load_policy
     from bot.convert.yamlio import MergeError, merge
     from bot.report.validation_formats import counts, render_text
     from bot.validation.validate import validate_results_files
@@ -309,7 +316,7 @@ def _write_into(
             print(f"evalbot convert: {folder / path}: {error}", file=sys.stderr)
             return 1
         contents[path] = merged[path].content
-    reports = validate_results_files(contents, source, policy=load_policy())
+    reports = validate_results_files(contents, source, policy=policy)
     if not all(report.ok for report in reports):
         print(render_text(reports, strict=False), file=sys.stderr)
         print("evalbot convert: nothing written", file=sys.stderr)

@@ -120,10 +120,12 @@ def _gather_outputs(
     """Framework outputs, converted as `evalbot convert` does (nothing goes on when one is
     refused), with the rows of their per-sample logs."""
     from bot.cli.convert import _convert, _mappings
+    from bot.cli.sources import bot_config
     from bot.convert.findings import findings
 
     table = _mappings(args.mappings)
-    conversions = [(path, _convert(path, args, table, source)) for path in outputs]
+    policy = bot_config().policy
+    conversions = [(path, _convert(path, args, table, source, policy)) for path in outputs]
     refused = []
     for _path, conversion in conversions:
         for line in findings(

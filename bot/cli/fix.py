@@ -18,12 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.cli.sources import Inputs, UsageError, benchmark_source, hub_failure, load_policy
+from bot.cli.sources import Inputs, UsageError, benchmark_source, hub_failure
 
 if TYPE_CHECKING:
     from bot.validation.diagnostics import Diagnostic
     from bot.validation.fixing import Change, NotMade
     from bot.validation.model import FileReport
+    from bot.validation.validate import Policy
 
 #: passes over the files before stopping (each fix removes its finding, so two suffice today)
 MAX_PASSES = 4
@@ -65,14 +66,13 @@ class Outcome:
     changed: bool = False
 
 
-def fix(inputs: Inputs, benchmarks_dir: str | None, *, write: bool) -> Outcome:
+def fix(inputs: Inputs, benchmarks_dir: str | None, policy: Policy, *, write: bool) -> Outcome:
     """Fix every repo's results files; write them (`write`) or print their diff."""
     from bot.cli.validate import transient_errors
     from bot.validation.validate import validate_results_files
 
     source = benchmark_source(benchmarks_dir) if inputs.results else None
     failed = transient_errors(benchmarks_dir)
-    policy = load_policy()
     outcome = Outcome()
     made = left = 0
     for root, group in inputs.results.items():

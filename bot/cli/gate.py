@@ -124,13 +124,13 @@ def parse_tags(raw: list[str]) -> dict[str, str]:
 def read_layers(args: argparse.Namespace, source: BenchmarkSource) -> list[ResultsLayer]:
     """The target's validated results: a folder's files, or the Hub's main (and open PRs)."""
     from bot.cli.collections_runtime import Refused
-    from bot.cli.sources import UsageError, load_policy
+    from bot.cli.sources import UsageError, bot_config
     from bot.collections.scores import REPO_LIMITS, ResultsLayer
     from bot.validation.model import is_repo_id
     from bot.validation.validate import validate_results_files
 
     try:
-        policy = load_policy()
+        policy = bot_config().policy
     except UsageError as error:
         raise Refused(str(error)) from error
     folder = Path(args.target)

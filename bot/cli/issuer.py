@@ -59,9 +59,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
     from bot.httpguards import BODY_TIMEOUT_S
-    from bot.issuer.settings import ConfigError, IssuerSettings, SettingsError
+    from bot.issuer.configfile import ConfigError
+    from bot.issuer.settings import IssuerSettings
     from bot.issuer.wiring import StartupError, build
     from bot.logs import configure_logging
+    from bot.settings import SettingsError
 
     try:
         settings = IssuerSettings.from_env(os.environ)

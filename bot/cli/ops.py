@@ -21,7 +21,9 @@ def connect(command: str) -> tuple[Settings, redis.Redis] | None:
     from bot.settings import Settings, SettingsError
 
     try:
-        settings = Settings.from_env(os.environ)
+        # the environment alone: parked events are listed and replayed whatever the bot
+        # config file says (the workers that run them read it)
+        settings = Settings.from_env(os.environ, read_bot_config=False)
     except SettingsError as error:
         print(f"evalbot {command}: {error}", file=sys.stderr)
         return None

@@ -79,11 +79,13 @@ def _app(args: argparse.Namespace) -> ASGIApp:
     from huggingface_hub import constants
     from starlette.middleware.trustedhost import TrustedHostMiddleware
 
-    from bot.adapters.issuers_file import registry_for_cli
     from bot.adapters.jwks_http import HttpxJwksFetcher
-    from bot.cli.sources import UsageError, benchmark_source, load_policy, mapping_table
+    from bot.botconfig.document import ConfigError
+    from bot.botconfig.files import working_bot_config
+    from bot.cli.sources import UsageError, benchmark_source, mapping_table
     from bot.httpguards import BODY_TIMEOUT_S, SlowBodyGuard
-    from bot.tokens.issuers import IssuerConfigError
+    from bot.settings import SettingsError
+    from bot.tokens.issuers import IssuerRegistry
     from bot.web.app import create_playground_app
     from bot.web.benchmarks import LocalBenchmarks
     from bot.web.errorpage import error_page
@@ -91,8 +93,8 @@ def _app(args: argparse.Namespace) -> ASGIApp:
     from bot.web.page_context import WebContext
 
     try:
-        registry = registry_for_cli(None, fetcher=HttpxJwksFetcher())
-    except (IssuerConfigError, OSError) as error:
+        config = working_bot_config()
+    except (SettingsError, ConfigError) as error:
         raise UsageError(f"evalbot playground: {error}") from error
     hub_url = constants.ENDPOINT.rstrip("/")
     try:
@@ -108,8 +110,8 @@ def _app(args: argparse.Namespace) -> ASGIApp:
         bot_name="evalbot",
         operators=OperatorGate(session_key()),  # no sign-in: no one is an operator
         benchmarks=LocalBenchmarks(source, hub_url=hub_url),
-        registry=registry,
-        policy=load_policy(),
+        registry=IssuerRegistry(config.issuers, fetcher=HttpxJwksFetcher()),
+        policy=config.policy,
         mappings=mapping_table([], command="evalbot playground"),
     )
     app = create_playground_app(context)

@@ -38,19 +38,17 @@ def run(args: argparse.Namespace) -> int:
     from bot.store import REDIS_TIMEOUT_S
     from bot.store.worker_counters import RedisWorkerStats
     from bot.web.forward import PageForwarder, checked_upstream
-    from workers.startup import StartupError, check_configuration
 
     try:
+        # With the bot config: the receiver uses none of it, but a deployment whose workers
+        # cannot start must not accept events either (docs/operating.md, "Start-up checks").
         settings = Settings.from_env(os.environ)
         upstream = checked_upstream(args.web_upstream)
-        # The receiver reads none of the files itself, but a deployment whose workers cannot
-        # start must not accept events either (docs/operating.md, "Start-up checks").
-        check_configuration(settings)
-    except (SettingsError, StartupError) as error:
+    except SettingsError as error:
         print(f"evalbot serve: {error}", file=sys.stderr)
         return 2
     configure_logging(settings.log_level, non_blocking=True)
-    enqueuer = RedisEnqueuer.from_url(
+    enqueuer = RedisEnqueuer(
         settings.redis_url,
         queue=QUEUE,
         timeout_s=REDIS_TIMEOUT_S,

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 from bot.cli import command_texts
 
 if TYPE_CHECKING:
+    from bot.botconfig.sections import BotConfig
     from bot.convert.mapping import MappingTable
     from bot.validation.model import BenchmarkSource
-    from bot.validation.validate import Policy
 
 EVAL_RESULTS = ".eval_results"
 BENCHMARK_FILE = "eval.yaml"
@@ -132,15 +132,15 @@ def _add_results(inputs: Inputs, shown: str, path: Path) -> None:
         group.files[relative] = (shown, _read(shown, path))
 
 
-def load_policy() -> Policy:
-    """The benchmark policy: the `policy:` section of `config/bot.yaml` in the working
-    directory, else of the one shipped with evalbot, as the bot reads it."""
-    from bot.adapters import policy_file
-    from bot.adapters.issuers_file import working_bot_config
-    from bot.configfiles import ConfigError
+def bot_config() -> BotConfig:
+    """`config/bot.yaml` in the working directory, else the one shipped with evalbot, as the
+    bot reads it (its benchmark policy, issuers, datastores): read once by a command at its
+    start and passed down; `UsageError` naming every problem."""
+    from bot.botconfig.document import ConfigError
+    from bot.botconfig.files import working_bot_config
 
     try:
-        return policy_file.load_policy(working_bot_config())
+        return working_bot_config()
     except ConfigError as error:
         raise UsageError(str(error)) from error
 

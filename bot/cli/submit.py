@@ -164,12 +164,11 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from bot.hub.client import use_hub_timeout_from_env
     from bot.hub.errors import HubError
-    from bot.settings import SettingsError, warn_removed_settings
+    from bot.settings import SettingsError
     from bot.submit import SubmitError, submit
     from bot.submit.errors import BaseUnmatched, HubUnreachable
     from bot.submit.issuerclient import check_issuer_url
 
-    warn_removed_settings(os.environ)  # one that named the Hub identity is no longer read
     issuer = args.issuer or os.environ.get("EVALBOT_ISSUER_URL") or None
     if issuer is None and not args.dry_run:
         print(
@@ -323,13 +322,13 @@ class _Converter:
     source for all of them."""
 
     def __init__(self, args: argparse.Namespace) -> None:
-        from bot.cli.sources import UsageError, benchmark_source, load_policy, mapping_table
+        from bot.cli.sources import UsageError, benchmark_source, bot_config, mapping_table
 
         self.args = args
         try:
             self.table = mapping_table(args.mappings, "evalbot submit")
             self.source = benchmark_source(args.benchmarks, offline=args.offline)
-            self.policy = load_policy()
+            self.policy = bot_config().policy
         except UsageError as error:
             print(str(error).replace("evalbot validate", "evalbot submit"), file=sys.stderr)
             raise _Stop(2) from error

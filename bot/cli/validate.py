@@ -27,17 +27,19 @@ from bot.cli.sources import (
     UsageError,
     add_offline_option,
     benchmark_source,
+    bot_config,
     collect,
     hub_failure,
-    load_policy,
 )
 from bot.cli.terminal import add_color_option, colour_wanted, working
 
 if TYPE_CHECKING:
+    from bot.botconfig.sections import BotConfig
     from bot.eee.sourcecheck import RecordReader
     from bot.report.validation_formats import Style
     from bot.tokens.issuers import IssuerRegistry
     from bot.validation.model import FileReport
+    from bot.validation.validate import Policy
 
 _DATE_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
 
@@ -114,20 +116,21 @@ def run(args: argparse.Namespace) -> int:
         if not paths:
             return 0
     try:
-        options = verify_options(args)
+        config = bot_config()
+        options = verify_options(args, config)
         inputs = collect(paths)
         reader = record_reader(args.datastore)
         if args.fix or args.diff:
             from bot.cli.fix import fix
 
-            outcome = fix(inputs, args.benchmarks, write=args.fix)
+            outcome = fix(inputs, args.benchmarks, config.policy, write=args.fix)
             if args.diff:
                 return 1 if outcome.changed else 0
             inputs = collect([outcome.renamed.get(path, path) for path in paths])
         reports = validate_inputs(
-            inputs, args.benchmarks, against=args.against, offline=args.offline
+            inputs, args.benchmarks, config.policy, against=args.against, offline=args.offline
         )
-        check_sources_of(reports, reader, options.model_repo)
+        check_sources_of(reports, reader, options.model_repo, config.source_datastores)
     except UsageError as error:
         print(error, file=sys.stderr)
         return 2
@@ -191,22 +194,18 @@ def record_reader(datastore: str | None) -> RecordReader:
 
 
 def check_sources_of(
-    reports: list[FileReport], reader: RecordReader, model_repo: str | None
+    reports: list[FileReport],
+    reader: RecordReader,
+    model_repo: str | None,
+    datastores: tuple[str, ...],
 ) -> None:
     """Check each result's `source.url` that links a record of a trusted datastore (the
     `source_datastores:` of config/bot.yaml here, else the shipped default); the model is
     compared only with `--model-repo`."""
     from huggingface_hub import constants
 
-    from bot.adapters.issuers_file import working_bot_config
-    from bot.adapters.source_datastores import load_source_datastores
-    from bot.configfiles import ConfigError
     from bot.eee.sourcecheck import check_sources
 
-    try:
-        datastores = load_source_datastores(working_bot_config())
-    except ConfigError as error:
-        raise UsageError(str(error)) from error
     results = [report for report in reports if report.kind == "results"]
     check_sources(
         results,
@@ -265,7 +264,7 @@ def parse_at(value: str) -> datetime.datetime:
     return moment
 
 
-def verify_options(args: argparse.Namespace) -> VerifyOptions:
+def verify_options(args: argparse.Namespace, config: BotConfig) -> VerifyOptions:
     from bot.validation.model import is_repo_id
 
     at = parse_at(args.at) if args.at is not None else datetime.datetime.now(datetime.UTC)
@@ -277,16 +276,17 @@ def verify_options(args: argparse.Namespace) -> VerifyOptions:
             raise UsageError(command_texts.NO_ISSUERS.format(path=args.issuers))
     else:
         issuers = None
-    return VerifyOptions(registry=_registry(issuers), model_repo=args.model_repo, at=at)
+    registry = _registry(issuers, config)
+    return VerifyOptions(registry=registry, model_repo=args.model_repo, at=at)
 
 
-def _registry(issuers: Path | None) -> IssuerRegistry:
+def _registry(issuers: Path | None, config: BotConfig) -> IssuerRegistry:
     """Load the trusted issuers before any work, so a broken file fails fast (exit 2)."""
     from bot.adapters.issuers_file import registry_for_cli
     from bot.tokens.issuers import IssuerConfigError
 
     try:
-        return registry_for_cli(issuers)
+        return registry_for_cli(issuers, config.issuers)
     except (OSError, IssuerConfigError) as error:
         shown = issuers if issuers is not None else "the issuers file"
         raise UsageError(command_texts.UNREADABLE.format(path=shown, problem=error)) from error
@@ -295,6 +295,7 @@ def _registry(issuers: Path | None) -> IssuerRegistry:
 def validate_inputs(
     inputs: Inputs,
     benchmarks_dir: str | None,
+    policy: Policy,
     *,
     against: str | None = None,
     offline: bool = False,
@@ -306,7 +307,6 @@ def validate_inputs(
     from bot.validation.validate import validate_benchmark_file, validate_results_files
 
     source = benchmark_source(benchmarks_dir, offline=offline) if inputs.results else None
-    policy = load_policy()
     reports: list[FileReport] = []
     changed = [key for kind, key in inputs.order if kind == "eee"] if against else []
     for kind, key in inputs.order:

@@ -50,9 +50,9 @@ def run(args: argparse.Namespace) -> int:
         print(command_texts.RECONCILE_DISABLED.format(command="worker --beat"), file=sys.stderr)
         return 2
     try:
-        # Before the consumer starts: configuration files, then whom HF_TOKEN belongs to
-        # (one Hub call). The pool's processes inherit the runtime when they fork, so a
-        # broken file stops the worker here instead of losing the events it would take.
+        # Before the consumer starts (the settings checked the configuration file): whom
+        # HF_TOKEN belongs to (one Hub call). The pool's processes inherit the runtime when
+        # they fork.
         install_runtime(worker_runtime(settings))
     except StartupError as error:
         print(f"evalbot worker: {error}", file=sys.stderr)

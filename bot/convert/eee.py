@@ -23,7 +23,6 @@ from bot.convert.adapters import eee as keys
 from bot.validation.eee import VERSIONS
 from bot.validation.model import MetricDef
 
-SCHEMA_VERSIONS = VERSIONS  # the versions `evalbot validate` checks, one list for both
 DEFAULT_VERSION = "0.3.0"
 UNKNOWN = "unknown"
 
@@ -77,8 +76,8 @@ def keyed_records(
     metric_of: MetricLookup = _no_metrics,
 ) -> list[tuple[RecordKey, dict[str, Any]]]:
     """`to_eee`'s records, each with its `record_key` (what its samples are found by)."""
-    if version not in SCHEMA_VERSIONS:
-        raise ValueError(f"EEE schema {version} is not one evalbot writes ({SCHEMA_VERSIONS})")
+    if version not in VERSIONS:
+        raise ValueError(f"EEE schema {version} is not one evalbot writes ({VERSIONS})")
     groups: dict[RecordKey, list[dict[str, Any]]] = {}
     for entry in entries:
         framework = _mapping(entry.get("framework"))

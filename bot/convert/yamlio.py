@@ -51,11 +51,10 @@ def _represent_scaled(dumper: yaml.SafeDumper, value: Scaled) -> yaml.ScalarNode
 
 _Dumper.add_representer(str, _represent_str)
 _Dumper.add_representer(Scaled, _represent_scaled)
-_DUMPER = _Dumper
 
 
 def dump_entries(entries: list[dict[str, Any]]) -> bytes:
-    text = yaml.dump(entries, Dumper=_DUMPER, sort_keys=False, allow_unicode=True, width=100)
+    text = yaml.dump(entries, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
     return text.encode("utf-8")
 
 

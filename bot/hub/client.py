@@ -111,9 +111,7 @@ from bot.hub.pulls import (
     RESULTS_DIR,
     Change,
     DiffFile,
-    PrComment,
     PrCommit,
-    PrStatus,
     PullRequest,
     parse_pull_request,
     with_files,
@@ -128,10 +126,6 @@ __all__ = [
     "LeaderboardEntry",
     "OpenPullRequest",
     "OpenPullRequests",
-    "PrComment",
-    "PrCommit",
-    "PrStatus",
-    "PullRequest",
     "RepoCommit",
     "hub_errors",
 ]
@@ -272,7 +266,7 @@ class HfHubClient:
         url = f"{self._api.endpoint}/api/{kind}/{repo_id}/discussions/{num}"
 
         def fetch() -> object:
-            response = get_session().get(url, params={"diff": "1"}, headers=self._headers())
+            response = get_session().get(url, params={"diff": "1"}, headers=self.request_headers())
             hf_raise_for_status(response)
             return response.json()
 
@@ -297,9 +291,6 @@ class HfHubClient:
 
     def request_headers(self) -> dict[str, str]:
         """The headers of the client's own requests (token, user agent), for a raw read."""
-        return self._headers()
-
-    def _headers(self) -> dict[str, str]:
         return build_hf_headers(
             token=self._api.token,
             library_name=self._api.library_name,
@@ -323,8 +314,8 @@ class HfHubClient:
         merged into main since do not count as the PR's), else the target branch.
         """
         base = commits[0].parents[0] if commits and commits[0].parents else target or "main"
-        before = self._results_tree(repo_id, base)
-        after = self._results_tree(repo_id, head_sha)
+        before = self.results_tree(repo_id, base)
+        after = self.results_tree(repo_id, head_sha)
         files: list[DiffFile] = []
         for path, oid in sorted(after.items()):
             if path not in before:
@@ -336,7 +327,9 @@ class HfHubClient:
         )
         return files
 
-    def _results_tree(self, repo_id: str, revision: str) -> dict[str, str]:
+    def results_tree(self, repo_id: str, revision: str) -> dict[str, str]:
+        """The `.eval_results/` files at `revision` with their git blob ids (1 call)."""
+
         def listing() -> dict[str, str]:
             try:
                 entries = list(
@@ -351,10 +344,6 @@ class HfHubClient:
             }
 
         return self._call(listing)
-
-    def results_tree(self, repo_id: str, revision: str) -> dict[str, str]:
-        """The `.eval_results/` files at `revision` with their git blob ids (1 call)."""
-        return self._results_tree(repo_id, revision)
 
     def read_file(
         self,
@@ -376,7 +365,7 @@ class HfHubClient:
             revision=revision,
             endpoint=self._api.endpoint,
         )
-        headers = self._headers()
+        headers = self.request_headers()
         return self._call(lambda: read_capped(get_session(), url, headers, max_bytes))
 
     def repo_visibility(self, repo_id: str) -> Visibility:

@@ -83,7 +83,7 @@ class HubPermanentError(HubError):
 class HubFileUnreadable(HubPermanentError):
     """The Hub answered for one file, but not with something readable: a redirect loop, a
     redirect to a non-http(s) URL or without a `Location`. Specific to that file: the caller
-    reports it on the file and reads the others (`workers.pipeline`)."""
+    reports it on the file and reads the others (`workers.model_pr`)."""
 
 
 class HubFileTooLarge(HubFileUnreadable):

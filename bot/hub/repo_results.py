@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from bot.hub.client import LeaderboardEntry, OpenPullRequests, PullRequest, Visibility
-from bot.hub.pulls import PathKind, classify_path
+from bot.hub.client import LeaderboardEntry, OpenPullRequests, Visibility
+from bot.hub.pulls import PathKind, PullRequest, classify_path
 
 
 class ResultsReader(Protocol):

@@ -45,14 +45,15 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
-from bot.hub.client import HubClient, PullRequest, RepoCommit
+from bot.hub.client import HubClient, RepoCommit
 from bot.hub.errors import HubPermanentError
+from bot.hub.pulls import PullRequest
 from bot.validation.model import BenchmarkLookup, BenchmarkNotFound
 
 EVAL_YAML = "eval.yaml"
 
-#: (canonical dataset id, commit SHA, eval.yaml bytes) -> the parsed benchmark or why not.
-ParseEvalYaml = Callable[[str, str, bytes], BenchmarkLookup]
+#: (canonical dataset id, eval.yaml bytes, commit SHA) -> the parsed benchmark or why not.
+ParseEvalYaml = Callable[[str, bytes, str], BenchmarkLookup]
 
 
 class BenchmarkCache:
@@ -117,7 +118,7 @@ class HubBenchmarkSource:
                 return BenchmarkNotFound(resolved.repo_id, f"eval.yaml unreadable: {error}")
             result: BenchmarkLookup = BenchmarkNotFound(resolved.repo_id, "no eval.yaml")
         else:
-            result = self._parse(resolved.repo_id, resolved.sha, content)
+            result = self._parse(resolved.repo_id, content, resolved.sha)
         self._cache.put(key, result)
         return result
 

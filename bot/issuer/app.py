@@ -10,12 +10,9 @@ from bot.issuer.authenticators import (
     Authenticators,
     AuthFailureGuard,
     GuardedAuthentication,
-    failure_sources,
 )
 from bot.issuer.endpoints import MAX_BODY_BYTES, Endpoints
 from bot.issuer.service import Issuer
-
-__all__ = ["AuthFailureGuard", "Authenticators", "create_app", "failure_sources"]
 
 
 def create_app(

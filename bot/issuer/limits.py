@@ -27,8 +27,6 @@ from bot.issuer.integrations import Limits
 from bot.issuer.refusals import Refusal
 from bot.store import keys
 
-PREFIX = keys.ISSUER_PREFIX
-
 
 def _hashed(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
@@ -63,17 +61,19 @@ class RedisLimits:
 
     def first_use(self, key: str, ttl_s: int) -> bool:
         """The replay guard of `oidc.ReplayGuard`: claim `key` once."""
-        return bool(self.client.set(f"{PREFIX}id-jti:{_hashed(key)}", b"1", nx=True, ex=ttl_s))
+        return bool(
+            self.client.set(f"{keys.ISSUER_PREFIX}id-jti:{_hashed(key)}", b"1", nx=True, ex=ttl_s)
+        )
 
     def check(self, subject: str, limits: Limits) -> None:
         """Refuse (429) an identity in cooldown or over its rate; counts this request."""
         who = _hashed(subject)
-        ttl = int(self.client.ttl(f"{PREFIX}cooldown:{who}"))
+        ttl = int(self.client.ttl(f"{keys.ISSUER_PREFIX}cooldown:{who}"))
         if ttl > 0:
             raise RateLimited("cooldown", ttl)
         now = int(self.clock())
         for window, limit in ((60, limits.per_minute), (3600, limits.per_hour)):
-            key = f"{PREFIX}rate:{who}:{window}:{now // window}"
+            key = f"{keys.ISSUER_PREFIX}rate:{who}:{window}:{now // window}"
             pipe = self.client.pipeline()
             pipe.incr(key)
             pipe.expire(key, window + 1)
@@ -84,7 +84,7 @@ class RedisLimits:
     def record_refusal(self, subject: str, limits: Limits) -> None:
         """Count a refusal; enough of them within the window start a cooldown."""
         who = _hashed(subject)
-        key = f"{PREFIX}refusals:{who}"
+        key = f"{keys.ISSUER_PREFIX}refusals:{who}"
         pipe = self.client.pipeline()
         # The window starts at the first refusal: the key is created with its TTL (`SET NX
         # EX`, which Redis 6.2 has, unlike `EXPIRE NX`), and `INCR` keeps that TTL.
@@ -97,7 +97,7 @@ class RedisLimits:
     def check_spread(self, subject: str, models: Iterable[str], limits: Limits) -> None:
         """Record the model repos asked for; too many distinct ones in the window cool down."""
         who = _hashed(subject)
-        key = f"{PREFIX}models:{who}"
+        key = f"{keys.ISSUER_PREFIX}models:{who}"
         now = self.clock()
         pipe = self.client.pipeline()
         pipe.zremrangebyscore(key, "-inf", now - limits.spread_window_s)
@@ -115,7 +115,7 @@ class RedisLimits:
         limits = self.auth_failures
         pipe = self.client.pipeline()
         for source in sources:
-            key = f"{PREFIX}auth-failures:{_hashed(source)}"
+            key = f"{keys.ISSUER_PREFIX}auth-failures:{_hashed(source)}"
             pipe.get(key)
             pipe.ttl(key)
         answers = pipe.execute()
@@ -127,13 +127,13 @@ class RedisLimits:
         """Count one failed authentication against each source; the window starts at the first."""
         pipe = self.client.pipeline()
         for source in sources:
-            key = f"{PREFIX}auth-failures:{_hashed(source)}"
+            key = f"{keys.ISSUER_PREFIX}auth-failures:{_hashed(source)}"
             pipe.set(key, 0, nx=True, ex=self.auth_failures.window_s)  # as in record_refusal
             pipe.incr(key)
         pipe.execute()
 
     def _cool_down(self, who: str, limits: Limits) -> None:
         pipe = self.client.pipeline()
-        pipe.set(f"{PREFIX}cooldown:{who}", b"1", ex=limits.cooldown_s)
-        pipe.delete(f"{PREFIX}refusals:{who}")
+        pipe.set(f"{keys.ISSUER_PREFIX}cooldown:{who}", b"1", ex=limits.cooldown_s)
+        pipe.delete(f"{keys.ISSUER_PREFIX}refusals:{who}")
         pipe.execute()

@@ -10,18 +10,9 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from bot import packaged_defaults
-from bot.issuer.configfile import ConfigError
 from bot.issuer.integrations import load_issuer_options
-from bot.settings import (
-    DEFAULT_HF_ENDPOINT,
-    EnvReader,
-    Secret,
-    SettingsError,
-    warn_removed_settings,
-)
+from bot.settings import DEFAULT_HF_ENDPOINT, EnvReader, Secret
 from bot.tokens.jwks import is_https_or_loopback, shown_url
-
-__all__ = ["ConfigError", "IssuerSettings", "SettingsError"]
 
 
 @dataclass(frozen=True)
@@ -54,7 +45,6 @@ class IssuerSettings:
         """The environment's settings and the configuration file's `issuer:` section; raises
         `SettingsError` (the environment) or `ConfigError` (the file: its name, line and
         field)."""
-        warn_removed_settings(environ)
         reader = EnvReader(environ)
         config_dir = reader.directory("EVALBOT_CONFIG_DIR", Path("config"))
         integrations_file = config_dir / "integrations.yaml"

@@ -19,8 +19,9 @@ from starlette.applications import Starlette
 from bot.hub.client import HfHubClient, use_hub_timeout
 from bot.hub.identity import HubIdentity, whoami
 from bot.hub.sources import BenchmarkCache, HubBenchmarkSource
-from bot.issuer.app import Authenticators, create_app
+from bot.issuer.app import create_app
 from bot.issuer.audit import AuditLog
+from bot.issuer.authenticators import Authenticators
 from bot.issuer.clientauth import ClientAuthenticator
 from bot.issuer.configfile import ConfigError
 from bot.issuer.hubauth import HubTokenAuthenticator
@@ -58,10 +59,6 @@ class LockedBenchmarkCache(BenchmarkCache):
             super().put(key, value)
 
 
-def _parse_eval_yaml(repo_id: str, sha: str, content: bytes) -> BenchmarkLookup:
-    return benchmark_from_eval_yaml(repo_id, content, sha)
-
-
 @dataclass
 class RunningIssuer:
     app: Starlette
@@ -93,7 +90,9 @@ def build(settings: IssuerSettings) -> RunningIssuer:
     cache = LockedBenchmarkCache()
 
     def lookup_on_hub(dataset_id: str, revision: str | None) -> BenchmarkLookup:
-        return HubBenchmarkSource(reader, _parse_eval_yaml, cache).lookup(dataset_id, revision)
+        return HubBenchmarkSource(reader, benchmark_from_eval_yaml, cache).lookup(
+            dataset_id, revision
+        )
 
     lookups = CachedLookups(lookup_on_hub)
 

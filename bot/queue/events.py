@@ -57,7 +57,7 @@ class PrEvent:
     repo_type: RepoType = "model"
     #: The payload's `repo.private`, the Hub's word on the repo's visibility when it sent the
     #: webhook (None: no payload, e.g. reconciliation); the pages' history reads it
-    #: (`workers.pipeline`), so a run needs no Hub call of its own to learn it.
+    #: (`workers.model_history`), so a run needs no Hub call of its own to learn it.
     repo_private: bool | None = None
 
     def to_json(self) -> dict[str, Any]:

@@ -391,6 +391,7 @@ class RedisEnqueuer:
     def __init__(
         self, url: str, *, queue: str, timeout_s: float = 2.0, recheck_interval_s: float = 10.0
     ) -> None:
+        """Connects lazily, on the first event (or readiness check), and again after a loss."""
         self._recheck_interval_s = recheck_interval_s
         self._timeout_s = timeout_s
         self._client = redis.asyncio.Redis.from_url(
@@ -411,13 +412,6 @@ class RedisEnqueuer:
         self._last_send_at = -math.inf  # the event loop's clock
         self._pending: list[_Pending] = []
         self._flusher: asyncio.Task[None] | None = None
-
-    @classmethod
-    def from_url(
-        cls, url: str, *, queue: str, timeout_s: float = 2.0, recheck_interval_s: float = 10.0
-    ) -> RedisEnqueuer:
-        """Connects lazily, on the first event (or readiness check), and again after a loss."""
-        return cls(url, queue=queue, timeout_s=timeout_s, recheck_interval_s=recheck_interval_s)
 
     async def enqueue(self, event: PrEvent, dedupe: DedupeKey) -> EnqueueOutcome:
         if event.kind == "command":
@@ -534,7 +528,7 @@ class RedisEnqueuer:
         )
         try:
             async with asyncio.timeout(self._timeout_s):
-                accepted = await self._run_script(script_keys, args)
+                accepted = await self._accept(keys=script_keys, args=args)
             if not isinstance(accepted, list) or len(accepted) != len(batch):
                 raise QueueUnavailable(f"unexpected script reply {accepted!r:.80}")
         except (redis.exceptions.RedisError, OSError, TimeoutError, QueueUnavailable) as error:
@@ -552,9 +546,6 @@ class RedisEnqueuer:
         for item, outcome in zip(batch, accepted, strict=True):
             if not item.done.done():
                 item.done.set_result(int(outcome))
-
-    async def _run_script(self, script_keys: list[str], args: list[str | int]) -> Any:
-        return await self._accept(keys=script_keys, args=args)
 
     async def ready(self) -> bool:
         try:

@@ -20,8 +20,6 @@ import redis
 from bot.queue.events import PrEvent
 from bot.store import keys
 
-DEAD_LETTERS = keys.DEAD_LETTERS  # the receiver's /metrics reads both (bot.store.worker_counters)
-STATS = keys.STATS
 MAX_PARKED = 1000
 
 
@@ -37,9 +35,9 @@ def park(
         "event": event,
     }
     pipe = client.pipeline(transaction=True)
-    pipe.lpush(DEAD_LETTERS, json.dumps(record, default=str))
-    pipe.ltrim(DEAD_LETTERS, 0, MAX_PARKED - 1)
-    pipe.hincrby(STATS, f"parked:{reason}", 1)
+    pipe.lpush(keys.DEAD_LETTERS, json.dumps(record, default=str))
+    pipe.ltrim(keys.DEAD_LETTERS, 0, MAX_PARKED - 1)
+    pipe.hincrby(keys.STATS, f"parked:{reason}", 1)
     if task_id is not None:
         pipe.zrem(keys.LEDGER, task_id)
         pipe.hdel(keys.LEDGER_EVENTS, task_id)
@@ -48,7 +46,7 @@ def park(
 
 def parked(client: redis.Redis, limit: int = 100) -> list[dict[str, Any]]:
     """The most recently parked events (newest first)."""
-    return [json.loads(raw) for raw in client.lrange(DEAD_LETTERS, 0, limit - 1)]
+    return [json.loads(raw) for raw in client.lrange(keys.DEAD_LETTERS, 0, limit - 1)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,13 +68,13 @@ class ParkedEvent:
 
 def parked_events(client: redis.Redis, limit: int | None = None) -> list[ParkedEvent]:
     """Parked records with their positions, newest first (all of them without `limit`)."""
-    raws = client.lrange(DEAD_LETTERS, 0, -1 if limit is None else limit - 1)
+    raws = client.lrange(keys.DEAD_LETTERS, 0, -1 if limit is None else limit - 1)
     texts = [raw if isinstance(raw, bytes) else raw.encode("utf-8") for raw in raws]
     return [ParkedEvent(i, raw, _record(raw)) for i, raw in enumerate(texts)]
 
 
 def parked_count(client: redis.Redis) -> int:
-    return int(client.llen(DEAD_LETTERS))
+    return int(client.llen(keys.DEAD_LETTERS))
 
 
 def _record(raw: bytes) -> dict[str, Any]:
@@ -119,8 +117,8 @@ def replay(client: redis.Redis, parked_event: ParkedEvent) -> ReplayOutcome:
     removed = client.eval(
         _REPLAY,
         4,
-        DEAD_LETTERS,
-        STATS,
+        keys.DEAD_LETTERS,
+        keys.STATS,
         keys.LEDGER,
         keys.LEDGER_EVENTS,
         parked_event.raw,

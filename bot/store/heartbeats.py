@@ -30,16 +30,6 @@ import redis
 
 from bot.store import keys
 
-#: Hash: worker id -> JSON record of its last heartbeat.
-WORKERS_KEY = keys.WORKERS
-#: Sorted set: worker id -> Redis time of its last heartbeat.
-BEATS_KEY = keys.WORKER_BEATS
-#: The other keys a status reads (`bot.store.worker_counters` reads them for `/metrics` too):
-#: the list of parked events (`bot.store.deadletters`), kombu's hash of delivered, unacked
-#: messages, and the workers' shared Hub pause (`workers.hub_pause`; its PTTL is the pause left).
-DEAD_LETTERS_KEY = keys.DEAD_LETTERS
-UNACKED_KEY = keys.KOMBU_UNACKED
-HUB_PAUSE_KEY = keys.HUB_PAUSE
 #: At most this many workers are shown (a guard against a runaway hash).
 MAX_WORKERS = 200
 
@@ -87,8 +77,8 @@ def parse_time(reply: Sequence[Any]) -> float:
 def parse_workers(
     records: Mapping[Any, Any], beats: Sequence[tuple[Any, Any]], now: float
 ) -> list[WorkerBeat]:
-    """The workers of `records` (HGETALL of `WORKERS_KEY`) with a beat in `beats` (ZRANGE ...
-    WITHSCORES of `BEATS_KEY`), freshest first; malformed records are left out."""
+    """The workers of `records` (HGETALL of `keys.WORKERS`) with a beat in `beats` (ZRANGE ...
+    WITHSCORES of `keys.WORKER_BEATS`), freshest first; malformed records are left out."""
     by_id = {_text(key): _text(value) for key, value in records.items()}
     workers: list[WorkerBeat] = []
     for raw_id, raw_score in beats:
@@ -159,12 +149,12 @@ def read_fleet_status(client: redis.Redis, queue: str) -> FleetStatus:
     """The fleet's state in one round trip (raises `redis.RedisError` when Redis fails)."""
     pipe = client.pipeline(transaction=False)
     pipe.time()
-    pipe.hgetall(WORKERS_KEY)
-    pipe.zrange(BEATS_KEY, 0, -1, withscores=True)
+    pipe.hgetall(keys.WORKERS)
+    pipe.zrange(keys.WORKER_BEATS, 0, -1, withscores=True)
     pipe.llen(queue)
-    pipe.hlen(UNACKED_KEY)
-    pipe.llen(DEAD_LETTERS_KEY)
-    pipe.pttl(HUB_PAUSE_KEY)
+    pipe.hlen(keys.KOMBU_UNACKED)
+    pipe.llen(keys.DEAD_LETTERS)
+    pipe.pttl(keys.HUB_PAUSE)
     now, records, beats, queued, unacked, parked, pause_ms = pipe.execute()
     seconds, microseconds = now
     return FleetStatus(

@@ -48,8 +48,7 @@ from bot.report.comment import Counts, badges_for
 from bot.store import keys
 from bot.validation.model import EntryReport, FileReport, VerificationStatus
 
-HISTORY_PREFIX = keys.HISTORY_PREFIX
-HISTORY_REPOS = f"{HISTORY_PREFIX}:repos"
+HISTORY_REPOS = f"{keys.HISTORY_PREFIX}:repos"
 MAX_VERDICTS_PER_PR = 20
 MAX_PRS_PER_REPO = 200
 MAX_REPOS = 1000
@@ -68,29 +67,29 @@ MAX_ENTRIES_KEPT = 20
 MAX_TEXT = 240
 #: Per benchmark, the PRs whose newest verdict holds one of its results (its page lists them).
 MAX_PRS_PER_BENCHMARK = 500
-HISTORY_BENCHMARKS = f"{HISTORY_PREFIX}:benchmarks"
+HISTORY_BENCHMARKS = f"{keys.HISTORY_PREFIX}:benchmarks"
 
 
 def pr_history_key(repo_id: str, pr_num: int) -> str:
-    return f"{HISTORY_PREFIX}:pr:{repo_id}:{pr_num}"
+    return f"{keys.HISTORY_PREFIX}:pr:{repo_id}:{pr_num}"
 
 
 def pr_details_key(repo_id: str, pr_num: int) -> str:
-    return f"{HISTORY_PREFIX}:prd:{repo_id}:{pr_num}"
+    return f"{keys.HISTORY_PREFIX}:prd:{repo_id}:{pr_num}"
 
 
 def repo_history_key(repo_id: str) -> str:
-    return f"{HISTORY_PREFIX}:repo:{repo_id}"
+    return f"{keys.HISTORY_PREFIX}:repo:{repo_id}"
 
 
 def visibility_key(repo_id: str) -> str:
-    return f"{HISTORY_PREFIX}:visibility:{repo_id}"
+    return f"{keys.HISTORY_PREFIX}:visibility:{repo_id}"
 
 
 def visibility_read_key(repo_id: str) -> str:
     """Exists for `VISIBILITY_FRESH_S` after the workers read the repo's visibility from the
     Hub (`repos.info`): until then the recorded visibility stands without another read."""
-    return f"{HISTORY_PREFIX}:visibility-read:{repo_id}"
+    return f"{keys.HISTORY_PREFIX}:visibility-read:{repo_id}"
 
 
 def recent_visibility(client: redis.Redis, repo_id: str) -> str | None:
@@ -126,7 +125,7 @@ def public_repos(client: redis.Redis, repo_ids: Sequence[str]) -> list[str]:
 
 def benchmark_history_key(benchmark_id: str) -> str:
     """Benchmark ids are matched case-insensitively, as the validator looks them up."""
-    return f"{HISTORY_PREFIX}:benchmark:{benchmark_id.lower()}"
+    return f"{keys.HISTORY_PREFIX}:benchmark:{benchmark_id.lower()}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,7 +174,7 @@ class Verdict:
 
     head: str
     at: str  # ISO-8601 UTC, when the worker finished the run
-    outcome: str  # posted, edited, unchanged (workers.pipeline.Outcome)
+    outcome: str  # posted, edited, unchanged (workers.outcomes.Outcome)
     state: str  # open, draft, merged, closed
     results: int
     verified: int

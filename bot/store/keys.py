@@ -27,8 +27,11 @@ HUB_PAUSE = "evalbot:hub-paused-until"
 #: Reconciliation's one-run-at-a-time lock and its repo cursor (`workers.reconcile`).
 RECONCILE_LOCK = "evalbot:reconcile:lock"
 RECONCILE_CURSOR = "evalbot:reconcile:cursor"
-#: Every repo that ever had a verdict, for reconciliation (`workers.pipeline`).
+#: Every repo that ever had a verdict, for reconciliation (`workers.model_history`).
 VERDICT_REPOS = "evalbot:verdict-repos"
+#: How long a PR's last verdict, its head checked without a report and a token's first-seen
+#: time are kept (seconds).
+VERDICT_TTL_S = 90 * 24 * 3600
 #: jti bindings (`workers.runtime.RedisJtiBinder`): `<prefix><sha256(issuer, jti)>`.
 JTI_PREFIX = "evalbot:jti:"
 #: Fetched JWKS, their freshness marks and refetch cooldowns (`RedisKeyCache`).
@@ -46,7 +49,7 @@ KOMBU_UNACKED = "unacked"
 WORKERS = "evalbot:workers"
 WORKER_BEATS = "evalbot:worker-beats"
 #: The digest of the maintainers allow-list the workers last judged commenters under
-#: (`workers.pipeline`); the receiver drops a known stranger's commands while it holds.
+#: (`workers.commands`); the receiver drops a known stranger's commands while it holds.
 MAINTAINERS_DIGEST = "evalbot:maintainers-digest"
 STRANGER_PREFIX = "evalbot:stranger:"
 #: How long a stranger is remembered: a user who becomes an org member is heard at the latest
@@ -64,7 +67,8 @@ def lease(repo_id: str, pr_num: int) -> str:
 
 
 def verdict(repo_id: str, pr_num: int) -> str:
-    """The head SHA of the PR's last published report (`workers.pipeline`, reconciliation)."""
+    """The head SHA of the PR's last published report (`workers.model_history`,
+    reconciliation)."""
     return f"evalbot:verdict:{repo_id}:{pr_num}"
 
 
@@ -74,12 +78,12 @@ def checked(repo_id: str, pr_num: int) -> str:
 
 
 def token_time(repo_id: str, digest: str) -> str:
-    """When the Hub first recorded a token (`workers.pipeline`): freshness is judged then."""
+    """When the Hub first recorded a token (`workers.token_times`): freshness is judged then."""
     return f"evalbot:token-time:{repo_id}:{digest}"
 
 
 def attempts(task_id: str) -> str:
-    """Per-message attempt counts of the task policy (`workers.tasks`)."""
+    """Per-message attempt counts of the task (`workers.tasks`)."""
     return f"evalbot:attempts:{task_id}"
 
 

@@ -30,11 +30,6 @@ from redis.backoff import NoBackoff
 
 from bot.store import keys
 from bot.store.heartbeats import (
-    BEATS_KEY,
-    DEAD_LETTERS_KEY,
-    HUB_PAUSE_KEY,
-    UNACKED_KEY,
-    WORKERS_KEY,
     WorkerBeat,
     flat_hash,
     pairs,
@@ -43,9 +38,6 @@ from bot.store.heartbeats import (
     read_fleet_status,
 )
 
-#: The Redis hash of worker counters (the other keys read here: `bot.store.heartbeats`;
-#: `bot.store.keys` says who writes each).
-STATS_KEY = keys.STATS
 #: At most this many fields are exposed (a guard; the real vocabulary is a few dozen).
 MAX_FIELDS = 500
 
@@ -178,14 +170,14 @@ class RedisWorkerStats:
     async def read(self) -> WorkerSnapshot:
         async with asyncio.timeout(self._timeout_s):
             pipe = self._client.pipeline(transaction=False)
-            pipe.hgetall(STATS_KEY)
-            pipe.llen(DEAD_LETTERS_KEY)
+            pipe.hgetall(keys.STATS)
+            pipe.llen(keys.DEAD_LETTERS)
             pipe.llen(self._queue)
-            pipe.hlen(UNACKED_KEY)
-            pipe.pttl(HUB_PAUSE_KEY)
+            pipe.hlen(keys.KOMBU_UNACKED)
+            pipe.pttl(keys.HUB_PAUSE)
             pipe.time()
-            pipe.hgetall(WORKERS_KEY)
-            pipe.zrange(BEATS_KEY, 0, -1, withscores=True)
+            pipe.hgetall(keys.WORKERS)
+            pipe.zrange(keys.WORKER_BEATS, 0, -1, withscores=True)
             pipe.zcard(keys.LEDGER)
             replies = await pipe.execute()
         stats, dead, queued, unacked, pause_ms, now, records, beats, accepted = replies
@@ -209,7 +201,7 @@ def read_snapshot(client: redis.Redis, queue: str) -> WorkerSnapshot:
     Raises `redis.RedisError`."""
     fleet = read_fleet_status(client, queue)
     pipe = client.pipeline(transaction=False)
-    pipe.hgetall(STATS_KEY)
+    pipe.hgetall(keys.STATS)
     pipe.zcard(keys.LEDGER)
     stats, accepted = pipe.execute()
     return WorkerSnapshot(

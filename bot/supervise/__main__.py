@@ -39,8 +39,9 @@ def main() -> int:  # noqa: RET503 - ends in execve, which never returns
             writable=_writable,
             web_port=_free_loopback_port,
         )
-        # Fail before starting anything: the processes would all stop on the same settings.
-        Settings.from_env(plan.env)
+        # Fail before starting anything: the processes would all stop on the same settings
+        # (the plan read the bot config file and named its problems).
+        Settings.from_env(plan.env, read_bot_config=False)
     except (PlanError, SettingsError) as error:
         message = str(error)
         if isinstance(error, SettingsError):

@@ -8,7 +8,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.configfiles import ConfigError, reconcile_interval_s
+from bot.botconfig.document import ConfigError
+from bot.botconfig.files import load_bot_config
 from bot.settings import EnvReader
 from bot.supervise import startup_messages
 
@@ -91,13 +92,16 @@ def _flag(on: bool) -> str:
 
 
 def _reconcile_interval(reader: EnvReader) -> int:
-    """`reconcile.interval_s` of the bot config (0: no reconciliation, so no beat); a problem
-    there is one of the plan's."""
-    _, bot_config = reader.bot_config()
+    """`reconcile.interval_s` of the bot config (0: no reconciliation, so no beat); every
+    problem of the file is one of the plan's, so the Space stops before starting anything."""
+    config_dir, bot_config = reader.bot_config()
+    reader.check_moved_files(config_dir, bot_config)
+    if not bot_config.is_file():
+        return 0  # the reader named the path that is no file
     try:
-        return reconcile_interval_s(bot_config)
+        return load_bot_config(bot_config).reconcile.interval_s
     except ConfigError as error:
-        reader.problems.append(str(error))
+        reader.problems.extend(str(problem) for problem in error.problems)
         return 0
 
 

@@ -213,24 +213,6 @@ class IssuerRegistry:
         self._parsed: dict[str, tuple[bytes, dict[str, Ed25519PublicKey]]] = {}
         self._lock = threading.Lock()
 
-    @classmethod
-    def from_mapping(
-        cls,
-        data: Any,
-        *,
-        fetcher: JwksFetcher | None = None,
-        cache: KeyCache | None = None,
-        refetch_interval_s: float = REFETCH_INTERVAL_S,
-        unavailable_keys_raise: bool = False,
-    ) -> IssuerRegistry:
-        return cls(
-            policies_from_mapping(data),
-            fetcher=fetcher,
-            cache=cache,
-            refetch_interval_s=refetch_interval_s,
-            unavailable_keys_raise=unavailable_keys_raise,
-        )
-
     @property
     def issuers(self) -> tuple[str, ...]:
         return tuple(self._policies)

@@ -12,7 +12,6 @@ from typing import Any
 
 from bot.validation import diagnostics, frameworks
 from bot.validation.diagnostics import Diagnostic, suggestion_suffix
-from bot.validation.frameworks import KNOWN as KNOWN_FRAMEWORKS
 from bot.validation.frameworks import close_match
 from bot.validation.limits import DEFAULT_LIMITS, Limits
 from bot.validation.model import (
@@ -27,9 +26,6 @@ from bot.validation.model import (
 )
 from bot.validation.yamlload import Locator, Path, load_yaml
 
-#: huggingface.js `packages/tasks/src/eval.ts` EVALUATION_FRAMEWORKS, as last refreshed
-#: (`evalbot frameworks refresh`; bot.validation.frameworks).
-EVALUATION_FRAMEWORKS = KNOWN_FRAMEWORKS.names
 AGGREGATIONS = ("single", "macro", "micro", "weighted", "per_class", "per_language", "per_domain")
 SCORE_TYPES = ("continuous", "integer", "categorical")
 VALUE_TYPES = ("float", "int", "percentage", "rank")

@@ -91,7 +91,7 @@ def validate_eee_file(path: str, content: bytes) -> FileReport:
     if path.lower().endswith(".jsonl"):
         _validate_rows(report, content)
     else:
-        _validate_document(report, content, AGGREGATE, line_offset=0)
+        check_document(report, content, AGGREGATE, line_offset=0)
     return report
 
 
@@ -99,13 +99,9 @@ def _validate_rows(report: FileReport, content: bytes) -> None:
     for number, raw in enumerate(content.split(b"\n"), start=1):
         if not raw.strip():
             continue
-        _validate_document(report, raw, INSTANCE, line_offset=number - 1)
+        check_document(report, raw, INSTANCE, line_offset=number - 1)
         if len(report.diagnostics) >= MAX_ERRORS:
             return
-
-
-def _validate_document(report: FileReport, content: bytes, kind: str, *, line_offset: int) -> None:
-    check_document(report, content, kind, line_offset=line_offset)
 
 
 def check_document(

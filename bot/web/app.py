@@ -43,8 +43,6 @@ from bot.web.live import record_sample
 from bot.web.page_context import WebContext
 from bot.web.site import Site, make_site
 
-__all__ = ["WebContext", "create_playground_app", "create_web_app"]
-
 log = logging.getLogger("evalbot.web")
 
 DOCS = (

@@ -59,11 +59,7 @@ class CachedHubBenchmarks:
             found = self._resolved.get(key)
             if found is not None and now - found[0] < self._ttl_s:
                 return found[1]
-        hub = HubBenchmarkSource(
-            self._client,
-            lambda repo_id, sha, content: benchmark_from_eval_yaml(repo_id, content, sha),
-            self._parsed,
-        )
+        hub = HubBenchmarkSource(self._client, benchmark_from_eval_yaml, self._parsed)
         result = hub.lookup(dataset_id, revision)
         with self._lock:
             self._resolved[key] = (now, result)

@@ -5,8 +5,8 @@ a signed cookie.
   site, or its `Origin` names another host than `Host`. The playground changes nothing and the
   operator cookie is `SameSite=Strict`, so that is all the guard these forms need.
 - Operators sign in with who they are ("Sign in with Hugging Face", `bot.web.hubsignin`,
-  checked against the allow-list of `bot.web.operators`) or, where no OAuth app is set up,
-  with a dedicated operator token of at least 32 bytes, compared in constant time
+  checked against the allow-list `operators:` of `config/bot.yaml`) or, where no OAuth app is
+  set up, with a dedicated operator token of at least 32 bytes, compared in constant time
   (`Secret.matches`); never with the webhook secret, which whoever reads the Hub webhook's
   settings knows. `OperatorGate` issues and checks the session cookie
   `<expiry>.<kind>.<user id>.<granted via>.<access>.<HMAC-SHA256 under the session key>`, in
@@ -36,9 +36,9 @@ from urllib.parse import urlsplit
 
 from starlette.requests import Request
 
+from bot.botconfig.sections import Operators
 from bot.logs import log_json
 from bot.settings import Secret
-from bot.web.operators import Operators
 
 audit = logging.getLogger("evalbot.web.audit")
 

@@ -4,10 +4,10 @@ app the operator made; the flow and what each check guards against: docs/web.md,
 and docs/security.md, "The web pages".
 
 What is ours: the provider's discovery document must name the configured issuer and secure
-endpoints, ID tokens are RS256 only; the allow-list of Hub ids (`bot.web.operators`) decides
-who is an operator, from userinfo's `sub` and `orgs` (an org whose SSO, MFA or other
-requirement the member has not completed does not count); and the org membership is asked
-again with the sign-in's access token (`membership`, for `bot.web.guards`).
+endpoints, ID tokens are RS256 only; the allow-list of Hub ids (`operators:` of
+`config/bot.yaml`) decides who is an operator, from userinfo's `sub` and `orgs` (an org whose
+SSO, MFA or other requirement the member has not completed does not count); and the org
+membership is asked again with the sign-in's access token (`membership`, for `bot.web.guards`).
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ from authlib.integrations.starlette_client import OAuth, OAuthError
 from joserfc.errors import JoseError
 from starlette.requests import Request
 
+from bot.botconfig.sections import Operators
 from bot.settings import Secret, SettingsError
 from bot.web.guards import Membership
-from bot.web.operators import Operators
 
 CALLBACK_PATH = "/login/callback"
 #: The signed cookie (Starlette's session) that carries a sign-in's state, nonce and PKCE

@@ -2,7 +2,7 @@
 
 One snapshot is the `/metrics` figures (`bot.store.worker_counters.read_snapshot`: the counters
 hash, the queue, kombu's unacked hash, the parked list, the Hub pause).
-Snapshots are also sampled into `SAMPLES_KEY`, a sorted set scored by time holding the last
+Snapshots are also sampled into `keys.WEB_SAMPLES`, a sorted set scored by time holding the last
 hour, so the status page can chart them (docs/web.md, "Status"): any web process may write a
 sample, at most one per `interval` (the newest sample's time is checked first).
 """
@@ -19,7 +19,6 @@ import redis
 from bot.store import keys
 from bot.store.worker_counters import WorkerSnapshot
 
-SAMPLES_KEY = keys.WEB_SAMPLES
 #: The charts' span; samples older than this (and a margin) are dropped at each write.
 WINDOW_S = 3600
 
@@ -82,13 +81,13 @@ def record_sample(
 ) -> bool:
     """Store `snapshot` unless a sample newer than `interval_s` exists; True when stored."""
     moment = time.time() if now is None else now
-    newest = client.zrevrange(SAMPLES_KEY, 0, 0, withscores=True)
+    newest = client.zrevrange(keys.WEB_SAMPLES, 0, 0, withscores=True)
     if newest and moment - float(newest[0][1]) < interval_s * 0.9:
         return False
     pipe = client.pipeline(transaction=False)
-    pipe.zadd(SAMPLES_KEY, {encode_sample(Sample(moment, snapshot)): moment})
-    pipe.zremrangebyscore(SAMPLES_KEY, "-inf", moment - WINDOW_S - 2 * interval_s)
-    pipe.expire(SAMPLES_KEY, WINDOW_S * 2)
+    pipe.zadd(keys.WEB_SAMPLES, {encode_sample(Sample(moment, snapshot)): moment})
+    pipe.zremrangebyscore(keys.WEB_SAMPLES, "-inf", moment - WINDOW_S - 2 * interval_s)
+    pipe.expire(keys.WEB_SAMPLES, WINDOW_S * 2)
     pipe.execute()
     return True
 
@@ -96,7 +95,7 @@ def record_sample(
 def read_samples(client: redis.Redis, *, now: float | None = None) -> list[Sample]:
     """The last hour's samples, oldest first."""
     moment = time.time() if now is None else now
-    raws = client.zrangebyscore(SAMPLES_KEY, moment - WINDOW_S, "+inf")
+    raws = client.zrangebyscore(keys.WEB_SAMPLES, moment - WINDOW_S, "+inf")
     decoded = (decode_sample(raw) for raw in raws if isinstance(raw, bytes | str))
     return [sample for sample in decoded if sample is not None]
 

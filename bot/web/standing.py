@@ -11,11 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
-
-import yaml
 
 from bot.adapters.collections_store import SYSTEM_DIR, StoredCollection, all_collections_in
+from bot.botconfig.sections import CampaignConfig
 from bot.collections.aggregate import GateResult, Status
 from bot.collections.check import check_collection
 from bot.collections.render import reason_text
@@ -28,18 +26,10 @@ from bot.validation.validate import Policy, validate_results_files
 BAR_WIDTH = 300
 
 
-def load_collections(bot_config: Path) -> dict[str, StoredCollection]:
-    """The system collections and the user folder `collections_dir` of `config/bot.yaml`
-    names (relative to that file, as the workers read it); raises on a broken config."""
-    user_dir: Path | None = None
-    if bot_config.is_file():
-        data = yaml.safe_load(bot_config.read_text(encoding="utf-8")) or {}
-        folder = data.get("collections_dir") if isinstance(data, dict) else None
-        if isinstance(folder, str):
-            user_dir = bot_config.parent / folder
-            if not user_dir.is_dir():
-                raise ValueError(f"{bot_config}: `collections_dir` {folder}: not a folder")
-    return {stored.id: stored for stored in all_collections_in(SYSTEM_DIR, user_dir)}
+def load_collections(campaign: CampaignConfig) -> dict[str, StoredCollection]:
+    """The system collections and those of the folder `collections_dir` of `config/bot.yaml`
+    names (checked when the file was read, `bot.botconfig.files`)."""
+    return {stored.id: stored for stored in all_collections_in(SYSTEM_DIR, campaign.folder)}
 
 
 @dataclass(frozen=True, slots=True)

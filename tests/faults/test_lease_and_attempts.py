@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import pytest
 
+from bot.store import keys
 from evalbot_dev.devstack.redis import RedisServer
-from workers.pr_lease import LeaseBusy, LeaseLost, lease_key, pr_lease
-from workers.tasks import MAX_BUSY_RETRIES, Attempts, busy_retry_limit
+from workers.pr_lease import LeaseBusy, LeaseLost, pr_lease
+from workers.retry_policy import MAX_BUSY_RETRIES, busy_retry_limit
+from workers.tasks import Attempts
 
 pytestmark = pytest.mark.integration
 
@@ -30,7 +32,7 @@ def test_a_rerun_of_the_same_message_takes_over_the_lease_of_its_dead_run(
         rerun.still_held()
         with pytest.raises(LeaseLost):
             dead_lease.still_held()
-    assert client.get(lease_key("alice/model", 7)) is None  # released by the rerun
+    assert client.get(keys.lease("alice/model", 7)) is None  # released by the rerun
 
 
 def test_an_owner_whose_name_is_a_prefix_of_another_does_not_take_its_lease(
@@ -55,11 +57,11 @@ def test_orderly_retries_keep_the_count_of_runs_that_died(redis_server: RedisSer
     poison event reaches the parking limit; a terminal outcome forgets the counts."""
     client = redis_server.client()
     attempts = Attempts(client, "task-9")
-    assert attempts.started() == 1  # killed: never ends
-    assert attempts.started() == 2
+    assert attempts.begin()[0] == 1  # killed: never ends
+    assert attempts.begin()[0] == 2
     assert attempts.count("busy") == 1
     attempts.ended(finished=False)  # retried in an orderly way
-    assert attempts.started() == 2  # one died, this one runs
+    assert attempts.begin()[0] == 2  # one died, this one runs
     assert attempts.count("busy") == 2
     attempts.ended(finished=True)
     assert client.exists("evalbot:attempts:task-9") == 0

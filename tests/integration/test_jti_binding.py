@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import redis
 
-from bot.tokens.issuers import IssuerRegistry
+from bot.tokens.issuers import IssuerRegistry, policies_from_mapping
 from bot.tokens.reasons import VerificationUnavailable
 from bot.tokens.verify import (
     DEFAULT_RETENTION_S,
@@ -153,7 +153,7 @@ def test_two_workers_racing_on_the_same_content_both_verify_with_one_winner(
     redis_server: RedisServer,
 ) -> None:
     issuer = SigningIssuer()
-    registry = IssuerRegistry.from_mapping({"issuers": [issuer.config()]})
+    registry = IssuerRegistry(policies_from_mapping({"issuers": [issuer.config()]}))
     data = entries_from_yaml(TARGET_FILE)[0]
     for round_number in range(25):
         report = signed_report(issuer, data, jti=f"same-{round_number}")
@@ -173,7 +173,7 @@ def test_two_workers_racing_with_one_token_on_two_repos_have_exactly_one_winner(
     redis_server: RedisServer,
 ) -> None:
     issuer = SigningIssuer()
-    registry = IssuerRegistry.from_mapping({"issuers": [issuer.config()]})
+    registry = IssuerRegistry(policies_from_mapping({"issuers": [issuer.config()]}))
     data = entries_from_yaml(TARGET_FILE)[0]
     for round_number in range(25):
         jti = f"moved-{round_number}"
@@ -204,9 +204,9 @@ def test_redis_down_raises_for_a_retry_instead_of_publishing_a_verdict(
     report = signed_report(issuer, data)
     client = redis.Redis.from_url(redis_server.url, socket_timeout=2, socket_connect_timeout=2)
     jwks_issuer = issuer.config(inline=False) | {"jwks_url": "https://tokens.example.org/jwks"}
-    with_inline_keys = IssuerRegistry.from_mapping({"issuers": [issuer.config()]})
-    with_redis_keys = IssuerRegistry.from_mapping(
-        {"issuers": [jwks_issuer]}, cache=RedisKeyCache(client)
+    with_inline_keys = IssuerRegistry(policies_from_mapping({"issuers": [issuer.config()]}))
+    with_redis_keys = IssuerRegistry(
+        policies_from_mapping({"issuers": [jwks_issuer]}), cache=RedisKeyCache(client)
     )
     binder = RedisJtiBinder(client)
     redis_server.stop(kill=True)

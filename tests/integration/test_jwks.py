@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from bot.adapters.jwks_http import HttpxJwksFetcher
-from bot.tokens.issuers import JWKS_MAX_AGE_S, IssuerRegistry
+from bot.tokens.issuers import JWKS_MAX_AGE_S, IssuerRegistry, policies_from_mapping
 from bot.tokens.keycache import CachedJwks, MemoryKeyCache
 from bot.tokens.reasons import VerificationUnavailable
 from bot.tokens.verify import MemoryJtiBinder, verify_entry
@@ -68,8 +68,8 @@ def make_registry(
 ) -> IssuerRegistry:
     issuer = SigningIssuer()
     config = issuer.config(inline=False) | {"jwks_url": url or server.url()}
-    return IssuerRegistry.from_mapping(
-        {"issuers": [config]},
+    return IssuerRegistry(
+        policies_from_mapping({"issuers": [config]}),
         cache=cache if cache is not None else MemoryKeyCache(clock or FakeClock()),
         fetcher=fetcher or HttpxJwksFetcher(timeout_s=2.0),
     )
@@ -318,12 +318,14 @@ def test_bot_mode_retries_instead_of_publishing_keys_unavailable(
     cache = RedisKeyCache(redis_server.client())
     # Another worker has just claimed the refetch and is still fetching: nothing cached yet.
     assert cache.claim_refetch(k1.issuer, 60)
-    bot = IssuerRegistry.from_mapping(
-        {"issuers": [issuer_config]}, cache=cache, unavailable_keys_raise=True
+    bot = IssuerRegistry(
+        policies_from_mapping({"issuers": [issuer_config]}),
+        cache=cache,
+        unavailable_keys_raise=True,
     )
     with pytest.raises(VerificationUnavailable):
         verdict(signed(k1), bot)
-    cli = IssuerRegistry.from_mapping({"issuers": [issuer_config]}, cache=cache)
+    cli = IssuerRegistry(policies_from_mapping({"issuers": [issuer_config]}), cache=cache)
     assert verdict(signed(k1), cli) == unverified("keys-unavailable")
     assert server.fetches == 0
     # The other worker's fetch lands in the shared cache: the retried task verifies.

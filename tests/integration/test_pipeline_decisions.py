@@ -21,14 +21,17 @@ from bot.hub.sources import BenchmarkCache
 from bot.queue.events import PrEvent
 from bot.report.comment import render_help
 from bot.report.comment_texts import REPORT_MARKER
+from bot.store import keys
 from bot.tokens.issuers import IssuerRegistry
 from bot.tokens.verify import MemoryJtiBinder
 from bot.validation.model import Dialect, EntryReport, FileReport, ResultEntry
 from bot.validation.validate import DEFAULT_POLICY
 from evalbot_dev.devstack.redis import RedisServer
-from workers.pipeline import Outcome, TokenTimes, run_event
-from workers.pr_lease import LeaseBusy, lease_key
+from workers.outcomes import Outcome
+from workers.pipeline import run_event
+from workers.pr_lease import LeaseBusy
 from workers.runtime import Runtime
+from workers.token_times import TokenTimes
 
 pytestmark = pytest.mark.integration  # a real redis-server holds leases and memos
 
@@ -265,7 +268,7 @@ def test_help_is_answered_once(client: redis.Redis) -> None:
 
 
 def test_a_pr_held_by_another_run_is_busy(client: redis.Redis) -> None:
-    client.set(lease_key(REPO, 7), "someone-else", px=30_000)
+    client.set(keys.lease(REPO, 7), "someone-else", px=30_000)
     hub = FakeHub(pull_request())
     with pytest.raises(LeaseBusy):
         run_event(event(), runtime_for(hub, client))

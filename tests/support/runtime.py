@@ -7,14 +7,15 @@ from datetime import UTC, datetime
 
 import redis
 
-from bot.hub.client import DatasetRevision, HubClient, PullRequest, RepoCommit, Visibility
+from bot.botconfig.sections import ReconcileConfig, ReconcileLimits
+from bot.hub.client import DatasetRevision, HubClient, RepoCommit, Visibility
 from bot.hub.client import OpenPullRequests as OpenPulls
+from bot.hub.pulls import PullRequest
 from bot.hub.sources import BenchmarkCache
 from bot.tokens.issuers import IssuerRegistry
 from bot.validation.validate import DEFAULT_POLICY
 from workers.pr_lease import as_text
-from workers.reconcile_plan import ReconcileLimits
-from workers.runtime import ReconcileConfig, RedisJtiBinder, Runtime
+from workers.runtime import RedisJtiBinder, Runtime
 
 NOW = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 

@@ -20,7 +20,7 @@ import redis
 
 from bot.queue.publishing import QUEUE
 from bot.report.comment_texts import REPORT_MARKER
-from bot.store.deadletters import DEAD_LETTERS
+from bot.store import keys
 from bot.store.keys import LEDGER
 from evalbot_dev.devstack.signing import LocalIssuer
 from evalbot_dev.devstack.stack import LOCAL_DELIVERY, LocalStack, StackOptions
@@ -56,7 +56,7 @@ class Bot:
 
     def parked(self) -> list[dict[str, Any]]:
         """Parked events, newest first (as `bot.store.deadletters` stores them)."""
-        return [json.loads(raw) for raw in self.redis.lrange(DEAD_LETTERS, 0, -1)]
+        return [json.loads(raw) for raw in self.redis.lrange(keys.DEAD_LETTERS, 0, -1)]
 
     def bot_comments(self, num: int, repo_id: str = MODEL) -> list[CommentView]:
         return [

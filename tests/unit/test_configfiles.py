@@ -1,4 +1,4 @@
-"""One-line configuration errors with the file, the line and the fix (`bot.configfiles`)."""
+"""One-line configuration errors with the file, the line and the fix (`bot.botconfig`)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.configfiles import ConfigError, read_config
+from bot.botconfig.document import ConfigError
+from bot.botconfig.files import read_config
 
 FIX = "see the docs"
 

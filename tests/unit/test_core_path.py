@@ -21,7 +21,7 @@ from types import FrameType
 from typing import Any
 
 from bot.report.comment import CommentContext, render_comment
-from bot.tokens.issuers import IssuerRegistry
+from bot.tokens.issuers import IssuerRegistry, policies_from_mapping
 from bot.tokens.verify import MemoryJtiBinder, verify_reports
 from bot.validation.model import BenchmarkLookup, BenchmarkNotFound, FileReport
 from bot.validation.validate import validate_results_files
@@ -99,7 +99,7 @@ def core_files(files: set[str]) -> set[str]:
 
 def test_one_results_file_passes_through_at_most_the_budget_of_core_modules() -> None:
     issuer = SigningIssuer()
-    registry = IssuerRegistry.from_mapping({"issuers": [issuer.config()]})
+    registry = IssuerRegistry(policies_from_mapping({"issuers": [issuer.config()]}))
     content = signed_file(issuer)
     check_and_render(content, registry)  # warm-up: what runs once per process is not the path
     with functions_called() as called:

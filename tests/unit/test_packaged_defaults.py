@@ -60,7 +60,6 @@ def test_collections_list_from_an_empty_folder_names_the_system_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("EVALBOT_COLLECTIONS_DIR", raising=False)
     assert main(["collections", "list"]) == 0
     out, err = capsys.readouterr()
     assert "leaderboard-v2" in out
@@ -155,7 +154,6 @@ def test_collections_show_and_validate_name_what_they_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("EVALBOT_COLLECTIONS_DIR", raising=False)
     main(["collections", "show", "leaderboard-v2", "--benchmarks", BENCHMARKS])
     shown = packaged_defaults.collections_dir() / "leaderboard-v2.yaml"
     assert f"collection `leaderboard-v2`: {shown}" in capsys.readouterr().err

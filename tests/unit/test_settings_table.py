@@ -12,8 +12,6 @@ import ast
 import re
 from pathlib import Path
 
-from bot.settings import REMOVED_SETTINGS
-
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 PRODUCT_DIRS = (REPO_ROOT / "bot", REPO_ROOT / "workers")
 ENTRY_POINT = REPO_ROOT / "deploy" / "space" / "entrypoint.sh"
@@ -41,37 +39,22 @@ def literals_by_file() -> dict[Path, set[str]]:
 
 
 def read_by_the_product() -> set[str]:
-    """Every name a literal spells, but the removed ones (`REMOVED_SETTINGS` spells them)."""
-    names = set().union(*literals_by_file().values())
-    return names - set(REMOVED_SETTINGS)
+    """Every name a literal spells."""
+    return set().union(*literals_by_file().values())
 
 
-def table_rows() -> tuple[set[str], set[str]]:
-    """The names in the settings table: (documented settings, removed settings)."""
+def table_rows() -> set[str]:
+    """The names in the first cells of the settings table."""
     section = OPERATING_DOC.read_text().partition("\n## Settings\n")[2].partition("\n## ")[0]
-    current, _, removed = section.partition("| **removed**")
     first_cells = re.compile(r"^\| ([^|]+) \|", re.MULTILINE)
-
-    def names(text: str) -> set[str]:
-        return {name for cell in first_cells.findall(text) for name in NAME.findall(cell)}
-
-    return names(current), names(removed)
+    return {name for cell in first_cells.findall(section) for name in NAME.findall(cell)}
 
 
 def test_the_table_documents_exactly_the_variables_the_product_reads() -> None:
-    documented, _ = table_rows()
+    documented = table_rows()
     read = read_by_the_product()
     assert sorted(read - documented) == [], "read but not in docs/operating.md's table"
     assert sorted(documented - read) == [], "in docs/operating.md's table but never read"
-
-
-def test_the_removed_ones_are_listed_and_read_nowhere() -> None:
-    _, removed = table_rows()
-    assert removed == set(REMOVED_SETTINGS)
-    settings_module = REPO_ROOT / "bot" / "settings.py"
-    for path, names in literals_by_file().items():
-        if path != settings_module:
-            assert not names & set(REMOVED_SETTINGS), f"{path} reads a removed setting"
 
 
 def test_an_operator_has_at_most_25_settings_to_know() -> None:

@@ -110,7 +110,6 @@ def test_the_logger_names_do_not_follow_module_paths() -> None:
         "evalbot.publish",
         "evalbot.receiver",
         "evalbot.reconcile",
-        "evalbot.settings",
         "evalbot.web",
         "evalbot.web.audit",
         "evalbot.worker",

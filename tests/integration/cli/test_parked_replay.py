@@ -10,7 +10,8 @@ import redis
 
 from bot.cli import main
 from bot.queue.events import PrEvent
-from bot.store.deadletters import DEAD_LETTERS, park, parked_events, replay
+from bot.store import keys
+from bot.store.deadletters import park, parked_events, replay
 from evalbot_dev.devstack.redis import RedisServer
 from tests.integration.cli.conftest import operator_env
 from tests.support.queued import ledger_in_order
@@ -124,7 +125,7 @@ def test_a_record_is_replayed_once_even_when_two_operators_race(client: redis.Re
     assert replay(client, seen_by_a).value == "replayed"
     assert replay(client, seen_by_b).value == "gone"
     assert len(queued(client)) == 1
-    assert client.llen(DEAD_LETTERS) == 0
+    assert client.llen(keys.DEAD_LETTERS) == 0
 
 
 def test_usage_errors(client: redis.Redis, capsys: pytest.CaptureFixture[str]) -> None:

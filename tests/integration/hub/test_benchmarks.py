@@ -21,7 +21,7 @@ GPQA, HLE = BENCHMARKS
 def source(api_user: str | None, hub: EmulatorServer, cache: BenchmarkCache) -> HubBenchmarkSource:
     return HubBenchmarkSource(
         HfHubClient(client(hub, api_user)),
-        lambda repo_id, sha, content: benchmark_from_eval_yaml(repo_id, content, sha),
+        benchmark_from_eval_yaml,
         cache,
     )
 
@@ -110,7 +110,7 @@ def test_a_rejected_token_is_an_error_not_a_missing_dataset(emulated_hub: Emulat
     api.token = "hf_revoked"
     lookups = HubBenchmarkSource(
         HfHubClient(api),
-        lambda repo_id, sha, content: benchmark_from_eval_yaml(repo_id, content, sha),
+        benchmark_from_eval_yaml,
         BenchmarkCache(),
     )
     with pytest.raises(HubPermanentError) as raised:

@@ -18,9 +18,7 @@ RESULTS = ".eval_results/gpqa.yaml"
 
 
 def source(bot: HfHubClient, cache: BenchmarkCache) -> HubBenchmarkSource:
-    return HubBenchmarkSource(
-        bot, lambda repo_id, sha, content: benchmark_from_eval_yaml(repo_id, content, sha), cache
-    )
+    return HubBenchmarkSource(bot, benchmark_from_eval_yaml, cache)
 
 
 def handle_pr_event(bot: HfHubClient, num: int, cache: BenchmarkCache) -> bool:

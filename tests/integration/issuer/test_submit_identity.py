@@ -115,12 +115,11 @@ def test_a_read_token_named_by_the_flag_or_the_setting_identifies_the_job(
     assert ran.returncode == 0, ran.stderr + env.issuer.logs()
     assert ran.stdout.startswith("opened ")
     assert read_audit(env.issuer.audit_log)[-1]["identity"] == "hub:alice"
-    # The variable that once named it is not read: the job has no identity, and is told so,
-    # with a warning naming the option that replaced it.
+    # Only the option names it: a variable naming it is not read, and the job, with no
+    # identity, is told to pass the option.
     setting = {**read, "EVALBOT_HUB_IDENTITY": "ISSUER_IDENTITY"}
     again = job(env, tmp_path, setting, "--pr-key", "setting")
     assert again.returncode != 0
-    assert "EVALBOT_HUB_IDENTITY is set but no longer read" in again.stderr
     assert "--hub-identity" in again.stderr
 
 

@@ -43,7 +43,7 @@ def run_enqueues(url: str, items: list[tuple[PrEvent, DedupeKey]]) -> list[objec
     """Enqueue all items concurrently from one enqueuer; outcomes or exceptions, in order."""
 
     async def main() -> list[object]:
-        enqueuer = RedisEnqueuer.from_url(url, queue="evalbot", timeout_s=1.0)
+        enqueuer = RedisEnqueuer(url, queue="evalbot", timeout_s=1.0)
         try:
             return list(
                 await asyncio.gather(
@@ -108,7 +108,7 @@ def test_script_is_reloaded_after_a_restart_without_persistence(
     redis_server: RedisServer, broker: redis.Redis
 ) -> None:
     async def main() -> list[EnqueueOutcome]:
-        enqueuer = RedisEnqueuer.from_url(redis_server.url, queue="evalbot", timeout_s=1.0)
+        enqueuer = RedisEnqueuer(redis_server.url, queue="evalbot", timeout_s=1.0)
         try:
             first = await enqueuer.enqueue(event(1, "a"), DedupeKey("a", 60))
             broker.script_flush()  # what a restart does to the script cache

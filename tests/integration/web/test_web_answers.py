@@ -300,7 +300,7 @@ def test_the_details_page_shows_each_push_with_its_problems_and_tokens(
     assert web.get("/pr/alice/model/x").status_code == 404
 
 
-#: What the workers record of a repo's visibility on the Hub (`workers.pipeline`).
+#: What the workers record of a repo's visibility on the Hub (`workers.model_history`).
 VISIBILITY = {"bob/secret-model": "private"}
 
 

@@ -17,13 +17,15 @@ from starlette.testclient import TestClient
 from bot.hub.client import HfHubClient
 from bot.queue.events import PrEvent
 from bot.settings import Secret
-from bot.store.deadletters import DEAD_LETTERS, park
+from bot.store import keys
+from bot.store.deadletters import park
 from bot.tokens.issuers import IssuerRegistry
 from bot.validation.limits import DEFAULT_LIMITS
-from bot.web.app import WebContext, create_web_app
+from bot.web.app import create_web_app
 from bot.web.benchmarks import CachedHubBenchmarks
 from bot.web.forward import PageForwarder
 from bot.web.guards import ADMIN_COOKIE, OperatorGate, session_key
+from bot.web.page_context import WebContext
 from evalbot_dev.devstack.redis import RedisServer
 from evalbot_dev.devstack.waiting import free_port
 from evalbot_dev.emulator.faults import RouteFault
@@ -161,7 +163,7 @@ def test_the_operator_cookie_cannot_be_forged_and_replay_needs_it(
     digest = page.split('name="digest" value="', 1)[1].split('"', 1)[0]
     replayed = web.post("/status/replay", data={"digest": digest}, headers=SAME_ORIGIN)
     assert "Queued again" in replayed.text
-    assert store.llen(DEAD_LETTERS) == 0
+    assert store.llen(keys.DEAD_LETTERS) == 0
     assert [queued["pr_num"] for queued in ledger_in_order(store)] == [event.pr_num]
     again = web.post("/status/replay", data={"digest": digest}, headers=SAME_ORIGIN)
     assert "Already gone" in again.text

@@ -14,11 +14,13 @@ from celery import Task
 
 from bot.hub.errors import HubTransientError, retry_after_from_headers
 from bot.queue.events import PrEvent
+from bot.store import keys
 from tests.support.runtime import FailingHub, make_runtime, stats
-from workers.hub_pause import PAUSE_KEY, PAUSE_MARGIN_S, HubPause
+from workers.hub_pause import PAUSE_MARGIN_S, HubPause
 from workers.pr_lease import as_text
+from workers.retry_policy import MAX_TRANSIENT_RETRIES
 from workers.runtime import Runtime
-from workers.tasks import MAX_TRANSIENT_RETRIES, handle
+from workers.tasks import handle
 
 pytestmark = pytest.mark.integration
 
@@ -71,9 +73,9 @@ def test_extending_keeps_the_later_end_and_stores_the_redis_clock(client: redis.
     assert pause.extend(5.0)[0] is False  # a shorter wait does not shorten the pause
     assert 29.0 < pause.remaining_now() <= 30.0
     assert pause.extend(60.0) == (True, 60.0)  # a longer one lengthens it
-    until = float(as_text(client.get(PAUSE_KEY) or b"0"))
+    until = float(as_text(client.get(keys.HUB_PAUSE) or b"0"))
     assert server_now + 59 <= until <= server_now + 62
-    assert 59.0 < client.pttl(PAUSE_KEY) / 1000 <= 60.0
+    assert 59.0 < client.pttl(keys.HUB_PAUSE) / 1000 <= 60.0
 
 
 def test_a_429_pauses_every_worker_and_the_others_wait_without_calling_the_hub(
@@ -101,7 +103,7 @@ def test_throttled_retries_do_not_use_up_the_failure_budget(client: redis.Redis)
     """Three times the transient budget of 429s: still retried, never parked."""
     runtime = make_runtime(client, FailingHub(_rate_limited()))
     for _ in range(3 * MAX_TRANSIENT_RETRIES):
-        client.delete(PAUSE_KEY)  # each run draws its own 429, as after a window's reset
+        client.delete(keys.HUB_PAUSE)  # each run draws its own 429, as after a window's reset
         assert isinstance(run(runtime, "t1"), Retry)
     assert stats(client) == {"retry:hub-throttled": 3 * MAX_TRANSIENT_RETRIES}
     assert client.llen("evalbot:dead-letters") == 0
@@ -112,7 +114,7 @@ def test_an_event_throttled_past_the_budget_is_parked_as_such(client: redis.Redi
     assert isinstance(run(runtime, "t1"), Retry)
     # Its first throttled attempt was two minutes ago (the hash keeps when it began).
     client.hset("evalbot:attempts:t1", "throttled-since", f"{time.time() - 120:.3f}")
-    client.delete(PAUSE_KEY)
+    client.delete(keys.HUB_PAUSE)
     assert run(runtime, "t1") == "parked"
     assert stats(client) == {"retry:hub-throttled": 1, "parked:hub-throttled": 1}
     assert client.exists("evalbot:attempts:t1") == 0

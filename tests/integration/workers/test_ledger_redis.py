@@ -58,7 +58,7 @@ def app(redis_server: RedisServer) -> Iterator[Celery]:
 
 def accept(url: str, *events: PrEvent) -> list[EnqueueOutcome]:
     async def main() -> list[EnqueueOutcome]:
-        enqueuer = RedisEnqueuer.from_url(url, queue=QUEUE)
+        enqueuer = RedisEnqueuer(url, queue=QUEUE)
         try:
             return list(
                 await asyncio.gather(

@@ -11,17 +11,19 @@ import pytest
 import redis
 from huggingface_hub import HfApi
 
+from bot.botconfig.sections import ReconcileLimits
 from bot.hub.client import (
     DatasetRevision,
     HfHubClient,
     OpenPullRequest,
     OpenPullRequests,
-    PullRequest,
     RepoCommit,
     Visibility,
 )
 from bot.hub.errors import HubPermanentError, HubTransientError
+from bot.hub.pulls import PullRequest
 from bot.queue.events import PrEvent
+from bot.store import keys
 from bot.store.history import (
     HISTORY_REPOS,
     Verdict,
@@ -33,11 +35,9 @@ from evalbot_dev.emulator.server import EmulatorServer
 from tests.support.emulator import MODEL, emulated_hub, hub_env
 from tests.support.queued import ledger_in_order
 from tests.support.runtime import make_runtime, stats
-from workers.hub_pause import PAUSE_KEY, HubPause
-from workers.pipeline import VERDICT_REPOS, checked_key, verdict_key
+from workers.hub_pause import HubPause
 from workers.pr_lease import as_text
-from workers.reconcile import LOCK_KEY, reconcile_once
-from workers.reconcile_plan import ReconcileLimits
+from workers.reconcile import reconcile_once
 
 pytestmark = pytest.mark.integration
 __all__ = ["emulated_hub", "hub_env"]  # fixtures
@@ -117,10 +117,10 @@ def test_queues_only_prs_whose_head_has_no_verdict(client: redis.Redis) -> None:
             "known/repo": [OpenPullRequest(9, SHA[4])],
         }
     )
-    client.set(verdict_key("org/model", 1), SHA[1])  # caught up
-    client.set(verdict_key("org/model", 2), SHA[0])  # a push was missed
-    client.set(checked_key("org/model", 3), SHA[3])  # no result files at this head
-    client.sadd(VERDICT_REPOS, "known/repo")
+    client.set(keys.verdict("org/model", 1), SHA[1])  # caught up
+    client.set(keys.verdict("org/model", 2), SHA[0])  # a push was missed
+    client.set(keys.checked("org/model", 3), SHA[3])  # no result files at this head
+    client.sadd(keys.VERDICT_REPOS, "known/repo")
     runtime = make_runtime(client, hub, watched=("org/model",))
 
     report = reconcile_once(runtime)
@@ -139,7 +139,7 @@ def test_queues_only_prs_whose_head_has_no_verdict(client: redis.Redis) -> None:
         "reconcile-repo:ok": 2,
         "catchup:queued": 2,
     }
-    assert client.get(LOCK_KEY) is None  # released
+    assert client.get(keys.RECONCILE_LOCK) is None  # released
 
 
 def test_a_second_run_in_the_interval_queues_nothing_again(client: redis.Redis) -> None:
@@ -158,7 +158,7 @@ def test_a_second_run_in_the_interval_queues_nothing_again(client: redis.Redis) 
 
 def test_nothing_missing_queues_nothing(client: redis.Redis) -> None:
     hub = RecordingHub({"org/model": [OpenPullRequest(1, SHA[1]), OpenPullRequest(2, None)]})
-    client.set(verdict_key("org/model", 1), SHA[1])
+    client.set(keys.verdict("org/model", 1), SHA[1])
     report = reconcile_once(make_runtime(client, hub, watched=("org/model",)))
     assert (report.result, report.missing, report.queued) == ("completed", 0, 0)
     assert queued_events(client) == []
@@ -206,7 +206,7 @@ def test_hub_errors_skip_a_repo_and_a_rate_limit_stops_the_run(client: redis.Red
     listed = len(hub.listed)
     assert reconcile_once(runtime).result == "skipped-paused"
     assert len(hub.listed) == listed
-    client.delete(PAUSE_KEY)
+    client.delete(keys.HUB_PAUSE)
     assert reconcile_once(runtime).result == "rate-limited"
 
 
@@ -229,10 +229,10 @@ def test_a_known_repo_gone_from_the_hub_is_forgotten_a_configured_one_is_not(
     hub.fails["gone/known"] = HubPermanentError("404", status=404)
     hub.fails["gone/configured"] = HubPermanentError("404", status=404)
     hub.fails["forbidden/known"] = HubPermanentError("403", status=403)
-    client.sadd(VERDICT_REPOS, "gone/known", "forbidden/known")
+    client.sadd(keys.VERDICT_REPOS, "gone/known", "forbidden/known")
     runtime = make_runtime(client, hub, watched=("gone/configured",))
     assert reconcile_once(runtime).hub_errors == 3
-    assert {as_text(r) for r in client.smembers(VERDICT_REPOS)} == {"forbidden/known"}
+    assert {as_text(r) for r in client.smembers(keys.VERDICT_REPOS)} == {"forbidden/known"}
 
 
 def test_overlapping_runs_and_a_backlog_skip(client: redis.Redis) -> None:
@@ -240,10 +240,10 @@ def test_overlapping_runs_and_a_backlog_skip(client: redis.Redis) -> None:
     runtime = make_runtime(
         client, hub, watched=("org/model",), limits=ReconcileLimits(max_backlog=2)
     )
-    client.set(LOCK_KEY, "another run")
+    client.set(keys.RECONCILE_LOCK, "another run")
     assert reconcile_once(runtime).result == "skipped-busy"
-    assert client.get(LOCK_KEY) == b"another run"  # not ours to release
-    client.delete(LOCK_KEY)
+    assert client.get(keys.RECONCILE_LOCK) == b"another run"  # not ours to release
+    client.delete(keys.RECONCILE_LOCK)
     client.rpush("evalbot", "a", "b", "c")
     assert reconcile_once(runtime).result == "skipped-backlog"
     assert hub.listed == []
@@ -259,7 +259,7 @@ def test_a_known_repo_the_hub_no_longer_shows_leaves_the_pages(client: redis.Red
     hub.fails["gone/known"] = HubPermanentError("404", status=404)
     hub.fails["forbidden/known"] = HubPermanentError("403", status=403)
     hub.fails["gone/configured"] = HubPermanentError("404", status=404)
-    client.sadd(VERDICT_REPOS, "gone/known", "forbidden/known", "fine/known")
+    client.sadd(keys.VERDICT_REPOS, "gone/known", "forbidden/known", "fine/known")
     runtime = make_runtime(client, hub, watched=("gone/configured",))
     reconcile_once(runtime)
     everyone = ["gone/known", "forbidden/known", "gone/configured", "fine/known"]
@@ -277,13 +277,13 @@ def test_a_rejected_bot_token_hides_no_repo(client: redis.Redis) -> None:
     hub = RecordingHub({})
     hub.fails["any/known"] = HubPermanentError("401 Invalid credentials", status=401)
     hub.fails["private/known"] = HubPermanentError("401", status=401, code="RepoNotFound")
-    client.sadd(VERDICT_REPOS, "any/known", "private/known")
+    client.sadd(keys.VERDICT_REPOS, "any/known", "private/known")
     runtime = make_runtime(client, hub)
     assert reconcile_once(runtime).hub_errors == 2
     assert public_repos(client, ["any/known", "private/known"]) == ["any/known"]
     assert client.exists(repo_history_key("any/known")) == 1
     assert client.exists(repo_history_key("private/known")) == 0
-    assert client.sismember(VERDICT_REPOS, "any/known")
+    assert client.sismember(keys.VERDICT_REPOS, "any/known")
 
 
 def test_a_revoked_bot_token_on_the_emulator_keeps_the_history(
@@ -292,7 +292,7 @@ def test_a_revoked_bot_token_on_the_emulator_keeps_the_history(
     """The same through the real client: what the Hub answers a revoked token is no verdict on
     the repo."""
     record_verdict(client, MODEL, 1, VERDICT, visibility="public")
-    client.sadd(VERDICT_REPOS, MODEL)
+    client.sadd(keys.VERDICT_REPOS, MODEL)
     revoked = HfHubClient(HfApi(endpoint=emulated_hub.url, token="hf_revoked"))
     assert reconcile_once(make_runtime(client, revoked)).hub_errors == 1
     assert public_repos(client, [MODEL]) == [MODEL]

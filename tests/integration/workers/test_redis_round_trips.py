@@ -24,7 +24,7 @@ from huggingface_hub import HfApi
 from bot.hub.client import HfHubClient
 from bot.hub.sources import BenchmarkCache
 from bot.queue.events import PrEvent
-from bot.tokens.issuers import IssuerRegistry
+from bot.tokens.issuers import IssuerRegistry, policies_from_mapping
 from bot.validation.validate import DEFAULT_POLICY
 from evalbot_dev.devstack.redis import RedisServer
 from evalbot_dev.devstack.signing import LocalIssuer
@@ -79,8 +79,8 @@ def _runtime(hub: EmulatorServer, client: redis.Redis, issuer: LocalIssuer) -> R
         hub_url=hub.url,
         hub=HfHubClient(api),
         redis=client,
-        registry=IssuerRegistry.from_mapping(
-            {"issuers": [issuer.config()]},
+        registry=IssuerRegistry(
+            policies_from_mapping({"issuers": [issuer.config()]}),
             cache=RedisKeyCache(client),
             unavailable_keys_raise=True,
         ),

@@ -102,6 +102,24 @@ def test_a_broken_file_stops_the_process_with_one_line(
 
 
 @pytest.mark.parametrize("command", list(COMMANDS))
+def test_every_problem_of_the_file_is_named_in_the_one_line(
+    command: str, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """Fixing one problem, restarting, and meeting the next is a deploy per problem."""
+    directory = config_dir(
+        tmp_path, "bot.yaml", "maintainers: alice\npolicy:\n  errors: [NOT-A-CODE]\n"
+    )
+    env = bot_environment(redis_server.url, EVALBOT_CONFIG_DIR=str(directory))
+    status, output = run_until_exit(COMMANDS[command], env, tmp_path / f"{command}.log")
+    assert status == 2, output
+    lines = output.strip().splitlines()
+    assert len(lines) == 1, output
+    path = directory / "bot.yaml"
+    assert lines[0].startswith(f"evalbot {command}: {path}:1: `maintainers` must be a list")
+    assert f"; {path}:3: `policy.errors`: unknown diagnostic code 'NOT-A-CODE'" in lines[0]
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
 @pytest.mark.parametrize(
     ("moved", "section"), [("policy.yaml", "policy"), ("issuers.yaml", "issuers")]
 )

@@ -14,7 +14,8 @@ from bot.hub.errors import HubPermanentError, HubTransientError
 from bot.queue.events import PrEvent
 from bot.store.deadletters import parked_events
 from tests.support.runtime import FailingHub, make_runtime, stats
-from workers.tasks import MAX_TRANSIENT_RETRIES, handle
+from workers.retry_policy import MAX_TRANSIENT_RETRIES
+from workers.tasks import handle
 
 pytestmark = pytest.mark.integration
 

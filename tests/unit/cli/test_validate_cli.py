@@ -344,6 +344,21 @@ def test_policy_in_the_working_directory_applies(
     assert "config/bot.yaml:2: `policy.errors`: unknown diagnostic code" in capsys.readouterr().err
 
 
+def test_every_problem_of_the_working_directory_s_bot_yaml_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_repo(tmp_path / "repo", {"results.yaml": GPQA})
+    (tmp_path / "config").mkdir()
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "config" / "bot.yaml").write_bytes(
+        b"policy:\n  errors: [NO-SUCH-CODE]\nsource_datastores: evaleval\n"
+    )
+    assert main(["validate", "repo", "--benchmarks", BENCHMARKS]) == 2
+    err = capsys.readouterr().err
+    assert "config/bot.yaml:2: `policy.errors`: unknown diagnostic code" in err
+    assert "config/bot.yaml:3: `source_datastores` must be a list" in err
+
+
 def test_a_policy_file_left_in_the_working_directory_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

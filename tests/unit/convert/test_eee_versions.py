@@ -12,7 +12,6 @@ import pytest
 from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 from bot.cli import convert as convert_cli
 from bot.convert import entries_from
-from bot.convert.eee import SCHEMA_VERSIONS
 from bot.convert.mapping import MappingTable
 from bot.convert.registry import ConvertError
 from bot.validation.eee import VERSIONS, validate_eee_file
@@ -23,7 +22,6 @@ EXAMPLES = DirectoryBenchmarkSource(ROOT / "examples" / "benchmarks")
 
 
 def test_the_versions_read_written_and_validated_are_one_list() -> None:
-    assert SCHEMA_VERSIONS == VERSIONS
     assert convert_cli._EEE_VERSIONS == VERSIONS
 
 

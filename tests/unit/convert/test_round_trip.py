@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from bot.convert.api import read_runs
 from bot.convert.build import build_entries
-from bot.convert.eee import SCHEMA_VERSIONS, EeeWriteError, to_eee
+from bot.convert.eee import EeeWriteError, to_eee
 from bot.convert.mapping import MappingTable
-from bot.validation.eee import validate_eee_file
+from bot.validation.eee import VERSIONS, validate_eee_file
 from bot.validation.model import MetricDef
 
 text = st.text(
@@ -81,7 +81,7 @@ def bounded(_benchmark: str, _revision: str | None, metric_id: str | None) -> Me
 
 
 @settings(max_examples=150, deadline=None)
-@given(entry=entries(), version=st.sampled_from(SCHEMA_VERSIONS), bounds=st.booleans())
+@given(entry=entries(), version=st.sampled_from(VERSIONS), bounds=st.booleans())
 def test_round_trip_keeps_every_field(entry: dict[str, Any], version: str, bounds: bool) -> None:
     if version != "0.3.0" and not bounds:
         with pytest.raises(EeeWriteError, match="needs the metric's min_score and max_score"):

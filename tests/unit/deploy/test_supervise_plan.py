@@ -139,3 +139,16 @@ def test_the_beat_runs_unless_reconciliation_is_off(
     (tmp_path / "bot.yaml").write_text("reconcile:\n  interval_s: never\n")
     with pytest.raises(PlanError, match=r"bot\.yaml:2: `reconcile\.interval_s` must be"):
         _plan({"EVALBOT_CONFIG_DIR": str(tmp_path)})
+
+
+def test_every_problem_of_the_bot_config_stops_the_space_before_it_starts_anything(
+    tmp_path: Path,
+) -> None:
+    """Not only `reconcile.interval_s`: a Space whose processes would all stop on the file
+    starts none of them."""
+    (tmp_path / "bot.yaml").write_text("maintainers: alice\ndocs_url: ftp://docs\n")
+    with pytest.raises(PlanError) as caught:
+        _plan({"EVALBOT_CONFIG_DIR": str(tmp_path)})
+    message = str(caught.value)
+    assert f"{tmp_path / 'bot.yaml'}:1: `maintainers` must be a list" in message
+    assert f"{tmp_path / 'bot.yaml'}:2: `docs_url` must be an http or https URL" in message

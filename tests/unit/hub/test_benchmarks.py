@@ -8,7 +8,7 @@ from tests.unit.hub.fake_hub import FakeHub
 SHA = "e" * 40
 
 
-def parse(repo_id: str, sha: str, content: bytes) -> BenchmarkLookup:
+def parse(repo_id: str, content: bytes, sha: str) -> BenchmarkLookup:
     """Stands in for bot.validation's eval.yaml parser: one task per line of the file."""
     tasks = tuple(TaskDef(line) for line in content.decode().split())
     return Benchmark(repo_id=repo_id, tasks=tasks, revision=sha)

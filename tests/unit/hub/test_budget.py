@@ -23,7 +23,7 @@ new file mode 100644
 """
 
 
-def parse(repo_id: str, sha: str, content: bytes) -> BenchmarkLookup:
+def parse(repo_id: str, content: bytes, sha: str) -> BenchmarkLookup:
     return Benchmark(repo_id=repo_id, tasks=(TaskDef("diamond"),), revision=sha)
 
 

@@ -5,8 +5,9 @@ from datetime import UTC, datetime
 import httpx2
 import pytest
 
-from bot.hub.client import HfHubClient, PrStatus
+from bot.hub.client import HfHubClient
 from bot.hub.errors import HubPermanentError, HubTransientError
+from bot.hub.pulls import PrStatus
 from tests.unit.hub.fake_hub import FakeHub
 
 REPO = "acme/model-7b"

@@ -177,7 +177,7 @@ def test_an_error_from_the_hub_itself_is_still_the_usual_hub_error(
     with pytest.raises(HubPermanentError) as caught:
         client.read_file(REPO, PATH, HEAD)
     assert not isinstance(caught.value, HubFileUnreadable)
-    assert caught.value.not_found  # a retry re-reads the PR (workers.pipeline)
+    assert caught.value.not_found  # a retry re-reads the PR (workers.model_pr)
 
 
 @pytest.mark.parametrize("port", ["99999", "abc", "-1", "1e3"])

@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from bot.issuer.app import Authenticators, create_app
+from bot.issuer.app import create_app
+from bot.issuer.authenticators import Authenticators
 from bot.issuer.identity import Identity
 from bot.issuer.refusals import Unauthenticated
 from tests.unit.issuer.test_service import LIVE, MODEL, TARGET, build_issuer

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 
-from bot.issuer.app import failure_sources
+from bot.issuer.authenticators import failure_sources
 
 
 def basic(text: str) -> str:

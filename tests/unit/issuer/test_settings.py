@@ -3,13 +3,14 @@ defaults, and bad values stop the start naming the variable, or the file, line a
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 
 import pytest
 
+from bot.issuer.configfile import ConfigError
 from bot.issuer.limits import AUTH_FAILURE_WINDOW_S, AuthFailureLimits
-from bot.issuer.settings import ConfigError, IssuerSettings, SettingsError
+from bot.issuer.settings import IssuerSettings
+from bot.settings import SettingsError
 
 BASE = {"EVALBOT_ISSUER_URL": "https://tokens.example.org", "REDIS_URL": "redis://localhost/0"}
 
@@ -95,25 +96,3 @@ def test_a_refused_issuer_url_is_shown_without_its_credentials() -> None:
     assert "http://tokens.example.org:8100" in str(refused.value)
     assert "s3cret" not in str(refused.value)
     assert "also-secret" not in str(refused.value)
-
-
-@pytest.mark.parametrize(
-    ("name", "replacement"),
-    [
-        ("EVALBOT_ISSUER_MAX_BODY_BYTES", "bot.issuer.endpoints.MAX_BODY_BYTES"),
-        ("EVALBOT_ISSUER_BENCHMARK_CACHE_S", "bot.issuer.lookups.BENCHMARK_CACHE_S"),
-        ("EVALBOT_ISSUER_AUTH_FAILURE_WINDOW_S", "bot.issuer.limits.AUTH_FAILURE_WINDOW_S"),
-        ("EVALBOT_ISSUER_AUTH_FAILURES", "`auth_failures` in the `issuer:` section"),
-        ("EVALBOT_INTEGRATIONS_FILE", "integrations.yaml in EVALBOT_CONFIG_DIR"),
-    ],
-)
-def test_a_removed_setting_still_set_is_named_in_a_warning_with_its_replacement(
-    name: str, replacement: str, caplog: pytest.LogCaptureFixture
-) -> None:
-    """It no longer stops the start, even with a value it used to refuse, but the operator is
-    told it has no effect."""
-    with caplog.at_level(logging.WARNING, logger="evalbot.settings"):
-        IssuerSettings.from_env({**BASE, name: "0"})
-    [record] = caplog.records
-    assert name in record.getMessage()
-    assert replacement in record.getMessage()

@@ -11,9 +11,11 @@ from typing import Any
 import pytest
 
 from bot.adapters.issuers_file import registry_for_cli
+from bot.botconfig.document import ConfigError
+from bot.botconfig.files import working_bot_config
 from bot.cli import main
 from bot.cli.validate import parse_at
-from bot.tokens.issuers import IssuerConfigError, IssuerRegistry
+from bot.tokens.issuers import IssuerRegistry
 from bot.tokens.offline import verify_offline
 from bot.tokens.verify import ClaimsUnavailable, claims_for_entry
 from bot.validation.diagnostics import Diagnostic, Severity
@@ -88,12 +90,12 @@ def test_generate_claims_sign_and_verify(
     verify_offline(
         [published],
         model_repo=MODEL_REPO,
-        registry=registry_for_cli(issuers),
+        registry=registry_for_cli(issuers, ()),
         at=parse_at(datetime.fromtimestamp(NOW, tz=UTC).isoformat()),
     )
     assert published.entries[0].verification == Verification(VerificationStatus.VERIFIED)
 
-    verify_offline([published], model_repo=None, registry=registry_for_cli(issuers))
+    verify_offline([published], model_repo=None, registry=registry_for_cli(issuers, ()))
     assert published.entries[0].verification.reason == "model-repo-unknown"
 
 
@@ -168,18 +170,21 @@ def test_registry_for_cli_falls_back_to_the_working_directory_then_the_package(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    assert registry_for_cli(None).issuers == ()  # the packaged default trusts no one
+    assert (
+        registry_for_cli(None, working_bot_config().issuers).issuers == ()
+    )  # the packaged default trusts no one
     (tmp_path / "config").mkdir()
     (tmp_path / "config" / "bot.yaml").write_text(
         "maintainers: []\n"
         "issuers:\n  - issuer: https://wd.example\n    jwks_url: https://wd.example/jwks\n"
         "    frameworks: [inspect-ai]\n"
     )
-    assert registry_for_cli(None).issuers == ("https://wd.example",)
+    assert registry_for_cli(None, working_bot_config().issuers).issuers == ("https://wd.example",)
     with pytest.raises(FileNotFoundError):
-        registry_for_cli(tmp_path / "missing.yaml")
+        registry_for_cli(tmp_path / "missing.yaml", ())
     (tmp_path / "issuers.yaml").write_text("issuers: []\n")
-    assert isinstance(registry_for_cli(tmp_path / "issuers.yaml"), IssuerRegistry)
+    assert isinstance(registry_for_cli(tmp_path / "issuers.yaml", ()), IssuerRegistry)
     (tmp_path / "config" / "issuers.yaml").write_text("issuers: []\n")
-    with pytest.raises(IssuerConfigError, match=r"under `issuers:` in bot\.yaml"):
-        registry_for_cli(None)  # left in the working directory's config/, not ignored
+    with pytest.raises(ConfigError, match=r"under `issuers:` in bot\.yaml"):
+        # left in the working directory's config/, not ignored
+        registry_for_cli(None, working_bot_config().issuers)

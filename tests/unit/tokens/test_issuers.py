@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 import yaml
 
-from bot.adapters.issuers_file import bot_config_issuers, load_issuers
-from bot.configfiles import ConfigError
-from bot.tokens.issuers import IssuerConfigError, IssuerRegistry, KeyNotFound
+from bot.adapters.issuers_file import load_issuers
+from bot.botconfig.document import ConfigError
+from bot.botconfig.files import load_bot_config
+from bot.tokens.issuers import IssuerConfigError, IssuerRegistry, KeyNotFound, policies_from_mapping
 from bot.tokens.jwks import JwksFetchError, check_jwks_url
 from bot.tokens.signer import generate_private_key, public_jwk
 from tests.conftest import REPO_ROOT
@@ -53,20 +54,20 @@ def test_the_design_example_loads_from_a_file(tmp_path: Path) -> None:
 
 
 def test_the_shipped_default_trusts_no_one() -> None:
-    assert bot_config_issuers(REPO_ROOT / "config" / "bot.yaml") == ()
+    assert load_bot_config(REPO_ROOT / "config" / "bot.yaml").issuers == ()
 
 
 def test_an_issuer_error_in_bot_yaml_names_the_file_and_line(tmp_path: Path) -> None:
     path = tmp_path / "bot.yaml"
     path.write_text("maintainers: []\nissuers:\n  - issuer: https://i.example\n    keyz: []\n")
     with pytest.raises(ConfigError) as raised:
-        bot_config_issuers(path)
+        load_bot_config(path)
     assert str(raised.value).startswith(f"{path}:3: ")
     assert "keyz" in str(raised.value)
 
 
 def test_defaults_for_optional_fields() -> None:
-    registry = IssuerRegistry.from_mapping({"issuers": [issuer_entry()]})
+    registry = IssuerRegistry(policies_from_mapping({"issuers": [issuer_entry()]}))
     policy = registry.policy("https://tokens.example.org")
     assert policy is not None
     assert (policy.benchmarks, policy.models, policy.audience) == (("*",), ("*",), None)
@@ -103,7 +104,7 @@ def test_defaults_for_optional_fields() -> None:
 )
 def test_configuration_errors_say_what_is_wrong(document: Any, message: str) -> None:
     with pytest.raises(IssuerConfigError, match=message):
-        IssuerRegistry.from_mapping(document)
+        IssuerRegistry(policies_from_mapping(document))
 
 
 def test_a_file_error_names_the_file(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ import yaml
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from bot.tokens.issuers import IssuerRegistry
+from bot.tokens.issuers import IssuerRegistry, policies_from_mapping
 from bot.tokens.signer import generate_private_key
 from bot.tokens.verify import MemoryJtiBinder, verify_entry, verify_reports
 from bot.validation.diagnostics import Diagnostic, Severity
@@ -66,7 +66,9 @@ def other_issuer() -> SigningIssuer:
 
 @pytest.fixture
 def registry(issuer: SigningIssuer, other_issuer: SigningIssuer) -> IssuerRegistry:
-    return IssuerRegistry.from_mapping({"issuers": [issuer.config(), other_issuer.config()]})
+    return IssuerRegistry(
+        policies_from_mapping({"issuers": [issuer.config(), other_issuer.config()]})
+    )
 
 
 @pytest.fixture
@@ -334,7 +336,7 @@ def test_registered_claims(
 )
 def test_audience_when_configured(aud: Any, reason: str | None, target: dict[str, Any]) -> None:
     issuer = SigningIssuer(extra={"audience": "evalbot"})
-    registry = IssuerRegistry.from_mapping({"issuers": [issuer.config()]})
+    registry = IssuerRegistry(policies_from_mapping({"issuers": [issuer.config()]}))
     token = issuer.sign(issuer.claims_for(entry_report(target), aud=aud))
     expected = VERIFIED if reason is None else unverified(reason)
     assert verdict(with_token(target, token), registry) == expected
@@ -388,7 +390,7 @@ def test_an_issuer_that_is_not_a_string_is_invalid(
 
 def test_an_empty_registry_trusts_no_one(issuer: SigningIssuer, target: dict[str, Any]) -> None:
     token = issuer.token_for(entry_report(target))
-    empty = IssuerRegistry.from_mapping({"issuers": []})
+    empty = IssuerRegistry(policies_from_mapping({"issuers": []}))
     assert verdict(with_token(target, token), empty) == unverified("issuer-untrusted")
 
 
@@ -522,7 +524,7 @@ def test_edited_entry_after_signing_is_digest_mismatch(
 )
 def test_issuer_policy(policy: dict[str, Any], reason: str | None, target: dict[str, Any]) -> None:
     issuer = SigningIssuer(extra=policy)
-    registry = IssuerRegistry.from_mapping({"issuers": [issuer.config()]})
+    registry = IssuerRegistry(policies_from_mapping({"issuers": [issuer.config()]}))
     token = issuer.token_for(entry_report(target))
     expected = VERIFIED if reason is None else unverified(reason)
     assert verdict(with_token(target, token), registry) == expected
@@ -702,12 +704,14 @@ def test_an_unexpected_failure_is_internal_error_not_a_crash(
     def broken_fetcher(url: str) -> bytes:
         raise RuntimeError("a bug in a fetcher")
 
-    registry = IssuerRegistry.from_mapping(
-        {
-            "issuers": [
-                issuer.config(inline=False) | {"jwks_url": "https://tokens.example.org/jwks"}
-            ]
-        },
+    registry = IssuerRegistry(
+        policies_from_mapping(
+            {
+                "issuers": [
+                    issuer.config(inline=False) | {"jwks_url": "https://tokens.example.org/jwks"}
+                ]
+            }
+        ),
         fetcher=broken_fetcher,
     )
     token = issuer.token_for(entry_report(target))

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from bot.tokens import reasons
-from bot.tokens.issuers import IssuerRegistry
+from bot.tokens.issuers import IssuerRegistry, policies_from_mapping
 from bot.tokens.verify import MemoryJtiBinder, json_equal, verify_entry
 from bot.validation.model import Verification, VerificationStatus
 from tests.support.tokens import (
@@ -26,7 +26,7 @@ from tests.support.tokens import (
 )
 
 ISSUER = SigningIssuer()
-REGISTRY = IssuerRegistry.from_mapping({"issuers": [ISSUER.config()]})
+REGISTRY = IssuerRegistry(policies_from_mapping({"issuers": [ISSUER.config()]}))
 DATA = entries_from_yaml(TARGET_FILE)[0]
 GOOD_CLAIMS = ISSUER.claims_for(entry_report(DATA))
 GOOD_TOKEN = ISSUER.sign(GOOD_CLAIMS)

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
-from bot.adapters.policy_file import load_policy
-from bot.configfiles import ConfigError
+from bot.botconfig.document import ConfigError
+from bot.botconfig.files import load_bot_config
 from bot.validation.diagnostics import Severity
 from bot.validation.limits import Limits
 from bot.validation.model import Benchmark, BenchmarkNotFound
@@ -220,18 +220,18 @@ def test_bad_policy_files_are_refused(content: bytes) -> None:
 
 
 def test_shipped_policy_loads() -> None:
-    assert load_policy(REPO_ROOT / "config" / "bot.yaml") == Policy()
+    assert load_bot_config(REPO_ROOT / "config" / "bot.yaml").policy == Policy()
 
 
 def test_a_policy_error_in_bot_yaml_names_the_file_line_and_field(tmp_path: Path) -> None:
     path = tmp_path / "bot.yaml"
     path.write_text("maintainers: []\npolicy:\n  errors: []\n  benchmarks:\n    o/b: [NOPE]\n")
     with pytest.raises(ConfigError) as raised:
-        load_policy(path)
+        load_bot_config(path)
     assert str(raised.value).startswith(f"{path}:5: `policy.benchmarks.o/b`: unknown diagnostic")
     path.write_text("policy:\n  error: [FILE-NAME]\n")  # a misspelt key is not ignored
     with pytest.raises(ConfigError, match=r"bot.yaml:1: `policy` policy must be a mapping"):
-        load_policy(path)
+        load_bot_config(path)
 
 
 def test_benchmark_file_report(store_root: Path) -> None:

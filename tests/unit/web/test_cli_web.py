@@ -126,3 +126,15 @@ def test_the_operator_token_cookie_is_secure_on_a_space(
     signed_in = TestClient(app).post("/status/login", data={"token": token}, follow_redirects=False)
     assert signed_in.status_code == 303
     assert "secure" in signed_in.headers["set-cookie"].lower()
+
+
+def test_a_misspelt_key_stops_the_pages_as_it_stops_the_workers(
+    environ: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`operator:` for `operators:` would leave the operator view open to no one, in silence."""
+    (tmp_path / "bot.yaml").write_text(
+        "operator:\n  users:\n    - {name: alice, id: 6560b0f7e0d5d2c4a1b2c3d4}\n"
+    )
+    with pytest.raises(SettingsError) as refused:
+        build_context(WebConfig.from_env(os.environ))
+    assert str(refused.value).startswith(f"{tmp_path / 'bot.yaml'}:1: unknown key `operator`")

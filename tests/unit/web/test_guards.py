@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from starlette.requests import Request
 
+from bot.botconfig.sections import Operators
 from bot.settings import Secret
 from bot.web.guards import (
     ADMIN_COOKIE,
@@ -18,7 +19,6 @@ from bot.web.guards import (
     cross_site,
     session_key,
 )
-from bot.web.operators import Operators
 
 OPERATOR_TOKEN = Secret("operator-token-0123456789-0123456789")
 ALICE, ORG = "6560b0f7e0d5d2c4a1b2c3d4", "6560b0f7e0d5d2c4a1b2c3d5"

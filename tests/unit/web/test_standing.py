@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.botconfig.files import load_bot_config
 from bot.collections.aggregate import BenchmarkResult, GateResult, Status
 from bot.collections.model import Collection, CollectionBenchmark
 from bot.web.standing import BAR_WIDTH, bars, load_collections, standing
@@ -58,13 +59,13 @@ def test_collections_come_from_the_system_folder_and_collections_dir(tmp_path: P
     (tmp_path / "mine" / "my-gate.yaml").write_text("name: x\n")
     config = tmp_path / "bot.yaml"
     config.write_text("collections_dir: mine\n")
-    found = load_collections(config)
+    found = load_collections(load_bot_config(config).campaign)
     assert "my-gate" in found
     assert "leaderboard-v2" in found
-    assert "leaderboard-v2" in load_collections(tmp_path / "absent.yaml")
+    assert "leaderboard-v2" in load_collections(load_bot_config(tmp_path / "absent.yaml").campaign)
     config.write_text("collections_dir: nowhere\n")
     with pytest.raises(ValueError, match="collections_dir"):
-        load_collections(config)
+        load_collections(load_bot_config(config).campaign)
 
 
 class _Repo:

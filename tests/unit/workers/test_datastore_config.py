@@ -1,4 +1,4 @@
-"""`datastores:` of `config/bot.yaml` (`workers.datastores`): read, checked, refused by line."""
+"""`datastores:` of `config/bot.yaml` (`bot.botconfig.sections`): read, checked, refused by line."""
 
 from __future__ import annotations
 
@@ -6,15 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from bot.configfiles import ConfigError
+from bot.botconfig.document import ConfigError
+from bot.botconfig.files import load_bot_config
 from bot.eee.submission import DatastorePolicy
-from workers.botconfig import load_bot_config
 
 
 def load(tmp_path: Path, text: str) -> dict[str, DatastorePolicy]:
     path = tmp_path / "bot.yaml"
     path.write_text(text)
-    return dict(load_bot_config(path, 300).datastores)
+    return dict(load_bot_config(path).datastores)
 
 
 def test_datastores_with_their_settings(tmp_path: Path) -> None:

@@ -1,11 +1,11 @@
-"""Which recheck a run answers, and who is a stranger (workers/pipeline.py): pure, plain PRs."""
+"""Which recheck a run answers, and who is a stranger (workers/commands.py): pure, plain PRs."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
 from bot.hub.pulls import PrComment, PrCommit, PrStatus, PullRequest
-from workers.pipeline import latest_recheck, maintainers_digest, strangers
+from workers.commands import latest_recheck, maintainers_digest, strangers
 
 T0 = datetime(2026, 11, 24, 18, 0, tzinfo=UTC)
 HEAD = "b" * 40

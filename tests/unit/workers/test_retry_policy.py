@@ -1,4 +1,4 @@
-"""The retry policy of a PR event's task (`workers.tasks`), over plain inputs: every
+"""The retry policy of a PR event's task (`workers.retry_policy`), over plain inputs: every
 row of the module's table, with a seeded random generator for the jitter."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from bot.hub.errors import HubPermanentError, HubTransientError
 from bot.tokens.reasons import VerificationUnavailable
 from workers.hub_pause import HubPaused
 from workers.pr_lease import LeaseBusy, LeaseLost
-from workers.tasks import (
+from workers.retry_policy import (
     COUNTERS,
     MAX_BUSY_RETRIES,
     MAX_TRANSIENT_RETRIES,

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from bot.botconfig.sections import CampaignConfig
 from bot.collections.aggregate import Status
 from bot.collections.model import Scope
 from bot.hub.pulls import PrStatus, PullRequest
 from bot.validation.model import FileReport
 from bot.validation.validate import DEFAULT_POLICY, validate_results_files
 from tests.unit.collections.helpers import MemorySource
-from workers.standing_and_clashes import CampaignConfig, CampaignInputs, _standing
+from workers.standing_and_clashes import CampaignInputs, _standing
 
 GATE = b"""\
 name: two

@@ -6,14 +6,16 @@ from pathlib import Path
 
 import pytest
 
+from bot.botconfig.document import ConfigError
+from bot.botconfig.files import load_bot_config
+from bot.botconfig.sections import CampaignConfig
 from bot.collections.model import Scope
-from workers.standing_and_clashes import CampaignConfig, CampaignConfigError, load_campaign_config
 
 
 def test_no_file_or_no_keys_means_off(tmp_path: Path) -> None:
-    assert not load_campaign_config(tmp_path / "bot.yaml").enabled
+    assert not load_bot_config(tmp_path / "bot.yaml").campaign.enabled
     (tmp_path / "bot.yaml").write_text("maintainers: [alice]\n")
-    assert load_campaign_config(tmp_path / "bot.yaml") == CampaignConfig()
+    assert load_bot_config(tmp_path / "bot.yaml").campaign == CampaignConfig()
 
 
 def test_repos_name_system_and_user_collections_by_glob(tmp_path: Path) -> None:
@@ -26,7 +28,7 @@ def test_repos_name_system_and_user_collections_by_glob(tmp_path: Path) -> None:
         "  alice/model: [leaderboard-v2]\n"
         "  'alice/*': [my-gate, leaderboard-v2]\n"
     )
-    config = load_campaign_config(tmp_path / "bot.yaml")
+    config = load_bot_config(tmp_path / "bot.yaml").campaign
     assert config.cross_pr
     assert config.collections_for("alice/model") == ["leaderboard-v2", "my-gate"]
     assert config.collections_for("bob/model") == []
@@ -47,6 +49,6 @@ def test_broken_settings_fail_at_start_naming_the_file(
     tmp_path: Path, text: str, message: str
 ) -> None:
     (tmp_path / "bot.yaml").write_text(text)
-    with pytest.raises(CampaignConfigError, match=message) as raised:
-        load_campaign_config(tmp_path / "bot.yaml")
+    with pytest.raises(ConfigError, match=message) as raised:
+        load_bot_config(tmp_path / "bot.yaml")
     assert str(tmp_path / "bot.yaml") in str(raised.value)

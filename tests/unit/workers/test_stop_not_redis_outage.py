@@ -3,7 +3,7 @@
 A task cancelled because the worker's broker connection dropped gets SIGTERM (a `SystemExit` in
 the pool process); the PR lease's release on the way out then fails because Redis is down, and
 that `ConnectionError` replaced the stop: the run failed instead of exiting
-(`workers.tasks.stop_behind`). A plain Redis outage is raised to Celery; the event stays
+(`workers.retry_policy.stop_behind`). A plain Redis outage is raised to Celery; the event stays
 in the ledger (tests/integration/workers/test_ledger_redis.py)."""
 
 from __future__ import annotations
