@@ -82,7 +82,7 @@ def count_sends() -> None:
 
 async def drive_open_loop(url: str, rate: float, seconds: float, offset: int) -> tuple[float, int]:
     """CPU seconds of this process for `rate x seconds` enqueues, each started at its time."""
-    enqueuer = RedisEnqueuer.from_url(url, queue="evalbot")
+    enqueuer = RedisEnqueuer(url, queue="evalbot")
     await enqueuer.ready()
     loop = asyncio.get_running_loop()
     count = int(rate * seconds)

@@ -177,7 +177,7 @@ def test_a_lone_delivery_is_sent_at_once_and_those_after_it_gather(
     monkeypatch.setattr(publishing, "SEND_GATHER_S", 60.0)
 
     async def main() -> None:
-        enqueuer = RedisEnqueuer.from_url(redis_server.url, queue="evalbot", timeout_s=1.0)
+        enqueuer = RedisEnqueuer(redis_server.url, queue="evalbot", timeout_s=1.0)
         try:
             first = await enqueuer.enqueue(event(1, "d1"), DedupeKey("d1", 60))
             assert first is EnqueueOutcome.QUEUED
@@ -208,7 +208,7 @@ def test_a_burst_goes_in_one_send_and_the_next_burst_waits_for_the_window(
     monkeypatch.setattr(publishing, "SEND_GATHER_S", 60.0)
 
     async def main() -> None:
-        enqueuer = RedisEnqueuer.from_url(redis_server.url, queue="evalbot", timeout_s=1.0)
+        enqueuer = RedisEnqueuer(redis_server.url, queue="evalbot", timeout_s=1.0)
         try:
             assert await enqueue_all(enqueuer, range(1, 11)) == [EnqueueOutcome.QUEUED] * 10
             await wait_for_messages(broker, 10, "the first burst, long before the window ends")
@@ -233,7 +233,7 @@ def test_gathered_messages_go_when_the_window_ends(
     monkeypatch.setattr(publishing, "SEND_GATHER_S", 0.2)
 
     async def main() -> None:
-        enqueuer = RedisEnqueuer.from_url(redis_server.url, queue="evalbot", timeout_s=1.0)
+        enqueuer = RedisEnqueuer(redis_server.url, queue="evalbot", timeout_s=1.0)
         try:
             await enqueuer.enqueue(event(1, "d1"), DedupeKey("d1", 60))
             await wait_for_messages(broker, 1, "the first message")
