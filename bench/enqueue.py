@@ -28,10 +28,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import bot.queue.publishing
+import bot.queue.enqueuer
 from bench.timing import report
+from bot.queue.enqueuer import RedisEnqueuer
 from bot.queue.events import DedupeKey, PrEvent
-from bot.queue.publishing import Outgoing, RedisEnqueuer
+from bot.queue.publishing import Outgoing
 from evalbot_dev.devstack.redis import RedisServer
 
 DELIVERIES = 4000
@@ -71,13 +72,13 @@ SENDS: list[int] = []
 
 def count_sends() -> None:
     """Count each send of the enqueuer (and its messages) around the real one."""
-    real = bot.queue.publishing.send_or_leave
+    real = bot.queue.enqueuer.send_or_leave
 
     def counted(app: Any, messages: Sequence[Outgoing]) -> bool:
         SENDS.append(len(messages))
         return real(app, messages)
 
-    bot.queue.publishing.send_or_leave = counted
+    bot.queue.enqueuer.send_or_leave = counted
 
 
 async def drive_open_loop(url: str, rate: float, seconds: float, offset: int) -> tuple[float, int]:
@@ -129,7 +130,7 @@ def main() -> None:
     args = parser.parse_args()
     # Every message sent by the receiver itself (none left to the workers' sweep of the ledger),
     # however far the sending thread falls behind the bench's bursts.
-    bot.queue.publishing.MAX_UNSENT = DELIVERIES
+    bot.queue.enqueuer.MAX_UNSENT = DELIVERIES
     with tempfile.TemporaryDirectory() as directory:
         server = RedisServer(Path(directory)).start()
         try:

@@ -18,8 +18,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from bot.queue.enqueuer import EnqueueOutcome, QueueUnavailable
 from bot.queue.events import DedupeKey, PrEvent
-from bot.queue.publishing import TASK_NAME, EnqueueOutcome, QueueUnavailable
+from bot.queue.publishing import TASK_NAME
 from bot.receiver.app import WEBHOOK_PATH, create_app
 from bot.settings import Settings
 from bot.store.keys import DEDUPE_PREFIX

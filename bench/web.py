@@ -37,12 +37,14 @@ from bench.timing import median_seconds, report  # noqa: E402
 from bot.adapters.collections_store import StoredCollection  # noqa: E402
 from bot.collections.model import Scope  # noqa: E402
 from bot.hub.client import HfHubClient  # noqa: E402
-from bot.report.comment import Counts  # noqa: E402
+from bot.report.counts import Counts  # noqa: E402
 from bot.settings import Secret  # noqa: E402
-from bot.store.history import add_verdict, record_verdict, verdict_of  # noqa: E402
+from bot.store.history import add_verdict, record_verdict  # noqa: E402
+from bot.store.verdicts import verdict_of  # noqa: E402
 from bot.store.worker_counters import read_snapshot  # noqa: E402
 from bot.tokens.issuers import IssuerRegistry  # noqa: E402
-from bot.validation.diagnostics import Diagnostic, Severity  # noqa: E402
+from bot.validation.catalogue import Severity  # noqa: E402
+from bot.validation.diagnostics import Diagnostic  # noqa: E402
 from bot.validation.model import (  # noqa: E402
     Dialect,
     EntryReport,

@@ -27,7 +27,7 @@ from bot.botconfig.sections import BotConfig
 DEFAULT_HF_ENDPOINT = "https://huggingface.co"
 MIB = 1024 * 1024
 #: `EVALBOT_HUB_TIMEOUT`: seconds a Hub request may wait to connect, or between two reads
-#: (bot.hub.client).
+#: (bot.hub.timeouts).
 DEFAULT_HUB_TIMEOUT_S = 30.0
 
 

@@ -1,13 +1,6 @@
-"""The Celery application, built from `Settings` with settings that lose nothing.
-
-`create_celery_app(settings)` is what code calls. For `celery -A workers.app worker` the module
-also offers `app`, created on first access from the environment (`Settings.from_env`): importing
-this module reads nothing and connects to nothing, so tests import it freely.
-
-Every setting below names the failure it prevents (docs/security.md#celery-and-redis). Together with
-idempotent tasks (a task may run twice; the pipeline checks before it writes), they give
-at-least-once processing of every queued event.
-"""
+"""The Celery application, built from `Settings` (`create_celery_app`), or lazily from the
+environment as `app` for `celery -A workers.app`, so importing it connects to nothing. Each
+setting names the failure it prevents (docs/security.md, "Celery and Redis")."""
 
 from __future__ import annotations
 

@@ -1,15 +1,6 @@
-"""A PR on a benchmark dataset: its eval.yaml checked like a push, and what it does to results.
-
-The same one living comment as a results PR (`bot.report.comment`, found again by its marker):
-the eval.yaml's diagnostics with lines and fixes, then what the change does to the results that
-already reference the benchmark (`bot.validation.impact`): tasks and metrics removed or renamed, the
-primary metric changed or a direction flipped, with the model results it would orphan or
-re-rank, named, read from the Hub's leaderboard listing for the benchmark.
-
-Hub calls (docs/hub.md): the PR details (1), the eval.yaml at the head and at the base (2), the
-comment (1); when tasks or metrics change: the leaderboard (1) and each distinct results file it
-names (1 each, at most `MAX_FILES`).
-"""
+"""A PR on a benchmark dataset: its eval.yaml checked like a push, and what the change does to
+the results that already reference the benchmark, in the PR's one living comment
+(docs/comment.md, "PRs on benchmark datasets"; calls: docs/hub.md, "Benchmark PRs")."""
 
 from __future__ import annotations
 

@@ -1,27 +1,6 @@
-"""Commands on a PR: the asking comment heard once per run, the `help` reply, which recheck a run
-answers, and who is a stranger.
-
-A command event names its word (`recheck`, `help`, parsed by the receiver) and the asking
-comment's id; `hear_command` looks the comment up in the PR as read (no Hub call) and keeps it
-only when the bot heeds it: visible, not the bot's own, by a maintainer of the repo. Each
-pipeline then acts on the heard command (`workers.pipeline`).
-
-**Rechecks and strangers** (`latest_recheck`, `strangers`): who asked for a recheck, and who is
-a stranger, decided from the PR as read, with no Hub call.
-A recheck is answered from the PR's discussion details (one read, which every run makes
-anyway), not from the webhook that triggered the run: rechecks are coalesced (the receiver
-queues at most one run at once and one a little later per PR, `bot.queue.publishing`), so one
-run answers every ask made before it read the PR. The footer names the latest recheck by a
-maintainer made after the head was pushed (`latest_recheck`), so every run at the same PR
-state renders the same comment, retries and reconciliation included.
-
-Commenters found to be no maintainer of the repo are remembered for `keys.STRANGER_TTL_S`
-(`keys.stranger`, keyed by the Hub's author id, the only name a comment webhook carries), so
-the receiver drops their next commands without queueing them or calling the Hub. Each record
-holds the digest of the allow-list it was decided under; the receiver drops a command only
-while it equals the digest the workers last wrote (`keys.MAINTAINERS_DIGEST`), so adding a user
-to the allow-list takes effect with the first run of a worker that has the new list.
-"""
+"""Commands on a PR: the asking comment heard once per run, the `help` reply, the latest
+maintainer's recheck a run answers, and the strangers the receiver may then drop without a Hub
+call (docs/operating.md, "What is queued"; docs/comment.md, "A maintainer's recheck")."""
 
 from __future__ import annotations
 
@@ -33,7 +12,7 @@ import redis
 
 from bot.hub.pulls import PrComment, PullRequest
 from bot.queue.events import Command, PrEvent, parse_command
-from bot.report.comment import help_reply_marker, render_help
+from bot.report.help_reply import help_reply_marker, render_help
 from bot.store import keys
 from bot.validation.model import same_hub_name
 from workers.outcomes import Outcome

@@ -1,11 +1,6 @@
-"""What a datastore PR's run leaves for the rest of the bot: its verdict in the pages' history,
-the head it reflects for reconciliation, and the follow-up run a partial comparison asks for.
-
-A datastore is a dataset repo, and a dataset and a model may share an id, so the datastore's
-entries live under `datasets/<owner>/<name>` (`history_repo`): the history, badge and API
-pages name it so, which is also its path on the Hub (docs/web.md). Its visibility comes with
-main's commit, which the run reads anyway (`bot.hub.datastore.HubDatastore.main`).
-"""
+"""What a datastore PR's run leaves for the rest of the bot: its verdict in the pages' history
+(under `datasets/<owner>/<name>`: a dataset and a model may share an id), the head it reflects
+for reconciliation, and the follow-up run a partial comparison asks for."""
 
 from __future__ import annotations
 
@@ -16,9 +11,10 @@ from bot.hub.datastore import MainCommit
 from bot.hub.pulls import PullRequest
 from bot.queue.events import DedupeKey, PrEvent
 from bot.queue.publishing import publish
-from bot.report.comment import Counts
+from bot.report.counts import Counts
 from bot.store import keys
-from bot.store.history import add_verdict, verdict_of
+from bot.store.history import add_verdict
+from bot.store.verdicts import verdict_of
 from workers.reconcile_plan import DATASETS
 from workers.runtime import Runtime
 

@@ -1,26 +1,6 @@
-"""The records a datastore PR is compared with for duplicates, kept in Redis.
-
-Main: one hash per datastore (`keys.eee_main_index`), path -> `<blob id> <normalised hash>`,
-with `@sha` the main commit it reflects. When main has moved, its tree is listed and only the
-records whose blob id changed are read and hashed, so the index follows the datastore's commits
-at the cost of what they changed, not of the datastore (~229k results), and a PR run reads no
-record of main it has read before. Samples files are indexed with an empty hash: their paths
-tell which files exist on main.
-
-Other open PRs (`compare_open_prs`): each PR's records at datastore paths (the path rule the
-PR's own run applies, `bot.eee.paths`; junk elsewhere is never read), kept per PR with the
-head they were read at (`keys.eee_pr_hashes`): its own run stores them, and a run of another
-PR reads a PR again only when its head has moved. Then its details give the changed paths,
-`paths-info` their content ids, and only the contents no run has hashed yet are read: each
-content is hashed once per datastore (`keys.eee_blob_hashes`, by the Hub's blob id or LFS
-sha256, in two generations of at most `BLOB_CACHE_MAX` entries). All of it within the run's
-`Allowance` (`COMPARE_BUDGET` Hub calls): a PR the budget does not cover is named as not
-compared, and the run queues a follow-up that carries on (`workers.datastore_pr`).
-
-Who was first (docs/eee.md, "Duplicates: first come, first served"): each PR's records carry
-the Hub time of the PR head at which the bot first saw them there (`since`), and its author's
-account id; the later of two open PRs holding one evaluation carries the duplicate.
-"""
+"""The records a datastore PR is compared with for duplicates, kept in Redis: main's, followed
+commit by commit, and the other open PRs', read again only when their head moved, all within the
+run's call allowance (docs/eee.md, "Cost and state", "Duplicates: first come, first served")."""
 
 from __future__ import annotations
 

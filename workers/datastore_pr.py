@@ -1,17 +1,6 @@
-"""A PR on an Every Eval Ever datastore: its files checked as a submission, in one comment.
-
-The datastores are the dataset repos `config/bot.yaml` names (`datastores:`); a PR on one
-comes here from the pipeline's dataset branch instead of the benchmark check. One run:
-the PR's details with its diff (1 call), main's index brought up to date
-(`workers.datastore_index`: 1 call for main's commit, and when main moved, its tree plus the
-records that changed), the other open PRs' records (the listing, 2 calls, then at most
-`COMPARE_BUDGET` calls for the PRs whose head moved; a follow-up run carries on past it),
-then each changed file read at the head (a samples file streamed), the pure check
-(`bot.eee.submission`, first come, first served among open PRs) and the comment
-(`bot.eee.comment`) posted or edited in place; the verdict goes to the pages' history
-(`workers.datastore_history`). `recheck` and `help` are heard from the datastore's
-maintainers.
-"""
+"""A PR on an Every Eval Ever datastore: its files checked as a submission (`bot.eee`) against
+main and the other open PRs, in one living comment (docs/eee.md; calls: docs/hub.md, "Every Eval
+Ever datastore PRs")."""
 
 from __future__ import annotations
 

@@ -1,18 +1,5 @@
-"""Each worker's periodic step: its heartbeat, and the ledger's sweep.
-
-Every `SWEEP_EVERY_S` seconds, from its consumer's event loop (a Celery consumer bootstep, the
-way Celery runs its own heartbeats), each worker:
-
-1. records its heartbeat: its record (host, pid, concurrency, the tasks it has reserved) in
-   `evalbot:workers` and Redis's time in `evalbot:worker-beats` (`bot.store.keys` names the
-   keys, `bot.store.heartbeats` reads them for `evalbot status`, `/readyz/workers`, `/metrics`);
-2. asks the ledger for the accepted events that are overdue (`bot.queue.publishing`: each one is
-   handed to one sweeper only) and sends each again under its task id, with Celery's
-   `send_task`, counting it as `recovered:overdue`.
-
-Why that catches every lost message is `bot.queue.publishing`'s to say (and docs/reliability.md);
-kombu's visibility timeout stays as Celery's own redelivery, long after.
-"""
+"""Each worker's periodic step, from its consumer's event loop: its heartbeat, and the ledger's
+sweep that sends overdue accepted events again (docs/reliability.md, "The ledger")."""
 
 from __future__ import annotations
 

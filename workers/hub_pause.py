@@ -1,20 +1,6 @@
-"""The Hub pause: the Hub's rate limit as one budget shared by every worker.
-
-The Hub counts `/api` calls per token in fixed windows (docs/hub-api.md#rate-limits): once one run
-is told "429, wait T s", every other run would be told the same, each spending a call to learn it.
-So the first run that hears it sets `evalbot:hub-paused-until` (`keys.HUB_PAUSE`), and every
-run reads it before calling the Hub (folded into the round trip that counts the run's start,
-`workers.tasks.Attempts.begin`): a paused bot does not call the Hub, its tasks come back
-after the pause, spread over a jitter so the backlog does not arrive at the window's reset all
-at once (a herd that would spend the new window in one burst and draw a 429 each).
-
-The key holds the Redis server's clock at the pause's end (Unix seconds, for people), and
-expires then: readers use its `PTTL`, so the workers' own clocks never enter the decision.
-Setting it keeps the later of the existing and the new end, in one atomic script.
-
-The decisions (`pause_for`, `resume_countdown`, `throttled_too_long`) are pure; `HubPause`
-does the Redis calls.
-"""
+"""The Hub pause: the Hub's rate limit as one budget shared by every worker, in one Redis key
+read on the Redis server's clock (docs/operating.md, "Hub rate limit"). The decisions are pure;
+`HubPause` does the Redis calls."""
 
 from __future__ import annotations
 

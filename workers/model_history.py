@@ -7,7 +7,8 @@ from __future__ import annotations
 from bot.hub.errors import HubError
 from bot.hub.pulls import PullRequest
 from bot.store import keys
-from bot.store.history import Verdict, add_verdict, recent_visibility
+from bot.store.history import add_verdict, recent_visibility
+from bot.store.verdicts import Verdict
 from workers.runtime import Runtime
 
 

@@ -1,8 +1,5 @@
-"""A PR on a model repo: its results files checked and reported in the PR's one living comment.
-
-hub (the PR, read once at its head) -> validation -> tokens (verify)
-    -> report (render) -> hub (post, or edit in place)
-"""
+"""A PR on a model repo: its results files checked, verified and reported in the PR's one living
+comment."""
 
 from __future__ import annotations
 
@@ -14,14 +11,14 @@ from bot.hub.sources import HubBenchmarkSource
 from bot.report.comment import (
     CommentContext,
     RecheckNote,
-    count_reports,
     head_of_comment,
     recheck_of_comment,
     render_comment,
 )
 from bot.report.comment_texts import REPORT_MARKER
-from bot.store.history import verdict_of
+from bot.report.counts import count_reports
 from bot.store.records import RedisRecordCache
+from bot.store.verdicts import verdict_of
 from bot.tokens.verify import verify_reports
 from bot.validation import diagnostics
 from bot.validation.benchmark import benchmark_from_eval_yaml

@@ -1,22 +1,6 @@
-"""The pipeline: one PR event in, the PR's single report comment brought up to date.
-
-The event's PR is read once, under its lease, and its command (if any) heard once
-(`workers.commands.hear_command`); then the run goes to the pipeline of its repo: a model
-repo's results (`workers.model_pr`), an Every Eval Ever datastore's submission
-(`workers.datastore_pr`) or a benchmark's eval.yaml (`workers.benchmark_pr`).
-
-Every run is idempotent, so a task may run twice (late ack, webhook retries, a recheck) and the
-PR still ends with one correct comment:
-- the PR is re-read from the Hub API; the webhook payload is only a hint
-  (docs/hub-api.md#receiving-webhooks);
-- the bot's comment is found again by its hidden marker and edited, never posted twice; a body
-  equal to what is there is not written at all;
-- one run per PR at a time (`workers.pr_lease`), and a report never replaces one for a newer head
-  of the PR's timeline (`PullRequest.may_replace`);
-- a token's freshness is judged at the Hub time of the commit that introduced it, recorded the
-  first time it is seen, so a recheck a week later reaches the same verdict
-  (docs/decisions.md#tokens).
-"""
+"""One PR event in, the PR's single report comment brought up to date: the PR read once under its
+lease, its command heard once, then the model repo's, datastore's or benchmark's pipeline. Every
+run is idempotent (docs/reliability.md, "The ledger")."""
 
 from __future__ import annotations
 

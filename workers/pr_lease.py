@@ -1,19 +1,6 @@
-"""The PR's lease: one run per PR at a time, across every worker, with a fencing check.
-
-Two runs for one PR must not interleave their Hub writes: the later head's report could be
-overwritten by an earlier run that finished last. The lease is `SET NX PX` with a random
-token; its TTL bounds how long a killed worker can block a PR. Before each Hub write the
-holder checks the token is still its own (`still_held`): a run whose lease expired mid-way
-(a stalled worker) gives up instead of writing over a newer run's comment.
-
-A lease names its owner (the Celery task id). When a run finds the lease held by its own
-task, the holder is an earlier run of the same message that died (a pool process killed: the
-message is requeued at once, but its lease would block the PR until the TTL ran out, longer
-than the busy retries last). One message runs twice at a time only after a crash, a stall
-past the visibility timeout, or a run longer than the ledger's grace (`bot.queue.publishing`
-sends the event again under its task id), so the new run takes the lease over; a holder still
-running, or stalled and resumed, finds the token changed and writes nothing.
-"""
+"""The PR's lease: one run per PR at a time across every worker, fenced before each Hub write and
+taken over by a rerun of the same message (docs/reliability.md, "A run: its lease, its retries,
+its start")."""
 
 from __future__ import annotations
 

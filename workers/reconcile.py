@@ -1,32 +1,5 @@
-"""Reconciliation: the periodic task that catches up PRs whose webhook never reached the bot.
-
-Celery beat (`evalbot beat`, or `evalbot worker --beat`; one beat per deployment) sends
-`evalbot.reconcile` every ``reconcile.interval_s`` seconds; a worker runs it:
-
-1. one run at a time (a Redis lock: two beats, or a run slower than the interval, never
-   overlap), and none while the queue holds more than `max_backlog` events (the workers are
-   behind; their pending events will record verdicts anyway);
-2. the repos: `watched_repos` of `config/bot.yaml`, then every repo that ever had a verdict,
-   then the Every Eval Ever datastores of `datastores:` (their open PRs listed as a dataset
-   repo's, their heads compared with those their runs record under `datasets/<repo>`), at
-   most `max_repos` per run, continuing where the last run stopped;
-3. per repo, its open PRs and their heads (2 Hub calls, `HubClient.open_pull_requests`), and
-   the heads recorded for them (one Redis MGET): a PR whose head is neither its verdict's
-   (`evalbot:verdict:*`) nor the head last checked without a report (`evalbot:checked:*`)
-   gets an `updated` event, exactly as a push webhook would have queued it;
-4. events are accepted into the ledger as the receiver's are (`bot.queue.publishing`: ledger
-   entry and dedupe key in one atomic call), due at once, so the workers' next sweep sends
-   them, under the dedupe key `reconcile:<repo>:<num>:<head>` for one interval: a PR is
-   queued at most once per head per interval, however many runs or beats see it.
-
-The run stops early when the Hub call budget is spent or the Hub rate-limits it (the next run
-continues; a 429 that says how long to wait pauses the workers too, and no run starts while
-the pause is on: `workers.hub_pause`); a repo the Hub refuses is counted and skipped, and one
-it no longer finds (deleted, or private now) leaves the known repos unless it is configured;
-one it refuses or no longer finds leaves the web pages' history (`bot.store.history.hide_repo`).
-Counters go to `evalbot:stats` (`reconcile-run:*`, `reconcile-repo:*`, `catchup:*`), exposed
-by `/metrics`.
-"""
+"""Reconciliation's I/O: the periodic task that queues an `updated` event for each open PR whose
+head has no verdict, as a missed webhook would have (docs/operating.md, "Reconciliation")."""
 
 from __future__ import annotations
 

@@ -1,15 +1,6 @@
-"""What a reconciliation run should do, decided without I/O.
-
-A webhook can be missed (the Hub gave up retrying, the webhook was suspended after failures,
-the receiver was down longer than the retry window). Reconciliation closes that gap: every
-interval, for each watched repo, it compares the open PRs' heads with the heads whose verdict
-the workers recorded (`workers.model_history`, `workers.datastore_history`), and queues an
-ordinary `updated` event for each PR whose current head has none. This module holds the
-decisions: which repos a run visits (rotating through them when the budget cannot cover all),
-which PRs are missing, and the event and dedupe key queued for each. `workers.reconcile` does
-the I/O. The Every Eval Ever datastores of `config/bot.yaml` are visited too, after the model
-repos, named `datasets/<repo>` (their PRs' events are a dataset repo's).
-"""
+"""What a reconciliation run should do, decided without I/O: which repos it visits (rotating when
+the budget cannot cover all), which PRs are missing a verdict, and the event and dedupe key
+queued for each."""
 
 from __future__ import annotations
 

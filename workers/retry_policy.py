@@ -1,35 +1,5 @@
-"""The retry policy of a PR event's task: what failed and how often in, retry (after how long)
-or park (why) out.
-
-A run's exception is sorted into a `Failure` (`classify`), the attempt of its kind counted
-(`counter` names the count), and `decide` answers. These are pure (no Redis, Celery or clock),
-so every rule of the table is tested with plain numbers (tests/unit/workers/test_retry_policy.py).
-
-Throttling is not failure: retries caused by the Hub's pacing (a 429, or the pause it set)
-are counted apart from the others and bounded by time (`Runtime.throttle_budget_s`,
-`workers.hub_pause.HUB_THROTTLE_BUDGET_S`), not by a count, so a backlog that needs many rate-limit
-windows is worked through instead of parked. Every countdown but a busy PR's is capped at
-`Runtime.max_countdown_s` (the visibility timeout minus the task time limit): kombu's Redis
-transport redelivers a message held longer than the visibility timeout, ETA retries included,
-to a second worker.
-
-| failure (`Kind`)                          | decision                                         |
-|-------------------------------------------|--------------------------------------------------|
-| `BUSY`: another run holds the PR's lease  | retry in 0.5-1.5 s, up to `busy_limit` times     |
-| `LEASE_LOST`: our lease expired mid-run   | retry at once, up to `max_transient` times       |
-| `THROTTLED`: a 429, or the fleet's pause  | retry after the pause (or a backoff) until held  |
-|                                           | back for longer than `throttle_budget_s`         |
-| `HUB_TRANSIENT`: 5xx, timeouts            | retry after a backoff, never sooner than the Hub |
-|                                           | asked nor before the fleet's pause ends          |
-| `TRANSIENT`: JWKS unavailable, Redis, the | retry after a backoff, up to `max_transient`     |
-| soft time limit                           |                                                  |
-| `HUB_REFUSED`: a 4xx                      | park (`hub-refused`): retrying cannot help       |
-| `CONFIG`: the worker's configuration      | park (`bot-config`): not the event's fault; it   |
-| could not be loaded                       | is replayed once the configuration is fixed      |
-| `CRASHED`: anything else                  | park (`crashed`), with the error                 |
-| a run started more than `max_unfinished`  | park (`worker-lost`): a poison event must not    |
-| times and never ended (`on_start`)        | kill workers for ever                            |
-"""
+"""The retry policy of a PR event's task, pure: what failed and how often in, retry (after how
+long) or park (why) out (docs/reliability.md, "A run: its lease, its retries, its start")."""
 
 from __future__ import annotations
 

@@ -1,16 +1,6 @@
-"""What a worker process builds once at start-up and reuses for every task.
-
-Clients are built once per process (a Redis pool, one `HfApi`, the issuer registry with its
-key cache, the jti binder, the benchmark cache), never per call: a client per call would pay
-its connection set-up on every task. Settings come in as an argument; nothing here reads the
-environment.
-
-Token verification's shared state lives in Redis, for every worker (`RedisJtiBinder`: jti
-bindings; `RedisKeyCache`: the JWKS cache). The verifier (`bot.tokens`) sees these only through
-the `JtiBinder` and `KeyCache` protocols, so it imports no client library. A Redis error
-becomes `VerificationUnavailable`: an outage is not a property of a token, so the task retries
-instead of publishing a verdict.
-"""
+"""What a worker process builds once at start-up and reuses for every task: its Redis, Hub and
+issuer clients, and the Redis-backed jti binder and key cache the verifier sees only through its
+protocols (a Redis error is `VerificationUnavailable`, retried)."""
 
 from __future__ import annotations
 
@@ -26,11 +16,12 @@ from huggingface_hub import HfApi
 from bot.adapters.jwks_http import HttpxJwksFetcher
 from bot.botconfig.sections import CampaignConfig, ReconcileConfig
 from bot.eee.submission import DatastorePolicy
-from bot.hub.client import HfHubClient, HubClient, use_hub_timeout
+from bot.hub.client import HfHubClient, HubClient
 from bot.hub.datastore import HubDatastore
 from bot.hub.identity import HubIdentity
 from bot.hub.repo_results import DatasetPrClient, ResultsReader
 from bot.hub.sources import BenchmarkCache
+from bot.hub.timeouts import use_hub_timeout
 from bot.queue.publishing import QUEUE
 from bot.settings import Settings
 from bot.store import REDIS_TIMEOUT_S, keys
@@ -46,7 +37,7 @@ from bot.tokens.verify import (
     binding_ttl_s,
     binding_value,
 )
-from bot.validation.validate import Policy
+from bot.validation.policy import Policy
 from workers.app import TASK_TIME_LIMIT_S, VISIBILITY_TIMEOUT_S
 from workers.hub_pause import HUB_THROTTLE_BUDGET_S
 

@@ -1,20 +1,6 @@
-"""The PR among its repo: collection standing before → after, and claims made elsewhere.
-
-Both are opt-in per deployment (`config/bot.yaml`, docs/comment.md):
-
-    collections:                 # repo id or glob -> collections whose standing the comment shows
-      alice/model: [leaderboard-v2]
-    cross_pr_checks: true        # warn about results main or another open PR already claims
-
-Hub calls they add to a PR's run (docs/hub.md, "Call budget"):
-- main's results: 1 tree listing; each file is then read once per content (cached in Redis by
-  its git blob id, checked against the bytes), so a campaign on one repo reads main once;
-- other open PRs (`cross_pr_checks`): 2 for the listing with heads, then, only for a PR whose
-  head has not been seen, 1 for its details and 1 per results file it changes. Every run
-  stores its own PR's claims under its head, so in a campaign each PR is read by its own run
-  and found in the cache by the others.
-So a PR costs 1 more call with only `collections`, 3 more with `cross_pr_checks`, plus misses.
-"""
+"""The PR among its repo: collection standing before and after, and results main or another open
+PR already claims, both opt-in in `config/bot.yaml` (docs/comment.md; calls: docs/hub.md, "Beyond
+one PR: collections and campaigns")."""
 
 from __future__ import annotations
 
@@ -40,7 +26,8 @@ from bot.report.standing_and_clashes import Standing, render_clashes, render_sta
 from bot.store import keys
 from bot.validation.clashes import Claim, Clash, claims_of, find_clashes
 from bot.validation.model import BenchmarkSource, FileReport
-from bot.validation.validate import Policy, validate_results_files
+from bot.validation.policy import Policy
+from bot.validation.validate import validate_results_files
 
 log = logging.getLogger("evalbot.worker")
 

@@ -1,16 +1,6 @@
 """Start-up checks: a worker whose configuration or token is refused stops before it takes any
-work.
-
-The settings (`Settings.from_env`) read and check `config/bot.yaml` for every process; the
-worker also calls `verify_identity` (one `whoami-v2` call) and builds its runtime before its
-consumer starts (`worker_runtime`). Any problem becomes a `StartupError` whose message is one
-line naming the file (or variable), the line, the problem and the fix, which the command
-prints before exiting with status 2 (docs/operating.md, "Start-up checks").
-
-Why before consuming: a worker that builds its runtime on its first task takes an event off
-the queue, fails outside the code that parks failures, and the event is lost while the
-receiver has already answered 202 and will answer the Hub's retries "duplicate".
-"""
+work, with one line naming the file, line, problem and fix (docs/operating.md, "Start-up
+checks")."""
 
 from __future__ import annotations
 
@@ -18,9 +8,9 @@ from collections.abc import Mapping
 
 from huggingface_hub import HfApi
 
-from bot.hub.client import use_hub_timeout
 from bot.hub.errors import HubPermanentError, HubTransientError
 from bot.hub.identity import HubIdentity, whoami
+from bot.hub.timeouts import use_hub_timeout
 from bot.settings import Settings, SettingsError
 from workers.runtime import Runtime, build_runtime
 

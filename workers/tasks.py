@@ -1,26 +1,6 @@
-"""The PR event's Celery task: a thin shim from a queued message to the pipeline, and the I/O
-around its retry policy's decisions.
-
-The receiver publishes `evalbot.process_pr_event` with one kwarg, `event` (a
-`PrEvent.to_json()` dict); `workers.pipeline.run_event` does the work, and the retry policy
-(`workers.retry_policy`: pure functions, whose table says which failure is retried after how
-long and which is parked) decides what happens when a run cannot finish. The task does the I/O
-around that decision: it counts attempts in Redis (`Attempts`), pauses the fleet when the Hub
-said how long to wait (`workers.hub_pause`), asks Celery for the retry, parks the event
-(`bot.store.deadletters`), and keeps the event's ledger entry (`bot.queue.publishing`): touched
-when a run starts or a retry is scheduled, removed when the event is finished or parked. A
-message Celery drops on a failure this module cannot handle (Redis down under the run's own
-bookkeeping, a retry Celery could not publish) is not an event lost: its ledger entry stays
-and is sent again once due.
-
-The runtime is built and checked before the worker consumes (`evalbot worker`,
-`install_runtime`); a worker started otherwise builds it on its first task, and an event it
-cannot run because of its own broken configuration is parked as `bot-config`, not dropped.
-
-Parked events go to `bot.store.deadletters`, visible in metrics and replayable (`evalbot
-replay`). Each retry is counted in `evalbot:stats` as `retry:<reason>` (best effort), and each
-finished run as `outcome:<outcome>`; the receiver's `/metrics` exposes both.
-"""
+"""The PR event's Celery task: a thin shim from a queued message to `workers.pipeline`, and the
+I/O around the retry policy's decisions (attempt counts, the Hub pause, retries, parking, the
+ledger entry, counters)."""
 
 from __future__ import annotations
 

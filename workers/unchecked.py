@@ -1,14 +1,5 @@
-"""A parked run's trace on the PR: the living comment says the current head was not checked,
-and why, instead of keeping the verdict of an earlier head (docs/reliability.md, "A head that
-was not checked").
-
-Called by the task once an event is parked (`workers.tasks`), for model repos, benchmark PRs
-and datastores alike. It re-reads the PR (1 Hub call) under the PR's lease, and leaves the
-comment alone when the current head already has a verdict (a later run reported it), when
-another run holds the PR (that run writes the comment), or when the PR has nothing the bot
-checks and no comment yet. Best effort: a Hub or Redis that fails here is logged; the event
-stays parked either way.
-"""
+"""A parked run's trace on the PR: the living comment says the current head was not checked, and
+why, best effort (docs/reliability.md, "A head that was not checked")."""
 
 from __future__ import annotations
 
@@ -23,7 +14,8 @@ from bot.hub.pulls import PrStatus, PullRequest
 from bot.logs import log_json
 from bot.queue.events import PrEvent
 from bot.report import comment_texts
-from bot.report.comment import CommentContext, head_of_comment, is_unchecked, render_unchecked
+from bot.report.comment import CommentContext, head_of_comment
+from bot.report.unchecked_comment import is_unchecked, render_unchecked
 from workers.benchmark_pr import touches_eval_yaml
 from workers.datastore_pr import datastore_changes, datastore_policy
 from workers.pr_lease import Lease, LeaseBusy, LeaseLost, lease_repo, pr_lease

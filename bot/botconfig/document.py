@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bot.validation.yamlload import dotted, load_yaml
+from bot.validation.positions import dotted
+from bot.validation.yamlload import load_yaml
 
 #: Largest configuration file read (the shipped ones are a few KiB).
 MAX_CONFIG_BYTES = 1024 * 1024

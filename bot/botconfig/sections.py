@@ -24,7 +24,7 @@ from bot.eee.links import DEFAULT_DATASTORES
 from bot.eee.submission import DatastorePolicy
 from bot.tokens.issuers import IssuerConfigError, IssuerPolicy, policies_from_mapping
 from bot.validation.eee import VERSIONS
-from bot.validation.validate import DEFAULT_POLICY, Policy, PolicyError, policy_from_mapping
+from bot.validation.policy import DEFAULT_POLICY, Policy, PolicyError, policy_from_mapping
 
 #: The advice every problem of the file ends with, unless its section has its own page.
 FIX = "see the commented config/bot.yaml shipped with evalbot, or docs/operating.md"

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from bot.convert.mapping import MappingTable
     from bot.convert.yamlio import Merged
     from bot.validation.model import BenchmarkSource
-    from bot.validation.validate import Policy
+    from bot.validation.policy import Policy
 
 
 #: the EEE schema versions written; `bot.validation.eee.VERSIONS`, which `validate` and the reader

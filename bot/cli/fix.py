@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from bot.validation.diagnostics import Diagnostic
     from bot.validation.fixing import Change, NotMade
     from bot.validation.model import FileReport
-    from bot.validation.validate import Policy
+    from bot.validation.policy import Policy
 
 #: passes over the files before stopping (each fix removes its finding, so two suffice today)
 MAX_PASSES = 4

@@ -145,9 +145,10 @@ def read_layers(args: argparse.Namespace, source: BenchmarkSource) -> list[Resul
         raise Refused(gate_texts.NOT_A_TARGET.format(target=args.target))
     from huggingface_hub import HfApi
 
-    from bot.hub.client import HfHubClient, use_hub_timeout_from_env
+    from bot.hub.client import HfHubClient
     from bot.hub.errors import HubError
     from bot.hub.repo_results import read_repo_results
+    from bot.hub.timeouts import use_hub_timeout_from_env
     from bot.settings import SettingsError
 
     try:

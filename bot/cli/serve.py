@@ -32,7 +32,8 @@ def run(args: argparse.Namespace) -> int:
     from bot.cli.serving import guarded
     from bot.httpguards import BODY_TIMEOUT_S
     from bot.logs import configure_logging
-    from bot.queue.publishing import QUEUE, RECHECK_INTERVAL_S, RedisEnqueuer
+    from bot.queue.enqueuer import RECHECK_INTERVAL_S, RedisEnqueuer
+    from bot.queue.publishing import QUEUE
     from bot.receiver.app import create_app
     from bot.settings import Settings, SettingsError
     from bot.store import REDIS_TIMEOUT_S

@@ -160,7 +160,8 @@ def benchmark_source(
     from huggingface_hub import HfApi
 
     from bot.hub.cached_benchmarks import CachedBenchmarkSource
-    from bot.hub.client import HfHubClient, use_hub_timeout_from_env
+    from bot.hub.client import HfHubClient
+    from bot.hub.timeouts import use_hub_timeout_from_env
     from bot.settings import SettingsError
     from bot.validation.benchmark import benchmark_from_eval_yaml
 

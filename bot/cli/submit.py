@@ -162,8 +162,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from bot.hub.client import use_hub_timeout_from_env
     from bot.hub.errors import HubError
+    from bot.hub.timeouts import use_hub_timeout_from_env
     from bot.settings import SettingsError
     from bot.submit import SubmitError, submit
     from bot.submit.errors import BaseUnmatched, HubUnreachable

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from bot.report.validation_formats import Style
     from bot.tokens.issuers import IssuerRegistry
     from bot.validation.model import FileReport
-    from bot.validation.validate import Policy
+    from bot.validation.policy import Policy
 
 _DATE_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
 
@@ -175,13 +175,14 @@ def record_reader(datastore: str | None) -> RecordReader:
         return DirectoryRecordReader(root)
     from huggingface_hub import HfApi
 
-    from bot.hub.client import HfHubClient, use_hub_timeout_from_env
+    from bot.hub.client import HfHubClient
     from bot.hub.records import (
         SOURCE_CALLS_PER_RUN,
         HubRecordReader,
         MemoryRecordCache,
         ReadBudget,
     )
+    from bot.hub.timeouts import use_hub_timeout_from_env
     from bot.settings import SettingsError
 
     try:

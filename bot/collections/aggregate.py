@@ -1,21 +1,6 @@
-"""The two-tier gate: each benchmark against its own threshold, then a scale-safe aggregate.
-
-Why not EvalHub's `Σ w·s / Σ w` over raw scores: it only means something when every score is on
-the same 0-1 scale, and its lower-is-better term `w·(1 - s)` turns a perplexity of 8 into -7·w.
-Here every score is first mapped onto [0, 1] through the range its benchmark's results are on
-(0 at the worst bound, 1 at the best), so percent and fraction metrics, lower-is-better and
-unbounded ones (through declared reference bounds) all weigh alike; the aggregate is then shown
-on the collection's declared scale. A collection whose ranges are unknown never gets here
-(`bot.collections.check` refuses it).
-
-Why exact rationals (`fractions.Fraction`) rather than floats: a verdict must not depend on
-binary rounding. Every number is taken as the decimal it was written as (`model.exact`), so
-0.57 on a 0-1 metric is exactly 57 on a percent aggregate and passes a bar of 57.
-
-Why a verdict never depends on order or file names: all results for a benchmark are gathered
-from the merged view (`bot.collections.scores`) and more than one makes it ambiguous, whichever
-file or entry came first.
-"""
+"""The two-tier gate: each benchmark against its own threshold, then an aggregate of scores
+mapped onto [0, 1] through their ranges, in exact rationals, independent of file order
+(docs/collections.md, "Semantics", and "How this differs from EvalHub's code")."""
 
 from __future__ import annotations
 

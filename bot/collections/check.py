@@ -1,10 +1,6 @@
 """A collection file checked like an eval.yaml: strict YAML, then every field against the
-benchmarks it names, each problem a diagnostic with its line and a fix.
-
-Why the benchmark's own eval.yaml decides: a collection gating on a task or metric the benchmark
-does not declare would never find a result, and a direction that disagrees with the benchmark's
-`higher_is_better` would reward the wrong models; both are errors, found before any gate runs.
-"""
+benchmarks it names, whose own eval.yaml decides tasks, metrics and directions
+(docs/collections.md, "Validation"). One job over 500 lines: one checker walks the whole file."""
 
 from __future__ import annotations
 
@@ -31,7 +27,8 @@ from bot.validation.model import (
     is_finite_number,
     is_repo_id,
 )
-from bot.validation.yamlload import Locator, Path, dotted, load_yaml
+from bot.validation.positions import Locator, Path, dotted
+from bot.validation.yamlload import load_yaml
 
 TOP_FIELDS = (
     "id",

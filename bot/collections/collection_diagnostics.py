@@ -1,15 +1,11 @@
-"""Every user-facing text of the collection checks: codes, messages and hints,
-kept in one place to be read, reviewed and reworded together.
-
-Codes are stable public identifiers, documented in `docs/collections.md`: `COLL-*` a problem of a
-collection file. YAML-level problems keep the `YAML-*` codes of `bot.validation.diagnostics`, since
-the same strict loader reads both.
-"""
+"""Every user-facing text of the collection checks: the `COLL-*` codes (stable, listed in
+docs/collections.md) with their messages and hints."""
 
 from __future__ import annotations
 
 from bot.validation import diagnostics as validation_diagnostics
-from bot.validation.diagnostics import Diagnostic, Message, Severity
+from bot.validation.catalogue import Message, Severity
+from bot.validation.diagnostics import Diagnostic
 
 E = Severity.ERROR
 W = Severity.WARNING

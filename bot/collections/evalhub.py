@@ -1,23 +1,6 @@
-"""EvalHub collections (the `eval-hub/eval-hub` repository's `config/collections/*.yaml`) into
-evalbot's collection file. Pure: bytes and a benchmark mapping in, YAML text and findings out.
-
-EvalHub's schema (`pkg/api/collections.go`, `docs/src/components/schemas/`): top-level `id`,
-`name`, `category`, `description`, `tags`, `custom`, `agent`, `pass_criteria.threshold` and
-`benchmarks`; per benchmark `id`, `provider_id`, `url`, `weight` (omitted: 1),
-`primary_score.{metric, lower_is_better}`, `pass_criteria.threshold`, `parameters` and
-`test_data_ref`. What evalbot reads is mapped; what it has no use for (how a provider runs a
-benchmark, agent hints, custom data) is dropped and each dropped field is said; a field that is
-not in EvalHub's schema either is an error.
-
-Why a mapping is needed: EvalHub names a benchmark by its provider's task (`leaderboard_gpqa`),
-evalbot by the Hub dataset whose eval.yaml defines it (`Idavidrein/gpqa`, task `diamond`);
-nothing in the file says which is which, so the caller says (`--map`).
-
-Why the scale is stated: EvalHub compares raw scores with raw thresholds, so its thresholds are
-on whatever scale its provider reports (lm-evaluation-harness: 0-1). The import writes the scale
-on the collection and on every benchmark: given, or inferred from the thresholds (all within
-0-1: fraction; else percent), and says which.
-"""
+"""EvalHub collections (`eval-hub/eval-hub`'s `config/collections/*.yaml`) into evalbot's
+collection file, with a benchmark mapping and a stated scale, every dropped field said. Pure
+(docs/collections.md, "Importing an EvalHub collection")."""
 
 from __future__ import annotations
 
@@ -29,8 +12,9 @@ from bot.collections import collection_diagnostics
 from bot.collections.model import Scale
 from bot.validation.diagnostics import Diagnostic, kind_of, shown
 from bot.validation.model import is_finite_number, is_repo_id
+from bot.validation.positions import Locator, Path
 from bot.validation.yamldump import dump_mapping
-from bot.validation.yamlload import Locator, Path, load_yaml
+from bot.validation.yamlload import load_yaml
 
 TOP = ("id", "name", "category", "description", "tags", "pass_criteria", "benchmarks")
 TOP_DROPPED = ("custom", "agent")

@@ -1,13 +1,5 @@
-"""The `--map` values evalbot's mapping table already knows for an EvalHub collection.
-
-EvalHub names a benchmark by its provider's task (`leaderboard_ifeval` of
-`lm_evaluation_harness`); the converter's mapping table (`bot.convert.mapping`) maps that same
-task name, for the same framework, to the Hub benchmark, task and metric. So a benchmark whose
-provider evalbot converts, and whose task the table maps to one Hub target, has one right
-`--map`; one the table maps to several targets (by metric), or only through the tasks of a
-group (`leaderboard_gpqa` is lm-eval's group of `leaderboard_gpqa_diamond`, `_main` and
-`_extended`), gets its candidates, for a person to choose. Pure: bytes and a table in.
-"""
+"""The `--map` values evalbot's mapping table already knows for an EvalHub collection: one right
+answer, or the candidates for a person to choose. Pure."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""What a checked collection is: plain, frozen data the aggregate and the outputs read.
-
-Every benchmark carries the range its results are reported on (`low`, `high`) and its
-direction, resolved once at validation from the benchmark's eval.yaml and the collection's own
-`scale`/`bounds`. So the aggregate never guesses a scale: a collection whose benchmarks have no
-known range is refused before any score is read (`COLL-SCALE-UNKNOWN`).
-"""
+"""What a checked collection is: plain, frozen data, each benchmark with its range and direction
+resolved once at validation, so the aggregate never guesses a scale."""
 
 from __future__ import annotations
 

@@ -1,16 +1,6 @@
-"""The gate's outputs: text, JSON with EvalHub's field names, and why a verdict is what it is.
-
-JSON follows EvalHub's published result (`collection_id`, `collection_score`,
-`pass_criteria.{threshold, passed}`, `benchmark_results[].{id, score, threshold, passed}`) and
-adds what a scale-safe, Hub-backed gate also knows: the task and metric, the score on the
-collection's scale, the weight, a status (`missing`, `ambiguous`, `invalid`...), where the score
-was read, the reasons for the verdict, the collection's content hash and the run's tags.
-
-`reason_text` is the one wording of a reason: the CLI, the PR comment and the standing page all
-show it. Aggregates are printed with 2 decimals (`AGGREGATE_DECIMALS`); a gap to a threshold
-that would print as 0.00 is printed with 2 significant digits instead, so a fail never reads as
-"57.00 / 100 (pass at 57)" without the amount it falls short by. Pure.
-"""
+"""The gate's outputs, pure: text, JSON with EvalHub's field names plus what this gate also
+knows, and `reason_text`, the one wording of why a verdict is what it is (docs/collections.md,
+"`evalbot gate`")."""
 
 from __future__ import annotations
 

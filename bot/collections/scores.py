@@ -1,15 +1,6 @@
-"""The results a collection reads from a model repo: one merged view of its files.
-
-Layers are revisions of the repo's results files: main first, then each open PR's changes. A
-later layer's file replaces the earlier file at the same path, and a path the layer deletes is
-dropped: the view is the repo's files as they would be once the PRs are merged (what the PR
-comment's "after" and `evalbot gate --include-open-prs` both read), never a PR's files alone.
-
-Every entry of the view that is a result for a collection benchmark (its canonical benchmark
-id, exact `task_id`, the metric, and `notes` when the collection names them) is a candidate,
-valid or not: the aggregate decides (an invalid one is reported as invalid, two are ambiguous),
-so nothing depends on which file validation happened to read first.
-"""
+"""The results a collection reads from a model repo: one merged view of main and each open PR's
+changes, as the files would be once merged, every matching entry a candidate
+(docs/collections.md, "Semantics")."""
 
 from __future__ import annotations
 

@@ -19,7 +19,8 @@ from bot.convert.mapping import MappingProblem, MappingTable, check_mappings
 from bot.convert.model import LeftOut, Run
 from bot.convert.yamlio import dump_entries
 from bot.validation.model import Benchmark, BenchmarkLookup, BenchmarkSource, FileReport
-from bot.validation.validate import DEFAULT_POLICY, Policy, validate_results_files
+from bot.validation.policy import DEFAULT_POLICY, Policy
+from bot.validation.validate import validate_results_files
 
 #: Framework outputs are bounded like results files are, only larger (logs carry configs).
 MAX_INPUT_BYTES = 64 * 1024 * 1024

@@ -39,7 +39,8 @@ from bot.convert.model import SCALES, Scale
 from bot.validation.diagnostics import did_you_mean
 from bot.validation.limits import Limits
 from bot.validation.model import Benchmark, BenchmarkSource, is_repo_id
-from bot.validation.yamlload import Path, load_yaml
+from bot.validation.positions import Path
+from bot.validation.yamlload import load_yaml
 
 REQUIRED = ("framework", "task", "metric", "benchmark", "task_id", "scale")
 OPTIONAL = ("metric_id", "source_scale", "notes", "dataset")

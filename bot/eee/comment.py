@@ -1,12 +1,6 @@
-"""The living comment of a datastore PR: the verdict at the top, then the files by folder.
-
-Pure: a `SubmissionReport` and the comment's context in, markdown out. The same hidden markers as
-every evalbot report (`bot.report.comment_texts`), so the workers find it again and never replace a
-newer head's report. Files are grouped by folder (`data/<collection>/<developer>/<model>`), folders
-with errors first; at most `MAX_FOLDERS` folders, `MAX_FILES` files and `MAX_PROBLEMS_PER_FILE`
-findings per file are shown, the rest counted, so a 500-file upload gets a readable comment well
-under the Hub's size limit. Every user string is escaped.
-"""
+"""The living comment of a datastore PR, pure: the verdict at the top, then the files by folder,
+errors first, capped and counted past the limits, every user string escaped (docs/comment.md,
+"PRs on Every Eval Ever datastores")."""
 
 from __future__ import annotations
 
@@ -19,7 +13,8 @@ from urllib.parse import quote
 from bot.eee import comment_texts
 from bot.eee.submission import DatastorePolicy, SubmissionReport, blocking_warnings
 from bot.report import comment_texts as report_texts
-from bot.report.comment import CommentContext, escape_text, is_repo_id
+from bot.report.comment import CommentContext
+from bot.report.escaping import escape_text, is_repo_id
 from bot.validation.diagnostics import Diagnostic
 from bot.validation.model import FileReport
 

@@ -1,24 +1,7 @@
-"""EEE's correspondence between a datastore record and a Community Evals entry.
-
-Mirrors `every_eval_ever/tools/hf_community_evals.py` of evaleval/every_eval_ever at commit
-9bce4136 (the converter that opens `.eval_results` PRs on model repos), function by function:
-
-- which evaluation result of a record stands for which benchmark (`BENCHMARK_CONFIGS`,
-  `_result_matches_dataset`, `_result_matches_preferred_metric`): `source_data.hf_repo`, or
-  `source_data.additional_details.benchmark_hf_repo`, equal (case-insensitively) to the
-  benchmark's `dataset.id` or one of its aliases; without `hf_repo`, the normalised
-  `dataset_name` equal to the task id; a `url` source whose URL ends in `/datasets/<id>`; and,
-  where the converter names preferred metrics, `evaluation_result_id` or `metric_id` among them;
-- the task id it writes (`_community_eval_task_id`, `_gpqa_variant_notes`);
-- the value on the 0-100 scale (`_community_eval_value`): a percent (`metric_unit` percent or
-  `max_score` 100) as it is, a proportion (`metric_unit` proportion or `max_score` 1) times 100,
-  rounded to 10 decimals;
-- the date (`_date_from_result`): the result's `evaluation_timestamp`, else the record's; a
-  Unix time is its UTC date, anything else its first ten characters.
-
-Benchmarks outside the converter's table correspond the same way with no aliases and no
-preferred metric; their task is the record's `source_data.hf_subset` when it states one.
-"""
+"""EEE's correspondence between a datastore record and a Community Evals entry: which result
+stands for which benchmark and task, its value and its date, mirroring
+`every_eval_ever/tools/hf_community_evals.py` (evaleval/every_eval_ever @ 9bce4136) function by
+function (docs/diagnostics.md#entry-source-mismatch-error)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,10 @@
-"""The datastore's diagnostics: every `EEE-*` code of `bot.eee` with its message and fix.
-
-Codes are stable (docs/eee.md lists each with its fix). The record's own JSON and schema
-problems keep the codes of `bot.validation.eee` (`EEE-JSON`, `EEE-VERSION`, `EEE-SCHEMA`); the codes
-here are the datastore's rules.
-"""
+"""The datastore's diagnostics: every `EEE-*` code of `bot.eee` with its message and fix (stable
+codes, listed in docs/eee.md; a record's own JSON and schema codes are `bot.validation.eee`'s)."""
 
 from __future__ import annotations
 
-from bot.validation.diagnostics import Diagnostic, Message, Severity, build
+from bot.validation.catalogue import Message, Severity
+from bot.validation.diagnostics import Diagnostic, build
 
 E = Severity.ERROR
 W = Severity.WARNING

@@ -1,12 +1,6 @@
-"""EEE's normalised hash: two records that differ only in when they were scraped are one.
-
-Byte for byte what `every_eval_ever.validator.check_duplicate_entries.normalized_hash` computes
-(tests reproduce the hashes EEE's tool gives for the real datastore records): drop
-`evaluation_id` and `retrieved_timestamp` at any depth, sort every list by the canonical JSON
-of its (stripped) items, then the sha256 of the canonical JSON (`sort_keys`, `(",", ":")`
-separators, `ensure_ascii`). Keeping Python's `json.dumps` is deliberate: RFC 8785 writes some
-numbers differently (`1e+21`, `1.0` as `1`), and every hash would then disagree with EEE's.
-"""
+"""EEE's normalised hash, byte for byte as `check_duplicate_entries.normalized_hash` computes it
+(docs/eee.md, "What a submission is checked for"): Python's `json.dumps`, not RFC 8785, which
+writes some numbers differently and would disagree with every EEE hash."""
 
 from __future__ import annotations
 

@@ -1,14 +1,6 @@
-"""What a schema would do to the records a datastore already holds.
-
-Each record is checked twice: against the shipped schema of the version it declares, and
-against the schema measured as if the record declared its version. That schema is a shipped
-version or a draft (an `eval.schema.json` not yet released, read with `draft_schema`). The
-report counts the records, those schema-invalid now, those the schema would turn invalid, and
-groups the failures by rule (the schema keyword at a path, list indices folded:
-`evaluation_results[].metric_config`), most records first, with a few example files per rule.
-Schema validity only (the datastore's path, pairing and duplicate rules are not measured), and
-aggregate records only: samples rows follow their record's version.
-"""
+"""What a schema (a shipped version or a draft) would do to the records a datastore already
+holds: schema validity of aggregate records only, failures grouped by rule (`evalbot eee impact`,
+docs/eee.md)."""
 
 from __future__ import annotations
 
@@ -30,7 +22,8 @@ from bot.validation.eee import (
     strict_loads,
     validator,
 )
-from bot.validation.yamlload import dotted, load_yaml
+from bot.validation.positions import dotted
+from bot.validation.yamlload import load_yaml
 
 EXAMPLES = 3
 _DRAFT_07 = "http://json-schema.org/draft-07/schema"

@@ -1,15 +1,5 @@
-"""An instance-level (`_samples.jsonl`) file, read as a stream of chunks in bounded memory.
-
-`InstanceScan.feed` takes the file's bytes in chunks of any size (as the Hub or a disk yields
-them) and keeps only the current line: memory is bounded by `MAX_LINE_BYTES` plus one chunk,
-whatever the file's size. Every row is checked like a record (strict JSON, the schema of the
-version the row declares) until `MAX_ERRORS` findings; after that rows are still counted,
-hashed and their ids collected, so the pairing checks stay exact. Blank lines are skipped and
-not counted, as EEE counts rows. Limits (docs/eee.md, "Limits"): `MAX_LINE_BYTES` per row,
-`MAX_FILE_BYTES` per file, at most `MAX_IDS` distinct ids of each kind remembered, the schema
-in full for the first `MAX_SCHEMA_ROWS` rows (strict JSON objects and their ids after that,
-with a warning saying so).
-"""
+"""An instance-level (`_samples.jsonl`) file, read as a stream of chunks in memory bounded by one
+row and one chunk, every row checked like a record up to the limits (docs/eee.md, "Limits")."""
 
 from __future__ import annotations
 

@@ -1,16 +1,5 @@
-"""A result's `source.url` that names a record of a trusted Every Eval Ever datastore.
-
-EEE's Community Evals converter links each entry it writes to the record it came from, in the
-Hub's file URL form (`_datastore_blob_url` in `every_eval_ever/tools/hf_community_evals.py`,
-evaleval/every_eval_ever @ 9bce4136):
-
-    https://huggingface.co/datasets/evaleval/EEE_datastore/blob/<revision>/flat/objects/<xx>/<yy>/<uuid>.json
-
-`resolve` stands for `blob` as well, the revision may be percent-encoded (`refs%2Fpr%2F3`), and
-the record may be named by its `data/` path. The host is the Hub's own, as `HF_ENDPOINT`
-names it. Anything else (another host, another repo, a samples file, a path with an empty,
-`.` or `..` part) is a plain link.
-"""
+"""A result's `source.url` that names a record of a trusted Every Eval Ever datastore, in the
+forms EEE's converter writes (docs/comment.md#sources); anything else is a plain link."""
 
 from __future__ import annotations
 

@@ -1,12 +1,5 @@
-"""Aggregate <-> instance file, both ways, as EEE's gate describes them and more.
-
-From the aggregate: `detailed_evaluation_results.file_path` names exactly its sibling
-`<uuid4>_samples.jsonl`; `format` is `jsonl`; the file exists; it has at least one row; every
-row's `evaluation_id` and `model_id` are the aggregate's; `total_rows` is the row count; and
-the `checksum` is compared with the file's bytes under the declared `hash_algorithm` (EEE's
-docs say so, its code never did). From the samples file: its sibling aggregate exists and
-declares it; a samples file nobody declares is an error.
-"""
+"""Aggregate and instance file checked against each other, both ways, as EEE's gate describes
+them plus the checksum (docs/eee.md, "What a submission is checked for")."""
 
 from __future__ import annotations
 

@@ -1,14 +1,5 @@
-"""The datastore's path rule, and the folder a record belongs in.
-
-The rule is EEE's (`check_path_structure` of its validator): exactly
-`data/<collection>/<developer>/<model>/<uuid4>.json`, or `<uuid4>_samples.jsonl` beside it; a
-lower-case version-4 uuid; no empty, `.` or `..` part; folders that are portable file names (no
-`<>:"\\|?*` or control characters, no trailing dot or space, no Windows device name, not
-`data`). The folders a record belongs in are what EEE's publisher writes
-(`datastore_path_components`): `model_info.id` `a/b/c` gives developer `a` and model `b_c`
-(`:` becomes `_`), an id without `/` takes `model_info.developer` as its developer, and the
-collection is the first result's `source_data.dataset_name`, flattened the same way.
-"""
+"""The datastore's path rule (EEE's `check_path_structure`), and the folders a record belongs in
+(EEE's `datastore_path_components`) (docs/eee.md, "What a submission is checked for")."""
 
 from __future__ import annotations
 

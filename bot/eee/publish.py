@@ -1,15 +1,6 @@
-"""A record and its samples laid out as an EEE datastore holds them (`evalbot convert --to eee`).
-
-As EEE's publisher writes them (`publish_evaluation_logs` in
-`every_eval_ever/converters/common/publication.py`, at 9bce4136):
-`data/<collection>/<developer>/<model>/<uuid4>.json`, the developer and model folders from
-`model_info` (`bot.eee.paths.identity`), the collection named by the caller or else the first
-result's `source_data.dataset_name`, flattened; the samples beside the record as
-`<uuid4>_samples.jsonl`, one row per line, declared in the record's
-`detailed_evaluation_results` with the file's repository path, `jsonl`, the `sha256` of its
-bytes and its row count. Each row carries the record's `schema_version`, `evaluation_id` and
-`model_info.id`. `same_evaluation` is how a re-run finds the record it wrote before. Pure.
-"""
+"""A record and its samples laid out as an EEE datastore holds them, as EEE's
+`publish_evaluation_logs` writes them (`evalbot convert --to eee`;
+docs/convert.md#every-eval-ever). Pure."""
 
 from __future__ import annotations
 

@@ -1,14 +1,5 @@
-"""One aggregate record: strict JSON, the schema of the version it declares, its scores.
-
-The schema part is `bot.validation.eee.check_document` (the shipped schemas, per version, with EEE's
-reading of `null` as an absent optional field). The score rules are EEE's
-`check_score_metadata`, blocking as in EEE: a score is a finite number inside
-`[min_score, max_score]`, the bounds are ordered, a `continuous` metric states both bounds
-(`"Infinity"` and `"-Infinity"` are the JSON spellings of open ends), and stated uncertainty
-values are finite. Deployment fields (`model_info.additional_details.deployment_type`,
-`model_availability`) are required where the declared version's schema requires them (0.3.0),
-not of older records: a 0.2.x record the datastore accepted stays acceptable.
-"""
+"""One aggregate record: strict JSON, the schema of the version it declares, and EEE's blocking
+score rules (`check_score_metadata`) (docs/eee.md, "What a submission is checked for")."""
 
 from __future__ import annotations
 

@@ -1,20 +1,5 @@
-"""An entry checked against the Every Eval Ever record its `source.url` links.
-
-Pure: the entry, the model repo it is published on and the record's bytes in; a `SourceCheck`
-and findings out (docs/comment.md#sources, docs/diagnostics.md). The record must pass the EEE
-checks of the version it declares (`bot.eee.records.check_record`); one of its evaluation
-results must stand for the entry's benchmark and task as EEE's converter maps them
-(`bot.eee.community`); the entry's value must be that result's score on the entry's scale,
-exact to the digits written; `model_info.id` must name the model repo (case-insensitively, as
-the Hub compares names); and `date`, when the entry and the record both give one, must be the
-evaluation's date. Each disagreement is an `ENTRY-SOURCE-MISMATCH` naming the entry's field,
-the record's value and the record's URL.
-
-`check_sources` runs the check over a PR's reports with the records read through a
-`RecordReader` (the Hub seam when the bot runs, a local checkout offline): each record once
-per run, a failed read leaves the source *unreadable* (not checked, never a mismatch: the next
-run tries again), and only a record the datastore does not have is a finding.
-"""
+"""An entry checked against the Every Eval Ever record its `source.url` links, pure; a record
+that could not be read leaves the source not checked, never a finding (docs/comment.md#sources)."""
 
 from __future__ import annotations
 
@@ -28,6 +13,7 @@ from bot.eee.community import date_of, results_for, score_of, task_ids_for
 from bot.eee.links import RecordLink, record_link
 from bot.eee.records import MAX_RECORD_BYTES, check_record
 from bot.validation import diagnostics
+from bot.validation.catalogue import CATALOGUE
 from bot.validation.diagnostics import Diagnostic, shown
 from bot.validation.eee import VERSIONS, strict_loads
 from bot.validation.model import (
@@ -425,6 +411,6 @@ def _missing(entry: EntryReport, link: RecordLink) -> Diagnostic:
 def _finding(entry: EntryReport, code: str, field: str, **params: object) -> Diagnostic:
     line = entry.entry.field_line(field) or entry.entry.field_line(field.split("[", 1)[0])
     return diagnostics.build(
-        diagnostics.CATALOGUE[code], code, line=line or entry.entry.line, column=None, field=field,
+        CATALOGUE[code], code, line=line or entry.entry.line, column=None, field=field,
         params=params,
     )  # fmt: skip

@@ -1,16 +1,6 @@
-"""A datastore PR's changes checked against the datastore as it would be after the merge.
-
-Pure: the caller hands in the changed paths, a `DatastoreFiles` (the files at the PR head, and
-main's version of a changed record) and a `HashIndex` of the records on main and in the other
-open PRs; a `SubmissionReport` comes out, one `FileReport` per changed file. What each file
-gets, in order: the path rule (`bot.eee.paths`); for a record, strict JSON, the schema of its
-version and its scores (`bot.eee.records`), the folder it belongs in, its samples file
-(`bot.eee.pairing`, the samples streamed through `bot.eee.instances`) and duplicates by EEE's
-normalised hash (`bot.eee.dedupe`); for a samples file, its rows and its record. A record an
-edit moves to another folder (a changed `model_info.id` or collection) must move with it; a
-record kept in place with the same identity keeps its folder, so records accepted under older
-rules stay acceptable. A deleted record is named.
-"""
+"""A datastore PR's changes checked against the datastore as it would be after the merge, pure:
+changed paths, the files and a `HashIndex` of main and the other open PRs in, a
+`SubmissionReport` out (docs/eee.md, "What a submission is checked for")."""
 
 from __future__ import annotations
 
@@ -20,19 +10,19 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from bot.eee import datastore_diagnostics, pairing, paths
+from bot.eee import datastore_diagnostics, pairing, paths, placement
 from bot.eee.dedupe import Claim, HashIndex, Holder, normalized_hash
 from bot.eee.instances import MAX_SCHEMA_ROWS, InstanceScan, InstanceSummary
+from bot.eee.placement import CollectionRule
 from bot.eee.records import check_record
 from bot.validation import diagnostics
-from bot.validation.diagnostics import Diagnostic, shown
+from bot.validation.diagnostics import Diagnostic
 from bot.validation.eee import MAX_DEPTH, VERSIONS, depth_of, located
 from bot.validation.model import FileReport
 
 ChangeKind = Literal["added", "modified", "removed"]
 #: The default bound on the datastore files one PR run checks (one Hub read each).
 MAX_PR_FILES = 1000
-CollectionRule = Literal["source", "any"]
 
 
 class Unreadable(Exception):
@@ -324,7 +314,7 @@ def _placement(
     actual = paths.folders(path)
     if actual is None or paths.path_problem(path) is not None:
         return []  # the path rule already says where it must go
-    found = _folder_problems(actual, record, policy)
+    found = placement.folder_problems(actual, record, policy.collection)
     if not found or kind != "modified":
         return found
     try:
@@ -333,152 +323,12 @@ def _placement(
         return [*found, _unreadable(error, of="main's version of this file")]
     if old is None:
         return found
-    if _identity_key(old, policy) == _identity_key(record, policy):
+    if placement.identity_key(old, policy.collection) == placement.identity_key(
+        record, policy.collection
+    ):
         return []  # identity unchanged: the record keeps the folder it was accepted in
-    moved = _moved(old, record, actual, policy)
+    moved = placement.moved(old, record, actual, policy.collection)
     return found if moved is None else [moved]
-
-
-def _identity_key(record: dict[str, Any], policy: DatastorePolicy) -> tuple[object, ...]:
-    collection = paths.collection_of(record) if policy.collection == "source" else None
-    return (collection, paths.identity(record))
-
-
-def _expected(
-    actual: tuple[str, str, str], record: dict[str, Any], policy: DatastorePolicy
-) -> tuple[str, str, str]:
-    """The folders the record belongs in, each part taken from `actual` where the record
-    names none (or, with `collection: any`, for the collection)."""
-    collection = actual[0]
-    if policy.collection == "source":
-        collection = paths.collection_of(record)[0] or collection
-    named = paths.identity(record)
-    developer = named.developer if named is not None and named.developer else actual[1]
-    model = named.model if named is not None and named.model else actual[2]
-    return collection, developer, model
-
-
-def _folder_problems(
-    actual: tuple[str, str, str], record: dict[str, Any], policy: DatastorePolicy
-) -> list[Diagnostic]:
-    expected = "/".join(("data", *_expected(actual, record, policy)))
-    found: list[Diagnostic] = []
-    if policy.collection == "source":
-        collection, problem = paths.collection_of(record)
-        if problem is not None:
-            found.append(_none(paths.COLLECTION_FIELD, problem))
-        elif collection != actual[0]:
-            found.append(
-                datastore_diagnostics.make(
-                    "EEE-FOLDER",
-                    field=paths.COLLECTION_FIELD,
-                    problem=datastore_diagnostics.FOLDER_COLLECTION.format(
-                        actual=actual[0],
-                        field=paths.COLLECTION_FIELD,
-                        value=shown(_dataset_name(record)),
-                        expected=collection,
-                    ),
-                    hint=datastore_diagnostics.FOLDER_HINT_COLLECTION.format(
-                        expected=expected, field=paths.COLLECTION_FIELD
-                    ),
-                )
-            )
-    named = paths.identity(record)
-    if named is None:
-        return found  # `model_info` breaks the schema: that finding says so
-    if named.problem is not None:
-        found.append(_none(named.field, named.problem))
-        return found
-    info = record["model_info"]
-    flat = "/" not in info["id"].strip()
-    source = (
-        datastore_diagnostics.FOLDER_SOURCE_FLAT.format(
-            developer=shown(info["developer"]), id=shown(info["id"])
-        )
-        if flat
-        else datastore_diagnostics.FOLDER_SOURCE_ID.format(id=shown(info["id"]))
-    )
-    differs = [
-        part
-        for part, have, want in (
-            ("developer", actual[1], named.developer),
-            ("model", actual[2], named.model),
-        )
-        if have != want
-    ]
-    if not differs:
-        return found
-    if len(differs) == 2:
-        problem = datastore_diagnostics.FOLDER_PARTS.format(
-            actual=f"{actual[1]}/{actual[2]}",
-            source=source,
-            expected=f"{named.developer}/{named.model}",
-        )
-    else:
-        (part,) = differs
-        problem = datastore_diagnostics.FOLDER_PART.format(
-            part=part,
-            actual=actual[1] if part == "developer" else actual[2],
-            source=source,
-            expected=named.developer if part == "developer" else named.model,
-        )
-    field_name = "model_info.developer" if flat and differs == ["developer"] else "model_info.id"
-    found.append(
-        datastore_diagnostics.make(
-            "EEE-FOLDER",
-            field=field_name,
-            problem=problem,
-            hint=datastore_diagnostics.FOLDER_HINT.format(expected=expected, field=field_name),
-        )
-    )
-    return found
-
-
-def _none(field_name: str, problem: str) -> Diagnostic:
-    return datastore_diagnostics.make(
-        "EEE-FOLDER",
-        field=field_name,
-        problem=datastore_diagnostics.FOLDER_NONE.format(problem=problem),
-        hint=datastore_diagnostics.FOLDER_HINT_NONE,
-    )
-
-
-def _dataset_name(record: dict[str, Any]) -> object:
-    results = record.get("evaluation_results")
-    first = results[0] if isinstance(results, list) and results else None
-    source = first.get("source_data") if isinstance(first, dict) else None
-    return source.get("dataset_name") if isinstance(source, dict) else None
-
-
-def _moved(
-    old: dict[str, Any],
-    new: dict[str, Any],
-    actual: tuple[str, str, str],
-    policy: DatastorePolicy,
-) -> Diagnostic | None:
-    """EEE-MOVED-IDENTITY for an edit that changed what names the folder; None when the new
-    record names no folder (its EEE-FOLDER says why)."""
-    named = paths.identity(new)
-    if named is not None and named.problem is not None:
-        return None
-    expected = "/".join(("data", *_expected(actual, new, policy)))
-    if paths.identity(old) != named:
-        field_name, was, now = "model_info.id", _model_id(old), _model_id(new)
-    else:
-        field_name = paths.COLLECTION_FIELD
-        was, now = paths.collection_of(old)[0], paths.collection_of(new)[0]
-    return datastore_diagnostics.make(
-        "EEE-MOVED-IDENTITY",
-        field=field_name,
-        new=shown(now),
-        old=shown(was),
-        expected=expected,
-    )
-
-
-def _model_id(record: dict[str, Any]) -> object:
-    info = record.get("model_info")
-    return info.get("id") if isinstance(info, dict) else None
 
 
 def _old_record(files: DatastoreFiles, path: str) -> dict[str, Any] | None:

@@ -1,12 +1,5 @@
-"""A run's Hub calls, counted where every request goes, and the share its optional reads get.
-
-`counting()` opens a run's count; every HTTP request the process's Hub client sends inside it
-(`bot.hub.client.BoundedClient.send`: the API, `resolve` reads, a CDN hop of an LFS file) adds
-one, whichever module asked. An `Allowance` is a part of the run the caller chose to bound:
-the reads that only some runs need (the other open PRs of a datastore, records a results
-entry cites as its source), each spending from its own `limit` and asking `affords` before a
-call. docs/hub.md, "Budgets", states each run's bound.
-"""
+"""A run's Hub calls, counted where every request goes (`counting()`), and the bounded share its
+optional reads get (`Allowance`) (docs/hub.md, "Budgets")."""
 
 from __future__ import annotations
 

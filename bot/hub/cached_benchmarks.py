@@ -1,24 +1,6 @@
-"""Benchmarks for the user's commands (`validate`, `convert`, `gate`, `collections`, `submit`),
-read through the Hugging Face cache, so a benchmark read once online is there offline.
-
-The files live where `huggingface_hub` keeps every file it downloads (`HF_HUB_CACHE`, by
-default `~/.cache/huggingface/hub`), in its own layout: `datasets--ORG--NAME/snapshots/<commit>/
-eval.yaml`, with `refs/<branch>` naming the commit a branch was at when last read. They are
-written by `hf_hub_download` and read by `try_to_load_from_cache`, the library's public API, so
-`hf cache ls` shows them and `hf cache rm` removes them like any other file.
-
-Online, a lookup costs what the workers' source costs (`bot.hub.sources`): one `dataset_info`
-call gives the canonical id and the revision's commit; the eval.yaml at that commit comes from
-the cache when it is there (0 calls), else from the Hub (a HEAD that reads its size, refused over
-the validator's cap before any byte is fetched, then the download; 3 calls, once). A branch's ref
-is kept current, so an offline run reads what was last read online.
-
-Offline (`--offline`, or `HF_HUB_OFFLINE=1` as for every Hugging Face tool), nothing is asked of
-the Hub: the revision (default: `main`) is read from the cache, ids matched case-insensitively as
-the Hub matches them. A benchmark the cache does not hold is `BenchmarkNotCached`, an error that
-stops the run, never a benchmark reported absent: only the Hub's own 404 (a missing dataset,
-revision or eval.yaml, which the cache also records) says a benchmark does not exist.
-"""
+"""Benchmarks for the user's commands, read through the Hugging Face cache with the library's
+public API, so a benchmark read once online is there offline; one the cache lacks is an error,
+never absent (docs/validate.md, "Offline")."""
 
 from __future__ import annotations
 

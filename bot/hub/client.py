@@ -1,112 +1,21 @@
-"""The one seam between the bot and the Hub: the calls the pipeline makes, each bounded in time
-and in size, and nothing else.
-
-`HubClient` is the Protocol the workers code against; `HfHubClient` implements it over the real
-`huggingface_hub` client (2.x, HTTP through `httpx2`). Every exception leaves this module as a
-`HubTransientError` or a `HubPermanentError` (`bot.hub.errors`).
-
-Call budget for one PR event (Hub HTTP requests; the benchmark target is at most 4 for a PR
-with one results file whose benchmark is cached):
-
-- PR status, is-PR, head SHA, changed and removed files, comments with author flags:
-  `GET /api/models/{repo}/discussions/{n}?diff=1`: 1.
-- each results file at the head SHA: `GET /{repo}/resolve/{sha}/{path}` (resolver bucket,
-  cheaper than `/api`): 1 per file.
-- each benchmark, canonical id and SHA of the requested revision:
-  `GET /api/datasets/{id}/revision/{rev}`: 1 per benchmark.
-- eval.yaml, only on a cache miss for (dataset, SHA):
-  `GET /datasets/{id}/resolve/{sha}/eval.yaml`: 0 when cached.
-- post the report, or edit the existing one: `POST …/discussions/{n}/comment[/{id}/edit]`: 1.
-
-Reconciliation (`workers.reconcile`) lists a watched repo's open PRs with their heads:
-`GET /api/models/{repo}/discussions?type=pull_request&status=open&p={page}` (1 per 50 open
-PRs) + `GET /api/models/{repo}/refs?include_prs=1` (1: every `refs/pr/N` with its commit), so
-2 calls for a repo with up to 50 open PRs, whatever their number, instead of 1 per PR.
-
-So a one-file PR costs 1 + 1 + 1 + 1 = 4 once its benchmark is cached. Extra calls happen only
-in rare cases: `model_info(refs/pr/N)` when the details list no commit (an empty draft PR), two
-tree listings when the Hub sends no diff, and the token provenance lookups of
-`bot.hub.sources` (none for a single-commit PR).
-
-Why these choices:
-- The head SHA is the `oid` of the last `commit` event of the details, so the files are read at
-  exactly the commit the diff and the comment list describe, with no second call; a push landing
-  mid-run changes neither. Files are read by SHA, never by `refs/pr/N`.
-- Files come through one plain GET on the resolve URL, not `hf_hub_download`, which would add a
-  HEAD and write a disk cache for a file the bot reads once. The body is capped (the validator
-  rejects files over 1 MiB; reading one byte more is enough for it to say so). A file stored in
-  LFS costs one more request, to the CDN its resolve redirects to, and never gets the token
-  (`read_capped`, below).
-- The details are fetched with the very request `HfApi.get_discussion_details` sends and
-  parsed leniently by `bot.hub.pulls`: the client's parser raises on shapes it does not know
-  and drops the comment authors' `isOwner`/`isOrgMember` flags and ids
-  (docs/hub-api.md#maintainers).
-
-**Every request bounded in time** (`use_hub_timeout`, `EVALBOT_HUB_TIMEOUT`, whatever the call).
-huggingface_hub's shared HTTP client has no timeout at all, and setting one on the client is
-not enough: `dataset_info`, `model_info` and every paginated listing (`list_repo_tree`,
-`list_repo_commits`, `get_repo_discussions`, through `utils._pagination.paginate`) pass
-`timeout=None` on each request, and in httpx an explicit per-request `None` overrides the
-client's default. A Hub that accepts a connection and never answers then held `evalbot validate`
-(the pre-commit hook) for ever, and a worker until its task's soft time limit.
-
-So the client the library builds is ours (`set_client_factory`): it keeps the library's own
-request hooks and redirects, and its `send`, which every request of every call goes through,
-gives a request that asks for no timeout at all the bot's. A timeout, and a connection that
-fails (refused, reset, cut mid-answer), then leave as a `HubTransientError` rather than
-httpx2's `TimeoutException`, `NetworkError` or `RemoteProtocolError`: the library's
-`http_backoff` (under every paginated listing) retries those five times with 23 s of sleeps in
-between, logging each, which would turn one bounded request into minutes (a `gate` with no
-Hub took 27 s to fail); the worker has its own retry policy with backoff.
-
-**One file's bytes** (`read_capped`, `stream_capped`): from a `resolve` URL, redirects followed
-by hand, the token kept on the Hub.
-A regular file answers 200. A file stored in LFS (tracked by `.gitattributes`, or large) answers
-302 to another origin, the CDN or `cas-bridge.xethub.hf.co`, with `X-Linked-Size` and
-`X-Linked-Etag` on the redirect itself (docs/hub-api.md#downloads). httpx2 would follow that
-and drop `Authorization` on the cross-origin hop; following by hand makes each rule explicit
-instead of resting on a client default:
-
-- the token is sent only to the origin of the first URL (the Hub); a hop back to it gets it
-  again, any other origin never does;
-- only http and https targets are followed, at most `MAX_REDIRECTS` hops: a loop, a
-  `file:`/`ftp:` target or a redirect without `Location` is `HubFileUnreadable`, an error of
-  that one file, not a retry and not a hang;
-- a redirect whose `X-Linked-Size` is over the cap is `HubFileTooLarge` before the CDN is asked
-  (an oversized LFS results file costs one small request). The declared size is only used to
-  refuse early: the cap itself is applied to the bytes read, whatever any header says;
-- an error answered by another origin (the CDN) is not the Hub's: a refusal (4xx) is
-  `HubFileUnreadable` for that file, and a 408, 429 or 5xx is a `HubTransientError` without a
-  status, so it retries this run only (its `Retry-After` honoured) and never pauses the
-  workers' Hub calls, which answer to the Hub's own quota (`workers.hub_pause`).
-"""
+"""The one seam between the bot and the Hub: `HubClient`, the Protocol the workers code against,
+and `HfHubClient` over `huggingface_hub`, each call bounded in time and size, every exception
+leaving as a `bot.hub.errors` kind (calls and their budget: docs/hub.md, "Calls")."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Literal, Protocol, TypeVar
-from urllib.parse import urljoin, urlsplit
 
-import httpx2
-from huggingface_hub import get_session, hf_hub_url, hf_raise_for_status, set_client_factory
+from huggingface_hub import get_session, hf_hub_url, hf_raise_for_status
 from huggingface_hub.errors import RemoteEntryNotFoundError
 from huggingface_hub.utils._headers import build_hf_headers
-from huggingface_hub.utils._http import default_client_factory
 
-from bot.hub import unreadable_reasons
-from bot.hub.budget import count_request
-from bot.hub.errors import (
-    HubError,
-    HubFileTooLarge,
-    HubFileUnreadable,
-    HubPermanentError,
-    HubTransientError,
-    retry_after_from_headers,
-    to_hub_error,
-)
+from bot.hub.capped_read import read_capped
+from bot.hub.errors import HubError, HubPermanentError, to_hub_error
 from bot.hub.pulls import (
     RESULTS_DIR,
     Change,
@@ -116,7 +25,6 @@ from bot.hub.pulls import (
     parse_pull_request,
     with_files,
 )
-from bot.settings import DEFAULT_HUB_TIMEOUT_S, hub_timeout_from_env
 
 __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
@@ -451,173 +359,3 @@ class HfHubClient:
             )
             for row in rows
         ]
-
-
-#: A connection that takes this long is not going to be made.
-MAX_CONNECT_TIMEOUT_S = 10.0
-
-
-class BoundedClient(httpx2.Client):
-    """An `httpx2.Client` on which no request can wait for ever."""
-
-    def send(self, request: httpx2.Request, **kwargs: Any) -> httpx2.Response:
-        # None (no limit) or more than ours: ours. A shorter one the library chose stays.
-        ours = self.timeout.as_dict()
-        asked = request.extensions.get("timeout") or {}
-        request.extensions["timeout"] = {
-            kind: limit if (limit := asked.get(kind)) is not None and limit <= bound else bound
-            for kind, bound in ours.items()
-        }
-        count_request()  # the run's budget (`bot.hub.budget`) sees every request
-        try:
-            return super().send(request, **kwargs)
-        except httpx2.TimeoutException as error:
-            limits = request.extensions["timeout"]
-            raise HubTransientError(
-                f"the Hub did not answer {request.method} {request.url.path} in time"
-                f" ({type(error).__name__}; read timeout {limits.get('read')} s,"
-                " EVALBOT_HUB_TIMEOUT)"
-            ) from error
-        except (httpx2.NetworkError, httpx2.RemoteProtocolError) as error:
-            raise HubTransientError(f"Hub unreachable: {type(error).__name__}: {error}") from error
-
-
-def bounded_client(timeout_s: float) -> BoundedClient:
-    """A client like the library's default one (same hooks, redirects followed), bounded."""
-    library_default = default_client_factory()
-    try:
-        hooks = {kind: list(hooks) for kind, hooks in library_default.event_hooks.items()}
-        follow_redirects = library_default.follow_redirects
-    finally:
-        library_default.close()
-    return BoundedClient(
-        event_hooks=hooks,
-        follow_redirects=follow_redirects,
-        timeout=httpx2.Timeout(timeout_s, connect=min(timeout_s, MAX_CONNECT_TIMEOUT_S)),
-    )
-
-
-def use_hub_timeout_from_env(environ: Mapping[str, str]) -> None:
-    """`use_hub_timeout` with `EVALBOT_HUB_TIMEOUT` from `environ`: for the commands that talk
-    to the Hub without the bot's other settings (`evalbot validate`, `evalbot gate`). Raises
-    `SettingsError` for a malformed value."""
-    use_hub_timeout(hub_timeout_from_env(environ))
-
-
-def use_hub_timeout(timeout_s: float = DEFAULT_HUB_TIMEOUT_S) -> None:
-    """Make every Hub request of this process bounded by `timeout_s` (module docstring).
-
-    Set through the library's own client factory, so a client it rebuilds (it closes its
-    session after a connection error) is bounded too.
-    """
-    set_client_factory(lambda: bounded_client(timeout_s))
-
-
-#: The Hub needs one hop for an LFS file (resolve -> CDN); a few more leave room for mirrors.
-MAX_REDIRECTS = 5
-_FOLLOWED_SCHEMES = frozenset({"http", "https"})
-_DEFAULT_PORTS = {"http": 80, "https": 443}
-#: Storage answers worth a retry of the run besides 5xx: a timeout and a rate limit.
-_RETRIED_STORAGE_STATUSES = frozenset({408, 429})
-
-
-def origin(url: str) -> tuple[str, str, int]:
-    """(scheme, host, port) with the scheme's default port filled in."""
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    return scheme, (parts.hostname or "").lower(), parts.port or _DEFAULT_PORTS.get(scheme, 0)
-
-
-def read_capped(session: httpx2.Client, url: str, headers: dict[str, str], max_bytes: int) -> bytes:
-    """The body at `url` after redirects, at most `max_bytes + 1` bytes of it.
-
-    Raises `HfHubHTTPError` (through `hf_raise_for_status`) for an error answer, httpx2's
-    transport errors as they come, and `HubFileUnreadable` / `HubFileTooLarge` as above.
-    """
-    return b"".join(stream_capped(session, url, headers, max_bytes))
-
-
-def stream_capped(
-    session: httpx2.Client, url: str, headers: dict[str, str], max_bytes: int
-) -> Iterator[bytes]:
-    """`read_capped` as the chunks arrive, so a large file is never held whole: at most
-    `max_bytes + 1` bytes in all (a reader that gets more than `max_bytes` knows the file is
-    over its cap). The errors of `read_capped`, raised while iterating."""
-    hub_origin = origin(url)
-    without_auth = {k: v for k, v in headers.items() if k.lower() != "authorization"}
-    target = url
-    for _hop in range(MAX_REDIRECTS + 1):
-        sent = headers if origin(target) == hub_origin else without_auth
-        try:
-            with session.stream("GET", target, headers=sent, follow_redirects=False) as response:
-                if 300 <= response.status_code < 400:
-                    _refuse_if_declared_too_large(response, max_bytes)
-                    target = _next_target(target, response)
-                    continue
-                if response.is_error:
-                    response.read()
-                    if origin(target) != hub_origin:
-                        raise _storage_error(target, response)
-                    hf_raise_for_status(response)
-                yield from _body(response, max_bytes)
-                return
-        except (httpx2.InvalidURL, httpx2.UnsupportedProtocol) as error:
-            if target == url:
-                raise  # our own URL: a bug or a bad endpoint, not this file's problem
-            raise HubFileUnreadable(unreadable_reasons.REDIRECT_INVALID) from error
-    raise HubFileUnreadable(unreadable_reasons.TOO_MANY_REDIRECTS.format(count=MAX_REDIRECTS))
-
-
-def _storage_error(target: str, response: httpx2.Response) -> HubError:
-    """The error for a failed answer from the file's storage (an origin other than the Hub)."""
-    host = (urlsplit(target).hostname or "?")[:100]
-    status = response.status_code
-    if status in _RETRIED_STORAGE_STATUSES or status >= 500:
-        return HubTransientError(
-            unreadable_reasons.CDN_UNAVAILABLE.format(host=host, status=status),
-            retry_after=retry_after_from_headers(response.headers),
-        )
-    return HubFileUnreadable(unreadable_reasons.CDN_REFUSED.format(host=host, status=status))
-
-
-def _refuse_if_declared_too_large(response: httpx2.Response, max_bytes: int) -> None:
-    declared = response.headers.get("X-Linked-Size", "").strip()
-    if declared.isdigit() and int(declared) > max_bytes:
-        size = int(declared)
-        raise HubFileTooLarge(
-            unreadable_reasons.DECLARED_TOO_LARGE.format(size=size, limit=max_bytes),
-            size=size,
-            limit=max_bytes,
-        )
-
-
-def _next_target(current: str, response: httpx2.Response) -> str:
-    location = response.headers.get("Location")
-    if not location:
-        raise HubFileUnreadable(
-            unreadable_reasons.REDIRECT_WITHOUT_LOCATION.format(status=response.status_code)
-        )
-    try:
-        target = urljoin(current, location.strip())
-        parts = urlsplit(target)
-    except ValueError as error:
-        raise HubFileUnreadable(unreadable_reasons.REDIRECT_INVALID) from error
-    scheme = parts.scheme.lower()
-    if scheme not in _FOLLOWED_SCHEMES:
-        raise HubFileUnreadable(unreadable_reasons.REDIRECT_SCHEME.format(scheme=scheme[:20]))
-    try:
-        parts.port  # noqa: B018 - raises on a port that is not a number in 0-65535
-    except ValueError as error:
-        raise HubFileUnreadable(unreadable_reasons.REDIRECT_INVALID) from error
-    if not parts.hostname:
-        raise HubFileUnreadable(unreadable_reasons.REDIRECT_INVALID)
-    return target
-
-
-def _body(response: httpx2.Response, max_bytes: int) -> Iterator[bytes]:
-    left = max_bytes + 1
-    for chunk in response.iter_bytes():
-        yield chunk[:left]
-        left -= len(chunk)
-        if left <= 0:
-            return

@@ -1,13 +1,5 @@
-"""The Hub calls an Every Eval Ever datastore PR needs, beyond a benchmark PR's.
-
-A datastore is a dataset repo, so every call names `repo_type="dataset"`. Records are read
-whole under `bot.eee.records.MAX_RECORD_BYTES`; samples files are streamed
-(`bot.hub.client.stream_capped`), through the Hub's LFS redirect like any file, so a 1 GB
-samples file is never held in memory. Costs
-(docs/hub.md): the tree of a revision is 1 call per 1,000 files (the client's paging); main's
-commit 1 (with the repo's visibility); each file read 1; the open PRs 2 (the listing, their
-heads from the refs); the content ids of up to 1,000 paths 1 (`paths-info`).
-"""
+"""The Hub calls an Every Eval Ever datastore PR needs beyond a benchmark PR's: records read
+capped, samples files streamed (docs/hub.md, "Every Eval Ever datastore PRs")."""
 
 from __future__ import annotations
 
@@ -19,7 +11,8 @@ from typing import Any
 from huggingface_hub import get_session, hf_hub_url
 
 from bot.eee.records import MAX_RECORD_BYTES
-from bot.hub.client import DISCUSSIONS_PAGE, HfHubClient, Visibility, hub_errors, stream_capped
+from bot.hub.capped_read import stream_capped
+from bot.hub.client import DISCUSSIONS_PAGE, HfHubClient, Visibility, hub_errors
 from bot.hub.errors import HubPermanentError
 from bot.hub.pulls import Change, DiffFile
 

@@ -1,22 +1,5 @@
-"""Hub failures, sorted into the two kinds a worker acts on: try again later, or give up.
-
-`huggingface_hub` raises a zoo of exceptions (`HfHubHTTPError` and its subclasses, chosen from
-the `X-Error-Code` header, plus raw `httpx2` transport errors), and most of the calls the bot
-makes (discussion details, comment, edit, `dataset_info`) are *not* retried by the client
-(docs/hub-api.md#error-mapping). The worker therefore needs one question answered: is this worth a
-retry, and after how long? `to_hub_error` answers it in one place, so no other module inspects
-status codes or header names.
-
-Transient: 408, 425, 429 and every 5xx, timeouts, connection and protocol errors, offline mode
-(`HF_HUB_OFFLINE`, and the `LocalEntryNotFoundError` a download raises then), and a 200
-whose body is not valid JSON (truncated on the way). A 429 (or a
-503) is retried no sooner than the Hub asks: the `RateLimit: "api";r=0;t=<secs>` header
-(IETF draft, the Hub's format, docs/hub-api.md#rate-limits) or `Retry-After` (seconds or an HTTP
-date), the larger of the two when both are present.
-
-Permanent: every other 4xx (401/403 token revoked or too narrow, 404 repo/revision/file gone,
-400 bad request, 409/422), invalid URLs. Retrying these only burns quota.
-"""
+"""Hub failures sorted into the two kinds a worker acts on, in one place: try again later (and
+after how long), or give up (docs/hub.md, "Errors")."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Who a Hub access token belongs to: a typed `whoami` over `HfApi.whoami` (`/api/whoami-v2`).
-
-The issuer authenticates callers that present a Hub token with it; the call is bounded by the
-Hub timeout (`use_hub_timeout`), and its errors are mapped by `hub_errors` like every other
-Hub call (a 401 is permanent: the token is not valid; anything else may be transient).
-"""
+"""Who a Hub access token belongs to: a typed `whoami` over `HfApi.whoami`, bounded and mapped
+like every other Hub call."""
 
 from __future__ import annotations
 

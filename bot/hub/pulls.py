@@ -1,44 +1,6 @@
-"""A PR as the Hub describes it: its details, the files its diff touches, which of them are
-results files. Pure: types and lenient parsers, no Hub call.
-
-**The details** (`parse_pull_request`).
-`GET /api/models/{repo}/discussions/{num}?diff=1` returns everything the bot needs about a PR
-in one response (docs/hub-api.md#discussion-details, #maintainers). `parse_pull_request` reads it
-leniently: unknown event types and fields are ignored, a missing optional field never raises, and a
-malformed payload (not an object, no `isPullRequest`) raises `ValueError`. The client's own
-`get_discussion_details` is stricter (a hidden comment without `latest.raw`, or a new event
-shape, would raise `KeyError` and stall the PR for good) and drops the author flags and ids
-the bot needs, so `HfHubClient` sends the same request and parses the JSON here.
-
-**The diff** (`parse_diff`): which files a PR touches, read from the git unified diff the Hub
-returns with its details.
-`GET …/discussions/{num}?diff=1` already carries the PR's diff (docs/hub-api.md#discussion-details),
-so reading it costs no extra call, where a tree listing at head and at base would cost two: text in,
-`DiffFile`s out.
-
-What a git diff can hold, and how each case is read:
-- `--- a/<old>` / `+++ b/<new>` in a file header give the paths; `/dev/null` marks an added or
-  removed file. They count only in the header (before the first `@@`): inside a hunk, a removed
-  line that reads `-- a/x` would look like a header.
-- `rename from`/`rename to` (and `copy from`/`copy to`): a rename without content change has no
-  `---`/`+++` lines at all; neither do binary files or pure mode changes, for which the
-  `diff --git a/<old> b/<new>` line itself is parsed.
-- Paths with unusual bytes are C-quoted by git (`"a/caf\\303\\251.yaml"`): unquoted here. A
-  single trailing tab (added by some diff writers after a path with spaces) is dropped.
-
-Added lines (`+` in hunks) are kept per file: the token provenance lookup asks whether a token
-was introduced by the PR at all without reading any file (`bot.hub.sources`). A file stored
-in LFS shows its pointer in the diff (`version https://git-lfs.github.com/spec/v1`, `oid
-sha256:…`, `size …`), not its content: its added text is unknown (None), never the pointer.
-
-**Results paths** (`classify_path`): the Hub reads `.eval_results/*.yaml`, one level deep.
-The rule is the Hub's (docs/specs.md#validation-rules, F1): a file directly inside `.eval_results/`
-whose name ends in `.yaml`. Near misses are worth telling the author about, because the Hub
-silently ignores them: `.yml`, `.YAML`, a sub-folder, a differently cased folder. Those are
-`misplaced`: never read as results, reported so the comment can say why the score will not show.
-Paths with `.`/`..`/empty segments cannot come out of a git tree; if one ever does, it is
-treated as misplaced and never fetched.
-"""
+"""A PR as the Hub describes it, pure: its details parsed leniently (the client's own parser is
+stricter and drops the author flags the bot needs), the files its diff touches, and which are
+results files (docs/hub.md, "Result files", "The diff")."""
 
 from __future__ import annotations
 

@@ -1,17 +1,5 @@
-"""Every Eval Ever records that results link as their source, read through the Hub seam.
-
-`HubRecordReader` implements `bot.eee.sourcecheck.RecordReader` for the bot and for
-`evalbot validate` online. A record at a commit SHA is immutable, so it is kept (`RecordCache`,
-Redis when the bot runs) under the datastore, that commit and its path: a later run, a later
-push, a recheck read it from there at no Hub call. A link at a branch or tag (`blob/main/...`)
-costs one revision check (`dataset_revision`), itself kept for `REVISION_TTL_S`, then reads by
-the commit it names. Every Hub call counts in the run's `ReadBudget`
-(docs/hub.md, "Source records"); once it is spent, the remaining records are not read this
-run (shown as not checked) and the next run goes on from the cache.
-
-A failed read is never a finding: timeouts, refusals and odd answers are `RecordUnreadable`
-(the source is shown as not checked); only the Hub's own 404 is `RecordMissing`.
-"""
+"""Every Eval Ever records that results link as their source, read through the Hub seam, cached
+by commit and bounded per run; a failed read is never a finding (docs/hub.md, "Source records")."""
 
 from __future__ import annotations
 

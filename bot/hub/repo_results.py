@@ -1,10 +1,5 @@
-"""A model repo's results as the Hub holds them: main, and optionally each open PR's changes.
-
-What `evalbot gate` and the collection standing in a PR comment read. Only results files the Hub
-itself reads count (`bot.hub.pulls`). Cost, in Hub HTTP calls: main is 1 tree listing plus 1
-per results file; `--include-open-prs` adds 2 for the listing of open PRs (up to 50) and, per
-open PR, 1 for its details plus 1 per results file it adds or changes.
-"""
+"""A model repo's results as the Hub holds them: main, and optionally each open PR's changes, for
+`evalbot gate` and the comment's collection standing."""
 
 from __future__ import annotations
 

@@ -1,43 +1,6 @@
-"""What the checks look up on the Hub beyond the PR itself: the benchmarks its entries name and
-when a token was first recorded.
-
-**Benchmarks** (`HubBenchmarkSource`, the core's `BenchmarkSource` for workers), cached by
-(dataset, commit SHA).
-Per lookup: one `dataset_info` call resolves the requested revision to a SHA and gives the
-canonical id (ids are matched case-insensitively, like the Hub). The eval.yaml is then read at
-that SHA only on a cache miss: a SHA names immutable content, so a cached parse never goes
-stale, and a benchmark that moves on simply gets a new key. Within one run (one source
-instance) the revision check itself is memoised, so ten entries on one benchmark cost one call.
-
-Parsing is injected (`parse`, from `bot.validation`): this module only moves bytes. Only the Hub's
-"not found" (docs/hub.md#errors) for a dataset, revision or eval.yaml becomes a
-`BenchmarkNotFound` the validator reports on the entry; transient errors and refusals of the
-dataset lookup propagate (the worker retries the whole run, a command stops).
-
-**A token's commit time** (`token_commit_time`): freshness is judged at the time the Hub first
-recorded the token (docs/decisions.md#tokens).
-A token is judged at the Hub time of the commit that introduced it, so a re-run a week later
-reaches the same verdict. The cheapest correct way to find that commit, in calls:
-
-1. The PR's diff (already fetched with the details) tells whether the token was added by the
-   PR at all: it is then on a `+` line of that file.
-2. Added by a PR with one commit: that commit's `createdAt` in the PR timeline. 0 calls. This
-   is the common case (a framework opens the PR with one commit).
-3. Added by a PR with several commits: bisect the PR's commits for the first one whose file
-   holds the token. log2(n) file reads.
-4. Not added by the PR (it was on the base branch already): bisect the base history
-   (`list_commits` from the PR's base, 1 call per 50 commits) the same way, using the commits'
-   dates as the Hub lists them.
-
-The timeline's `createdAt` is the time the Hub recorded the push: a `git push` cannot set it,
-unlike a git committer date. Step 4 must fall back on the listed commit dates; they are the
-Hub's own for commits made through its API (the way frameworks publish).
-
-Bisecting assumes that once introduced, the token stays until the head (true unless a PR
-removes it and adds it back; then a later introduction is found, which only makes the check
-stricter). Whitespace is ignored when looking for the token, so a YAML folded scalar still
-matches.
-"""
+"""What the checks look up on the Hub beyond the PR itself: the benchmarks its entries name,
+cached by commit, and the Hub time of the commit that introduced a token (docs/hub.md,
+"Benchmarks", "Token time")."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""User-facing texts of `bot.hub`: why a file the Hub answered for could not be read.
-
-They end up in the PR comment, inside the `FILE-UNREADABLE` diagnostic
-(`bot.validation.diagnostics`).
-"""
+"""User-facing texts of `bot.hub`: why a file the Hub answered for could not be read."""
 
 from __future__ import annotations
 

@@ -16,9 +16,10 @@ import redis
 from huggingface_hub import HfApi
 from starlette.applications import Starlette
 
-from bot.hub.client import HfHubClient, use_hub_timeout
+from bot.hub.client import HfHubClient
 from bot.hub.identity import HubIdentity, whoami
 from bot.hub.sources import BenchmarkCache, HubBenchmarkSource
+from bot.hub.timeouts import use_hub_timeout
 from bot.issuer.app import create_app
 from bot.issuer.audit import AuditLog
 from bot.issuer.authenticators import Authenticators

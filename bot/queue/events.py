@@ -1,12 +1,5 @@
-"""The event the receiver queues and the workers act on, and the key that dedupes it (pure).
-
-The command grammar (`parse_command`) is here too: the receiver routes comments with it and
-the workers read the asking comments of a recheck with it.
-
-Every publisher (the receiver, reconciliation, the replay of parked events) queues a `PrEvent`
-through `bot.queue.publishing`, and every consumer (`workers.tasks`) reads it back with
-`PrEvent.from_json`; this module is the one definition both sides import.
-"""
+"""The event the receiver queues and the workers act on, the key that dedupes it, and the command
+grammar (pure): the one definition both sides import."""
 
 from __future__ import annotations
 

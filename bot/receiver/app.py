@@ -39,8 +39,8 @@ from starlette.types import ASGIApp
 
 from bot.httpguards import BODY_TIMEOUT_S, BodyRefused
 from bot.httpguards import read_body as read_capped_body
+from bot.queue.enqueuer import EnqueueOutcome, Enqueuer, QueueUnavailable
 from bot.queue.events import EVENT_KINDS
-from bot.queue.publishing import EnqueueOutcome, Enqueuer, QueueUnavailable
 from bot.receiver.answers import ANSWERS, HEALTH_OK, READY_FAILED, READY_OK, READY_WORKERS_UNKNOWN
 from bot.receiver.events import IGNORE_REASONS, Ignored, RoutingContext, route_delivery
 from bot.receiver.worker_metrics import WorkerStatsCollector

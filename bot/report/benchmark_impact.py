@@ -1,13 +1,11 @@
 """The comment section of a benchmark PR: what its eval.yaml change does to existing results.
-
-Pure: an `Impact` (`bot.validation.impact`) in, markdown out; every user string escaped.
-"""
+Pure; every user string escaped."""
 
 from __future__ import annotations
 
 from bot.report import standing_and_clashes_texts as texts
-from bot.report.comment import escape_text
 from bot.report.comment_texts import LIST_ITEM, MORE_ITEMS, plural
+from bot.report.escaping import escape_text
 from bot.validation.impact import Change, Impact, ResultRef
 
 

@@ -1,60 +1,9 @@
-"""The PR comment: every `FileReport` of one PR head turned into one markdown comment.
-
-Pure: reports and a `CommentContext` in, a string out. The workers post it once and then edit
-it in place; they find it again by `REPORT_MARKER` (and its author), and `head_of_comment`
-tells which head an existing comment reflects, so a result for an older head never replaces a
-newer one.
-
-Layout: the hidden markers; a title; a banner for merged/closed PRs; a summary line (results
-verified, community, with errors; error and warning counts); one section per file with a table
-(entry number, line, benchmark linked to its Hub page where its leaderboard lives, task,
-metrics with values, badges, verdict) and a collapsible list of problems (line, code, message,
-fix) including unverified tokens and their reason codes; removed and misplaced files; a
-footer (automated, head SHA, how to re-run). Every user string goes through `escape_text`.
-A comment over `MAX_COMMENT_CHARS` is trimmed entry by entry, with a count of what was left out.
-
-Badges (`badges_for`): what the Hub shows next to a result, decided from the checks' verdicts.
-The four badges follow the Hub's own table (docs/specs.md#badges): `verified` only for a
-token that passed every check; `community` for any result that rests on its submitter's word
-(every unverified result in a PR, or checked before pushing); `leaderboard` when the result
-links to a known benchmark, so it will appear on that benchmark's leaderboard; `source` when it
-cites an http(s) source. A result with errors earns no badge: it cannot be published as is.
-
-Escaping (`escape_text`): any user-supplied string made inert in the comment's markdown.
-Everything a PR author controls (dataset ids, task ids, metric ids, values, notes, file paths,
-diagnostic messages that quote them) passes through `escape_text` before it reaches the
-comment. The Hub renders comments as GitHub-flavoured markdown with some HTML and mentions, so
-a hostile string could otherwise ping people, inject HTML, links or images, forge a badge or
-the bot's hidden markers, or break the table it sits in. After `escape_text`:
-
-- no newline or control character, no leading or trailing whitespace: the string stays on
-  its line and in its table cell, and cannot open an indented code block in a list item;
-  format characters (Unicode category Cf: bidi overrides and marks, zero-width characters,
-  soft hyphens, tag characters) are dropped: they could disguise text;
-- `<`, `>` and `&` are HTML entities: no tag, no comment (`<!--`), no autolink `<http://…>`,
-  no entity trick (`&#64;` for `@`);
-- the markdown punctuation that matters inline is backslash-escaped (CommonMark: a backslash
-  before ASCII punctuation makes it literal): no emphasis, link, image, code span, math, and
-  `|` cannot end a table cell (GFM honours `\\|` in tables);
-- `@` is followed by a zero-width space: no mention (`@user`) and no email autolink (a
-  mention is found in the rendered text, where an entity would be decoded: hence the space);
-- every `:`, a `.` before a letter and each `/` of a `//` are written as numeric character
-  references (`&#58;`, `&#46;`, `&#47;`): a reader sees the characters, but no autolinker
-  sees a scheme (`https:`, `mailto:`, `javascript:`), a protocol-relative `//host`, a domain
-  (`evil.com`, `www.x.org`, `README.md`: `.md` is a TLD) or an emoji shortcode (`:trophy:`
-  posing as a badge). A zero-width space is not enough there: linkify-it reads it as part of
-  a host name, and browsers drop it from one (`//evil.\u200bcom` links to evil.com);
-- the glyphs the comment uses for badges and verdicts are replaced, so a note cannot pose as
-  a badge;
-- the length is capped (before escaping) with an ellipsis.
-
-The visible text is what the user wrote, minus those glyphs and invisible characters.
-"""
+"""The PR comment, pure: every `FileReport` of one PR head turned into one markdown comment,
+found again by its marker and head (docs/comment.md)."""
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -62,14 +11,12 @@ from typing import Any, Literal
 from urllib.parse import quote
 
 from bot.report import comment_texts
-from bot.report.comment_texts import RESERVED_GLYPHS, Badge
-from bot.validation.diagnostics import Diagnostic, Severity
-from bot.validation.model import (
-    EntryReport,
-    FileReport,
-    SourceStatus,
-    VerificationStatus,
-)
+from bot.report.badges import badge_label, badges_for
+from bot.report.counts import Counts, count_reports
+from bot.report.escaping import escape_text, is_repo_id
+from bot.validation.catalogue import Severity
+from bot.validation.diagnostics import Diagnostic
+from bot.validation.model import EntryReport, FileReport, SourceStatus, VerificationStatus
 
 PrState = Literal["open", "draft", "merged", "closed"]
 
@@ -148,35 +95,6 @@ def head_of_comment(body: str) -> str | None:
     """
     match = _HEAD_RE.search(body)
     return match.group(1) if match else None
-
-
-@dataclass(frozen=True, slots=True)
-class Counts:
-    results: int = 0
-    verified: int = 0
-    community: int = 0
-    invalid: int = 0
-    errors: int = 0
-    warnings: int = 0
-
-
-def count_reports(reports: Sequence[FileReport]) -> Counts:
-    """The summary line's figures (the PR history and the web pages show the same ones)."""
-    results = verified = community = invalid = errors = warnings = 0
-    for report in reports:
-        diagnostics: list[Diagnostic] = list(report.diagnostics)
-        for entry in report.entries:
-            results += 1
-            diagnostics.extend(entry.diagnostics)
-            if not entry.ok:
-                invalid += 1
-            elif entry.verification.status is VerificationStatus.VERIFIED:
-                verified += 1
-            else:
-                community += 1
-        errors += sum(1 for d in diagnostics if d.is_error)
-        warnings += sum(1 for d in diagnostics if not d.is_error)
-    return Counts(results, verified, community, invalid, errors, warnings)
 
 
 def _summary(counts: Counts, files: int) -> str:
@@ -268,15 +186,6 @@ def _verdict(entry: EntryReport) -> str:
             reason=escape_text(source.reason or comment_texts.REASON_UNKNOWN, 160)
         )
     return verdict
-
-
-def badge_label(badge: Badge, entry: EntryReport) -> str:
-    """A badge as the comment shows it: 🔗 says whether the source was checked."""
-    if badge is Badge.SOURCE and entry.source is not None:
-        return comment_texts.SOURCE_LABELS.get(
-            entry.source.status.value, comment_texts.BADGE_LABELS[badge]
-        )
-    return comment_texts.BADGE_LABELS[badge]
 
 
 def _sources_line(reports: Sequence[FileReport]) -> str | None:
@@ -530,33 +439,6 @@ def _assembled(
     return "\n\n".join([*head, *rendered, *tail])
 
 
-def render_unchecked(context: CommentContext, title: str, why: str) -> str:
-    """The living comment of a head that was not checked (its run was parked): the same
-    markers as a report, so a later run finds and replaces it, and `why`, in the place of the
-    verdict an earlier head had. `title` is the report's own (model, benchmark, datastore)."""
-    markers = (
-        comment_texts.REPORT_MARKER
-        + "\n"
-        + comment_texts.HEAD_MARKER.format(sha=context.head_sha)
-        + "\n"
-        + comment_texts.NOT_CHECKED_MARKER
-    )
-    parts = [markers, title]
-    banner = comment_texts.STATE_BANNERS.get(context.pr_state)
-    if banner:
-        parts.append(banner)
-    head = _head_link(context, context.hub_url.rstrip("/"))
-    parts.append(comment_texts.NOT_CHECKED.format(head=head, why=escape_text(why, 300)))
-    parts.append(comment_texts.NOT_CHECKED_NEXT.format(bot=context.bot_name))
-    parts.append(comment_texts.NOT_CHECKED_FOOTER.format(bot=context.bot_name))
-    return "\n\n".join(parts)
-
-
-def is_unchecked(body: str) -> bool:
-    """Whether a report comment says its head was not checked (`render_unchecked`)."""
-    return comment_texts.NOT_CHECKED_MARKER in body
-
-
 def _trimmed(
     head: list[str],
     sections: list[_FileSection],
@@ -616,137 +498,3 @@ def _entries_that_fit(section: _FileSection, budget: int) -> int | None:
         else:
             high = middle - 1
     return low
-
-
-def render_help(bot_name: str, *, reply_to: str | None = None) -> str:
-    """The reply to `@<bot> help`: the commands, who may use them, what the badges mean.
-
-    `reply_to` (the asking comment's id) is recorded in a hidden marker, so a retried task can
-    see that the reply was already posted (`help_reply_marker`).
-    """
-    if not _BOT_NAME_RE.fullmatch(bot_name):
-        raise ValueError(f"bot name must be a Hub user name, not {bot_name!r}")
-    body = comment_texts.HELP.format(marker=comment_texts.HELP_MARKER, bot=bot_name)
-    if reply_to is None:
-        return body
-    return help_reply_marker(reply_to) + "\n" + body
-
-
-def help_reply_marker(comment_id: str) -> str:
-    """The hidden marker naming the comment a help reply answers (ids are Hub ObjectIds)."""
-    if not re.fullmatch(r"[0-9A-Za-z_-]{1,64}", comment_id):
-        raise ValueError(f"not a comment id: {comment_id!r}")
-    return comment_texts.HELP_REPLY_MARKER.format(comment_id=comment_id.lower())
-
-
-# --- badges: what the Hub shows next to a result ----------------------------------------------
-
-
-def badges_for(report: EntryReport) -> list[Badge]:
-    """Badges in display order; empty for an entry with errors."""
-    if not report.ok:
-        return []
-    badges: list[Badge] = []
-    if report.verification.status is VerificationStatus.VERIFIED:
-        badges.append(Badge.VERIFIED)
-    else:
-        badges.append(Badge.COMMUNITY)
-    if report.benchmark is not None:
-        badges.append(Badge.LEADERBOARD)
-    source = report.entry.data.get("source")
-    if isinstance(source, dict) and _is_http_url(source.get("url")):
-        badges.append(Badge.SOURCE)
-    return badges
-
-
-def _is_http_url(value: object) -> bool:
-    return isinstance(value, str) and value.lower().startswith(("https://", "http://"))
-
-
-# --- escaping: user text made inert in the comment's markdown ---------------------------------
-
-ZWSP = "\u200b"
-ELLIPSIS = "…"
-DEFAULT_MAX_CHARS = 200
-
-#: The characters that shape inline markdown where an escaped string lands (inside a
-#: paragraph, heading, list item or table cell): emphasis, code, links and images, table
-#: cells, strikethrough, math (`$`), and the escape character itself. Other punctuation is left
-#: alone so the raw text stays readable; block starts are handled by `block_start`.
-_MARKDOWN_PUNCTUATION = frozenset("\\`*_[]()!|~$#^=")
-# A dot before a letter (fuzzy domain links, `www.` links) and a slash next to a slash
-# (protocol-relative links), written as character references.
-_DOT_BEFORE_LETTER = re.compile(r"\.(?=[^\W\d_])")
-_DOUBLE_SLASH = re.compile(r"/(?=/)|(?<=/)/")
-
-
-def _normalise(text: str) -> str:
-    out = []
-    for char in text:
-        category = unicodedata.category(char)
-        if category == "Cf":
-            continue  # bidi controls, zero-width characters, soft hyphens, tag characters
-        if category in ("Cc", "Zl", "Zp"):
-            out.append(" ")  # newlines, tabs, NUL...: one line, one cell
-        elif category in ("Cs", "Co", "Cn"):
-            out.append("\ufffd")
-        else:
-            out.append(char)
-    cleaned = "".join(out)
-    for glyph in RESERVED_GLYPHS:
-        cleaned = cleaned.replace(glyph, "?")
-    # A stray variation selector left behind a removed glyph is harmless but noisy.
-    return cleaned.replace("?\ufe0f", "?")
-
-
-def truncate(text: str, max_chars: int) -> str:
-    if len(text) <= max_chars:
-        return text
-    return text[: max(0, max_chars - 1)] + ELLIPSIS
-
-
-_BLOCK_START = re.compile(r"^(?:([-+])|(\d{1,9})([.)]))")
-
-
-def escape_text(
-    value: object, max_chars: int = DEFAULT_MAX_CHARS, *, block_start: bool = False
-) -> str:
-    """`value` as inert, single-line markdown text, at most `max_chars` visible characters.
-
-    `block_start`: the text opens a block (a list item's content), where `-`, `+` or `1.`
-    would start a nested list; their punctuation is escaped too.
-    """
-    # Stripped: leading spaces after a list marker would open an indented code block.
-    text = truncate(_normalise(str(value)).strip(), max_chars)
-    out: list[str] = []
-    for char in text:
-        if char == "&":
-            out.append("&amp;")
-        elif char == "<":
-            out.append("&lt;")
-        elif char == ">":
-            out.append("&gt;")
-        elif char == "@":
-            out.append("@" + ZWSP)
-        elif char == ":":
-            out.append("&#58;")
-        elif char in _MARKDOWN_PUNCTUATION:
-            out.append("\\" + char)
-        else:
-            out.append(char)
-    escaped = "".join(out)
-    escaped = _DOUBLE_SLASH.sub("&#47;", escaped)
-    escaped = _DOT_BEFORE_LETTER.sub("&#46;", escaped)
-    if block_start:
-        escaped = _BLOCK_START.sub(
-            lambda m: "\\" + m.group(1) if m.group(1) else m.group(2) + "\\" + m.group(3),
-            escaped,
-        )
-    return escaped
-
-
-def is_repo_id(value: str) -> bool:
-    """A Hub repo id safe to put in a URL path: `owner/name` of the Hub's allowed characters."""
-    return re.fullmatch(r"[A-Za-z0-9][\w.-]{0,95}/[\w.-]{1,96}", value) is not None and (
-        ".." not in value
-    )

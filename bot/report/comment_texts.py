@@ -1,9 +1,5 @@
-"""Every user-facing text of the PR comment, the `help` reply and the validation report
-(`evalbot validate`), in one place to review, with the badges they name.
-
-Templates use `str.format` fields; `bot.report.comment` fills them with values that are
-already escaped (`escape_text`, beside it) or produced by the bot itself (counts, SHAs, codes).
-"""
+"""Every user-facing text of the PR comment, the `help` reply and the validation report, in one
+place to review; templates are filled with escaped or bot-made values."""
 
 from __future__ import annotations
 

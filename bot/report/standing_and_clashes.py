@@ -1,12 +1,5 @@
-"""Comment sections about the PR among its repo: collection standing and clashing claims. Pure.
-
-Standing: for each collection the repo's policy names, the gate on main against the gate with
-this PR merged (`bot.collections`), as one table row: the aggregate before → after, the verdict
-before → after, why the verdict after the merge is what it is (the gate's own reasons, as
-`evalbot gate` words them), and the benchmark thresholds that flip. Clashes: this PR's results
-that main or another open PR already claims (`bot.validation.clashes`), each naming the other place
-and saying whether the values agree. Every user string goes through `escape_text`.
-"""
+"""Comment sections about the PR among its repo, pure: collection standing before and after the
+merge, and results main or another open PR already claims (docs/comment.md)."""
 
 from __future__ import annotations
 
@@ -17,8 +10,8 @@ from urllib.parse import quote
 from bot.collections.aggregate import BenchmarkResult, GateResult, Status
 from bot.collections.render import aggregate_text, reason_text
 from bot.report import standing_and_clashes_texts as texts
-from bot.report.comment import escape_text, is_repo_id
 from bot.report.comment_texts import LIST_ITEM, MORE_ITEMS, plural
+from bot.report.escaping import escape_text, is_repo_id
 from bot.validation.clashes import Claim, Clash, Values
 
 

@@ -1,13 +1,5 @@
-"""A validation's findings as people and machines read them: text, JSON, GitHub annotations.
-
-`evalbot validate` prints these three formats, `evalbot convert` and `evalbot submit` the text
-one for the entries they would refuse, `evalbot collections` the annotations. Pure: reports in,
-text out; printing, exit codes and terminal colours stay in the command line (`bot.cli`), which
-passes a `Paint` to colour the text.
-
-The JSON shape is a public interface (docs/validate.md#output-formats): change it only with a
-migration note in the changelog.
-"""
+"""A validation's findings as people and machines read them: text, JSON (public:
+docs/validate.md#output-formats) and GitHub annotations. Pure; printing stays in `bot.cli`."""
 
 from __future__ import annotations
 
@@ -17,8 +9,9 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from bot.report import comment_texts
-from bot.report.comment import badges_for
-from bot.validation.diagnostics import Diagnostic, Severity
+from bot.report.badges import badges_for
+from bot.validation.catalogue import Severity
+from bot.validation.diagnostics import Diagnostic
 from bot.validation.eee import records_in
 from bot.validation.model import EntryReport, FileReport, SourceStatus
 

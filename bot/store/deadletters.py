@@ -1,10 +1,5 @@
-"""Parked events: work the bot gave up on, kept where an operator can see and replay it.
-
-Redis has no dead-letter queue (docs/security.md#dead-letters), so a poison event (one that fails
-the same way every time, or kills its worker) is pushed here with the reason, instead of looping
-forever or vanishing. `evalbot` metrics count them; the list is capped so it cannot grow
-without bound. `evalbot parked` lists them and `evalbot replay` queues them again (`replay`).
-"""
+"""Parked events: work the bot gave up on, capped, kept where an operator can list and replay it
+(docs/operating.md, "Parked events"; docs/security.md#dead-letters)."""
 
 from __future__ import annotations
 

@@ -1,23 +1,5 @@
-"""Worker heartbeats in Redis: the key names, the record, and the one reader everyone uses.
-
-Each `evalbot worker` writes a heartbeat every ten seconds (`bot.queue.publishing.SWEEP_EVERY_S`)
-from its consumer's event loop (`workers.heartbeat_and_sweep`), so a heartbeat means "this worker is
-consuming", not merely "this process exists". Two keys, next to the other `evalbot:*` keys:
-
-| key                     | type | holds                                                        |
-|-------------------------|------|--------------------------------------------------------------|
-| `evalbot:workers`       | hash | worker id -> JSON record (`WorkerRecord` fields, below)      |
-| `evalbot:worker-beats`  | zset | worker id -> Redis time (seconds) of its last heartbeat     |
-
-A worker is alive while its last heartbeat is at most `dead_after_s` old (three intervals; the
-worker states it in its own record, so readers need no setting). Times are Redis's own clock
-(`TIME`), so workers and readers on machines whose clocks disagree still agree on ages.
-Records of workers dead for an hour are forgotten by the next heartbeat of any worker.
-
-Readers: the receiver's `/readyz/workers` and `/metrics` (through `RedisWorkerStats`, async),
-`evalbot status`, and anything else (a status page) through `read_fleet_status(client, queue)`
-with a redis-py client. The parsing is pure (`parse_workers`) and shared by both paths.
-"""
+"""Worker heartbeats in Redis, on Redis's clock: the keys, the record, and the one reader
+everyone uses (docs/operating.md, "Is a worker consuming?")."""
 
 from __future__ import annotations
 

@@ -1,52 +1,17 @@
-"""The PR history the web pages show: each verdict the workers reached, kept small in Redis.
-
-After each report run the pipeline queues `add_verdict` on the pipeline that records the PR's
-last verdict (no round trip of its own):
-
-- `evalbot:history:pr:<repo>:<num>`: a list, newest first, of the PR's last
-  `MAX_VERDICTS_PER_PR` verdicts (JSON: head, time, outcome, PR state, counts, the PR's title
-  and author, the first problem);
-- `evalbot:history:prd:<repo>:<num>`: the newest `MAX_DETAILED_PER_PR` of them in full: up to
-  `MAX_PROBLEMS_KEPT` problems (code, file, line, message, fix), `MAX_TOKENS_KEPT` token
-  verdicts and `MAX_ENTRIES_KEPT` results (benchmark, task, value, badges), texts cut at
-  `MAX_TEXT` (the details page and the badge read them);
-- `evalbot:history:repo:<repo>`: a sorted set of the repo's PR numbers by last verdict time,
-  the newest `MAX_PRS_PER_REPO` kept;
-- `evalbot:history:repos`: a sorted set of repos by last verdict time, the newest
-  `MAX_REPOS` kept (the history page lists them);
-- `evalbot:history:visibility:<repo>`: the repo's visibility on the Hub when the last verdict
-  was written (`public`, `private`, `gated`, or `unknown` when the Hub did not say). Pages
-  show a repo's history only while it reads `public`: a private or gated repo's verdicts are
-  not written at all, its PR list is dropped and it leaves the repos list; an `unknown` one is
-  hidden and keeps what it had (its next public verdict shows it again); a repo with no
-  record (written before visibility was kept) is hidden until its next verdict. A repo the Hub
-  no longer shows the bot (private or deleted since, or gated and refused to it) gets no
-  verdict to say so: reconciliation, which lists each known repo's PRs, hides it when the Hub
-  refuses (`hide_repo`);
-- `evalbot:history:benchmark:<id>` and `evalbot:history:benchmarks`: which PRs hold results
-  for a benchmark, and the benchmarks by last result (a benchmark's page lists them).
-
-Each key expires `RETENTION_S` after its last write (the same 90 days the bot remembers a
-PR's last verdict), and a PR untouched for 90 days leaves no trace (docs/web.md, "PR
-history"; bench/web.py measures the memory of 10,000 PRs). Only what the public PR comment
-already shows is stored: no file content, no token.
-
-The readers live here too, so writer and readers agree on one format.
-"""
+"""The PR history the web pages show: each verdict the workers reached (`bot.store.verdicts`), kept
+in Redis only while the repo is public, with its readers (docs/web.md, "PR history")."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
 import redis
 
-from bot.report.comment import Counts, badges_for
 from bot.store import keys
-from bot.validation.model import EntryReport, FileReport, VerificationStatus
+from bot.store.verdicts import KeptEntry, Verdict, encode_verdict, parse_verdict
 
 HISTORY_REPOS = f"{keys.HISTORY_PREFIX}:repos"
 MAX_VERDICTS_PER_PR = 20
@@ -56,15 +21,9 @@ RETENTION_S = 90 * 24 * 3600
 #: How long a visibility read from the Hub stands for a repo whose webhook says it is not
 #: private: whether a public repo is gated is in no payload, so it is read at most this often.
 VISIBILITY_FRESH_S = 300
-#: Per verdict: the problems and token verdicts kept (the rest are counted), and the longest
-#: text kept of a message, a fix or a title.
-#: Of a PR's verdicts, the newest this many keep those details (problems, tokens, results);
+#: Of a PR's verdicts, the newest this many keep their details (problems, tokens, results);
 #: the older ones keep their counts and first problem only.
 MAX_DETAILED_PER_PR = 5
-MAX_PROBLEMS_KEPT = 10
-MAX_TOKENS_KEPT = 10
-MAX_ENTRIES_KEPT = 20
-MAX_TEXT = 240
 #: Per benchmark, the PRs whose newest verdict holds one of its results (its page lists them).
 MAX_PRS_PER_BENCHMARK = 500
 HISTORY_BENCHMARKS = f"{keys.HISTORY_PREFIX}:benchmarks"
@@ -129,75 +88,6 @@ def benchmark_history_key(benchmark_id: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class KeptProblem:
-    """One problem of a verdict, as the PR comment lists it."""
-
-    code: str
-    severity: str  # error, warning
-    file: str
-    line: int | None
-    message: str
-    fix: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class KeptToken:
-    """One entry's `verify_token`: verified, or why not (a documented reason code)."""
-
-    file: str
-    line: int | None
-    verified: bool
-    reason: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class KeptEntry:
-    """One result of a verdict, as the comment's table shows it: benchmark, task, value and
-    badges (none when the entry has errors)."""
-
-    benchmark: str
-    task: str
-    value: str
-    badges: tuple[str, ...]
-    file: str
-    line: int
-    #: What became of `source.url` (docs/comment.md#sources): "checked", "mismatch",
-    #: "unreadable", "linked", or "" (no source); for a datastore record, its id and revision.
-    source: str = ""
-    source_record: str = ""
-    source_revision: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class Verdict:
-    """One report run on one PR head, as the history page lists it."""
-
-    head: str
-    at: str  # ISO-8601 UTC, when the worker finished the run
-    outcome: str  # posted, edited, unchanged (workers.outcomes.Outcome)
-    state: str  # open, draft, merged, closed
-    results: int
-    verified: int
-    community: int
-    invalid: int
-    errors: int
-    warnings: int
-    title: str = ""
-    author: str = ""
-    problems: tuple[KeptProblem, ...] = ()
-    tokens: tuple[KeptToken, ...] = ()
-    problems_total: int = 0  # all the run found; `problems` holds the first of them
-    entries: tuple[KeptEntry, ...] = ()  # the first `MAX_ENTRIES_KEPT` results
-    #: "results" (a model repo's PR: `results` counts results) or "records" (an Every Eval
-    #: Ever datastore's: `results` counts the files checked, none is verified or community).
-    kind: str = "results"
-
-    @property
-    def ok(self) -> bool:
-        return self.errors == 0
-
-
-@dataclass(frozen=True, slots=True)
 class PrHistory:
     num: int
     verdicts: tuple[Verdict, ...]  # newest first
@@ -245,10 +135,10 @@ def add_verdict(
         return
     details_key = pr_details_key(repo_id, pr_num)
     summary = replace(verdict, problems=verdict.problems[:1], tokens=(), entries=())
-    pipe.lpush(pr_key, _encode(summary))
+    pipe.lpush(pr_key, encode_verdict(summary))
     pipe.ltrim(pr_key, 0, MAX_VERDICTS_PER_PR - 1)
     pipe.expire(pr_key, RETENTION_S)
-    pipe.lpush(details_key, _encode(verdict))
+    pipe.lpush(details_key, encode_verdict(verdict))
     pipe.ltrim(details_key, 0, MAX_DETAILED_PER_PR - 1)
     pipe.expire(details_key, RETENTION_S)
     pipe.zadd(repo_key, {str(pr_num): moment})
@@ -269,154 +159,6 @@ def add_verdict(
     if indexed:
         pipe.zremrangebyrank(HISTORY_BENCHMARKS, 0, -MAX_REPOS - 1)
         pipe.expire(HISTORY_BENCHMARKS, RETENTION_S)
-
-
-def _encode(verdict: Verdict) -> str:
-    return json.dumps(asdict(verdict), separators=(",", ":"))
-
-
-def verdict_of(
-    head: str,
-    outcome: str,
-    state: str,
-    counts: Counts,
-    at: datetime,
-    *,
-    reports: Sequence[FileReport] = (),
-    title: str | None = None,
-    author: str | None = None,
-    kind: str = "results",
-) -> Verdict:
-    problems = problems_of(reports)
-    return Verdict(
-        head=head,
-        at=at.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
-        outcome=outcome,
-        state=state,
-        results=counts.results,
-        verified=counts.verified,
-        community=counts.community,
-        invalid=counts.invalid,
-        errors=counts.errors,
-        warnings=counts.warnings,
-        title=(title or "")[:MAX_TEXT],
-        author=(author or "")[:100],
-        problems=tuple(problems[:MAX_PROBLEMS_KEPT]),
-        tokens=tuple(tokens_of(reports)[:MAX_TOKENS_KEPT]),
-        problems_total=len(problems),
-        entries=tuple(entries_of(reports)[:MAX_ENTRIES_KEPT]),
-        kind=kind,
-    )
-
-
-def entries_of(reports: Sequence[FileReport]) -> list[KeptEntry]:
-    """Each result that names a benchmark, with its value as text and its badges."""
-    kept: list[KeptEntry] = []
-    for report in reports:
-        for entry in report.entries:
-            benchmark = entry.benchmark.repo_id if entry.benchmark else entry.entry.dataset_id
-            if not benchmark:
-                continue
-            kept.append(
-                KeptEntry(
-                    benchmark=benchmark[:MAX_TEXT],
-                    task=(entry.entry.task_id or "")[:100],
-                    value=value_text(entry.entry.data),
-                    badges=tuple(badge.value for badge in badges_for(entry)),
-                    file=report.path,
-                    line=entry.entry.line,
-                    **_source_of(entry),
-                )
-            )
-    return kept
-
-
-def _source_of(entry: EntryReport) -> dict[str, str]:
-    source = entry.source
-    if source is None:
-        return {}
-    return {
-        "source": source.status.value,
-        "source_record": (source.record_id or source.path or "")[:MAX_TEXT],
-        "source_revision": (source.revision or "")[:100],
-    }
-
-
-def value_text(data: Mapping[str, Any]) -> str:
-    """An entry's score as plain text: `value`, else its metrics as `id: value` (three)."""
-    if "value" in data:
-        return str(data["value"])[:40]
-    metrics = data.get("metrics")
-    if isinstance(metrics, list):
-        pairs = [
-            f"{item.get('metric_id', '?')}: {item.get('value')}"
-            for item in metrics[:3]
-            if isinstance(item, Mapping)
-        ]
-        return ", ".join(pairs)[:120]
-    return "?"
-
-
-def problems_of(reports: Sequence[FileReport]) -> list[KeptProblem]:
-    """Every error and warning of the run, errors first, each text cut at `MAX_TEXT`."""
-    found: list[KeptProblem] = []
-    for report in reports:
-        diagnostics = [*report.diagnostics, *(d for e in report.entries for d in e.diagnostics)]
-        found.extend(
-            KeptProblem(
-                code=d.code,
-                severity="error" if d.is_error else "warning",
-                file=report.path,
-                line=d.line,
-                message=d.message[:MAX_TEXT],
-                fix=d.hint[:MAX_TEXT] if d.hint else None,
-            )
-            for d in diagnostics
-        )
-    return sorted(found, key=lambda p: (p.severity != "error", p.file, p.line or 0))
-
-
-def tokens_of(reports: Sequence[FileReport]) -> list[KeptToken]:
-    """Each entry that carried a token: verified, or the reason it was not."""
-    return [
-        KeptToken(
-            file=report.path,
-            line=entry.entry.line,
-            verified=entry.verification.status is VerificationStatus.VERIFIED,
-            reason=entry.verification.reason,
-        )
-        for report in reports
-        for entry in report.entries
-        if entry.verification.status is not VerificationStatus.ABSENT
-    ]
-
-
-def parse_verdict(raw: bytes | str) -> Verdict | None:
-    """A stored record, or None for one this version cannot read (never an error page)."""
-    try:
-        data: Any = json.loads(raw)
-        return Verdict(
-            head=str(data["head"]),
-            at=str(data["at"]),
-            outcome=str(data["outcome"]),
-            state=str(data["state"]),
-            **{name: int(data[name]) for name in _COUNT_FIELDS},
-            title=str(data.get("title", ""))[:MAX_TEXT],
-            author=str(data.get("author", ""))[:100],
-            problems=tuple(KeptProblem(**kept) for kept in data.get("problems", ())),
-            tokens=tuple(KeptToken(**kept) for kept in data.get("tokens", ())),
-            problems_total=int(data.get("problems_total", 0)),
-            entries=tuple(
-                KeptEntry(**{**kept, "badges": tuple(kept["badges"])})
-                for kept in data.get("entries", ())
-            ),
-            kind="records" if data.get("kind") == "records" else "results",
-        )
-    except (ValueError, KeyError, TypeError):
-        return None
-
-
-_COUNT_FIELDS = ("results", "verified", "community", "invalid", "errors", "warnings")
 
 
 def parse_pr_history(

@@ -1,12 +1,5 @@
-"""Every Redis key the bot writes, in one place: receiver, workers, reconciliation and replay.
-
-The processes share one Redis (the Celery broker), so a key is an interface between them: the
-receiver reads what the workers count, reconciliation reads what the pipeline records, the
-replay command writes what the workers consume. A key spelled in two modules would drift;
-here each is spelled once, with who writes it and who reads it. The queue itself is named by
-`bot.queue.publishing.QUEUE`; kombu's own keys (`unacked`, `_kombu.binding.*`) are kombu's (the
-status readers count `unacked`).
-"""
+"""Every Redis key the bot writes, spelled once, with who writes and who reads it: a key is an
+interface between processes."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""Datastore records that results link as their source, kept in Redis for the workers.
-
-The `bot.hub.records.RecordCache` of the bot: a record at a commit never changes, so it is kept
-for `RECORD_TTL_S` (and read again after that, should it be needed); a branch's commit for the
-few minutes the reader asks. A Redis error reads as a miss and a write that fails is dropped:
-the cache saves Hub calls, it never decides a verdict.
-"""
+"""Datastore records that results link as their source, kept in Redis for the workers; a Redis
+error is a miss: the cache saves Hub calls, it never decides a verdict."""
 
 from __future__ import annotations
 

@@ -1,18 +1,5 @@
-"""The workers' counters and the queue's figures: the one reader of them, for `/metrics` and
-the web pages.
-
-Workers are many processes on many machines, so they keep their counters in one Redis hash,
-`evalbot:stats` (`<family>:<label>` -> count, `HINCRBY`). The receiver, which Prometheus
-already scrapes, reads them at scrape time (`RedisWorkerStats`, asyncio; rendered by
-`bot.receiver.worker_metrics`), the web pages with redis-py (`read_snapshot`): one pipelined
-round trip each (`HGETALL` of the hash, `LLEN` of the dead-letter list and of the queue, `HLEN`
-of kombu's unacked hash, `PTTL` of the shared Hub pause, and the workers' heartbeats of
-`bot.store.heartbeats`), with a short timeout.
-
-Each family maps to one Prometheus counter with one label; fields of unknown families are not
-exposed, and label values are checked (the workers write them from fixed vocabularies and
-exception class names, never from user input), so cardinality stays bounded.
-"""
+"""The workers' counters and the queue's figures, and their one reader for `/metrics` and the web
+pages: one pipelined round trip, bounded label values (docs/operating.md, "Metrics")."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""A benchmark's `eval.yaml`: parsed into the shared `Benchmark`, with every rule checked.
-
-Both shapes are valid (docs/decisions.md#dialects): the live one (`name`, `description`, optional
-`evaluation_framework`, `tasks[]`, often with inspect-ai keys) and the target one that adds
-`metrics[]`. Unknown top-level keys are ignored; per-task keys belong to the evaluation
-framework (inspect-ai has its own strict schema), so only the ones evalbot reads are checked.
-"""
+"""A benchmark's `eval.yaml`, in either shape (docs/decisions.md#dialects), parsed into the
+shared `Benchmark` with every rule checked; per-task keys of the framework's own are left alone."""
 
 from __future__ import annotations
 
@@ -24,7 +19,8 @@ from bot.validation.model import (
     is_repo_id,
     is_sha40,
 )
-from bot.validation.yamlload import Locator, Path, load_yaml
+from bot.validation.positions import Locator, Path
+from bot.validation.yamlload import load_yaml
 
 AGGREGATIONS = ("single", "macro", "micro", "weighted", "per_class", "per_language", "per_domain")
 SCORE_TYPES = ("continuous", "integer", "categorical")

@@ -1,15 +1,5 @@
-"""The same result claimed twice: on main and in a PR, or in two open PRs of one repo.
-
-Within one PR, two entries with the same benchmark, `task_id` and `notes` are an error
-(`ENTRY-DUPLICATE`): the leaderboard could not choose. Across PRs that check cannot see the
-other claim, and campaigns of result PRs make it common: the same score proposed twice, or a
-different score for the same run. Each is a warning that names the other place and says
-whether the values agree. Pure: claims in, clashes out; the workers read main and the open PRs.
-
-A claim that is already on main, in the same file with the same values, is not proposed by a
-PR (a PR that edits one entry of a file carries the file's other entries unchanged), so it
-clashes with nothing.
-"""
+"""The same result claimed twice: on main and in a PR, or in two open PRs of one repo; pure,
+claims in, clashes out (docs/comment.md, "Results also proposed elsewhere")."""
 
 from __future__ import annotations
 

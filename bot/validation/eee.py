@@ -1,12 +1,6 @@
-"""Every Eval Ever records: aggregate JSON and instance-level JSONL, checked with jsonschema
-against the schema version each file (each JSONL row) declares in `schema_version`.
-
-The schemas ship in the package (`bot/data/eee/`, provenance in its README): 0.2.0, 0.2.2 and
-0.3.0, aggregate and instance-level. Each schema error becomes a diagnostic with the JSON path
-of the offending value (`evaluation_results[0].metric_config.lower_is_better`) and its line and
-column, found by reading the same bytes with the strict YAML loader (JSON is YAML 1.2).
-Bytes in, a `FileReport` out; the schema files are package data, read once.
-"""
+"""Every Eval Ever records, aggregate JSON and instance JSONL, checked with jsonschema against
+the shipped schema of the version each declares, each error with its JSON path, line and column
+(docs/validate.md, "Every Eval Ever records")."""
 
 from __future__ import annotations
 
@@ -24,7 +18,8 @@ from bot.validation import diagnostics
 from bot.validation.diagnostics import Diagnostic
 from bot.validation.limits import Limits
 from bot.validation.model import FileReport
-from bot.validation.yamlload import Path, Position, dotted, load_yaml
+from bot.validation.positions import Path, Position, dotted
+from bot.validation.yamlload import load_yaml
 
 VERSIONS = ("0.2.0", "0.2.2", "0.3.0")
 AGGREGATE, INSTANCE = "aggregate", "instance"

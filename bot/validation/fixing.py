@@ -1,14 +1,5 @@
-"""The fixes of a validated results file, made on its bytes (pure): what `evalbot validate
---fix` writes.
-
-A finding carries a fix only when one answer is right (`bot.validation.diagnostics.Fix`); this turns
-those of one file into text edits (`bot.validation.yamledit`, which keeps every byte it does not
-touch and checks the result reads back as intended) and a rename. A fix that would change a
-value of a signed entry (one with `verify_token`/`verifyToken`, or a misspelt token key this
-pass renames to one) is not made: its token would no longer match it. Fixes that only rewrite
-a value in another notation (`"on"` for `on`) or respell the token's key leave the token's
-digest unchanged, and are made.
-"""
+"""The fixes of a validated results file, made on its bytes (pure): what `evalbot validate --fix`
+writes, never a change to a signed entry's values (docs/validate.md, "Fixing")."""
 
 from __future__ import annotations
 
@@ -16,8 +7,8 @@ from dataclasses import dataclass, field
 
 from bot.validation.diagnostics import Diagnostic, Fix
 from bot.validation.model import FileReport
+from bot.validation.positions import Path
 from bot.validation.yamledit import Document, Edit, EditError, apply_edits, rename_key, set_value
-from bot.validation.yamlload import Path
 
 SIGNED = (
     "the entry is signed (its token covers this value): ask its issuer for a token over the"

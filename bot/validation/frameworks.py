@@ -1,17 +1,5 @@
-"""The Hub's list of evaluation frameworks, kept as data (`bot/data/evaluation_frameworks.json`).
-
-A benchmark's `eval.yaml` names exactly one `evaluation_framework`, and the Hub accepts only
-the ids in huggingface.js `packages/tasks/src/eval.ts` (`EVALUATION_FRAMEWORKS`), to which about
-one is added a week. The bot cannot fetch that list on every check (`evalbot validate` runs
-offline, the workers must not depend on GitHub), so it ships a copy with the date it was taken,
-and `evalbot frameworks refresh` rewrites the copy from the source (docs/validate.md).
-
-Because the copy lags the Hub, an unknown framework is only a warning, and a suggestion is made
-only when it is close to exactly one known id (a typo such as `inspect_ai`), never for an id the
-Hub may simply have added since (`mmmu` is not a misspelling of `mteb`).
-
-Reading the packaged JSON once at import is the only I/O here: it is a constant of the release.
-"""
+"""The Hub's list of evaluation frameworks, shipped as data and refreshable, read once at import;
+an unknown id is only a warning (docs/validate.md, "Evaluation frameworks")."""
 
 from __future__ import annotations
 

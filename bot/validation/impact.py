@@ -1,16 +1,5 @@
-"""What a change to a benchmark's eval.yaml does to the results that already reference it.
-
-Pure: the benchmark before and after (both parsed by `bot.validation.benchmark`), and the entries of
-the model results files that reference it, in; the changes and the results they orphan or
-re-rank, out. A result is **orphaned** when it would no longer validate against the new
-eval.yaml: its task is removed or renamed, or (a target entry) it reports a metric that is
-removed or renamed. It is **re-ranked** when it stays valid but the leaderboard would order it
-differently: the primary metric (what a live `value` and the ranking stand for) changes, or the
-primary metric's direction flips.
-
-Renames are told from removals by position: when a PR removes N ids and adds N others, the
-k-th removed is taken as renamed to the k-th added (a guess the comment words as such).
-"""
+"""What a change to a benchmark's eval.yaml does to the results that already reference it: the
+ones it orphans or re-ranks, pure (docs/comment.md, "PRs on benchmark datasets")."""
 
 from __future__ import annotations
 

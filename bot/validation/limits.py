@@ -1,9 +1,5 @@
-"""Resource caps of the validator, in one place so the CLI, the workers and the docs agree.
-
-Every cap is inclusive (a file of exactly `max_file_bytes` passes) and exceeding one is an
-error of the file (docs/decisions.md#yaml). They bound the time and memory one
-hostile file can cost, whatever its shape.
-"""
+"""Resource caps of the validator, in one place so the CLI, the workers and the docs agree
+(docs/validate.md, "Limits")."""
 
 from __future__ import annotations
 

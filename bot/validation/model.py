@@ -1,21 +1,5 @@
-"""The shared vocabulary of the core: benchmarks, result entries, verdicts and reports, and the
-formats of their fields.
-
-Every layer speaks these types: `bot.validation` builds them, `bot.tokens` adds verifications,
-`bot.report` turns them into badges and markdown, the CLI into text/JSON/annotations, and the
-workers into a PR comment. They hold plain data only (no I/O handles), so they are cheap to
-build in tests and safe to pass between processes as JSON.
-
-The field formats are small pure predicates, each citing where its rule comes from
-(docs/specs.md#validation-rules, docs/security.md#yaml-loading): repo ids, commit SHAs, dates,
-URLs, numbers. Hub account names compare case-insensitively, as the Hub does (`Evalbot` and
-`evalbot` are one account: it refuses to create a name that differs from an existing one only
-by case); every comparison of names the bot makes goes through `same_hub_name`: its own comments
-(`bot.hub.pulls`, the workers), the maintainers' allow-list, `@name` commands
-(`bot.queue.events`) and the token's owner at start-up (`bot.hub.identity`). It lives in the
-pure core, which every layer may import, so the queue and the Hub layer share this one
-definition without the queue importing `bot.hub`.
-"""
+"""The shared vocabulary of the core, plain data every layer speaks: benchmarks, result entries,
+verdicts, reports, and the small predicates of their field formats, `same_hub_name` among them."""
 
 from __future__ import annotations
 

@@ -1,13 +1,5 @@
-"""Result entries written as YAML that every reader reads back as the same values (pure).
-
-The issuer signs entries it received as JSON, and `evalbot submit` writes them into
-`.eval_results/*.yaml`; the bot then digests what it parses (YAML 1.2 core). PyYAML's dumper
-targets YAML 1.1, where `1e3` is a string it would leave unquoted and a 1.2 reader would read
-as a number. So every string is written plain only when it is unmistakably a string for both
-YAML versions (a conservative pattern), and double-quoted otherwise; numbers, booleans and
-null are written in forms the two versions agree on. `tests/unit/validation/test_yamldump.py`
-round-trips it through the strict loader.
-"""
+"""Result entries written as YAML that YAML 1.1 and 1.2 readers read back as the same values: a
+string is plain only when it is unmistakably a string for both, else double-quoted (pure)."""
 
 from __future__ import annotations
 

@@ -1,17 +1,5 @@
-"""Edits to a YAML file's text that keep every byte they do not touch (pure).
-
-What evalbot writes into a file a person wrote (`validate --fix`, `convert --out`,
-`convert --write-mappings`) must keep that person's comments, quotes, key order, indentation
-and line ends. A round-trip library re-emits the whole document, and ruamel.yaml's round trip
-(the maintained one) rewrites more than it keeps: one indentation for every list of the file,
-trailing spaces dropped, `~` and `True` respelt, escapes and flow spacing normalised
-(docs/validate.md#how-fixes-are-written). So edits are made on the text itself, at the spans
-libyaml's parser reports for each scalar (its event marks): a value replaced, a key renamed,
-an entry's lines replaced, items appended after a list's last line. What is new (entries,
-mapping rows with their comments) is emitted by ruamel.yaml in the file's own layout. Every
-edit is checked by reading the result back with the strict loader: its data must be the
-old data with exactly the edits made, or nothing is returned.
-"""
+"""Edits to a YAML file's text that keep every byte they do not touch, each checked by reading
+the result back (pure; docs/validate.md, "How fixes are written")."""
 
 from __future__ import annotations
 
@@ -29,7 +17,9 @@ from ruamel.yaml.representer import RoundTripRepresenter
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from bot.validation.limits import DEFAULT_LIMITS, Limits
-from bot.validation.yamlload import Path, is_ambiguous, load_yaml, resolve_plain, same_value
+from bot.validation.positions import Path
+from bot.validation.yaml11 import is_ambiguous, same_value
+from bot.validation.yamlload import load_yaml, resolve_plain
 
 BOM = "\ufeff"
 #: strings written plain: unmistakably strings for YAML 1.1 and 1.2, in any context

@@ -1,35 +1,10 @@
-"""Strict YAML loading: YAML 1.2 core types, a position for every value, bounded cost.
-
-Why not `yaml.safe_load`: it reads YAML 1.1 (`on` is true, `012` is 10, dates become objects),
-silently keeps the last of two duplicate keys, accepts tags such as `!!binary`, has no alias
-budget, and its composer recurses (100,000 `[` crash it with RecursionError).
-
-How: libyaml (through PyYAML's C parser) turns the bytes into a stream of events; this module
-builds plain data from that stream with an explicit stack, never recursing, and enforces every
-rule while it walks. libyaml's own parser keeps its state on a heap stack, so the walk stops a
-hostile file at the first event past the depth cap, before anything deep exists.
-
-What comes back: `LoadedYaml` with the data (str, int, float, bool, None, lists and str-keyed
-dicts), the 1-based (line, column) of every value by path, the paths of plain scalars a YAML 1.1
-reader would read differently, and diagnostics. Any error diagnostic means the data is None:
-a file with a duplicate key or a tag has no single meaning to validate. `Locator` turns those
-positions into the line and column of a diagnostic about a field.
-
-YAML 1.1 readings: evalbot reads YAML 1.2 core, but the Hub's own Python tooling reads YAML 1.1:
-`on` is a boolean there, `012` an octal 10, `1e3` a string, `1:20` the sexagesimal 80,
-`2025-01-15` a date. A value that the two readers disagree on is still valid, but a signed claim
-must not rest on it (docs/security.md#yaml-loading, and #adversarial-inputs item 20), so the
-loader records where such scalars stand. `yaml11_reading` asks PyYAML itself (its implicit
-resolvers and `SafeConstructor`) rather than re-implementing YAML 1.1, so the answer is PyYAML's
-by construction.
-"""
+"""Strict YAML loading: YAML 1.2 core types, a position for every value, bounded cost, no
+recursion (why not `yaml.safe_load`: docs/security.md#yaml-loading)."""
 
 from __future__ import annotations
 
-import datetime
 import math
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,9 +13,8 @@ import yaml
 from bot.validation import diagnostics
 from bot.validation.diagnostics import Diagnostic
 from bot.validation.limits import DEFAULT_LIMITS, Limits
-
-Path = tuple[str | int, ...]
-Position = tuple[int, int]
+from bot.validation.positions import Path, Position, dotted
+from bot.validation.yaml11 import is_ambiguous
 
 _BOM = b"\xef\xbb\xbf"
 _STANDARD_TAG_PREFIX = "tag:yaml.org,2002:"
@@ -474,131 +448,3 @@ def _short_tag(tag: str) -> str:
     if tag.startswith(_STANDARD_TAG_PREFIX):
         tag = "!!" + tag[len(_STANDARD_TAG_PREFIX) :]
     return tag if len(tag) <= 60 else tag[:59] + "…"
-
-
-def dotted(path: Path) -> str:
-    """`("metrics", 1, "value")` -> `metrics[1].value`; the form diagnostics use for fields."""
-    parts: list[str] = []
-    for part in path:
-        if isinstance(part, int):
-            parts.append(f"[{part}]")
-        elif parts:
-            parts.append(f".{part}")
-        else:
-            parts.append(part)
-    return "".join(parts)
-
-
-# --- how a YAML 1.1 reader (PyYAML's `safe_load`) reads a plain scalar ------------------------
-
-_RESOLVERS: dict[str | None, list[tuple[str, re.Pattern[str]]]] = (
-    yaml.resolver.Resolver.yaml_implicit_resolvers
-)
-#: Characters a YAML 1.1 implicit type can start with; other plain scalars are strings there
-#: exactly as here, and need no closer look.
-_FIRST_CHARS = frozenset(char for char in _RESOLVERS if char)
-_SIMPLE_INT = re.compile(r"-?[1-9][0-9]*\Z")
-_SIMPLE_FLOAT = re.compile(r"-?(?:0|[1-9][0-9]*)\.[0-9]+\Z")
-
-
-class _MergeKey:
-    """Stands for `<<`, which YAML 1.1 reads as a merge instruction, not as a key."""
-
-    def __repr__(self) -> str:
-        return "a merge key"
-
-
-MERGE_KEY = _MergeKey()
-
-
-def yaml11_reading(text: str) -> Any:
-    """The value PyYAML's SafeLoader gives the plain scalar `text` (its YAML 1.1 reading)."""
-    for tag, pattern in _RESOLVERS.get(text[:1] if text else "", ()):
-        if pattern.match(text):
-            if tag.endswith((":merge", ":value")):
-                return MERGE_KEY
-            constructor = yaml.SafeLoader("")
-            try:
-                return constructor.construct_object(yaml.ScalarNode(tag, text))
-            except (yaml.YAMLError, ValueError, OverflowError):
-                return text  # PyYAML itself would fail: not the same value either way
-            finally:
-                constructor.dispose()
-    return text
-
-
-def is_ambiguous(text: str, value: Any) -> bool:
-    """True when PyYAML (1.1) reads plain scalar `text` as something other than `value` (1.2)."""
-    if text and text[0] not in _FIRST_CHARS:
-        return False
-    value_type = type(value)
-    if value_type is int and _SIMPLE_INT.match(text):
-        return False
-    if value_type is float and _SIMPLE_FLOAT.match(text):
-        return False
-    return not same_value(yaml11_reading(text), value)
-
-
-def same_value(left: Any, right: Any) -> bool:
-    """Equal as typed YAML values: `1`, `1.0` and `true` are three different values."""
-    if type(left) is not type(right):
-        return False
-    if isinstance(left, float) and math.isnan(left):
-        return math.isnan(right)
-    return bool(left == right)
-
-
-def describe(value: Any) -> str:
-    """A short phrase for a reading, used in the ambiguity warning."""
-    if value is MERGE_KEY:
-        return "a merge key"
-    if isinstance(value, bool):
-        return f"the boolean {str(value).lower()}"
-    if value is None:
-        return "null"
-    if isinstance(value, int):
-        return f"the integer {value}"
-    if isinstance(value, float):
-        return f"the number {value!r}"
-    if isinstance(value, datetime.datetime):
-        return f"the date-time {value.isoformat()}"
-    if isinstance(value, datetime.date):
-        return f"the date {value.isoformat()}"
-    if isinstance(value, str):
-        return f"the string {value!r}"
-    return f"a {type(value).__name__}"
-
-
-# --- positions of fields, for diagnostics that point at a line --------------------------------
-
-
-class Locator:
-    """Finds the line and column of a path; a missing field falls back to its parent's line.
-
-    Entry checks get the positions of their own entry (`bot.validation.validate.split_by_item`), so
-    they speak in paths relative to the entry (`dataset.id`), as diagnostics show them.
-    """
-
-    def __init__(self, positions: Mapping[Path, Position]) -> None:
-        self.positions = positions
-
-    def at(self, path: Path) -> tuple[int | None, int | None]:
-        """(line, column) of `path`; for a missing field, the line of the nearest parent."""
-        full = path
-        position = self.positions.get(full)
-        if position is not None:
-            return position
-        while full:
-            full = full[:-1]
-            position = self.positions.get(full)
-            if position is not None:
-                return position[0], None
-        return None, None
-
-    def diagnostic(
-        self, code: str, path: Path, *, fix: diagnostics.Fix | None = None, **params: object
-    ) -> Diagnostic:
-        line, column = self.at(path)
-        return diagnostics.make(
-            code, line=line, column=column, field=dotted(path) or None, fix=fix, **params
-        )

@@ -12,7 +12,7 @@ from bot.adapters.collections_store import StoredCollection
 from bot.convert.mapping import MappingTable
 from bot.hub.repo_results import ResultsReader
 from bot.tokens.issuers import IssuerRegistry
-from bot.validation.validate import DEFAULT_POLICY, Policy
+from bot.validation.policy import DEFAULT_POLICY, Policy
 from bot.web.benchmarks import CachedHubBenchmarks, LocalBenchmarks
 from bot.web.guards import OperatorGate
 from bot.web.hubsignin import HubSignIn

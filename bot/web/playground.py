@@ -20,11 +20,13 @@ from bot.convert.api import entries_from, parse_output
 from bot.convert.mapping import MappingTable
 from bot.convert.registry import ConvertError
 from bot.convert.yamlio import dump_entries
-from bot.report.comment import CommentContext, Counts, count_reports, render_comment
+from bot.report.comment import CommentContext, render_comment
+from bot.report.counts import Counts, count_reports
 from bot.tokens.issuers import IssuerRegistry
 from bot.tokens.offline import verify_offline
 from bot.validation.benchmark import parse_benchmark
-from bot.validation.diagnostics import Diagnostic, Severity
+from bot.validation.catalogue import Severity
+from bot.validation.diagnostics import Diagnostic
 from bot.validation.limits import DEFAULT_LIMITS, Limits
 from bot.validation.model import (
     Benchmark,
@@ -34,7 +36,8 @@ from bot.validation.model import (
     benchmark_file_stem,
     is_repo_id,
 )
-from bot.validation.validate import DEFAULT_POLICY, Policy, validate_results_files
+from bot.validation.policy import DEFAULT_POLICY, Policy
+from bot.validation.validate import validate_results_files
 
 #: What the preview names the repo and head when the user gives no model repo (no PR exists).
 PREVIEW_REPO = "your-org/your-model"
@@ -49,7 +52,7 @@ MAX_PROBLEMS_SHOWN = 200
 
 # The comment's markdown as the Hub renders it: CommonMark, tables, the few HTML tags the bot
 # writes itself (`<br>`, `<details>`, `<sub>`). User text reaches it escaped by
-# `bot.report.comment.escape_text`, and markdown-it refuses `javascript:` and other unsafe link
+# `bot.report.escaping.escape_text`, and markdown-it refuses `javascript:` and other unsafe link
 # targets.
 _MARKDOWN = MarkdownIt("commonmark", {"html": True}).enable("table")
 

@@ -21,7 +21,8 @@ from bot.collections.scores import REPO_LIMITS, ResultsLayer, evaluate_view
 from bot.hub.repo_results import ResultsReader, read_repo_results
 from bot.validation.diagnostics import Diagnostic
 from bot.validation.model import BenchmarkSource
-from bot.validation.validate import Policy, validate_results_files
+from bot.validation.policy import Policy
+from bot.validation.validate import validate_results_files
 
 BAR_WIDTH = 300
 

@@ -9,7 +9,8 @@ from bot import store
 from bot.adapters.jwks_http import HttpxJwksFetcher
 from bot.adapters.mappings_file import load_mapping_table, mapping_files
 from bot.botconfig.sections import Operators
-from bot.hub.client import HfHubClient, use_hub_timeout
+from bot.hub.client import HfHubClient
+from bot.hub.timeouts import use_hub_timeout
 from bot.queue.publishing import QUEUE
 from bot.settings import SettingsError
 from bot.tokens.issuers import IssuerRegistry

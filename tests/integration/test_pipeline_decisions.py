@@ -19,13 +19,13 @@ from bot.hub.errors import HubError, HubFileTooLarge, HubFileUnreadable, HubPerm
 from bot.hub.pulls import PrComment, PrCommit, PrStatus, PullRequest
 from bot.hub.sources import BenchmarkCache
 from bot.queue.events import PrEvent
-from bot.report.comment import render_help
 from bot.report.comment_texts import REPORT_MARKER
+from bot.report.help_reply import render_help
 from bot.store import keys
 from bot.tokens.issuers import IssuerRegistry
 from bot.tokens.verify import MemoryJtiBinder
 from bot.validation.model import Dialect, EntryReport, FileReport, ResultEntry
-from bot.validation.validate import DEFAULT_POLICY
+from bot.validation.policy import DEFAULT_POLICY
 from evalbot_dev.devstack.redis import RedisServer
 from workers.outcomes import Outcome
 from workers.pipeline import run_event

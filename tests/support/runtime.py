@@ -13,7 +13,7 @@ from bot.hub.client import OpenPullRequests as OpenPulls
 from bot.hub.pulls import PullRequest
 from bot.hub.sources import BenchmarkCache
 from bot.tokens.issuers import IssuerRegistry
-from bot.validation.validate import DEFAULT_POLICY
+from bot.validation.policy import DEFAULT_POLICY
 from workers.pr_lease import as_text
 from workers.runtime import RedisJtiBinder, Runtime
 

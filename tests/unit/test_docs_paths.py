@@ -1,6 +1,6 @@
 """Every path of this repository the README and docs/ name (in backticks) is there: a file
 renamed or retired leaves no page pointing at it. Paths of other repositories, of the user's
-own folder, and the names a past measurement recorded are listed below with why."""
+own folder and retired files a user may still hold are listed below with why."""
 
 from __future__ import annotations
 
@@ -21,10 +21,6 @@ ELSEWHERE = {
     "docs/hub/eval-results.md": "huggingface/hub-docs",
     "tests/test_validate.py": "Every Eval Ever's repository",
     "tests/test_validation_scope.py": "Every Eval Ever's repository",
-    # reliability.md's before/after line counts of the queue layer, under the names of the time
-    "bot/contract": "a past measurement",
-    "bot/contract/queue.py": "a past measurement",
-    "bot/receiver/workermetrics.py": "a past measurement",
 }
 BACKTICKED = re.compile(r"`([A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)+)/?`")
 

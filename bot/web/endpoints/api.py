@@ -28,14 +28,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from bot.hub.errors import HubError, HubPermanentError
-from bot.store.history import (
-    PrHistory,
-    Verdict,
-    find_repo,
-    read_benchmark,
-    read_pr,
-    read_repo_prs,
-)
+from bot.store.history import PrHistory, find_repo, read_benchmark, read_pr, read_repo_prs
+from bot.store.verdicts import Verdict
 from bot.validation.model import is_repo_id
 from bot.web.lookup import DATASETS, is_history_repo
 from bot.web.site import Site

@@ -36,7 +36,7 @@ BURST = 50
 
 @pytest.fixture(scope="module")
 def bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bot]:
-    env = tuned({"bot.queue.publishing.RECHECK_INTERVAL_S": RECHECK_INTERVAL_S})
+    env = tuned({"bot.queue.enqueuer.RECHECK_INTERVAL_S": RECHECK_INTERVAL_S})
     with running_bot(
         tmp_path_factory.mktemp("recheck"), workers=1, concurrency=2, env=env
     ) as running:

@@ -17,10 +17,11 @@ from huggingface_hub.utils._http import default_client_factory
 
 from bot.eee.dedupe import normalized_hash
 from bot.hub.budget import counting
-from bot.hub.client import HfHubClient, use_hub_timeout
+from bot.hub.client import HfHubClient
 from bot.hub.datastore import HubDatastore
 from bot.hub.errors import HubPermanentError, HubTransientError
 from bot.hub.pulls import PullRequest
+from bot.hub.timeouts import use_hub_timeout
 from evalbot_dev.devstack.redis import RedisServer
 from evalbot_dev.emulator.faults import RouteFault
 from evalbot_dev.emulator.server import EmulatorServer

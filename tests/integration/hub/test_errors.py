@@ -7,8 +7,9 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from bot.hub.client import HfHubClient, use_hub_timeout
+from bot.hub.client import HfHubClient
 from bot.hub.errors import HubPermanentError, HubTransientError
+from bot.hub.timeouts import use_hub_timeout
 from evalbot_dev.emulator.faults import RouteFault
 from evalbot_dev.emulator.server import EmulatorServer
 from tests.integration.hub.conftest import GPQA_ENTRY, open_pr

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot.hub.client import use_hub_timeout
 from bot.hub.errors import HubPermanentError, HubTransientError
 from bot.hub.identity import HubIdentity, whoami
+from bot.hub.timeouts import use_hub_timeout
 from evalbot_dev.emulator.faults import RouteFault
 from evalbot_dev.emulator.server import EmulatorServer
 from tests.support.emulator import TOKENS, client

@@ -1,4 +1,4 @@
-"""Every Hub call the bot makes is bounded by `EVALBOT_HUB_TIMEOUT` (bot.hub.client).
+"""Every Hub call the bot makes is bounded by `EVALBOT_HUB_TIMEOUT` (bot.hub.timeouts).
 
 The Hub here is a socket that accepts connections and never answers a byte: the way a hung
 proxy or an overloaded Hub looks to a client. huggingface_hub passes `timeout=None` on each
@@ -22,9 +22,10 @@ import pytest
 from huggingface_hub import HfApi, set_client_factory
 from huggingface_hub.utils._http import default_client_factory
 
-from bot.hub.client import HfHubClient, use_hub_timeout
+from bot.hub.client import HfHubClient
 from bot.hub.errors import HubTransientError
 from bot.hub.identity import whoami
+from bot.hub.timeouts import use_hub_timeout
 from tests.support.processes import REPO_ROOT
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(30)]
@@ -77,7 +78,7 @@ def api(silent_hub: str) -> Iterator[HfApi]:
 CALLS: dict[str, Callable[[HfHubClient], object]] = {
     # discussion details with the diff: get_session().get, the client's default timeout
     "pull_request": lambda bot: bot.pull_request(MODEL, 1),
-    # resolve, streamed and capped (bot.hub.client)
+    # resolve, streamed and capped (bot.hub.capped_read)
     "read_file": lambda bot: bot.read_file(MODEL, ".eval_results/a.yaml", SHA),
     # dataset_info: timeout=None on the request
     "dataset_revision": lambda bot: bot.dataset_revision("org/bench", None),

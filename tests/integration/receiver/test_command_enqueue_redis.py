@@ -9,8 +9,8 @@ from collections.abc import Iterator
 import pytest
 import redis
 
+from bot.queue.enqueuer import EnqueueOutcome
 from bot.queue.events import DedupeKey, PrEvent
-from bot.queue.publishing import EnqueueOutcome
 from bot.store import keys
 from evalbot_dev.devstack.redis import RedisServer
 from tests.integration.receiver.test_queue_redis import run_enqueues

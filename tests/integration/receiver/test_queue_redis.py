@@ -8,9 +8,10 @@ from collections.abc import Awaitable, Iterator, Sequence
 import pytest
 import redis
 
-from bot.queue import publishing
+from bot.queue import enqueuer as enqueuer_module
+from bot.queue.enqueuer import EnqueueOutcome, QueueUnavailable, RedisEnqueuer
 from bot.queue.events import DedupeKey, PrEvent
-from bot.queue.publishing import EnqueueOutcome, Outgoing, QueueUnavailable, RedisEnqueuer
+from bot.queue.publishing import Outgoing
 from bot.store.keys import DEDUPE_PREFIX
 from evalbot_dev.devstack.redis import RedisServer
 from evalbot_dev.devstack.waiting import wait_until
@@ -142,13 +143,13 @@ def test_password_and_database_from_the_url(redis_server: RedisServer, broker: r
 def sent_batches(monkeypatch: pytest.MonkeyPatch) -> list[list[int]]:
     """The PR numbers of each batch of messages the enqueuer sends, in order (sent for real)."""
     batches: list[list[int]] = []
-    real_send = publishing.send_or_leave
+    real_send = enqueuer_module.send_or_leave
 
     def recording(app: object, messages: Sequence[Outgoing]) -> bool:
         batches.append([int(event["pr_num"]) for _, event, _ in messages])
         return real_send(app, messages)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(publishing, "send_or_leave", recording)
+    monkeypatch.setattr(enqueuer_module, "send_or_leave", recording)
     return batches
 
 
@@ -174,7 +175,7 @@ def test_a_lone_delivery_is_sent_at_once_and_those_after_it_gather(
     """An idle receiver adds no wait: a message that finds no send in the last window goes out
     at once, however long the window. Those accepted within the window after it gather and go
     in one send; a receiver that stops sends them without waiting for the window."""
-    monkeypatch.setattr(publishing, "SEND_GATHER_S", 60.0)
+    monkeypatch.setattr(enqueuer_module, "SEND_GATHER_S", 60.0)
 
     async def main() -> None:
         enqueuer = RedisEnqueuer(redis_server.url, queue="evalbot", timeout_s=1.0)
@@ -205,7 +206,7 @@ def test_a_burst_goes_in_one_send_and_the_next_burst_waits_for_the_window(
     """Under load deliveries still share sends: the messages accepted by one script call go
     together, and those that come within the window after a send gather into one more (a
     Celery publish alone costs about three times its share of a batch, docs/reliability.md)."""
-    monkeypatch.setattr(publishing, "SEND_GATHER_S", 60.0)
+    monkeypatch.setattr(enqueuer_module, "SEND_GATHER_S", 60.0)
 
     async def main() -> None:
         enqueuer = RedisEnqueuer(redis_server.url, queue="evalbot", timeout_s=1.0)
@@ -230,7 +231,7 @@ def test_gathered_messages_go_when_the_window_ends(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The window's end sends what gathered, with no further delivery to start a send."""
-    monkeypatch.setattr(publishing, "SEND_GATHER_S", 0.2)
+    monkeypatch.setattr(enqueuer_module, "SEND_GATHER_S", 0.2)
 
     async def main() -> None:
         enqueuer = RedisEnqueuer(redis_server.url, queue="evalbot", timeout_s=1.0)

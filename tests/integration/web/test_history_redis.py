@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 import pytest
 import redis
 
-from bot.report.comment import Counts
-from bot.store import history
+from bot.report.counts import Counts
+from bot.store import history, verdicts
 from evalbot_dev.devstack.redis import RedisServer
 
 pytestmark = pytest.mark.integration
@@ -24,11 +24,11 @@ def test_history_is_newest_first_capped_and_expiring(
     for num in range(1, 6):
         for push in range(history.MAX_VERDICTS_PER_PR + 5):
             at = datetime.fromtimestamp(1_800_000_000 + num * 100 + push, UTC)
-            verdict = history.verdict_of(f"{push:040x}", "edited", "open", counts, at)
+            verdict = verdicts.verdict_of(f"{push:040x}", "edited", "open", counts, at)
             history.record_verdict(client, "alice/model", num, verdict, visibility="public", now=at)
     kept = client.lrange(history.pr_history_key("alice/model", 5), 0, -1)
     assert len(kept) == history.MAX_VERDICTS_PER_PR
-    newest = history.parse_verdict(kept[0])
+    newest = verdicts.parse_verdict(kept[0])
     assert newest is not None
     assert newest.head == f"{history.MAX_VERDICTS_PER_PR + 4:040x}"
     prs = client.zrevrange(history.repo_history_key("alice/model"), 0, -1)
@@ -51,7 +51,7 @@ def test_visibility_decides_what_the_history_keeps_and_shows(redis_server: Redis
     at = datetime.fromtimestamp(1_800_000_000, UTC)
 
     def record(num: int, visibility: str) -> None:
-        verdict = history.verdict_of(f"{num:040x}", "posted", "open", counts, at)
+        verdict = verdicts.verdict_of(f"{num:040x}", "posted", "open", counts, at)
         history.record_verdict(client, "acme/m", num, verdict, visibility=visibility, now=at)
 
     record(1, "public")

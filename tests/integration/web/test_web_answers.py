@@ -20,10 +20,12 @@ from bot.adapters.collections_store import StoredCollection
 from bot.collections.model import Scope
 from bot.convert.mapping import parse_mappings
 from bot.hub.client import HfHubClient
-from bot.report.comment import Counts
-from bot.store.history import record_verdict, verdict_of
+from bot.report.counts import Counts
+from bot.store.history import record_verdict
+from bot.store.verdicts import verdict_of
 from bot.store.worker_counters import read_snapshot
-from bot.validation.diagnostics import Diagnostic, Severity
+from bot.validation.catalogue import Severity
+from bot.validation.diagnostics import Diagnostic
 from bot.validation.model import (
     Benchmark,
     Dialect,

@@ -16,15 +16,9 @@ import pytest
 import redis
 from celery import Celery
 
+from bot.queue.enqueuer import EnqueueOutcome, RedisEnqueuer
 from bot.queue.events import DedupeKey, PrEvent
-from bot.queue.publishing import (
-    GRACE_S,
-    TASK_NAME,
-    EnqueueOutcome,
-    RedisEnqueuer,
-    publish,
-    sender_app,
-)
+from bot.queue.publishing import GRACE_S, TASK_NAME, publish, sender_app
 from bot.store import keys
 from bot.store.deadletters import park, parked_events, replay
 from bot.store.heartbeats import read_fleet_status

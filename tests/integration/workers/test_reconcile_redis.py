@@ -24,13 +24,8 @@ from bot.hub.errors import HubPermanentError, HubTransientError
 from bot.hub.pulls import PullRequest
 from bot.queue.events import PrEvent
 from bot.store import keys
-from bot.store.history import (
-    HISTORY_REPOS,
-    Verdict,
-    public_repos,
-    record_verdict,
-    repo_history_key,
-)
+from bot.store.history import HISTORY_REPOS, public_repos, record_verdict, repo_history_key
+from bot.store.verdicts import Verdict
 from evalbot_dev.emulator.server import EmulatorServer
 from tests.support.emulator import MODEL, emulated_hub, hub_env
 from tests.support.queued import ledger_in_order

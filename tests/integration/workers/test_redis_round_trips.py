@@ -25,7 +25,7 @@ from bot.hub.client import HfHubClient
 from bot.hub.sources import BenchmarkCache
 from bot.queue.events import PrEvent
 from bot.tokens.issuers import IssuerRegistry, policies_from_mapping
-from bot.validation.validate import DEFAULT_POLICY
+from bot.validation.policy import DEFAULT_POLICY
 from evalbot_dev.devstack.redis import RedisServer
 from evalbot_dev.devstack.signing import LocalIssuer
 from evalbot_dev.devstack.workload import hle_entry, open_results_pr

@@ -1,4 +1,4 @@
-"""The call budget of the module docstring, counted on the wire: 4 calls for a one-file PR."""
+"""The call budget of docs/hub.md ("Calls"), counted on the wire: 4 calls for a one-file PR."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Reading a file through redirects (`bot.hub.client` via `HfHubClient.read_file`): LFS files
+"""Reading a file through redirects (`bot.hub.capped_read` via `HfHubClient.read_file`): LFS files
 answer 302 to another origin; the token stays on the Hub; loops, odd schemes and declared
 oversizes are errors of that one file."""
 
@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.hub.client import MAX_REDIRECTS, HfHubClient, origin
+from bot.hub.capped_read import MAX_REDIRECTS, origin
+from bot.hub.client import HfHubClient
 from bot.hub.errors import (
     HubFileTooLarge,
     HubFileUnreadable,

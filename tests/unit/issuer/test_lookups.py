@@ -11,7 +11,8 @@ import pytest
 
 from bot.hub.errors import HubTransientError
 from bot.issuer.lookups import CachedLookups
-from bot.validation.diagnostics import Diagnostic, Severity
+from bot.validation.catalogue import Severity
+from bot.validation.diagnostics import Diagnostic
 from bot.validation.model import Benchmark, BenchmarkLookup, BenchmarkNotFound
 
 MISSING = BenchmarkNotFound("cais/hle", "revision '0000' not found")

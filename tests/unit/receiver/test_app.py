@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
+from bot.queue.enqueuer import EnqueueOutcome, QueueUnavailable
 from bot.queue.events import DedupeKey, PrEvent
-from bot.queue.publishing import EnqueueOutcome, QueueUnavailable
 from bot.receiver.app import MAX_BODY_BYTES, WEBHOOK_PATH, _parse_json, _Rejected, create_app
 from bot.settings import Settings
 from tests.support.samples import webhook, webhook_bytes

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from bot.report.comment import CommentContext
-from bot.validation.diagnostics import Diagnostic, Severity
+from bot.validation.catalogue import Severity
+from bot.validation.diagnostics import Diagnostic
 from bot.validation.model import (
     Benchmark,
     Dialect,

@@ -2,9 +2,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.report.comment import badges_for
+from bot.report.badges import badges_for
 from bot.report.comment_texts import Badge
-from bot.validation.diagnostics import Diagnostic, Severity
+from bot.validation.catalogue import Severity
+from bot.validation.diagnostics import Diagnostic
 from bot.validation.model import (
     Benchmark,
     Dialect,

@@ -10,8 +10,10 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from bot.report import comment_texts
-from bot.report.comment import CommentContext, head_of_comment, render_comment, render_help
-from bot.validation.diagnostics import Diagnostic, Severity
+from bot.report.comment import CommentContext, head_of_comment, render_comment
+from bot.report.help_reply import render_help
+from bot.validation.catalogue import Severity
+from bot.validation.diagnostics import Diagnostic
 from bot.validation.model import (
     Benchmark,
     FileReport,

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.report.comment import CommentContext, render_comment, render_help
+from bot.report.comment import CommentContext, render_comment
+from bot.report.help_reply import render_help
 from bot.validation.model import FileReport
 from tests.unit.report import cases
 

@@ -15,7 +15,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from bot.report.comment import ZWSP, escape_text, is_repo_id
+from bot.report.escaping import ZWSP, escape_text, is_repo_id
 
 MD = MarkdownIt("gfm-like", {"linkify": True, "html": True})
 MENTION = re.compile(r"@[\w-]")

@@ -18,7 +18,8 @@ from bot.cli.validate import parse_at
 from bot.tokens.issuers import IssuerRegistry
 from bot.tokens.offline import verify_offline
 from bot.tokens.verify import ClaimsUnavailable, claims_for_entry
-from bot.validation.diagnostics import Diagnostic, Severity
+from bot.validation.catalogue import Severity
+from bot.validation.diagnostics import Diagnostic
 from bot.validation.model import Verification, VerificationStatus
 from tests.support.tokens import (
     GPQA,

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bot.validation.benchmark import benchmark_from_eval_yaml, parse_benchmark
-from bot.validation.diagnostics import Severity
+from bot.validation.catalogue import Severity
 from bot.validation.model import Benchmark, BenchmarkNotFound, TaskDef
 from tests.unit.validation.conftest import MATHARENA_EVAL_YAML, REAL_EVAL_YAML, repo_id_of
 

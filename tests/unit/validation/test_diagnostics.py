@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from bot.validation.diagnostics import CATALOGUE, kind_of, shown
+from bot.validation.catalogue import CATALOGUE
+from bot.validation.diagnostics import kind_of, shown
 from tests.conftest import REPO_ROOT
 
 DOC = (REPO_ROOT / "docs" / "diagnostics.md").read_text(encoding="utf-8")

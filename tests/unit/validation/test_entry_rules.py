@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
-from bot.validation.diagnostics import Severity
+from bot.validation.catalogue import Severity
 from bot.validation.model import Dialect, VerificationStatus
 from tests.unit.validation.helpers import GPQA_ENTRY, all_diagnostics, check
 

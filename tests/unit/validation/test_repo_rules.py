@@ -9,16 +9,11 @@ import pytest
 from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 from bot.botconfig.document import ConfigError
 from bot.botconfig.files import load_bot_config
-from bot.validation.diagnostics import Severity
+from bot.validation.catalogue import Severity
 from bot.validation.limits import Limits
 from bot.validation.model import Benchmark, BenchmarkNotFound
-from bot.validation.validate import (
-    Policy,
-    PolicyError,
-    policy_from_yaml,
-    validate_benchmark_file,
-    validate_results_files,
-)
+from bot.validation.policy import Policy, PolicyError, policy_from_yaml
+from bot.validation.validate import validate_benchmark_file, validate_results_files
 from tests.conftest import REPO_ROOT
 from tests.unit.validation.helpers import AIME_ENTRY, GPQA_ENTRY, all_diagnostics, check, codes
 

@@ -10,14 +10,9 @@ from hypothesis import strategies as st
 
 from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
 from bot.validation.benchmark import parse_benchmark
-from bot.validation.diagnostics import CATALOGUE
-from bot.validation.validate import (
-    DATASET_KEYS,
-    ENTRY_KEYS,
-    METRIC_KEYS,
-    SOURCE_KEYS,
-    validate_results_files,
-)
+from bot.validation.catalogue import CATALOGUE
+from bot.validation.entry import DATASET_KEYS, ENTRY_KEYS, METRIC_KEYS, SOURCE_KEYS
+from bot.validation.validate import validate_results_files
 from tests.unit.validation.helpers import all_diagnostics
 
 FAST = settings(

@@ -7,7 +7,8 @@ import math
 import pytest
 
 from bot.validation.limits import Limits
-from bot.validation.yamlload import dotted, load_yaml, resolve_plain
+from bot.validation.positions import dotted
+from bot.validation.yamlload import load_yaml, resolve_plain
 
 
 def codes(content: bytes, limits: Limits | None = None) -> list[str]:

@@ -10,7 +10,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.validation.yamlload import Path, load_yaml, same_value
+from bot.validation.positions import Path
+from bot.validation.yaml11 import same_value
+from bot.validation.yamlload import load_yaml
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
-from bot.report.comment import Counts
+from bot.report.counts import Counts
 from bot.store.heartbeats import WorkerBeat
-from bot.store.history import parse_pr_history, parse_verdict, verdict_of
+from bot.store.history import parse_pr_history
+from bot.store.verdicts import parse_verdict, verdict_of
 from bot.store.worker_counters import WorkerSnapshot
 from bot.web.charts import HEIGHT, WIDTH, build_charts
 from bot.web.live import Sample, decode_sample, encode_sample, workers_state
@@ -200,8 +201,9 @@ def test_a_pasted_hub_address_names_the_model_and_the_pr() -> None:
 
 
 def test_verdicts_keep_problems_title_author_and_tokens_within_caps() -> None:
-    from bot.store.history import MAX_PROBLEMS_KEPT, MAX_TEXT
-    from bot.validation.diagnostics import Diagnostic, Severity
+    from bot.store.verdicts import MAX_PROBLEMS_KEPT, MAX_TEXT
+    from bot.validation.catalogue import Severity
+    from bot.validation.diagnostics import Diagnostic
     from bot.validation.model import (
         Dialect,
         EntryReport,

@@ -90,7 +90,7 @@ class _Repo:
 def test_the_standing_says_why_the_model_does_not_pass(tmp_path: Path) -> None:
     from bot.adapters.collections_store import SYSTEM_DIR, StoredCollection
     from bot.collections.model import Scope
-    from bot.validation.validate import DEFAULT_POLICY
+    from bot.validation.policy import DEFAULT_POLICY
     from tests.unit.collections.helpers import MemorySource
 
     stored = StoredCollection("leaderboard-v2", Scope.SYSTEM, SYSTEM_DIR / "leaderboard-v2.yaml")

@@ -7,7 +7,8 @@ from bot.collections.aggregate import Status
 from bot.collections.model import Scope
 from bot.hub.pulls import PrStatus, PullRequest
 from bot.validation.model import FileReport
-from bot.validation.validate import DEFAULT_POLICY, validate_results_files
+from bot.validation.policy import DEFAULT_POLICY
+from bot.validation.validate import validate_results_files
 from tests.unit.collections.helpers import MemorySource
 from workers.standing_and_clashes import CampaignInputs, _standing
 
