@@ -1,11 +1,5 @@
-"""One log line per request, naming the route, never what the visitor typed.
-
-A URL's path and query carry visitor input (`/history/<owner>/<name>`, `?repo=`, a search),
-and so do form fields; a log must keep none of it (it outlives the request, is read by more
-people, and is shipped elsewhere). `RouteLog` logs the method, the route's template as the
-app declares it (`/history/{owner}/{name}`), the status and the time taken; a path no route
-matches is logged as `-`.
-"""
+"""One log line per request: its method, route template (`/history/{owner}/{name}`; `-` when
+no route matches), status and time, never the path, query or form a visitor typed."""
 
 from __future__ import annotations
 

@@ -1,50 +1,7 @@
-"""Requests from clients the bot does not trust, bounded: every port of the bot sits behind these.
-
-uvicorn bounds neither how long a request's headers or body may take to arrive nor how much a
-body may hold, so three guards do, each where it can see the request:
-
-- `read_body`: a request's body read under a size cap, the one way every service reads one
-  (the webhook receiver, the token issuer, the web pages' forwarder on a one-port Space);
-- `SlowBodyGuard`: an ASGI middleware giving each request's body a deadline, and each client
-  address a bound on slow bodies (the receiver's and the pages' ports);
-- `header_deadline_protocol`: uvicorn's HTTP protocol closing a connection whose request
-  headers are not all in within a deadline (the app never hears of such a connection).
-
-**Body size.** A declared `Content-Length` over the cap is refused before a single body byte
-is read; a chunked body declares none, so the bytes are counted while they arrive and the read
-stops at the first chunk past the cap. Memory is therefore bounded by the cap whatever the
-sender says (docs/security.md#adversarial-inputs, item 2). Time is the caller's to bound,
-around `read_body`: each service has its own budget.
-
-**Slow bodies.** A sender that declares 1 MiB and trickles a byte now and then holds a
-connection, a task and a buffer for as long as it likes, and a handful of such senders hold
-the whole process. `SlowBodyGuard` gives each request's body a deadline (`timeout_s`, from the
-request's start to its last body byte) and each client address a number of slow requests,
-whose body is still arriving a second after the request started (`per_client`):
-
-- past the deadline the app's next `receive` reads as a disconnect (its own code stops
-  reading) and the client gets `refuse(408)` with `Connection: close`, which makes uvicorn
-  drop the connection;
-- a request that turns slow while its address already holds the bound is answered
-  `refuse(429)` then, its body unread. The bound is checked then, not as a request starts: a
-  body that arrives promptly (a webhook's) always passes, even when clients sharing its
-  address (all of a Space's visitors come from its proxy) hold every place.
-
-An answer sent before the body was all read (a route that reads none) closes the connection
-once it is out: uvicorn would otherwise keep it open while the rest of the declared body
-trickles in, bounded by nothing. Only the body is guarded: once it has arrived, `receive` is
-the app's own again (Starlette listens on it for a disconnect while a response streams). The
-address is the one uvicorn reports: the socket's peer, or the `X-Forwarded-For` of a proxy it
-trusts (`FORWARDED_ALLOW_IPS`); behind a proxy it does not trust, every visitor shares the
-proxy's address and the bound becomes one for the whole port.
-
-**Slow headers.** A client that opens connections and trickles a header line now and then (or
-sends nothing) holds each one for as long as it likes, and the ASGI app, where the body guard
-sits, never hears of it. The protocol classes of `header_deadline_protocol` (one per uvicorn
-HTTP implementation) close a connection whose request headers are not all in within
-`header_timeout_s` of the connection opening, or of the request's first byte on a kept-alive
-connection (between requests uvicorn's own keep-alive timeout applies).
-"""
+"""Bounds on requests from clients the bot does not trust, in front of every port: a body read
+under a size cap (`read_body`), a deadline and a per-address bound on slow bodies
+(`SlowBodyGuard`), a deadline on request headers (`header_deadline_protocol`). What each stops,
+and its tests: docs/security.md, "The receiver"."""
 
 from __future__ import annotations
 
@@ -73,7 +30,9 @@ class BodyRefused(Exception):
 
 
 async def read_body(request: Request, cap: int) -> bytes:
-    """The whole body, at most `cap` bytes; `BodyRefused` otherwise."""
+    """The whole body, at most `cap` bytes; `BodyRefused` otherwise. A declared length over the
+    cap is refused before a byte is read, a chunked body counted as it arrives; time is the
+    caller's to bound."""
     declared = request.headers.get("content-length")
     if declared is not None:
         if not (declared.isascii() and declared.isdigit()):

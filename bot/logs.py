@@ -1,8 +1,5 @@
-"""Process-wide logging set-up for the long-running commands (`serve`, `worker`).
-
-One line per record on stderr. The receiver's per-delivery lines are JSON objects already
-(`bot.receiver.app`), so a log shipper can parse the message part as it is.
-"""
+"""Process-wide logging for the long-running commands (`serve`, `worker`): one line per record
+on stderr."""
 
 from __future__ import annotations
 

@@ -1,13 +1,5 @@
-"""The defaults that ship inside the package, found through `importlib.resources`.
-
-An installed evalbot has no checkout beside it: a command run from an empty folder still needs
-the system collections, the converter's mapping table and the default configuration files.
-They live under `bot/data/` and are located here, in one place, so every reader finds them the
-same way whether evalbot runs from a checkout, an installed wheel or the image.
-
-`config/` at the top of a checkout holds the operator's copies of the configuration files;
-`tests/unit/test_packaged_defaults.py` fails when those copies and the ones here drift apart.
-"""
+"""The defaults shipped inside the package (`bot/data/`), found through `importlib.resources`,
+so a command run from an empty folder, the wheel or the image finds them as a checkout does."""
 
 from __future__ import annotations
 

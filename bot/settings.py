@@ -1,13 +1,5 @@
-"""The bot's settings: read once at start-up from the environment, typed, frozen, fail-fast.
-
-Every process (`evalbot serve`, `evalbot worker`, the demo) builds one `Settings` with
-`Settings.from_env(os.environ)` in its entry point and passes it down; nothing reads the
-environment inside handlers or at import time. Secrets are wrapped in `Secret`, whose `repr` and
-`str` never show the value, so a settings object can be logged safely.
-
-Every variable is documented in the one table of `docs/operating.md`, and no more than 25 are
-read: `tests/unit/test_settings_table.py` checks both.
-"""
+"""The bot's settings: read once at start-up from the environment into a frozen `Settings` that
+entry points pass down (docs/operating.md, "Settings"); secrets never shown by `repr`."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""Listening sockets, for the commands that serve HTTP (`bot.cli.serving`): one way to bind a
-port, and one to take a socket a parent process bound and passed down as a file descriptor
-(`--fd`).
-
-A parent that binds the port before its child exists leaves no window in which another process
-takes it ("address already in use" at start); connections made before the child serves wait in
-the socket's backlog instead of being refused.
-"""
+"""Listening sockets for the serving commands: bind a port, or take one a parent bound and passed
+down as a file descriptor (`--fd`, docs/operating.md, "Running")."""
 
 from __future__ import annotations
 

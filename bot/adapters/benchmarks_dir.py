@@ -1,9 +1,5 @@
-"""Benchmarks from a folder: `root/<org>/<name>/eval.yaml`, for offline and CI runs.
-
-Lookups are case-insensitive, as the Hub's are; the canonical id is the folder's spelling.
-An eval.yaml with errors is `BenchmarkNotFound` carrying its diagnostics, so an entry that
-points at it says why it cannot be checked.
-"""
+"""Benchmarks from a folder, `root/<org>/<name>/eval.yaml`, looked up case-insensitively as on the
+Hub; an eval.yaml with errors is `BenchmarkNotFound` carrying its diagnostics."""
 
 from __future__ import annotations
 

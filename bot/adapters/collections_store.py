@@ -1,11 +1,5 @@
-"""Where collections come from: the read-only system scope and a user's folder.
-
-System collections ship inside the package (`bot/data/collections/`, found through
-`bot.packaged_defaults`), so an installed evalbot has them wherever it runs. User collections
-live in a folder the user names (`--collections DIR`; the bot: `collections_dir:`). A
-collection's id is its file name without `.yaml`; a user collection may not take a system id,
-since system collections are read-only (copy one under another name to change it).
-"""
+"""Where collections come from: the read-only system scope shipped in the package, and a user's
+folder (docs/collections.md, "Scopes")."""
 
 from __future__ import annotations
 

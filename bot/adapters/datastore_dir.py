@@ -1,12 +1,5 @@
-"""An EEE datastore on disk, for `evalbot validate` and `evalbot eee impact`.
-
-A datastore folder holds `data/<collection>/<developer>/<model>/...`. Offline, the files
-checked are every `.json` and `.jsonl` file of the folder (`changes_in`); with `--against MAIN` the
-folder holds the new or changed files and `MAIN` a checkout of the datastore's main:
-`OverlayFiles` reads the folder first, then main, as main would be after the merge, and
-`index_of` hashes main's records for the duplicate check. Samples files are read in 1 MiB
-chunks, never whole.
-"""
+"""An EEE datastore on disk, for `evalbot validate` and `evalbot eee impact`, alone or overlaid on a
+checkout of its main (`--against`; docs/validate.md, "Every Eval Ever records")."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""The user's refreshed copy of the Hub's evaluation-framework list (`evalbot frameworks
-refresh`), kept in the user's cache folder (platformdirs: `$XDG_CACHE_HOME/evalbot`, by default
-`~/.cache/evalbot`, on Linux), never inside the installed package.
-
-Readers prefer it to the list shipped with the release while it is at least as recent (a newer
-release's list wins over an old refresh). A copy that cannot be read is said on stderr and
-left aside: it is a cache, and the shipped list still checks.
-"""
+"""The user's refreshed copy of the Hub's evaluation-framework list, in the user's cache folder
+(docs/validate.md, "Evaluation frameworks")."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Trusted issuers for a CLI run: an issuers file given to `evalbot validate --issuers`, else
-the `issuers:` section of `config/bot.yaml` (`bot.botconfig`).
-
-The registry itself (`bot.tokens.issuers`) takes a parsed mapping; this module reads the file,
-names it in every error, and wires in the HTTP fetcher for issuers with a `jwks_url`.
-"""
+"""Trusted issuers for a CLI run: `evalbot validate --issuers FILE`, else the `issuers:` section
+of `config/bot.yaml`, with the HTTP fetcher for a `jwks_url`."""
 
 from __future__ import annotations
 

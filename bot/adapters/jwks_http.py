@@ -1,9 +1,5 @@
-"""The one place that fetches a JWKS over HTTP, as the `JwksFetcher` the issuer registry takes.
-
-Same-origin redirects only, a size cap read as it streams, a total-time cap: a JWKS endpoint
-can neither send the bot elsewhere nor make it read or wait without bound
-(docs/security.md#jwks-caching).
-"""
+"""The one place that fetches a JWKS over HTTP: same-origin redirects, size and time caps
+(docs/security.md, "JWKS caching")."""
 
 from __future__ import annotations
 

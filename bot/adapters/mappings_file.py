@@ -1,10 +1,5 @@
-"""The converter's mapping table, read from files: `config/convert/mappings.yaml` in the working
-directory, else the table shipped with evalbot (`bot.packaged_defaults`), then any extra files.
-
-One reader for every command that converts (`evalbot convert`, `submit`) and for the web
-pages' playground (`evalbot web`), so they all map a framework's scores alike. A file that
-cannot be read or parsed is a `MappingsFileError` naming it (and its line).
-"""
+"""The converter's mapping table, read from files for every command that converts
+(docs/convert.md, "The mapping table")."""
 
 from __future__ import annotations
 

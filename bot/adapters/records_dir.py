@@ -1,11 +1,5 @@
-"""Datastore records from a local checkout, for `evalbot validate --datastore DIR`.
-
-A `source.url` names a record by its path in the datastore (`data/...` or `flat/objects/...`);
-offline the same path is read under `DIR`, whatever revision the link names (a checkout is one
-revision; records are named by uuid and not rewritten). A file that is not there is missing
-from the datastore; a file that cannot be read is unreadable. Reads stop one byte past the
-record cap, as on the Hub.
-"""
+"""Datastore records from a local checkout, for `evalbot validate --datastore DIR`: a
+`source.url`'s path read under `DIR`, capped as on the Hub."""
 
 from __future__ import annotations
 

@@ -1,2 +1,1 @@
-"""`config/bot.yaml`, read by one reader: parsed without I/O into a typed, frozen `BotConfig`
-(`document`, `sections`), read from disk once at a process's start (`files`)."""
+"""`config/bot.yaml`, read by one reader into a typed, frozen `BotConfig`."""

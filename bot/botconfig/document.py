@@ -1,9 +1,5 @@
-"""A configuration file's YAML with the line of every field, and its problems, each one line
-naming the file, the line, the problem and the fix. Bytes in, no I/O.
-
-The YAML is read with the project's strict loader (`bot.validation.yamlload`: YAML 1.2 types,
-duplicate keys refused, a line for every value).
-"""
+"""A configuration file's YAML, read by the strict loader with the line of every field, and
+problems naming the file, line and fix. No I/O."""
 
 from __future__ import annotations
 

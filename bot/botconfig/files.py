@@ -1,7 +1,5 @@
-"""Reading `config/bot.yaml` from disk, once at a process's start: its bytes go to
-`bot.botconfig.sections`, and what only the disk can tell is checked here (a `policy.yaml` or
-`issuers.yaml` left behind, the collections the file names). Every problem found is raised at
-once (docs/operating.md, "Start-up checks")."""
+"""Reading `config/bot.yaml` once at a process's start, and what only the disk can tell
+(docs/operating.md, "Start-up checks")."""
 
 from __future__ import annotations
 

@@ -1,12 +1,5 @@
-"""`config/bot.yaml` as a typed, frozen `BotConfig`: every section parsed from the file's bytes,
-every problem kept with its file, line, field and fix. No I/O: `bot.botconfig.files` reads the
-file and adds what only the disk can tell (the collections folder).
-
-Every key is documented in the shipped, commented `config/bot.yaml` and in docs/operating.md
-("Configuration files"). Unknown keys are refused (a misspelt `maintainer:` must not silently
-leave the allow-list empty). Each section is read on its own, so one broken section does not
-hide the problems of another.
-"""
+"""`config/bot.yaml` as a typed, frozen `BotConfig`, each section parsed on its own, unknown keys
+refused (docs/operating.md, "Start-up checks"). No I/O."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
-"""The `evalbot` command.
-
-Each subcommand lives in its own module under `bot.cli` and exposes
-`register(subparsers) -> None`, which adds its parser and sets `run=<callable(args) -> int>`.
-Registration must stay cheap: heavy imports (starlette, celery, huggingface_hub) belong inside
-the `run` callables, so `evalbot validate` in a pre-commit hook starts fast. A command that needs
-the server extra also sets `needs_server=True`: without the extra it stops with one line saying
-what to install, before `run` imports anything.
-"""
+"""The `evalbot` command. Each subcommand module's `register(subparsers)` adds its parser and
+`run`; registration stays cheap (heavy imports inside `run`, so `evalbot validate` starts fast
+in a pre-commit hook), and `needs_server=True` stops a command with one line without the extra."""
 
 from __future__ import annotations
 

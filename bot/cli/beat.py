@@ -1,11 +1,5 @@
-"""`evalbot beat`: the Celery beat process that schedules reconciliation.
-
-Beat only *sends* the periodic task; workers run it. A deployment runs exactly one beat: as
-this process (compose, several machines), or embedded in one worker with `evalbot worker
---beat` (a single container, such as the Space). Two beats are harmless, not useful: runs
-take a Redis lock and catch-ups are deduplicated per PR head, but each beat spends a message
-per interval.
-"""
+"""`evalbot beat`: the Celery beat that sends the reconciliation task, one per deployment
+(docs/operating.md, "Reconciliation")."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""`evalbot collections list|show|validate`: the collections a gate can use, and their checks.
-
-`validate` checks each collection like `evalbot validate` checks an eval.yaml (the same strict
-YAML, diagnostics with line and fix), against its benchmarks' eval.yaml: exit 0 no errors, 1
-errors, 2 usage or I/O.
-"""
+"""`evalbot collections list|show|validate`: the collections a gate can use, each checked like an
+eval.yaml against its benchmarks (docs/collections.md, "Validation")."""
 
 from __future__ import annotations
 

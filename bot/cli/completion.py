@@ -1,9 +1,5 @@
-"""`evalbot completion bash|zsh|fish`: the script that makes a shell complete evalbot's
-commands and options (docs/validate.md, "Shell completion").
-
-argcomplete writes it (`argcomplete.shellcode`); on each TAB the shell runs `evalbot` with
-`_ARGCOMPLETE` set and `bot.cli.main` answers from the live parser before running anything.
-"""
+"""`evalbot completion bash|zsh|fish`: the shell completion script argcomplete writes
+(docs/validate.md, "Shell completion")."""
 
 from __future__ import annotations
 

@@ -1,14 +1,5 @@
-"""`evalbot convert INPUT... [--from NAME] [--mappings FILE]... [--benchmarks DIR] [--out DIR]
-[--to results|eee] [--model-repo ID] [--source-url URL] [--allow-partial] [--all-suggestions]
-[--check-mappings]`
-(docs/convert.md).
-
-Reads the files, hands bytes to `bot.convert` (pure), and writes only what validated: YAML on
-stdout, or merged into `DIR/.eval_results/<benchmark>.yaml` under the Hub's naming rule. With
-`--to eee` (`bot.cli.convert_eee`), writes Every Eval Ever records instead, laid out as a
-datastore holds them. Exit 0 done, 1 nothing written because of findings,
-2 usage or I/O error.
-"""
+"""`evalbot convert` (docs/convert.md): reads the files, hands bytes to `bot.convert`, and writes
+only what validated, as YAML or (`--to eee`, `bot.cli.convert_eee`) Every Eval Ever records."""
 
 from __future__ import annotations
 

@@ -1,16 +1,6 @@
-"""`evalbot convert --to eee INPUT... --model-repo ID [--out DIR [--collection NAME]]`
-(docs/convert.md#every-eval-ever).
-
-INPUTs are `.eval_results` files, model repo folders, or framework outputs (converted as
-`evalbot convert` converts them). Records come from `bot.convert.eee`, their samples from the
-framework's per-sample logs (`bot.convert.samples`: lm-eval `samples_<task>_<date>.jsonl`
-beside the results file, an inspect-ai log's samples). Without `--out`, the records are
-printed, one JSON object per line. With `--out DIR`, `DIR` is a datastore folder: the files
-are laid out as the datastore holds them (`bot.eee.publish`), a record already there (the same
-evaluation) keeps its name, and everything planned is checked with the datastore's own rules
-(`bot.eee.submission`, as `evalbot validate DIR` would) before the first byte is written.
-Exit 0 written, 1 nothing written because of findings, 2 usage or I/O error.
-"""
+"""`evalbot convert --to eee`: Every Eval Ever records and their samples, printed or laid out in a
+datastore folder and checked by its rules before anything is written
+(docs/convert.md, "Every Eval Ever")."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""`evalbot eee impact --schema VERSION|FILE|DIR DIR [--format text|json]`: how many records
-of a datastore folder a schema (a shipped version, or a draft `eval.schema.json`) would turn
-schema-invalid, and why, grouped by rule (`bot.eee.impact`). Exit status: 0 the report was
-made, 2 usage or I/O error (a bad draft named with its line)."""
+"""`evalbot eee impact`: how many records of a datastore folder a schema would turn invalid, and
+why (`bot.eee.impact`; docs/eee.md, "Offline: `evalbot validate` and `evalbot eee impact`")."""
 
 from __future__ import annotations
 

@@ -1,12 +1,5 @@
-"""`evalbot validate --fix` and `--diff`: the fixes the findings carry, made on the results
-files (docs/validate.md#fixing).
-
-The files are validated and fixed in memory, pass after pass (a fix can reveal another: a
-benchmark id's case, then the file's name), until a pass fixes nothing; then `--fix` writes
-the changed files and renames, and `--diff` prints the changes as a unified diff instead.
-What was fixed, and why a fix was not made, goes to stderr as `path:line:col: CODE` lines.
-The edits themselves are `bot.validation.fixing`'s (pure); this module reads, writes and prints.
-"""
+"""`evalbot validate --fix` and `--diff`: the findings' fixes made on the results files, pass
+after pass (docs/validate.md, "Fixing"); the edits are `bot.validation.fixing`'s."""
 
 from __future__ import annotations
 

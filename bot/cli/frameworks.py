@@ -1,10 +1,5 @@
-"""`evalbot frameworks list|refresh`: the copy of the Hub's evaluation-framework list.
-
-`refresh` reads huggingface.js's `eval.ts` (the Hub's source of truth, bot.validation.frameworks)
-from its URL or from a file, and writes the list to the user's cache folder, which every later
-command reads (`bot.adapters.frameworks_file`); `--output` writes it elsewhere (in a checkout,
-`bot/data/evaluation_frameworks.json`, to commit) (docs/validate.md, "Evaluation frameworks").
-"""
+"""`evalbot frameworks list|refresh`: the user's copy of the Hub's evaluation-framework list
+(docs/validate.md, "Evaluation frameworks")."""
 
 from __future__ import annotations
 

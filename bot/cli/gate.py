@@ -1,9 +1,5 @@
-"""`evalbot gate --collection ID TARGET [--include-open-prs] [--format text|json|github]`.
-
-A CI/CD gate: exit 0 when the model clears the collection (its aggregate reaches the pass
-threshold, nothing missing unless the collection allows it), 1 when it does not, 2 on a usage or
-I/O error (an unknown or invalid collection, an unreadable folder, the Hub failing).
-"""
+"""`evalbot gate`: a CI/CD gate whose exit status says whether a model clears a collection
+(docs/collections.md, "`evalbot gate`")."""
 
 from __future__ import annotations
 

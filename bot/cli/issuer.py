@@ -1,8 +1,5 @@
-"""`evalbot issuer`: the token issuer under uvicorn (docs/issuer.md);
-`evalbot issuer client-secret`, which prints a new OAuth client secret and the hash to configure;
-`evalbot issuer identity [FILE]`, which prints the `identities:` rule, ids included, for the CI
-job that obtained the ID token in FILE (or on stdin).
-"""
+"""`evalbot issuer` (the token issuer under uvicorn), `evalbot issuer client-secret` and
+`evalbot issuer identity [FILE]` (docs/issuer.md)."""
 
 from __future__ import annotations
 

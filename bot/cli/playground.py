@@ -1,11 +1,5 @@
-"""`evalbot playground [--port N] [--host ADDRESS]`: the web pages' playground on this computer.
-
-What a model owner needs to try files in a browser: the landing page and the playground
-(docs/web.md), under uvicorn, with no Redis, no Hub token, no webhook secret and no bot name,
-and only on a loopback address. A command of its own rather than `evalbot web --local`: `web`
-is the operator's process and reads the bot's whole environment; this one reads none of it
-(docs/web.md, "On your computer").
-"""
+"""`evalbot playground`: the web pages' playground on loopback, reading none of the bot's
+environment (docs/web.md, "On your computer")."""
 
 from __future__ import annotations
 

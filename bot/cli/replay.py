@@ -1,12 +1,5 @@
-"""`evalbot replay (--all | --index N)`: queue parked events again (an operator's tool).
-
-Each record leaves the dead-letter list and its event enters the ledger, due at once, in one
-atomic step (`bot.store.deadletters.replay`; a worker's next sweep sends it), so a replay racing
-another one, or new events being parked, queues every record once. A record that holds no
-valid event stays parked.
-Exit status: 0 all asked-for events replayed (or none parked), 1 some kept or gone, 2 usage
-or Redis errors.
-"""
+"""`evalbot replay (--all | --index N)`: queue parked events again, each moved from the dead-letter
+list to the ledger in one atomic step (docs/operating.md, "Parked events")."""
 
 from __future__ import annotations
 

@@ -1,17 +1,5 @@
-"""How the bot's HTTP services listen: `evalbot serve`, `evalbot web` and `evalbot issuer`.
-
-One place for what the three share: `--host` (loopback unless told) and `--port`, or `--fd`,
-and how uvicorn runs them. Our own logging handlers stay (`log_config=None`); uvicorn's access
-log is off, because a URL's query string can carry what a sender or a user typed (a `?secret=`
-put there by mistake, a playground's input) and each service logs its own structured line
-instead; no `server` header names the software.
-
-`--fd N` serves on a listening socket the parent process opened and passed down as file
-descriptor N (the dev stack in tests, the Space supervisor, or systemd's socket activation;
-`bot.sockets`). The parent binds the port before the child exists, so no one can take it in
-between: a port picked free and bound later by the child was now and then taken by someone
-else in tests ("address already in use" at start).
-"""
+"""How `serve`, `web` and `issuer` listen (`--host`/`--port`, or `--fd`) and run under uvicorn:
+our logging, no access log, no `server` header (docs/operating.md, "Running")."""
 
 from __future__ import annotations
 

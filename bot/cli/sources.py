@@ -1,8 +1,5 @@
-"""What several commands read the same way: PATH arguments, the benchmark source, the policy,
-and the converter's mapping table (`evalbot validate`, `convert`, `gate`, `collections`,
-`submit`). Errors are `UsageError` (exit status 2) with the message `evalbot validate` prints;
-commands other than validate put their own name in front where it matters.
-"""
+"""What several commands read the same way: PATH arguments, the benchmark source, the policy and the
+mapping table; errors are `UsageError` (exit status 2)."""
 
 from __future__ import annotations
 

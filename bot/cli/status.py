@@ -1,9 +1,5 @@
-"""`evalbot status [--json]`: are workers consuming? Heartbeats, queue, parked, Hub pause.
-
-Reads what `bot.store.heartbeats.read_fleet_status` reads (one Redis round trip): the
-check an operator, a container health probe or a script runs. Exit 0 when at least one worker
-is alive, 1 when none is, 2 when Redis cannot be read.
-"""
+"""`evalbot status`: are workers consuming? Heartbeats, queue, parked, Hub pause, in one Redis
+read (docs/operating.md, "Is a worker consuming?")."""
 
 from __future__ import annotations
 

@@ -1,20 +1,5 @@
-"""`evalbot submit`: signed results from a CI job to one PR on the model repo (docs/frameworks.md).
-
-Each RESULTS is a results YAML (`.yaml`/`.yml`, read as it always was), or a framework's output
-(any other name: lm-eval, inspect-ai, lighteval, EvalScope, Every Eval Ever), converted first
-by `bot.convert` exactly as `evalbot convert` converts it (docs/convert.md); `--from results`
-or `--from NAME` says which, whatever the files are called. Several files (a shell glob over a
-framework's output folder) make one submission: one PR on the model repo with all their
-entries; a file that would be refused stops the whole submission, and its name is printed.
-
-`--dry-run` asks no issuer; offline (`--offline`, or `HF_HUB_OFFLINE=1`: one and the same) it
-asks the Hub nothing either and says which of main's files it did not read, unless `--base
-FILE` stands for them.
-
-Exit status: 0 the PR was opened or updated (or the dry run printed its files), 1 the issuer
-or the Hub refused, or the conversion found problems (the reason, and the issuer's request id,
-are printed), 2 usage or I/O, the Hub unreachable included (one line: its endpoint, the fix).
-"""
+"""`evalbot submit`: signed results, from results files or a framework's output, sent by a CI job
+to one PR on the model repo (docs/frameworks.md, "3. What `evalbot submit` does")."""
 
 from __future__ import annotations
 

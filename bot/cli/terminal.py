@@ -1,14 +1,5 @@
-"""What the commands do differently on a terminal: colour and progress.
-
-Colour (`--color auto|always|never`): `always` and `never` decide; `auto` follows
-https://no-color.org (`NO_COLOR` set and not empty: no colour) then https://force-color.org
-(`FORCE_COLOR` set and not empty: colour), else colour only when the output is a terminal.
-`NO_COLOR` wins over `FORCE_COLOR`, as in rich.
-
-Progress: a `rich.progress` bar on standard error for work that can take a while (reading a
-large framework output, every record of a datastore), shown only when standard error is a
-terminal; elsewhere (CI logs, pipes, the tests) it draws nothing.
-"""
+"""What the commands do differently on a terminal: colour (`--color`; docs/validate.md, "Output
+formats") and a progress bar on stderr, drawn only when stderr is a terminal."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""`evalbot token claims` and `evalbot token sign`: the reference way to obtain a verify token.
-
-`claims` prints the content claims of one entry of a results file, as the verifier will
-compute them; `sign` turns a claims file into a token, as a trusted issuer would after
-authenticating its caller (docs/verification.md).
-"""
+"""`evalbot token claims` and `evalbot token sign`: the reference way to obtain a verify token
+(docs/verification.md)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,5 @@
-"""`evalbot validate PATH... [--benchmarks DIR] [--issuers FILE] [--model-repo ID] [--at ISO-8601]
-[--format text|json|github] [--strict] [--markdown FILE] [--datastore DIR]`
-[--format text|json|github] [--strict] [--markdown FILE] [--fix | --diff]`
-(docs/decisions.md#public-interfaces).
-
-Reads the files, hands bytes to the pure core (`bot.validation.validate`), prints one of three
-formats rendered by `bot.report.validation_formats` (in colour on a terminal). Exit status: 0 no
-errors, 1 errors found (or warnings with --strict), 2 usage or I/O error. Token verification
-plugs in between validation and output (see `run`).
-"""
+"""`evalbot validate` (docs/validate.md): reads the files, hands bytes to
+`bot.validation.validate`, verifies tokens, and prints text, JSON or GitHub annotations."""
 
 from __future__ import annotations
 

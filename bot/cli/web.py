@@ -1,9 +1,5 @@
-"""`evalbot web`: the bot's pages for people (docs/web.md), under uvicorn, beside the receiver.
-
-A process of its own rather than routes in the receiver: the playground validates files of up
-to 1 MiB and reads benchmarks from the Hub, work that would hold the receiver's event loop and
-its CPU while webhooks wait for their 202 (docs/web.md, "Why a process of its own").
-"""
+"""`evalbot web`: the bot's pages for people under uvicorn, a process of its own beside the
+receiver (docs/web.md, "Why a process of its own")."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""`entries_from`: one framework output in, validated `.eval_results` entries out.
-
-The function other commands call (`evalbot convert`, `evalbot submit`). It reads the output
-with the adapter that recognises it (or the one named), applies the mapping table, checks the
-rows it used against their benchmarks, and validates every produced file with `bot.validation`, as
-the bot would on a pull request. Nothing is written: the caller decides, from `ok`.
-"""
+"""`entries_from`: one framework output in, validated `.eval_results` entries out, as
+`evalbot convert` and `evalbot submit` need them; nothing is written here."""
 
 from __future__ import annotations
 

@@ -1,14 +1,5 @@
-"""Runs plus the mapping table -> `.eval_results` entries (plain dicts, as YAML will hold them).
-
-A score becomes part of an entry only through a mapping row or the Hub coordinates its record
-declares; the others are listed as `Unmapped`, with the row to add. Values are rescaled
-exactly (`bot.convert.scale`). Fields the run does not record are left out. A score's sample
-count and task version go to the entry's `run` (`num_samples`, `adapter_version`); its
-standard error has no field in an entry and is not written (docs/convert.md#run-metadata).
-Scores that land on the same benchmark, task and notes become one entry with several
-`metrics[]` when the benchmark declares metrics; on a benchmark without metrics they would be
-two entries for one leaderboard cell, which validation then reports as a duplicate.
-"""
+"""Runs plus the mapping table -> `.eval_results` entries (plain dicts); a score no row maps is
+`Unmapped`, with the row to add (docs/convert.md, "Run metadata", "The mapping table")."""
 
 from __future__ import annotations
 

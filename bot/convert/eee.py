@@ -1,18 +1,6 @@
-"""`.eval_results` entries -> Every Eval Ever aggregate records (`evalbot convert --to eee`).
-
-One record per framework (name, version) and benchmark of the entries given, for one model:
-one evaluation, which a datastore files under the benchmark's collection. What EEE has a
-field for goes there: the score, `metric_config.metric_id` (0.3.0), the benchmark as an
-`hf_dataset` source, the date as `evaluation_timestamp`, the framework as `eval_library`
-(0.3.0), `run.num_samples` as `score_details.uncertainty.num_samples`. What it has no field
-for (the Hub task id, dataset and model revisions, notes, the entry's `source`, the framework
-command, the other `run` fields) goes in `score_details.details`, whose values are
-strings by the schema, under `hf_*` keys that `bot.convert.adapters.eee` reads back: the round
-trip `.eval_results` -> EEE -> `.eval_results` keeps every one of these fields. A token is
-not carried: it signs the entry, not the record.
-
-Pure: the caller passes the retrieval time and the benchmarks' metric definitions.
-"""
+"""`.eval_results` entries -> Every Eval Ever aggregate records (`evalbot convert --to eee`), with
+every field EEE has no place for under `hf_*` details, so the round trip is exact
+(docs/convert.md, "Every Eval Ever"). Pure."""
 
 from __future__ import annotations
 

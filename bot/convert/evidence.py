@@ -1,21 +1,6 @@
-"""Evidence before names: what an output records about the dataset a score was computed on,
-checked against the mapping row that names the score's benchmark task.
-
-A framework's task name is only a name: a release can rename a task or point it at another
-split, and a row written for the old meaning would then publish a score under the wrong
-leaderboard cell. Where the output records the Hub dataset (lm-eval `configs[task]
-.dataset_path`, lighteval `config_tasks[task].hf_repo`, inspect `eval.dataset.location`), its
-config (`dataset_name`, `hf_subset`) and its split (`test_split`/`validation_split`,
-`evaluation_splits`), each must agree with the row: the dataset with the row's `dataset` (a
-copy of the benchmark's data) or else its benchmark, or with a former home of that data the
-row names for the framework versions that recorded it; the config and split with those the
-benchmark's task declares in its eval.yaml. What the output does not record is not checked.
-
-The same evidence completes the row suggested for an unmapped score: a dataset that is a
-benchmark evalbot can read, and one task of it whose config and split agree, give a row with
-nothing left to fill but the scale where the framework's is unknown. Pure: the benchmarks are
-looked up through the caller's `BenchmarkSource`.
-"""
+"""Evidence before names: the dataset, config and split an output records, checked against the
+mapping row that names the score's task, and used to complete suggested rows
+(docs/convert.md, "Evidence before names"). Pure."""
 
 from __future__ import annotations
 

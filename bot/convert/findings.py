@@ -1,15 +1,5 @@
-"""What a conversion found, as the lines a person reads: `evalbot convert` and `evalbot submit`
-print the same ones (docs/convert.md).
-
-Every line names the input file, so that several files converted at once can be told apart.
-A failed or partial run is an `error:` line, or a `note:` when `allow_partial` lets its scores
-through; a score whose value cannot be converted (NaN, infinite, a text, off its scale) is an
-`error:` naming its task and metric, or with `allow_partial` a `warning:` that it is left out.
-Scores no row maps are listed with the row to add, grouped by task and capped
-(`SUGGESTIONS_SHOWN`, all of them with `all_suggestions`); rows a converted task does not need
-(its other metrics, its subsets) are not suggested unless all are asked for. Entries the bot
-would refuse are shown as `evalbot validate` shows them. Pure: lines in, nothing printed here.
-"""
+"""What a conversion found, as the lines `evalbot convert` and `evalbot submit` print, each
+naming its input file (docs/convert.md, "Nothing dropped without a word"). Pure."""
 
 from __future__ import annotations
 

@@ -1,20 +1,5 @@
-"""A framework output's JSON, read strictly: a duplicate key or a cut-off file is an error
-that says where, never a silent "last one wins" or "not a format evalbot can read".
-
-Python's `json` keeps the last of two equal keys in an object, so a results file holding
-`"acc,none"` twice would convert whichever value came last. The strict read passes every object
-through a Python hook that refuses a key twice; on a file of many small objects (a results
-file) that hook is a third of the read. So an output of up to `FAST_MAX_BYTES` is first read
-by orjson, in C (or, where orjson refuses it, by `json`'s reader without the hook), and its
-result is kept only when a count proves it holds every key written (`_read_fast`); any other
-input takes the strict read, whose verdict (value or error message)
-is the one every input gets (property-tested in tests/unit/convert/test_jsonread.py). When a
-duplicate is found, the input is read a third time with the pure-Python scanner (same grammar)
-to name the object's line and column; that happens only for a file already refused.
-
-`NaN` and `Infinity` literals are read (lm-eval and lighteval write them for a metric that
-could not be computed); the adapters report such values as scores left out.
-"""
+"""A framework output's JSON, read strictly: a duplicate key or a cut-off file is an error naming
+where (docs/convert.md, "Nothing dropped without a word"; the fast path: "Speed")."""
 
 from __future__ import annotations
 

@@ -1,31 +1,5 @@
-"""The mapping table: framework task and metric names -> Hub benchmark, task, metric, scale.
-
-Kept as data (`bot/data/convert/mappings.yaml`, docs/convert.md) because the task ids a Hub
-benchmark declares cannot be derived from a framework's task names (lm-eval's
-`leaderboard_gpqa_diamond` is `Idavidrein/gpqa` task `diamond`). Every row is checked against
-the benchmark's own eval.yaml: a benchmark that cannot be read, a task or metric it does not
-declare, or a scale its metric bounds contradict is an error naming the file and line.
-
-A row:
-
-    - framework: lm-eval              # the adapter's name (`evalbot convert --list`)
-      task: leaderboard_gpqa_diamond  # the framework's task name, exactly
-      metric: "acc_norm,none"         # the framework's metric key, exactly
-      benchmark: Idavidrein/gpqa      # the Hub benchmark dataset
-      task_id: diamond                # a task its eval.yaml declares
-      metric_id: accuracy             # only when the eval.yaml declares metrics[]
-      scale: percent                  # the scale the benchmark's values are on
-      source_scale: fraction          # only when the framework's own scale is not known
-      notes: "..."                    # optional: tells this setup apart on the leaderboard
-      dataset: google/IFEval          # only when the task reads a copy of the benchmark's data
-      former_datasets:                # only when the task read the data from another place before
-        - dataset: lighteval/MATH-Hard
-          versions: ">=0.4.4,<0.4.8"  # the framework versions that recorded it (PEP 440)
-          reason: "..."               # why it is the same data
-
-When the output records the dataset a score was computed on (its Hub id, config, split), the
-row must agree with it (`bot.convert.evidence`).
-"""
+"""The mapping table: framework task and metric -> Hub benchmark, task, metric and scale, every
+row checked against its benchmark's eval.yaml (docs/convert.md, "The mapping table")."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""What adapters read out of a framework's output, before any mapping is applied.
-
-A `Run` is one evaluation run as the framework recorded it; a `Score` is one number of it,
-named the framework's way (`leaderboard_gpqa_diamond` / `acc_norm,none`). Fields the output
-does not record stay None: the converter never invents a framework version, a revision or a
-date.
-"""
+"""What adapters read out of a framework's output before any mapping: `Run`s and their `Score`s,
+named the framework's way; what the output does not record stays None, never invented."""
 
 from __future__ import annotations
 

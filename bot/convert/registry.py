@@ -1,13 +1,5 @@
-"""The adapter registry: one module per framework, registered by a decorator.
-
-In the spirit of EvalScope's `@register_benchmark`: an adapter module decorates its class with
-`@adapter`, and importing `bot.convert.adapters` registers the built-in ones. Third-party
-adapters are found through the `evalbot.converters` entry-point group (docs/convert.md): each
-entry point names a class that satisfies `Adapter`; loading it registers it.
-
-An adapter is pure: `sniff` looks at parsed data (never at the file system) and `read` turns
-bytes into `Run`s or raises `ConvertError` naming what is wrong and where.
-"""
+"""The adapter registry: built-in adapters register with `@adapter`, third-party ones through
+the `evalbot.converters` entry points (docs/convert.md, "Adding an adapter")."""
 
 from __future__ import annotations
 

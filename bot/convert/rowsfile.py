@@ -1,14 +1,5 @@
-"""The rows suggested for unmapped scores, added to a mappings file (pure): what `evalbot
-convert --write-mappings FILE` writes (docs/convert.md#writing-the-rows).
-
-A row whose every part the output told is written as it is, ready to use. Where nothing can be
-known (a benchmark the output does not record, a task it does not single out, a scale), the
-row holds the placeholder the printed suggestion shows (`<org/name>`), which the mappings
-reader refuses until a person replaces it, and a `# TODO(evalbot): set ...` comment above it
-says what to set: such a row is never used as it is. A row the file already has (same
-framework, task and metric) is not added again. An existing file keeps every line it has
-(`bot.validation.yamledit`); a new one is written whole.
-"""
+"""The rows suggested for unmapped scores, added to a mappings file (pure): what
+`evalbot convert --write-mappings FILE` writes (docs/convert.md, "Writing the rows")."""
 
 from __future__ import annotations
 

@@ -1,15 +1,5 @@
-"""Per-sample logs of a framework -> Every Eval Ever instance rows (`evalbot convert --to eee`).
-
-What EEE's own converters write (`every_eval_ever/converters/lm_eval/instance_level_adapter.py`
-and `converters/inspect/instance_level_adapter.py` at 9bce4136), without their packages: an
-lm-eval `--log_samples` file (`samples_<task>_<date>.jsonl`, one JSON object per document) or
-the samples of an inspect-ai log (a `.json` log's `samples`, an `.eval` archive's
-`samples/*.json`). A row holds what the sample says (`sample_id`, `input`, `output` or
-`messages`, `answer_attribution`, `evaluation`, `metadata`); the ids that tie it to its record
-(`schema_version`, `evaluation_id`, `model_id`, `evaluation_name`) are the record's, set when
-the record is laid out (`bot.eee.publish`). Pure: bytes in, rows out; `SamplesError` names the
-file, the line or member, and what is wrong.
-"""
+"""Per-sample logs of lm-eval and inspect-ai -> Every Eval Ever instance rows, as EEE's own
+converters write them (docs/convert.md, "Every Eval Ever"). Pure."""
 
 from __future__ import annotations
 

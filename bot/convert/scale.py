@@ -1,15 +1,5 @@
-"""Exact scale conversion between fractions (0-1) and percentages (0-100).
-
-`0.29 * 100` is `28.999999999999996` in binary floating point, so multiplying the float would
-publish a value that differs from the source's in its last digits. The source's value is read
-as the decimal its JSON text denotes (`repr` of a float is the shortest text that reads back
-as that float) and scaled in decimal: `0.29` becomes `29.0`, `0.8885298869143781` becomes
-`88.85298869143781`. The result is a `Scaled` float: the nearest double to the exact product
-(what any reader of the number gets), which also keeps the exact decimal text, so the YAML
-evalbot writes shows the digits of the source (`bot.convert.yamlio`): the nearest double's
-shortest text can differ in the last digit (`88.85298869143782`). Without scaling the source's
-value is kept as it is.
-"""
+"""Exact scale conversion between fractions and percentages, in decimal, keeping the source's
+digits (docs/convert.md, the **Scale.** paragraph)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""Entries to YAML bytes and back, and the merge of new entries into an existing file, which
-keeps the lines of the entries it does not replace (`bot.validation.yamledit`).
-
-Dumped with PyYAML's safe dumper, which quotes every string a YAML 1.1 reader would take for
-something else (`2026-01-21`, `on`), so the Hub's readers and the strict 1.2 loader agree on
-each value; floats are written as their shortest round-trip text.
-"""
+"""Entries to YAML bytes and back, and the merge of new entries into an existing file that keeps
+the lines of the entries it does not replace (`bot.validation.yamledit`)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,5 @@
-"""The append-only audit log: one JSON line per decision, never a token or a secret.
-
-Each line: `time`, `request_id`, `decision` (`issued` or `refused`), `reason` (the check that
-failed), `identity` (the authenticated subject, when there was one), `integration`, `model`,
-`benchmark`, `task`, `jti`, and `address` (the client's, on refusals before anyone was
-authenticated: which address to block when one hammers the issuer). Lines are written with
-one `write` on a file opened `O_APPEND`, so concurrent writers never interleave within a line,
-and flushed before the caller is answered: a token the log does not know about was never handed out.
-"""
+"""The append-only audit log: one JSON line per decision, never a token or a secret
+(docs/issuer.md, "Refusals and the audit log")."""
 
 from __future__ import annotations
 

@@ -1,15 +1,5 @@
-"""Who is calling the issuer: one `Identity` per `Authorization` header, and what a failed
-attempt is counted against.
-
-Three kinds of credentials, told apart by their shape, never by a hint the caller adds:
-`Basic` (an OAuth client id and secret), a `Bearer` Hub token (`hf_...`), a `Bearer` CI ID
-token (a JWT: three dot-separated parts). Anything else is refused as unrecognised.
-
-Failed authentications are counted per client address and per presented OAuth client id
-(`AuthFailureGuard`); past the limit a source gets 429 before its credentials are looked at.
-The address is the one uvicorn reports: the socket's peer, or the `X-Forwarded-For` a proxy
-listed in `FORWARDED_ALLOW_IPS` set (docs/issuer.md, "Failed authentications").
-"""
+"""Who is calling the issuer: one `Identity` per `Authorization` header, told apart by its shape,
+and failed attempts counted per address and client id (docs/issuer.md, "Authentication")."""
 
 from __future__ import annotations
 

@@ -1,12 +1,5 @@
-"""OAuth client credentials (RFC 6749 §2.3.1 HTTP Basic): an optional way in for an
-integration that runs outside any CI provider with OIDC.
-
-Only the SHA-256 of each secret is configured (`client_secret_sha256`), so the configuration
-file never holds a usable secret; secrets are long random strings (`evalbot issuer
-client-secret` prints one with its hash), for which a fast hash is the right tool (slow hashes
-are for guessable passwords). Comparison is constant-time, and an unknown client costs the
-same as a wrong secret.
-"""
+"""OAuth client credentials (RFC 6749 §2.3.1, HTTP Basic), checked in constant time against the
+SHA-256 of each secret (docs/issuer.md, "Authentication")."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""YAML configuration read with line numbers, so a broken file is reported at its line.
-
-The issuer refuses to start on a broken `integrations.yaml`; the message names the file, the
-line and the field, which PyYAML's plain `safe_load` cannot (its dicts forget where they were).
-"""
+"""YAML configuration read with line numbers, so a broken `integrations.yaml` stops the issuer
+naming its file, line and field."""
 
 from __future__ import annotations
 

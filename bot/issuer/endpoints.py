@@ -1,13 +1,5 @@
-"""The issuer's endpoints: authenticate, parse, decide, answer; nothing else.
-
-    POST /v1/tokens                      one verify token per entry, or a refusal
-    GET  /.well-known/jwks.json          the public keys (active, next, previous), cached 5 min
-    GET  /.well-known/evalbot-issuer     issuer URL, audience, endpoints (for `evalbot submit`)
-    GET  /healthz, /readyz               process up; Redis and keyring usable
-
-Every answer to `/v1/tokens` carries `X-Request-Id`. A refusal says only what kind of failure it
-was (and, for content errors, the problems in full); the audit log says which check failed.
-"""
+"""The issuer's endpoints (docs/issuer.md, "Endpoints"): authenticate, parse, decide, answer;
+a refusal says only its kind, the audit log which check failed."""
 
 from __future__ import annotations
 

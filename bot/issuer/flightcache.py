@@ -1,12 +1,5 @@
-"""A bounded, expiring cache of the Hub's answers that asks the Hub once per key at a time.
-
-The issuer keeps two such caches, shared by every request: `whoami-v2` answers per Hub token
-(`bot.issuer.whoamicache`) and benchmark lookups per (id, revision) (`bot.issuer.lookups`).
-Both need the same three things: an answer reused for `ttl_s`, at most `capacity` answers
-(least recently used dropped first), and a single flight per key, so a burst of requests for
-one key costs one Hub call while the others wait for its answer. An answer that raised is not
-kept, and its key's flight lock is released whatever happened.
-"""
+"""A bounded, expiring cache of the Hub's answers asking the Hub once per key at a time, under the
+issuer's `whoami-v2` and benchmark caches; an answer that raised is not kept."""
 
 from __future__ import annotations
 

@@ -1,13 +1,5 @@
-"""Callers that present a Hugging Face access token: who it belongs to, per `whoami-v2`.
-
-The Hub is asked behind a small Protocol (`WhoAmI`), so units use a recorded fake and the
-issuer the real `bot.hub.identity.whoami`. The token only proves which account calls: any
-access token a user account created does, a `read` one included, so a job never has to send
-the write token that opens its PR to a third party. A token an app holds for the user (OAuth,
-"Sign in with HF": every Space or site the user signed in to has one, and `whoami-v2` answers
-it with the user's name) is no access token the user gave the job, and is refused. A Hub that
-cannot be asked is `Unavailable` (503); a token it rejects is refused.
-"""
+"""Callers presenting a Hugging Face access token, known by `whoami-v2` behind the `WhoAmI`
+protocol; a token an app holds for the user is refused (docs/issuer.md, "Authentication")."""
 
 from __future__ import annotations
 

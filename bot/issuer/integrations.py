@@ -1,11 +1,5 @@
-"""`config/integrations.yaml`: the issuer's own settings (`issuer:`), CI providers, framework
-integrations, and who matches which.
-
-An identity (`identity.Identity`) maps to an integration only by exact, case-sensitive
-equality of every claim the integration lists (the rule of PyPI and HF trusted publishing: no
-globs over identities, so a look-alike repository or workflow never matches). An identity that
-matches no integration, or more than one, gets nothing. Format: docs/issuer.md.
-"""
+"""`config/integrations.yaml`: the issuer's `issuer:` options, CI providers and integrations, and
+which identity matches which (exact equality of every claim; docs/issuer.md, "Integrations")."""
 
 from __future__ import annotations
 

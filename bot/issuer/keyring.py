@@ -1,18 +1,5 @@
-"""The issuer's signing keys: one active, one next (published ahead), one previous, retired ones.
-
-Layout of the keyring directory (docs/issuer.md, "Keys and rotation"):
-
-    keyring.json      {"active": KID, "next": KID, "previous": [KID], "retired": [KID, ...]}
-    <kid>.pem         Ed25519 private keys, PKCS#8, mode 0600
-
-The JWKS publishes `active`, `next` and `previous`. Publishing `next` before it signs lets
-every verifier cache it ahead of a rotation; keeping `previous` lets a token signed just
-before a rotation verify until its key is retired at the rotation after. `rotate` moves
-next -> active -> previous -> retired (its private key deleted) and draws a new next.
-
-Private keys are never logged; a key file readable by group or others, or unreadable, stops
-the issuer at start with the file named (like ssh does with an exposed identity file).
-"""
+"""The issuer's signing keys on disk (active, next, previous, retired) and their rotation
+(docs/issuer.md, "Keys and rotation")."""
 
 from __future__ import annotations
 

@@ -1,18 +1,5 @@
-"""Abuse controls per identity, kept in Redis so every issuer process shares them.
-
-- rate limits: fixed windows per minute and per hour (`INCR` + `EXPIRE`), 429 + Retry-After;
-- cooldown: after `refusals_before_cooldown` refusals within `refusal_window_s`, or more than
-  `max_models` distinct model repos within `spread_window_s` (an unusual spread: one CI
-  identity signing for many models is what a stolen credential looks like), the identity gets
-  429 for `cooldown_s`;
-- the ID-token replay guard (`SET NX` with the token's remaining lifetime, as Warehouse does);
-- failed authentications, counted before anyone is known: per client address and per
-  presented OAuth client id, `AuthFailureLimits.failures` within `window_s` and that address
-  (or client id) gets 429 until the window ends, without its credentials being checked (no Hub
-  call for made-up Hub tokens, no more secret guesses).
-
-Keys are `evalbot:issuer:*`; identities are hashed into them (a key never holds a raw claim).
-"""
+"""Abuse controls in Redis, shared by every issuer process: rate limits, cooldown, the ID-token
+replay guard, failed authentications (docs/issuer.md, "Limits and cooldown")."""
 
 from __future__ import annotations
 

@@ -1,29 +1,5 @@
-"""Benchmark lookups shared by every request of the issuer, found or not found, for minutes.
-
-Each request validates its entries against their benchmarks on the Hub: one `dataset_info`
-call per (benchmark, revision), and a read of its eval.yaml. Within one request the lookups
-are already shared; across requests they were not, so a caller could make the issuer ask the
-Hub once per request for a benchmark or revision that does not exist, a cheap way to spend the
-issuer's Hub quota (and a rate limit shared with its other callers). `CachedLookups` keeps each
-answer, `BenchmarkNotFound` included, for `ttl_s` (`BENCHMARK_CACHE_S`, 300 s):
-
-- keyed by (lower-cased id, revision) as the validator keys them (Hub ids compare
-  case-insensitively); at most `capacity` keys, least recently used dropped first;
-- of them, at most `read_capacity` hold what an eval.yaml was read into (a benchmark, or the
-  problems of an invalid one): each can weigh megabytes (a 1 MiB eval.yaml), and every commit
-  of a benchmark repo is a key of its own, so a caller allowed any benchmark could otherwise
-  make the issuer hold `capacity` of them; answers that read nothing (not found, no such
-  revision) are small and fill the rest;
-- a Hub that fails (`HubError`: 5xx, timeout) is never cached: the next request asks again;
-- an id longer than `MAX_ID_CHARS`, or a revision longer than `MAX_REVISION_CHARS`, is
-  answered not found without asking the Hub, and not kept: the key holds both, which the
-  caller may make as long as its request (256 KiB); no Hub repo id is that long, and the
-  issuer signs only 40-hex commit SHAs anyway;
-- concurrent requests for one key wait for the first one's call instead of each asking.
-
-The price: a benchmark created, or a revision pushed, within `ttl_s` of a lookup that missed
-is seen that much later; a benchmark made private keeps being used for as long.
-"""
+"""Benchmark lookups, found or not found, shared by every request of the issuer for minutes, so no
+caller can make it ask the Hub again and again (docs/issuer.md, "Benchmark lookups")."""
 
 from __future__ import annotations
 

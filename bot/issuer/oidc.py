@@ -1,12 +1,5 @@
-"""OIDC ID tokens from CI providers, checked the way PyPI trusted publishing does
-(Warehouse `warehouse/oidc/`): issuer looked up by exact `iss`, algorithms pinned per
-provider, keys only from that provider's own JWKS (found through its discovery document,
-cached), `aud` equal to this issuer's audience, `exp`/`iat`/`nbf` with a small leeway, required
-claims, and each ID token usable once (`jti` claimed with Redis `SET NX`).
-
-Every failure is a `Refusal` with the reason the audit log records; a provider whose keys
-cannot be fetched (and none are cached) is `Unavailable` (503), never a 500.
-"""
+"""OIDC ID tokens from CI providers, checked the way PyPI trusted publishing does (Warehouse
+`warehouse/oidc/`); each check: docs/issuer.md, "Authentication"."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""Why a request was refused: the reason codes the audit log records (docs/issuer.md).
-
-Callers see only a generic refusal and the request id (as HF Trusted Publishers do: an error
-that names the failed check helps whoever probes the issuer); operators look the request id up
-in the audit log, which names the check. Content errors are the exception: an entry invalid
-against its benchmark is the caller's to fix, so they are shown in full (`ContentRefusal`).
-"""
+"""Why a request was refused: the reason codes the audit log records, behind a generic answer
+save for content errors (docs/issuer.md, "Refusals and the audit log")."""
 
 from __future__ import annotations
 

@@ -1,16 +1,5 @@
-"""The body of a token request, parsed strictly (pure).
-
-    POST /v1/tokens
-    {"model_repo": "acme/llama-9b",            # where the results will be published
-     "entries": [{...result entry...}, ...],   # 1..MAX_ENTRIES, as they will be written
-     "framework": "lighteval"}                 # optional: for live entries that state none
-
-Duplicate names, NaN/Infinity and numbers a double cannot hold are refused (the digest would
-be ambiguous); so are entries nested deeper than a results file may be (the bot's YAML loader
-stops at `DEFAULT_LIMITS.max_depth`, and writing them out would exhaust the stack first), text
-that is not Unicode (a lone surrogate has no UTF-8 form to write), and anything else than this
-shape.
-"""
+"""The body of a token request (`POST /v1/tokens`, docs/issuer.md, "Endpoints"), parsed strictly
+(pure)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,5 @@
-"""`evalbot issuer identity`: the `identities:` rule for a CI job, written from the claims of
-one of its ID tokens, with the immutable ids that rules must pin (docs/issuer.md).
-
-Names (`acme/evals`) can be deleted and registered again by someone else; GitHub's
-`repository_owner_id`/`repository_id` and GitLab's `namespace_id`/`project_id` are never
-reused. An operator rarely knows the ids, and a typo in one locks the job out: so the ids are
-read from a token the job itself obtained. The token is decoded, not verified (the operator
-checks where it came from, and every value printed is shown with the name it stands for); it
-is never printed back.
-"""
+"""`evalbot issuer identity`: the `identities:` rule for a CI job, with the immutable ids it must
+pin, read from one of the job's own ID tokens (docs/issuer.md, "Integrations")."""
 
 from __future__ import annotations
 

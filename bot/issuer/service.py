@@ -1,11 +1,5 @@
-"""The issuer's decision for one authenticated request: integration, limits, policy, content,
-then one signed token per entry (no I/O of its own beyond what is passed in).
-
-The claims and the digest are computed here from the submitted entry, never taken from the
-caller: the entry is written as YAML with `bot.validation.yamldump` (what `evalbot submit` writes),
-validated by `bot.validation` against the benchmark's eval.yaml at the entry's pinned revision, and
-its claims built by `bot.tokens.verify` exactly as the bot will rebuild them to verify.
-"""
+"""The issuer's decision for one authenticated request: integration, limits, policy, content, then
+one signed token per entry, its claims rebuilt from the entry as the bot will. No I/O of its own."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""The issuer's settings, read once at start-up (docs/issuer.md, "Settings"): its URL, Redis,
-the Hub and its read token from the environment, the rest from the `issuer:` section of its
-own configuration file, `integrations.yaml` (`bot.issuer.integrations.IssuerOptions`)."""
+"""The issuer's settings, read once at start-up (docs/issuer.md, "Settings"): the environment,
+and the `issuer:` section of `integrations.yaml` (`bot.issuer.integrations.IssuerOptions`)."""
 
 from __future__ import annotations
 

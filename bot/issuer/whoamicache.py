@@ -1,21 +1,5 @@
-"""`whoami-v2` answers kept for a short while, so Hub-token callers cost the Hub one call a minute.
-
-Without it, every request authenticated with a Hub token costs one `whoami-v2` call: a CI job
-that asks 50 times costs 50 calls, and anyone can make the issuer hammer the Hub with made-up
-`hf_...` tokens. `CachedWhoAmI` wraps the real `WhoAmI` (docs/issuer.md, "Authentication"):
-
-- an answer is kept for `ttl_s` (60 s by default, `whoami_cache_s` in the `issuer:` section of
-  integrations.yaml); a token the Hub rejected (401/403) is kept as rejected for as long, so the
-  same garbage repeated costs no call either. A Hub that fails (5xx, timeout) is never cached:
-  the next request asks again;
-- entries are keyed by HMAC-SHA256 of the token under a key drawn at start-up, never by the
-  token: a memory dump holds no usable token, nor a plain hash to test guesses against;
-- at most `capacity` entries, least recently used dropped first: made-up tokens cannot grow it;
-- concurrent requests with one token wait for the first one's call instead of each asking.
-
-The price is that a token revoked on the Hub keeps working here for up to `ttl_s`; 0 turns the
-cache off.
-"""
+"""`whoami-v2` answers kept per Hub token for a short while, so Hub-token callers cost the Hub
+few calls (docs/issuer.md, "The Hub-token cache")."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Build a running issuer from its settings: every file loaded and checked before it serves.
-
-A missing or broken `integrations.yaml`, a keyring that cannot be read or whose keys are
-readable by others, an unreachable Redis: each stops `evalbot issuer` at start with the file
-(and line) named (`StartupError`), never at the first request.
-"""
+"""Build a running issuer from its settings: every file loaded and checked before it serves, a
+broken one stopping the start with its file and line (`StartupError`)."""
 
 from __future__ import annotations
 

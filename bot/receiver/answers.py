@@ -1,8 +1,4 @@
-"""What the receiver tells callers, in one place: status, body and headers by outcome.
-
-Bodies are short and never echo the request (no secret, no payload), so a misdirected or
-hostile sender learns nothing beyond the status code.
-"""
+"""What the receiver tells callers, by outcome: short bodies that never echo the request."""
 
 from __future__ import annotations
 

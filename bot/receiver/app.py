@@ -1,22 +1,5 @@
-"""The webhook receiver: a thin Starlette app that authenticates, parses, routes and enqueues.
-
-`POST /webhooks/hub` checks, in the order docs/decisions.md#receiver fixes:
-1. the body size, while reading it (413; a stalled body gets 408);
-2. the secret, from the `X-Webhook-Secret` header only, compared in constant time with the
-   current and the previous secret (401 missing, 403 wrong). A `?secret=` in the URL is not
-   read: URLs end up in access logs;
-3. the content type and the JSON (415, 400);
-then routes the payload (`events.route_delivery`) and enqueues (`queue.Enqueuer`): 202 once
-the event is queued, known to be a duplicate or irrelevant; 503 when it could not be queued,
-so the Hub retries. An unexpected error is logged with the delivery id and answered 503:
-never a 500, never a 2xx for work that was not queued.
-
-Each delivery produces one structured log line (JSON) with its id, outcome and timings.
-
-Its Prometheus metrics (`ReceiverMetrics`) live in a registry of their own, one per app
-instance. Names follow `evalbot_receiver_<what>`; label values are the small fixed vocabularies
-of `OUTCOMES` and `events.IGNORE_REASONS`, never user input, so cardinality stays bounded.
-"""
+"""The webhook receiver: a thin Starlette app that checks, parses, routes and enqueues, in the
+order docs/decisions.md, "Receiver" fixes; its metrics: docs/operating.md, "Metrics"."""
 
 from __future__ import annotations
 

@@ -1,27 +1,6 @@
-"""Hub webhook payloads (version 3) to the small events the workers act on. Pure: no I/O.
-
-The parser is lenient on purpose: a payload is a *hint* (the worker re-reads the PR from the
-Hub API at an explicit revision), the Hub adds scopes and fields over time, and a receiver that
-answers anything but 2xx to a well-authenticated delivery gets it retried and, in the end, its
-webhook suspended. So `route_delivery` never raises: every input ends as a `PrEvent` to queue
-or an `Ignored` with a reason that metrics count.
-
-Routing is a small table on `(event.scope, event.action)` (docs/hub-api.md#webhook-events):
-
-| scope / action               | becomes                                                       |
-|------------------------------|---------------------------------------------------------------|
-| discussion / create          | `opened` when the discussion is a PR (drafts too)             |
-| discussion / update          | `merged`, `closed` or `reopened` from `discussion.status`      |
-| repo.content / update        | `opened` (a new `refs/pr/N`) or `updated` (a push to it)       |
-| discussion.comment / create  | `command` when the first line is a command to the bot         |
-| anything else                | `Ignored`                                                     |
-
-Dedupe (`DedupeKey`): the `Webhook-Id` header when the Hub sends one, else a digest of the
-identifying fields (docs/hub-api.md#receiving-webhooks). One exception collapses a known double:
-opening a PR fires `discussion/create` *and* `repo.content/update` (new `refs/pr/N`); both become
-`opened` with the key `opened:<repo>:<num>`, so the first to arrive is queued and the other answered
-as a duplicate. A PR number is never reused in a repo, so the collapse cannot hide a later event.
-"""
+"""Hub webhook payloads (version 3) to the events the workers act on. Pure, and lenient on
+purpose: a payload is only a hint, so `route_delivery` never raises (docs/operating.md,
+"What is queued")."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""The workers' state on the receiver's `/metrics`: a Prometheus collector over the one reader
-of their Redis keys (`bot.store.worker_counters`).
-
-A scrape never fails because of Redis: the worker metrics are then left out and
-`evalbot_worker_stats_up` says 0.
-"""
+"""The workers' state on the receiver's `/metrics`, read from their Redis keys; a scrape never
+fails because of Redis (docs/operating.md, "Metrics")."""
 
 from __future__ import annotations
 

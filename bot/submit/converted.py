@@ -1,18 +1,5 @@
-"""A framework's output, converted by `bot.convert`, made ready for the issuer (docs/convert.md).
-
-The conversion is refused exactly when `evalbot convert` would write nothing: a failed or
-partial run (unless `allow_partial`), a mapping row its benchmark contradicts, an entry the bot
-would refuse, or no score mapped at all; the message holds the convert's own lines (the mapping
-row to add for each unmapped score). Scores left unmapped beside mapped ones do not block, as
-in `evalbot convert`: they are listed, and the mapped ones are submitted.
-
-The issuer signs only pinned revisions, and a framework's output never records the benchmark
-repo's commit: each entry's `dataset.revision` is pinned to the benchmark's current commit
-(what the entry was just validated against). `model_revision` is the output's when it records
-one; otherwise the caller names it (`--model-revision`), never a guess. Entries are copied,
-never changed in place, and their values keep their type (`bot.convert.scale.Scaled` carries
-the exact decimal through to the file, `bot.validation.yamldump`).
-"""
+"""A framework's output, converted by `bot.convert` and made ready for the issuer, revisions
+pinned, never guessed (docs/convert.md, "Submitting a conversion: `evalbot submit`")."""
 
 from __future__ import annotations
 

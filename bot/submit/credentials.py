@@ -1,17 +1,6 @@
-"""The CI job's identity for the issuer, found in its environment, in this order:
-
-1. a Hub token, only when the caller names the variable that holds it (`--hub-identity VAR`);
-   it must be read-only (asked of the Hub's `whoami-v2` first):
-   the issuer needs only to learn whose token it is, and a write token never leaves the job;
-2. an ID token the job was given: `EVALBOT_ID_TOKEN`, or a file named by `EVALBOT_ID_TOKEN_FILE`
-   (GitLab CI `id_tokens:`, any other provider);
-3. OAuth client credentials: `EVALBOT_CLIENT_ID` and `EVALBOT_CLIENT_SECRET` (HTTP Basic);
-4. the CI's ambient OIDC identity, through PyPA's `id` (GitHub Actions with `permissions:
-   id-token: write`, GitLab, Buildkite, CircleCI, Google Cloud; docs/frameworks.md), minted
-   for the issuer's audience.
-
-`HF_TOKEN`, which opens the PR, is never sent to the issuer unless named as in 1.
-"""
+"""The CI job's identity for the issuer, found in its environment (the order:
+docs/frameworks.md, "3. What `evalbot submit` does"); `HF_TOKEN` goes to it only when
+`--hub-identity` names it."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""`.eval_results/<benchmark>.yaml` as main has it, plus the new entries (pure).
-
-Entries already on main are kept byte for byte (their tokens stay valid, comments survive);
-new entries are appended in `bot.validation.yamldump`'s form, the form the issuer signed. An
-existing entry for the same benchmark, task and notes (the key the leaderboard ranks by,
-docs/verification.md) is an error unless `replace` is asked, when its lines are removed.
-"""
+"""`.eval_results/<benchmark>.yaml` as main has it, plus the new entries (pure): main's entries
+kept byte for byte, a clash an error unless `replace`."""
 
 from __future__ import annotations
 

@@ -1,16 +1,5 @@
-"""Open the submission's PR, or update the one this account already has open for it.
-
-A submission's PR is found again by a hidden marker in its description, `<!-- evalbot-submit:
-KEY -->`, where KEY (`submission_key`) names what the PR holds: the model repo and the results
-it adds (benchmark, task and notes of each entry), or the user's `--pr-key`. Two CI jobs for
-two tasks of one benchmark therefore open two PRs, and each job's re-run commits to its own
-`refs/pr/<num>`. Only open PRs the token's own account opened on the repo are looked at.
-
-PRs opened before the marker existed were found by their title, which named only the
-benchmarks; such a PR (the old title, no marker) is adopted once: the marker is added to its
-description, so no upgrade opens a duplicate and the next job for another task of that
-benchmark no longer takes it. Every call goes through `huggingface_hub`.
-"""
+"""Open the submission's PR, or update the one this account already has open for it, found by the
+hidden marker in its description (docs/frameworks.md, "3. What `evalbot submit` does")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """`python -m bot.supervise`: check the settings, then run supervisord with the Space's
-processes (`supervisord.conf`)."""
+processes."""
 
 from __future__ import annotations
 

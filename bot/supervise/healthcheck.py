@@ -1,8 +1,5 @@
-"""`python -m bot.supervise.healthcheck`: exit 0 when the receiver's `/healthz` answers 200.
-
-The image's `HEALTHCHECK` runs it. The slim image has no curl, and a stdlib-only check starts
-in a fraction of a second: it reads `PORT` (default 7860, the port the image listens on).
-"""
+"""`python -m bot.supervise.healthcheck`: exit 0 when the receiver's `/healthz` answers 200 (the
+image's `HEALTHCHECK`; stdlib only, since the slim image has no curl)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""What the Space's container runs, decided from the environment without touching the system:
-the processes' environment and supervisord's configuration, tested with plain dictionaries
-(the probes it needs are passed in)."""
+"""What the Space's container runs, decided from the environment without touching the system."""
 
 from __future__ import annotations
 

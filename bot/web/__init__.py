@@ -1,5 +1,2 @@
-"""The bot's web pages for people: landing, validation playground, PR history, status.
-
-Served by `evalbot web`, a process of its own beside the receiver (docs/web.md says why),
-rendered on the server with Jinja2 (autoescaping on), no JavaScript, one small stylesheet.
-"""
+"""The bot's web pages for people (`evalbot web`, docs/web.md): rendered on the server,
+autoescaped, no JavaScript."""

@@ -1,15 +1,5 @@
-"""The web app: landing, validation playground, PR history and details, collections, status.
-
-Every page is rendered on the server by Jinja2 with autoescaping on, works without JavaScript
-(the Content-Security-Policy forbids scripts outright, so even a markup slip stays inert) and
-reads its figures from Redis with the workers' own keys. Handlers are plain functions: Starlette
-runs them in its thread pool, so a slow Redis or Hub call never blocks the event loop.
-
-Each page family is a module of `bot.web.endpoints`; this one assembles them, answers unknown
-addresses with an HTML page, and samples the live figures in the background.
-POSTs (the playground, the operator's sign-in and replay) from other sites are refused, and
-operators are known by a signed cookie (`bot.web.guards`).
-"""
+"""The web app: the page families of `bot.web.endpoints`, the guards, the styled 404 and the
+background sampling of live figures (docs/web.md)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""The badge a model card embeds: a two-part SVG label ("evals" | "4 verified · 2 community"),
-drawn on the server like shields.io's flat style. Pure: texts in, SVG text out; every text is
-XML-escaped, and widths come from a per-character estimate (no font is measured: the SVG names
-a common font and leaves room)."""
+"""The badge a model card embeds, a two-part SVG label drawn on the server in shields.io's flat
+style (docs/web.md, "Badges"). Pure; every text XML-escaped."""
 
 from __future__ import annotations
 

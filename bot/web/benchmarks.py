@@ -1,11 +1,5 @@
-"""Benchmarks for the playground: read from the Hub through `bot.hub`, cached, bounded.
-
-The workers' `HubBenchmarkSource` resolves a benchmark's revision on every lookup (right for a
-PR run: a moving benchmark must be seen at its new commit). A public page would turn every
-paste into Hub calls, so the web process keeps each resolved lookup for `ttl_s` (one minute
-by default) on top of the workers' SHA-keyed parse cache, and one paste may name at most
-`max_benchmarks` distinct benchmarks: the rest are reported as not looked up, never fetched.
-"""
+"""Benchmarks for the playground, read from the Hub, cached and capped per paste
+(docs/web.md, "Validation playground")."""
 
 from __future__ import annotations
 

@@ -1,12 +1,5 @@
-"""Small line charts of the status figures over the last hour, as SVG drawn on the server.
-
-Pure: samples in, `Chart`s out (the template draws each as one `<polyline>` and a dot per
-sample, with a time axis of the last hour and a value scale). Gauges (queue, in flight,
-parked) are charted as read; counters (runs, retries, parked) as a rate per minute between
-consecutive samples, so a restart of the counters (a Redis flush) shows as 0, never as a
-negative rate. The x axis is always the last hour, ending now: a chart's shape means the same
-on every visit, and one sample is one dot at its time.
-"""
+"""Line charts of the status figures over the last hour, as SVG drawn on the server
+(docs/web.md, "Status and operators"). Pure."""
 
 from __future__ import annotations
 

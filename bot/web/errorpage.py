@@ -1,7 +1,5 @@
-"""The pages' error page, for answers given outside a page handler: the receiver's forwarder
-(a body too large or too slow, the pages not answering) and the slow-body guard
-(`bot.httpguards`) in front of either port. A visitor sees the same styled page, with the
-same security headers, as for an error the pages find themselves."""
+"""The pages' styled error page for answers given outside a page handler (the receiver's
+forwarder, the slow-body guard), with the pages' security headers."""
 
 from __future__ import annotations
 

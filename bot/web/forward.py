@@ -1,31 +1,6 @@
-"""The receiver's door to the web pages, for a deployment with one public port (a Space).
-
-A Hugging Face Docker Space routes one port, and the Hub's webhooks already point at the
-receiver on it. The pages run in their own process (`evalbot web`, docs/web.md says why); the
-receiver forwards every path it does not serve itself to that process on loopback when
-`evalbot serve --web-upstream` names it. Its own routes (`/webhooks/hub`, health, metrics)
-match first, so a webhook never reaches this code; a page costs one loopback hop.
-
-Bodies are capped (the playground's cap) and must arrive within `body_timeout_s`, the
-upstream has a timeout, hop-by-hop headers are dropped both ways (`Host` is kept: the pages
-check a POST's `Origin` against it). A body too large (413), too slow (408) or cut short (400),
-a path the HTTP client refuses to send (404, a control character in it), and an upstream that
-does not answer (502), get the pages' styled error page
-(`bot.web.errorpage`), never bare text nor an exception in the receiver.
-
-The forwarder logs nothing of a request: its path and query are what a visitor typed (a repo
-id, a search); the pages' own process logs each request's route (`bot.accesslog`).
-
-`evalbot web` trusts `X-Forwarded-For` and `X-Forwarded-Proto` from loopback, so the forwarder
-drops a client's own (and `Forwarded`, `X-Real-IP`) and sets them to what the receiver saw: no
-visitor picks the address the pages count them under (`bot.httpguards`).
-
-The forwarder is shared by every visitor, so it must hold no state of any one of them: its
-HTTP client's cookie jar refuses every cookie (`_refusing_jar`). A client's default jar would
-store the operator's sign-in `Set-Cookie` and send it with every later visitor's request that
-carries no cookie of its own, handing them the operator's view. Each request's own `Cookie`
-header is forwarded as it came, and each answer's `Set-Cookie` goes back to that visitor only.
-"""
+"""The receiver's door to the web pages on a one-port deployment (a Space): paths it does not
+serve go to `evalbot web` on loopback (docs/web.md, "Why a process of its own"); what it
+guards against: docs/security.md, "The receiver"."""
 
 from __future__ import annotations
 
@@ -46,6 +21,7 @@ from bot.web.errorpage import error_page
 #: The option of `evalbot serve` naming the local `evalbot web` (the Space supervisor sets it).
 UPSTREAM_OPTION = "--web-upstream"
 MAX_BODY_BYTES = DEFAULT_LIMITS.max_file_bytes + 64 * 1024
+#: Dropped both ways. `Host` is kept: the pages check a POST's `Origin` against it.
 _HOP_BY_HOP = frozenset(
     {
         "connection",

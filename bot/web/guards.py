@@ -1,23 +1,5 @@
-"""The web pages' two guards: POSTs from other sites are refused, and operators are known by
-a signed cookie.
-
-- CSRF: every POST is refused when the browser's `Sec-Fetch-Site` says it came from another
-  site, or its `Origin` names another host than `Host`. The playground changes nothing and the
-  operator cookie is `SameSite=Strict`, so that is all the guard these forms need.
-- Operators sign in with who they are ("Sign in with Hugging Face", `bot.web.hubsignin`,
-  checked against the allow-list `operators:` of `config/bot.yaml`) or, where no OAuth app is
-  set up, with a dedicated operator token of at least 32 bytes, compared in constant time
-  (`Secret.matches`); never with the webhook secret, which whoever reads the Hub webhook's
-  settings knows. `OperatorGate` issues and checks the session cookie
-  `<expiry>.<kind>.<user id>.<granted via>.<access>.<HMAC-SHA256 under the session key>`, in
-  constant time: nothing is stored server-side, rotating the OAuth client secret or the token
-  signs everyone out, a session ends by itself after `ADMIN_COOKIE_TTL_S`, and a session
-  granted through an allow-list entry ends as soon as that entry is removed. A session granted
-  through an org carries the sign-in's access token (`<access>`, base64url; `-` for the
-  others): its membership is asked of the Hub again once `MEMBERSHIP_RECHECK_S` have passed
-  since the last answer, the session ends when the Hub says it is gone, and the operator view
-  is withheld while the Hub cannot say (docs/web.md, "Operators").
-"""
+"""The web pages' guards: cross-site POSTs refused, and operators known by a signed, stateless
+session cookie (`OperatorGate`; docs/web.md, "Operators"; docs/security.md, "The web pages")."""
 
 from __future__ import annotations
 

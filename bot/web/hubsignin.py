@@ -1,14 +1,5 @@
-""" "Sign in with Hugging Face" for operators: the OpenID Connect code flow with PKCE, run by
-authlib's Starlette client against the Hub (a Space's OAuth app, `hf_oauth: true`) or an OAuth
-app the operator made; the flow and what each check guards against: docs/web.md, "Operators",
-and docs/security.md, "The web pages".
-
-What is ours: the provider's discovery document must name the configured issuer and secure
-endpoints, ID tokens are RS256 only; the allow-list of Hub ids (`operators:` of
-`config/bot.yaml`) decides who is an operator, from userinfo's `sub` and `orgs` (an org whose
-SSO, MFA or other requirement the member has not completed does not count); and the org
-membership is asked again with the sign-in's access token (`membership`, for `bot.web.guards`).
-"""
+""" "Sign in with Hugging Face" for operators: authlib's OpenID Connect code flow with PKCE, plus
+our checks and the allow-list by Hub ids (docs/web.md, "Operators")."""
 
 from __future__ import annotations
 

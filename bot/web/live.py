@@ -1,11 +1,5 @@
-"""The bot's live state as the web pages show it, read from Redis with the workers' own keys.
-
-One snapshot is the `/metrics` figures (`bot.store.worker_counters.read_snapshot`: the counters
-hash, the queue, kombu's unacked hash, the parked list, the Hub pause).
-Snapshots are also sampled into `keys.WEB_SAMPLES`, a sorted set scored by time holding the last
-hour, so the status page can chart them (docs/web.md, "Status"): any web process may write a
-sample, at most one per `interval` (the newest sample's time is checked first).
-"""
+"""The bot's live state as the pages show it, read from Redis with the workers' own keys, and
+sampled for the charts (docs/web.md, "Status and operators")."""
 
 from __future__ import annotations
 

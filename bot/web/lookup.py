@@ -1,6 +1,5 @@
-"""What a visitor typed into a "model repo" box: `owner/name`, or a Hub URL pasted from the
-address bar (`https://huggingface.co/owner/name`, its discussions, one PR, a file); an Every
-Eval Ever datastore as `datasets/owner/name`, as its Hub address names it."""
+"""What a visitor typed into a "model repo" box: `owner/name`, a Hub URL, or a datastore as
+`datasets/owner/name`."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""The validation playground: one pasted or uploaded file in, the PR comment's report out.
-
-The same calls the workers make (`bot.validation.validate`, `bot.tokens` verification, the comment
-from `bot.report.comment`), so the page shows what the PR comment would. Nothing is kept: the
-bytes live for the request only. Time and memory are bounded by the validator's own caps
-(`bot.validation.limits`: the 1 MiB size cap is checked before parsing) and, for Hub lookups, by
-`bot.web.benchmarks` (a cap on distinct benchmarks, a cache, the Hub client's timeout).
-"""
+"""The validation playground: one pasted or uploaded file in, the PR comment's report out, by the
+workers' own calls; nothing kept (docs/web.md, "Validation playground")."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""The operators' sign-in routes: "Sign in with Hugging Face" (`/login`, `/login/callback`), the
-operator token's form (`POST /status/login`, where no OAuth app is set up) and sign-out.
-
-Each successful sign-in sets the operator cookie (`bot.web.guards.OperatorGate`): HttpOnly,
-`SameSite=Strict`, `Secure` over https, 8 hours. Each refusal reads the same to the browser
-and its reason goes to the audit log (`evalbot.web.audit`) with the Hub user's id and name
-when known, never the query, the code, a token or what was typed.
-"""
+"""The operators' sign-in routes (Hub sign-in, the operator token's form, sign-out); refusals read
+the same and go to the audit log with their reason (docs/web.md, "Operators")."""
 
 from __future__ import annotations
 

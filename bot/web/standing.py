@@ -1,11 +1,5 @@
-"""A model's standing in a collection, for the web page: the same gate `evalbot gate` runs.
-
-The collection is checked against its benchmarks' `eval.yaml` (`bot.collections.check`), the
-model's results on main are read from the Hub (`bot.hub.repo_results`) and validated like the
-bot's, and `bot.collections.scores.evaluate_view` gives each benchmark's verdict and the
-weighted aggregate. `bars` turns that into what the chart draws: each score and threshold on
-the benchmark's own [0, 1] scale (its normalisation), the aggregate against the pass line.
-"""
+"""A model's standing in a collection, for the web page: the gate `evalbot gate` runs, and the
+bars its chart draws (docs/collections.md)."""
 
 from __future__ import annotations
 

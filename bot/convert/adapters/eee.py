@@ -1,17 +1,5 @@
-"""Every Eval Ever aggregate records (schema 0.2.x and 0.3.0) as a source of entries.
-
-The schema versions read are the ones `evalbot validate` checks (`bot.validation.eee.VERSIONS`):
-a record of another version (0.1.0, say) is refused by both, never read by one alone.
-
-A record is one model evaluated on one or more `evaluation_results[]`. Each result is a score
-named by its `evaluation_name` (the task) and its `metric_config.metric_id` (0.3.0), or
-`score` when it has none. The scale is what the record says: `metric_unit` percent or
-proportion, else `max_score` 100 or 1 with `min_score` 0; otherwise it is unknown and the
-mapping must state it. A record written by `evalbot convert --to eee` names its Hub dataset,
-task and metric in `score_details.details` (`hf_dataset_id`, `hf_task_id`, `hf_metric_id`):
-such a result needs no mapping, which is what makes the round trip exact. Its `run` fields
-come back from `uncertainty.num_samples` and `hf_run_<key>` details.
-"""
+"""Every Eval Ever aggregate records, of the schema versions `evalbot validate` checks, as a
+source of entries; what is read: docs/convert.md, "Formats" and "Every Eval Ever"."""
 
 from __future__ import annotations
 

@@ -1,13 +1,5 @@
-"""EvalScope reports: `outputs/<ts>/reports/<model>/<benchmark>.json` (`evalscope/report`).
-
-Two shapes: schema_version 2 (`metrics[].identity{name, aggregation, dimensions}`, with
-`semantics.value_range` saying the scale) and the legacy one (`metrics[].name` such as
-`mean_acc`, scores 0-1). The task is `dataset_name`; each subset is also a task,
-`<dataset_name>/<subset>`, so a multi-subset report maps subset by subset. A v2 metric is named
-`<name>` when aggregated by mean, else `<name>@<aggregation>`, plus `[k=v,...]` for its
-dimensions. A report with failed or incomplete samples (`execution_summary`) is reported as a
-problem.
-"""
+"""EvalScope reports (`outputs/<ts>/reports/<model>/<benchmark>.json`, schema 2 and legacy);
+the names and fields read: docs/convert.md, "Formats"."""
 
 from __future__ import annotations
 

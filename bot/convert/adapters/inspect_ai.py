@@ -1,15 +1,5 @@
-"""inspect-ai eval logs: `.json` logs and `.eval` archives (`inspect_ai/log/_log.py`).
-
-An `.eval` file is a zip archive of JSON documents; its `header.json` is the EvalLog without
-samples, which is all a conversion needs, so no `inspect_ai` package is required. Only that
-member is read, and only when its declared size is under a cap (a zip bomb cannot cost more).
-
-Scores are named `<score name>/<metric>` (`choice/accuracy`); a score reduced across epochs
-by a reducer other than the default mean is `<score name>:<reducer>/<metric>`
-(`choice:pass_at_1/accuracy`). `stderr` and `std` metrics are the uncertainty of the others,
-not scores. A log whose status is not `success`, or with fewer completed than total samples,
-is reported as a problem of the run.
-"""
+"""inspect-ai eval logs, `.json` and `.eval` archives (`inspect_ai/log/_log.py`); the names and
+fields read: docs/convert.md, "Formats"."""
 
 from __future__ import annotations
 

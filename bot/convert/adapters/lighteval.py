@@ -1,12 +1,5 @@
-"""lighteval `results_<date>.json` (`lighteval/logging/evaluation_tracker.py`).
-
-Task keys are written as lighteval writes them (`anli:r1|0`, `leaderboard|mmlu:abstract_algebra|5`)
-and name the task in the mapping table; the suite average `all` is not a task. `<metric>_stderr`
-is the standard error of `<metric>`. The dataset and its revision come from
-`config_tasks[task].hf_repo` / `hf_revision`; the date from the file name, which lighteval
-stamps with the run's time (`config_general.start_time` is a monotonic clock, not a date).
-`max_samples` set means the run did not use every sample: reported as a problem.
-"""
+"""lighteval `results_<date>.json` (`lighteval/logging/evaluation_tracker.py`); the names and
+fields read: docs/convert.md, "Formats"."""
 
 from __future__ import annotations
 

@@ -1,13 +1,5 @@
-"""lm-evaluation-harness `results_<date>.json` (lm_eval 0.4: `lm_eval/result_schema.py`).
-
-Metric keys are `<metric>,<filter>` (`acc,none`, `exact_match,strict-match`); the mapping
-table names them exactly so. The 0.3-era files (`tests/testdata/*-res.json` in the harness)
-have plain `acc` keys and no filter. Groups (`groups`, `group_subtasks`) are read like tasks:
-a group's aggregate can be mapped as well as each subtask. `*_stderr` keys become the score's
-standard error ("N/A" is dropped), `n-samples[task].effective` its sample count and
-`versions[task]` its task version; a run with `--limit` (effective < original) is reported as
-partial.
-"""
+"""lm-evaluation-harness `results_<date>.json` (0.4's `lm_eval/result_schema.py`, and 0.3's plain
+keys); the names and fields read: docs/convert.md, "Formats"."""
 
 from __future__ import annotations
 

@@ -1,18 +1,5 @@
-"""The read-only JSON API: what the pages show, for scripts.
-
-- `GET /api/v1/repos/<owner>/<name>/prs`: the repo's PRs, each with its verdicts per push;
-- `GET /api/v1/repos/<owner>/<name>/prs/<num>`: one PR (`/api/v1/repos/datasets/<owner>/
-  <name>/...` for an Every Eval Ever datastore's);
-- `GET /api/v1/benchmarks/<owner>/<name>/results`: the results checked for one benchmark;
-- `GET /api/v1/collections/<id>/standing?model=<owner>/<name>`: a model's standing
-(the badges are `bot.web.endpoints.badges`).
-
-Only repos the workers recorded as public are shown (`bot.store.history.public_repos`; a
-standing asks the Hub); any other is "not found", as a repo never checked is. Answers carry
-`Cache-Control` and an `ETag` (a matching
-`If-None-Match` gets a 304), so a model card's badge costs the bot one request per cache
-period per viewer's cache, not one per view.
-"""
+"""The read-only JSON API: what the pages show, for scripts, public repos only, with `ETag`s
+(docs/web.md, "JSON API")."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""`/badge/<owner>/<name>.svg` (and `?benchmark=<org>/<name>`): the badge a model card embeds
-(`bot.web.badge` draws it); `/badge/datasets/<owner>/<name>.svg`, a datastore's. A private,
-gated or unknown repo gets the same grey "not found"; `Cache-Control` and an `ETag` let a
-viewer's cache answer most views."""
+"""`/badge/...svg`: the badge of a model or a datastore (`bot.web.badge`), grey "not found" for
+a private, gated or unknown repo (docs/web.md, "Badges")."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""`/benchmarks`: the benchmarks with results checked lately, and one benchmark's page: every
-result the bot checked for it (model, task, value, badges, the PR), what its maintainer wants
-to see. Public model repos only (as the workers recorded them: `bot.store.history`)."""
+"""`/benchmarks`: benchmarks with results checked lately, and every result the bot checked for
+one, public model repos only."""
 
 from __future__ import annotations
 

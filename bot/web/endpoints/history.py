@@ -1,6 +1,5 @@
 """`/history`: the repos checked lately, a repo's PRs push by push, and one PR's details
-(`/pr/<repo>/<num>`: each push's problems and token verdicts), read from the history store
-(`bot.store.history`); an Every Eval Ever datastore's under `datasets/<repo>`."""
+(docs/web.md, "PR history")."""
 
 from __future__ import annotations
 

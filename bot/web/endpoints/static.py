@@ -1,7 +1,5 @@
-"""The style sheet and the fonts (cached by their digests), and the web process's health check.
-
-The fonts are the Hub's typefaces, served from the package (`bot/web/static/FONTS.md`): only
-the files named there, read once at start; any other name is a 404."""
+"""The style sheet and the fonts (only those `bot/web/static/FONTS.md` names, cached by
+digest), and the web process's health check."""
 
 from __future__ import annotations
 

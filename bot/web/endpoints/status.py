@@ -1,5 +1,5 @@
 """`/status`: the live figures and charts for everyone; parked events and their replay for a
-signed-in operator (`bot.web.guards`, the sign-in routes of `bot.web.signin`)."""
+signed-in operator."""
 
 from __future__ import annotations
 
