@@ -25,6 +25,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -32,7 +33,7 @@ import bot.queue.enqueuer
 from bench.timing import report
 from bot.queue.enqueuer import RedisEnqueuer
 from bot.queue.events import DedupeKey, PrEvent
-from bot.queue.publishing import Outgoing
+from bot.queue.publishing import Outgoing, send_or_leave
 from evalbot_dev.devstack.redis import RedisServer
 
 DELIVERIES = 4000
@@ -72,13 +73,12 @@ SENDS: list[int] = []
 
 def count_sends() -> None:
     """Count each send of the enqueuer (and its messages) around the real one."""
-    real = bot.queue.enqueuer.send_or_leave
 
     def counted(app: Any, messages: Sequence[Outgoing]) -> bool:
         SENDS.append(len(messages))
-        return real(app, messages)
+        return send_or_leave(app, messages)
 
-    bot.queue.enqueuer.send_or_leave = counted
+    patch.object(bot.queue.enqueuer, "send_or_leave", counted).start()
 
 
 async def drive_open_loop(url: str, rate: float, seconds: float, offset: int) -> tuple[float, int]:

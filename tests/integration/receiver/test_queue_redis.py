@@ -11,7 +11,7 @@ import redis
 from bot.queue import enqueuer as enqueuer_module
 from bot.queue.enqueuer import EnqueueOutcome, QueueUnavailable, RedisEnqueuer
 from bot.queue.events import DedupeKey, PrEvent
-from bot.queue.publishing import Outgoing
+from bot.queue.publishing import Outgoing, send_or_leave
 from bot.store.keys import DEDUPE_PREFIX
 from evalbot_dev.devstack.redis import RedisServer
 from evalbot_dev.devstack.waiting import wait_until
@@ -143,11 +143,10 @@ def test_password_and_database_from_the_url(redis_server: RedisServer, broker: r
 def sent_batches(monkeypatch: pytest.MonkeyPatch) -> list[list[int]]:
     """The PR numbers of each batch of messages the enqueuer sends, in order (sent for real)."""
     batches: list[list[int]] = []
-    real_send = enqueuer_module.send_or_leave
 
     def recording(app: object, messages: Sequence[Outgoing]) -> bool:
         batches.append([int(event["pr_num"]) for _, event, _ in messages])
-        return real_send(app, messages)  # type: ignore[arg-type]
+        return send_or_leave(app, messages)  # type: ignore[arg-type]
 
     monkeypatch.setattr(enqueuer_module, "send_or_leave", recording)
     return batches
