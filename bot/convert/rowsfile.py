@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.convert.mapping import Fields, row_values
-from bot.validation.yamledit import EditError, Layout, dump_items, replace_and_append
+from bot.validation.yamledit import EditError
 from bot.validation.yamlload import load_yaml
+from bot.validation.yamlwrite import Layout, dump_items, replace_and_append
 
 HEADER = (
     "# Mapping rows for `evalbot convert --mappings` (docs/convert.md#the-mapping-table), first\n"

@@ -1,5 +1,5 @@
 """Entries to YAML bytes and back, and the merge of new entries into an existing file that keeps
-the lines of the entries it does not replace (`bot.validation.yamledit`)."""
+the lines of the entries it does not replace (`bot.validation.yamlwrite`)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ import yaml
 
 from bot.convert.scale import Scaled
 from bot.validation.limits import DEFAULT_LIMITS, Limits
-from bot.validation.yamledit import EditError, replace_and_append
+from bot.validation.yamledit import EditError
 from bot.validation.yamlload import NumberTooLong, load_yaml, resolve_plain
+from bot.validation.yamlwrite import replace_and_append
 
 
 class MergeError(Exception):
@@ -81,7 +82,7 @@ def merge(
 ) -> Merged:
     """The existing file with each new entry replacing its cell's entry, else appended after
     the last one. Lines of the entries kept stay as they are, comments included
-    (`bot.validation.yamledit`); a new file is written whole."""
+    (`bot.validation.yamlwrite`); a new file is written whole."""
     if existing is None or not existing.strip():
         return Merged(dump_entries(new), added=list(new))
     loaded = load_yaml(existing, limits)

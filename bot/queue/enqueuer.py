@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import StrEnum
@@ -77,9 +78,9 @@ MAX_BATCH = 64
 #: Accepted events whose message waits for the sending thread, at most; past it an event is
 #: left to the ledger's sweep (it is accepted: it runs within the ledger's grace).
 MAX_UNSENT = 1000
-#: Messages gather this long before they are sent together: a Celery publish costs about
-#: 460 us of CPU alone and 120-160 us in a batch of 16 or more, and 50 ms more before a worker
-#: takes a PR event is nothing a PR's author can see.
+#: Sends start at most this often; messages accepted in between gather and go together: a
+#: Celery publish costs about 460 us of CPU alone and 120-160 us in a batch of 16 or more. A
+#: message that finds no send in the last window goes at once, so an idle receiver adds no wait.
 SEND_GATHER_S = 0.05
 
 
@@ -165,7 +166,8 @@ class RedisEnqueuer:
         self._sender = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalbot-send")
         self._outgoing: list[Outgoing] = []
         self._sending: asyncio.Future[bool] | None = None
-        self._gathering: asyncio.TimerHandle | None = None
+        self._gathering: asyncio.Handle | None = None  # the next send, scheduled
+        self._last_send_at = -math.inf  # the event loop's clock
         self._pending: list[_Pending] = []
         self._flusher: asyncio.Task[None] | None = None
 
@@ -199,26 +201,38 @@ class RedisEnqueuer:
     def _send(self, task_id: str, event: PrEvent, countdown: float = 0.0) -> None:
         """Hand an accepted event's message to the sending thread, without waiting for it: the
         202 stands on the ledger (a send that fails, or is never made because too many wait,
-        is the ledger's to make once the event is due). Messages gather for `SEND_GATHER_S`,
-        and while a send is in flight, and go together in one round trip."""
+        is the ledger's to make once the event is due)."""
         if len(self._outgoing) >= MAX_UNSENT:
             return
         self._outgoing.append((task_id, event.to_json(), countdown))
-        if self._sending is None and self._gathering is None:
-            self._gathering = asyncio.get_running_loop().call_later(SEND_GATHER_S, self._send_next)
+        self._schedule_send()
+
+    def _schedule_send(self) -> None:
+        """Send what waits at once when no send started in the last `SEND_GATHER_S` (on the
+        loop's next turn, so the messages of one script call go together), else when that
+        window ends or the send in flight is done, whichever is later: one round trip for all
+        the messages gathered meanwhile."""
+        if self._sending is not None or self._gathering is not None:
+            return
+        loop = asyncio.get_running_loop()
+        wait_s = self._last_send_at + SEND_GATHER_S - loop.time()
+        if wait_s <= 0:
+            self._gathering = loop.call_soon(self._send_next)
+        else:
+            self._gathering = loop.call_later(wait_s, self._send_next)
 
     def _send_next(self) -> None:
         self._gathering = None
+        loop = asyncio.get_running_loop()
+        self._last_send_at = loop.time()
         batch, self._outgoing = self._outgoing, []
-        self._sending = asyncio.get_running_loop().run_in_executor(
-            self._sender, send_or_leave, self._celery, batch
-        )
+        self._sending = loop.run_in_executor(self._sender, send_or_leave, self._celery, batch)
         self._sending.add_done_callback(self._sent)
 
     def _sent(self, _: asyncio.Future[bool]) -> None:
         self._sending = None
         if self._outgoing:
-            self._send_next()
+            self._schedule_send()
 
     async def _enqueue_command(self, event: PrEvent, dedupe: DedupeKey) -> EnqueueOutcome:
         """A comment command, alone (commands are rare): dropped when its author is a known
@@ -304,14 +318,17 @@ class RedisEnqueuer:
         await self._client.aclose()
         # The messages still waiting go out, for a bounded time; the rest are left: their
         # events are in the ledger.
-        if self._gathering is not None:
-            self._gathering.cancel()
-            self._send_next()
         try:
             async with asyncio.timeout(self._timeout_s * 2):
-                while self._sending is not None:
-                    await asyncio.wait([self._sending])
-                    await asyncio.sleep(0)  # let `_sent` start the next send
+                while True:
+                    if self._gathering is not None:  # no waiting for the window now
+                        self._gathering.cancel()
+                        self._send_next()
+                    sending = self._sending
+                    if sending is None:
+                        break
+                    await asyncio.wait([sending])
+                    await asyncio.sleep(0)  # let `_sent` schedule what gathered meanwhile
         except TimeoutError:
             pass
         self._sender.shutdown(wait=False, cancel_futures=True)

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import Awaitable, Iterator, Sequence
 
 import pytest
 import redis
 
+from bot.queue import enqueuer as enqueuer_module
 from bot.queue.enqueuer import EnqueueOutcome, QueueUnavailable, RedisEnqueuer
 from bot.queue.events import DedupeKey, PrEvent
+from bot.queue.publishing import Outgoing, send_or_leave
 from bot.store.keys import DEDUPE_PREFIX
 from evalbot_dev.devstack.redis import RedisServer
+from evalbot_dev.devstack.waiting import wait_until
 from tests.support.queued import decode_celery_message
 
 pytestmark = pytest.mark.integration
@@ -134,3 +137,110 @@ def test_password_and_database_from_the_url(redis_server: RedisServer, broker: r
         f"redis://:wrong@127.0.0.1:{redis_server.port}/2", [(event(2, "x"), DedupeKey("x", 60))]
     )
     assert isinstance(wrong, QueueUnavailable)
+
+
+@pytest.fixture
+def sent_batches(monkeypatch: pytest.MonkeyPatch) -> list[list[int]]:
+    """The PR numbers of each batch of messages the enqueuer sends, in order (sent for real)."""
+    batches: list[list[int]] = []
+
+    def recording(app: object, messages: Sequence[Outgoing]) -> bool:
+        batches.append([int(event["pr_num"]) for _, event, _ in messages])
+        return send_or_leave(app, messages)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(enqueuer_module, "send_or_leave", recording)
+    return batches
+
+
+async def wait_for_messages(broker: redis.Redis, count: int, what: str) -> None:
+    await asyncio.to_thread(
+        wait_until, lambda: broker.llen("evalbot") == count, timeout=10, what=what
+    )
+
+
+def enqueue_all(enqueuer: RedisEnqueuer, numbers: range) -> Awaitable[list[EnqueueOutcome]]:
+    """Deliveries of the PRs `numbers`, all at once (one script call), each a new event."""
+    return asyncio.gather(
+        *(enqueuer.enqueue(event(n, f"d{n}"), DedupeKey(f"d{n}", 60)) for n in numbers)
+    )
+
+
+def test_a_lone_delivery_is_sent_at_once_and_those_after_it_gather(
+    redis_server: RedisServer,
+    broker: redis.Redis,
+    sent_batches: list[list[int]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An idle receiver adds no wait: a message that finds no send in the last window goes out
+    at once, however long the window. Those accepted within the window after it gather and go
+    in one send; a receiver that stops sends them without waiting for the window."""
+    monkeypatch.setattr(enqueuer_module, "SEND_GATHER_S", 60.0)
+
+    async def main() -> None:
+        enqueuer = RedisEnqueuer(redis_server.url, queue="evalbot", timeout_s=1.0)
+        try:
+            first = await enqueuer.enqueue(event(1, "d1"), DedupeKey("d1", 60))
+            assert first is EnqueueOutcome.QUEUED
+            await wait_for_messages(broker, 1, "the lone message, long before the window ends")
+            for number in (2, 3):  # one after the other, each answered before the next
+                outcome = await enqueuer.enqueue(
+                    event(number, f"d{number}"), DedupeKey(f"d{number}", 60)
+                )
+                assert outcome is EnqueueOutcome.QUEUED
+            assert sent_batches == [[1]]  # 2 and 3 wait for the window
+        finally:
+            await enqueuer.close()
+
+    asyncio.run(main())
+    assert broker.llen("evalbot") == 3
+    assert sent_batches == [[1], [2, 3]]
+
+
+def test_a_burst_goes_in_one_send_and_the_next_burst_waits_for_the_window(
+    redis_server: RedisServer,
+    broker: redis.Redis,
+    sent_batches: list[list[int]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Under load deliveries still share sends: the messages accepted by one script call go
+    together, and those that come within the window after a send gather into one more (a
+    Celery publish alone costs about three times its share of a batch, docs/reliability.md)."""
+    monkeypatch.setattr(enqueuer_module, "SEND_GATHER_S", 60.0)
+
+    async def main() -> None:
+        enqueuer = RedisEnqueuer(redis_server.url, queue="evalbot", timeout_s=1.0)
+        try:
+            assert await enqueue_all(enqueuer, range(1, 11)) == [EnqueueOutcome.QUEUED] * 10
+            await wait_for_messages(broker, 10, "the first burst, long before the window ends")
+            assert await enqueue_all(enqueuer, range(11, 21)) == [EnqueueOutcome.QUEUED] * 10
+            assert await enqueue_all(enqueuer, range(21, 31)) == [EnqueueOutcome.QUEUED] * 10
+            assert sent_batches == [list(range(1, 11))]
+        finally:
+            await enqueuer.close()
+
+    asyncio.run(main())
+    assert broker.llen("evalbot") == 30
+    assert sent_batches == [list(range(1, 11)), list(range(11, 31))]
+
+
+def test_gathered_messages_go_when_the_window_ends(
+    redis_server: RedisServer,
+    broker: redis.Redis,
+    sent_batches: list[list[int]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The window's end sends what gathered, with no further delivery to start a send."""
+    monkeypatch.setattr(enqueuer_module, "SEND_GATHER_S", 0.2)
+
+    async def main() -> None:
+        enqueuer = RedisEnqueuer(redis_server.url, queue="evalbot", timeout_s=1.0)
+        try:
+            await enqueuer.enqueue(event(1, "d1"), DedupeKey("d1", 60))
+            await wait_for_messages(broker, 1, "the first message")
+            assert await enqueue_all(enqueuer, range(2, 6)) == [EnqueueOutcome.QUEUED] * 4
+            await wait_for_messages(broker, 5, "the gathered messages, at the window's end")
+        finally:
+            await enqueuer.close()
+
+    asyncio.run(main())
+    assert sent_batches == [[1], [2, 3, 4, 5]]

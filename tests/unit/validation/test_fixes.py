@@ -15,8 +15,9 @@ from bot.validation.diagnostics import Diagnostic, Fix, unique_match
 from bot.validation.fixing import SIGNED, fix_file
 from bot.validation.model import FileReport
 from bot.validation.validate import validate_results_files
-from bot.validation.yamledit import Document, EditError, apply_edits, replace_and_append, set_value
+from bot.validation.yamledit import Document, EditError, apply_edits, set_value
 from bot.validation.yamlload import load_yaml
+from bot.validation.yamlwrite import replace_and_append
 from tests.conftest import REPO_ROOT
 
 BENCHMARKS = DirectoryBenchmarkSource(REPO_ROOT / "examples" / "benchmarks")
