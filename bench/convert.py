@@ -6,7 +6,7 @@ its JSON (`read_json` against `json.loads`), and of a generated 50 MB lm-eval fi
 tasks whose configs carry long prompts, as a run with long few-shot prompts writes); then the
 JSON read of generated files of both shapes (many small objects; long strings) from 256 KB to
 4 MB, `read_json` against the strict reader alone and `json.loads`, which is where the size up
-to which the fast read is tried (`jsonread.FAST_MAX_BYTES`) comes from.
+to which the fast read is tried (`bot.strictjson.FAST_MAX_BYTES`) comes from.
 
 Run: `.venv/bin/python bench/convert.py [--tasks 1000] [--repeat 15] [--corpus-repeat 9]`.
 Against the code before a change, in one run: `bench/convert_compare.py`.
@@ -15,6 +15,7 @@ Against the code before a change, in one run: `bench/convert_compare.py`.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import io
 import json
 import statistics
@@ -28,9 +29,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.timing import median_seconds
 from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
-from bot.convert import entries_from, jsonread
-from bot.convert.jsonread import read_json
+from bot.convert import entries_from
+from bot.convert.jsonread import OUTPUT_JSON, read_json
 from bot.convert.mapping import MappingTable, parse_mappings
+from bot.strictjson import FAST_MAX_BYTES
 
 #: CPU time of this process: steadier than wall time on a machine shared with other work
 cpu = time.process_time
@@ -129,7 +131,8 @@ def small_objects(tasks: int) -> bytes:
 
 def shapes(repeat: int) -> None:
     """The JSON read of both shapes of output around `FAST_MAX_BYTES`, in CPU time."""
-    print(f"JSON read by shape (fast read up to {jsonread.FAST_MAX_BYTES} bytes; CPU, medians):")
+    print(f"JSON read by shape (fast read up to {FAST_MAX_BYTES} bytes; CPU, medians):")
+    strict = dataclasses.replace(OUTPUT_JSON, fast=False)
     cases = [
         ("small objects", small_objects(1200)),
         ("small objects", small_objects(4000)),
@@ -141,7 +144,7 @@ def shapes(repeat: int) -> None:
     for shape, content in cases:
         timed = {
             "read_json": partial(read_json, content, "r.json"),
-            "strict": partial(jsonread._read_strict, content, "r.json"),
+            "strict": partial(strict.read, content),
             "json.loads": partial(json.loads, content),
         }
         ms = {

@@ -23,9 +23,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import yaml
 
 from bench.timing import median_seconds, report
+from bot.tokens.binding import MemoryJtiBinder
+from bot.tokens.claims import content_claims
 from bot.tokens.issuers import IssuerRegistry, policies_from_mapping
 from bot.tokens.signer import generate_private_key, public_jwk, sign, token_claims
-from bot.tokens.verify import MemoryJtiBinder, content_claims, verify_entry
+from bot.tokens.verify import verify_entry
 from bot.validation.model import (
     Benchmark,
     Dialect,

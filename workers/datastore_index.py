@@ -21,7 +21,8 @@ from bot.hub.datastore import PATHS_INFO_BATCH, HubDatastore
 from bot.hub.errors import HubError, HubFileUnreadable, HubPermanentError, HubTransientError
 from bot.hub.pulls import PrStatus, PullRequest
 from bot.store import keys
-from bot.validation.eee import MAX_DEPTH, depth_of
+from bot.strictjson import depth_of
+from bot.validation.eee import MAX_DEPTH
 from workers.pr_lease import as_text
 
 #: What redis-py accepts as a hash field or value.
@@ -157,7 +158,7 @@ def _hash(read: Callable[[str], bytes], path: str) -> str:
         if not error.not_found:
             raise
         raise HubTransientError(f"{path} vanished while indexed: {error}") from error
-    return normalized_hash(record) if depth_of(record) <= MAX_DEPTH else ""
+    return normalized_hash(record) if depth_of(record, MAX_DEPTH) <= MAX_DEPTH else ""
 
 
 def is_record_path(path: str) -> bool:
@@ -175,7 +176,7 @@ def record_digest(content: bytes) -> str | None:
         record = json.loads(content)
     except (ValueError, RecursionError):
         return None
-    if not isinstance(record, dict) or depth_of(record) > MAX_DEPTH:
+    if not isinstance(record, dict) or depth_of(record, MAX_DEPTH) > MAX_DEPTH:
         return None
     return normalized_hash(record)
 

@@ -26,10 +26,7 @@ from bot.queue.publishing import QUEUE
 from bot.settings import Settings
 from bot.store import REDIS_TIMEOUT_S, keys
 from bot.store.history import VISIBILITY_FRESH_S
-from bot.tokens.issuers import REFETCH_INTERVAL_S, IssuerRegistry
-from bot.tokens.keycache import CachedJwks
-from bot.tokens.reasons import VerificationUnavailable
-from bot.tokens.verify import (
+from bot.tokens.binding import (
     DEFAULT_RETENTION_S,
     BindOutcome,
     JtiBinder,
@@ -37,6 +34,9 @@ from bot.tokens.verify import (
     binding_ttl_s,
     binding_value,
 )
+from bot.tokens.issuers import REFETCH_INTERVAL_S, IssuerRegistry
+from bot.tokens.keycache import CachedJwks
+from bot.tokens.reasons import VerificationUnavailable
 from bot.validation.policy import Policy
 from workers.app import TASK_TIME_LIMIT_S, VISIBILITY_TIMEOUT_S
 from workers.hub_pause import HUB_THROTTLE_BUDGET_S

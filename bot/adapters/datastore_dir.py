@@ -11,7 +11,8 @@ from pathlib import Path
 from bot.eee.dedupe import HashIndex, Holder, normalized_hash
 from bot.eee.records import MAX_RECORD_BYTES
 from bot.eee.submission import Change
-from bot.validation.eee import MAX_DEPTH, depth_of
+from bot.strictjson import depth_of
+from bot.validation.eee import MAX_DEPTH
 
 CHUNK_BYTES = 1024 * 1024
 
@@ -115,6 +116,6 @@ def index_of(main: Path, overridden: set[str]) -> HashIndex:
             record = json.loads((main / path).read_bytes())
         except (ValueError, RecursionError):
             continue
-        if depth_of(record) <= MAX_DEPTH:
+        if depth_of(record, MAX_DEPTH) <= MAX_DEPTH:
             index.add(normalized_hash(record), Holder(path))
     return index

@@ -58,7 +58,7 @@ def _fail(command: str, message: str) -> int:
 
 def run_claims(args: argparse.Namespace) -> int:
     from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
-    from bot.tokens.verify import ClaimsUnavailable, claims_for_entry
+    from bot.tokens.claims import ClaimsUnavailable, claims_for_entry
     from bot.validation.validate import validate_results_files
 
     if args.benchmarks is None:
@@ -81,13 +81,13 @@ def run_claims(args: argparse.Namespace) -> int:
 
 
 def run_sign(args: argparse.Namespace) -> int:
+    from bot.strictjson import I_JSON
     from bot.tokens.signer import (
         load_private_key,
         sign,
         token_claims,
         validate_content,
     )
-    from bot.tokens.verify import loads_strict
 
     try:
         raw = sys.stdin.buffer.read() if args.claims == "-" else Path(args.claims).read_bytes()
@@ -97,7 +97,7 @@ def run_sign(args: argparse.Namespace) -> int:
     except ValueError as error:
         return _fail("sign", f"{args.key}: {error}")
     try:
-        content: Any = loads_strict(raw.decode("utf-8"))
+        content: Any = I_JSON.read(raw)
         validate_content(content)
     except ValueError as error:
         return _fail("sign", f"claims: {error}")

@@ -13,6 +13,7 @@ from bot.convert.jsonread import looks_like_json, read_json
 from bot.convert.mapping import MappingProblem, MappingTable, check_mappings
 from bot.convert.model import LeftOut, Run
 from bot.convert.yamlio import dump_entries
+from bot.strictjson import TooDeep
 from bot.validation.model import Benchmark, BenchmarkLookup, BenchmarkSource, FileReport
 from bot.validation.policy import DEFAULT_POLICY, Policy
 from bot.validation.validate import validate_results_files
@@ -88,7 +89,7 @@ def read_runs(
         )
     try:
         data = parse_output(content, filename)
-    except RecursionError as error:
+    except TooDeep as error:
         raise registry.ConvertError(
             f"{filename}: JSON nested too deeply to read; is it a framework's output?"
         ) from error

@@ -12,6 +12,7 @@ from typing import Any
 
 from bot.convert.jsonread import read_json
 from bot.convert.registry import ConvertError
+from bot.strictjson import TooDeep
 
 Row = dict[str, Any]
 
@@ -137,7 +138,7 @@ def inspect_rows(content: bytes, filename: str) -> list[Row]:
             data = read_json(content, filename)
         except ConvertError as error:
             raise SamplesError(str(error)) from error
-        except RecursionError as error:
+        except TooDeep as error:
             raise SamplesError(f"{filename}: JSON nested too deeply to read") from error
         listed = data.get("samples") if isinstance(data, dict) else None
         samples = [s for s in listed if isinstance(s, dict)] if isinstance(listed, list) else []
@@ -328,7 +329,7 @@ def _json_object(raw: bytes, where: str) -> dict[str, Any]:
         data = read_json(raw, where)
     except ConvertError as error:
         raise SamplesError(str(error)) from error
-    except RecursionError as error:
+    except TooDeep as error:
         raise SamplesError(f"{where}: JSON nested too deeply to read") from error
     if not isinstance(data, dict):
         raise SamplesError(f"{where}: not a JSON object; a sample is one object")

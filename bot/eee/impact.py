@@ -12,14 +12,14 @@ from typing import Any
 from jsonschema import Draft7Validator  # type: ignore[import-untyped]
 from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
 
+from bot.strictjson import JsonError, NotUtf8, TooDeep
 from bot.validation.eee import (
     AGGREGATE,
+    EEE_JSON,
     MAX_DEPTH,
     VERSIONS,
     EeeValidator,
-    depth_of,
     position_of,
-    strict_loads,
     validator,
 )
 from bot.validation.positions import dotted
@@ -55,23 +55,24 @@ def draft_schema(content: bytes, name: str) -> Target:
     """A draft aggregate schema (draft-07, as EEE writes them) read from `content`, shown as
     `name`; `SchemaFileError` when it is not JSON, not an object, or not a valid schema."""
     try:
-        schema = strict_loads(content)
-    except (UnicodeDecodeError, RecursionError) as error:
+        schema = EEE_JSON.read(content)
+    except NotUtf8 as error:
         raise SchemaFileError(
-            f"{name}: not a JSON file ({error}); save the schema as UTF-8 JSON"
+            f"{name}: not a JSON file ({error.msg}); save the schema as UTF-8 JSON"
         ) from error
-    except ValueError as error:
-        line, column = getattr(error, "lineno", None), getattr(error, "colno", None)
+    except TooDeep as error:
+        raise SchemaFileError(
+            f"{name}: nested more than {MAX_DEPTH} levels deep; is it a schema?"
+        ) from error
+    except JsonError as error:
+        line, column = error.line, error.column
         if line is None:  # a repeated key, a non-finite number: the YAML reader places it
             placed = [d for d in load_yaml(content).diagnostics if d.line is not None]
             line, column = (placed[0].line, placed[0].column) if placed else (None, None)
         where = f"{name}:{line}:{column or 1}" if line is not None else name
-        problem = getattr(error, "msg", str(error))
         raise SchemaFileError(
-            f"{where}: not valid JSON: {problem}; fix the syntax (each key once, finite numbers)"
+            f"{where}: not valid JSON: {error.msg}; fix the syntax (each key once, finite numbers)"
         ) from error
-    if depth_of(schema) > MAX_DEPTH:
-        raise SchemaFileError(f"{name}: nested more than {MAX_DEPTH} levels deep; is it a schema?")
     if not isinstance(schema, dict):
         raise SchemaFileError(
             f"{name}: holds a JSON {type(schema).__name__}, not a schema object; an EEE schema"

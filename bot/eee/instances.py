@@ -8,15 +8,8 @@ import json
 from dataclasses import dataclass, field
 
 from bot.eee import datastore_diagnostics
-from bot.validation.eee import (
-    INSTANCE,
-    MAX_DEPTH,
-    MAX_ERRORS,
-    VERSIONS,
-    check_document,
-    depth_of,
-    strict_loads,
-)
+from bot.strictjson import JsonError
+from bot.validation.eee import EEE_JSON, INSTANCE, MAX_ERRORS, VERSIONS, check_document
 from bot.validation.model import FileReport
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
@@ -175,10 +168,8 @@ def scan_bytes(
 def _strict(line: bytes) -> dict[str, object] | None:
     """The row as a strict JSON object (`bot.validation.eee`'s reading), or None when it is not."""
     try:
-        data = strict_loads(line)
-    except (ValueError, RecursionError):
-        return None
-    if depth_of(data) > MAX_DEPTH:
+        data = EEE_JSON.read(line)
+    except JsonError:
         return None
     return data if isinstance(data, dict) else None
 

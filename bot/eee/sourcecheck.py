@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 from collections import OrderedDict
 from collections.abc import Collection, Iterable, Sequence
+from dataclasses import replace
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any, Protocol
 
@@ -14,10 +15,11 @@ from bot.eee import source_reasons
 from bot.eee.community import date_of, results_for, score_of, task_ids_for
 from bot.eee.links import RecordLink, record_link
 from bot.eee.records import MAX_RECORD_BYTES, check_record
+from bot.strictjson import JsonError
 from bot.validation import diagnostics
 from bot.validation.catalogue import CATALOGUE
 from bot.validation.diagnostics import Diagnostic, shown
-from bot.validation.eee import VERSIONS, strict_loads
+from bot.validation.eee import EEE_JSON, VERSIONS
 from bot.validation.model import (
     Dialect,
     EntryReport,
@@ -185,12 +187,14 @@ def _read_record(
     return record, problems
 
 
+#: a record as `check_record` reads it
+_RECORD_JSON = replace(EEE_JSON, max_bytes=MAX_RECORD_BYTES)
+
+
 def _parsed(content: bytes) -> dict[str, Any] | None:
-    if len(content) > MAX_RECORD_BYTES:
-        return None
     try:
-        data = strict_loads(content)
-    except (ValueError, RecursionError):
+        data = _RECORD_JSON.read(content)
+    except JsonError:
         return None
     return data if isinstance(data, dict) else None
 

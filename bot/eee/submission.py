@@ -16,9 +16,10 @@ from bot.eee.instances import MAX_SCHEMA_ROWS, InstanceScan, InstanceSummary
 from bot.eee.placement import CollectionRule
 from bot.eee.records import check_record
 from bot.eee.runbudget import RunLimits
+from bot.strictjson import depth_of
 from bot.validation import diagnostics
 from bot.validation.diagnostics import Diagnostic
-from bot.validation.eee import MAX_DEPTH, VERSIONS, depth_of, located
+from bot.validation.eee import MAX_DEPTH, VERSIONS, located
 from bot.validation.model import FileReport
 
 ChangeKind = Literal["added", "modified", "removed"]
@@ -345,7 +346,7 @@ def _record(content: bytes) -> dict[str, Any] | None:
         data = json.loads(content)
     except (ValueError, RecursionError):
         return None
-    return data if isinstance(data, dict) and depth_of(data) <= MAX_DEPTH else None
+    return data if isinstance(data, dict) and depth_of(data, MAX_DEPTH) <= MAX_DEPTH else None
 
 
 def _duplicates(

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.issuer.refusals import Refusal
-from bot.tokens.verify import TOKEN_KEYS, loads_strict
+from bot.strictjson import I_JSON, JsonError
+from bot.tokens.claims import TOKEN_KEYS
 from bot.validation.limits import DEFAULT_LIMITS
 from bot.validation.model import is_repo_id
 
@@ -25,8 +26,8 @@ class TokenRequest:
 
 def parse_request(body: bytes) -> TokenRequest:
     try:
-        data = loads_strict(body)
-    except (ValueError, RecursionError) as error:
+        data = I_JSON.read(body)
+    except JsonError as error:
         raise Refusal("request-not-json", 400) from error
     if not isinstance(data, dict) or set(data) - {"model_repo", "entries", "framework"}:
         raise Refusal("request-malformed", 400)

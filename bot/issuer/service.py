@@ -15,8 +15,8 @@ from bot.issuer.integrations import Integration, IntegrationsConfig, Limits
 from bot.issuer.keyring import KeyringHolder
 from bot.issuer.refusals import ContentRefusal, Refusal, Unauthenticated, Unavailable
 from bot.issuer.requests import TokenRequest
+from bot.tokens.claims import ClaimsUnavailable, claims_for_entry, stated_framework
 from bot.tokens.signer import sign, token_claims
-from bot.tokens.verify import ClaimsUnavailable, claims_for_entry, stated_framework
 from bot.validation.model import BenchmarkSource, FileReport, is_sha40
 from bot.validation.validate import validate_results_files
 from bot.validation.yamldump import dump_entries

@@ -29,7 +29,7 @@ from bot.receiver.events import IGNORE_REASONS, Ignored, RoutingContext, route_d
 from bot.receiver.worker_metrics import WorkerStatsCollector
 from bot.settings import Settings
 from bot.store.worker_counters import WorkerStatsSource
-from bot.tokens.verify import finite_float
+from bot.strictjson import JsonError, JsonReader
 
 #: Every delivery outcome, in the order of `bot.receiver.answers.ANSWERS` (the one table).
 OUTCOMES = tuple(ANSWERS)
@@ -349,30 +349,16 @@ def _is_json_utf8(content_type: str | None) -> bool:
     return True
 
 
-def _reject_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    mapping = dict(pairs)
-    if len(mapping) != len(pairs):
-        raise ValueError("duplicate key in JSON object")  # which "repo" would we trust?
-    return mapping
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+#: A webhook body: no duplicate key (which "repo" would we trust?), no NaN or infinity (`"num":
+#: 1e400` is no PR number); integers bounded by Python's digit limit, nesting by its stack.
+WEBHOOK_JSON = JsonReader()
 
 
 def _parse_json(body: bytes) -> dict[str, Any]:
-    """Strict JSON: UTF-8 without BOM, no duplicate keys, no NaN/Infinity (written, or a number
-    too large for a float), bounded integers (Python's 4,300-digit limit) and nesting
-    (RecursionError); the top level an object."""
+    """Strict JSON (`WEBHOOK_JSON`), UTF-8 without BOM; the top level an object."""
     try:
-        payload = json.loads(
-            body.decode("utf-8"),
-            object_pairs_hook=_reject_pairs,
-            parse_constant=_reject_constant,
-            # `1e400` would be read as infinity (`"num": 1e400` is no PR number)
-            parse_float=finite_float,
-        )
-    except (ValueError, RecursionError) as error:  # UnicodeDecodeError is a ValueError
+        payload = WEBHOOK_JSON.read(body)
+    except JsonError as error:
         raise _Rejected("bad_request") from error
     if not isinstance(payload, dict):
         raise _Rejected("bad_request")

@@ -9,10 +9,10 @@ from urllib.parse import urlsplit
 
 import httpx2
 
+from bot.strictjson import I_JSON
 from bot.submit.credentials import Credential
 from bot.submit.errors import SubmitError
 from bot.tokens.jwks import is_https_or_loopback, shown_url
-from bot.tokens.verify import loads_strict
 
 TIMEOUT_S = 60.0
 
@@ -122,7 +122,7 @@ def check_signable(index: int, entry: Any) -> None:
     """Refuse, naming the entry, what the issuer cannot sign: NaN or infinite numbers (YAML's
     `.nan`, `.inf`), integers no double holds exactly. (httpx raised a bare ValueError.)"""
     try:
-        loads_strict(json.dumps(entry, allow_nan=False))
+        I_JSON.read(json.dumps(entry, allow_nan=False))
     except ValueError as error:
         raise SubmitError(
             f"entry {index} cannot be signed ({error}): NaN, infinities and integers beyond "

@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from bot.tokens import reasons
+from bot.tokens.binding import MemoryJtiBinder
 from bot.tokens.issuers import IssuerRegistry
-from bot.tokens.verify import MemoryJtiBinder, verify_reports
+from bot.tokens.verify import verify_reports
 from bot.validation.model import FileReport, Verification, VerificationStatus
 
 

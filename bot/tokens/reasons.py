@@ -223,3 +223,11 @@ class VerificationUnavailable(RuntimeError):
     `unverified` would publish a wrong answer, and reporting `verified` without the reuse check
     would fail open (docs/security.md#replay-protection: it is mandatory).
     """
+
+
+class Unverified(Exception):
+    """A verdict, raised to leave the checks at the first failing one; `reason` is its code."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason

@@ -16,8 +16,8 @@ import jwt
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from bot.tokens.claims import CONTENT_CLAIMS
 from bot.tokens.jwks import KID_PATTERN
-from bot.tokens.verify import CONTENT_CLAIMS
 
 TOKEN_TYPE = "eval-result+jwt"  # noqa: S105 - the JWT `typ`, not a secret
 DEFAULT_LIFETIME_S = 900

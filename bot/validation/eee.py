@@ -14,6 +14,7 @@ from typing import Any
 
 from jsonschema import Draft7Validator, validators  # type: ignore[import-untyped]
 
+from bot.strictjson import DuplicateKey, JsonError, JsonReader, NumberOutOfRange, TooDeep
 from bot.validation import diagnostics
 from bot.validation.diagnostics import Diagnostic
 from bot.validation.limits import Limits
@@ -131,47 +132,30 @@ def _parse_strict(report: FileReport, content: bytes, line_offset: int) -> Any:
     """The document, read as strict JSON (keys once, finite numbers, bounded nesting); else a
     diagnostic in `report` and `_UNPARSED`."""
     try:
-        data = json.loads(
-            content,
-            parse_constant=_refuse_constant,
-            parse_float=_finite_float,
-            object_pairs_hook=_unique_keys,
+        return EEE_JSON.read(content)
+    except TooDeep:
+        problem, hint = (
+            f"values nested more than {MAX_DEPTH} levels deep",
+            "flatten the structure; EEE records nest a few levels",
         )
-    except _StrictJsonError as error:
-        report.diagnostics.append(
-            diagnostics.make(
-                "EEE-JSON",
-                line=line_offset + 1,
-                problem=str(error),
-                hint="write each key once, and finite numbers only",
-            )
+        line, column = None, None
+    except (DuplicateKey, NumberOutOfRange) as error:
+        problem, hint = error.msg, "write each key once, and finite numbers only"
+        line, column = error.line, error.column
+    except JsonError as error:
+        problem = error.msg
+        hint = "fix the JSON syntax (NaN and Infinity are not JSON; EEE writes them as text)"
+        line, column = error.line, error.column
+    report.diagnostics.append(
+        diagnostics.make(
+            "EEE-JSON",
+            line=(line + line_offset) if line is not None else line_offset + 1,
+            column=column,
+            problem=problem,
+            hint=hint,
         )
-        return _UNPARSED
-    except RecursionError:
-        data = _TOO_DEEP
-    except (ValueError, UnicodeDecodeError) as error:
-        line, column = getattr(error, "lineno", None), getattr(error, "colno", None)
-        report.diagnostics.append(
-            diagnostics.make(
-                "EEE-JSON",
-                line=(line + line_offset) if line is not None else line_offset + 1,
-                column=column,
-                problem=getattr(error, "msg", str(error)),
-                hint="fix the JSON syntax (NaN and Infinity are not JSON; EEE writes them as text)",
-            )
-        )
-        return _UNPARSED
-    if data is _TOO_DEEP or depth_of(data) > MAX_DEPTH:
-        report.diagnostics.append(
-            diagnostics.make(
-                "EEE-JSON",
-                line=line_offset + 1,
-                problem=f"values nested more than {MAX_DEPTH} levels deep",
-                hint="flatten the structure; EEE records nest a few levels",
-            )
-        )
-        return _UNPARSED
-    return data
+    )
+    return _UNPARSED
 
 
 _JSON_KINDS = {list: "a JSON array", str: "a JSON string", bool: "a JSON boolean"}
@@ -269,59 +253,9 @@ def _check_schema(
 #: Containers nested deeper than this are refused before any recursive reader (the schema
 #: check, the normalised hash) walks them: a hostile file must not exhaust Python's stack.
 MAX_DEPTH = 64
-_TOO_DEEP = object()
 
-
-def depth_of(value: Any) -> int:
-    """How deeply containers nest in `value` (a scalar is 0), without recursion."""
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(value, 0)]
-    while stack:
-        item, level = stack.pop()
-        if isinstance(item, dict):
-            item = list(item.values())
-        if isinstance(item, list):
-            level += 1
-            deepest = max(deepest, level)
-            if deepest > MAX_DEPTH:
-                return deepest
-            stack.extend((child, level) for child in item)
-    return deepest
-
-
-def strict_loads(content: bytes) -> Any:
-    """JSON read as EEE's validator reads it: no NaN or infinities, no repeated key
-    (`ValueError` otherwise)."""
-    return json.loads(
-        content,
-        parse_constant=_refuse_constant,
-        parse_float=_finite_float,
-        object_pairs_hook=_unique_keys,
-    )
-
-
-class _StrictJsonError(ValueError):
-    """JSON that Python would read but that has no single meaning: `1e999`, a repeated key."""
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if value in (float("inf"), float("-inf")):
-        raise _StrictJsonError(f"non-finite JSON number {text[:40]}")
-    return value
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    mapping: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in mapping:
-            raise _StrictJsonError(f"duplicate JSON object key {json.dumps(key)[:60]}")
-        mapping[key] = value
-    return mapping
+#: JSON as EEE's validator reads it: no NaN or infinities, no repeated key, bounded nesting.
+EEE_JSON = JsonReader(bom=True, max_depth=MAX_DEPTH)
 
 
 def _short(message: str, limit: int = 300) -> str:

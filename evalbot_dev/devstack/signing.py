@@ -17,8 +17,8 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from bot.adapters.benchmarks_dir import DirectoryBenchmarkSource
+from bot.tokens.claims import claims_for_entry
 from bot.tokens.signer import generate_private_key, public_jwk, sign, token_claims
-from bot.tokens.verify import claims_for_entry
 from bot.validation.validate import validate_results_files
 
 

@@ -12,15 +12,10 @@ from typing import Any
 import pytest
 import redis
 
+from bot.tokens.binding import DEFAULT_RETENTION_S, BindOutcome, binding_key
 from bot.tokens.issuers import IssuerRegistry, policies_from_mapping
 from bot.tokens.reasons import VerificationUnavailable
-from bot.tokens.verify import (
-    DEFAULT_RETENTION_S,
-    BindOutcome,
-    binding_key,
-    verify_entry,
-    verify_reports,
-)
+from bot.tokens.verify import verify_entry, verify_reports
 from bot.validation.model import EntryReport, Verification, VerificationStatus
 from evalbot_dev.devstack.redis import RedisServer
 from tests.support.tokens import (

@@ -15,10 +15,11 @@ from typing import Any
 import pytest
 
 from bot.adapters.jwks_http import HttpxJwksFetcher
+from bot.tokens.binding import MemoryJtiBinder
 from bot.tokens.issuers import JWKS_MAX_AGE_S, IssuerRegistry, policies_from_mapping
 from bot.tokens.keycache import CachedJwks, MemoryKeyCache
 from bot.tokens.reasons import VerificationUnavailable
-from bot.tokens.verify import MemoryJtiBinder, verify_entry
+from bot.tokens.verify import verify_entry
 from bot.validation.model import EntryReport, Verification, VerificationStatus
 from evalbot_dev.devstack.redis import RedisServer
 from tests.support.jwks_server import Answer, FakeClock, JwksServer, running_jwks_server

@@ -22,8 +22,8 @@ from bot.queue.events import PrEvent
 from bot.report.comment_texts import REPORT_MARKER
 from bot.report.help_reply import render_help
 from bot.store import keys
+from bot.tokens.binding import MemoryJtiBinder
 from bot.tokens.issuers import IssuerRegistry
-from bot.tokens.verify import MemoryJtiBinder
 from bot.validation.model import Dialect, EntryReport, FileReport, ResultEntry
 from bot.validation.policy import DEFAULT_POLICY
 from evalbot_dev.devstack.redis import RedisServer

@@ -17,8 +17,8 @@ from typing import Any
 import yaml
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from bot.tokens.claims import content_claims
 from bot.tokens.signer import generate_private_key, public_jwk, sign, token_claims
-from bot.tokens.verify import content_claims
 from bot.validation.model import (
     Benchmark,
     Dialect,

@@ -17,7 +17,15 @@ from tests.conftest import REPO_ROOT
 
 BOT = REPO_ROOT / "bot"
 #: The pure core: no I/O layer, no client library (docs/architecture.md#the-layers).
-CORE = {"bot.validation", "bot.tokens", "bot.report", "bot.collections", "bot.convert", "bot.eee"}
+CORE = {
+    "bot.validation",
+    "bot.tokens",
+    "bot.report",
+    "bot.collections",
+    "bot.convert",
+    "bot.eee",
+    "bot.strictjson",
+}
 #: Dev tools (the Hub emulator, the local stack, the demo) live in `evalbot_dev/`, outside
 #: `bot/`: the wheel does not carry them and production never imports them.
 DEV = "evalbot_dev"

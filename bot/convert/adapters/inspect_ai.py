@@ -20,6 +20,7 @@ from bot.convert.adapters._common import (
 from bot.convert.jsonread import read_json
 from bot.convert.model import LeftOut, Run, Scale, Score
 from bot.convert.registry import ConvertError, adapter
+from bot.strictjson import TooDeep
 
 HEADER = "header.json"
 MAX_HEADER_BYTES = 16 * 1024 * 1024
@@ -153,5 +154,5 @@ def _header(filename: str, content: bytes) -> Any:
         raise ConvertError(f"{filename}: {HEADER} is over the {MAX_HEADER_BYTES}-byte cap")
     try:
         return read_json(raw, f"{filename}: {HEADER}")
-    except RecursionError as error:
+    except TooDeep as error:
         raise ConvertError(f"{filename}: {HEADER} is not JSON: nested too deeply") from error

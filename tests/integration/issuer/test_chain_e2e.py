@@ -13,7 +13,7 @@ import jwt
 import pytest
 
 from bot.issuer.audit import read_audit
-from bot.tokens.verify import entry_digest
+from bot.tokens.claims import entry_digest
 from bot.validation.yamlload import load_yaml
 from evalbot_dev.devstack.issuer import IssuerProcess, run_ci_job
 from evalbot_dev.devstack.oidc import LocalOidcProvider

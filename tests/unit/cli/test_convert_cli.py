@@ -107,6 +107,17 @@ def test_bad_mapping_file_is_a_usage_error_with_its_line(
     assert f"{rows}:2: missing `metric:`" in capsys.readouterr().err
 
 
+def test_an_integer_of_thousands_of_digits_is_an_error_naming_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Past Python's limit of digits (4,300): an error naming the output, not a traceback."""
+    output = tmp_path / "results.json"
+    output.write_text(json.dumps(LEADERBOARD).replace("0.11087101063829788", "9" * 5000))
+    assert main(["convert", str(output), "--benchmarks", BENCHMARKS]) == 2
+    err = capsys.readouterr().err
+    assert f"{output}: an integer of more than 4300 digits, which evalbot does not read" in err
+
+
 def test_check_mappings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["convert", "--check-mappings", "--benchmarks", BENCHMARKS]) == 0
     rows = tmp_path / "rows.yaml"

@@ -1,6 +1,6 @@
 """The fast read of a framework output's JSON gives the strict read's verdict on every input.
 
-`read_json` takes orjson's result only when its key count proves nothing was dropped; these
+`bot.strictjson` takes orjson's result only when its key count proves nothing was dropped; these
 tests generate JSON texts with keys written twice at any depth, keys equal only once their
 escapes are read (`"a"` and `"\\u0061"`), escaped and raw colons in keys and values, numbers
 orjson reads differently (integers beyond 64 bits, `1e400`), NaN, lone surrogates, and broken
@@ -10,6 +10,7 @@ or cut-off texts, and check the verdict (value or error message) against the str
 from __future__ import annotations
 
 import codecs
+import dataclasses
 import math
 from pathlib import Path
 from typing import Any
@@ -20,8 +21,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bot.convert import jsonread
-from bot.convert.jsonread import FAST_MAX_BYTES, read_json
+from bot.convert.jsonread import OUTPUT_JSON, read_json
 from bot.convert.registry import ConvertError
+from bot.strictjson import FAST_MAX_BYTES, TooDeep
 
 SAMPLES = Path(__file__).parents[2] / "samples" / "convert"
 
@@ -90,12 +92,18 @@ def verdict(read: Any, content: bytes) -> tuple[str, str]:
         return "value", repr(read(content, "out.json"))
     except ConvertError as error:
         return "error", str(error)
-    except RecursionError:
-        return "RecursionError", ""
+    except TooDeep:
+        return "TooDeep", ""
+
+
+#: the converter's reader without its fast path
+STRICT = dataclasses.replace(OUTPUT_JSON, fast=False)
 
 
 def strict(content: bytes, filename: str) -> Any:
-    return jsonread._read_strict(content.removeprefix(codecs.BOM_UTF8), filename)
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(jsonread, "OUTPUT_JSON", STRICT)
+        return read_json(content, filename)
 
 
 @settings(max_examples=600, deadline=None)
@@ -139,7 +147,7 @@ def test_the_fast_read_is_taken_only_with_the_strict_value(text: str) -> None:
     """Where the fast read answers, its value is the strict read's (keys without escapes of
     `"` or `\\`: most texts of this strategy are valid, so the fast read answers often)."""
     content = text.encode("utf-8", "surrogatepass")
-    read, value = jsonread._read_fast(content)
+    read, value = OUTPUT_JSON._read_fast(content)
     if read:
         assert verdict(strict, content) == ("value", repr(value))
 
@@ -157,7 +165,7 @@ def test_the_fast_read_answers_for_the_real_outputs() -> None:
         "inspect-ai/data_cvebench_empty_choices.json",
     ]
     for name in samples:
-        assert jsonread._read_fast((SAMPLES / name).read_bytes())[0], name
+        assert OUTPUT_JSON._read_fast((SAMPLES / name).read_bytes())[0], name
 
 
 #: a real inspect log of 65 KB, past the size up to which results files are read
@@ -171,10 +179,10 @@ def large_log() -> bytes:
 
 
 def no_strict_read(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refused(body: bytes, filename: str) -> Any:
+    def refused(reader: Any, body: bytes) -> Any:
         raise AssertionError("read strictly")
 
-    monkeypatch.setattr(jsonread, "_read_strict", refused)
+    monkeypatch.setattr(type(OUTPUT_JSON), "_read_strict", refused)
 
 
 def test_a_large_log_is_read_the_fast_way(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -16,8 +16,9 @@ from bot.issuer.keyring import KeyringHolder, rotate
 from bot.issuer.refusals import ContentRefusal, Refusal
 from bot.issuer.requests import TokenRequest, parse_request
 from bot.issuer.service import Issuer
+from bot.tokens.binding import MemoryJtiBinder
 from bot.tokens.issuers import IssuerPolicy, IssuerRegistry
-from bot.tokens.verify import MemoryJtiBinder, verify_reports
+from bot.tokens.verify import verify_reports
 from bot.validation.validate import validate_results_files
 from bot.validation.yamldump import dump_entries
 from evalbot_dev.emulator.seed import SAMPLES

@@ -16,7 +16,7 @@ from bot.convert.scale import Scaled
 from bot.submit.converted import converted_entries
 from bot.submit.errors import SubmitError
 from bot.submit.merge import merge_results
-from bot.tokens.verify import entry_digest
+from bot.tokens.claims import entry_digest
 from bot.validation.yamlload import load_yaml
 from tests.conftest import REPO_ROOT
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from bot.tokens.verify import (
+from bot.tokens.binding import (
     DEFAULT_RETENTION_S,
     BindOutcome,
     MemoryJtiBinder,

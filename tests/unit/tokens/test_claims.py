@@ -13,15 +13,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.tokens.verify import (
-    ClaimsUnavailable,
-    DuplicateNameError,
-    NotIJsonError,
-    canonical_json,
-    content_claims,
-    entry_digest,
-    loads_strict,
-)
+from bot.strictjson import I_JSON, DuplicateKey, NumberRefused
+from bot.tokens.claims import ClaimsUnavailable, canonical_json, content_claims, entry_digest
 from bot.validation.model import Benchmark, Dialect, MetricDef, TaskDef
 from tests.support.tokens import (
     GPQA,
@@ -157,23 +150,23 @@ json_values = st.recursive(
 
 @given(json_values)
 def test_strict_reader_reads_what_json_writes(value: Any) -> None:
-    assert loads_strict(json.dumps(value)) == value
+    assert I_JSON.read(json.dumps(value)) == value
 
 
 @given(st.dictionaries(st.text(max_size=8), json_values, min_size=1, max_size=4), json_values)
 def test_strict_reader_refuses_any_duplicate_name(obj: dict[str, Any], extra: Any) -> None:
     name = next(iter(obj))
     text = json.dumps(obj)[:-1] + f", {json.dumps(name)}: {json.dumps(extra)}}}"
-    with pytest.raises(DuplicateNameError):
-        loads_strict(text)
+    with pytest.raises(DuplicateKey):
+        I_JSON.read(text)
 
 
 @pytest.mark.parametrize(
     "text", ["NaN", "[Infinity]", '{"v": -Infinity}', "1e400", "9007199254740993"]
 )
 def test_strict_reader_refuses_what_is_not_i_json(text: str) -> None:
-    with pytest.raises(NotIJsonError):
-        loads_strict(text)
+    with pytest.raises(NumberRefused):
+        I_JSON.read(text)
 
 
 @given(st.dictionaries(st.text(max_size=8), json_values, max_size=6))
@@ -181,7 +174,7 @@ def test_canonical_form_is_independent_of_key_order_and_round_trips(obj: dict[st
     reordered = dict(reversed(list(obj.items())))
     canonical = canonical_json(obj)
     assert canonical == canonical_json(reordered)
-    assert canonical_json(loads_strict(canonical)) == canonical
+    assert canonical_json(I_JSON.read(canonical)) == canonical
 
 
 any_json_values = st.recursive(

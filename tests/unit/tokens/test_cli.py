@@ -15,9 +15,9 @@ from bot.botconfig.document import ConfigError
 from bot.botconfig.files import working_bot_config
 from bot.cli import main
 from bot.cli.validate import parse_at
+from bot.tokens.claims import ClaimsUnavailable, claims_for_entry
 from bot.tokens.issuers import IssuerRegistry
 from bot.tokens.offline import verify_offline
-from bot.tokens.verify import ClaimsUnavailable, claims_for_entry
 from bot.validation.catalogue import Severity
 from bot.validation.diagnostics import Diagnostic
 from bot.validation.model import Verification, VerificationStatus
@@ -135,6 +135,18 @@ def test_token_sign_refuses_claims_the_verifier_would_refuse(
     assert message in capsys.readouterr().err
     claims_file.write_text('{"model_repo": "a/b", "model_repo": "c/d"}')
     assert main([*args, "--claims", str(claims_file)]) == 2
+
+
+def test_token_sign_refuses_claims_nested_past_what_python_reads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A claims file of 100,000 nested arrays: an error naming the claims, not a traceback."""
+    private, _ = generate_key(tmp_path, capsys)
+    claims_file = tmp_path / "claims.json"
+    claims_file.write_text("[" * 100_000 + "]" * 100_000)
+    args = ["token", "sign", "--key", str(private), "--issuer", ISSUER, "--kid", "k1"]
+    assert main([*args, "--claims", str(claims_file)]) == 2
+    assert "claims: values nested deeper than Python reads" in capsys.readouterr().err
 
 
 def test_claims_for_live_entries_need_a_framework_name() -> None:

@@ -21,9 +21,10 @@ import yaml
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from bot.tokens.binding import MemoryJtiBinder
 from bot.tokens.issuers import IssuerRegistry, policies_from_mapping
 from bot.tokens.signer import generate_private_key
-from bot.tokens.verify import MemoryJtiBinder, verify_entry, verify_reports
+from bot.tokens.verify import verify_entry, verify_reports
 from bot.validation.catalogue import Severity
 from bot.validation.diagnostics import Diagnostic
 from bot.validation.model import EntryReport, Verification, VerificationStatus

@@ -13,8 +13,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from bot.tokens import reasons
+from bot.tokens.binding import MemoryJtiBinder
+from bot.tokens.checks import json_equal
 from bot.tokens.issuers import IssuerRegistry, policies_from_mapping
-from bot.tokens.verify import MemoryJtiBinder, json_equal, verify_entry
+from bot.tokens.verify import verify_entry
 from bot.validation.model import Verification, VerificationStatus
 from tests.support.tokens import (
     MODEL_REPO,

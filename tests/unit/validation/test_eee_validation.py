@@ -290,6 +290,21 @@ def test_strict_json_rejects_nonfinite_tokens_and_duplicate_keys(text: str, mess
     assert message in diagnostic.message
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-32"])
+def test_a_record_not_in_utf8_is_refused(encoding: str) -> None:
+    """JSON is UTF-8 (RFC 8259 §8.1); Python's reader would also take UTF-16 and UTF-32."""
+    [diagnostic] = validate_eee_file(
+        "r.json", json.dumps(VALID_AGGREGATE).encode(encoding)
+    ).diagnostics
+    assert diagnostic.code == "EEE-JSON"
+    assert "not UTF-8 (byte 0)" in diagnostic.message
+
+
+def test_a_record_after_a_utf8_byte_order_mark_is_read() -> None:
+    content = b"\xef\xbb\xbf" + json.dumps(VALID_AGGREGATE).encode()
+    assert validate_eee_file("r.json", content).diagnostics == []
+
+
 def test_uncertainty_values_must_be_raw_numbers() -> None:  # EEE
     data = aggregate()
     data["evaluation_results"][0]["score_details"]["uncertainty"] = {
