@@ -258,3 +258,21 @@ class RedisKeyCache:
         except redis.RedisError as error:
             raise VerificationUnavailable(f"key cache unavailable: {error}") from error
         return bool(claimed)
+
+    def note_refetch_failed(self, issuer: str, interval_s: float) -> None:
+        try:
+            self._client.set(
+                f"{self._prefix}refetch:{issuer}",
+                b"failed",
+                xx=True,
+                ex=max(1, math.ceil(interval_s)),
+            )
+        except redis.RedisError as error:
+            raise VerificationUnavailable(f"key cache unavailable: {error}") from error
+
+    def refetch_failed(self, issuer: str) -> bool:
+        try:
+            claim = self._client.get(f"{self._prefix}refetch:{issuer}")
+        except redis.RedisError as error:
+            raise VerificationUnavailable(f"key cache unavailable: {error}") from error
+        return claim in (b"failed", "failed")

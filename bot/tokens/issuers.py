@@ -1,15 +1,6 @@
-"""Trusted issuers: who may sign tokens, with which keys, for which frameworks and repos.
-
-The registry is looked up by the token's exact `iss` first; keys are then taken only from that
-issuer's own key set, so a key of issuer B can never verify a token claiming issuer A, and no
-token header can select a key source (docs/security.md#issuer-confusion, #jwt-verification). Keys
-come inline from the configuration and/or from the issuer's JWKS URL, fetched through an injectable
-fetcher and cached in a `KeyCache` (memory for the CLI, Redis for the bot); reading the file and
-fetching over HTTP are adapters (`bot.adapters.issuers_file`, `bot.adapters.jwks_http`). An unknown
-`kid` triggers at most one refetch per issuer per `refetch_interval_s`; a failed fetch keeps the
-cached keys. A fetched set is also refreshed once it is older than `max_age_s` (at its next use,
-within the same refetch budget), so a key the issuer has removed stops verifying: without that, a
-revoked key whose `kid` is still cached would verify for ever.
+"""Trusted issuers: who may sign tokens, with which keys (inline or from the issuer's JWKS,
+cached in a `KeyCache`), for which frameworks and repos (docs/security.md, "Issuer confusion"
+and "JWKS caching").
 """
 
 from __future__ import annotations
@@ -243,21 +234,26 @@ class IssuerRegistry:
             return fetched[kid]
         # Unknown kid (the issuer may have rotated) or a set due for its refresh (a key may
         # have been revoked): refetch, within the per-issuer budget.
+        failed = False
         if self._cache.claim_refetch(issuer, self._refetch_interval_s):
             try:
                 body = self._fetcher(policy.jwks_url)
                 parse_jwks(body)
             except JwksFetchError:
                 body = None
+                failed = True
+                self._cache.note_refetch_failed(issuer, self._refetch_interval_s)
             if body is not None:
                 self._cache.store(issuer, body, self._max_age_s)
                 cached = CachedJwks(body, fresh=True)
                 fetched = self._keys_of(issuer, cached)
         if kid in fetched:
             return fetched[kid]  # fresh, or stale while the endpoint is down: kept in use
-        if not fetched and cached is None:
+        # A kid the last good set lacks, while the issuer's JWKS cannot be read: the key may
+        # be one it has just published, so the answer is "unavailable", never "unknown".
+        if (not fetched and cached is None) or failed or self._cache.refetch_failed(issuer):
             if self._unavailable_keys_raise:
-                raise VerificationUnavailable(f"no keys of {issuer} could be fetched yet")
+                raise VerificationUnavailable(f"the keys of {issuer} could not be fetched")
             raise KeyNotFound(reasons.KEYS_UNAVAILABLE)
         raise KeyNotFound(reasons.KID_UNKNOWN)
 

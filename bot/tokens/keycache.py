@@ -44,6 +44,14 @@ class KeyCache(Protocol):
         """True when a fetch for the issuer may start now; then False for `interval_s`."""
         ...
 
+    def note_refetch_failed(self, issuer: str, interval_s: float) -> None:
+        """The fetch just claimed failed: `refetch_failed` says so until the next may start."""
+        ...
+
+    def refetch_failed(self, issuer: str) -> bool:
+        """True while the last claimed fetch for the issuer failed and no other may start."""
+        ...
+
 
 class MemoryKeyCache:
     """A process-local cache; the clock is injectable so tests can step through cooldowns."""
@@ -52,6 +60,7 @@ class MemoryKeyCache:
         self._clock = clock
         self._bodies: dict[str, tuple[bytes, float]] = {}  # body, fresh until
         self._next_fetch: dict[str, float] = {}
+        self._failed_until: dict[str, float] = {}
         self._lock = threading.Lock()
 
     def load(self, issuer: str) -> CachedJwks | None:
@@ -71,4 +80,13 @@ class MemoryKeyCache:
             if now < self._next_fetch.get(issuer, -math.inf):
                 return False
             self._next_fetch[issuer] = now + interval_s
+            self._failed_until.pop(issuer, None)
             return True
+
+    def note_refetch_failed(self, issuer: str, interval_s: float) -> None:
+        with self._lock:
+            self._failed_until[issuer] = self._clock() + interval_s
+
+    def refetch_failed(self, issuer: str) -> bool:
+        with self._lock:
+            return self._clock() < self._failed_until.get(issuer, -math.inf)

@@ -109,7 +109,7 @@ REASONS: dict[str, ReasonText] = {
     KEYS_UNAVAILABLE: ReasonText(
         "The issuer's keys are published only through its JWKS URL, which could not be "
         "fetched (down, too slow, too large, redirected elsewhere or not a valid key set), "
-        "and no earlier copy is cached.",
+        "and no copy evalbot holds has a key with this `kid`.",
         "Retry later (`/evalbot recheck`); issuers should serve a valid JWKS with at least one "
         "Ed25519 key over https.",
     ),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
@@ -222,7 +223,8 @@ def test_outage_or_garbage_never_empties_the_cache(
     assert verdict(signed(k1), registry) == VERIFIED
     server.respond(fault)
     clock.advance(61)
-    assert verdict(signed(SigningIssuer(kid="k9")), registry) == unverified("kid-unknown")
+    # The set could not be read again: k9 may be a key just published, so it is not "unknown".
+    assert verdict(signed(SigningIssuer(kid="k9")), registry) == unverified("keys-unavailable")
     assert server.fetches == 2
     assert verdict(signed(k1), registry) == VERIFIED
 
@@ -234,8 +236,45 @@ def test_server_down_with_a_warm_cache_keeps_verifying(clock: FakeClock) -> None
         registry = make_registry(server, clock=clock)
         assert verdict(signed(k1), registry) == VERIFIED
     clock.advance(61)
-    assert verdict(signed(SigningIssuer(kid="new")), registry) == unverified("kid-unknown")
+    assert verdict(signed(SigningIssuer(kid="new")), registry) == unverified("keys-unavailable")
     assert verdict(signed(k1), registry) == VERIFIED
+
+
+def test_a_kid_met_while_the_jwks_cannot_be_read_is_never_unknown(
+    server: JwksServer, redis_server: RedisServer
+) -> None:
+    """A refetch for an unknown kid that fails leaves every worker answering "unavailable" (the
+    bot retries) until the next refetch may start; once the set is read again, a kid it lacks
+    is unknown."""
+    k1, rotated = SigningIssuer(kid="k1"), SigningIssuer(kid="k2")
+    server.respond(jwks(k1))
+    issuer_config = k1.config(inline=False) | {"jwks_url": server.url()}
+    cache = RedisKeyCache(redis_server.client(), prefix=f"test:{secrets.token_hex(4)}:")
+
+    def worker(*, bot: bool) -> IssuerRegistry:
+        return IssuerRegistry(
+            policies_from_mapping({"issuers": [issuer_config]}),
+            cache=cache,
+            fetcher=HttpxJwksFetcher(timeout_s=2.0),
+            refetch_interval_s=1,
+            unavailable_keys_raise=bot,
+        )
+
+    first, second = worker(bot=False), worker(bot=True)
+    assert verdict(signed(k1), first) == VERIFIED
+    server.respond(Answer(status=503))
+    token = signed(rotated)
+    deadline = time.monotonic() + 10
+    while verdict(token, first) != unverified("keys-unavailable"):
+        assert time.monotonic() < deadline, "the cooldown never let a refetch start"
+        time.sleep(0.05)  # the poll's interval, while the 1 s cooldown runs out
+    with pytest.raises(VerificationUnavailable):  # the other worker: no fetch, same answer
+        verdict(token, second)
+    assert verdict(signed(k1), second) == VERIFIED  # the cached keys keep verifying
+    server.respond(jwks(k1))
+    while verdict(token, first) != unverified("kid-unknown"):
+        assert time.monotonic() < deadline, "the set was never read again"
+        time.sleep(0.05)
 
 
 def test_never_fetched_and_down_is_keys_unavailable(server: JwksServer, clock: FakeClock) -> None:
