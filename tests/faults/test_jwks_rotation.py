@@ -81,7 +81,8 @@ def test_a_rotated_key_is_fetched_once_and_a_bad_jwks_keeps_the_cached_keys(
     """Invariant: after an issuer rotates (its JWKS serves A and B), a token signed with the
     new key B verifies with exactly one more fetch once the cooldown has passed; tokens signed
     with A keep verifying without a fetch; and a JWKS that then answers `{"keys": []}` or
-    garbage (fetched because of an unknown kid) replaces nothing: B still verifies, unfetched."""
+    garbage (fetched because of an unknown kid) replaces nothing: B still verifies, unfetched,
+    and the unknown kid's PR is not checked (the keys could not be read), never `kid-unknown`."""
     key_a, key_b = LocalIssuer(kid="key-a"), LocalIssuer(kid="key-b")
     jwks.respond(key_set(key_a))
     assert "✅ verified" in verdict(bot, key_a, 30.5)
@@ -105,10 +106,16 @@ def test_a_rotated_key_is_fetched_once_and_a_bad_jwks_keeps_the_cached_keys(
         fetches = jwks.fetches
         stranger = LocalIssuer(kid=f"key-unknown-{index}")
         report = verdict(bot, stranger, 33.5 + index)
-        assert "kid-unknown" in report
+        # A kid the cached set lacks, while the JWKS cannot be read: not checked, never unknown.
+        assert "evalbot:not-checked" in report
+        assert "kid-unknown" not in report
         assert "✅ verified" not in report
-        assert jwks.fetches == fetches + 1  # the unknown kid did fetch, and got the bad answer
+        assert jwks.fetches > fetches  # the unknown kid did fetch (each retry once the cooldown
+        fetches = jwks.fetches  # ran out), and got the bad answer every time
         assert "✅ verified" in verdict(bot, key_b, 35.5 + index)
-        assert jwks.fetches == fetches + 1
+        assert jwks.fetches == fetches
         assert cached_kids(bot) == {"key-a", "key-b"}
-    assert bot.parked() == []
+    # Only the strangers' PRs gave up, each saying the keys could not be fetched.
+    parked = bot.parked()
+    assert len(parked) == len(bad_answers)
+    assert {entry["reason"] for entry in parked} == {"VerificationUnavailable"}
