@@ -15,7 +15,7 @@ from huggingface_hub.file_download import repo_folder_name
 
 from bot.hub.client import DEFAULT_MAX_FILE_BYTES, HubClient, hub_errors
 from bot.hub.errors import HubError, HubPermanentError, HubTransientError
-from bot.hub.sources import EVAL_YAML
+from bot.hub.sources import EVAL_YAML, resolve_revision
 from bot.validation.model import BenchmarkLookup, BenchmarkNotFound
 
 #: (canonical dataset id, commit SHA, eval.yaml bytes) -> the parsed benchmark or why not.
@@ -61,14 +61,9 @@ class CachedBenchmarkSource:
         return self._memo[key]
 
     def _from_hub(self, dataset_id: str, revision: str | None) -> BenchmarkLookup:
-        try:
-            resolved = self._client.dataset_revision(dataset_id, revision)
-        except HubPermanentError as error:
-            if not error.not_found:
-                raise  # a refusal (a rejected token, a bad endpoint) says nothing of the dataset
-            if error.code == "RevisionNotFound":
-                return BenchmarkNotFound(dataset_id, f"revision {revision!r} not found")
-            return BenchmarkNotFound(dataset_id, "dataset not found on the Hub")
+        resolved = resolve_revision(self._client, dataset_id, revision)
+        if isinstance(resolved, BenchmarkNotFound):
+            return resolved
         repo_id, sha = resolved.repo_id, resolved.sha
         # The branch or tag an offline run will look up (None: a commit, which names itself).
         ref = "main" if revision is None else None if len(revision) == _COMMIT else revision

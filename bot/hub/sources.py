@@ -8,7 +8,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
-from bot.hub.client import HubClient, RepoCommit
+from bot.hub.client import DatasetRevision, HubClient, RepoCommit
 from bot.hub.errors import HubPermanentError
 from bot.hub.pulls import PullRequest
 from bot.validation.model import BenchmarkLookup, BenchmarkNotFound
@@ -17,6 +17,22 @@ EVAL_YAML = "eval.yaml"
 
 #: (canonical dataset id, eval.yaml bytes, commit SHA) -> the parsed benchmark or why not.
 ParseEvalYaml = Callable[[str, bytes, str], BenchmarkLookup]
+
+
+def resolve_revision(
+    client: HubClient, dataset_id: str, revision: str | None
+) -> DatasetRevision | BenchmarkNotFound:
+    """The dataset's canonical id and commit at `revision`, or `BenchmarkNotFound` when the
+    Hub's own answer is that the dataset or the revision does not exist (1 call). Any other
+    refusal or failure is raised: it says nothing of the dataset."""
+    try:
+        return client.dataset_revision(dataset_id, revision)
+    except HubPermanentError as error:
+        if not error.not_found:
+            raise
+        if error.code == "RevisionNotFound":
+            return BenchmarkNotFound(dataset_id, f"revision {revision!r} not found")
+        return BenchmarkNotFound(dataset_id, "dataset not found on the Hub")
 
 
 class BenchmarkCache:
@@ -60,14 +76,9 @@ class HubBenchmarkSource:
         return result
 
     def _lookup(self, dataset_id: str, revision: str | None) -> BenchmarkLookup:
-        try:
-            resolved = self._client.dataset_revision(dataset_id, revision)
-        except HubPermanentError as error:
-            if not error.not_found:
-                raise  # a refusal (a rejected token, a bad endpoint) says nothing of the dataset
-            if error.code == "RevisionNotFound":
-                return BenchmarkNotFound(dataset_id, f"revision {revision!r} not found")
-            return BenchmarkNotFound(dataset_id, "dataset not found on the Hub")
+        resolved = resolve_revision(self._client, dataset_id, revision)
+        if isinstance(resolved, BenchmarkNotFound):
+            return resolved
         key = (resolved.repo_id.lower(), resolved.sha)
         cached = self._cache.get(key)
         if cached is not None:
