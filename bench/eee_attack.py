@@ -35,14 +35,13 @@ os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from huggingface_hub import HfApi  # noqa: E402
 
-from bench.eee_pr import REPO, comment, open_pr, records  # noqa: E402
+from bench.eee_pr import REPO, comment, datastore_options, open_pr, records, warmed_up  # noqa: E402
 from bench.timing import report  # noqa: E402
 from evalbot_dev.devstack.redis import RedisServer  # noqa: E402
-from evalbot_dev.devstack.stack import LocalStack, StackOptions  # noqa: E402
+from evalbot_dev.devstack.stack import LocalStack  # noqa: E402
 from evalbot_dev.devstack.waiting import wait_until  # noqa: E402
-from evalbot_dev.devstack.workload import BOT, BOT_TOKEN, OWNER_TOKEN, bot_calls, seeded_state  # noqa: E402
+from evalbot_dev.devstack.workload import bot_calls, seeded_state  # noqa: E402
 from evalbot_dev.emulator.faults import WebhookFaults  # noqa: E402
 from evalbot_dev.emulator.state import FileChange, HubState  # noqa: E402
 
@@ -134,18 +133,10 @@ def main() -> None:
         state = seeded_state()
         add_strangers(state)
         state.seed_repo("dataset", REPO, records(200, salt=1))
-        options = StackOptions(
-            bot_token=BOT_TOKEN,
-            bot_name=BOT,
-            watched=[{"type": "user", "name": "alice"}],
-            bot_config={"datastores": {REPO: {}}},
-            redis_url=redis_server.url,
-        )
+        options = datastore_options(redis_server.url)
         try:
             with LocalStack(state, work, options) as stack:
-                api = HfApi(endpoint=stack.hub.url, token=OWNER_TOKEN)
-                warm = open_pr(api, records(1, salt=2))
-                wait_until(lambda: comment(stack, warm), timeout=120, what="the warm-up")
+                api = warmed_up(stack)
                 for case in args.cases.split(","):
                     run_case(stack, api, case, args.files)
         finally:

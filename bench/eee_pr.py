@@ -83,6 +83,25 @@ def open_pr(api: Any, files: dict[str, bytes]) -> int:
     return int(info.pr_num)
 
 
+def datastore_options(redis_url: str) -> StackOptions:
+    """The bot watching alice's repos with `REPO` as a datastore, on `redis_url`."""
+    return StackOptions(
+        bot_token=BOT_TOKEN,
+        bot_name=BOT,
+        watched=[{"type": "user", "name": "alice"}],
+        bot_config={"datastores": {REPO: {}}},
+        redis_url=redis_url,
+    )
+
+
+def warmed_up(stack: LocalStack) -> Any:
+    """The owner's client, once a first 1-record PR has its comment (imports and caches warm)."""
+    api = HfApi(endpoint=stack.hub.url, token=OWNER_TOKEN)
+    warm = open_pr(api, records(1, salt=2))
+    wait_until(lambda: comment(stack, warm), timeout=120, what="the warm-up")
+    return api
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", default="100,500")
@@ -94,18 +113,10 @@ def main() -> None:
         redis_server = RedisServer(directory=work / "redis").start()
         state = seeded_state()
         state.seed_repo("dataset", REPO, records(args.main, salt=1))
-        options = StackOptions(
-            bot_token=BOT_TOKEN,
-            bot_name=BOT,
-            watched=[{"type": "user", "name": "alice"}],
-            bot_config={"datastores": {REPO: {}}},
-            redis_url=redis_server.url,
-        )
+        options = datastore_options(redis_server.url)
         try:
             with LocalStack(state, work, options) as stack:
-                api = HfApi(endpoint=stack.hub.url, token=OWNER_TOKEN)
-                warm = open_pr(api, records(1, salt=2))
-                wait_until(lambda: comment(stack, warm), timeout=120, what="the warm-up")
+                api = warmed_up(stack)
                 print(f"datastore with {args.main:,} records on main")
                 for index, size in enumerate(sizes):
                     files = records(size, salt=10 + index)
