@@ -20,19 +20,21 @@ import pytest
 from huggingface_hub import CommitOperationAdd
 
 from evalbot_dev.emulator.state import FileChange
-from tests.conftest import REAL_WORLD
 from tests.support.emulator import TOKENS
+from tests.support.sources_world import (
+    DATASTORE,
+    LLAMA_PRO,
+    MODEL,
+    SAMPLES,
+    YI,
+    datastore_records,
+    seed_sources_world,
+)
 from tests.support.stackbot import BOT, Bot, running_bot
 
 pytestmark = pytest.mark.integration
 
-SAMPLES = REAL_WORLD / "every_eval_ever" / "community_evals"
-DATASTORE = "evaleval/EEE_datastore"
 GATED = "evaleval/EEE_gated"
-COMMIT = "5e1f0c2d9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d"
-MODEL = "01-ai/yi-1.5-34b-chat"
-YI = "flat/objects/67/6f/676f4465-ce78-411a-9f5a-c97b3d2eac4f.json"
-LLAMA_PRO = "flat/objects/98/ea/98ea850e-7019-4728-a558-8b1819ec47c2.json"
 FORGED = "data/MMLU-Pro/01-ai/yi-1.5-34b-chat/11111111-2222-4333-8444-555555555555.json"
 #: docs/hub.md, "Budgets": a model-repo PR citing records: 4, plus the benchmark's eval.yaml
 #: (the worker process that runs it may not have read it yet) and the repo's visibility (not
@@ -49,26 +51,10 @@ def bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bot]:
         env={"EVALBOT_LOG_LEVEL": "INFO"},
         bot_config={"source_datastores": [DATASTORE, GATED]},
     ) as running:
+        seed_sources_world(running)
         state = running.stack.hub.state
-        state.add_org("01-ai", members={"alice": "write"})
         state.add_org("evaleval", members={"carol": "write"})  # carol maintains the datastores
-        records = {path: (SAMPLES / "datastore" / path).read_bytes() for path in (YI, LLAMA_PRO)}
-        state.seed_repo("dataset", DATASTORE, records, sha=COMMIT)
-        state.seed_repo("dataset", GATED, records, gated="manual", granted=[BOT])
-        eval_yaml = REAL_WORLD / "hf-benchmark-eval-yaml"
-        for repo, name in (
-            ("TIGER-Lab/MMLU-Pro", "TIGER-Lab__MMLU-Pro.eval.yaml"),
-            ("Idavidrein/gpqa", "Idavidrein__gpqa.eval.yaml"),
-        ):
-            state.seed_repo("dataset", repo, {"eval.yaml": (eval_yaml / name).read_bytes()})
-        state.seed_repo("model", MODEL, {"README.md": b"# Yi\n"})
-        state.add_webhook(
-            owner=BOT,
-            url=f"{running.stack.receiver_url}/webhooks/hub",
-            watched=[{"type": "org", "name": "01-ai"}],
-            domains=["repo", "discussion"],
-            secret=running.stack.secret,
-        )
+        state.seed_repo("dataset", GATED, datastore_records(), gated="manual", granted=[BOT])
         yield running
 
 
