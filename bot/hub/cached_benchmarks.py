@@ -94,25 +94,16 @@ class CachedBenchmarkSource:
         """`hf_hub_download` of the eval.yaml (`dry_run`: only its size); Hub errors mapped."""
         with hub_errors():
             try:
-                if dry_run:
-                    info = hf_hub_download(
-                        repo_id,
-                        EVAL_YAML,
-                        repo_type="dataset",
-                        revision=revision,
-                        endpoint=self._api.endpoint,
-                        token=self._api.token,
-                        dry_run=True,
-                    )
-                    return info.file_size
-                return hf_hub_download(
+                found = hf_hub_download(
                     repo_id,
                     EVAL_YAML,
                     repo_type="dataset",
                     revision=revision,
                     endpoint=self._api.endpoint,
                     token=self._api.token,
+                    dry_run=dry_run,
                 )
+                return found if isinstance(found, str) else found.file_size
             except LocalEntryNotFoundError as error:  # the Hub could not be reached
                 raise HubTransientError(f"Hub unreachable: {error}") from error
 
